@@ -1,0 +1,53 @@
+// Client-auth JWT (CONTRACTS.md): `Authorization: ClientAuth <jws>` signed by a registered cak_ key of the
+// application named in `iss`, bound to the exact request bytes, single use. Every failure is a bare 401.
+import type { Db } from '@svc/db';
+import { ServiceError } from '@svc/platform';
+import { TYP } from '@svc/token-core';
+import type { Redis } from 'ioredis';
+import type { JWK } from 'jose';
+import { AssertionError, verifyBoundAssertion } from './bound-assertion';
+
+export interface ClientAuthResult {
+  applicationId: string;
+  applicationAnchor: string;
+  kid: string;
+}
+
+export function clientAuthFailure(cause?: unknown): ServiceError {
+  return new ServiceError('ClientAuthDenied', 401, {
+    emptyBody: true,
+    headers: { 'WWW-Authenticate': 'ClientAuth error="invalid_token"' },
+    cause,
+  });
+}
+
+export async function verifyClientAuth(
+  deps: { db: Db; redis: Redis },
+  req: { authorization: string | undefined; rawBody: Buffer; audience: string },
+): Promise<ClientAuthResult> {
+  try {
+    const { kid, key } = await verifyBoundAssertion({
+      authorization: req.authorization,
+      scheme: 'ClientAuth',
+      typ: TYP.clientAuth,
+      kidPrefix: 'cak_',
+      audience: req.audience,
+      rawBody: req.rawBody,
+      redis: deps.redis,
+      replayNamespace: 'client-auth',
+      async resolveKey(kid) {
+        const row = await deps.db.clientKey.findUnique({
+          where: { kid },
+          include: { application: { select: { id: true, anchor: true } } },
+        });
+        if (!row || row.status !== 'ACTIVE') return undefined;
+        return { jwk: row.jwk as JWK, applicationId: row.application.id, anchor: row.application.anchor };
+      },
+      issuerMatches: (iss, _kid, key) => iss === key.anchor,
+    });
+    return { applicationId: key.applicationId, applicationAnchor: key.anchor, kid };
+  } catch (err) {
+    if (err instanceof AssertionError) throw clientAuthFailure(err);
+    throw err;
+  }
+}

@@ -1,0 +1,79 @@
+// The spec's issuance checks, in order, each one small step: application, account, basic terms, claim gate.
+import { ServiceError } from '@svc/platform';
+import { type ClaimView, evaluateClaimGate } from '@svc/token-core';
+import { type ApplicationContext, isIssuable } from './application-context';
+import { type AccountProfile, loadClaimView, profileValues } from './claim-state';
+import type { IssuanceDeps } from './deps';
+import { createErrand } from './errands';
+import { currentTerms, hasCurrentReceipt, legalAgreementRequired } from './terms';
+
+export function checkApplication(app: ApplicationContext): void {
+  if (!isIssuable(app)) throw new ServiceError('ApplicationNotActive', 403);
+}
+
+export function checkAccount(account: AccountProfile | null | undefined): asserts account is AccountProfile {
+  if (!account) throw new ServiceError('AccountNotFound', 404);
+  if (account.status === 'DELETED') throw new ServiceError('AccountDeleted', 403);
+  if (account.status === 'DISABLED') throw new ServiceError('AccountDisabled', 403);
+}
+
+export async function checkBasicTerms(deps: IssuanceDeps, accountId: string): Promise<void> {
+  const terms = await currentTerms(deps.db);
+  if (!(await hasCurrentReceipt(deps.db, accountId, terms))) throw legalAgreementRequired(terms!, deps.connectUrl);
+}
+
+/**
+ * The claim gate: returns the five-key view when issuance may go on; otherwise throws the 403 claim-gate body
+ * with the view and a fresh errand the user completes in a browser.
+ */
+export async function checkClaimGate(
+  deps: IssuanceDeps,
+  app: ApplicationContext,
+  account: AccountProfile,
+): Promise<ClaimView> {
+  const claims = await loadClaimView(deps.db, account.id, app.id, app.claimRequirements);
+  const gate = evaluateClaimGate(claims, profileValues(account));
+  if (!gate) return claims;
+  const errand = await createErrand(deps, {
+    applicationId: app.id,
+    accountId: account.id,
+    purpose: 'CLAIMS',
+    claims: gate.claims,
+  });
+  throw new ServiceError(gate.reason, 403, { extra: { claims, errand } });
+}
+
+export async function loadAccount(deps: IssuanceDeps, accountId: string): Promise<AccountProfile | null> {
+  return deps.db.account.findUnique({
+    where: { id: accountId },
+    select: {
+      id: true,
+      status: true,
+      email: true,
+      emailVerified: true,
+      givenName: true,
+      familyName: true,
+      picture: true,
+      pictureAnimated: true,
+      authorityVersion: true,
+    },
+  });
+}
+
+/** Runs every check for an account under an application and returns the account and its claim view. */
+export async function runIssuanceChecks(
+  deps: IssuanceDeps,
+  app: ApplicationContext,
+  accountId: string,
+  opts: { expectedAuthorityVersion?: number } = {},
+): Promise<{ account: AccountProfile; claims: ClaimView }> {
+  checkApplication(app);
+  const account = await loadAccount(deps, accountId);
+  checkAccount(account);
+  if (opts.expectedAuthorityVersion !== undefined && account.authorityVersion !== opts.expectedAuthorityVersion) {
+    throw new ServiceError('AuthorizationArtifactStale', 409);
+  }
+  await checkBasicTerms(deps, account.id);
+  const claims = await checkClaimGate(deps, app, account);
+  return { account, claims };
+}

@@ -1,0 +1,12 @@
+// Issuance core shared by every issuing host: application context, checks, sessions, rotation, errands, terms.
+export * from './application-context';
+export * from './checks';
+export * from './claim-state';
+export * from './deps';
+export * from './errands';
+export * from './issue';
+export * from './presented-token';
+export * from './rotation';
+export * from './sector-subjects';
+export * from './session-events';
+export * from './terms';

@@ -1,0 +1,61 @@
+// Store of pairwise sector subjects: find the current one, create it idempotently, rotate it on request.
+import type { Db } from '@svc/db';
+import { deriveSectorSubject, type PrincipalKind } from '@svc/token-core';
+
+export interface SubjectPrincipal {
+  kind: PrincipalKind;
+  id: string;
+}
+
+/** The current subject of a principal in a sector, created on first use (safe when replicas race). */
+export async function resolveSectorSubject(
+  db: Db,
+  secret: string,
+  sectorId: string,
+  principal: SubjectPrincipal,
+): Promise<string> {
+  const current = await db.sectorSubject.findFirst({
+    where: { sectorId, principalKind: principal.kind, principalId: principal.id, retiredAt: null },
+    orderBy: { generation: 'desc' },
+    select: { subject: true },
+  });
+  if (current) return current.subject;
+  const subject = deriveSectorSubject(secret, {
+    sectorId,
+    principalKind: principal.kind,
+    principalId: principal.id,
+    generation: 1,
+  });
+  await db.sectorSubject.createMany({
+    data: [{ sectorId, principalKind: principal.kind, principalId: principal.id, subject, generation: 1 }],
+    skipDuplicates: true,
+  });
+  return subject;
+}
+
+/** Rotates a subject: the old value retires and a new, unrelated one replaces it. */
+export async function rotateSectorSubject(
+  db: Db,
+  secret: string,
+  sectorId: string,
+  principal: SubjectPrincipal,
+): Promise<string> {
+  return db.$transaction(async (tx) => {
+    const current = await tx.sectorSubject.findFirst({
+      where: { sectorId, principalKind: principal.kind, principalId: principal.id, retiredAt: null },
+      orderBy: { generation: 'desc' },
+    });
+    const generation = (current?.generation ?? 0) + 1;
+    if (current) await tx.sectorSubject.update({ where: { id: current.id }, data: { retiredAt: new Date() } });
+    const subject = deriveSectorSubject(secret, { sectorId, principalKind: principal.kind, principalId: principal.id, generation });
+    await tx.sectorSubject.create({
+      data: { sectorId, principalKind: principal.kind, principalId: principal.id, subject, generation },
+    });
+    return subject;
+  });
+}
+
+/** Finds the principal behind a current subject of a sector (never exposes the raw id outside the service). */
+export async function findBySubject(db: Db, sectorId: string, subject: string) {
+  return db.sectorSubject.findFirst({ where: { sectorId, subject, retiredAt: null } });
+}

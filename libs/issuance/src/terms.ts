@@ -1,0 +1,96 @@
+// Basic terms: the current published revision, receipts, content hashes, and the LegalAgreementRequired body.
+import { createHash } from 'node:crypto';
+import type { Db } from '@svc/db';
+import { ServiceError } from '@svc/platform';
+
+export const AGREEMENT_LOCALES = ['en-US', 'zh-CN'] as const;
+export type AgreementLocale = (typeof AGREEMENT_LOCALES)[number];
+
+export interface AgreementDocumentBody {
+  schemaVersion: 1;
+  title: string;
+  sections: { heading: string; paragraphs: string[]; link?: { label: string; url: string } }[];
+}
+
+export interface AgreementLocaleEntry {
+  contentSha256: string;
+  versionUrl: string;
+  document: AgreementDocumentBody;
+}
+
+export interface Agreement {
+  documentType: 'BASIC_TERMS';
+  requiredRevision: number;
+  requiredAcceptanceEpoch: number;
+  locales: Record<AgreementLocale, AgreementLocaleEntry>;
+}
+
+/**
+ * contentSha256 is the SHA-256 (lowercase hex) of the document exactly as rendered in the body:
+ * the UTF-8 bytes of `JSON.stringify(document)` with members in the published order.
+ */
+export function contentSha256(document: AgreementDocumentBody): string {
+  return createHash('sha256').update(JSON.stringify(document), 'utf8').digest('hex');
+}
+
+export interface CurrentTerms {
+  revision: number;
+  acceptanceEpoch: number;
+  agreement: Agreement;
+}
+
+export async function currentTerms(db: Db): Promise<CurrentTerms | undefined> {
+  const doc = await db.agreementDocument.findFirst({
+    where: { documentType: 'BASIC_TERMS' },
+    orderBy: { revision: 'desc' },
+  });
+  if (!doc) return undefined;
+  return { revision: doc.revision, acceptanceEpoch: doc.acceptanceEpoch, agreement: doc.body as unknown as Agreement };
+}
+
+/** True when the account holds a receipt for the current revision (or no terms were ever published). */
+export async function hasCurrentReceipt(db: Db, accountId: string, terms: CurrentTerms | undefined): Promise<boolean> {
+  if (!terms) return true;
+  const receipt = await db.agreementReceipt.findUnique({
+    where: { accountId_documentType_revision: { accountId, documentType: 'BASIC_TERMS', revision: terms.revision } },
+    select: { acceptanceEpoch: true },
+  });
+  return !!receipt && receipt.acceptanceEpoch >= terms.acceptanceEpoch;
+}
+
+export async function recordReceipt(
+  db: Db,
+  accountId: string,
+  terms: CurrentTerms,
+  channel: string,
+  accepted: { locale?: string; contentSha256?: string } = {},
+): Promise<void> {
+  await db.agreementReceipt.upsert({
+    where: { accountId_documentType_revision: { accountId, documentType: 'BASIC_TERMS', revision: terms.revision } },
+    create: {
+      accountId,
+      documentType: 'BASIC_TERMS',
+      revision: terms.revision,
+      acceptanceEpoch: terms.acceptanceEpoch,
+      locale: accepted.locale,
+      contentSha256: accepted.contentSha256,
+      channel,
+    },
+    update: { acceptanceEpoch: terms.acceptanceEpoch, locale: accepted.locale, contentSha256: accepted.contentSha256 },
+  });
+}
+
+export function termsUrl(connectUrl: string, revision: number): string {
+  return `${connectUrl}/terms/${revision}`;
+}
+
+export function legalAgreementRequired(terms: CurrentTerms, connectUrl: string): ServiceError {
+  return new ServiceError('LegalAgreementRequired', 403, {
+    extra: {
+      requiredRevision: terms.revision,
+      termsUrl: termsUrl(connectUrl, terms.revision),
+      confirmation: `I have read and accept the Basic Terms, revision ${terms.revision}.`,
+      agreement: terms.agreement,
+    },
+  });
+}

@@ -1,0 +1,147 @@
+// The key ring every host reads: per-scope signing and verification keys from PostgreSQL, cached in process,
+// evicted at once by a Redis pub/sub message when keys change, and in any case after KEY_CACHE_TTL_MS.
+import type { Db } from '@svc/db';
+import {
+  importSigningKey,
+  importVerificationKey,
+  type Kek,
+  type PublicJwk,
+  type Signer,
+  toJwkSet,
+} from '@svc/token-core';
+import type { Redis } from 'ioredis';
+import type { CryptoKey } from 'jose';
+
+export const KEY_CHANGE_CHANNEL = 'keyring:changed';
+/** The scope id of the platform-wide OIDC key set. */
+export const OIDC_SCOPE = 'oidc';
+
+interface ScopeEntry {
+  loadedAt: number;
+  signer?: Promise<Signer | undefined>;
+  signerKid?: string;
+  signerEnc?: string;
+  verifiers: Map<string, Promise<CryptoKey>>;
+  jwks: PublicJwk[];
+  jwksBody: string;
+}
+
+export interface KeyRing {
+  /** The ACTIVE signer of an application (or OIDC_SCOPE); undefined when the scope has none. */
+  signer(scopeId: string): Promise<Signer | undefined>;
+  /** The public key for `kid` if it is published for that scope (next, active or retiring). */
+  verificationKey(scopeId: string, kid: string): Promise<CryptoKey | undefined>;
+  /** The published JWK Set, serialized once per load. */
+  jwks(scopeId: string): Promise<{ keys: PublicJwk[]; body: string }>;
+  invalidate(scopeId?: string): void;
+  close(): Promise<void>;
+}
+
+export interface KeyRingOptions {
+  db: Db;
+  kek: Kek;
+  /** A dedicated subscriber connection; when given, key changes evict the cache immediately. */
+  subscriber?: Redis;
+  cacheTtlMs?: number;
+  now?: () => number;
+}
+
+export function createKeyRing(opts: KeyRingOptions): KeyRing {
+  const ttl = opts.cacheTtlMs ?? Number(process.env.KEY_CACHE_TTL_MS ?? 30_000);
+  const now = opts.now ?? Date.now;
+  const cache = new Map<string, Promise<ScopeEntry>>();
+  const unknownKidReload = new Map<string, number>();
+
+  if (opts.subscriber) {
+    void opts.subscriber.subscribe(KEY_CHANGE_CHANNEL).catch(() => undefined);
+    opts.subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== KEY_CHANGE_CHANNEL) return;
+      if (message === '*') cache.clear();
+      else cache.delete(message);
+    });
+  }
+
+  async function load(scopeId: string): Promise<ScopeEntry> {
+    const where =
+      scopeId === OIDC_SCOPE
+        ? { scope: 'OIDC' as const, applicationId: null }
+        : { scope: 'APPLICATION' as const, applicationId: scopeId };
+    const rows = await opts.db.signingKey.findMany({
+      where: { ...where, status: { in: ['NEXT', 'ACTIVE', 'RETIRING'] } },
+      orderBy: { createdAt: 'desc' },
+    });
+    const at = now();
+    const published = rows.filter((r) => r.status !== 'RETIRING' || !r.publishUntil || r.publishUntil.getTime() > at);
+    const active = published.find((r) => r.status === 'ACTIVE');
+    const jwks = toJwkSet(published.map((r) => r.publicJwk as unknown as PublicJwk)).keys;
+    const entry: ScopeEntry = {
+      loadedAt: at,
+      verifiers: new Map(),
+      jwks,
+      jwksBody: JSON.stringify({ keys: jwks }),
+      signerKid: active?.kid,
+      signerEnc: active?.privateKeyEnc,
+    };
+    for (const r of published) {
+      entry.verifiers.set(r.kid, importVerificationKey(r.publicJwk as unknown as PublicJwk));
+    }
+    return entry;
+  }
+
+  function entry(scopeId: string): Promise<ScopeEntry> {
+    const cached = cache.get(scopeId);
+    if (cached) {
+      return cached.then((e) => {
+        if (now() - e.loadedAt < ttl) return e;
+        if (cache.get(scopeId) === cached) cache.delete(scopeId);
+        return entry(scopeId);
+      });
+    }
+    const loading = load(scopeId);
+    cache.set(scopeId, loading);
+    loading.catch(() => cache.delete(scopeId));
+    return loading;
+  }
+
+  return {
+    async signer(scopeId) {
+      const e = await entry(scopeId);
+      if (!e.signerKid || !e.signerEnc) return undefined;
+      const kid = e.signerKid;
+      e.signer ??= importSigningKey(opts.kek, kid, e.signerEnc).then((key) => ({ kid, key }));
+      return e.signer;
+    },
+    async verificationKey(scopeId, kid) {
+      let e = await entry(scopeId);
+      let key = e.verifiers.get(kid);
+      if (!key) {
+        // An unknown kid may be a key made by another replica a moment ago: reload once, at most once a second.
+        const last = unknownKidReload.get(scopeId) ?? 0;
+        if (now() - last > 1000) {
+          unknownKidReload.set(scopeId, now());
+          cache.delete(scopeId);
+          e = await entry(scopeId);
+          key = e.verifiers.get(kid);
+        }
+      }
+      return key;
+    },
+    async jwks(scopeId) {
+      const e = await entry(scopeId);
+      return { keys: e.jwks, body: e.jwksBody };
+    },
+    invalidate(scopeId) {
+      if (scopeId) cache.delete(scopeId);
+      else cache.clear();
+    },
+    async close() {
+      cache.clear();
+      if (opts.subscriber) await opts.subscriber.quit().catch(() => undefined);
+    },
+  };
+}
+
+/** Tells every replica's key ring to drop its cached keys for a scope (or all scopes with '*'). */
+export async function publishKeyChange(redis: Redis, scopeId: string): Promise<void> {
+  await redis.publish(KEY_CHANGE_CHANNEL, scopeId);
+}

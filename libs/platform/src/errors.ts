@@ -1,0 +1,105 @@
+// The one error class hosts throw: the spec's `reason`, the HTTP status and an optional extra body.
+export type Reason =
+  // Shared
+  | 'InvalidBody'
+  | 'TooManyAttempts'
+  | 'TemporarilyUnavailable'
+  | 'NotFound'
+  // Issuance refusals
+  | 'ApplicationNotFound'
+  | 'ApplicationNotActive'
+  | 'AccountNotFound'
+  | 'AccountDisabled'
+  | 'AccountDeleted'
+  | 'AuthenticationNotFound'
+  | 'ClaimConsentRequired'
+  | 'RequiredClaimDataMissing'
+  | 'LegalAgreementRequired'
+  | 'LegalAgreementRevisionMismatch'
+  | 'EmailDomainBlocked'
+  | 'EmailDomainRequiresSso'
+  | 'SsoAuthorityConflict'
+  | 'AuthorizationArtifactStale'
+  | 'Layer1Denied'
+  | 'Layer2Denied'
+  | 'Layer3Denied'
+  // Native
+  | 'InvalidAccessKeyIdentifier'
+  | 'InvalidAccessKeySecret'
+  | 'AccessKeyDirectDenied'
+  | 'PublicKeyDirectDenied'
+  | 'PublicKeyAssertionReplayed'
+  | 'ReplayProtectionAlreadySeen'
+  | 'InvalidPlatformTicket'
+  | 'PlatformTicketRejected'
+  // Connect
+  | 'InquiryNotFound'
+  | 'InquiryExpired'
+  | 'InquiryNotRealized'
+  | 'InquiryAlreadyRedeemed'
+  | 'RefreshTokenNotFound'
+  | 'RefreshTokenRotationRaceLost'
+  | 'ClientAuthDenied'
+  // Session
+  | 'RefreshTokenInvalid'
+  | 'RefreshTokenInvalidType'
+  | 'RefreshTokenInvalidSignature'
+  | 'RefreshTokenSuspended'
+  | 'RefreshTokenExpired'
+  | 'RefreshTokenRevoked'
+  | 'RefreshTokenFamilyCompromised'
+  | 'AccessTokenInvalid';
+
+export interface ServiceErrorOptions {
+  /** Extra members of the body beside `reason` (claim-gate claims and errand, agreement bodies). */
+  extra?: Record<string, unknown>;
+  /** Human-readable `message` (Session API errors only). */
+  message?: string;
+  /** Answer with the status alone: empty body, no Content-Type. */
+  emptyBody?: boolean;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class ServiceError extends Error {
+  readonly reason: Reason;
+  readonly status: number;
+  readonly extra?: Record<string, unknown>;
+  readonly publicMessage?: string;
+  readonly emptyBody: boolean;
+  readonly headers?: Record<string, string>;
+
+  constructor(reason: Reason, status: number, opts: ServiceErrorOptions = {}) {
+    super(opts.message ?? reason, { cause: opts.cause });
+    this.name = 'ServiceError';
+    this.reason = reason;
+    this.status = status;
+    this.extra = opts.extra;
+    this.publicMessage = opts.message;
+    this.emptyBody = opts.emptyBody ?? false;
+    this.headers = opts.headers;
+  }
+
+  /** The JSON body of this error, or undefined for a status-only answer. */
+  body(): Record<string, unknown> | undefined {
+    if (this.emptyBody) return undefined;
+    const body: Record<string, unknown> = { reason: this.reason, ...this.extra };
+    if (this.publicMessage) body.message = this.publicMessage;
+    return body;
+  }
+}
+
+export const invalidBody = (message?: string) => new ServiceError('InvalidBody', 400, { message });
+
+/** OAuth-shaped errors (`{error, error_description?}`) for device, OIDC and bearer endpoints. */
+export class OAuthError extends Error {
+  constructor(
+    readonly error: string,
+    readonly status: number,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(error);
+    this.name = 'OAuthError';
+  }
+}

@@ -1,0 +1,157 @@
+// Express scaffolding every host shares: strict JSON bodies with the raw bytes kept, security headers,
+// health and readiness, request metrics, and the one place where errors become the spec's bodies.
+import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type Response } from 'express';
+import type { ZodType } from 'zod';
+import { invalidBody, OAuthError, ServiceError } from './errors';
+import type { Logger } from './logger';
+import type { Metrics } from './metrics';
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** The exact request-body bytes (for requestHash binding). */
+      rawBody?: Buffer;
+    }
+  }
+}
+
+export interface HostAppOptions {
+  name: string;
+  logger: Logger;
+  metrics?: Metrics;
+  /** Returns normally when the database, Redis and keys are ready; throws otherwise. */
+  readiness?: () => Promise<void>;
+  /** Session API errors may carry a `message`; other hosts send `reason` alone. */
+  includeMessages?: boolean;
+  trustProxy?: boolean | number | string;
+}
+
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+export function createHostApp(opts: HostAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', opts.trustProxy ?? parseTrustProxy(process.env.TRUST_PROXY));
+  app.use((req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('X-Frame-Options', 'DENY');
+    if (opts.metrics) {
+      const end = opts.metrics.httpDuration.startTimer();
+      res.on('finish', () => {
+        const route = (req.route?.path as string | undefined) ?? 'unmatched';
+        end({ method: req.method, route, status: String(res.statusCode) });
+      });
+    }
+    next();
+  });
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await opts.readiness?.();
+      res.json({ status: 'ready' });
+    } catch {
+      res.status(503).json({ status: 'not_ready' });
+    }
+  });
+  return app;
+}
+
+/** Finishes a host app: a JSON 404 for unknown paths and the error handler. Call after the routes. */
+export function finishHostApp(app: Express, opts: HostAppOptions): void {
+  app.use((_req, res) => {
+    res.status(404).json({ reason: 'NotFound' });
+  });
+  app.use(errorHandler(opts));
+}
+
+function parseTrustProxy(v: string | undefined): boolean | number | string {
+  if (!v) return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v;
+}
+
+/**
+ * Reads the body as raw bytes, keeps them on `req.rawBody`, and parses them as a JSON object. Anything else
+ * (another media type, empty, malformed, an array or scalar, too large) is `InvalidBody`.
+ */
+export function jsonBody(limit = DEFAULT_BODY_LIMIT) {
+  const raw = express.raw({ type: () => true, limit });
+  return (req: Request, res: Response, next: NextFunction) => {
+    raw(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+      if (type !== 'application/json') return next(invalidBody('Content-Type must be application/json'));
+      const buf = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      req.rawBody = buf;
+      if (buf.length === 0) return next(invalidBody('the request body is empty'));
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(buf.toString('utf8'));
+      } catch {
+        return next(invalidBody('the request body is not valid JSON'));
+      }
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        return next(invalidBody('the request body must be a JSON object'));
+      }
+      req.body = parsed;
+      next();
+    });
+  };
+}
+
+/** Parses with a zod schema; a failure is `InvalidBody` naming the offending fields (never their values). */
+export function parseWith<T>(schema: ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const fields = [...new Set(result.error.issues.map((i) => i.path.join('.') || '(body)'))].slice(0, 8);
+  throw invalidBody(`invalid or missing fields: ${fields.join(', ')}`);
+}
+
+/** Sets the headers every issuance or credential-bearing response carries. */
+export function noStore(res: Response): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Pragma', 'no-cache');
+}
+
+function errorHandler(opts: HostAppOptions): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (err instanceof ServiceError) {
+      for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
+      noStore(res);
+      const body = err.body();
+      if (!body) {
+        res.status(err.status).end();
+        return;
+      }
+      if (!opts.includeMessages) delete body.message;
+      res.status(err.status).json(body);
+      return;
+    }
+    if (err instanceof OAuthError) {
+      for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+      noStore(res);
+      res.status(err.status).json({ error: err.error, ...err.extra });
+      return;
+    }
+    const type = (err as { type?: string } | null)?.type;
+    if (type === 'entity.too.large') {
+      res.status(413).json({ reason: 'InvalidBody', ...(opts.includeMessages ? { message: 'body too large' } : {}) });
+      return;
+    }
+    if (type === 'entity.parse.failed' || type === 'request.aborted' || type === 'encoding.unsupported') {
+      res.status(400).json({ reason: 'InvalidBody' });
+      return;
+    }
+    opts.logger.error({ err, path: req.path, method: req.method }, 'unhandled error');
+    res.status(500).end();
+  };
+}

@@ -1,0 +1,10 @@
+// Platform: configuration, logging, Redis, HTTP scaffolding, errors, rate limits, metrics and telemetry.
+export * from './config';
+export * from './errors';
+export * from './http';
+export * from './logger';
+export * from './metrics';
+export * from './rate-limit';
+export * from './redis';
+export * from './run-host';
+export * from './telemetry';

@@ -1,0 +1,27 @@
+// Structured JSON logs (pino) with every credential-bearing field redacted.
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.accessToken',
+  '*.refreshToken',
+  '*.accessKeySecret',
+  '*.hiddenKey',
+  '*.confirmationKey',
+  '*.deviceCode',
+  '*.password',
+  '*.secret',
+  '*.privateKey',
+];
+
+export function createLogger(name: string): Logger {
+  return pino({
+    name,
+    level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    redact: { paths: REDACT, censor: '[redacted]' },
+    base: { host: name },
+  });
+}

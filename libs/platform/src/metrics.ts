@@ -1,0 +1,50 @@
+// Prometheus metrics per process; served on a separate port so they never reach the public interface.
+import http from 'node:http';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  httpDuration: Histogram<'method' | 'route' | 'status'>;
+  counter(name: string, help: string, labels?: string[]): Counter<string>;
+}
+
+export function createMetrics(service: string): Metrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const counters = new Map<string, Counter<string>>();
+  return {
+    registry,
+    httpDuration,
+    counter(name, help, labels = []) {
+      let c = counters.get(name);
+      if (!c) {
+        c = new Counter({ name, help, labelNames: labels, registers: [registry] });
+        counters.set(name, c);
+      }
+      return c;
+    },
+  };
+}
+
+/** Serves GET /metrics on METRICS_PORT when it is set (0 picks a free port). */
+export function serveMetrics(metrics: Metrics, port: number): http.Server {
+  const server = http.createServer(async (req, res) => {
+    if (req.url !== '/metrics') {
+      res.statusCode = 404;
+      res.end();
+      return;
+    }
+    res.setHeader('Content-Type', metrics.registry.contentType);
+    res.end(await metrics.registry.metrics());
+  });
+  server.listen(port, '127.0.0.1');
+  return server;
+}

@@ -1,0 +1,14 @@
+// OpenTelemetry tracing, started only when an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT).
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+
+export function startTelemetry(serviceName: string): { shutdown(): Promise<void> } | undefined {
+  if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
+  const sdk = new NodeSDK({
+    serviceName,
+    instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation()],
+  });
+  sdk.start();
+  return sdk;
+}

@@ -1,0 +1,10 @@
+// Token core: signing keys, JWK Sets, token minting and verification, sector subjects, TTLs and claim views.
+export * from './claims';
+export * from './jwks';
+export * from './kek';
+export * from './mint';
+export * from './sector-subject';
+export * from './signing-key';
+export * from './ttl';
+export * from './typ';
+export * from './verify';

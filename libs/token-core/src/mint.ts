@@ -1,0 +1,74 @@
+// Minting of application access (account and workload) and refresh tokens with the spec's exact headers and claims.
+import { randomBytes } from 'node:crypto';
+import { type CryptoKey, SignJWT } from 'jose';
+import { TYP } from './typ';
+
+export interface Signer {
+  kid: string;
+  key: CryptoKey;
+}
+
+export function newJti(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+export function newSid(): string {
+  return `sid_${randomBytes(18).toString('base64url')}`;
+}
+
+interface CommonClaims {
+  issuer: string;
+  audience: string;
+  sid: string;
+  /** Seconds since epoch; defaults to now. */
+  iat?: number;
+  ttlSeconds: number;
+  jti?: string;
+}
+
+export interface AccessTokenInput extends CommonClaims {
+  subject: string;
+  /** Present for workload tokens only: the agent's or automation's pairwise subject. */
+  actorSubject?: string;
+}
+
+export interface MintedToken {
+  token: string;
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+async function sign(
+  signer: Signer,
+  typ: string,
+  payload: Record<string, unknown>,
+  c: CommonClaims,
+): Promise<MintedToken> {
+  const iat = c.iat ?? nowSeconds();
+  const exp = iat + c.ttlSeconds;
+  const jti = c.jti ?? newJti();
+  const token = await new SignJWT({ ...payload, iss: c.issuer, aud: c.audience, sid: c.sid, jti, iat, exp })
+    .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ })
+    .sign(signer.key);
+  return { token, jti, iat, exp };
+}
+
+/** Account access token (no `act`) or workload access token (with `act: {sub}`), chosen by `actorSubject`. */
+export function mintAccessToken(signer: Signer, input: AccessTokenInput): Promise<MintedToken> {
+  if (input.actorSubject) {
+    return sign(signer, TYP.workloadAccess, { sub: input.subject, act: { sub: input.actorSubject } }, input);
+  }
+  return sign(signer, TYP.accountAccess, { sub: input.subject }, input);
+}
+
+export interface RefreshTokenInput extends CommonClaims {
+  rotationVersion: number;
+}
+
+/** Refresh token: iss, aud, sid, jti, iat, exp, rotationVersion; no sub, no act, no profile. */
+export function mintRefreshToken(signer: Signer, input: RefreshTokenInput): Promise<MintedToken> {
+  return sign(signer, TYP.refresh, { rotationVersion: input.rotationVersion }, input);
+}

@@ -1,0 +1,8 @@
+// Prisma CLI configuration: the schema location and the database URL (migrations are applied by libs/db/src/migrate.ts).
+import { defineConfig } from 'prisma/config';
+
+export default defineConfig({
+  schema: 'prisma/schema.prisma',
+  migrations: { path: 'prisma/migrations' },
+  datasource: { url: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test' },
+});
