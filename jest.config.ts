@@ -1,3 +1,4 @@
+/** @jest-config-loader esbuild-register */
 // One jest run for the whole tree: TypeScript through SWC (no build step), ESM-only deps (jose) transformed to CJS.
 import type { Config } from 'jest';
 

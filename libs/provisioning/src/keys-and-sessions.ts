@@ -1,0 +1,48 @@
+// Operator actions on signing keys (rotate now, emergency revoke) and session listing.
+import type { Db } from '@svc/db';
+import { findBySubject } from '@svc/issuance';
+import { activateNextKey, publishKeyChange, publishedKids, revokeKey } from '@svc/keyring';
+import type { Kek } from '@svc/token-core';
+import type { Redis } from 'ioredis';
+import { ProvisioningError } from './errors';
+import { appByAnchor } from './tenancy';
+
+export async function rotateKeysNow(db: Db, kek: Kek, anchor: string, redis?: Redis) {
+  const app = await appByAnchor(db, anchor);
+  await activateNextKey(db, kek, app.id, { force: true });
+  if (redis) await publishKeyChange(redis, app.id);
+  return { kids: await publishedKids(db, app.id) };
+}
+
+export async function revokeKeyNow(db: Db, kek: Kek, anchor: string, kid: string, redis?: Redis) {
+  const app = await appByAnchor(db, anchor);
+  const res = await revokeKey(db, kek, app.id, kid);
+  if (!res.found) throw new ProvisioningError('signing key not found for this application');
+  if (redis) await publishKeyChange(redis, app.id);
+  return { kids: await publishedKids(db, app.id) };
+}
+
+export async function listSessions(db: Db, anchor: string, subject: string) {
+  const app = await appByAnchor(db, anchor);
+  const subj = await findBySubject(db, app.sectorId, subject);
+  if (!subj || subj.principalKind !== 'ACCOUNT') return { sessions: [] };
+  const rows = await db.session.findMany({
+    where: { applicationId: app.id, accountId: subj.principalId },
+    orderBy: { createdAt: 'desc' },
+    take: 500,
+  });
+  const now = new Date();
+  return {
+    sessions: rows.map((s) => ({
+      sid: s.id,
+      status: s.status === 'ACTIVE' && s.expiresAt <= now ? 'expired' : s.status.toLowerCase(),
+      protocol: s.protocol,
+      authMethod: s.authMethod,
+      actorSubject: s.actorSubject,
+      rotationVersion: s.currentVersion,
+      createdAt: s.createdAt.toISOString(),
+      expiresAt: s.expiresAt.toISOString(),
+      revokedAt: s.revokedAt?.toISOString() ?? null,
+    })),
+  };
+}

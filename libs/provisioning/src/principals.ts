@@ -1,0 +1,143 @@
+// Accounts, agents and automations, their claim grants and basic-terms acceptance, and their credentials.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Db } from '@svc/db';
+import { currentTerms, recordReceipt } from '@svc/issuance';
+import { CLAIM_KEYS, type ClaimKey, buildClaimView, normalizeRequirements, isClaimKey } from '@svc/token-core';
+import { ProvisioningError } from './errors';
+import { appByAnchor, ed25519PublicX, uuidOrThrow } from './tenancy';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export async function createAccount(
+  db: Db,
+  input: { email: string; givenName?: string; familyName?: string; picture?: string; pictureAnimated?: string },
+) {
+  const email = input.email.trim().toLowerCase();
+  if (!EMAIL.test(email) || email.length > 254) throw new ProvisioningError('--email must be an email address');
+  for (const url of [input.picture, input.pictureAnimated]) {
+    if (url !== undefined && !/^https:\/\/\S+$/.test(url)) throw new ProvisioningError('--picture must be an HTTPS URL');
+  }
+  const exists = await db.account.findUnique({ where: { email } });
+  if (exists) throw new ProvisioningError('an account with this email already exists');
+  const account = await db.account.create({
+    data: {
+      email,
+      emailVerified: true,
+      givenName: input.givenName ?? null,
+      familyName: input.familyName ?? null,
+      picture: input.picture ?? null,
+      pictureAnimated: input.pictureAnimated ?? null,
+    },
+  });
+  return { id: account.id };
+}
+
+export async function accountById(db: Db, id: string) {
+  const account = await db.account.findUnique({ where: { id: uuidOrThrow(id, 'account') } });
+  if (!account) throw new ProvisioningError('account not found');
+  return account;
+}
+
+export async function setAccountStatus(db: Db, id: string, status: string) {
+  if (status !== 'ACTIVE' && status !== 'DISABLED' && status !== 'DELETED') {
+    throw new ProvisioningError('--status must be ACTIVE, DISABLED or DELETED');
+  }
+  await accountById(db, id);
+  await db.account.update({ where: { id }, data: { status, authorityVersion: { increment: 1 } } });
+  return { id, status };
+}
+
+export async function grantClaim(db: Db, accountId: string, anchor: string, claim: string, state: string) {
+  if (!isClaimKey(claim)) throw new ProvisioningError(`--claim must be one of ${CLAIM_KEYS.join(', ')}`);
+  if (state !== 'GRANTED' && state !== 'DENIED') throw new ProvisioningError('--state must be GRANTED or DENIED');
+  await accountById(db, accountId);
+  const app = await appByAnchor(db, anchor);
+  await db.claimGrant.upsert({
+    where: { accountId_applicationId_claim: { accountId, applicationId: app.id, claim } },
+    create: { accountId, applicationId: app.id, claim, state },
+    update: { state },
+  });
+  const rows = await db.claimGrant.findMany({ where: { accountId, applicationId: app.id } });
+  const grants: Partial<Record<ClaimKey, 'GRANTED' | 'DENIED'>> = {};
+  for (const r of rows) if (isClaimKey(r.claim)) grants[r.claim] = r.state;
+  return { claims: buildClaimView(normalizeRequirements(app.claimRequirements), grants) };
+}
+
+export async function acceptTerms(db: Db, accountId: string) {
+  await accountById(db, accountId);
+  const terms = await currentTerms(db);
+  if (!terms) throw new ProvisioningError('no basic terms have been published');
+  await recordReceipt(db, accountId, terms, 'ADMIN');
+  return { revision: terms.revision };
+}
+
+export async function createWorkload(db: Db, kind: 'AGENT' | 'AUTOMATION', accountId: string, name: string) {
+  if (!name.trim()) throw new ProvisioningError('--name must not be empty');
+  await accountById(db, accountId);
+  const w = await db.workload.create({ data: { kind, ownerAccountId: accountId, name } });
+  return { id: w.id };
+}
+
+async function workloadOf(db: Db, accountId: string, opts: { agentId?: string; automationId?: string }) {
+  if (opts.agentId && opts.automationId) throw new ProvisioningError('give --agent or --automation, not both');
+  const id = opts.agentId ?? opts.automationId;
+  if (!id) return null;
+  const kind = opts.agentId ? 'AGENT' : 'AUTOMATION';
+  const w = await db.workload.findUnique({ where: { id: uuidOrThrow(id, kind.toLowerCase()) } });
+  if (!w || w.kind !== kind) throw new ProvisioningError(`${kind.toLowerCase()} not found`);
+  if (w.ownerAccountId !== accountId) throw new ProvisioningError(`the ${kind.toLowerCase()} belongs to another account`);
+  return w;
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export async function createAccessKey(
+  db: Db,
+  input: { anchor: string; accountId: string; agentId?: string; automationId?: string },
+) {
+  const app = await appByAnchor(db, input.anchor);
+  await accountById(db, input.accountId);
+  const workload = await workloadOf(db, input.accountId, input);
+  const accessKeyIdentifier = `acs_k_${randomUUID()}`;
+  const accessKeySecret = `acs_t_${randomBytes(32).toString('hex')}`;
+  await db.accessKey.create({
+    data: {
+      identifier: accessKeyIdentifier,
+      secretHash: hashSecret(accessKeySecret),
+      applicationId: app.id,
+      accountId: input.accountId,
+      workloadId: workload?.id ?? null,
+    },
+  });
+  return { accessKeyIdentifier, accessKeySecret };
+}
+
+export async function revokeAccessKey(db: Db, identifier: string) {
+  const key = await db.accessKey.findUnique({ where: { identifier } });
+  if (!key) throw new ProvisioningError('access key not found');
+  await db.accessKey.update({ where: { id: key.id }, data: { status: 'REVOKED', revokedAt: new Date() } });
+  return { revoked: true };
+}
+
+export async function registerPublicKey(
+  db: Db,
+  input: { anchor: string; accountId: string; agentId?: string; automationId?: string; jwk: unknown },
+) {
+  const app = await appByAnchor(db, input.anchor);
+  await accountById(db, input.accountId);
+  const workload = await workloadOf(db, input.accountId, input);
+  const x = ed25519PublicX(input.jwk);
+  const kid = `pky_${randomBytes(12).toString('base64url')}`;
+  await db.publicKey.create({
+    data: {
+      kid,
+      jwk: { kty: 'OKP', crv: 'Ed25519', x },
+      applicationId: app.id,
+      accountId: input.accountId,
+      workloadId: workload?.id ?? null,
+    },
+  });
+  return { kid };
+}

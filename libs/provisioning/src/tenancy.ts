@@ -1,0 +1,208 @@
+// Organizations, sectors and applications with their rules, claim requirements and client keys.
+import { randomBytes } from 'node:crypto';
+import type { Db } from '@svc/db';
+import { ensureActiveKey } from '@svc/keyring';
+import {
+  CLAIM_KEYS,
+  type ClaimKey,
+  type Kek,
+  isRequirement,
+  normalizeRequirements,
+  ACCESS_TTL,
+  REFRESH_TTL,
+  type Requirement,
+} from '@svc/token-core';
+import { ProvisioningError } from './errors';
+
+export const ANCHOR_PATTERN = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+export const AUTH_METHODS = [
+  'PASSKEY_USERNAMELESS',
+  'ACCESS_KEY_DIRECT',
+  'AGENT_ACCESS_KEY_DIRECT',
+  'AUTOMATION_ACCESS_KEY_DIRECT',
+  'PUBLIC_KEY_DIRECT',
+  'AGENT_PUBLIC_KEY_DIRECT',
+  'AUTOMATION_PUBLIC_KEY_DIRECT',
+  'PLATFORM_TICKET',
+  'DEVICE_CODE',
+  'OIDC',
+] as const;
+export const RETURN_METHODS = ['DEVICE_CODE', 'CALLBACK', 'STATUS_POLL', 'REVEAL'] as const;
+const LOCALE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+
+export async function createOrg(db: Db, name: string) {
+  if (!name.trim()) throw new ProvisioningError('--name must not be empty');
+  const org = await db.organization.create({ data: { name } });
+  return { id: org.id };
+}
+
+export async function setOrgStatus(db: Db, id: string, status: string) {
+  if (status !== 'ACTIVE' && status !== 'DISABLED') throw new ProvisioningError('--status must be ACTIVE or DISABLED');
+  const found = await db.organization.findUnique({ where: { id: uuidOrThrow(id, 'organization') } });
+  if (!found) throw new ProvisioningError('organization not found');
+  await db.organization.update({ where: { id }, data: { status } });
+  return { id, status };
+}
+
+export async function createSector(db: Db, orgId: string, name: string) {
+  if (!name.trim()) throw new ProvisioningError('--name must not be empty');
+  const org = await db.organization.findUnique({ where: { id: uuidOrThrow(orgId, 'organization') } });
+  if (!org) throw new ProvisioningError('organization not found');
+  const sector = await db.sector.create({ data: { organizationId: org.id, name } });
+  return { id: sector.id };
+}
+
+export async function setSectorStatus(db: Db, id: string, status: string) {
+  if (status !== 'ACTIVE' && status !== 'DISABLED') throw new ProvisioningError('--status must be ACTIVE or DISABLED');
+  const found = await db.sector.findUnique({ where: { id: uuidOrThrow(id, 'sector') } });
+  if (!found) throw new ProvisioningError('sector not found');
+  await db.sector.update({ where: { id }, data: { status } });
+  return { id, status };
+}
+
+export function uuidOrThrow(id: string, what: string): string {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+    throw new ProvisioningError(`${what} not found`);
+  }
+  return id;
+}
+
+export interface CreateAppInput {
+  sectorId: string;
+  anchor: string;
+  names: Record<string, string>;
+  defaultLocale?: string;
+  callbackDomains?: string[];
+}
+
+export async function createApp(db: Db, kek: Kek, input: CreateAppInput) {
+  if (input.anchor.length < 3 || input.anchor.length > 64 || !ANCHOR_PATTERN.test(input.anchor)) {
+    throw new ProvisioningError('--anchor must be kebab-case, 3 to 64 characters, starting with a letter');
+  }
+  if (!input.names['en-US'] && Object.keys(input.names).length === 0) {
+    throw new ProvisioningError('--name en-US=TEXT is required');
+  }
+  for (const [locale, text] of Object.entries(input.names)) {
+    if (!LOCALE.test(locale) || !text.trim()) throw new ProvisioningError(`invalid --name ${locale}=...`);
+  }
+  const defaultLocale = input.defaultLocale ?? 'en-US';
+  if (!input.names[defaultLocale]) throw new ProvisioningError('--default-locale must have a --name');
+  for (const d of input.callbackDomains ?? []) {
+    if (!/^(\[::1\]|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:\d{1,5})?$/i.test(d)) {
+      throw new ProvisioningError(`invalid --callback-domain ${d}`);
+    }
+  }
+  const sector = await db.sector.findUnique({ where: { id: uuidOrThrow(input.sectorId, 'sector') } });
+  if (!sector) throw new ProvisioningError('sector not found');
+  const exists = await db.application.findUnique({ where: { anchor: input.anchor } });
+  if (exists) throw new ProvisioningError('an application with this anchor already exists');
+  const app = await db.application.create({
+    data: {
+      anchor: input.anchor,
+      sectorId: sector.id,
+      names: input.names,
+      defaultLocale,
+      callbackDomains: (input.callbackDomains ?? []).map((d) => d.toLowerCase()),
+      claimRequirements: normalizeRequirements({}),
+      status: 'ACTIVE',
+    },
+  });
+  await ensureActiveKey(db, kek, app.id);
+  return { applicationAnchor: app.anchor };
+}
+
+export async function appByAnchor(db: Db, anchor: string) {
+  const app = await db.application.findUnique({ where: { anchor } });
+  if (!app) throw new ProvisioningError('application not found');
+  return app;
+}
+
+export async function setAppStatus(db: Db, anchor: string, status: string) {
+  if (status !== 'ACTIVE' && status !== 'SUSPENDED' && status !== 'DISABLED') {
+    throw new ProvisioningError('--status must be ACTIVE, SUSPENDED or DISABLED');
+  }
+  const app = await appByAnchor(db, anchor);
+  await db.application.update({ where: { id: app.id }, data: { status } });
+  return { applicationAnchor: anchor, status };
+}
+
+function ttlOrThrow(v: number | undefined, bounds: { min: number; max: number }, flag: string) {
+  if (v === undefined) return null;
+  if (!Number.isInteger(v) || v < bounds.min || v > bounds.max) {
+    throw new ProvisioningError(`${flag} must be an integer from ${bounds.min} to ${bounds.max}`);
+  }
+  return v;
+}
+
+export async function addRule(
+  db: Db,
+  anchor: string,
+  input: { method: string; platformAppIds?: bigint[]; accessTtl?: number; refreshTtl?: number },
+) {
+  if (!(AUTH_METHODS as readonly string[]).includes(input.method)) {
+    throw new ProvisioningError(`--method must be one of ${AUTH_METHODS.join(', ')}`);
+  }
+  if (input.method !== 'PLATFORM_TICKET' && input.platformAppIds?.length) {
+    throw new ProvisioningError('--platform-app-id applies to PLATFORM_TICKET only');
+  }
+  if (input.method === 'PLATFORM_TICKET' && !input.platformAppIds?.length) {
+    throw new ProvisioningError('PLATFORM_TICKET needs at least one --platform-app-id');
+  }
+  for (const id of input.platformAppIds ?? []) {
+    if (id < 1n) throw new ProvisioningError('--platform-app-id must be >= 1');
+  }
+  const app = await appByAnchor(db, anchor);
+  const rule = await db.authenticationRule.create({
+    data: {
+      applicationId: app.id,
+      method: input.method,
+      platformAppIds: input.platformAppIds ?? [],
+      accessTtl: ttlOrThrow(input.accessTtl, ACCESS_TTL, '--access-ttl'),
+      refreshTtl: ttlOrThrow(input.refreshTtl, REFRESH_TTL, '--refresh-ttl'),
+    },
+  });
+  return { ruleId: rule.id };
+}
+
+export async function addReturnRule(db: Db, anchor: string, method: string) {
+  if (!(RETURN_METHODS as readonly string[]).includes(method)) {
+    throw new ProvisioningError(`--method must be one of ${RETURN_METHODS.join(', ')}`);
+  }
+  const app = await appByAnchor(db, anchor);
+  const rule = await db.returnRule.create({ data: { applicationId: app.id, method } });
+  return { ruleId: rule.id };
+}
+
+export async function setClaims(db: Db, anchor: string, changes: Partial<Record<ClaimKey, string>>) {
+  const app = await appByAnchor(db, anchor);
+  const claims = normalizeRequirements(app.claimRequirements);
+  for (const [key, value] of Object.entries(changes)) {
+    if (!(CLAIM_KEYS as readonly string[]).includes(key)) throw new ProvisioningError(`unknown claim ${key}`);
+    if (typeof value !== 'string' || !isRequirement(value)) {
+      throw new ProvisioningError(`--${key} must be SYNTHETIC_ONLY, OFF, OPTIONAL, REQUIRED or SYNTHETIC_FALLBACK`);
+    }
+    claims[key as ClaimKey] = value as Requirement;
+  }
+  await db.application.update({ where: { id: app.id }, data: { claimRequirements: claims } });
+  return { claims };
+}
+
+export async function addClientKey(db: Db, anchor: string, jwk: unknown) {
+  const app = await appByAnchor(db, anchor);
+  const x = ed25519PublicX(jwk);
+  const kid = `cak_${randomBytes(12).toString('base64url')}`;
+  await db.clientKey.create({ data: { kid, applicationId: app.id, jwk: { kty: 'OKP', crv: 'Ed25519', x } } });
+  return { kid };
+}
+
+/** Accepts only an Ed25519 public JWK; refuses anything carrying private material. */
+export function ed25519PublicX(jwk: unknown): string {
+  if (!jwk || typeof jwk !== 'object') throw new ProvisioningError('the JWK file must hold a JSON object');
+  const j = jwk as Record<string, unknown>;
+  if (j.kty !== 'OKP' || j.crv !== 'Ed25519' || typeof j.x !== 'string') {
+    throw new ProvisioningError('the JWK must be an Ed25519 public key (kty OKP, crv Ed25519)');
+  }
+  if ('d' in j) throw new ProvisioningError('the JWK holds a private key; register the public half only');
+  if (!/^[A-Za-z0-9_-]{43}$/.test(j.x)) throw new ProvisioningError('the JWK x member is not a 32-byte Ed25519 key');
+  return j.x;
+}

@@ -1,0 +1,148 @@
+// Test support: real PostgreSQL and Redis connections, unique fixtures per test, and hosts on free ports.
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import { createPrisma, type Db } from '@svc/db';
+import { type IssuanceDeps, issuanceDepsFromEnv } from '@svc/issuance';
+import { createKeyRing, type KeyRing } from '@svc/keyring';
+import { createRedis, listen, type Redis } from '@svc/platform';
+import {
+  addClientKey,
+  addReturnRule,
+  addRule,
+  createAccount,
+  createApp,
+  createOrg,
+  createSector,
+  setClaims,
+} from '@svc/provisioning';
+import { loadKek } from '@svc/token-core';
+import type { Express } from 'express';
+import { exportJWK, generateKeyPair, type CryptoKey } from 'jose';
+
+export interface TestInfra {
+  db: Db;
+  redis: Redis;
+  subscriber: Redis;
+  keyRing: KeyRing;
+  issuance: IssuanceDeps;
+  close(): Promise<void>;
+}
+
+/** Opens connections to the test database and Redis; close them in afterAll. */
+export function openInfra(): TestInfra {
+  const db = createPrisma();
+  const redis = createRedis();
+  const subscriber = createRedis();
+  const keyRing = createKeyRing({ db, kek: loadKek(), subscriber });
+  const issuance = issuanceDepsFromEnv(db, keyRing);
+  return {
+    db,
+    redis,
+    subscriber,
+    keyRing,
+    issuance,
+    async close() {
+      await keyRing.close();
+      await redis.quit().catch(() => undefined);
+      await db.$disconnect();
+    },
+  };
+}
+
+export function uniqueName(prefix = 't'): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}`;
+}
+
+export interface AppFixture {
+  anchor: string;
+  orgId: string;
+  sectorId: string;
+  applicationId: string;
+}
+
+export interface AppFixtureOptions {
+  anchor?: string;
+  sectorId?: string;
+  methods?: string[];
+  returnMethods?: string[];
+  claims?: Record<string, string>;
+  callbackDomains?: string[];
+  names?: Record<string, string>;
+}
+
+/** Provisions an organization, sector and ACTIVE application (with a signing key) under unique names. */
+export async function provisionApp(infra: TestInfra, opts: AppFixtureOptions = {}): Promise<AppFixture> {
+  let sectorId = opts.sectorId;
+  let orgId = '';
+  if (!sectorId) {
+    orgId = (await createOrg(infra.db, uniqueName('org'))).id;
+    sectorId = (await createSector(infra.db, orgId, uniqueName('sector'))).id;
+  }
+  const anchor = opts.anchor ?? uniqueName('app');
+  await createApp(infra.db, infra.issuance.kek, {
+    sectorId,
+    anchor,
+    names: opts.names ?? { 'en-US': `App ${anchor}`, 'zh-CN': `应用 ${anchor}` },
+    callbackDomains: opts.callbackDomains,
+  });
+  for (const method of opts.methods ?? []) await addRule(infra.db, anchor, { method });
+  for (const method of opts.returnMethods ?? []) await addReturnRule(infra.db, anchor, method);
+  if (opts.claims) await setClaims(infra.db, anchor, opts.claims);
+  const app = await infra.db.application.findUniqueOrThrow({ where: { anchor } });
+  return { anchor, orgId, sectorId, applicationId: app.id };
+}
+
+export async function provisionAccount(infra: TestInfra, extra: { givenName?: string; familyName?: string } = {}) {
+  const email = `${uniqueName('user')}@example.test`;
+  const { id } = await createAccount(infra.db, { email, ...extra });
+  return { id, email };
+}
+
+/** Registers a fresh Ed25519 client key for the application and returns its private half for signing. */
+export async function provisionClientKey(infra: TestInfra, anchor: string): Promise<{ kid: string; key: CryptoKey }> {
+  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+  const { kid } = await addClientKey(infra.db, anchor, await exportJWK(publicKey));
+  return { kid, key: privateKey };
+}
+
+export interface RunningTestHost {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Listens on 127.0.0.1 on a free port. */
+export async function startTestHost(app: Express): Promise<RunningTestHost> {
+  const server: Server = await listen(app, 0, '127.0.0.1');
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers; text: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, body: parsed, headers: res.headers, text };
+}
+
+export { signClientAuth } from './client-auth';
