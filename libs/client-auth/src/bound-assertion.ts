@@ -4,7 +4,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { type CryptoKey, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 
-export type AssertionFailure = 'missing' | 'malformed' | 'unknown_key' | 'bad_signature' | 'expired' | 'invalid' | 'replayed';
+export type AssertionFailure =
+  | 'missing'
+  | 'malformed'
+  | 'unknown_key'
+  | 'bad_signature'
+  | 'expired'
+  | 'invalid'
+  | 'replayed';
 
 export class AssertionError extends Error {
   constructor(readonly failure: AssertionFailure) {
@@ -73,8 +80,19 @@ function importEd25519(kid: string, jwk: JWK): Promise<CryptoKey> {
 }
 
 /** Claims a `jti` once across every replica (SET NX with expiry). False when it was already seen. */
-export async function claimOnce(redis: Redis, namespace: string, id: string, ttlSeconds: number): Promise<boolean> {
-  const res = await redis.set(`replay:${namespace}:${id}`, '1', 'EX', Math.max(1, Math.ceil(ttlSeconds)), 'NX');
+export async function claimOnce(
+  redis: Redis,
+  namespace: string,
+  id: string,
+  ttlSeconds: number,
+): Promise<boolean> {
+  const res = await redis.set(
+    `replay:${namespace}:${id}`,
+    '1',
+    'EX',
+    Math.max(1, Math.ceil(ttlSeconds)),
+    'NX',
+  );
   return res === 'OK';
 }
 

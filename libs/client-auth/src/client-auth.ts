@@ -40,7 +40,7 @@ export async function verifyClientAuth(
           where: { kid },
           include: { application: { select: { id: true, anchor: true } } },
         });
-        if (!row || row.status !== 'ACTIVE') return undefined;
+        if (row?.status !== 'ACTIVE') return undefined;
         return { jwk: row.jwk as JWK, applicationId: row.application.id, anchor: row.application.anchor };
       },
       issuerMatches: (iss, _kid, key) => iss === key.anchor,

@@ -1,6 +1,6 @@
 // Database access for every host: the Prisma client factory, generated model types and the migration runner.
-export { createPrisma, databaseUrl, DEFAULT_DATABASE_URL, type Db } from './client';
+export { createPrisma, type Db, DEFAULT_DATABASE_URL, databaseUrl } from './client';
 export { Prisma } from './generated/client';
-export type * from './generated/models';
 export * from './generated/enums';
+export type * from './generated/models';
 export { migrate } from './migrate';

@@ -44,7 +44,8 @@ export async function migrate(url: string, dir = migrationsDir()): Promise<Migra
       const checksum = createHash('sha256').update(sql).digest('hex');
       const row = byName.get(name);
       if (row) {
-        if (!row.finished_at) throw new Error(`migration ${name} failed earlier; resolve it before migrating`);
+        if (!row.finished_at)
+          throw new Error(`migration ${name} failed earlier; resolve it before migrating`);
         if (row.checksum !== checksum) throw new Error(`migration ${name} was modified after it was applied`);
         result.alreadyApplied.push(name);
         continue;

@@ -13,7 +13,13 @@ export interface ApplicationContext {
   defaultLocale: string;
   callbackDomains: string[];
   claimRequirements: ClaimRequirements;
-  authRules: { id: string; method: string; platformAppIds: bigint[]; accessTtl: number | null; refreshTtl: number | null }[];
+  authRules: {
+    id: string;
+    method: string;
+    platformAppIds: bigint[];
+    accessTtl: number | null;
+    refreshTtl: number | null;
+  }[];
   returnRules: { id: string; method: string }[];
 }
 

@@ -19,7 +19,8 @@ export function checkAccount(account: AccountProfile | null | undefined): assert
 
 export async function checkBasicTerms(deps: IssuanceDeps, accountId: string): Promise<void> {
   const terms = await currentTerms(deps.db);
-  if (!(await hasCurrentReceipt(deps.db, accountId, terms))) throw legalAgreementRequired(terms!, deps.connectUrl);
+  if (!(await hasCurrentReceipt(deps.db, accountId, terms)))
+    throw legalAgreementRequired(terms!, deps.connectUrl);
 }
 
 /**
@@ -70,7 +71,10 @@ export async function runIssuanceChecks(
   checkApplication(app);
   const account = await loadAccount(deps, accountId);
   checkAccount(account);
-  if (opts.expectedAuthorityVersion !== undefined && account.authorityVersion !== opts.expectedAuthorityVersion) {
+  if (
+    opts.expectedAuthorityVersion !== undefined &&
+    account.authorityVersion !== opts.expectedAuthorityVersion
+  ) {
     throw new ServiceError('AuthorizationArtifactStale', 409);
   }
   await checkBasicTerms(deps, account.id);

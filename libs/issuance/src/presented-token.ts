@@ -1,6 +1,12 @@
 // Verifies a token presented to the service: find the application by the untrusted `aud`, then verify the
 // signature with that application's published key, then the claims. Failures are classified, not thrown raw.
-import { TokenVerificationError, TYP, verifyApplicationToken, peekToken, type ApplicationTokenClaims } from '@svc/token-core';
+import {
+  type ApplicationTokenClaims,
+  peekToken,
+  TokenVerificationError,
+  TYP,
+  verifyApplicationToken,
+} from '@svc/token-core';
 import type { ApplicationCache, ApplicationContext } from './application-context';
 import type { IssuanceDeps } from './deps';
 

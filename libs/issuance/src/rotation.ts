@@ -65,7 +65,9 @@ async function readCachedPair(redis: Redis, input: RotateInput): Promise<CachedP
   const sealed = await redis.get(resultKey(input.claims.jti));
   if (!sealed) return undefined;
   try {
-    return JSON.parse(open(retryKek(input.presentedToken), sealed, input.claims.jti).toString('utf8')) as CachedPair;
+    return JSON.parse(
+      open(retryKek(input.presentedToken), sealed, input.claims.jti).toString('utf8'),
+    ) as CachedPair;
   } catch {
     return undefined;
   }
@@ -93,11 +95,15 @@ export async function revokeFamily(deps: RotationDeps, sid: string, reason = COM
 
 async function workloadStillAuthoritative(
   deps: RotationDeps,
-  session: { workloadId: string | null; workloadGeneration: number | null; sourceCredentialId: string | null },
+  session: {
+    workloadId: string | null;
+    workloadGeneration: number | null;
+    sourceCredentialId: string | null;
+  },
 ): Promise<boolean> {
   if (!session.workloadId) return true;
   const workload = await deps.db.workload.findUnique({ where: { id: session.workloadId } });
-  if (!workload || workload.status !== 'ACTIVE' || workload.generation !== session.workloadGeneration) return false;
+  if (workload?.status !== 'ACTIVE' || workload.generation !== session.workloadGeneration) return false;
   if (!session.sourceCredentialId) return true;
   const [ak, pk] = await Promise.all([
     deps.db.accessKey.findFirst({ where: { id: session.sourceCredentialId }, select: { status: true } }),
@@ -114,7 +120,8 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
     where: { id: claims.sid },
     include: { versions: { where: { jti: claims.jti }, select: { version: true } } },
   });
-  if (!session || session.applicationId !== app.id || session.protocol !== 'APPLICATION') return { kind: 'not_found' };
+  if (!session || session.applicationId !== app.id || session.protocol !== 'APPLICATION')
+    return { kind: 'not_found' };
   if (session.versions[0]?.version !== presented) return { kind: 'not_found' };
   if (session.status === 'REVOKED') {
     return session.revokedReason === COMPROMISED ? { kind: 'family_compromised' } : { kind: 'revoked' };

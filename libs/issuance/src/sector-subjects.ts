@@ -46,8 +46,14 @@ export async function rotateSectorSubject(
       orderBy: { generation: 'desc' },
     });
     const generation = (current?.generation ?? 0) + 1;
-    if (current) await tx.sectorSubject.update({ where: { id: current.id }, data: { retiredAt: new Date() } });
-    const subject = deriveSectorSubject(secret, { sectorId, principalKind: principal.kind, principalId: principal.id, generation });
+    if (current)
+      await tx.sectorSubject.update({ where: { id: current.id }, data: { retiredAt: new Date() } });
+    const subject = deriveSectorSubject(secret, {
+      sectorId,
+      principalKind: principal.kind,
+      principalId: principal.id,
+      generation,
+    });
     await tx.sectorSubject.create({
       data: { sectorId, principalKind: principal.kind, principalId: principal.id, subject, generation },
     });

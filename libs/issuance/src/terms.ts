@@ -45,17 +45,29 @@ export async function currentTerms(db: Db): Promise<CurrentTerms | undefined> {
     orderBy: { revision: 'desc' },
   });
   if (!doc) return undefined;
-  return { revision: doc.revision, acceptanceEpoch: doc.acceptanceEpoch, agreement: doc.body as unknown as Agreement };
+  return {
+    revision: doc.revision,
+    acceptanceEpoch: doc.acceptanceEpoch,
+    agreement: doc.body as unknown as Agreement,
+  };
 }
 
-/** True when the account holds a receipt for the current revision (or no terms were ever published). */
-export async function hasCurrentReceipt(db: Db, accountId: string, terms: CurrentTerms | undefined): Promise<boolean> {
+/**
+ * True when the account has accepted the current terms: a receipt at the current acceptance epoch or later (of any
+ * revision), or no terms were ever published. A new revision re-asks only when it raises `requiredAcceptanceEpoch`;
+ * editorial revisions keep existing acceptances valid.
+ */
+export async function hasCurrentReceipt(
+  db: Db,
+  accountId: string,
+  terms: CurrentTerms | undefined,
+): Promise<boolean> {
   if (!terms) return true;
-  const receipt = await db.agreementReceipt.findUnique({
-    where: { accountId_documentType_revision: { accountId, documentType: 'BASIC_TERMS', revision: terms.revision } },
-    select: { acceptanceEpoch: true },
+  const receipt = await db.agreementReceipt.findFirst({
+    where: { accountId, documentType: 'BASIC_TERMS', acceptanceEpoch: { gte: terms.acceptanceEpoch } },
+    select: { id: true },
   });
-  return !!receipt && receipt.acceptanceEpoch >= terms.acceptanceEpoch;
+  return !!receipt;
 }
 
 export async function recordReceipt(
@@ -66,7 +78,9 @@ export async function recordReceipt(
   accepted: { locale?: string; contentSha256?: string } = {},
 ): Promise<void> {
   await db.agreementReceipt.upsert({
-    where: { accountId_documentType_revision: { accountId, documentType: 'BASIC_TERMS', revision: terms.revision } },
+    where: {
+      accountId_documentType_revision: { accountId, documentType: 'BASIC_TERMS', revision: terms.revision },
+    },
     create: {
       accountId,
       documentType: 'BASIC_TERMS',
@@ -76,7 +90,11 @@ export async function recordReceipt(
       contentSha256: accepted.contentSha256,
       channel,
     },
-    update: { acceptanceEpoch: terms.acceptanceEpoch, locale: accepted.locale, contentSha256: accepted.contentSha256 },
+    update: {
+      acceptanceEpoch: terms.acceptanceEpoch,
+      locale: accepted.locale,
+      contentSha256: accepted.contentSha256,
+    },
   });
 }
 

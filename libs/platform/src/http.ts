@@ -1,6 +1,12 @@
 // Express scaffolding every host shares: strict JSON bodies with the raw bytes kept, security headers,
 // health and readiness, request metrics, and the one place where errors become the spec's bodies.
-import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type Response } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type Express as ExpressApp,
+  type NextFunction,
+  type Request,
+  type Response,
+} from 'express';
 import type { ZodType } from 'zod';
 import { invalidBody, OAuthError, ServiceError } from './errors';
 import type { Logger } from './logger';
@@ -28,7 +34,7 @@ export interface HostAppOptions {
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
-export function createHostApp(opts: HostAppOptions): Express {
+export function createHostApp(opts: HostAppOptions): ExpressApp {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -61,7 +67,7 @@ export function createHostApp(opts: HostAppOptions): Express {
 }
 
 /** Finishes a host app: a JSON 404 for unknown paths and the error handler. Call after the routes. */
-export function finishHostApp(app: Express, opts: HostAppOptions): void {
+export function finishHostApp(app: ExpressApp, opts: HostAppOptions): void {
   app.use((_req, res) => {
     res.status(404).json({ reason: 'NotFound' });
   });
@@ -144,14 +150,52 @@ function errorHandler(opts: HostAppOptions): ErrorRequestHandler {
     }
     const type = (err as { type?: string } | null)?.type;
     if (type === 'entity.too.large') {
-      res.status(413).json({ reason: 'InvalidBody', ...(opts.includeMessages ? { message: 'body too large' } : {}) });
+      res
+        .status(413)
+        .json({ reason: 'InvalidBody', ...(opts.includeMessages ? { message: 'body too large' } : {}) });
       return;
     }
     if (type === 'entity.parse.failed' || type === 'request.aborted' || type === 'encoding.unsupported') {
       res.status(400).json({ reason: 'InvalidBody' });
       return;
     }
+    if (isDependencyDown(err)) {
+      opts.logger.warn({ err, path: req.path }, 'dependency unavailable');
+      noStore(res);
+      res.status(503).set('Retry-After', '1').json({ reason: 'TemporarilyUnavailable' });
+      return;
+    }
     opts.logger.error({ err, path: req.path, method: req.method }, 'unhandled error');
     res.status(500).end();
   };
+}
+
+const DOWN_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  '57P01',
+  '53300',
+]);
+
+/** True for errors that mean PostgreSQL or Redis is unreachable: the answer is 503, not 500. */
+export function isDependencyDown(err: unknown): boolean {
+  for (
+    let e = err as { name?: string; code?: string; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    depth++
+  ) {
+    if (e.code && DOWN_CODES.has(e.code)) return true;
+    if (e.name === 'MaxRetriesPerRequestError' || e.name === 'PrismaClientInitializationError') return true;
+    if (
+      typeof (e as Error).message === 'string' &&
+      /Connection is closed|connect ECONNREFUSED|Can't reach database/.test((e as Error).message)
+    ) {
+      return true;
+    }
+    e = e.cause as typeof e;
+  }
+  return false;
 }

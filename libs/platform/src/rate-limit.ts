@@ -32,7 +32,10 @@ export function createRateLimiter(redis: Redis, opts: RateLimitOptions): RateLim
             const retry = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
             throw new ServiceError('TooManyAttempts', 429, { headers: { 'Retry-After': String(retry) } });
           }
-          throw new ServiceError('TemporarilyUnavailable', 503, { headers: { 'Retry-After': '1' }, cause: err });
+          throw new ServiceError('TemporarilyUnavailable', 503, {
+            headers: { 'Retry-After': '1' },
+            cause: err,
+          });
         }
       }
     },

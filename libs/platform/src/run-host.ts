@@ -11,7 +11,11 @@ export interface RunningHost {
 }
 
 /** Listens on `port` (0 = any free port) and resolves once bound. */
-export function listen(app: Express, port: number, host = process.env.BIND_HOST ?? '0.0.0.0'): Promise<Server> {
+export function listen(
+  app: Express,
+  port: number,
+  host = process.env.BIND_HOST ?? '0.0.0.0',
+): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
     server.keepAliveTimeout = 65_000;
@@ -31,7 +35,8 @@ export async function runHost(opts: {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   const metricsPort = process.env.METRICS_PORT;
-  const metricsServer = opts.metrics && metricsPort ? serveMetrics(opts.metrics, Number(metricsPort)) : undefined;
+  const metricsServer =
+    opts.metrics && metricsPort ? serveMetrics(opts.metrics, Number(metricsPort)) : undefined;
   opts.logger.info({ port }, `${opts.name} listening`);
   let closing: Promise<void> | undefined;
   const close = () => {

@@ -1,6 +1,7 @@
 // OpenTelemetry tracing, started only when an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT).
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+
 import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 
 export function startTelemetry(serviceName: string): { shutdown(): Promise<void> } | undefined {

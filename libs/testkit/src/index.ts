@@ -6,6 +6,7 @@ import { type IssuanceDeps, issuanceDepsFromEnv } from '@svc/issuance';
 import { createKeyRing, type KeyRing } from '@svc/keyring';
 import { createRedis, listen, type Redis } from '@svc/platform';
 import {
+  acceptTerms,
   addClientKey,
   addReturnRule,
   addRule,
@@ -17,7 +18,7 @@ import {
 } from '@svc/provisioning';
 import { loadKek } from '@svc/token-core';
 import type { Express } from 'express';
-import { exportJWK, generateKeyPair, type CryptoKey } from 'jose';
+import { type CryptoKey, exportJWK, generateKeyPair } from 'jose';
 
 export interface TestInfra {
   db: Db;
@@ -92,14 +93,23 @@ export async function provisionApp(infra: TestInfra, opts: AppFixtureOptions = {
   return { anchor, orgId, sectorId, applicationId: app.id };
 }
 
-export async function provisionAccount(infra: TestInfra, extra: { givenName?: string; familyName?: string } = {}) {
+/** A fresh account; it accepts the current basic terms unless `acceptTerms: false`. */
+export async function provisionAccount(
+  infra: TestInfra,
+  extra: { givenName?: string; familyName?: string; picture?: string; acceptTerms?: boolean } = {},
+) {
+  const { acceptTerms: accept = true, ...profile } = extra;
   const email = `${uniqueName('user')}@example.test`;
-  const { id } = await createAccount(infra.db, { email, ...extra });
+  const { id } = await createAccount(infra.db, { email, ...profile });
+  if (accept) await acceptTerms(infra.db, id);
   return { id, email };
 }
 
 /** Registers a fresh Ed25519 client key for the application and returns its private half for signing. */
-export async function provisionClientKey(infra: TestInfra, anchor: string): Promise<{ kid: string; key: CryptoKey }> {
+export async function provisionClientKey(
+  infra: TestInfra,
+  anchor: string,
+): Promise<{ kid: string; key: CryptoKey }> {
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
   const { kid } = await addClientKey(infra.db, anchor, await exportJWK(publicKey));
   return { kid, key: privateKey };
@@ -146,3 +156,4 @@ export async function postJson(
 }
 
 export { signClientAuth } from './client-auth';
+export { BASELINE_TERMS } from './terms';

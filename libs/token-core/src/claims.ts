@@ -58,7 +58,8 @@ export function normalizeRequirements(raw: unknown): ClaimRequirements {
 
 export function buildClaimView(requirements: ClaimRequirements, grants: ClaimGrants): ClaimView {
   const view = {} as ClaimView;
-  for (const key of CLAIM_KEYS) view[key] = { requirement: requirements[key], state: grants[key] ?? 'UNKNOWN' };
+  for (const key of CLAIM_KEYS)
+    view[key] = { requirement: requirements[key], state: grants[key] ?? 'UNKNOWN' };
   return view;
 }
 
@@ -128,7 +129,10 @@ export function discloseClaim(
   }
 }
 
-export type ClaimGate = { reason: 'ClaimConsentRequired' | 'RequiredClaimDataMissing'; claims: ClaimKey[] } | null;
+export type ClaimGate = {
+  reason: 'ClaimConsentRequired' | 'RequiredClaimDataMissing';
+  claims: ClaimKey[];
+} | null;
 
 /**
  * The claim gate: a REQUIRED claim not granted needs consent; a granted one whose data is absent is missing data

@@ -32,9 +32,12 @@ export function seal(kek: Kek, plaintext: string | Buffer, aad = ''): string {
   const cipher = createCipheriv('aes-256-gcm', kek.key, iv);
   cipher.setAAD(Buffer.from(aad));
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join(
-    '.',
-  );
+  return [
+    'v1',
+    iv.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+    body.toString('base64url'),
+  ].join('.');
 }
 
 export function open(kek: Kek, sealed: string, aad = ''): Buffer {

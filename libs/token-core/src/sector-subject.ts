@@ -17,7 +17,9 @@ export interface SectorSubjectInput {
  */
 export function deriveSectorSubject(secret: string | Buffer, input: SectorSubjectInput): string {
   const mac = createHmac('sha256', secret)
-    .update(['v1', input.sectorId, input.principalKind, input.principalId, String(input.generation)].join('\u0000'))
+    .update(
+      ['v1', input.sectorId, input.principalKind, input.principalId, String(input.generation)].join('\u0000'),
+    )
     .digest('base64url');
   return `ss_${mac.slice(0, 32)}`;
 }

@@ -1,6 +1,6 @@
 // RSA-2048 signing keys: generation, JWK export (public half only) and import for signing and verification.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { importJWK, importPKCS8, type CryptoKey } from 'jose';
+import { type CryptoKey, importJWK, importPKCS8 } from 'jose';
 import { type Kek, open, seal } from './kek';
 
 /** The public JWK exactly as the spec's JWK Set entry: kty, n, e, kid, use, alg. */
@@ -27,7 +27,10 @@ export function newKid(): string {
 
 export function generateSigningKey(kek: Kek): GeneratedSigningKey {
   const kid = newKid();
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 0x10001 });
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicExponent: 0x10001,
+  });
   const jwk = publicKey.export({ format: 'jwk' });
   const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   return {

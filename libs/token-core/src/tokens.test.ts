@@ -1,8 +1,8 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { toJwkSet } from './jwks';
 import { kekFromBytes, open, seal } from './kek';
 import { mintAccessToken, mintRefreshToken, newSid } from './mint';
 import { generateSigningKey, importSigningKey, importVerificationKey } from './signing-key';
-import { toJwkSet } from './jwks';
 import { TYP } from './typ';
 import { TokenVerificationError, verifyApplicationToken } from './verify';
 
@@ -10,17 +10,32 @@ const kek = kekFromBytes(Buffer.alloc(32, 1));
 
 async function signerAndKey() {
   const g = generateSigningKey(kek);
-  return { g, signer: { kid: g.kid, key: await importSigningKey(kek, g.kid, g.privateKeyEnc) }, pub: await importVerificationKey(g.publicJwk) };
+  return {
+    g,
+    signer: { kid: g.kid, key: await importSigningKey(kek, g.kid, g.privateKeyEnc) },
+    pub: await importVerificationKey(g.publicJwk),
+  };
 }
 
 describe('token minting and verification', () => {
   it('mints an account access token with exactly the spec header and claims', async () => {
     const { signer, pub } = await signerAndKey();
     const sid = newSid();
-    const t = await mintAccessToken(signer, { issuer: 'https://iss.test', audience: 'my-app', sid, ttlSeconds: 600, subject: 'ss_x' });
+    const t = await mintAccessToken(signer, {
+      issuer: 'https://iss.test',
+      audience: 'my-app',
+      sid,
+      ttlSeconds: 600,
+      subject: 'ss_x',
+    });
     expect(decodeProtectedHeader(t.token)).toEqual({ alg: 'RS256', kid: signer.kid, typ: TYP.accountAccess });
     expect(Object.keys(decodeJwt(t.token)).sort()).toEqual(['aud', 'exp', 'iat', 'iss', 'jti', 'sid', 'sub']);
-    const v = await verifyApplicationToken(t.token, { typ: [TYP.accountAccess], issuer: 'https://iss.test', audience: 'my-app', key: pub });
+    const v = await verifyApplicationToken(t.token, {
+      typ: [TYP.accountAccess],
+      issuer: 'https://iss.test',
+      audience: 'my-app',
+      key: pub,
+    });
     expect(v.claims.sub).toBe('ss_x');
   });
 
@@ -32,7 +47,15 @@ describe('token minting and verification', () => {
     expect(decodeJwt(w.token).act).toEqual({ sub: 'ss_agent' });
     const r = await mintRefreshToken(signer, { ...common, rotationVersion: 3 });
     expect(decodeProtectedHeader(r.token).typ).toBe(TYP.refresh);
-    expect(Object.keys(decodeJwt(r.token)).sort()).toEqual(['aud', 'exp', 'iat', 'iss', 'jti', 'rotationVersion', 'sid']);
+    expect(Object.keys(decodeJwt(r.token)).sort()).toEqual([
+      'aud',
+      'exp',
+      'iat',
+      'iss',
+      'jti',
+      'rotationVersion',
+      'sid',
+    ]);
   });
 
   it('classifies wrong type, bad signature and expiry', async () => {
@@ -42,11 +65,21 @@ describe('token minting and verification', () => {
     const t = await mintAccessToken(a.signer, { ...common, ttlSeconds: 600, subject: 's' });
     const opts = { typ: [TYP.refresh], issuer: 'https://iss.test', audience: 'my-app', key: a.pub };
     await expect(verifyApplicationToken(t.token, opts)).rejects.toMatchObject({ failure: 'wrong_type' });
-    await expect(verifyApplicationToken(t.token, { ...opts, typ: [TYP.accountAccess], key: b.pub })).rejects.toMatchObject({ failure: 'bad_signature' });
+    await expect(
+      verifyApplicationToken(t.token, { ...opts, typ: [TYP.accountAccess], key: b.pub }),
+    ).rejects.toMatchObject({ failure: 'bad_signature' });
     const old = await mintAccessToken(a.signer, { ...common, ttlSeconds: 60, iat: 1_000_000, subject: 's' });
-    await expect(verifyApplicationToken(old.token, { ...opts, typ: [TYP.accountAccess] })).rejects.toBeInstanceOf(TokenVerificationError);
-    await expect(verifyApplicationToken(old.token, { ...opts, typ: [TYP.accountAccess] })).rejects.toMatchObject({ failure: 'expired' });
-    const ok = await verifyApplicationToken(old.token, { ...opts, typ: [TYP.accountAccess], ignoreExpiry: true });
+    await expect(
+      verifyApplicationToken(old.token, { ...opts, typ: [TYP.accountAccess] }),
+    ).rejects.toBeInstanceOf(TokenVerificationError);
+    await expect(
+      verifyApplicationToken(old.token, { ...opts, typ: [TYP.accountAccess] }),
+    ).rejects.toMatchObject({ failure: 'expired' });
+    const ok = await verifyApplicationToken(old.token, {
+      ...opts,
+      typ: [TYP.accountAccess],
+      ignoreExpiry: true,
+    });
     expect(ok.claims.exp).toBe(1_000_060);
   });
 

@@ -14,7 +14,10 @@ export interface FoldedTtls {
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
-function foldOne(values: (number | null | undefined)[], bounds: { default: number; min: number; max: number }) {
+function foldOne(
+  values: (number | null | undefined)[],
+  bounds: { default: number; min: number; max: number },
+) {
   const given = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   const picked = given.length ? Math.min(...given) : bounds.default;
   return clamp(Math.floor(picked), bounds.min, bounds.max);

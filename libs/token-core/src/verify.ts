@@ -3,7 +3,13 @@
 import { type CryptoKey, decodeJwt, decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import { TYP } from './typ';
 
-export type VerifyFailure = 'malformed' | 'wrong_type' | 'unknown_key' | 'bad_signature' | 'expired' | 'invalid_claims';
+export type VerifyFailure =
+  | 'malformed'
+  | 'wrong_type'
+  | 'unknown_key'
+  | 'bad_signature'
+  | 'expired'
+  | 'invalid_claims';
 
 export class TokenVerificationError extends Error {
   constructor(
@@ -26,7 +32,12 @@ export function peekToken(token: string): UnverifiedToken {
   try {
     const header = decodeProtectedHeader(token);
     const payload = decodeJwt(token);
-    if (header.alg !== 'RS256' || typeof header.kid !== 'string' || !header.kid || typeof header.typ !== 'string') {
+    if (
+      header.alg !== 'RS256' ||
+      typeof header.kid !== 'string' ||
+      !header.kid ||
+      typeof header.typ !== 'string'
+    ) {
       throw new TokenVerificationError('malformed', 'header');
     }
     if (typeof payload.aud !== 'string') throw new TokenVerificationError('malformed', 'aud');
@@ -78,7 +89,8 @@ export async function verifyApplicationToken(
     payload = res.payload as Record<string, unknown>;
   } catch (err) {
     if (err instanceof errors.JWTExpired) throw new TokenVerificationError('expired', 'expired');
-    if (err instanceof errors.JWSSignatureVerificationFailed) throw new TokenVerificationError('bad_signature', 'sig');
+    if (err instanceof errors.JWSSignatureVerificationFailed)
+      throw new TokenVerificationError('bad_signature', 'sig');
     if (err instanceof errors.JWTClaimValidationFailed) {
       // With the epoch as "now", a token is only "not yet valid"; that is not an error for introspection.
       if (opts.ignoreExpiry && err.claim === 'iat') payload = decodeJwt(token) as Record<string, unknown>;
@@ -99,6 +111,7 @@ export async function verifyApplicationToken(
   if (peek.typ === TYP.workloadAccess && (typeof claims.act?.sub !== 'string' || !claims.act.sub)) {
     throw new TokenVerificationError('invalid_claims', 'act');
   }
-  if (peek.typ === TYP.accountAccess && 'act' in claims) throw new TokenVerificationError('invalid_claims', 'act');
+  if (peek.typ === TYP.accountAccess && 'act' in claims)
+    throw new TokenVerificationError('invalid_claims', 'act');
   return { typ: peek.typ, claims };
 }

@@ -1,0 +1,51 @@
+// Session /introspect: a signed access token in, the live status of its session out; the token's own exp is ignored.
+import { ACCESS_TYPS, verifyPresentedToken } from '@svc/issuance';
+import { ServiceError } from '@svc/platform';
+import { TokenVerificationError, TYP } from '@svc/token-core';
+import type { SessionDeps } from '../deps';
+import { type IntrospectionStatus, statusOf, workloadAuthoritative } from './session-status';
+
+export interface IntrospectionResult {
+  status: IntrospectionStatus;
+  recommendedRecheckSeconds: number;
+}
+
+/** Terminal states never change back, so clients need not ask again soon. */
+const TERMINAL_RECHECK_SECONDS = 3600;
+
+export async function introspect(deps: SessionDeps, accessToken: string): Promise<IntrospectionResult> {
+  let presented: Awaited<ReturnType<typeof verifyPresentedToken>>;
+  try {
+    presented = await verifyPresentedToken(deps, deps.apps, accessToken, {
+      typ: ACCESS_TYPS,
+      ignoreExpiry: true,
+    });
+  } catch (err) {
+    if (err instanceof TokenVerificationError) {
+      throw new ServiceError('AccessTokenInvalid', 401, {
+        message: 'the access token is malformed or its signature does not verify against a published key',
+      });
+    }
+    throw err;
+  }
+  const { app, typ, claims } = presented;
+  const session = await deps.sessions.get(claims.sid);
+  const isWorkloadToken = typ === TYP.workloadAccess;
+  const bound =
+    session &&
+    session.applicationId === app.id &&
+    session.subject === claims.sub &&
+    isWorkloadToken === !!session.workloadId;
+  const now = deps.now();
+  let status = statusOf(bound ? session : null, now);
+  if (
+    status === 'active' &&
+    isWorkloadToken &&
+    !(await workloadAuthoritative(deps.db, session!, claims.act!.sub))
+  ) {
+    status = 'revoked';
+  }
+  if (status !== 'active') return { status, recommendedRecheckSeconds: TERMINAL_RECHECK_SECONDS };
+  const remaining = Math.ceil((session!.expiresAt.getTime() - now.getTime()) / 1000);
+  return { status, recommendedRecheckSeconds: Math.max(1, Math.min(deps.recheckSeconds, remaining)) };
+}

@@ -1,0 +1,205 @@
+// POST /refresh on the session host: rotation, retry allowance, reuse detection and every rejection reason.
+import { loadApplication } from '@svc/issuance';
+import { setAccountStatus, setAppStatus, setClaims } from '@svc/provisioning';
+import { postJson, provisionAccount } from '@svc/testkit';
+import { mintRefreshToken } from '@svc/token-core';
+import { decodeJwt } from 'jose';
+import { freshSession, issueFor, type SessionHarness, startSessionHost } from './support';
+
+let h: SessionHarness;
+beforeAll(async () => {
+  h = await startSessionHost({ REFRESH_RETRY_WINDOW_MS: '1500', SESSION_CACHE_MS: '0' });
+});
+afterAll(() => h.close());
+
+const refresh = (refreshToken: string) => postJson(`${h.url}/refresh`, { refreshToken });
+
+describe('POST /refresh', () => {
+  it('rotates: same sid, fresh jti, rotationVersion + 1, five-key claims, no-store', async () => {
+    const { issued } = await freshSession(h.infra);
+    const res = await refresh(issued.refreshToken);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(['accessToken', 'claims', 'refreshToken']);
+    expect(Object.keys(res.body.claims).sort()).toEqual([
+      'animatedAvatar',
+      'email',
+      'firstName',
+      'lastName',
+      'staticAvatar',
+    ]);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('pragma')).toBe('no-cache');
+    const before = decodeJwt(issued.refreshToken);
+    const after = decodeJwt(res.body.refreshToken);
+    expect(after.sid).toBe(before.sid);
+    expect(after.jti).not.toBe(before.jti);
+    expect(after.rotationVersion).toBe(2);
+    expect(decodeJwt(res.body.accessToken).sid).toBe(before.sid);
+    const again = await refresh(res.body.refreshToken);
+    expect(again.status).toBe(200);
+    expect(decodeJwt(again.body.refreshToken).rotationVersion).toBe(3);
+  });
+
+  it('gives a near-simultaneous retry the pair already issued', async () => {
+    const { issued } = await freshSession(h.infra);
+    const first = await refresh(issued.refreshToken);
+    const retry = await refresh(issued.refreshToken);
+    expect(retry.status).toBe(200);
+    expect(retry.body.refreshToken).toBe(first.body.refreshToken);
+    expect(retry.body.accessToken).toBe(first.body.accessToken);
+    // The pair handed out again is the live one.
+    expect((await refresh(first.body.refreshToken)).status).toBe(200);
+  });
+
+  it('revokes the whole family when a consumed version is reused after the allowance', async () => {
+    const { issued } = await freshSession(h.infra);
+    const first = await refresh(issued.refreshToken);
+    await new Promise((r) => setTimeout(r, 1700));
+    const reuse = await refresh(issued.refreshToken);
+    expect(reuse.status).toBe(401);
+    expect(reuse.body.reason).toBe('RefreshTokenFamilyCompromised');
+    const latest = await refresh(first.body.refreshToken);
+    expect(latest.status).toBe(401);
+    expect(latest.body.reason).toBe('RefreshTokenFamilyCompromised');
+    const intro = await postJson(`${h.url}/introspect`, { accessToken: first.body.accessToken });
+    expect(intro.body.status).toBe('revoked');
+  });
+
+  it('rejects malformed, wrong-type, badly signed and unknown tokens with their reasons', async () => {
+    const { issued } = await freshSession(h.infra);
+    expect((await refresh('not-a-jwt')).body.reason).toBe('RefreshTokenInvalid');
+    expect((await refresh(issued.accessToken)).body.reason).toBe('RefreshTokenInvalidType');
+    const [hd, pl, sig] = issued.refreshToken.split('.');
+    const tampered = `${hd}.${pl}.${sig!.slice(0, -4)}AAAA`;
+    const bad = await refresh(tampered);
+    expect(bad.status).toBe(401);
+    expect(bad.body.reason).toBe('RefreshTokenInvalidSignature');
+    expect(bad.body.message).toEqual(expect.any(String));
+  });
+
+  it('reports an expired refresh token as RefreshTokenExpired', async () => {
+    const { app, issued } = await freshSession(h.infra);
+    const application = await loadApplication(h.infra.db, { anchor: app.anchor });
+    const signer = await h.infra.keyRing.signer(application!.id);
+    const claims = decodeJwt(issued.refreshToken);
+    const old = await mintRefreshToken(signer!, {
+      issuer: String(claims.iss),
+      audience: app.anchor,
+      sid: String(claims.sid),
+      jti: String(claims.jti),
+      iat: Math.floor(Date.now() / 1000) - 200_000,
+      ttlSeconds: 86_400,
+      rotationVersion: 1,
+    });
+    const res = await refresh(old.token);
+    expect(res.status).toBe(401);
+    expect(res.body.reason).toBe('RefreshTokenExpired');
+  });
+
+  it('reports revoked and suspended sessions', async () => {
+    const { issued } = await freshSession(h.infra);
+    expect((await postJson(`${h.url}/logout`, { refreshToken: issued.refreshToken })).body).toEqual({
+      revoked: true,
+    });
+    expect((await refresh(issued.refreshToken)).body.reason).toBe('RefreshTokenRevoked');
+    const other = await freshSession(h.infra);
+    await h.infra.db.session.update({ where: { id: other.issued.sid }, data: { status: 'SUSPENDED' } });
+    const res = await refresh(other.issued.refreshToken);
+    expect(res.status).toBe(401);
+    expect(res.body.reason).toBe('RefreshTokenSuspended');
+  });
+
+  it('refuses when the account or application no longer qualifies, and consumes nothing', async () => {
+    const disabled = await freshSession(h.infra);
+    await setAccountStatus(h.infra.db, disabled.account.id, 'DISABLED');
+    const r1 = await refresh(disabled.issued.refreshToken);
+    expect([r1.status, r1.body.reason]).toEqual([403, 'AccountDisabled']);
+    await setAccountStatus(h.infra.db, disabled.account.id, 'ACTIVE');
+    expect((await refresh(disabled.issued.refreshToken)).status).toBe(200);
+
+    const deleted = await freshSession(h.infra);
+    await setAccountStatus(h.infra.db, deleted.account.id, 'DELETED');
+    expect((await refresh(deleted.issued.refreshToken)).body.reason).toBe('AccountDeleted');
+
+    const suspendedApp = await freshSession(h.infra);
+    await setAppStatus(h.infra.db, suspendedApp.app.anchor, 'SUSPENDED');
+    h.deps.apps.clear();
+    const r3 = await refresh(suspendedApp.issued.refreshToken);
+    expect([r3.status, r3.body.reason]).toEqual([403, 'ApplicationNotActive']);
+  });
+
+  it('applies the claim gate and basic terms on refresh', async () => {
+    const s = await freshSession(h.infra);
+    await setClaims(h.infra.db, s.app.anchor, { email: 'REQUIRED' });
+    h.deps.apps.clear();
+    const gate = await refresh(s.issued.refreshToken);
+    expect(gate.status).toBe(403);
+    expect(gate.body.reason).toBe('ClaimConsentRequired');
+    expect(gate.body.claims.email).toEqual({ requirement: 'REQUIRED', state: 'UNKNOWN' });
+    expect(gate.body.errand.errandKey).toMatch(/^ernd_/);
+
+    const m = await freshSession(h.infra);
+    await setClaims(h.infra.db, m.app.anchor, { staticAvatar: 'REQUIRED' });
+    await h.infra.db.claimGrant.create({
+      data: {
+        accountId: m.account.id,
+        applicationId: m.app.applicationId,
+        claim: 'staticAvatar',
+        state: 'GRANTED',
+      },
+    });
+    h.deps.apps.clear();
+    expect((await refresh(m.issued.refreshToken)).body.reason).toBe('RequiredClaimDataMissing');
+
+    const t = await freshSession(h.infra);
+    await h.infra.db.agreementReceipt.deleteMany({ where: { accountId: t.account.id } });
+    const terms = await refresh(t.issued.refreshToken);
+    expect(terms.status).toBe(403);
+    expect(terms.body.reason).toBe('LegalAgreementRequired');
+    expect(terms.body.agreement.locales['zh-CN'].contentSha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('emits workload access tokens on workload sessions', async () => {
+    const { app } = await freshSession(h.infra);
+    const owner = await provisionAccount(h.infra);
+    const w = await h.infra.db.workload.create({
+      data: { kind: 'AGENT', ownerAccountId: owner.id, name: 'bot' },
+    });
+    const issued = await issueFor(h.infra, app.anchor, {
+      kind: 'AGENT',
+      accountId: owner.id,
+      workloadId: w.id,
+      workloadGeneration: 1,
+    });
+    const res = await refresh(issued.refreshToken);
+    expect(res.status).toBe(200);
+    const access = decodeJwt(res.body.accessToken);
+    expect(access.act).toEqual({ sub: issued.actorSubject });
+    expect(access.sub).toBe(issued.subject);
+    expect(decodeJwt(res.body.refreshToken).act).toBeUndefined();
+  });
+
+  it('answers InvalidBody for every kind of bad body and changes nothing', async () => {
+    const { issued } = await freshSession(h.infra);
+    const cases: [string, Record<string, string>][] = [
+      ['', {}],
+      ['{"refreshToken":', {}],
+      ['[]', {}],
+      ['"x"', {}],
+      ['{}', {}],
+      [JSON.stringify({ refreshToken: 42 }), {}],
+      [JSON.stringify({ refreshToken: issued.refreshToken, extra: 1 }), {}],
+      [JSON.stringify({ refreshToken: issued.refreshToken }), { 'content-type': 'text/plain' }],
+    ];
+    for (const [body, headers] of cases) {
+      const res = await postJson(`${h.url}/refresh`, body, headers);
+      expect([res.status, res.body?.reason]).toEqual([400, 'InvalidBody']);
+      expect(res.text).not.toMatch(/at .*\.ts/);
+    }
+    const huge = await postJson(`${h.url}/refresh`, JSON.stringify({ refreshToken: 'x'.repeat(70_000) }));
+    expect([huge.status, huge.body?.reason]).toEqual([413, 'InvalidBody']);
+    const session = await h.infra.db.session.findUniqueOrThrow({ where: { id: issued.sid } });
+    expect(session.currentVersion).toBe(1);
+    expect(session.status).toBe('ACTIVE');
+  });
+});

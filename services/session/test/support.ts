@@ -1,0 +1,56 @@
+// Session host test support: the real app on a free port, and sessions issued through the issuance core.
+import { issueSession, loadApplication, type Principal } from '@svc/issuance';
+import { openInfra, provisionAccount, provisionApp, startTestHost, type TestInfra } from '@svc/testkit';
+import { createSessionApp } from '../src/app';
+import { type OpenedSessionDeps, openSessionDeps } from '../src/deps';
+
+export interface SessionHarness {
+  infra: TestInfra;
+  deps: OpenedSessionDeps;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startSessionHost(env: Record<string, string> = {}): Promise<SessionHarness> {
+  const saved: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(env)) {
+    saved[k] = process.env[k];
+    process.env[k] = v;
+  }
+  const deps = openSessionDeps();
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  const host = await startTestHost(createSessionApp(deps));
+  const infra = openInfra();
+  return {
+    infra,
+    deps,
+    url: host.url,
+    async close() {
+      await host.close();
+      await deps.close();
+      await infra.close();
+    },
+  };
+}
+
+export async function issueFor(
+  infra: TestInfra,
+  anchor: string,
+  principal: Principal,
+  authMethod = 'ACCESS_KEY_DIRECT',
+) {
+  const application = await loadApplication(infra.db, { anchor });
+  if (!application) throw new Error(`no application ${anchor}`);
+  return issueSession(infra.issuance, { application, principal, authMethod });
+}
+
+/** A fresh application and account with a first session issued through the issuance core. */
+export async function freshSession(infra: TestInfra, opts: Parameters<typeof provisionApp>[1] = {}) {
+  const app = await provisionApp(infra, opts);
+  const account = await provisionAccount(infra, { givenName: 'Ada', familyName: 'Lovelace' });
+  const issued = await issueFor(infra, app.anchor, { kind: 'ACCOUNT', accountId: account.id });
+  return { app, account, issued };
+}
