@@ -1,0 +1,43 @@
+// The basic-terms step of platform-ticket sign-in: a native client shows the full agreement, obtains the user's
+// confirmation, and retries with `agreementAcceptance` bound to the revision, locale and content hash it showed.
+import {
+  type AgreementLocale,
+  currentTerms,
+  hasCurrentReceipt,
+  type IssuanceDeps,
+  legalAgreementRequired,
+  recordReceipt,
+} from '@svc/issuance';
+import { ServiceError } from '@svc/platform';
+
+export interface AgreementAcceptance {
+  revision: number;
+  locale: AgreementLocale;
+  contentSha256: string;
+  confirmed: boolean;
+}
+
+export const RECEIPT_CHANNEL = 'PLATFORM_TICKET';
+
+/**
+ * Returns when the account holds the current receipt (recording one from a valid acceptance first). Without an
+ * acceptance, or with `confirmed: false`, the answer is LegalAgreementRequired with the full agreement; an
+ * acceptance of another revision or of content other than the current one is LegalAgreementRevisionMismatch.
+ */
+export async function settleBasicTerms(
+  deps: Pick<IssuanceDeps, 'db' | 'connectUrl'>,
+  accountId: string,
+  acceptance: AgreementAcceptance | undefined,
+): Promise<void> {
+  const terms = await currentTerms(deps.db);
+  if (!terms || (await hasCurrentReceipt(deps.db, accountId, terms))) return;
+  if (!acceptance?.confirmed) throw legalAgreementRequired(terms, deps.connectUrl);
+  const shown = terms.agreement.locales[acceptance.locale];
+  if (acceptance.revision !== terms.revision || !shown || shown.contentSha256 !== acceptance.contentSha256) {
+    throw new ServiceError('LegalAgreementRevisionMismatch', 409);
+  }
+  await recordReceipt(deps.db, accountId, terms, RECEIPT_CHANNEL, {
+    locale: acceptance.locale,
+    contentSha256: acceptance.contentSha256,
+  });
+}

@@ -1,0 +1,61 @@
+// POST /errand: for a current access token whose session is active, the live five-key claim view and a fresh
+// errand when the claim gate owes the user a browser step (null when nothing is owed).
+import {
+  ACCESS_TYPS,
+  createErrand,
+  type ErrandRef,
+  isIssuable,
+  loadAccount,
+  loadClaimView,
+  profileValues,
+  verifyPresentedToken,
+} from '@svc/issuance';
+import { ServiceError } from '@svc/platform';
+import { type ClaimView, evaluateClaimGate, TokenVerificationError } from '@svc/token-core';
+import type { NativeDeps } from '../deps';
+import type { SessionStore } from '../store/sessions';
+
+// The spec's /errand failures carry no reason beyond the status: bodies are empty.
+const unauthorized = (cause?: unknown) =>
+  new ServiceError('AccessTokenInvalid', 401, { emptyBody: true, cause });
+const forbidden = (reason: 'ApplicationNotActive' | 'AccountDisabled') =>
+  new ServiceError(reason, 403, { emptyBody: true });
+
+export async function errandForAccessToken(
+  deps: NativeDeps,
+  sessions: SessionStore,
+  accessToken: string,
+): Promise<{ claims: ClaimView; errand: ErrandRef | null }> {
+  let presented: Awaited<ReturnType<typeof verifyPresentedToken>>;
+  try {
+    presented = await verifyPresentedToken(deps.issuance, deps.apps, accessToken, { typ: ACCESS_TYPS });
+  } catch (err) {
+    if (err instanceof TokenVerificationError) throw unauthorized(err);
+    throw err;
+  }
+  const { app, claims: token } = presented;
+  const session = await sessions.find(token.sid);
+  if (
+    !session ||
+    session.applicationId !== app.id ||
+    session.status !== 'ACTIVE' ||
+    session.expiresAt <= deps.issuance.now()
+  ) {
+    throw unauthorized();
+  }
+  if (!isIssuable(app)) throw forbidden('ApplicationNotActive');
+  const account = await loadAccount(deps.issuance, session.accountId);
+  if (!account) throw unauthorized();
+  if (account.status !== 'ACTIVE') throw forbidden('AccountDisabled');
+  const claims = await loadClaimView(deps.db, account.id, app.id, app.claimRequirements);
+  const gate = evaluateClaimGate(claims, profileValues(account));
+  const errand = gate
+    ? await createErrand(deps.issuance, {
+        applicationId: app.id,
+        accountId: account.id,
+        purpose: 'CLAIMS',
+        claims: gate.claims,
+      })
+    : null;
+  return { claims, errand };
+}

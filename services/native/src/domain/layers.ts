@@ -1,0 +1,78 @@
+// The authorization layers of direct issue, each one small check applied after the credential is proven.
+//   Layer 1 (method): the application has an enabled authentication rule for the exact method selected by the
+//     credential type and the credential-bound principal kind (spec table). Accepting one kind admits no other.
+//   Layer 2 (standing): a workload-bound credential must name an ACTIVE agent or automation that is still
+//     owned by the credential's account. (The account's own status is reported as AccountDisabled/Deleted.)
+//   Layer 3 (delivery): direct issue hands the token pair straight to the caller. An application that lists
+//     enabled return rules has restricted how results may be delivered; unless REVEAL is among them, direct
+//     issue is refused.
+import type { ApplicationContext, Principal } from '@svc/issuance';
+import { ServiceError } from '@svc/platform';
+import type { WorkloadRow } from '../store/credentials';
+
+export type CredentialType = 'ACCESS_KEY' | 'PUBLIC_KEY';
+export type PrincipalKind = 'ACCOUNT' | 'AGENT' | 'AUTOMATION';
+
+const METHODS: Record<CredentialType, Record<PrincipalKind, string>> = {
+  ACCESS_KEY: {
+    ACCOUNT: 'ACCESS_KEY_DIRECT',
+    AGENT: 'AGENT_ACCESS_KEY_DIRECT',
+    AUTOMATION: 'AUTOMATION_ACCESS_KEY_DIRECT',
+  },
+  PUBLIC_KEY: {
+    ACCOUNT: 'PUBLIC_KEY_DIRECT',
+    AGENT: 'AGENT_PUBLIC_KEY_DIRECT',
+    AUTOMATION: 'AUTOMATION_PUBLIC_KEY_DIRECT',
+  },
+};
+
+export const PLATFORM_TICKET_METHOD = 'PLATFORM_TICKET';
+
+/** The exact authentication method a credential of this type, bound to this principal kind, needs. */
+export function requiredMethod(type: CredentialType, kind: PrincipalKind): string {
+  return METHODS[type][kind];
+}
+
+export function checkLayer1(app: ApplicationContext, method: string): void {
+  if (!app.authRules.some((r) => r.method === method)) throw new ServiceError('Layer1Denied', 403);
+}
+
+/** Layer 1 for platform tickets: an enabled PLATFORM_TICKET rule whose allow-list names the platform app id. */
+export function checkPlatformLayer1(app: ApplicationContext, platformAppId: number): void {
+  const wanted = BigInt(platformAppId);
+  const allowed = app.authRules.some(
+    (r) => r.method === PLATFORM_TICKET_METHOD && r.platformAppIds.some((id) => id === wanted),
+  );
+  if (!allowed) throw new ServiceError('Layer1Denied', 403);
+}
+
+/**
+ * Layer 2: the principal the credential is bound to, checked for standing. `workload` is the credential's
+ * workload row (null when the credential has none).
+ */
+export function checkLayer2(
+  binding: { accountId: string; workloadId: string | null },
+  workload: WorkloadRow | null,
+): Principal {
+  if (!binding.workloadId) return { kind: 'ACCOUNT', accountId: binding.accountId };
+  if (
+    !workload ||
+    workload.kind === 'ACCOUNT' ||
+    workload.status !== 'ACTIVE' ||
+    workload.ownerAccountId !== binding.accountId
+  ) {
+    throw new ServiceError('Layer2Denied', 403);
+  }
+  return {
+    kind: workload.kind,
+    accountId: binding.accountId,
+    workloadId: workload.id,
+    workloadGeneration: workload.generation,
+  };
+}
+
+export function checkLayer3(app: ApplicationContext): void {
+  if (app.returnRules.length > 0 && !app.returnRules.some((r) => r.method === 'REVEAL')) {
+    throw new ServiceError('Layer3Denied', 403);
+  }
+}

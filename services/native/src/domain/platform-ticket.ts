@@ -1,0 +1,72 @@
+// Direct issue with a game-platform ticket: the application's PLATFORM_TICKET rule must allow-list the platform
+// app id, the ticket is single use across replicas, Steam verifies it, the Steam user is linked to one account
+// (created on first sign-in), the basic terms are settled, then the shared issuance core issues.
+import { checkAccount, checkApplication, issueSession, loadAccount } from '@svc/issuance';
+import { ServiceError } from '@svc/platform';
+import type { NativeDeps } from '../deps';
+import type { CredentialStore } from '../store/credentials';
+import type { PlatformLinkStore } from '../store/platform-links';
+import type { SteamClient } from '../store/steam-api';
+import { type TicketReplayStore, ticketHash } from '../store/ticket-replay';
+import { type AgreementAcceptance, settleBasicTerms } from './basic-terms';
+import { type DirectIssueResult, requireApplication } from './issue';
+import { checkLayer3, checkPlatformLayer1, PLATFORM_TICKET_METHOD } from './layers';
+
+export const STEAM_PLATFORM = 'STEAM';
+
+export interface PlatformTicketInput {
+  applicationAnchor: string;
+  platformTicketHex: string;
+  platformAppId: number;
+  agreementAcceptance?: AgreementAcceptance;
+}
+
+export interface PlatformTicketPorts {
+  steam: SteamClient;
+  replay: TicketReplayStore;
+  links: PlatformLinkStore;
+  credentials: CredentialStore;
+}
+
+export async function platformTicketSignIn(
+  deps: NativeDeps,
+  ports: PlatformTicketPorts,
+  input: PlatformTicketInput,
+): Promise<DirectIssueResult> {
+  const app = await requireApplication(deps, input.applicationAnchor);
+  checkApplication(app);
+  checkPlatformLayer1(app, input.platformAppId);
+  checkLayer3(app);
+
+  // Hex is case-insensitive: normalize before hashing so case variants of one ticket are the same ticket.
+  const ticket = input.platformTicketHex.toLowerCase();
+  const hash = ticketHash(ticket);
+  if (!(await ports.replay.claim(hash))) throw new ServiceError('ReplayProtectionAlreadySeen', 409);
+
+  const verdict = await ports.steam.authenticateUserTicket(input.platformAppId, ticket);
+  if (verdict.kind === 'unavailable') {
+    await ports.replay.release(hash);
+    throw new ServiceError('TemporarilyUnavailable', 503, { headers: { 'Retry-After': '5' } });
+  }
+  if (verdict.kind === 'rejected' || verdict.publisherBanned)
+    throw new ServiceError('PlatformTicketRejected', 401);
+
+  const link = await ports.links.findOrCreate(STEAM_PLATFORM, verdict.steamId);
+  const authority = await ports.credentials.authorityVersion(link.accountId);
+  const account = await loadAccount(deps.issuance, link.accountId);
+  checkAccount(account);
+  await settleBasicTerms(deps.issuance, account.id, input.agreementAcceptance);
+  await deps.hooks?.afterCredentialProof?.();
+  const issued = await issueSession(deps.issuance, {
+    application: app,
+    principal: { kind: 'ACCOUNT', accountId: account.id },
+    authMethod: PLATFORM_TICKET_METHOD,
+    expectedAuthorityVersion: authority,
+  });
+  return {
+    claims: issued.claims,
+    applicationAnchor: app.anchor,
+    accessToken: issued.accessToken,
+    refreshToken: issued.refreshToken,
+  };
+}

@@ -1,0 +1,60 @@
+// Direct issue with a public key: the EdDSA assertion of the spec in `Authorization: PublicKey <jws>`, verified
+// by libs/client-auth (exact header and claims, iss = kid, <= 60 s, requestHash, single-use jti in Redis). The
+// key's applicability to the named application is part of the proof. Unknown kids are verified against a
+// throwaway key so no answer (or its timing) tells whether a kid exists; every rejection is
+// PublicKeyDirectDenied, except a replayed jti, which asks the client to sign a fresh assertion.
+import { generateKeyPairSync } from 'node:crypto';
+import { AssertionError, verifyBoundAssertion } from '@svc/client-auth';
+import type { ApplicationContext } from '@svc/issuance';
+import { type Redis, ServiceError } from '@svc/platform';
+import { AUDIENCE, TYP } from '@svc/token-core';
+import type { JWK } from 'jose';
+import type { CredentialStore, PublicKeyRow } from '../store/credentials';
+import type { CredentialBinding } from './issue';
+
+export const PUBLIC_KEY_SCHEME = 'PublicKey';
+const DUMMY_JWK = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }) as JWK;
+
+export const publicKeyDenied = (cause?: unknown) =>
+  new ServiceError('PublicKeyDirectDenied', 401, {
+    headers: { 'WWW-Authenticate': `${PUBLIC_KEY_SCHEME} error="invalid_token"` },
+    cause,
+  });
+
+export const assertionReplayed = () => new ServiceError('PublicKeyAssertionReplayed', 409);
+
+export async function provePublicKeyAssertion(
+  deps: { redis: Redis; now?: () => number },
+  store: CredentialStore,
+  app: ApplicationContext,
+  req: { authorization: string | undefined; rawBody: Buffer },
+): Promise<CredentialBinding> {
+  try {
+    const { key } = await verifyBoundAssertion<{ row: PublicKeyRow | null }>({
+      authorization: req.authorization,
+      scheme: PUBLIC_KEY_SCHEME,
+      typ: TYP.publicKeyAssertion,
+      kidPrefix: 'pky_',
+      audience: AUDIENCE.nativePublicKey,
+      rawBody: req.rawBody,
+      redis: deps.redis,
+      replayNamespace: 'public-key',
+      maxLifetimeSeconds: 60,
+      now: deps.now,
+      async resolveKey(kid) {
+        const row = await store.findPublicKey(kid);
+        return row ? { row, jwk: row.jwk } : { row: null, jwk: DUMMY_JWK };
+      },
+      // Checked before the jti is consumed: a key that is revoked or not applicable to this application
+      // proves nothing here.
+      issuerMatches: (iss, kid, key) =>
+        iss === kid && key.row !== null && key.row.status === 'ACTIVE' && key.row.applicationId === app.id,
+    });
+    const row = key.row!;
+    return { type: 'PUBLIC_KEY', credentialId: row.id, accountId: row.accountId, workloadId: row.workloadId };
+  } catch (err) {
+    if (err instanceof AssertionError)
+      throw err.failure === 'replayed' ? assertionReplayed() : publicKeyDenied(err);
+    throw err;
+  }
+}
