@@ -1,0 +1,263 @@
+// The session host's other endpoints: introspect, logout, revoke-all, userinfo, claim-state and JWK Sets.
+import { grantClaim, setAccountStatus, setClaims } from '@svc/provisioning';
+import { postJson, provisionAccount, provisionClientKey, signClientAuth } from '@svc/testkit';
+import { freshSession, issueFor, type SessionHarness, startSessionHost } from './support';
+
+let h: SessionHarness;
+beforeAll(async () => {
+  h = await startSessionHost({ SESSION_CACHE_MS: '0' });
+});
+afterAll(() => h.close());
+
+const get = async (path: string, token?: string) => {
+  const res = await fetch(`${h.url}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+};
+
+describe('POST /introspect', () => {
+  it('reports active, then revoked after logout; ignores the token exp', async () => {
+    const { issued } = await freshSession(h.infra);
+    const active = await postJson(`${h.url}/introspect`, { accessToken: issued.accessToken });
+    expect(active.status).toBe(200);
+    expect(active.body.status).toBe('active');
+    expect(active.body.recommendedRecheckSeconds).toBeGreaterThanOrEqual(1);
+    await postJson(`${h.url}/logout`, { refreshToken: issued.refreshToken });
+    expect((await postJson(`${h.url}/introspect`, { accessToken: issued.accessToken })).body.status).toBe(
+      'revoked',
+    );
+  });
+
+  it('reports expired and not_found sessions', async () => {
+    const { issued } = await freshSession(h.infra);
+    await h.infra.db.session.update({
+      where: { id: issued.sid },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    expect((await postJson(`${h.url}/introspect`, { accessToken: issued.accessToken })).body.status).toBe(
+      'expired',
+    );
+    const gone = await freshSession(h.infra);
+    await h.infra.db.session.delete({ where: { id: gone.issued.sid } });
+    expect(
+      (await postJson(`${h.url}/introspect`, { accessToken: gone.issued.accessToken })).body.status,
+    ).toBe('not_found');
+  });
+
+  it('rejects refresh tokens, garbage and bad bodies', async () => {
+    const { issued } = await freshSession(h.infra);
+    const wrongType = await postJson(`${h.url}/introspect`, { accessToken: issued.refreshToken });
+    expect([wrongType.status, wrongType.body.reason]).toEqual([401, 'AccessTokenInvalid']);
+    expect((await postJson(`${h.url}/introspect`, { accessToken: 'a.b.c' })).body.reason).toBe(
+      'AccessTokenInvalid',
+    );
+    expect((await postJson(`${h.url}/introspect`, {})).body.reason).toBe('InvalidBody');
+  });
+
+  it('a workload token loses its session when the workload is revoked', async () => {
+    const { app } = await freshSession(h.infra);
+    const owner = await provisionAccount(h.infra);
+    const w = await h.infra.db.workload.create({
+      data: { kind: 'AUTOMATION', ownerAccountId: owner.id, name: 'job' },
+    });
+    const issued = await issueFor(h.infra, app.anchor, {
+      kind: 'AUTOMATION',
+      accountId: owner.id,
+      workloadId: w.id,
+      workloadGeneration: 1,
+    });
+    expect((await postJson(`${h.url}/introspect`, { accessToken: issued.accessToken })).body.status).toBe(
+      'active',
+    );
+    await h.infra.db.workload.update({ where: { id: w.id }, data: { status: 'REVOKED' } });
+    expect((await postJson(`${h.url}/introspect`, { accessToken: issued.accessToken })).body.status).toBe(
+      'revoked',
+    );
+  });
+});
+
+describe('POST /logout', () => {
+  it('is idempotent and accepts an older genuine version without making it refreshable', async () => {
+    const { issued } = await freshSession(h.infra);
+    const rotated = await postJson(`${h.url}/refresh`, { refreshToken: issued.refreshToken });
+    expect(rotated.status).toBe(200);
+    const first = await postJson(`${h.url}/logout`, { refreshToken: issued.refreshToken });
+    expect(first.body).toEqual({ revoked: true });
+    const second = await postJson(`${h.url}/logout`, { refreshToken: rotated.body.refreshToken });
+    expect(second.body).toEqual({ revoked: true });
+    expect(
+      (await postJson(`${h.url}/refresh`, { refreshToken: rotated.body.refreshToken })).body.reason,
+    ).toBe('RefreshTokenRevoked');
+  });
+
+  it('refuses tokens that are not genuine refresh tokens', async () => {
+    const { issued } = await freshSession(h.infra);
+    expect((await postJson(`${h.url}/logout`, { refreshToken: issued.accessToken })).body.reason).toBe(
+      'RefreshTokenInvalidType',
+    );
+    expect((await postJson(`${h.url}/logout`, { refreshToken: 'x' })).body.reason).toBe(
+      'RefreshTokenInvalid',
+    );
+  });
+});
+
+describe('POST /revoke-all', () => {
+  it('revokes every session of the subject under the calling application only', async () => {
+    const s = await freshSession(h.infra);
+    const second = await issueFor(h.infra, s.app.anchor, { kind: 'ACCOUNT', accountId: s.account.id });
+    const w = await h.infra.db.workload.create({
+      data: { kind: 'AGENT', ownerAccountId: s.account.id, name: 'a' },
+    });
+    const agent = await issueFor(h.infra, s.app.anchor, {
+      kind: 'AGENT',
+      accountId: s.account.id,
+      workloadId: w.id,
+      workloadGeneration: 1,
+    });
+    const elsewhere = await freshSession(h.infra);
+    const otherApp = await issueFor(h.infra, elsewhere.app.anchor, {
+      kind: 'ACCOUNT',
+      accountId: s.account.id,
+    });
+    const ck = await provisionClientKey(h.infra, s.app.anchor);
+    const body = JSON.stringify({ subject: s.issued.subject });
+    const auth = await signClientAuth({ ...ck, iss: s.app.anchor, aud: 'service-session', body });
+    const res = await postJson(`${h.url}/revoke-all`, body, { authorization: `ClientAuth ${auth}` });
+    expect([res.status, res.body]).toEqual([200, { revoked: true }]);
+    for (const t of [s.issued, second, agent]) {
+      expect((await postJson(`${h.url}/introspect`, { accessToken: t.accessToken })).body.status).toBe(
+        'revoked',
+      );
+    }
+    expect((await postJson(`${h.url}/introspect`, { accessToken: otherApp.accessToken })).body.status).toBe(
+      'active',
+    );
+    // Replay of the same signed request is refused with a bare 401.
+    const replay = await postJson(`${h.url}/revoke-all`, body, { authorization: `ClientAuth ${auth}` });
+    expect(replay.status).toBe(401);
+    expect(replay.text).toBe('');
+    expect(replay.headers.get('content-type')).toBeNull();
+  });
+
+  it('acknowledges unknown subjects the same way and refuses bad client-auth', async () => {
+    const s = await freshSession(h.infra);
+    const ck = await provisionClientKey(h.infra, s.app.anchor);
+    const body = JSON.stringify({ subject: 'ss_unknown' });
+    const ok = await postJson(`${h.url}/revoke-all`, body, {
+      authorization: `ClientAuth ${await signClientAuth({ ...ck, iss: s.app.anchor, aud: 'service-session', body })}`,
+    });
+    expect([ok.status, ok.body]).toEqual([200, { revoked: true }]);
+    const bad = [
+      {},
+      { authorization: 'ClientAuth nope' },
+      {
+        authorization: `ClientAuth ${await signClientAuth({ ...ck, iss: s.app.anchor, aud: 'service-connect', body })}`,
+      },
+      {
+        authorization: `ClientAuth ${await signClientAuth({ ...ck, iss: s.app.anchor, aud: 'service-session', body: '{}' })}`,
+      },
+      {
+        authorization: `ClientAuth ${await signClientAuth({ ...ck, iss: s.app.anchor, aud: 'service-session', body, lifetimeSeconds: 120 })}`,
+      },
+      {
+        authorization: `ClientAuth ${await signClientAuth({ ...ck, iss: s.app.anchor, aud: 'service-session', body, iatOffsetSeconds: -300 })}`,
+      },
+      {
+        authorization: `ClientAuth ${await signClientAuth({ ...ck, iss: 'other-app', aud: 'service-session', body })}`,
+      },
+    ];
+    for (const headers of bad) {
+      const res = await postJson(`${h.url}/revoke-all`, body, headers);
+      expect(res.status).toBe(401);
+      expect(res.text).toBe('');
+    }
+  });
+});
+
+describe('GET /userinfo and /claim-state', () => {
+  it('serves live data with the no-store headers and the five claim-state keys', async () => {
+    const s = await freshSession(h.infra);
+    await setClaims(h.infra.db, s.app.anchor, {
+      email: 'OPTIONAL',
+      firstName: 'REQUIRED',
+      lastName: 'OPTIONAL',
+      staticAvatar: 'SYNTHETIC_ONLY',
+    });
+    await grantClaim(h.infra.db, s.account.id, s.app.anchor, 'firstName', 'GRANTED');
+    h.deps.apps.clear();
+    const again = await issueFor(h.infra, s.app.anchor, { kind: 'ACCOUNT', accountId: s.account.id });
+    const info = await get('/userinfo', again.accessToken);
+    expect(info.status).toBe(200);
+    expect(info.headers.get('cache-control')).toBe('no-store');
+    expect(info.headers.get('pragma')).toBe('no-cache');
+    expect(info.headers.get('vary')).toBe('Authorization');
+    expect(info.body.sub).toBe(again.subject);
+    expect(info.body.given_name).toBe('Ada');
+    expect(info.body.email).toBeUndefined();
+    expect(info.body.family_name).toBeUndefined();
+    expect(info.body.picture).toMatch(/^https:\/\//);
+    // Live: a grant made now shows at once.
+    await grantClaim(h.infra.db, s.account.id, s.app.anchor, 'email', 'GRANTED');
+    expect((await get('/userinfo', again.accessToken)).body.email).toBe(s.account.email);
+    const state = await get('/claim-state', again.accessToken);
+    expect(state.status).toBe(200);
+    expect(Object.keys(state.body.claims).sort()).toEqual([
+      'email',
+      'family_name',
+      'given_name',
+      'picture',
+      'picture_animated',
+    ]);
+    expect(state.body.claims.given_name).toEqual({ requirement: 'REQUIRED', state: 'GRANTED' });
+    expect(state.headers.get('vary')).toBe('Authorization');
+  });
+
+  it('fails with invalid_token and a Bearer challenge', async () => {
+    const s = await freshSession(h.infra);
+    for (const path of ['/userinfo', '/claim-state']) {
+      for (const token of [undefined, 'garbage', s.issued.refreshToken]) {
+        const res = await get(path, token);
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ error: 'invalid_token' });
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
+      }
+    }
+    await setAccountStatus(h.infra.db, s.account.id, 'DISABLED');
+    expect((await get('/userinfo', s.issued.accessToken)).status).toBe(401);
+    const o = await freshSession(h.infra);
+    await h.infra.db.session.update({ where: { id: o.issued.sid }, data: { protocol: 'OIDC' } });
+    expect((await get('/claim-state', o.issued.accessToken)).body).toEqual({ error: 'invalid_token' });
+  });
+
+  it('discloses an empty surname for an approved account without one', async () => {
+    const s = await freshSession(h.infra);
+    await setClaims(h.infra.db, s.app.anchor, { lastName: 'REQUIRED' });
+    h.deps.apps.clear();
+    const acct = await provisionAccount(h.infra, { givenName: 'Mononym' });
+    await grantClaim(h.infra.db, acct.id, s.app.anchor, 'lastName', 'GRANTED');
+    const t = await issueFor(h.infra, s.app.anchor, { kind: 'ACCOUNT', accountId: acct.id });
+    expect((await get('/userinfo', t.accessToken)).body.family_name).toBe('');
+  });
+});
+
+describe('GET /applications/{anchor}/jwks.json', () => {
+  it('serves public keys only, cacheable within the prepublication window', async () => {
+    const s = await freshSession(h.infra);
+    const res = await get(`/applications/${s.app.anchor}/jwks.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+    expect(Number(res.headers.get('cache-control')!.split('=')[1])).toBeLessThanOrEqual(300);
+    expect(res.body.keys.length).toBeGreaterThanOrEqual(1);
+    for (const k of res.body.keys) {
+      expect(Object.keys(k).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+      expect([k.kty, k.use, k.alg]).toEqual(['RSA', 'sig', 'RS256']);
+    }
+  });
+
+  it('answers ApplicationNotFound for unknown or invalid anchors', async () => {
+    for (const anchor of ['no-such-app-here', 'BAD', 'a', 'x'.repeat(70)]) {
+      const res = await get(`/applications/${anchor}/jwks.json`);
+      expect([res.status, res.body.reason]).toEqual([404, 'ApplicationNotFound']);
+    }
+  });
+});
