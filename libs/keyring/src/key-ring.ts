@@ -71,7 +71,9 @@ export function createKeyRing(opts: KeyRingOptions): KeyRing {
       orderBy: { createdAt: 'desc' },
     });
     const at = now();
-    const published = rows.filter((r) => r.status !== 'RETIRING' || !r.publishUntil || r.publishUntil.getTime() > at);
+    const published = rows.filter(
+      (r) => r.status !== 'RETIRING' || !r.publishUntil || r.publishUntil.getTime() > at,
+    );
     const active = published.find((r) => r.status === 'ACTIVE');
     const jwks = toJwkSet(published.map((r) => r.publicJwk as unknown as PublicJwk)).keys;
     const entry: ScopeEntry = {

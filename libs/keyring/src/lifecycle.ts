@@ -4,6 +4,7 @@
 import type { Db } from '@svc/db';
 import { generateSigningKey, type Kek, REFRESH_TTL } from '@svc/token-core';
 import { OIDC_SCOPE } from './key-ring';
+import type { KeySchedule } from './schedule';
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
@@ -18,15 +19,41 @@ async function lockScope(tx: Tx, scopeId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`signing-keys:${scopeId}`}))`;
 }
 
-/** Latest moment a token signed now by this scope could still be valid. */
+/**
+ * How long after a key retires a host may still sign with it: hosts drop their cached signer on the pub/sub key
+ * change at once, but one that missed the message keeps it until its cache TTL (KEY_CACHE_TTL_MS) runs out.
+ */
+function staleSignerGraceMs(): number {
+  return Math.max(Number(process.env.KEY_CACHE_TTL_MS ?? 30_000), 0) + 60_000;
+}
+
+/** Longest refresh lifetime a new session of this application can get (rules can only narrow the default). */
+async function longestRefreshTtl(tx: Tx, applicationId: string): Promise<number> {
+  const agg = await tx.authenticationRule.aggregate({ where: { applicationId }, _max: { refreshTtl: true } });
+  const ruled = agg._max.refreshTtl ?? 0;
+  return Math.min(Math.max(REFRESH_TTL.default, ruled), REFRESH_TTL.max);
+}
+
+/**
+ * Latest moment a token signed by this scope's retiring key could still be valid: the newest session expiry, and
+ * any session a host with a stale cached signer could still start during the grace period.
+ */
 async function outstandingUntil(tx: Tx, scopeId: string, at: Date): Promise<Date> {
   if (scopeId === OIDC_SCOPE) return new Date(at.getTime() + REFRESH_TTL.max * 1000);
   const agg = await tx.session.aggregate({ where: { applicationId: scopeId }, _max: { expiresAt: true } });
   const latest = agg._max.expiresAt?.getTime() ?? at.getTime();
-  return new Date(Math.max(latest, at.getTime()));
+  const staleSigned = at.getTime() + staleSignerGraceMs() + (await longestRefreshTtl(tx, scopeId)) * 1000;
+  return new Date(Math.max(latest, staleSigned));
 }
 
-function insertKey(tx: Tx, kek: Kek, scopeId: string, status: 'NEXT' | 'ACTIVE', at: Date, activatesAt?: Date) {
+function insertKey(
+  tx: Tx,
+  kek: Kek,
+  scopeId: string,
+  status: 'NEXT' | 'ACTIVE',
+  at: Date,
+  activatesAt?: Date,
+) {
   const g = generateSigningKey(kek);
   return tx.signingKey.create({
     data: {
@@ -54,7 +81,13 @@ export async function ensureActiveKey(db: Db, kek: Kek, scopeId: string, at = ne
 }
 
 /** Prepublishes a NEXT key that becomes the signer at `activatesAt` (no-op if one is already waiting). */
-export async function prepublishNextKey(db: Db, kek: Kek, scopeId: string, activatesAt: Date, at = new Date()) {
+export async function prepublishNextKey(
+  db: Db,
+  kek: Kek,
+  scopeId: string,
+  activatesAt: Date,
+  at = new Date(),
+) {
   return db.$transaction(async (tx) => {
     await lockScope(tx, scopeId);
     const waiting = await tx.signingKey.findFirst({ where: { ...scopeWhere(scopeId), status: 'NEXT' } });
@@ -77,7 +110,10 @@ export async function activateNextKey(
   return db.$transaction(async (tx) => {
     await lockScope(tx, scopeId);
     const where = scopeWhere(scopeId);
-    let next = await tx.signingKey.findFirst({ where: { ...where, status: 'NEXT' }, orderBy: { createdAt: 'asc' } });
+    let next = await tx.signingKey.findFirst({
+      where: { ...where, status: 'NEXT' },
+      orderBy: { createdAt: 'asc' },
+    });
     if (next && !opts.force && next.activatesAt && next.activatesAt > at) return {};
     if (!next) {
       if (!opts.force) return {};
@@ -118,7 +154,10 @@ export async function revokeKey(db: Db, kek: Kek, scopeId: string, kid: string, 
     await tx.signingKey.update({ where: { id: key.id }, data: { status: 'REVOKED', revokedAt: at } });
     let replacement: string | undefined;
     if (key.status === 'ACTIVE') {
-      const next = await tx.signingKey.findFirst({ where: { ...where, status: 'NEXT' }, orderBy: { createdAt: 'asc' } });
+      const next = await tx.signingKey.findFirst({
+        where: { ...where, status: 'NEXT' },
+        orderBy: { createdAt: 'asc' },
+      });
       if (next) {
         await tx.signingKey.update({ where: { id: next.id }, data: { status: 'ACTIVE', activatedAt: at } });
         replacement = next.kid;
@@ -141,4 +180,78 @@ export async function publishedKids(db: Db, scopeId: string, at = new Date()): P
     select: { kid: true },
   });
   return rows.map((r) => r.kid);
+}
+
+export interface ScheduledRotationResult {
+  /** A first ACTIVE key was made because the scope had none. */
+  created?: string;
+  prepublished?: string;
+  activated?: string;
+  retired?: string;
+  expired: number;
+  /** True when the published set or the signer changed: hosts must be told (publishKeyChange). */
+  changed: boolean;
+}
+
+/**
+ * One scheduled lifecycle step for a scope, decided and applied under the scope lock so that racing workers (or an
+ * admin) can never rotate twice: activate a NEXT key whose time has come (retiring the old signer), prepublish a
+ * NEXT key once the active one is older than ROTATE_EVERY - PREPUBLISH (it activates at activatedAt + ROTATE_EVERY,
+ * but never less than PREPUBLISH after it is published), and expire retiring keys past their publication window.
+ */
+export async function runScheduledRotation(
+  db: Db,
+  kek: Kek,
+  scopeId: string,
+  schedule: KeySchedule,
+  at = new Date(),
+): Promise<ScheduledRotationResult> {
+  return db.$transaction(
+    async (tx) => {
+      await lockScope(tx, scopeId);
+      const where = scopeWhere(scopeId);
+      const result: ScheduledRotationResult = { expired: 0, changed: false };
+      let active = await tx.signingKey.findFirst({ where: { ...where, status: 'ACTIVE' } });
+      if (!active) {
+        active = await insertKey(tx, kek, scopeId, 'ACTIVE', at);
+        result.created = active.kid;
+      }
+      let next = await tx.signingKey.findFirst({
+        where: { ...where, status: 'NEXT' },
+        orderBy: { createdAt: 'asc' },
+      });
+      if (next?.activatesAt && next.activatesAt <= at) {
+        await tx.signingKey.update({
+          where: { id: active.id },
+          data: { status: 'RETIRING', retiredAt: at, publishUntil: await outstandingUntil(tx, scopeId, at) },
+        });
+        result.retired = active.kid;
+        result.activated = next.kid;
+        active = await tx.signingKey.update({
+          where: { id: next.id },
+          data: { status: 'ACTIVE', activatedAt: at },
+        });
+        next = null;
+      }
+      const activatedAt = (active.activatedAt ?? active.createdAt).getTime();
+      const dueAt = activatedAt + (schedule.rotateEverySeconds - schedule.prepublishSeconds) * 1000;
+      if (!next && dueAt <= at.getTime()) {
+        const activatesAt = new Date(
+          Math.max(
+            activatedAt + schedule.rotateEverySeconds * 1000,
+            at.getTime() + schedule.prepublishSeconds * 1000,
+          ),
+        );
+        result.prepublished = (await insertKey(tx, kek, scopeId, 'NEXT', at, activatesAt)).kid;
+      }
+      const expired = await tx.signingKey.updateMany({
+        where: { ...where, status: 'RETIRING', publishUntil: { lte: at } },
+        data: { status: 'EXPIRED' },
+      });
+      result.expired = expired.count;
+      result.changed = !!(result.created || result.activated || result.prepublished || result.expired);
+      return result;
+    },
+    { timeout: 30_000 },
+  );
 }

@@ -1,0 +1,90 @@
+// The rotation tick: the platform-wide OIDC scope plus every application scope with a lifecycle step due, in
+// batches. Each scope's step runs under its PostgreSQL advisory lock (runScheduledRotation), so ticks racing on
+// several workers, or an operator rotating at the same moment, never rotate twice; every change is announced on
+// Redis pub/sub so every host replica reloads that scope's keys at once.
+import type { Db } from '@svc/db';
+import {
+  dueApplicationScopes,
+  type KeySchedule,
+  OIDC_SCOPE,
+  publishKeyChange,
+  runScheduledRotation,
+  type ScheduledRotationResult,
+} from '@svc/keyring';
+import type { Logger } from '@svc/platform';
+import type { Kek } from '@svc/token-core';
+import type { Redis } from 'ioredis';
+
+export interface RotationDeps {
+  db: Db;
+  kek: Kek;
+  redis: Redis;
+  now: () => Date;
+  schedule: KeySchedule;
+  batchSize: number;
+  logger?: Logger;
+  onStep?: (step: 'created' | 'prepublished' | 'activated' | 'expired', count: number) => void;
+}
+
+export interface RotationTickResult {
+  scopes: number;
+  prepublished: number;
+  activated: number;
+  expired: number;
+  failed: number;
+}
+
+async function rotateOne(deps: RotationDeps, scopeId: string, at: Date): Promise<ScheduledRotationResult> {
+  const res = await runScheduledRotation(deps.db, deps.kek, scopeId, deps.schedule, at);
+  if (res.changed) {
+    await publishKeyChange(deps.redis, scopeId);
+    deps.logger?.info(
+      {
+        scope: scopeId,
+        prepublished: res.prepublished,
+        activated: res.activated,
+        retired: res.retired,
+        expired: res.expired,
+      },
+      'signing keys changed',
+    );
+  }
+  if (res.created) deps.onStep?.('created', 1);
+  if (res.prepublished) deps.onStep?.('prepublished', 1);
+  if (res.activated) deps.onStep?.('activated', 1);
+  if (res.expired) deps.onStep?.('expired', res.expired);
+  return res;
+}
+
+/** One tick at `deps.now()`. A scope that fails is skipped and the tick throws at the end, so the job retries. */
+export async function runRotationTick(deps: RotationDeps): Promise<RotationTickResult> {
+  const at = deps.now();
+  const total: RotationTickResult = { scopes: 0, prepublished: 0, activated: 0, expired: 0, failed: 0 };
+  const add = (r: ScheduledRotationResult) => {
+    total.scopes++;
+    if (r.prepublished) total.prepublished++;
+    if (r.activated) total.activated++;
+    total.expired += r.expired;
+  };
+  const failures: unknown[] = [];
+  const attempt = async (scopeId: string) => {
+    try {
+      add(await rotateOne(deps, scopeId, at));
+    } catch (err) {
+      total.failed++;
+      failures.push(err);
+      deps.logger?.error({ err, scope: scopeId }, 'key rotation step failed');
+    }
+  };
+  await attempt(OIDC_SCOPE);
+  let after: string | undefined;
+  for (;;) {
+    const scopes = await dueApplicationScopes(deps.db, deps.schedule, at, { after, limit: deps.batchSize });
+    for (const scopeId of scopes) await attempt(scopeId);
+    if (scopes.length < deps.batchSize) break;
+    after = scopes[scopes.length - 1];
+  }
+  if (failures.length)
+    throw new AggregateError(failures, `key rotation failed for ${failures.length} scope(s)`);
+  return total;
+}

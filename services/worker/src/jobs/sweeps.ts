@@ -1,0 +1,76 @@
+// The sweep job: expires sessions past their expiry and purges expired rows past retention, target by target, in
+// bounded batches. Each batch commits on its own, so a worker killed mid-sweep loses nothing: the committed batches
+// are done, and the rerun (stalled-job recovery or the next tick) picks up exactly the rows still left.
+import type { Db } from '@svc/db';
+import { publishSessionChanges } from '@svc/issuance';
+import type { Redis } from 'ioredis';
+import type { RetentionConfig } from '../config';
+import * as store from '../store/sweep-store';
+
+export const SWEEP_TARGETS = [
+  'sessions_expired',
+  'refresh_versions',
+  'inquiries',
+  'device_authorizations',
+  'errands',
+  'agreement_receipts',
+] as const;
+export type SweepTarget = (typeof SWEEP_TARGETS)[number];
+
+export interface SweepDeps {
+  db: Db;
+  redis: Redis;
+  now: () => Date;
+  batchSize: number;
+  maxBatches: number;
+  retention: RetentionConfig;
+  /** Called after each committed batch (metrics, progress). */
+  onBatch?: (target: SweepTarget, count: number) => void | Promise<void>;
+  /** True once the worker is shutting down: stop between batches, the next tick continues. */
+  stopping?: () => boolean;
+}
+
+export type SweepResult = Record<SweepTarget, number>;
+
+const before = (at: Date, seconds: number) => new Date(at.getTime() - seconds * 1000);
+
+function batchOf(deps: SweepDeps, target: SweepTarget, at: Date): () => Promise<number> {
+  const n = deps.batchSize;
+  const r = deps.retention;
+  switch (target) {
+    case 'sessions_expired':
+      return async () => {
+        const ids = await store.expireSessionsBatch(deps.db, at, n);
+        // Session caches on every replica drop these sessions at once (introspection then reads `expired`).
+        await publishSessionChanges(deps.redis, ids);
+        return ids.length;
+      };
+    case 'refresh_versions':
+      return () => store.purgeRefreshVersionsBatch(deps.db, before(at, r.refreshVersionSeconds), n);
+    case 'inquiries':
+      return () => store.purgeInquiriesBatch(deps.db, before(at, r.inquirySeconds), n);
+    case 'device_authorizations':
+      return () => store.purgeDeviceAuthorizationsBatch(deps.db, before(at, r.deviceAuthorizationSeconds), n);
+    case 'errands':
+      return () => store.purgeErrandsBatch(deps.db, before(at, r.errandSeconds), n);
+    case 'agreement_receipts':
+      return () => store.purgeReceiptsBatch(deps.db, before(at, r.receiptSeconds), n);
+  }
+}
+
+/** Runs every sweep target once; returns how many rows each changed in this run. */
+export async function runSweeps(deps: SweepDeps): Promise<SweepResult> {
+  const at = deps.now();
+  const result = Object.fromEntries(SWEEP_TARGETS.map((t) => [t, 0])) as SweepResult;
+  for (const target of SWEEP_TARGETS) {
+    const batch = batchOf(deps, target, at);
+    for (let i = 0; i < deps.maxBatches; i++) {
+      if (deps.stopping?.()) return result;
+      const count = await batch();
+      result[target] += count;
+      if (count > 0) await deps.onBatch?.(target, count);
+      if (count < deps.batchSize) break;
+    }
+  }
+  return result;
+}

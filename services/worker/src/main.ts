@@ -1,0 +1,50 @@
+// `pnpm start:worker`: the background-job process. Connects to PostgreSQL and Redis, registers the repeatable
+// schedules, runs jobs, serves Prometheus metrics on METRICS_PORT, and drains active jobs on SIGTERM/SIGINT.
+import { createPrisma } from '@svc/db';
+import { createLogger, createMetrics, createRedis, redisUrl, serveMetrics } from '@svc/platform';
+import { loadKek } from '@svc/token-core';
+import { workerConfigFromEnv } from './config';
+import { workerMetrics } from './metrics';
+import { createJobWorker } from './worker';
+
+async function main(): Promise<void> {
+  const logger = createLogger('worker');
+  const config = workerConfigFromEnv();
+  const db = createPrisma();
+  const redis = createRedis();
+  const metrics = workerMetrics(createMetrics('worker'));
+  const metricsServer = process.env.METRICS_PORT
+    ? serveMetrics(metrics.base, Number(process.env.METRICS_PORT))
+    : undefined;
+  const jobs = createJobWorker({ db, kek: loadKek(), redis, redisUrl: redisUrl(), logger, metrics }, config);
+  await jobs.schedule();
+  logger.info(
+    { queue: config.queueName, rotationCheckMs: config.rotationCheckMs, sweepEveryMs: config.sweepEveryMs },
+    'worker started',
+  );
+
+  let closing: Promise<void> | undefined;
+  const shutdown = (signal: string) => {
+    closing ??= (async () => {
+      logger.info({ signal }, 'shutting down: draining active jobs');
+      await jobs.close();
+      const steps: (() => Promise<unknown>)[] = [
+        () => new Promise<void>((r) => (metricsServer ? metricsServer.close(() => r()) : r())),
+        () => redis.quit(),
+        () => db.$disconnect(),
+      ];
+      for (const step of steps)
+        await step().catch((err: unknown) => logger.error({ err }, 'error during shutdown'));
+      logger.info('worker stopped');
+    })();
+    return closing;
+  };
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(sig, () => void shutdown(sig).then(() => process.exit(0)));
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`worker failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,145 @@
+// The BullMQ side: one queue with two repeatable jobs (rotate-keys, sweep), registered idempotently with
+// upsertJobScheduler by every replica, and a worker that runs them. A tick becomes exactly one job however many
+// replicas run; a job whose worker dies is recovered by the stalled-job check and rerun on another replica; a
+// failed job retries with exponential backoff and is logged and counted.
+import type { Db } from '@svc/db';
+import type { Logger } from '@svc/platform';
+import type { Kek } from '@svc/token-core';
+import { type Job, type JobsOptions, Queue, UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { WorkerConfig } from './config';
+import { runRotationTick } from './jobs/rotate-keys';
+import { runSweeps, type SweepTarget } from './jobs/sweeps';
+import type { WorkerMetrics } from './metrics';
+
+export const JOB_NAMES = { rotateKeys: 'rotate-keys', sweep: 'sweep' } as const;
+
+export interface JobWorkerDeps {
+  db: Db;
+  kek: Kek;
+  /** Regular connection for pub/sub publishes (key and session changes). */
+  redis: Redis;
+  redisUrl: string;
+  logger: Logger;
+  metrics: WorkerMetrics;
+  now?: () => Date;
+  /** Test hook: observe each committed sweep batch (e.g. to kill the process mid-sweep). */
+  onSweepBatch?: (target: SweepTarget, count: number) => void | Promise<void>;
+  /** Worker name stored on the jobs it processes. */
+  name?: string;
+}
+
+export interface JobWorker {
+  queue: Queue;
+  worker: Worker;
+  /** Registers (or updates) both repeatable schedules; idempotent, safe from every replica. */
+  schedule(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobWorker {
+  const now = deps.now ?? (() => new Date());
+  const connection = { url: deps.redisUrl, maxRetriesPerRequest: null };
+  let stopping = false;
+  const queue = new Queue(config.queueName, { connection, prefix: config.prefix });
+
+  async function process(job: Job): Promise<unknown> {
+    switch (job.name) {
+      case JOB_NAMES.rotateKeys:
+        return runRotationTick({
+          db: deps.db,
+          kek: deps.kek,
+          redis: deps.redis,
+          now,
+          schedule: config.keySchedule,
+          batchSize: config.rotationBatchSize,
+          logger: deps.logger,
+          onStep: (step, n) => deps.metrics.keySteps.inc({ step }, n),
+        });
+      case JOB_NAMES.sweep:
+        return runSweeps({
+          db: deps.db,
+          redis: deps.redis,
+          now,
+          batchSize: config.sweepBatchSize,
+          maxBatches: config.sweepMaxBatches,
+          retention: config.retention,
+          stopping: () => stopping,
+          onBatch: async (target, n) => {
+            deps.metrics.sweepRemoved.inc({ target }, n);
+            await deps.onSweepBatch?.(target, n);
+          },
+        });
+      default:
+        throw new UnrecoverableError(`unknown job ${job.name}`);
+    }
+  }
+
+  const worker = new Worker(config.queueName, process, {
+    connection,
+    prefix: config.prefix,
+    name: deps.name,
+    concurrency: config.concurrency,
+    lockDuration: config.lockDurationMs,
+    stalledInterval: config.stalledIntervalMs,
+    // A job may lose its worker twice (killed replicas) before it counts as failed.
+    maxStalledCount: 2,
+    removeOnComplete: { count: 200 },
+    removeOnFail: { count: 1000 },
+  });
+
+  worker.on('completed', (job, result) => {
+    deps.metrics.jobs.inc({ job: job.name, outcome: 'completed' });
+    deps.logger.info({ job: job.name, id: job.id, result }, 'job completed');
+  });
+  worker.on('failed', (job, err) => {
+    deps.metrics.jobs.inc({ job: job?.name ?? 'unknown', outcome: 'failed' });
+    deps.logger.error(
+      {
+        job: job?.name,
+        id: job?.id,
+        attempt: job?.attemptsMade,
+        err: { message: err.message, name: err.name },
+      },
+      'job failed',
+    );
+  });
+  worker.on('stalled', (id) => {
+    deps.metrics.jobs.inc({ job: 'unknown', outcome: 'stalled' });
+    deps.logger.warn({ id }, 'job stalled: its worker stopped; it is rerun');
+  });
+  worker.on('error', (err) => deps.logger.error({ err: { message: err.message } }, 'worker error'));
+
+  const jobOpts: JobsOptions = {
+    attempts: config.attempts,
+    backoff: { type: 'exponential', delay: config.backoffMs },
+    removeOnComplete: { count: 200 },
+    removeOnFail: { count: 1000 },
+  };
+
+  return {
+    queue,
+    worker,
+    async schedule() {
+      await queue.upsertJobScheduler(
+        JOB_NAMES.rotateKeys,
+        { every: config.rotationCheckMs },
+        { name: JOB_NAMES.rotateKeys, data: {}, opts: jobOpts },
+      );
+      await queue.upsertJobScheduler(
+        JOB_NAMES.sweep,
+        { every: config.sweepEveryMs },
+        { name: JOB_NAMES.sweep, data: {}, opts: jobOpts },
+      );
+    },
+    async close() {
+      stopping = true;
+      // Drains the active jobs (a sweep stops between batches), then releases the connections; every step runs.
+      for (const step of [() => worker.close(), () => queue.close()]) {
+        await step().catch((err: unknown) =>
+          deps.logger.error({ err }, 'error while closing the job worker'),
+        );
+      }
+    },
+  };
+}

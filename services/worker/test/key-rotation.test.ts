@@ -1,0 +1,149 @@
+// A full key rotation driven by a controllable clock (prepublish, activate, retire, omit) while a verifier keeps a
+// JWK Set cached for max-age and never refetches early: every token stays verifiable throughout.
+import { jwksMaxAgeSeconds, OIDC_SCOPE } from '@svc/keyring';
+import { provisionApp } from '@svc/testkit';
+import { mintAccessToken } from '@svc/token-core';
+import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
+import { runRotationTick } from '../src/jobs/rotate-keys';
+import { infraOver, openPrivateDb, type PrivateDb } from './support';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const schedule = { rotateEverySeconds: 2 * 86_400, prepublishSeconds: 3_600 };
+const maxAgeMs =
+  jwksMaxAgeSeconds({ KEY_ROTATE_EVERY_SECONDS: '172800', KEY_PREPUBLISH_SECONDS: '3600' }) * 1000;
+
+let pdb: PrivateDb;
+let infra: ReturnType<typeof infraOver>;
+let t = Date.now();
+
+beforeAll(async () => {
+  pdb = await openPrivateDb();
+  infra = infraOver(pdb.db, () => t);
+});
+afterAll(async () => {
+  await infra.close();
+  await pdb.drop();
+});
+
+test('jwksMaxAgeSeconds never exceeds the prepublication window', () => {
+  expect(jwksMaxAgeSeconds({})).toBe(300);
+  expect(jwksMaxAgeSeconds({ KEY_PREPUBLISH_SECONDS: '120' })).toBe(120);
+  expect(jwksMaxAgeSeconds({ JWKS_MAX_AGE_SECONDS: '60' })).toBe(60);
+  expect(() => jwksMaxAgeSeconds({ KEY_PREPUBLISH_SECONDS: '0' })).toThrow();
+});
+
+test('prepublish, activate, retire and omit, with a cached verifier working throughout', async () => {
+  t = Date.now();
+  const t0 = t;
+  const a = await provisionApp(infra);
+  const b = await provisionApp(infra);
+  // App B was made ten days later: its schedule is its own.
+  await pdb.db.signingKey.updateMany({
+    where: { applicationId: b.applicationId },
+    data: { activatedAt: new Date(t0 + 10 * DAY) },
+  });
+  const bKids = (await infra.keyRing.jwks(b.applicationId)).keys.map((k) => k.kid);
+  const firstKid = (await infra.keyRing.signer(a.applicationId))?.kid;
+
+  const tick = () =>
+    runRotationTick({
+      db: pdb.db,
+      kek: infra.issuance.kek,
+      redis: infra.redis,
+      now: () => new Date(t),
+      schedule,
+      batchSize: 2,
+    });
+
+  // The verifier: fetches the JWK Set only when its cached copy is older than max-age.
+  let cached: { set: JSONWebKeySet; fetchedAt: number } | undefined;
+  const refreshIfStale = async () => {
+    if (cached && t - cached.fetchedAt < maxAgeMs) return;
+    infra.keyRing.invalidate(a.applicationId);
+    cached = { set: { keys: (await infra.keyRing.jwks(a.applicationId)).keys as never }, fetchedAt: t };
+  };
+  const tokens: { token: string; exp: number; kid: string }[] = [];
+  const signersSeen: string[] = [];
+  const mint = async (ttlSeconds: number) => {
+    const signer = await infra.keyRing.signer(a.applicationId);
+    if (!signer) throw new Error('no signer');
+    if (signersSeen.at(-1) !== signer.kid) {
+      signersSeen.push(signer.kid);
+      // A key that starts signing is already in the verifier's cached copy (fetched before this step's tick).
+      expect(cached?.set.keys.map((k) => k.kid)).toContain(signer.kid);
+    }
+    const m = await mintAccessToken(signer, {
+      issuer: 'https://issuer.test',
+      audience: a.anchor,
+      sid: 'sid_test',
+      subject: 'sub',
+      iat: Math.floor(t / 1000),
+      ttlSeconds,
+    });
+    tokens.push({ token: m.token, exp: m.exp * 1000, kid: signer.kid });
+  };
+  const verifyAllUnexpired = async () => {
+    const jwks = createLocalJWKSet(cached?.set as JSONWebKeySet);
+    for (const tok of tokens.filter((x) => x.exp > t + 5000)) {
+      await expect(jwtVerify(tok.token, jwks, { currentDate: new Date(t) })).resolves.toBeDefined();
+    }
+  };
+  const step = async (ms: number) => {
+    t += ms;
+    await refreshIfStale();
+    await tick();
+    await mint(3 * 3600);
+    await verifyAllUnexpired();
+  };
+
+  await refreshIfStale();
+  // Coarse steps to just before the prepublication moment (47 h): nothing changes yet.
+  while (t + 6 * HOUR <= t0 + 46 * HOUR) await step(6 * HOUR);
+  expect(await pdb.db.signingKey.count({ where: { applicationId: a.applicationId } })).toBe(1);
+  // A token with the longest default refresh lifetime, signed by the first key shortly before it retires.
+  await mint(30 * 86_400);
+  // Fine steps, shorter than max-age, through prepublication and activation.
+  let nextSeenAt: number | undefined;
+  while (t < t0 + 50 * HOUR) {
+    await step(250_000);
+    const next = await pdb.db.signingKey.findFirst({
+      where: { applicationId: a.applicationId, status: 'NEXT' },
+    });
+    if (next && !nextSeenAt) {
+      nextSeenAt = t;
+      expect(t).toBeGreaterThanOrEqual(t0 + 47 * HOUR);
+      expect(next.activatesAt?.getTime()).toBeGreaterThanOrEqual(t + schedule.prepublishSeconds * 1000);
+    }
+  }
+  expect(signersSeen).toHaveLength(2);
+  const [k1, k2] = signersSeen;
+  expect(k1).toBe(firstKid);
+  const retired = await pdb.db.signingKey.findUniqueOrThrow({ where: { kid: k1 as string } });
+  expect(retired.status).toBe('RETIRING');
+  expect(retired.activatedAt && nextSeenAt).toBeTruthy();
+  const activatedK2 = await pdb.db.signingKey.findUniqueOrThrow({ where: { kid: k2 as string } });
+  expect(activatedK2.activatedAt!.getTime() - (nextSeenAt as number)).toBeGreaterThanOrEqual(HOUR);
+  // Rotating A never touched B.
+  expect((await infra.keyRing.jwks(b.applicationId)).keys.map((k) => k.kid)).toEqual(bKids);
+
+  // Coarse steps through the retirement window: more rotations happen; the first key stays published while the
+  // 30-day token it signed is valid, and is then omitted.
+  while (t < retired.publishUntil!.getTime() + DAY) {
+    await step(12 * HOUR);
+    if (t < retired.publishUntil!.getTime()) expect(cached?.set.keys.map((k) => k.kid)).toContain(k1);
+  }
+  expect(cached?.set.keys.map((k) => k.kid)).not.toContain(k1);
+  expect((await pdb.db.signingKey.findUniqueOrThrow({ where: { kid: k1 as string } })).status).toBe(
+    'EXPIRED',
+  );
+  expect(signersSeen.length).toBeGreaterThan(10);
+
+  // The OIDC scope follows the same lifecycle: the active key and recently retired ones are published.
+  const oidc = await pdb.db.signingKey.groupBy({ by: ['status'], where: { scope: 'OIDC' }, _count: true });
+  const byStatus = Object.fromEntries(oidc.map((g) => [g.status, g._count]));
+  expect(byStatus.ACTIVE).toBe(1);
+  expect(byStatus.RETIRING).toBeGreaterThan(0);
+  const oidcKids = (await infra.keyRing.jwks(OIDC_SCOPE)).keys.map((k) => k.kid);
+  expect(oidcKids.length).toBeGreaterThanOrEqual(2);
+}, 180_000);

@@ -1,0 +1,83 @@
+// Worker test support: a private PostgreSQL database per test file (the sweeps and rotation ticks act on whole
+// tables, so they must never touch the shared test database other suites run against), and worker wiring.
+import { randomBytes } from 'node:crypto';
+import { createPrisma, type Db, databaseUrl, migrate } from '@svc/db';
+import { type IssuanceDeps, issuanceDepsFromEnv } from '@svc/issuance';
+import { createKeyRing, type KeyRing } from '@svc/keyring';
+import { createLogger, createMetrics, createRedis, type Redis } from '@svc/platform';
+import { loadKek } from '@svc/token-core';
+import pg from 'pg';
+import type { WorkerConfig } from '../src/config';
+import { workerConfigFromEnv } from '../src/config';
+import { workerMetrics } from '../src/metrics';
+
+export interface PrivateDb {
+  url: string;
+  db: Db;
+  drop(): Promise<void>;
+}
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const url = new URL(databaseUrl());
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates and migrates `worker_<random>`; drop() removes it again. */
+export async function openPrivateDb(): Promise<PrivateDb> {
+  const name = `worker_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE "${name}"`));
+  const url = new URL(databaseUrl());
+  url.pathname = `/${name}`;
+  await migrate(url.toString());
+  const db = createPrisma(url.toString());
+  return {
+    url: url.toString(),
+    db,
+    async drop() {
+      await db.$disconnect();
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    },
+  };
+}
+
+/** Test infrastructure over a private database: the shape testkit's provisionApp expects. */
+export function infraOver(db: Db, now?: () => number) {
+  const redis = createRedis();
+  const subscriber = createRedis();
+  const keyRing: KeyRing = createKeyRing({ db, kek: loadKek(), subscriber, now });
+  const issuance: IssuanceDeps = issuanceDepsFromEnv(db, keyRing);
+  return {
+    db,
+    redis,
+    subscriber,
+    keyRing,
+    issuance,
+    async close() {
+      await keyRing.close();
+      await redis.quit().catch(() => undefined);
+    },
+  };
+}
+
+export function testConfig(overrides: Partial<WorkerConfig> = {}): WorkerConfig {
+  const base = workerConfigFromEnv({});
+  return {
+    ...base,
+    queueName: `q-${randomBytes(5).toString('hex')}`,
+    prefix: `test-${randomBytes(5).toString('hex')}`,
+    ...overrides,
+  };
+}
+
+export function quietDeps() {
+  return { logger: createLogger('worker-test'), metrics: workerMetrics(createMetrics('worker-test')) };
+}
+
+export type { Redis };
