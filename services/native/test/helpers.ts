@@ -1,0 +1,253 @@
+// Test support for the native host: the app on a free port over the real database and Redis, a Steam Web API
+// stand-in that records every call, assertion signing, and fixtures that keep basic terms settled.
+import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApplicationCache, currentTerms } from '@svc/issuance';
+import { createLogger } from '@svc/platform';
+import {
+  acceptTerms,
+  createAccessKey,
+  createWorkload,
+  publishTerms,
+  registerPublicKey,
+} from '@svc/provisioning';
+import {
+  openInfra,
+  provisionAccount,
+  type RunningTestHost,
+  startTestHost,
+  type TestInfra,
+  uniqueName,
+} from '@svc/testkit';
+import { AUDIENCE, TYP } from '@svc/token-core';
+import { type CryptoKey, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { createNativeApp } from '../src/app';
+import { type NativeConfig, type NativeDeps, nativeConfigFromEnv } from '../src/deps';
+
+export { openInfra, uniqueName };
+
+export function nativeDeps(
+  infra: TestInfra,
+  config: Partial<NativeConfig> = {},
+  extra: Partial<NativeDeps> = {},
+): NativeDeps {
+  const base = nativeConfigFromEnv({});
+  return {
+    db: infra.db,
+    redis: infra.redis,
+    keyRing: infra.keyRing,
+    issuance: infra.issuance,
+    // No application cache in tests: fixtures change status between requests.
+    apps: createApplicationCache(infra.db, 0),
+    logger: createLogger('native-test'),
+    config: {
+      ...base,
+      steamApiKey: 'test-publisher-key',
+      rateLimit: { ...base.rateLimit, prefix: uniqueName('rl') },
+      ...config,
+    },
+    ...extra,
+  };
+}
+
+export async function startNative(
+  infra: TestInfra,
+  config: Partial<NativeConfig> = {},
+  extra: Partial<NativeDeps> = {},
+): Promise<RunningTestHost> {
+  return startTestHost(createNativeApp(nativeDeps(infra, config, extra)));
+}
+
+/** Raw POST (any body, any headers) returning status, parsed body (if JSON) and headers. */
+export async function post(url: string, body: string | object, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, body: json, text, headers: res.headers };
+}
+
+/** Makes sure basic terms exist (publishing a first revision only if none was ever published). */
+export async function ensureTerms(infra: TestInfra) {
+  const existing = await currentTerms(infra.db);
+  if (existing) return existing;
+  const doc = (title: string) => ({
+    schemaVersion: 1,
+    title,
+    sections: [
+      { heading: 'Use', paragraphs: ['Be kind.'], link: { label: 'More', url: 'https://example.test/t' } },
+    ],
+  });
+  await publishTerms(
+    infra.db,
+    { locales: { 'en-US': { document: doc('Basic Terms') }, 'zh-CN': { document: doc('基本条款') } } },
+    infra.issuance.connectUrl,
+  );
+  return (await currentTerms(infra.db))!;
+}
+
+/** An account with a profile that has accepted the current basic terms (when any exist). */
+export async function settledAccount(infra: TestInfra) {
+  const account = await provisionAccount(infra, { givenName: 'Ada', familyName: 'Lovelace' });
+  if (await currentTerms(infra.db)) await acceptTerms(infra.db, account.id);
+  return account;
+}
+
+export type Kind = 'ACCOUNT' | 'AGENT' | 'AUTOMATION';
+
+async function workloadFor(infra: TestInfra, accountId: string, kind: Kind) {
+  if (kind === 'ACCOUNT') return {};
+  const { id } = await createWorkload(infra.db, kind, accountId, uniqueName(kind.toLowerCase()));
+  return kind === 'AGENT' ? { agentId: id, workloadId: id } : { automationId: id, workloadId: id };
+}
+
+export async function accessKeyFor(
+  infra: TestInfra,
+  anchor: string,
+  accountId: string,
+  kind: Kind = 'ACCOUNT',
+) {
+  const w = await workloadFor(infra, accountId, kind);
+  const key = await createAccessKey(infra.db, { anchor, accountId, ...w });
+  return { ...key, workloadId: w.workloadId };
+}
+
+export async function publicKeyFor(
+  infra: TestInfra,
+  anchor: string,
+  accountId: string,
+  kind: Kind = 'ACCOUNT',
+) {
+  const w = await workloadFor(infra, accountId, kind);
+  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+  const { kid } = await registerPublicKey(infra.db, {
+    anchor,
+    accountId,
+    ...w,
+    jwk: await exportJWK(publicKey),
+  });
+  return { kid, key: privateKey, workloadId: w.workloadId };
+}
+
+export interface AssertionOptions {
+  iss?: string;
+  aud?: string;
+  typ?: string;
+  alg?: string;
+  lifetimeSeconds?: number;
+  iatOffsetSeconds?: number;
+  jti?: string;
+  requestHash?: string;
+  extraHeader?: Record<string, unknown>;
+  extraClaims?: Record<string, unknown>;
+  omitClaim?: string;
+}
+
+/** Signs a public-key assertion over `body` the way a native client would; options break it on purpose. */
+export async function signAssertion(key: CryptoKey, kid: string, body: string, o: AssertionOptions = {}) {
+  const iat = Math.floor(Date.now() / 1000) + (o.iatOffsetSeconds ?? 0);
+  const claims: Record<string, unknown> = {
+    iss: o.iss ?? kid,
+    aud: o.aud ?? AUDIENCE.nativePublicKey,
+    iat,
+    exp: iat + (o.lifetimeSeconds ?? 60),
+    jti: o.jti ?? randomBytes(16).toString('base64url'),
+    requestHash: o.requestHash ?? createHash('sha256').update(body).digest('base64url'),
+    ...o.extraClaims,
+  };
+  if (o.omitClaim) delete claims[o.omitClaim];
+  return new SignJWT(claims)
+    .setProtectedHeader({
+      alg: o.alg ?? 'EdDSA',
+      typ: o.typ ?? TYP.publicKeyAssertion,
+      kid,
+      ...o.extraHeader,
+    } as never)
+    .sign(key);
+}
+
+export interface SteamCall {
+  path: string;
+  query: Record<string, string>;
+}
+
+export interface SteamStandIn {
+  url: string;
+  calls: SteamCall[];
+  /** steam id answered for a ticket; default a fresh id per ticket. */
+  users: Map<string, string>;
+  /** Per-ticket behaviour: 'ok' (default), 'invalid', 'http500', 'hang', 'banned'. */
+  modes: Map<string, 'ok' | 'invalid' | 'http500' | 'hang' | 'banned'>;
+  close(): Promise<void>;
+}
+
+/** A local Steam Web API stand-in speaking AuthenticateUserTicket's JSON shapes. */
+export async function startSteamStandIn(): Promise<SteamStandIn> {
+  const calls: SteamCall[] = [];
+  const users = new Map<string, string>();
+  const modes = new Map<string, 'ok' | 'invalid' | 'http500' | 'hang' | 'banned'>();
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    const query = Object.fromEntries(u.searchParams.entries());
+    calls.push({ path: u.pathname, query });
+    const ticket = query.ticket ?? '';
+    const mode = modes.get(ticket) ?? 'ok';
+    if (u.pathname !== '/ISteamUserAuth/AuthenticateUserTicket/v1/' || req.method !== 'GET') {
+      res.writeHead(404).end();
+      return;
+    }
+    if (mode === 'hang') return; // never answers: the client's timeout must fire
+    if (mode === 'http500') {
+      res.writeHead(500, { 'content-type': 'text/html' }).end('<html>oops</html>');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (mode === 'invalid') {
+      res.end(JSON.stringify({ response: { error: { errorcode: 101, errordesc: 'Invalid ticket' } } }));
+      return;
+    }
+    const steamid =
+      users.get(ticket) ?? `7656119${String(Math.floor(Math.random() * 1e10)).padStart(10, '0')}`;
+    res.end(
+      JSON.stringify({
+        response: {
+          params: {
+            result: 'OK',
+            steamid,
+            ownersteamid: steamid,
+            vacbanned: false,
+            publisherbanned: mode === 'banned',
+          },
+        },
+      }),
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    users,
+    modes,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+export const freshTicket = () => randomBytes(64).toString('hex');
+
+export async function sessionCount(infra: TestInfra, accountId: string): Promise<number> {
+  return infra.db.session.count({ where: { accountId } });
+}
