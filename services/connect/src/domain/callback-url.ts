@@ -1,0 +1,61 @@
+// The callbackUrl rules of /establish, and the final URL the browser is sent to after realization.
+import { isLoopbackHost } from '../config';
+
+/** Query parameter names that carry the inquiry keys back to the application (CALLBACK return). */
+export const CALLBACK_PARAMS = { exposureKey: 'exposureKey', confirmationKey: 'confirmationKey' } as const;
+
+export const MAX_CALLBACK_BYTES = 2048;
+
+function hasControlOrSpace(s: string): boolean {
+  for (const ch of s) {
+    const c = ch.codePointAt(0) ?? 0;
+    if (c <= 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
+
+export type CallbackProblem = 'too_long' | 'not_absolute' | 'scheme' | 'template' | 'credentials' | 'host';
+
+/**
+ * Checks a callbackUrl against the spec: at most 2048 UTF-8 bytes, absolute and concrete (no key templates,
+ * no credentials), HTTPS except loopback HTTP, host among the application's callback domains.
+ * Returns the problem, or undefined when the URL is acceptable.
+ */
+export function checkCallbackUrl(raw: string, callbackDomains: string[]): CallbackProblem | undefined {
+  if (Buffer.byteLength(raw, 'utf8') > MAX_CALLBACK_BYTES) return 'too_long';
+  // Templates such as {exposureKey} or their percent-encoded forms: the URL must be concrete.
+  if (/[{}]|%7b|%7d/i.test(raw)) return 'template';
+  if (hasControlOrSpace(raw)) return 'not_absolute';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'not_absolute';
+  }
+  if (url.username || url.password) return 'credentials';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
+    return 'scheme';
+  const host = url.host.toLowerCase();
+  const hostname = url.hostname.toLowerCase();
+  const allowed = callbackDomains.some((d) => {
+    const domain = d.toLowerCase();
+    return domain.includes(':') && !domain.startsWith('[')
+      ? domain === host
+      : domain === hostname || domain === host;
+  });
+  return allowed ? undefined : 'host';
+}
+
+/** Appends the two key parameters, replacing any caller-supplied or duplicate values, keeping the rest. */
+export function buildCallbackRedirect(
+  callbackUrl: string,
+  exposureKey: string,
+  confirmationKey: string,
+): string {
+  const url = new URL(callbackUrl);
+  url.searchParams.delete(CALLBACK_PARAMS.exposureKey);
+  url.searchParams.delete(CALLBACK_PARAMS.confirmationKey);
+  url.searchParams.append(CALLBACK_PARAMS.exposureKey, exposureKey);
+  url.searchParams.append(CALLBACK_PARAMS.confirmationKey, confirmationKey);
+  return url.toString();
+}

@@ -1,0 +1,37 @@
+// The inquiry status poll: keyed by the exposure key, authorized by the hidden key, and (for STATUS_POLL
+// inquiries) the way the originating client receives the confirmation key once the person has signed in.
+
+import type { Kek } from '@svc/token-core';
+import { open } from '@svc/token-core';
+import type { InquiryRow, InquiryStore } from '../store/inquiries';
+import { findByKeyPair } from './redeem';
+
+export type PublicInquiryState = 'established' | 'realized' | 'redeemed' | 'expired';
+
+export function publicState(inquiry: InquiryRow, now: Date): PublicInquiryState {
+  if (inquiry.state === 'REDEEMED') return 'redeemed';
+  if (inquiry.expiresAt <= now) return 'expired';
+  return inquiry.state === 'REALIZED' ? 'realized' : 'established';
+}
+
+export function openConfirmationKey(kek: Kek, inquiry: InquiryRow): string | undefined {
+  if (!inquiry.confirmationKeyEnc) return undefined;
+  return open(kek, inquiry.confirmationKeyEnc, inquiry.id).toString('utf8');
+}
+
+export async function pollInquiry(
+  deps: { inquiries: InquiryStore; kek: Kek; now: () => Date },
+  exposureKey: string,
+  hiddenKey: string,
+): Promise<{ state: PublicInquiryState; expiresAt: string; confirmationKey?: string }> {
+  const inquiry = await findByKeyPair(deps.inquiries, exposureKey, hiddenKey);
+  const state = publicState(inquiry, deps.now());
+  const out: { state: PublicInquiryState; expiresAt: string; confirmationKey?: string } = {
+    state,
+    expiresAt: inquiry.expiresAt.toISOString(),
+  };
+  if (state === 'realized' && inquiry.constraints.returnMethods.includes('STATUS_POLL')) {
+    out.confirmationKey = openConfirmationKey(deps.kek, inquiry);
+  }
+  return out;
+}

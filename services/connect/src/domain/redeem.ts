@@ -1,0 +1,84 @@
+// POST /redeem: the key triple (hashes compared in constant time), the state checks, the single-use consume,
+// then issuance through libs/issuance with the inquiry's TTL layers and the authority version seen at sign-in.
+import { type IssuanceDeps, issueSession, loadApplication } from '@svc/issuance';
+import { ServiceError } from '@svc/platform';
+import type { ClaimView } from '@svc/token-core';
+import type { InquiryRow, InquiryStore } from '../store/inquiries';
+import { CONNECT_AUTH_METHOD } from './establish';
+import { matchesHash, sha256Hex } from './keys';
+
+export interface RedeemDeps {
+  inquiries: InquiryStore;
+  issuance: IssuanceDeps;
+  now: () => Date;
+}
+
+export interface RedeemResult {
+  claims: ClaimView;
+  applicationAnchor: string;
+  refreshToken: string;
+  accessToken: string;
+}
+
+const notFound = () => new ServiceError('InquiryNotFound', 404);
+
+/** Finds the inquiry the first two keys name; any mismatch is the same InquiryNotFound. */
+export async function findByKeyPair(
+  inquiries: InquiryStore,
+  exposureKey: string,
+  hiddenKey: string,
+): Promise<InquiryRow> {
+  const inquiry = await inquiries.byExposureHash(sha256Hex(exposureKey));
+  if (!matchesHash(hiddenKey, inquiry?.hiddenKeyHash) || !inquiry) throw notFound();
+  return inquiry;
+}
+
+function checkRedeemable(inquiry: InquiryRow, confirmationKey: string, now: Date): void {
+  if (inquiry.state === 'REDEEMED') throw new ServiceError('InquiryAlreadyRedeemed', 409);
+  if (inquiry.expiresAt <= now) throw new ServiceError('InquiryExpired', 410);
+  if (inquiry.state === 'ESTABLISHED') throw new ServiceError('InquiryNotRealized', 409);
+  if (!matchesHash(confirmationKey, inquiry.confirmationKeyHash)) throw notFound();
+}
+
+function isTransient(err: unknown): boolean {
+  return !(err instanceof ServiceError) || err.status >= 500;
+}
+
+export async function redeemInquiry(
+  deps: RedeemDeps,
+  keys: { exposureKey: string; hiddenKey: string; confirmationKey: string },
+): Promise<RedeemResult> {
+  const inquiry = await findByKeyPair(deps.inquiries, keys.exposureKey, keys.hiddenKey);
+  const now = deps.now();
+  checkRedeemable(inquiry, keys.confirmationKey, now);
+  if (!inquiry.accountId || inquiry.authorityVersion === null)
+    throw new ServiceError('AuthenticationNotFound', 404);
+  if (!(await deps.inquiries.consume(inquiry.id, now))) {
+    // Lost to a concurrent redeem, or expired in between: report what the row says now.
+    const current = await deps.inquiries.byId(inquiry.id);
+    if (current?.state === 'REDEEMED') throw new ServiceError('InquiryAlreadyRedeemed', 409);
+    throw new ServiceError('InquiryExpired', 410);
+  }
+  try {
+    const application = await loadApplication(deps.issuance.db, { id: inquiry.applicationId });
+    if (!application) throw new ServiceError('ApplicationNotFound', 404);
+    const issued = await issueSession(deps.issuance, {
+      application,
+      principal: { kind: 'ACCOUNT', accountId: inquiry.accountId },
+      authMethod: inquiry.authMethod ?? CONNECT_AUTH_METHOD,
+      ttlLayers: inquiry.constraints.ttlLayers,
+      authTime: inquiry.authTime ?? undefined,
+      expectedAuthorityVersion: inquiry.authorityVersion,
+    });
+    return {
+      claims: issued.claims,
+      applicationAnchor: application.anchor,
+      refreshToken: issued.refreshToken,
+      accessToken: issued.accessToken,
+    };
+  } catch (err) {
+    // Nothing was issued: a transient failure gives the inquiry back; a refusal keeps it consumed.
+    if (isTransient(err)) await deps.inquiries.unconsume(inquiry.id).catch(() => undefined);
+    throw err;
+  }
+}

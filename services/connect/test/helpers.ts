@@ -1,0 +1,184 @@
+// Test support for the connect host: deps over testkit infra, the app on a free port with CONNECT_URL set to it,
+// a local SMTP server capturing mail, and an application backend that signs /establish requests.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApplicationCache, currentTerms, recordReceipt } from '@svc/issuance';
+import { createLogger } from '@svc/platform';
+import {
+  type AppFixture,
+  type AppFixtureOptions,
+  postJson,
+  provisionApp,
+  provisionClientKey,
+  signClientAuth,
+  type TestInfra,
+} from '@svc/testkit';
+import { AUDIENCE } from '@svc/token-core';
+import { SMTPServer } from 'smtp-server';
+import { createConnectApp } from '../src/app';
+import type { ConnectConfig } from '../src/config';
+import type { ConnectDeps } from '../src/deps';
+import { sha256Hex } from '../src/domain/keys';
+import { createMailer } from '../src/domain/mailer';
+import { realizeInquiry } from '../src/domain/realize';
+import { createInquiryStore } from '../src/store/inquiries';
+
+export interface Mailbox {
+  port: number;
+  messages: { to: string; text: string }[];
+  /** Waits for the next mail to `to` and returns its one-time code. */
+  codeFor(to: string, timeoutMs?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startMailbox(): Promise<Mailbox> {
+  const messages: { to: string; text: string }[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        const to = session.envelope.rcptTo.map((r) => r.address.toLowerCase()).join(',');
+        messages.push({ to, text: Buffer.concat(chunks).toString('utf8') });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    port,
+    messages,
+    async codeFor(to, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      const seen = messages.filter((m) => m.to === to.toLowerCase()).length;
+      while (Date.now() < deadline) {
+        const mine = messages.filter((m) => m.to === to.toLowerCase());
+        const last = mine[mine.length - 1];
+        if (mine.length > seen - 1 && last) {
+          const m = /\b(\d{6})\b/.exec(last.text.replace(/=\r?\n/g, ''));
+          if (m?.[1]) return m[1];
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`no mail to ${to}`);
+    },
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+export interface ConnectHost {
+  url: string;
+  deps: ConnectDeps;
+  close(): Promise<void>;
+}
+
+/** Starts the connect app on a free port of 127.0.0.1; `hostname` (e.g. localhost) names it in CONNECT_URL. */
+export async function startConnect(
+  infra: TestInfra,
+  opts: {
+    hostname?: string;
+    smtpPort?: number;
+    config?: Partial<ConnectConfig>;
+    now?: () => Date;
+    port?: number;
+  } = {},
+): Promise<ConnectHost> {
+  const server = http.createServer();
+  await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${opts.hostname ?? '127.0.0.1'}:${port}`;
+  const logger = createLogger('connect-test');
+  const now = opts.now ?? (() => new Date());
+  const config: ConnectConfig = {
+    connectUrl: url,
+    rpId: opts.hostname ?? '127.0.0.1',
+    origin: url,
+    rpName: 'Sign-in service (test)',
+    inquiryTtlSeconds: 600,
+    emailCodeTtlSeconds: 600,
+    flowTtlSeconds: 1800,
+    secureCookies: false,
+    mailFrom: 'Sign-in test <no-reply@localhost>',
+    ...opts.config,
+  };
+  const deps: ConnectDeps = {
+    db: infra.db,
+    redis: infra.redis,
+    keyRing: infra.keyRing,
+    issuance: { ...infra.issuance, connectUrl: url, now },
+    apps: createApplicationCache(infra.db, 0),
+    config,
+    mailer: createMailer({ SMTP_URL: `smtp://127.0.0.1:${opts.smtpPort ?? 2525}` }, config.mailFrom, logger),
+    logger,
+    now,
+    close: async () => undefined,
+  };
+  server.on('request', createConnectApp(deps));
+  return {
+    url,
+    deps,
+    close: () =>
+      new Promise((r) => {
+        deps.mailer.close();
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+export interface Backend {
+  fixture: AppFixture;
+  /** POSTs /establish signed with the application's client key. */
+  establish(
+    body: Record<string, unknown>,
+    opts?: { url?: string },
+  ): Promise<Awaited<ReturnType<typeof postJson>>>;
+}
+
+/** An application with PASSKEY_USERNAMELESS and the given return rules, and a registered client key. */
+export async function provisionBackend(
+  infra: TestInfra,
+  connectUrl: string,
+  opts: AppFixtureOptions = {},
+): Promise<Backend> {
+  const fixture = await provisionApp(infra, {
+    methods: ['PASSKEY_USERNAMELESS'],
+    returnMethods: ['CALLBACK', 'STATUS_POLL', 'REVEAL'],
+    callbackDomains: ['app.example.test', 'localhost'],
+    ...opts,
+  });
+  const { kid, key } = await provisionClientKey(infra, fixture.anchor);
+  return {
+    fixture,
+    async establish(body, o = {}) {
+      const text = JSON.stringify({ applicationAnchor: fixture.anchor, ...body });
+      const jws = await signClientAuth({ key, kid, iss: fixture.anchor, aud: AUDIENCE.connect, body: text });
+      return postJson(`${o.url ?? connectUrl}/establish`, text, { authorization: `ClientAuth ${jws}` });
+    },
+  };
+}
+
+/** Gives an account a receipt for the current basic terms, when any are published (terms are fleet-wide). */
+export async function acceptCurrentTerms(infra: TestInfra, accountId: string): Promise<void> {
+  const terms = await currentTerms(infra.db);
+  if (terms) await recordReceipt(infra.db, accountId, terms, 'TEST');
+}
+
+/** Realizes an inquiry for an account the way the browser flow does once every page step has passed. */
+export async function realizeFor(infra: TestInfra, exposureKey: string, accountId: string): Promise<string> {
+  const inquiries = createInquiryStore(infra.db);
+  const inquiry = await inquiries.byExposureHash(sha256Hex(exposureKey));
+  const account = await infra.db.account.findUniqueOrThrow({ where: { id: accountId } });
+  const key = await realizeInquiry(
+    { inquiries, kek: infra.issuance.kek, now: () => new Date() },
+    inquiry!.id,
+    account,
+    new Date(),
+  );
+  if (!key) throw new Error('inquiry could not be realized');
+  return key;
+}

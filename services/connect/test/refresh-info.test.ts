@@ -1,0 +1,167 @@
+// Connect POST /refresh (strict rotation, family revocation, three-key view) and POST /info (localized names).
+import { issueSession, loadApplication } from '@svc/issuance';
+import { openInfra, postJson, provisionAccount, provisionApp, type TestInfra } from '@svc/testkit';
+import { decodeJwt } from 'jose';
+import {
+  acceptCurrentTerms,
+  type Backend,
+  type ConnectHost,
+  provisionBackend,
+  realizeFor,
+  startConnect,
+} from './helpers';
+
+let infra: TestInfra;
+let host: ConnectHost;
+let replica: ConnectHost;
+let backend: Backend;
+
+beforeAll(async () => {
+  infra = openInfra();
+  host = await startConnect(infra);
+  replica = await startConnect(infra);
+  backend = await provisionBackend(infra, host.url, {
+    claims: { email: 'SYNTHETIC_FALLBACK', firstName: 'OPTIONAL' },
+  });
+});
+afterAll(async () => {
+  await host.close();
+  await replica.close();
+  await infra.close();
+});
+
+async function signedIn(): Promise<{ accessToken: string; refreshToken: string; accountId: string }> {
+  const est = await backend.establish({});
+  const account = await provisionAccount(infra);
+  await acceptCurrentTerms(infra, account.id);
+  const confirmationKey = await realizeFor(infra, est.body.exposureKey, account.id);
+  const { exposureKey, hiddenKey } = est.body;
+  const res = await postJson(`${host.url}/redeem`, { exposureKey, hiddenKey, confirmationKey });
+  expect(res.status).toBe(200);
+  return { ...res.body, accountId: account.id };
+}
+
+const refresh = (refreshToken: string, url = host.url) => postJson(`${url}/refresh`, { refreshToken });
+
+describe('POST /refresh (connect)', () => {
+  test('rotates: new pair, same sid, rotationVersion + 1, three-key view with SYNTHETIC', async () => {
+    const s = await signedIn();
+    const res = await refresh(s.refreshToken);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(Object.keys(res.body).sort()).toEqual(['accessToken', 'claims', 'refreshToken']);
+    expect(res.body.claims).toEqual({
+      email: { requirement: 'SYNTHETIC', state: 'UNKNOWN' },
+      firstName: { requirement: 'OPTIONAL', state: 'UNKNOWN' },
+      lastName: { requirement: 'OFF', state: 'UNKNOWN' },
+    });
+    const before = decodeJwt(s.refreshToken);
+    const after = decodeJwt(res.body.refreshToken);
+    expect(after.sid).toBe(before.sid);
+    expect(after.rotationVersion).toBe(2);
+    expect(after.jti).not.toBe(before.jti);
+    expect((await refresh(res.body.refreshToken)).status).toBe(200);
+  });
+
+  test('reuse of a consumed token revokes the family (RefreshTokenFamilyCompromised)', async () => {
+    const s = await signedIn();
+    const next = await refresh(s.refreshToken);
+    const reuse = await refresh(s.refreshToken);
+    expect(reuse.status).toBe(401);
+    expect(reuse.body).toEqual({ reason: 'RefreshTokenFamilyCompromised' });
+    const after = await refresh(next.body.refreshToken);
+    expect(after.status).toBe(401);
+    expect(after.body).toEqual({ reason: 'RefreshTokenFamilyCompromised' });
+  });
+
+  test('a concurrent race across two replicas: no retry allowance, the loser revokes the family', async () => {
+    const s = await signedIn();
+    const [a, b] = await Promise.all([
+      refresh(s.refreshToken, host.url),
+      refresh(s.refreshToken, replica.url),
+    ]);
+    const statuses = [a.status, b.status].sort();
+    expect(statuses).toEqual([200, 401]);
+    const loser = a.status === 401 ? a : b;
+    expect(['RefreshTokenRotationRaceLost', 'RefreshTokenFamilyCompromised']).toContain(loser.body.reason);
+    const winner = a.status === 200 ? a : b;
+    const after = await refresh(winner.body.refreshToken);
+    expect(after.status).toBe(401);
+    expect(after.body).toEqual({ reason: 'RefreshTokenFamilyCompromised' });
+  });
+
+  test('RefreshTokenNotFound for garbage, an access token, or a session another host issued', async () => {
+    const s = await signedIn();
+    expect((await refresh('not-a-token')).body).toEqual({ reason: 'RefreshTokenNotFound' });
+    expect((await refresh(s.accessToken)).body).toEqual({ reason: 'RefreshTokenNotFound' });
+    const direct = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
+    const application = (await loadApplication(infra.db, { anchor: direct.anchor }))!;
+    const account = await provisionAccount(infra);
+    await acceptCurrentTerms(infra, account.id);
+    const issued = await issueSession(infra.issuance, {
+      application,
+      principal: { kind: 'ACCOUNT', accountId: account.id },
+      authMethod: 'ACCESS_KEY_DIRECT',
+    });
+    const res = await refresh(issued.refreshToken);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ reason: 'RefreshTokenNotFound' });
+    expect((await postJson(`${host.url}/refresh`, {})).body).toEqual({ reason: 'InvalidBody' });
+  });
+
+  test('RefreshTokenSuspended, RefreshTokenExpired and AccountDisabled', async () => {
+    const s = await signedIn();
+    const sid = String(decodeJwt(s.refreshToken).sid);
+    await infra.db.session.update({ where: { id: sid }, data: { status: 'SUSPENDED' } });
+    expect((await refresh(s.refreshToken)).body).toEqual({ reason: 'RefreshTokenSuspended' });
+    await infra.db.session.update({
+      where: { id: sid },
+      data: { status: 'ACTIVE', expiresAt: new Date(Date.now() - 1) },
+    });
+    expect((await refresh(s.refreshToken)).body).toEqual({ reason: 'RefreshTokenExpired' });
+    const d = await signedIn();
+    await infra.db.account.update({ where: { id: d.accountId }, data: { status: 'DISABLED' } });
+    const res = await refresh(d.refreshToken);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ reason: 'AccountDisabled' });
+  });
+});
+
+describe('POST /info', () => {
+  let anchor: string;
+  beforeAll(async () => {
+    anchor = (await provisionApp(infra, { names: { 'en-US': 'Lantern', 'zh-CN': '灯笼' } })).anchor;
+  });
+  const info = (locale: string, a = anchor) => postJson(`${host.url}/info`, { applicationAnchor: a, locale });
+
+  test.each([
+    ['en-US', 'Lantern'],
+    ['zh-CN', '灯笼'],
+    ['zh-Hans-CN', '灯笼'],
+    ['zh-hans', '灯笼'],
+    ['zh', '灯笼'],
+    ['en-GB', 'Lantern'],
+    ['fr-FR', 'Lantern'],
+    ['tlh', 'Lantern'],
+  ])('%s gives %s', async (locale, name) => {
+    const res = await info(locale);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ applicationAnchor: anchor, applicationName: name });
+  });
+
+  test('falls back to the default locale of the application', async () => {
+    const { anchor: a } = await provisionApp(infra, { names: { 'en-US': 'English', 'zh-CN': '中文名' } });
+    await infra.db.application.update({ where: { anchor: a }, data: { defaultLocale: 'zh-CN' } });
+    expect((await info('de-DE', a)).body.applicationName).toBe('中文名');
+  });
+
+  test('ApplicationNotFound for an unknown anchor, InvalidBody for a malformed tag or body', async () => {
+    const res = await info('en-US', 'no-such-app-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ reason: 'ApplicationNotFound' });
+    expect((await info('not a tag!')).status).toBe(400);
+    expect((await postJson(`${host.url}/info`, { applicationAnchor: anchor })).body).toEqual({
+      reason: 'InvalidBody',
+    });
+  });
+});
