@@ -1,0 +1,343 @@
+// POST /direct-issue/platform-ticket, black-box over HTTP against a Steam Web API stand-in: the call Steam
+// receives, ticket formats, allow-listed app ids, single use, first sign-in linking (also racing replicas),
+// the basic-terms flow with its refusals, and Steam failures.
+import { currentTerms } from '@svc/issuance';
+import { addRule } from '@svc/provisioning';
+import { provisionApp, type RunningTestHost, type TestInfra } from '@svc/testkit';
+import { TYP } from '@svc/token-core';
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import {
+  ensureTerms,
+  freshTicket,
+  openInfra,
+  post,
+  type SteamStandIn,
+  startNative,
+  startSteamStandIn,
+} from './helpers';
+
+let infra: TestInfra;
+let steam: SteamStandIn;
+let a: RunningTestHost;
+let b: RunningTestHost;
+const APP_ID = 480;
+
+beforeAll(async () => {
+  infra = openInfra();
+  steam = await startSteamStandIn();
+  await ensureTerms(infra);
+  const config = { steamApiUrl: steam.url, steamTimeoutMs: 500 };
+  a = await startNative(infra, config);
+  b = await startNative(infra, config);
+});
+afterAll(async () => {
+  await a.close();
+  await b.close();
+  await steam.close();
+  await infra.close();
+});
+
+async function fixture() {
+  const app = await provisionApp(infra);
+  await addRule(infra.db, app.anchor, { method: 'PLATFORM_TICKET', platformAppIds: [BigInt(APP_ID), 999n] });
+  return app;
+}
+
+const ticketUrl = (h: RunningTestHost) => `${h.url}/direct-issue/platform-ticket`;
+
+async function acceptanceFor(locale: 'en-US' | 'zh-CN' = 'en-US') {
+  const terms = (await currentTerms(infra.db))!;
+  return {
+    revision: terms.revision,
+    locale,
+    contentSha256: terms.agreement.locales[locale].contentSha256,
+    confirmed: true,
+  };
+}
+
+/** Signs a new Steam user in through the terms flow; returns the steam id and the 200 answer. */
+async function signIn(anchor: string, steamId = `7656119${Date.now() % 1e10}`) {
+  const t1 = freshTicket();
+  steam.users.set(t1, steamId);
+  const first = await post(ticketUrl(a), {
+    applicationAnchor: anchor,
+    platformTicketHex: t1,
+    platformAppId: APP_ID,
+  });
+  const t2 = freshTicket();
+  steam.users.set(t2, steamId);
+  const second = await post(ticketUrl(b), {
+    applicationAnchor: anchor,
+    platformTicketHex: t2,
+    platformAppId: APP_ID,
+    agreementAcceptance: await acceptanceFor(),
+  });
+  return { steamId, first, second };
+}
+
+describe('first sign-in and the basic terms', () => {
+  test('LegalAgreementRequired with the full agreement, then an accepted retry issues', async () => {
+    const app = await fixture();
+    const { steamId, first, second } = await signIn(app.anchor);
+    expect(first.status).toBe(403);
+    expect(first.body.reason).toBe('LegalAgreementRequired');
+    const terms = (await currentTerms(infra.db))!;
+    expect(first.body.requiredRevision).toBe(terms.revision);
+    expect(first.body.agreement.documentType).toBe('BASIC_TERMS');
+    for (const locale of ['en-US', 'zh-CN'] as const) {
+      const entry = first.body.agreement.locales[locale];
+      expect(entry.contentSha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(entry.document.schemaVersion).toBe(1);
+      expect(entry.document.sections.length).toBeGreaterThan(0);
+    }
+    expect(second.status).toBe(200);
+    expect(second.headers.get('cache-control')).toBe('no-store');
+    const { keys } = await infra.keyRing.jwks(app.applicationId);
+    const { payload } = await jwtVerify(second.body.accessToken, createLocalJWKSet({ keys: keys as never }), {
+      audience: app.anchor,
+      typ: TYP.accountAccess,
+    });
+    const links = await infra.db.platformLink.findMany({
+      where: { platform: 'STEAM', platformUserId: steamId },
+    });
+    expect(links).toHaveLength(1);
+    const receipt = await infra.db.agreementReceipt.findFirst({ where: { accountId: links[0]!.accountId } });
+    expect(receipt).toMatchObject({ revision: terms.revision, locale: 'en-US', channel: 'PLATFORM_TICKET' });
+
+    // A later sign-in needs no acceptance and yields the same subject.
+    const t3 = freshTicket();
+    steam.users.set(t3, steamId);
+    const again = await post(ticketUrl(a), {
+      applicationAnchor: app.anchor,
+      platformTicketHex: t3,
+      platformAppId: APP_ID,
+    });
+    expect(again.status).toBe(200);
+    const { payload: p2 } = await jwtVerify(
+      again.body.accessToken,
+      createLocalJWKSet({ keys: keys as never }),
+    );
+    expect(p2.sub).toBe(payload.sub);
+  });
+
+  test('Steam is called as the contract says', async () => {
+    const app = await fixture();
+    const ticket = freshTicket().toUpperCase();
+    const before = steam.calls.length;
+    await post(ticketUrl(a), {
+      applicationAnchor: app.anchor,
+      platformTicketHex: ticket,
+      platformAppId: APP_ID,
+    });
+    const call = steam.calls[before]!;
+    expect(call.path).toBe('/ISteamUserAuth/AuthenticateUserTicket/v1/');
+    expect(call.query).toEqual({
+      key: 'test-publisher-key',
+      appid: String(APP_ID),
+      ticket: ticket.toLowerCase(),
+      identity: 'service',
+    });
+  });
+
+  test.each([
+    ['another revision', { revision: 1_000_000 }, 409, 'LegalAgreementRevisionMismatch'],
+    ['another content hash', { contentSha256: 'f'.repeat(64) }, 409, 'LegalAgreementRevisionMismatch'],
+    ['the other locale hash', { locale: 'zh-CN' }, 409, 'LegalAgreementRevisionMismatch'],
+    ['confirmed: false', { confirmed: false }, 403, 'LegalAgreementRequired'],
+  ] as const)('an acceptance with %s is refused and records nothing', async (_n, change, status, reason) => {
+    const app = await fixture();
+    const steamId = `7656119${Math.floor(Math.random() * 1e10)}`;
+    const t = freshTicket();
+    steam.users.set(t, steamId);
+    const res = await post(ticketUrl(a), {
+      applicationAnchor: app.anchor,
+      platformTicketHex: t,
+      platformAppId: APP_ID,
+      agreementAcceptance: { ...(await acceptanceFor('en-US')), ...change },
+    });
+    expect(res.status).toBe(status);
+    expect(res.body.reason).toBe(reason);
+    const link = await infra.db.platformLink.findFirst({ where: { platformUserId: steamId } });
+    expect(await infra.db.agreementReceipt.count({ where: { accountId: link!.accountId } })).toBe(0);
+  });
+
+  test('two replicas racing on the first sign-in of one Steam user create one account', async () => {
+    const app = await fixture();
+    const steamId = `7656119${Math.floor(Math.random() * 1e10)}`;
+    const tickets = [freshTicket(), freshTicket(), freshTicket(), freshTicket()];
+    for (const t of tickets) steam.users.set(t, steamId);
+    const acceptance = await acceptanceFor();
+    const results = await Promise.all(
+      tickets.map((t, i) =>
+        post(ticketUrl(i % 2 ? b : a), {
+          applicationAnchor: app.anchor,
+          platformTicketHex: t,
+          platformAppId: APP_ID,
+          agreementAcceptance: acceptance,
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(await infra.db.platformLink.count({ where: { platform: 'STEAM', platformUserId: steamId } })).toBe(
+      1,
+    );
+  });
+});
+
+describe('single use and formats', () => {
+  test('a ticket presented again is ReplayProtectionAlreadySeen (409), also on the other replica', async () => {
+    const app = await fixture();
+    const t = freshTicket();
+    const body = { applicationAnchor: app.anchor, platformTicketHex: t, platformAppId: APP_ID };
+    const first = await post(ticketUrl(a), body);
+    expect(first.body.reason).toBe('LegalAgreementRequired');
+    const again = await post(ticketUrl(b), { ...body, platformTicketHex: t.toUpperCase() });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ reason: 'ReplayProtectionAlreadySeen' });
+  });
+
+  test.each([
+    ['one hex digit', 'a'],
+    ['an odd count', 'abc'],
+    ['non-hex', 'zz'],
+    ['empty', ''],
+    ['5122 digits', 'ab'.repeat(2561)],
+  ])('a ticket of %s is InvalidPlatformTicket', async (_n, hex) => {
+    const app = await fixture();
+    const before = steam.calls.length;
+    const res = await post(ticketUrl(a), {
+      applicationAnchor: app.anchor,
+      platformTicketHex: hex,
+      platformAppId: APP_ID,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ reason: 'InvalidPlatformTicket' });
+    expect(steam.calls.length).toBe(before);
+  });
+
+  test('5120 digits are accepted', async () => {
+    const app = await fixture();
+    const res = await post(ticketUrl(a), {
+      applicationAnchor: app.anchor,
+      platformTicketHex: freshTicket().slice(0, 16) + 'ab'.repeat(2552),
+      platformAppId: APP_ID,
+    });
+    expect(res.body.reason).toBe('LegalAgreementRequired');
+  });
+
+  test('wrong-typed or extra members are InvalidBody', async () => {
+    const app = await fixture();
+    const good = { applicationAnchor: app.anchor, platformTicketHex: freshTicket(), platformAppId: APP_ID };
+    for (const bad of [
+      { ...good, platformAppId: '480' },
+      { ...good, platformAppId: 0 },
+      { ...good, platformAppId: 1.5 },
+      { ...good, platformTicketHex: 1234 },
+      { ...good, steamId: '7656' },
+      {
+        ...good,
+        agreementAcceptance: { revision: 1, locale: 'fr-FR', contentSha256: 'a'.repeat(64), confirmed: true },
+      },
+      { ...good, agreementAcceptance: { revision: 1, locale: 'en-US', contentSha256: 'a'.repeat(64) } },
+    ]) {
+      const res = await post(ticketUrl(a), bad);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ reason: 'InvalidBody' });
+    }
+  });
+});
+
+describe('policy and Steam answers', () => {
+  test('a platform app id not on the allow-list, or no PLATFORM_TICKET rule, is Layer1Denied', async () => {
+    const app = await fixture();
+    const res = await post(ticketUrl(a), {
+      applicationAnchor: app.anchor,
+      platformTicketHex: freshTicket(),
+      platformAppId: 481,
+    });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ reason: 'Layer1Denied' });
+    const bare = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
+    const res2 = await post(ticketUrl(a), {
+      applicationAnchor: bare.anchor,
+      platformTicketHex: freshTicket(),
+      platformAppId: APP_ID,
+    });
+    expect(res2.body).toEqual({ reason: 'Layer1Denied' });
+  });
+
+  test('unknown anchor is ApplicationNotFound', async () => {
+    const res = await post(ticketUrl(a), {
+      applicationAnchor: 'no-such-anchor-x',
+      platformTicketHex: 'abcd',
+      platformAppId: APP_ID,
+    });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ reason: 'ApplicationNotFound' });
+  });
+
+  test('a ticket Steam rejects, or a publisher-banned user, is PlatformTicketRejected', async () => {
+    const app = await fixture();
+    for (const mode of ['invalid', 'banned'] as const) {
+      const t = freshTicket();
+      steam.modes.set(t, mode);
+      const res = await post(ticketUrl(a), {
+        applicationAnchor: app.anchor,
+        platformTicketHex: t,
+        platformAppId: APP_ID,
+      });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ reason: 'PlatformTicketRejected' });
+    }
+  });
+
+  test('Steam failing or timing out is 503 and leaves the ticket usable', async () => {
+    const app = await fixture();
+    for (const mode of ['http500', 'hang'] as const) {
+      const t = freshTicket();
+      steam.modes.set(t, mode);
+      const body = { applicationAnchor: app.anchor, platformTicketHex: t, platformAppId: APP_ID };
+      const res = await post(ticketUrl(a), body);
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ reason: 'TemporarilyUnavailable' });
+      expect(res.headers.get('retry-after')).toBeTruthy();
+      steam.modes.delete(t);
+      const retry = await post(ticketUrl(b), body);
+      expect(retry.body.reason).toBe('LegalAgreementRequired');
+    }
+  });
+
+  test('identity authority changing mid-attempt is AuthorizationArtifactStale (409)', async () => {
+    const app = await fixture();
+    const { steamId, second } = await signIn(app.anchor);
+    expect(second.status).toBe(200);
+    const link = await infra.db.platformLink.findFirstOrThrow({ where: { platformUserId: steamId } });
+    const stale = await startNative(
+      infra,
+      { steamApiUrl: steam.url },
+      {
+        hooks: {
+          afterCredentialProof: async () => {
+            await infra.db.account.update({
+              where: { id: link.accountId },
+              data: { authorityVersion: { increment: 1 } },
+            });
+          },
+        },
+      },
+    );
+    try {
+      const t = freshTicket();
+      steam.users.set(t, steamId);
+      const res = await post(`${stale.url}/direct-issue/platform-ticket`, {
+        applicationAnchor: app.anchor,
+        platformTicketHex: t,
+        platformAppId: APP_ID,
+      });
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({ reason: 'AuthorizationArtifactStale' });
+    } finally {
+      await stale.close();
+    }
+  });
+});
