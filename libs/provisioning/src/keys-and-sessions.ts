@@ -1,7 +1,7 @@
 // Operator actions on signing keys (rotate now, emergency revoke) and session listing.
 import type { Db } from '@svc/db';
 import { findBySubject } from '@svc/issuance';
-import { activateNextKey, publishKeyChange, publishedKids, revokeKey } from '@svc/keyring';
+import { activateNextKey, publishedKids, publishKeyChange, revokeKey } from '@svc/keyring';
 import type { Kek } from '@svc/token-core';
 import type { Redis } from 'ioredis';
 import { ProvisioningError } from './errors';
@@ -25,7 +25,7 @@ export async function revokeKeyNow(db: Db, kek: Kek, anchor: string, kid: string
 export async function listSessions(db: Db, anchor: string, subject: string) {
   const app = await appByAnchor(db, anchor);
   const subj = await findBySubject(db, app.sectorId, subject);
-  if (!subj || subj.principalKind !== 'ACCOUNT') return { sessions: [] };
+  if (subj?.principalKind !== 'ACCOUNT') return { sessions: [] };
   const rows = await db.session.findMany({
     where: { applicationId: app.id, accountId: subj.principalId },
     orderBy: { createdAt: 'desc' },

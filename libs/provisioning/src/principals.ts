@@ -2,33 +2,53 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
 import { currentTerms, recordReceipt } from '@svc/issuance';
-import { CLAIM_KEYS, type ClaimKey, buildClaimView, normalizeRequirements, isClaimKey } from '@svc/token-core';
+import {
+  buildClaimView,
+  CLAIM_KEYS,
+  type ClaimKey,
+  isClaimKey,
+  normalizeRequirements,
+} from '@svc/token-core';
 import { ProvisioningError } from './errors';
-import { appByAnchor, ed25519PublicX, uuidOrThrow } from './tenancy';
+import { appByAnchor, ed25519PublicX, refuseDuplicate, uuidOrThrow } from './tenancy';
 
+const DUPLICATE_EMAIL = 'an account with this email already exists';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export async function createAccount(
   db: Db,
-  input: { email: string; givenName?: string; familyName?: string; picture?: string; pictureAnimated?: string },
+  input: {
+    email: string;
+    givenName?: string;
+    familyName?: string;
+    picture?: string;
+    pictureAnimated?: string;
+  },
 ) {
   const email = input.email.trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 254) throw new ProvisioningError('--email must be an email address');
-  for (const url of [input.picture, input.pictureAnimated]) {
-    if (url !== undefined && !/^https:\/\/\S+$/.test(url)) throw new ProvisioningError('--picture must be an HTTPS URL');
+  if (!EMAIL.test(email) || email.length > 254)
+    throw new ProvisioningError('--email must be an email address');
+  for (const [flag, url] of [
+    ['--picture', input.picture],
+    ['--picture-animated', input.pictureAnimated],
+  ] as const) {
+    if (url !== undefined && !/^https:\/\/\S+$/.test(url))
+      throw new ProvisioningError(`${flag} must be an HTTPS URL`);
   }
   const exists = await db.account.findUnique({ where: { email } });
-  if (exists) throw new ProvisioningError('an account with this email already exists');
-  const account = await db.account.create({
-    data: {
-      email,
-      emailVerified: true,
-      givenName: input.givenName ?? null,
-      familyName: input.familyName ?? null,
-      picture: input.picture ?? null,
-      pictureAnimated: input.pictureAnimated ?? null,
-    },
-  });
+  if (exists) throw new ProvisioningError(DUPLICATE_EMAIL);
+  const account = await db.account
+    .create({
+      data: {
+        email,
+        emailVerified: true,
+        givenName: input.givenName ?? null,
+        familyName: input.familyName ?? null,
+        picture: input.picture ?? null,
+        pictureAnimated: input.pictureAnimated ?? null,
+      },
+    })
+    .catch(refuseDuplicate(DUPLICATE_EMAIL));
   return { id: account.id };
 }
 
@@ -49,7 +69,8 @@ export async function setAccountStatus(db: Db, id: string, status: string) {
 
 export async function grantClaim(db: Db, accountId: string, anchor: string, claim: string, state: string) {
   if (!isClaimKey(claim)) throw new ProvisioningError(`--claim must be one of ${CLAIM_KEYS.join(', ')}`);
-  if (state !== 'GRANTED' && state !== 'DENIED') throw new ProvisioningError('--state must be GRANTED or DENIED');
+  if (state !== 'GRANTED' && state !== 'DENIED')
+    throw new ProvisioningError('--state must be GRANTED or DENIED');
   await accountById(db, accountId);
   const app = await appByAnchor(db, anchor);
   await db.claimGrant.upsert({
@@ -79,13 +100,15 @@ export async function createWorkload(db: Db, kind: 'AGENT' | 'AUTOMATION', accou
 }
 
 async function workloadOf(db: Db, accountId: string, opts: { agentId?: string; automationId?: string }) {
-  if (opts.agentId && opts.automationId) throw new ProvisioningError('give --agent or --automation, not both');
+  if (opts.agentId && opts.automationId)
+    throw new ProvisioningError('give --agent or --automation, not both');
   const id = opts.agentId ?? opts.automationId;
   if (!id) return null;
   const kind = opts.agentId ? 'AGENT' : 'AUTOMATION';
   const w = await db.workload.findUnique({ where: { id: uuidOrThrow(id, kind.toLowerCase()) } });
   if (!w || w.kind !== kind) throw new ProvisioningError(`${kind.toLowerCase()} not found`);
-  if (w.ownerAccountId !== accountId) throw new ProvisioningError(`the ${kind.toLowerCase()} belongs to another account`);
+  if (w.ownerAccountId !== accountId)
+    throw new ProvisioningError(`the ${kind.toLowerCase()} belongs to another account`);
   return w;
 }
 
@@ -117,7 +140,11 @@ export async function createAccessKey(
 export async function revokeAccessKey(db: Db, identifier: string) {
   const key = await db.accessKey.findUnique({ where: { identifier } });
   if (!key) throw new ProvisioningError('access key not found');
-  await db.accessKey.update({ where: { id: key.id }, data: { status: 'REVOKED', revokedAt: new Date() } });
+  // Idempotent: revoking twice keeps the first revocation time.
+  await db.accessKey.updateMany({
+    where: { id: key.id, status: 'ACTIVE' },
+    data: { status: 'REVOKED', revokedAt: new Date() },
+  });
   return { revoked: true };
 }
 

@@ -1,14 +1,14 @@
 // Organizations, sectors and applications with their rules, claim requirements and client keys.
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes } from 'node:crypto';
 import type { Db } from '@svc/db';
 import { ensureActiveKey } from '@svc/keyring';
 import {
+  ACCESS_TTL,
   CLAIM_KEYS,
   type ClaimKey,
-  type Kek,
   isRequirement,
+  type Kek,
   normalizeRequirements,
-  ACCESS_TTL,
   REFRESH_TTL,
   type Requirement,
 } from '@svc/token-core';
@@ -28,6 +28,7 @@ export const AUTH_METHODS = [
   'OIDC',
 ] as const;
 export const RETURN_METHODS = ['DEVICE_CODE', 'CALLBACK', 'STATUS_POLL', 'REVEAL'] as const;
+const INT64_MAX = 9_223_372_036_854_775_807n;
 const LOCALE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 
 export async function createOrg(db: Db, name: string) {
@@ -37,7 +38,8 @@ export async function createOrg(db: Db, name: string) {
 }
 
 export async function setOrgStatus(db: Db, id: string, status: string) {
-  if (status !== 'ACTIVE' && status !== 'DISABLED') throw new ProvisioningError('--status must be ACTIVE or DISABLED');
+  if (status !== 'ACTIVE' && status !== 'DISABLED')
+    throw new ProvisioningError('--status must be ACTIVE or DISABLED');
   const found = await db.organization.findUnique({ where: { id: uuidOrThrow(id, 'organization') } });
   if (!found) throw new ProvisioningError('organization not found');
   await db.organization.update({ where: { id }, data: { status } });
@@ -53,7 +55,8 @@ export async function createSector(db: Db, orgId: string, name: string) {
 }
 
 export async function setSectorStatus(db: Db, id: string, status: string) {
-  if (status !== 'ACTIVE' && status !== 'DISABLED') throw new ProvisioningError('--status must be ACTIVE or DISABLED');
+  if (status !== 'ACTIVE' && status !== 'DISABLED')
+    throw new ProvisioningError('--status must be ACTIVE or DISABLED');
   const found = await db.sector.findUnique({ where: { id: uuidOrThrow(id, 'sector') } });
   if (!found) throw new ProvisioningError('sector not found');
   await db.sector.update({ where: { id }, data: { status } });
@@ -79,9 +82,7 @@ export async function createApp(db: Db, kek: Kek, input: CreateAppInput) {
   if (input.anchor.length < 3 || input.anchor.length > 64 || !ANCHOR_PATTERN.test(input.anchor)) {
     throw new ProvisioningError('--anchor must be kebab-case, 3 to 64 characters, starting with a letter');
   }
-  if (!input.names['en-US'] && Object.keys(input.names).length === 0) {
-    throw new ProvisioningError('--name en-US=TEXT is required');
-  }
+  if (Object.keys(input.names).length === 0) throw new ProvisioningError('--name en-US=TEXT is required');
   for (const [locale, text] of Object.entries(input.names)) {
     if (!LOCALE.test(locale) || !text.trim()) throw new ProvisioningError(`invalid --name ${locale}=...`);
   }
@@ -95,20 +96,33 @@ export async function createApp(db: Db, kek: Kek, input: CreateAppInput) {
   const sector = await db.sector.findUnique({ where: { id: uuidOrThrow(input.sectorId, 'sector') } });
   if (!sector) throw new ProvisioningError('sector not found');
   const exists = await db.application.findUnique({ where: { anchor: input.anchor } });
-  if (exists) throw new ProvisioningError('an application with this anchor already exists');
-  const app = await db.application.create({
-    data: {
-      anchor: input.anchor,
-      sectorId: sector.id,
-      names: input.names,
-      defaultLocale,
-      callbackDomains: (input.callbackDomains ?? []).map((d) => d.toLowerCase()),
-      claimRequirements: normalizeRequirements({}),
-      status: 'ACTIVE',
-    },
-  });
+  if (exists) throw new ProvisioningError(DUPLICATE_ANCHOR);
+  const app = await db.application
+    .create({
+      data: {
+        anchor: input.anchor,
+        sectorId: sector.id,
+        names: input.names,
+        defaultLocale,
+        callbackDomains: [...new Set((input.callbackDomains ?? []).map((d) => d.toLowerCase()))],
+        claimRequirements: normalizeRequirements({}),
+        status: 'ACTIVE',
+      },
+    })
+    // Two operators racing on one anchor: the unique index decides, the loser gets the same clear refusal.
+    .catch(refuseDuplicate(DUPLICATE_ANCHOR));
   await ensureActiveKey(db, kek, app.id);
   return { applicationAnchor: app.anchor };
+}
+
+const DUPLICATE_ANCHOR = 'an application with this anchor already exists';
+
+/** Turns a unique-constraint violation (Prisma P2002) into an operator message; rethrows anything else. */
+export function refuseDuplicate(message: string) {
+  return (err: unknown): never => {
+    if ((err as { code?: unknown } | null)?.code === 'P2002') throw new ProvisioningError(message);
+    throw err;
+  };
 }
 
 export async function appByAnchor(db: Db, anchor: string) {
@@ -149,14 +163,16 @@ export async function addRule(
     throw new ProvisioningError('PLATFORM_TICKET needs at least one --platform-app-id');
   }
   for (const id of input.platformAppIds ?? []) {
-    if (id < 1n) throw new ProvisioningError('--platform-app-id must be >= 1');
+    // The spec's platformAppId is an int64 >= 1; PostgreSQL BIGINT holds exactly that range.
+    if (id < 1n || id > INT64_MAX)
+      throw new ProvisioningError('--platform-app-id must be an integer from 1 to 2^63-1');
   }
   const app = await appByAnchor(db, anchor);
   const rule = await db.authenticationRule.create({
     data: {
       applicationId: app.id,
       method: input.method,
-      platformAppIds: input.platformAppIds ?? [],
+      platformAppIds: [...new Set(input.platformAppIds ?? [])],
       accessTtl: ttlOrThrow(input.accessTtl, ACCESS_TTL, '--access-ttl'),
       refreshTtl: ttlOrThrow(input.refreshTtl, REFRESH_TTL, '--refresh-ttl'),
     },
@@ -179,7 +195,9 @@ export async function setClaims(db: Db, anchor: string, changes: Partial<Record<
   for (const [key, value] of Object.entries(changes)) {
     if (!(CLAIM_KEYS as readonly string[]).includes(key)) throw new ProvisioningError(`unknown claim ${key}`);
     if (typeof value !== 'string' || !isRequirement(value)) {
-      throw new ProvisioningError(`--${key} must be SYNTHETIC_ONLY, OFF, OPTIONAL, REQUIRED or SYNTHETIC_FALLBACK`);
+      throw new ProvisioningError(
+        `--${key} must be SYNTHETIC_ONLY, OFF, OPTIONAL, REQUIRED or SYNTHETIC_FALLBACK`,
+      );
     }
     claims[key as ClaimKey] = value as Requirement;
   }
@@ -195,14 +213,26 @@ export async function addClientKey(db: Db, anchor: string, jwk: unknown) {
   return { kid };
 }
 
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
+
 /** Accepts only an Ed25519 public JWK; refuses anything carrying private material. */
 export function ed25519PublicX(jwk: unknown): string {
   if (!jwk || typeof jwk !== 'object') throw new ProvisioningError('the JWK file must hold a JSON object');
   const j = jwk as Record<string, unknown>;
+  // Checked first so a private key of any type is named as such (and never echoed back).
+  if (PRIVATE_JWK_MEMBERS.some((m) => m in j)) {
+    throw new ProvisioningError('the JWK holds a private key; register the public half only');
+  }
   if (j.kty !== 'OKP' || j.crv !== 'Ed25519' || typeof j.x !== 'string') {
     throw new ProvisioningError('the JWK must be an Ed25519 public key (kty OKP, crv Ed25519)');
   }
-  if ('d' in j) throw new ProvisioningError('the JWK holds a private key; register the public half only');
-  if (!/^[A-Za-z0-9_-]{43}$/.test(j.x)) throw new ProvisioningError('the JWK x member is not a 32-byte Ed25519 key');
+  if (!/^[A-Za-z0-9_-]{43}$/.test(j.x))
+    throw new ProvisioningError('the JWK x member is not a 32-byte Ed25519 key');
+  try {
+    // Let the crypto library confirm the point decodes; the stored JWK is rebuilt from x alone.
+    createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: j.x }, format: 'jwk' });
+  } catch {
+    throw new ProvisioningError('the JWK x member is not a valid Ed25519 public key');
+  }
   return j.x;
 }

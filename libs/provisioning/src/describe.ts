@@ -1,0 +1,36 @@
+// Read-only view of one application for operators: status, names, rules, claims, client keys and published kids.
+import type { Db } from '@svc/db';
+import { publishedKids } from '@svc/keyring';
+import { normalizeRequirements } from '@svc/token-core';
+import { appByAnchor } from './tenancy';
+
+/** Platform app ids stay bigint; the caller decides how to print them (the admin CLI prints decimal strings). */
+export async function describeApp(db: Db, anchor: string) {
+  const app = await appByAnchor(db, anchor);
+  const [rules, returnRules, clientKeys, kids] = await Promise.all([
+    db.authenticationRule.findMany({ where: { applicationId: app.id }, orderBy: { createdAt: 'asc' } }),
+    db.returnRule.findMany({ where: { applicationId: app.id }, orderBy: { createdAt: 'asc' } }),
+    db.clientKey.findMany({ where: { applicationId: app.id }, orderBy: { createdAt: 'asc' } }),
+    publishedKids(db, app.id),
+  ]);
+  return {
+    applicationAnchor: app.anchor,
+    status: app.status,
+    sectorId: app.sectorId,
+    names: app.names,
+    defaultLocale: app.defaultLocale,
+    callbackDomains: app.callbackDomains,
+    claims: normalizeRequirements(app.claimRequirements),
+    rules: rules.map((r) => ({
+      ruleId: r.id,
+      method: r.method,
+      enabled: r.enabled,
+      platformAppIds: r.platformAppIds,
+      accessTtl: r.accessTtl,
+      refreshTtl: r.refreshTtl,
+    })),
+    returnRules: returnRules.map((r) => ({ ruleId: r.id, method: r.method, enabled: r.enabled })),
+    clientKeys: clientKeys.map((k) => ({ kid: k.kid, status: k.status })),
+    kids,
+  };
+}
