@@ -13,10 +13,11 @@ export interface WorkerMetrics {
 export function workerMetrics(base: Metrics): WorkerMetrics {
   return {
     base,
-    jobs: base.counter('worker_jobs_total', 'Jobs by name and outcome (completed, failed, stalled)', [
-      'job',
-      'outcome',
-    ]),
+    jobs: base.counter(
+      'worker_jobs_total',
+      'Jobs by name and outcome (completed, retried, failed, stalled)',
+      ['job', 'outcome'],
+    ),
     sweepRemoved: base.counter('worker_sweep_removed_total', 'Rows expired or purged by sweeps', ['target']),
     keySteps: base.counter('worker_key_lifecycle_steps_total', 'Signing-key lifecycle steps applied', [
       'step',

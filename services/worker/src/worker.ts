@@ -93,16 +93,17 @@ export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobW
     deps.logger.info({ job: job.name, id: job.id, result }, 'job completed');
   });
   worker.on('failed', (job, err) => {
-    deps.metrics.jobs.inc({ job: job?.name ?? 'unknown', outcome: 'failed' });
-    deps.logger.error(
-      {
-        job: job?.name,
-        id: job?.id,
-        attempt: job?.attemptsMade,
-        err: { message: err.message, name: err.name },
-      },
-      'job failed',
-    );
+    // Fired on every failed attempt: count retries apart from final failures.
+    const final = !job || err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
+    deps.metrics.jobs.inc({ job: job?.name ?? 'unknown', outcome: final ? 'failed' : 'retried' });
+    const detail = {
+      job: job?.name,
+      id: job?.id,
+      attempt: job?.attemptsMade,
+      err: { message: err.message, name: err.name },
+    };
+    if (final) deps.logger.error(detail, 'job failed');
+    else deps.logger.warn(detail, 'job attempt failed; retrying with backoff');
   });
   worker.on('stalled', (id) => {
     deps.metrics.jobs.inc({ job: 'unknown', outcome: 'stalled' });

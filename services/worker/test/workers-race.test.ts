@@ -1,0 +1,153 @@
+// Several worker replicas at once: the schedules are registered once however many replicas upsert them, each tick
+// becomes one job run by exactly one worker, racing rotation ticks rotate once, and failing jobs retry with
+// backoff and are counted.
+import { createPrisma } from '@svc/db';
+import { runScheduledRotation } from '@svc/keyring';
+import { createLogger, createMetrics, createRedis } from '@svc/platform';
+import { provisionApp } from '@svc/testkit';
+import { loadKek } from '@svc/token-core';
+import { runRotationTick } from '../src/jobs/rotate-keys';
+import { workerMetrics } from '../src/metrics';
+import { createJobWorker, JOB_NAMES, type JobWorker } from '../src/worker';
+import { infraOver, openPrivateDb, type PrivateDb, testConfig } from './support';
+
+const DAY = 86_400_000;
+let pdb: PrivateDb;
+let infra: ReturnType<typeof infraOver>;
+
+beforeAll(async () => {
+  pdb = await openPrivateDb();
+  infra = infraOver(pdb.db);
+});
+afterAll(async () => {
+  await infra.close();
+  await pdb.drop();
+});
+
+/** Makes the app's only key 29.5 days old: with the default schedule its successor is due for prepublication. */
+async function dueApp() {
+  const app = await provisionApp(infra);
+  await pdb.db.signingKey.updateMany({
+    where: { applicationId: app.applicationId },
+    data: { activatedAt: new Date(Date.now() - 29.5 * DAY) },
+  });
+  return app;
+}
+
+test('three racing rotation ticks prepublish exactly one next key', async () => {
+  const app = await dueApp();
+  const schedule = { rotateEverySeconds: 2_592_000, prepublishSeconds: 86_400 };
+  const tick = () =>
+    runRotationTick({
+      db: pdb.db,
+      kek: infra.issuance.kek,
+      redis: infra.redis,
+      now: () => new Date(),
+      schedule,
+      batchSize: 10,
+    });
+  const results = await Promise.all([tick(), tick(), tick()]);
+  expect(results.reduce((n, r) => n + r.prepublished, 0)).toBe(1);
+  const keys = await pdb.db.signingKey.findMany({ where: { applicationId: app.applicationId } });
+  expect(keys.map((k) => k.status).sort()).toEqual(['ACTIVE', 'NEXT']);
+  // Activation racing too: with the NEXT key due, one tick activates it and the others see nothing to do.
+  await pdb.db.signingKey.updateMany({
+    where: { applicationId: app.applicationId, status: 'NEXT' },
+    data: { activatesAt: new Date(Date.now() - 1000) },
+  });
+  const at = new Date();
+  const steps = await Promise.all(
+    [0, 1, 2].map(() => runScheduledRotation(pdb.db, infra.issuance.kek, app.applicationId, schedule, at)),
+  );
+  expect(steps.filter((s) => s.activated)).toHaveLength(1);
+  const after = await pdb.db.signingKey.groupBy({
+    by: ['status'],
+    where: { applicationId: app.applicationId },
+    _count: true,
+  });
+  expect(Object.fromEntries(after.map((g) => [g.status, g._count]))).toEqual({ ACTIVE: 1, RETIRING: 1 });
+}, 60_000);
+
+test('three workers: one scheduler per job, each tick run once by one worker', async () => {
+  const app = await dueApp();
+  const config = testConfig({ rotationCheckMs: 700, sweepEveryMs: 700, concurrency: 2 });
+  const runs: { id: string; name: string; worker: string }[] = [];
+  const workers: JobWorker[] = [];
+  const redis = createRedis();
+  for (const name of ['w1', 'w2', 'w3']) {
+    const w = createJobWorker(
+      {
+        db: pdb.db,
+        kek: loadKek(),
+        redis,
+        redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        logger: createLogger('worker-test'),
+        metrics: workerMetrics(createMetrics('worker-test')),
+        name,
+      },
+      config,
+    );
+    w.worker.on('completed', (job) => runs.push({ id: job.id as string, name: job.name, worker: name }));
+    workers.push(w);
+  }
+  // Every replica registers the schedules at start-up, at the same moment.
+  await Promise.all(workers.map((w) => w.schedule()));
+  await new Promise((r) => setTimeout(r, 3200));
+  const schedulers = await workers[0]!.queue.getJobSchedulers();
+  expect(schedulers.map((s) => s.key).sort()).toEqual([JOB_NAMES.rotateKeys, JOB_NAMES.sweep]);
+  await Promise.all(workers.map((w) => w.close()));
+  await redis.quit();
+
+  const ids = runs.map((r) => r.id);
+  expect(new Set(ids).size).toBe(ids.length);
+  const rotations = runs.filter((r) => r.name === JOB_NAMES.rotateKeys);
+  // About 3200 / 700 ticks: one job each, never one per replica.
+  expect(rotations.length).toBeGreaterThanOrEqual(3);
+  expect(rotations.length).toBeLessThanOrEqual(6);
+  expect(runs.filter((r) => r.name === JOB_NAMES.sweep).length).toBeLessThanOrEqual(6);
+  // Whatever replica ran each tick, the rotation happened once.
+  const keys = await pdb.db.signingKey.findMany({ where: { applicationId: app.applicationId } });
+  expect(keys.map((k) => k.status).sort()).toEqual(['ACTIVE', 'NEXT']);
+}, 60_000);
+
+test('a failing job retries with backoff, then is logged and counted as failed', async () => {
+  const broken = createPrisma('postgresql://postgres@127.0.0.1:5432/worker_missing_database');
+  const metrics = workerMetrics(createMetrics('worker-test'));
+  const redis = createRedis();
+  const config = testConfig({ rotationCheckMs: 60_000, sweepEveryMs: 60_000, backoffMs: 100, attempts: 3 });
+  const w = createJobWorker(
+    {
+      db: broken,
+      kek: loadKek(),
+      redis,
+      redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      logger: createLogger('worker-test'),
+      metrics,
+    },
+    config,
+  );
+  const failed = new Promise<{ attempts: number }>((resolve) =>
+    w.worker.on('failed', (job) => {
+      if (job && job.attemptsMade >= 3) resolve({ attempts: job.attemptsMade });
+    }),
+  );
+  const started = Date.now();
+  await w.queue.add(JOB_NAMES.sweep, {}, { attempts: 3, backoff: { type: 'exponential', delay: 100 } });
+  expect((await failed).attempts).toBe(3);
+  // Exponential backoff: 100 ms, then 200 ms, before the last attempt.
+  expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+  const counted = await metrics.base.registry.getSingleMetricAsString('worker_jobs_total');
+  expect(counted).toMatch(/job="sweep",outcome="retried"[^\n]* 2/);
+  expect(counted).toMatch(/job="sweep",outcome="failed"[^\n]* 1/);
+  // An unknown job is not retried.
+  const unrecoverable = new Promise<number>((resolve) =>
+    w.worker.on('failed', (job) => {
+      if (job?.name === 'bogus') resolve(job.attemptsMade);
+    }),
+  );
+  await w.queue.add('bogus', {}, { attempts: 5 });
+  expect(await unrecoverable).toBe(1);
+  await w.close();
+  await redis.quit();
+  await broken.$disconnect();
+}, 60_000);
