@@ -1,0 +1,7 @@
+// The full command table of `pnpm admin`, in the order usage lists it.
+import type { Command } from '../registry';
+import { operationCommands } from './operations';
+import { principalCommands } from './principals';
+import { tenancyCommands } from './tenancy';
+
+export const COMMANDS: readonly Command[] = [...tenancyCommands, ...principalCommands, ...operationCommands];

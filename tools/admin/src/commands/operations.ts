@@ -1,0 +1,54 @@
+// Commands for fleet-wide operations: basic-terms publication, signing-key rotation and revocation, sessions.
+import { appByAnchor, listSessions, publishTerms, revokeKeyNow, rotateKeysNow } from '@svc/provisioning';
+import type { AdminContext } from '../context';
+import { UsageError } from '../flags';
+import { defineCommand } from '../registry';
+
+const KID = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** Saves the key change first, then tells the hosts; an unreachable Redis becomes a warning, not a failure. */
+async function withAnnouncement(
+  ctx: AdminContext,
+  anchor: string,
+  change: () => Promise<{ kids: string[] }>,
+) {
+  const result = await change();
+  const app = await appByAnchor(ctx.db(), anchor);
+  const warning = await ctx.announceKeyChange(app.id);
+  return warning ? { ...result, warning } : result;
+}
+
+export const operationCommands = [
+  defineCommand({
+    name: 'terms publish',
+    synopsis: '--file PATH   (the agreement body: locales en-US and zh-CN, each {document, versionUrl?})',
+    flags: { file: {} },
+    parse: (f) => ({ body: f.jsonFile('file') }),
+    run: (ctx, i) => publishTerms(ctx.db(), i.body, ctx.connectUrl()),
+  }),
+  defineCommand({
+    name: 'keys rotate',
+    synopsis: '--app A   (the next key signs now; the old one stays published while its tokens live)',
+    flags: { app: {} },
+    parse: (f) => ({ app: f.anchor('app') }),
+    run: (ctx, i) => withAnnouncement(ctx, i.app, () => rotateKeysNow(ctx.db(), ctx.kek(), i.app)),
+  }),
+  defineCommand({
+    name: 'keys revoke',
+    synopsis: '--app A --kid K   (emergency: the key leaves the JWK Set at once)',
+    flags: { app: {}, kid: {} },
+    parse: (f) => {
+      const kid = f.required('kid');
+      if (!KID.test(kid)) throw new UsageError('--kid must be a key id as shown by keys rotate or app show');
+      return { app: f.anchor('app'), kid };
+    },
+    run: (ctx, i) => withAnnouncement(ctx, i.app, () => revokeKeyNow(ctx.db(), ctx.kek(), i.app, i.kid)),
+  }),
+  defineCommand({
+    name: 'sessions list',
+    synopsis: '--app A --subject SUB   (newest first, at most 500)',
+    flags: { app: {}, subject: {} },
+    parse: (f) => ({ app: f.anchor('app'), subject: f.required('subject') }),
+    run: (ctx, i) => listSessions(ctx.db(), i.app, i.subject),
+  }),
+];

@@ -1,0 +1,124 @@
+// Commands for accounts (status, claim grants, basic terms), agents, automations and their credentials.
+import {
+  acceptTerms,
+  createAccessKey,
+  createAccount,
+  createWorkload,
+  grantClaim,
+  registerPublicKey,
+  revokeAccessKey,
+  setAccountStatus,
+} from '@svc/provisioning';
+import { CLAIM_KEYS } from '@svc/token-core';
+import { type Flags, UsageError } from '../flags';
+import { defineCommand } from '../registry';
+
+const ACCOUNT_STATUSES = ['ACTIVE', 'DISABLED', 'DELETED'] as const;
+const GRANT_STATES = ['GRANTED', 'DENIED'] as const;
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+const HTTPS_URL = /^https:\/\/\S+$/;
+const ACCESS_KEY_ID = /^acs_k_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** The optional workload a credential is bound to: --agent ID or --automation ID, never both. */
+function workloadFlags(f: Flags): { agentId?: string; automationId?: string } {
+  const agentId = f.id('agent');
+  const automationId = f.id('automation');
+  if (agentId && automationId) throw new UsageError('give --agent or --automation, not both');
+  return { agentId, automationId };
+}
+
+function workloadCommand(resource: 'agent' | 'automation') {
+  return defineCommand({
+    name: `${resource} create`,
+    synopsis: '--account ID --name N',
+    flags: { account: {}, name: {} },
+    parse: (f) => ({
+      account: f.id('account', { required: true }),
+      name: f.text('name', { required: true }),
+    }),
+    run: (ctx, i) =>
+      createWorkload(ctx.db(), resource === 'agent' ? 'AGENT' : 'AUTOMATION', i.account, i.name),
+  });
+}
+
+export const principalCommands = [
+  defineCommand({
+    name: 'account create',
+    synopsis: '--email E [--given-name G] [--family-name F] [--picture URL] [--picture-animated URL]',
+    flags: { email: {}, 'given-name': {}, 'family-name': {}, picture: {}, 'picture-animated': {} },
+    parse: (f) => ({
+      email: f.matching('email', EMAIL, 'an email address', { required: true }),
+      givenName: f.text('given-name'),
+      familyName: f.text('family-name'),
+      picture: f.matching('picture', HTTPS_URL, 'an HTTPS URL'),
+      pictureAnimated: f.matching('picture-animated', HTTPS_URL, 'an HTTPS URL'),
+    }),
+    run: (ctx, i) => createAccount(ctx.db(), i),
+  }),
+  defineCommand({
+    name: 'account set-status',
+    synopsis: '--account ID --status ACTIVE|DISABLED|DELETED',
+    flags: { account: {}, status: {} },
+    parse: (f) => ({
+      account: f.id('account', { required: true }),
+      status: f.oneOf('status', ACCOUNT_STATUSES, { required: true }),
+    }),
+    run: (ctx, i) => setAccountStatus(ctx.db(), i.account, i.status),
+  }),
+  defineCommand({
+    name: 'account grant',
+    synopsis: `--account ID --app A --claim ${CLAIM_KEYS.join('|')} --state GRANTED|DENIED`,
+    flags: { account: {}, app: {}, claim: {}, state: {} },
+    parse: (f) => ({
+      account: f.id('account', { required: true }),
+      app: f.anchor('app'),
+      claim: f.oneOf('claim', CLAIM_KEYS, { required: true }),
+      state: f.oneOf('state', GRANT_STATES, { required: true }),
+    }),
+    run: (ctx, i) => grantClaim(ctx.db(), i.account, i.app, i.claim, i.state),
+  }),
+  defineCommand({
+    name: 'account accept-terms',
+    synopsis: '--account ID   (records acceptance of the current basic terms)',
+    flags: { account: {} },
+    parse: (f) => ({ account: f.id('account', { required: true }) }),
+    run: (ctx, i) => acceptTerms(ctx.db(), i.account),
+  }),
+  workloadCommand('agent'),
+  workloadCommand('automation'),
+  defineCommand({
+    name: 'access-key create',
+    synopsis: '--app A --account ID [--agent ID | --automation ID]   (the secret is shown once)',
+    flags: { app: {}, account: {}, agent: {}, automation: {} },
+    parse: (f) => ({
+      anchor: f.anchor('app'),
+      accountId: f.id('account', { required: true }),
+      ...workloadFlags(f),
+    }),
+    run: (ctx, i) => createAccessKey(ctx.db(), i),
+  }),
+  defineCommand({
+    name: 'access-key revoke',
+    synopsis: '--id IDENTIFIER   (acs_k_...)',
+    flags: { id: {} },
+    parse: (f) => {
+      const id = f.required('id');
+      if (!ACCESS_KEY_ID.test(id))
+        throw new UsageError('--id must be an access-key identifier (acs_k_<uuid v4>)');
+      return { id };
+    },
+    run: (ctx, i) => revokeAccessKey(ctx.db(), i.id),
+  }),
+  defineCommand({
+    name: 'public-key register',
+    synopsis: '--app A --account ID [--agent ID | --automation ID] --jwk-file PATH   (an Ed25519 public JWK)',
+    flags: { app: {}, account: {}, agent: {}, automation: {}, 'jwk-file': {} },
+    parse: (f) => ({
+      anchor: f.anchor('app'),
+      accountId: f.id('account', { required: true }),
+      ...workloadFlags(f),
+      jwk: f.jsonFile('jwk-file'),
+    }),
+    run: (ctx, i) => registerPublicKey(ctx.db(), i),
+  }),
+];

@@ -1,0 +1,153 @@
+// Commands for organizations, sectors and applications (rules, return rules, claims, client keys).
+import {
+  AUTH_METHODS,
+  addClientKey,
+  addReturnRule,
+  addRule,
+  createApp,
+  createOrg,
+  createSector,
+  describeApp,
+  RETURN_METHODS,
+  setAppStatus,
+  setClaims,
+  setOrgStatus,
+  setSectorStatus,
+} from '@svc/provisioning';
+import { ACCESS_TTL, CLAIM_KEYS, REFRESH_TTL, REQUIREMENTS } from '@svc/token-core';
+import { UsageError } from '../flags';
+import { defineCommand } from '../registry';
+
+const ORG_STATUSES = ['ACTIVE', 'DISABLED'] as const;
+const APP_STATUSES = ['ACTIVE', 'SUSPENDED', 'DISABLED'] as const;
+
+export const tenancyCommands = [
+  defineCommand({
+    name: 'org create',
+    synopsis: '--name N',
+    flags: { name: {} },
+    parse: (f) => ({ name: f.text('name', { required: true }) }),
+    run: (ctx, i) => createOrg(ctx.db(), i.name),
+  }),
+  defineCommand({
+    name: 'org set-status',
+    synopsis: '--org ID --status ACTIVE|DISABLED',
+    flags: { org: {}, status: {} },
+    parse: (f) => ({
+      org: f.id('org', { required: true }),
+      status: f.oneOf('status', ORG_STATUSES, { required: true }),
+    }),
+    run: (ctx, i) => setOrgStatus(ctx.db(), i.org, i.status),
+  }),
+  defineCommand({
+    name: 'sector create',
+    synopsis: '--org ID --name N',
+    flags: { org: {}, name: {} },
+    parse: (f) => ({ org: f.id('org', { required: true }), name: f.text('name', { required: true }) }),
+    run: (ctx, i) => createSector(ctx.db(), i.org, i.name),
+  }),
+  defineCommand({
+    name: 'sector set-status',
+    synopsis: '--sector ID --status ACTIVE|DISABLED',
+    flags: { sector: {}, status: {} },
+    parse: (f) => ({
+      sector: f.id('sector', { required: true }),
+      status: f.oneOf('status', ORG_STATUSES, { required: true }),
+    }),
+    run: (ctx, i) => setSectorStatus(ctx.db(), i.sector, i.status),
+  }),
+  defineCommand({
+    name: 'app create',
+    synopsis:
+      '--sector ID --anchor A --name en-US=TEXT [--name zh-CN=TEXT ...] [--default-locale en-US] [--callback-domain HOST ...]',
+    flags: {
+      sector: {},
+      anchor: {},
+      name: { list: true },
+      'default-locale': {},
+      'callback-domain': { list: true },
+    },
+    parse: (f) => {
+      const input = {
+        sectorId: f.id('sector', { required: true }),
+        anchor: f.anchor('anchor'),
+        names: f.localized('name'),
+        defaultLocale: f.locale('default-locale'),
+        callbackDomains: f.list('callback-domain'),
+      };
+      if (!input.names['en-US'])
+        throw new UsageError('missing --name en-US=TEXT (the en-US name is required)');
+      if (input.defaultLocale && !input.names[input.defaultLocale]) {
+        throw new UsageError(
+          `--default-locale ${input.defaultLocale} needs a --name ${input.defaultLocale}=TEXT`,
+        );
+      }
+      return input;
+    },
+    run: (ctx, i) => createApp(ctx.db(), ctx.kek(), i),
+  }),
+  defineCommand({
+    name: 'app set-status',
+    synopsis: '--app A --status ACTIVE|SUSPENDED|DISABLED',
+    flags: { app: {}, status: {} },
+    parse: (f) => ({ app: f.anchor('app'), status: f.oneOf('status', APP_STATUSES, { required: true }) }),
+    run: (ctx, i) => setAppStatus(ctx.db(), i.app, i.status),
+  }),
+  defineCommand({
+    name: 'app add-rule',
+    synopsis: `--method ${AUTH_METHODS.join('|')} --app A [--platform-app-id N ...] [--access-ttl S] [--refresh-ttl S]`,
+    flags: { app: {}, method: {}, 'platform-app-id': { list: true }, 'access-ttl': {}, 'refresh-ttl': {} },
+    parse: (f) => {
+      const input = {
+        app: f.anchor('app'),
+        method: f.oneOf('method', AUTH_METHODS, { required: true }),
+        platformAppIds: f.bigints('platform-app-id'),
+        accessTtl: f.int('access-ttl', ACCESS_TTL),
+        refreshTtl: f.int('refresh-ttl', REFRESH_TTL),
+      };
+      if (input.method === 'PLATFORM_TICKET' && input.platformAppIds.length === 0) {
+        throw new UsageError('--method PLATFORM_TICKET needs at least one --platform-app-id');
+      }
+      if (input.method !== 'PLATFORM_TICKET' && input.platformAppIds.length > 0) {
+        throw new UsageError('--platform-app-id applies to --method PLATFORM_TICKET only');
+      }
+      return input;
+    },
+    run: (ctx, { app, ...rule }) => addRule(ctx.db(), app, rule),
+  }),
+  defineCommand({
+    name: 'app add-return-rule',
+    synopsis: `--app A --method ${RETURN_METHODS.join('|')}`,
+    flags: { app: {}, method: {} },
+    parse: (f) => ({ app: f.anchor('app'), method: f.oneOf('method', RETURN_METHODS, { required: true }) }),
+    run: (ctx, i) => addReturnRule(ctx.db(), i.app, i.method),
+  }),
+  defineCommand({
+    name: 'app set-claims',
+    synopsis: `--app A ${CLAIM_KEYS.map((k) => `[--${k} R]`).join(' ')}   (R: ${REQUIREMENTS.join('|')})`,
+    flags: Object.fromEntries([['app', {}], ...CLAIM_KEYS.map((k) => [k, {}])]),
+    parse: (f) => {
+      const changes: Record<string, string> = {};
+      for (const key of CLAIM_KEYS) {
+        const r = f.oneOf(key, REQUIREMENTS);
+        if (r) changes[key] = r;
+      }
+      return { app: f.anchor('app'), changes };
+    },
+    run: (ctx, i) => setClaims(ctx.db(), i.app, i.changes),
+  }),
+  defineCommand({
+    name: 'app add-client-key',
+    synopsis: '--app A --jwk-file PATH   (an Ed25519 public JWK)',
+    flags: { app: {}, 'jwk-file': {} },
+    parse: (f) => ({ app: f.anchor('app'), jwk: f.jsonFile('jwk-file') }),
+    run: (ctx, i) => addClientKey(ctx.db(), i.app, i.jwk),
+  }),
+  defineCommand({
+    name: 'app show',
+    synopsis: '--app A   (status, names, rules, claims, client keys, published signing kids)',
+    flags: { app: {} },
+    parse: (f) => ({ app: f.anchor('app') }),
+    run: (ctx, i) => describeApp(ctx.db(), i.app),
+  }),
+];

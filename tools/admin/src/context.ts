@@ -1,0 +1,81 @@
+// What commands run against: the database, the KEK and Redis, each opened only when a command first needs it.
+import { createPrisma, type Db } from '@svc/db';
+import { publishKeyChange } from '@svc/keyring';
+import { hostUrl, Redis, redisUrl } from '@svc/platform';
+import { type Kek, loadKek } from '@svc/token-core';
+import { ConfigError } from './errors';
+
+export interface AdminContext {
+  db(): Db;
+  kek(): Kek;
+  /** Base URL of the connect host (CONNECT_URL), where published terms are shown. */
+  connectUrl(): string;
+  /**
+   * Tells every host's key ring that a scope's keys changed. Never throws: returns a warning for the operator
+   * when Redis cannot be reached (the change is saved; hosts then pick it up when their key cache expires).
+   */
+  announceKeyChange(scopeId: string): Promise<string | undefined>;
+  close(): Promise<void>;
+}
+
+const REDIS_TIMEOUT_MS = 2000;
+
+export function createAdminContext(env: NodeJS.ProcessEnv = process.env): AdminContext {
+  let db: Db | undefined;
+  let kek: Kek | undefined;
+  let redis: Redis | undefined;
+  return {
+    db: () => {
+      db ??= createPrisma();
+      return db;
+    },
+    kek: () => {
+      try {
+        kek ??= loadKek(env);
+      } catch (err) {
+        throw new ConfigError((err as Error).message);
+      }
+      return kek;
+    },
+    connectUrl: () => hostUrl('connect', env),
+    async announceKeyChange(scopeId) {
+      // No retries and no offline queue: an operator waits at most a couple of seconds for an absent Redis.
+      redis = new Redis(env.REDIS_URL ?? redisUrl(), {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+        connectTimeout: REDIS_TIMEOUT_MS,
+      });
+      redis.on('error', () => undefined);
+      const r = redis;
+      try {
+        await withTimeout(
+          (async () => {
+            await r.connect();
+            await publishKeyChange(r, scopeId);
+          })(),
+          REDIS_TIMEOUT_MS * 2,
+        );
+        return undefined;
+      } catch {
+        return 'the key change is saved, but Redis (REDIS_URL) was unreachable, so running hosts were not notified; they pick up the change when their key cache expires (KEY_CACHE_TTL_MS, 30 s by default)';
+      }
+    },
+    async close() {
+      if (redis) {
+        await withTimeout(redis.quit(), 1000).catch(() => undefined);
+        redis.disconnect();
+      }
+      if (db) await db.$disconnect().catch(() => undefined);
+    },
+  };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,95 @@
+// The command table's shape and the pure command-line parser: argv -> (command, validated input), no I/O.
+import { parseArgs } from 'node:util';
+import type { AdminContext } from './context';
+import { Flags, type RawFlags, UsageError } from './flags';
+
+export interface Command<I = unknown> {
+  /** `resource verb`, e.g. `app create`. */
+  name: string;
+  /** Flags after the command name, as shown in usage. */
+  synopsis: string;
+  /** Every accepted flag; `list` flags may repeat. All take a value. */
+  flags: Record<string, { list?: boolean }>;
+  /** Validates the flags into the operation's input; throws UsageError. */
+  parse(flags: Flags): I;
+  run(ctx: AdminContext, input: I): Promise<object>;
+}
+
+/** Keeps each command's input type checked inside its own definition while the table stays homogeneous. */
+export function defineCommand<I>(c: Command<I>): Command {
+  return c as unknown as Command;
+}
+
+export type Parsed =
+  | { kind: 'help'; lines: string[] }
+  | { kind: 'command'; command: Command; input: unknown };
+
+export function usageLines(commands: readonly Command[]): string[] {
+  return [
+    'pnpm -s admin <resource> <verb> [--flags]   (flags that take a list repeat; --help after any command)',
+    ...commands.map((c) => `pnpm -s admin ${c.name}${c.synopsis ? ` ${c.synopsis}` : ''}`),
+  ];
+}
+
+const HELP = new Set(['--help', '-h', 'help']);
+
+/** Resolves `argv` to a command and its validated input, or to help text. Throws UsageError. */
+export function parseCommandLine(commands: readonly Command[], argv: readonly string[]): Parsed {
+  const [resource, verb, ...rest] = argv;
+  if (resource === undefined) throw new UsageError('no command given');
+  if (HELP.has(resource)) return { kind: 'help', lines: usageLines(commands) };
+  const forResource = commands.filter((c) => c.name.startsWith(`${resource} `));
+  if (forResource.length === 0) throw new UsageError(`unknown command ${resource}`);
+  if (verb === undefined || HELP.has(verb)) {
+    if (verb === undefined) throw new UsageError(`${resource} needs a verb: ${verbs(forResource)}`);
+    return { kind: 'help', lines: usageLines(forResource) };
+  }
+  const command = forResource.find((c) => c.name === `${resource} ${verb}`);
+  if (!command)
+    throw new UsageError(`unknown command ${resource} ${verb}; ${resource} takes ${verbs(forResource)}`);
+  if (rest.some((a) => a === '--help' || a === '-h')) return { kind: 'help', lines: usageLines([command]) };
+  return { kind: 'command', command, input: command.parse(new Flags(readFlags(command, rest))) };
+}
+
+function verbs(commands: readonly Command[]): string {
+  return commands.map((c) => c.name.split(' ')[1]).join(', ');
+}
+
+/** node:util parseArgs in strict mode, with its errors reworded and repeats of single-valued flags refused. */
+function readFlags(command: Command, args: string[]): RawFlags {
+  const options = Object.fromEntries(
+    Object.entries(command.flags).map(([name, f]) => [name, { type: 'string' as const, multiple: !!f.list }]),
+  );
+  const parse = () => parseArgs({ args, options, strict: true, allowPositionals: false, tokens: true });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse();
+  } catch (err) {
+    throw new UsageError(rewordParseError(err, command));
+  }
+  const counts = new Map<string, number>();
+  for (const t of parsed.tokens) {
+    if (t.kind === 'option') counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+  }
+  for (const [name, n] of counts) {
+    if (n > 1 && !command.flags[name]?.list) throw new UsageError(`--${name} may be given only once`);
+  }
+  return parsed.values as RawFlags;
+}
+
+function rewordParseError(err: unknown, command: Command): string {
+  const e = err as { code?: string; message?: string };
+  const quoted = /'([^']+)'/.exec(e.message ?? '')?.[1] ?? '';
+  switch (e.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown flag ${quoted} for ${command.name}`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument ${quoted} for ${command.name} (flags look like --name VALUE)`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      const flag = /--[\w-]+/.exec(e.message ?? '')?.[0] ?? 'a flag';
+      return `${flag} needs a value (write ${flag}=VALUE if the value starts with '-')`;
+    }
+    default:
+      return `cannot parse the flags of ${command.name}`;
+  }
+}
