@@ -1,0 +1,117 @@
+// Black-box refusals of the CLI process: exit codes, one JSON error object on stdout, nothing changed, no stacks.
+import { openInfra, type TestInfra, uniqueName } from '@svc/testkit';
+import { exportJWK, generateKeyPair } from 'jose';
+import { type AdminRun, admin, jsonFile, ok } from './run-admin';
+
+let infra: TestInfra;
+let sector: string;
+let anchor: string;
+
+beforeAll(async () => {
+  infra = openInfra();
+  // Fixtures through the CLI itself: a sector with one application.
+  const org = (await ok(['org', 'create', '--name', uniqueName('Org')])).id;
+  sector = (await ok(['sector', 'create', '--org', org, '--name', 'Errors'])).id;
+  anchor = uniqueName('admin-err');
+  await ok(['app', 'create', '--sector', sector, '--anchor', anchor, '--name', 'en-US=Errors']);
+}, 60_000);
+
+afterAll(async () => {
+  await infra.close();
+});
+
+function expectRefusal(r: AdminRun, code: number, error: string | RegExp) {
+  expect(r.code).toBe(code);
+  expect(Object.keys(r.json)).toEqual(['error']);
+  if (typeof error === 'string') expect(r.json.error).toBe(error);
+  else expect(r.json.error).toMatch(error);
+  // Nothing internal leaks: no stack frames, file paths or SQL on either stream.
+  for (const out of [r.stdout, r.stderr]) expect(out).not.toMatch(/\s+at\s|\.ts:\d+|SELECT|INSERT|prisma/i);
+}
+
+describe('pnpm admin: refusals', () => {
+  it('answers usage errors with exit 2 and usage for no args and --help', async () => {
+    const [none, help, unknown, missing, badEnum, badAnchor] = await Promise.all([
+      admin([]),
+      admin(['--help']),
+      admin(['widget', 'create']),
+      admin(['app', 'add-rule', '--app', anchor]),
+      admin(['app', 'set-status', '--app', anchor, '--status', 'PAUSED']),
+      admin(['app', 'create', '--sector', sector, '--anchor', 'Bad_Anchor', '--name', 'en-US=X']),
+    ]);
+    expect(none.code).toBe(2);
+    expect(none.json).toEqual({
+      error: 'no command given',
+      usage: expect.arrayContaining([expect.any(String)]),
+    });
+    expect(help.code).toBe(0);
+    expect(help.json.usage).toEqual(expect.arrayContaining([expect.stringContaining('keys rotate --app A')]));
+    expectRefusal(unknown, 2, 'unknown command widget');
+    expectRefusal(missing, 2, 'missing --method');
+    expect(missing.stderr).toContain('usage:');
+    expectRefusal(badEnum, 2, '--status must be one of ACTIVE, SUSPENDED, DISABLED');
+    expectRefusal(badAnchor, 2, /^--anchor must be an application anchor/);
+    expect(await infra.db.application.findUnique({ where: { anchor: 'Bad_Anchor' } })).toBeNull();
+    expect((await infra.db.application.findUniqueOrThrow({ where: { anchor } })).status).toBe('ACTIVE');
+  }, 60_000);
+
+  it('refuses a duplicate anchor and unknown applications, accounts and keys with exit 1', async () => {
+    const ghostAccount = '00000000-0000-4000-8000-000000000000';
+    const [dup, noApp, noAccount, noKey, noKid] = await Promise.all([
+      admin(['app', 'create', '--sector', sector, '--anchor', anchor, '--name', 'en-US=Again']),
+      admin(['app', 'add-return-rule', '--app', uniqueName('ghost'), '--method', 'CALLBACK']),
+      admin(['account', 'accept-terms', '--account', ghostAccount]),
+      admin(['access-key', 'revoke', '--id', 'acs_k_00000000-0000-4000-8000-000000000000']),
+      admin(['keys', 'revoke', '--app', anchor, '--kid', 'rk_unknown']),
+    ]);
+    expectRefusal(dup, 1, 'an application with this anchor already exists');
+    expectRefusal(noApp, 1, 'application not found');
+    expectRefusal(noAccount, 1, 'account not found');
+    expectRefusal(noKey, 1, 'access key not found');
+    expectRefusal(noKid, 1, 'signing key not found for this application');
+    const names = (await infra.db.application.findUniqueOrThrow({ where: { anchor } })).names;
+    expect(names).toEqual({ 'en-US': 'Errors' });
+    expect(await infra.db.signingKey.count({ where: { application: { anchor }, status: 'ACTIVE' } })).toBe(1);
+  }, 60_000);
+
+  it('refuses private JWKs, non-Ed25519 JWKs and broken files, registering nothing', async () => {
+    const ed = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+    const ec = await generateKeyPair('ES256', { extractable: true });
+    const privateJwk = jsonFile(await exportJWK(ed.privateKey), 'private.jwk.json');
+    const ecJwk = jsonFile(await exportJWK(ec.publicKey), 'ec.jwk.json');
+    const notAPoint = jsonFile({ kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(42) }, 'bad-x.jwk.json');
+    const [priv, p256, badX, missingFile, badTerms] = await Promise.all([
+      admin(['app', 'add-client-key', '--app', anchor, '--jwk-file', privateJwk]),
+      admin(['app', 'add-client-key', '--app', anchor, '--jwk-file', ecJwk]),
+      admin(['app', 'add-client-key', '--app', anchor, '--jwk-file', notAPoint]),
+      admin(['app', 'add-client-key', '--app', anchor, '--jwk-file', '/nonexistent/key.json']),
+      admin([
+        'terms',
+        'publish',
+        '--file',
+        jsonFile({ locales: { 'en-US': { document: { schemaVersion: 2 } } } }),
+      ]),
+    ]);
+    expectRefusal(priv, 1, 'the JWK holds a private key; register the public half only');
+    expect(priv.stdout).not.toContain((await exportJWK(ed.privateKey)).d);
+    expectRefusal(p256, 1, 'the JWK must be an Ed25519 public key (kty OKP, crv Ed25519)');
+    expectRefusal(badX, 1, 'the JWK x member is not a 32-byte Ed25519 key');
+    expectRefusal(missingFile, 2, '--jwk-file /nonexistent/key.json: no such file');
+    expectRefusal(badTerms, 1, /^the terms file is not a valid agreement body: locales/);
+    expect(await infra.db.clientKey.count({ where: { application: { anchor } } })).toBe(0);
+  }, 60_000);
+
+  it('still rotates keys when Redis is unreachable, with a warning', async () => {
+    const r = await admin(['keys', 'rotate', '--app', anchor], { REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(r.code).toBe(0);
+    expect(r.json.kids).toHaveLength(2);
+    expect(r.json.warning).toMatch(/Redis \(REDIS_URL\) was unreachable/);
+  }, 60_000);
+
+  it('reports an unreachable database as exit 3 without internals', async () => {
+    const r = await admin(['org', 'create', '--name', 'Nowhere'], {
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/test',
+    });
+    expectRefusal(r, 3, 'cannot reach the database; check DATABASE_URL and that PostgreSQL is up');
+  }, 60_000);
+});
