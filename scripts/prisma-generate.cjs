@@ -2,9 +2,17 @@
 const { execFileSync } = require('node:child_process');
 const path = require('node:path');
 
-const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath };
+const env = {
+  ...process.env,
+  PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath,
+};
 execFileSync(
   process.execPath,
-  [require.resolve('prisma/build/index.js'), 'generate', '--schema', path.join(__dirname, '..', 'prisma', 'schema.prisma')],
+  [
+    require.resolve('prisma/build/index.js'),
+    'generate',
+    '--schema',
+    path.join(__dirname, '..', 'prisma', 'schema.prisma'),
+  ],
   { stdio: 'inherit', env, cwd: path.join(__dirname, '..') },
 );

@@ -1,11 +1,12 @@
 // The spec's issuance checks, in order, each one small step: application, account, basic terms, claim gate.
 import { ServiceError } from '@svc/platform';
-import { type ClaimView, evaluateClaimGate } from '@svc/token-core';
+import { buildClaimView, type ClaimGrants, type ClaimView, evaluateClaimGate } from '@svc/token-core';
 import { type ApplicationContext, isIssuable } from './application-context';
-import { type AccountProfile, loadClaimView, profileValues } from './claim-state';
+import { type AccountProfile, profileValues } from './claim-state';
 import type { IssuanceDeps } from './deps';
 import { createErrand } from './errands';
-import { currentTerms, hasCurrentReceipt, legalAgreementRequired } from './terms';
+import { currentTermsCached, loadIssuanceSnapshot } from './snapshot';
+import { legalAgreementRequired } from './terms';
 
 export function checkApplication(app: ApplicationContext): void {
   if (!isIssuable(app)) throw new ServiceError('ApplicationNotActive', 403);
@@ -17,12 +18,6 @@ export function checkAccount(account: AccountProfile | null | undefined): assert
   if (account.status === 'DISABLED') throw new ServiceError('AccountDisabled', 403);
 }
 
-export async function checkBasicTerms(deps: IssuanceDeps, accountId: string): Promise<void> {
-  const terms = await currentTerms(deps.db);
-  if (!(await hasCurrentReceipt(deps.db, accountId, terms)))
-    throw legalAgreementRequired(terms!, deps.connectUrl);
-}
-
 /**
  * The claim gate: returns the five-key view when issuance may go on; otherwise throws the 403 claim-gate body
  * with the view and a fresh errand the user completes in a browser.
@@ -31,8 +26,9 @@ export async function checkClaimGate(
   deps: IssuanceDeps,
   app: ApplicationContext,
   account: AccountProfile,
+  grants: ClaimGrants,
 ): Promise<ClaimView> {
-  const claims = await loadClaimView(deps.db, account.id, app.id, app.claimRequirements);
+  const claims = buildClaimView(app.claimRequirements, grants);
   const gate = evaluateClaimGate(claims, profileValues(account));
   if (!gate) return claims;
   const errand = await createErrand(deps, {
@@ -69,7 +65,9 @@ export async function runIssuanceChecks(
   opts: { expectedAuthorityVersion?: number } = {},
 ): Promise<{ account: AccountProfile; claims: ClaimView }> {
   checkApplication(app);
-  const account = await loadAccount(deps, accountId);
+  const terms = await currentTermsCached(deps.db);
+  const snapshot = await loadIssuanceSnapshot(deps.db, accountId, app.id, terms);
+  const account = snapshot.account;
   checkAccount(account);
   if (
     opts.expectedAuthorityVersion !== undefined &&
@@ -77,7 +75,7 @@ export async function runIssuanceChecks(
   ) {
     throw new ServiceError('AuthorizationArtifactStale', 409);
   }
-  await checkBasicTerms(deps, account.id);
-  const claims = await checkClaimGate(deps, app, account);
+  if (!snapshot.hasReceipt) throw legalAgreementRequired(terms!, deps.connectUrl);
+  const claims = await checkClaimGate(deps, app, account, snapshot.grants);
   return { account, claims };
 }

@@ -9,4 +9,5 @@ export * from './presented-token';
 export * from './rotation';
 export * from './sector-subjects';
 export * from './session-events';
+export * from './snapshot';
 export * from './terms';

@@ -113,16 +113,50 @@ async function workloadStillAuthoritative(
   return !cred || cred.status === 'ACTIVE';
 }
 
+interface RotationSession {
+  id: string;
+  applicationId: string;
+  protocol: 'APPLICATION' | 'OIDC';
+  accountId: string;
+  workloadId: string | null;
+  workloadGeneration: number | null;
+  sourceCredentialId: string | null;
+  subject: string;
+  actorSubject: string | null;
+  status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
+  revokedReason: string | null;
+  currentVersion: number;
+  accessTtl: number;
+  refreshTtl: number;
+  expiresAt: Date;
+  /** The version recorded for the presented jti in this session, if any. */
+  presentedVersion: number | null;
+}
+
+/** The session and the version its presented jti was issued as, in one round trip (the hot path of refresh). */
+async function loadRotationSession(
+  deps: RotationDeps,
+  sid: string,
+  jti: string,
+): Promise<RotationSession | undefined> {
+  const rows = await deps.db.$queryRaw<RotationSession[]>`
+    SELECT s.id, s.application_id AS "applicationId", s.protocol, s.account_id AS "accountId",
+      s.workload_id AS "workloadId", s.workload_generation AS "workloadGeneration",
+      s.source_credential_id AS "sourceCredentialId", s.subject, s.actor_subject AS "actorSubject", s.status,
+      s.revoked_reason AS "revokedReason", s.current_version AS "currentVersion", s.access_ttl AS "accessTtl",
+      s.refresh_ttl AS "refreshTtl", s.expires_at AS "expiresAt",
+      (SELECT v.version FROM refresh_versions v WHERE v.jti = ${jti} AND v.session_id = s.id) AS "presentedVersion"
+    FROM sessions s WHERE s.id = ${sid}`;
+  return rows[0];
+}
+
 export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput): Promise<RotationOutcome> {
   const { app, claims } = input;
   const presented = claims.rotationVersion ?? 0;
-  const session = await deps.db.session.findUnique({
-    where: { id: claims.sid },
-    include: { versions: { where: { jti: claims.jti }, select: { version: true } } },
-  });
+  const session = await loadRotationSession(deps, claims.sid, claims.jti);
   if (!session || session.applicationId !== app.id || session.protocol !== 'APPLICATION')
     return { kind: 'not_found' };
-  if (session.versions[0]?.version !== presented) return { kind: 'not_found' };
+  if (session.presentedVersion !== presented) return { kind: 'not_found' };
   if (session.status === 'REVOKED') {
     return session.revokedReason === COMPROMISED ? { kind: 'family_compromised' } : { kind: 'revoked' };
   }

@@ -1,0 +1,47 @@
+// Starts host processes for the benchmark exactly as `pnpm start:<host>` would, and waits until they are ready.
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+
+const root = path.resolve(__dirname, '..');
+
+export interface BenchHost {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startHostProcess(
+  host: string,
+  port: number,
+  env: Record<string, string> = {},
+): Promise<BenchHost> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(root, 'node_modules/tsx/dist/cli.mjs'), `services/${host}/src/main.ts`],
+    {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), ...env },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${host} exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${host} did not become ready`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

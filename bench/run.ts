@@ -1,0 +1,163 @@
+// `pnpm bench`: the RSA-2048 signing bound of this machine, then /refresh (a fresh valid token on every request),
+// /introspect and jwks.json on the session host, and direct issue with an access key on the native host when it
+// exists. Each scenario runs RUNS times; medians are reported. Results also go to bench/results/latest.json.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { issueSession, loadApplication } from '@svc/issuance';
+import { createAccessKey } from '@svc/provisioning';
+import { openInfra, provisionAccount, provisionApp } from '@svc/testkit';
+import autocannon from 'autocannon';
+import { type BenchHost, startHostProcess } from './hosts';
+import { measureSigningRate } from './signing-rate';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+
+interface Figures {
+  requestsPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
+
+async function cannon(opts: autocannon.Options): Promise<Figures> {
+  const r = await autocannon({ duration: DURATION, connections: CONNECTIONS, ...opts });
+  return {
+    requestsPerSec: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx + r.errors,
+  };
+}
+
+async function repeated(
+  name: string,
+  make: () => autocannon.Options | Promise<autocannon.Options>,
+): Promise<Figures> {
+  const runs: Figures[] = [];
+  for (let i = 0; i < RUNS; i++) runs.push(await cannon(await make()));
+  const f = {
+    requestsPerSec: median(runs.map((r) => r.requestsPerSec)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
+  };
+  console.log(
+    `${name.padEnd(22)} ${f.requestsPerSec.toFixed(0).padStart(7)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   non-2xx ${f.non2xx}   (runs: ${runs.map((r) => r.requestsPerSec.toFixed(0)).join(', ')})`,
+  );
+  return f;
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `bench: ${RUNS} runs x ${DURATION}s per scenario, ${CONNECTIONS} connections; medians reported`,
+  );
+  const signing = await measureSigningRate();
+  const bound = signing.joseParallelPerSec / 2;
+  console.log(
+    `RSA-2048 signing: ${signing.joseParallelPerSec.toFixed(0)}/s (jose/WebCrypto, all cores), ${signing.nodeSyncPerSec.toFixed(0)}/s (node:crypto, one core); refresh bound ${bound.toFixed(0)}/s`,
+  );
+
+  const infra = openInfra();
+  const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
+  const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
+  const accounts = await Promise.all(Array.from({ length: 4 }, () => provisionAccount(infra)));
+  const issue = (i: number) =>
+    issueSession(infra.issuance, {
+      application,
+      principal: { kind: 'ACCOUNT', accountId: accounts[i % accounts.length]!.id },
+      authMethod: 'ACCESS_KEY_DIRECT',
+    });
+
+  const hosts: BenchHost[] = [];
+  const results: Record<string, unknown> = {
+    signing,
+    refreshBound: bound,
+    runs: RUNS,
+    seconds: DURATION,
+    connections: CONNECTIONS,
+  };
+  try {
+    const session = await startHostProcess('session', 24103);
+    hosts.push(session);
+
+    // Tokens circulate: each request takes a live token from the pool and puts back the one it receives, so every
+    // request presents a fresh, valid refresh token and none is ever presented twice.
+    const chains = await Promise.all(Array.from({ length: CONNECTIONS * 2 }, (_, i) => issue(i)));
+    const pool = chains.map((c) => c.refreshToken);
+    const refresh = await repeated('session /refresh', () => ({
+      url: `${session.url}/refresh`,
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ refreshToken: pool.shift() }) }),
+          onResponse: (status, body) => {
+            if (status === 200) pool.push(JSON.parse(body).refreshToken);
+            else if (process.env.BENCH_DEBUG) console.error(status, body.slice(0, 200));
+          },
+        },
+      ],
+    }));
+    results.refresh = { ...refresh, ratioToBound: refresh.requestsPerSec / bound };
+    console.log(
+      `  refresh / signing bound = ${(refresh.requestsPerSec / bound).toFixed(2)} (target >= 0.5, p99 < 50 ms)`,
+    );
+
+    const accessTokens = chains.slice(0, 32).map((c) => c.accessToken);
+    let k = 0;
+    results.introspect = await repeated('session /introspect', () => ({
+      url: `${session.url}/introspect`,
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({ accessToken: accessTokens[k++ % accessTokens.length] }),
+          }),
+        },
+      ],
+    }));
+    results.jwks = await repeated('session jwks.json', () => ({
+      url: `${session.url}/applications/${app.anchor}/jwks.json`,
+    }));
+
+    if (existsSync(path.join(__dirname, '../services/native/src/main.ts'))) {
+      const native = await startHostProcess('native', 24102, {
+        NATIVE_RATE_ADDRESS_POINTS: '1000000000',
+        NATIVE_RATE_CREDENTIAL_POINTS: '1000000000',
+      });
+      hosts.push(native);
+      const key = await createAccessKey(infra.db, { anchor: app.anchor, accountId: accounts[0]!.id });
+      const body = JSON.stringify({ applicationAnchor: app.anchor, ...key });
+      const direct = await repeated('native access-key', () => ({
+        url: `${native.url}/direct-issue/access-key`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      }));
+      results.directIssueAccessKey = { ...direct, ratioToBound: direct.requestsPerSec / bound };
+      console.log(
+        `  access-key issue / signing bound = ${(direct.requestsPerSec / bound).toFixed(2)} (target >= 0.4)`,
+      );
+    }
+  } finally {
+    for (const h of hosts) await h.stop();
+    await infra.close();
+  }
+  const dir = path.join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,51 @@
+// Measures the machine's RSA-2048 RS256 signing rate along the service's own path (jose + WebCrypto, which signs
+// on libuv's thread pool and so can use every core), plus single-threaded node:crypto for reference.
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { importPKCS8, SignJWT } from 'jose';
+
+export interface SigningRate {
+  joseParallelPerSec: number;
+  nodeSyncPerSec: number;
+}
+
+export async function measureSigningRate(seconds = 2): Promise<SigningRate> {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  const key = await importPKCS8(pem, 'RS256');
+  const payload = {
+    iss: 'https://issuer.test',
+    aud: 'bench-app',
+    sub: 'ss_x',
+    sid: 'sid_x',
+    jti: 'j',
+    iat: 1,
+    exp: 2,
+  };
+  const sign1 = () =>
+    new SignJWT(payload)
+      .setProtectedHeader({ alg: 'RS256', kid: 'k', typ: 'vnd.service.application-access+jwt' })
+      .sign(key);
+
+  const inFlight = Math.max(4, availableParallelism() * 4);
+  let count = 0;
+  const until = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (Date.now() < until) {
+        await sign1();
+        count++;
+      }
+    }),
+  );
+  const joseParallelPerSec = count / seconds;
+
+  let n = 0;
+  const data = Buffer.from('header.payload');
+  const end = Date.now() + seconds * 1000;
+  while (Date.now() < end) {
+    sign('sha256', data, privateKey);
+    n++;
+  }
+  return { joseParallelPerSec, nodeSyncPerSec: n / seconds };
+}

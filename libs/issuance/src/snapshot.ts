@@ -1,0 +1,80 @@
+// One round trip for everything the issuance checks read about an account under an application: profile and
+// status, whether it holds a receipt at the current terms epoch, and its claim grants. Hot paths (refresh) use it.
+import type { Db } from '@svc/db';
+import { type ClaimGrants, isClaimKey } from '@svc/token-core';
+import type { AccountProfile } from './claim-state';
+import { type CurrentTerms, currentTerms } from './terms';
+
+export interface IssuanceSnapshot {
+  account: AccountProfile | null;
+  hasReceipt: boolean;
+  grants: ClaimGrants;
+}
+
+interface SnapshotRow {
+  id: string;
+  status: AccountProfile['status'];
+  email: string | null;
+  email_verified: boolean;
+  given_name: string | null;
+  family_name: string | null;
+  picture: string | null;
+  picture_animated: string | null;
+  authority_version: number;
+  has_receipt: boolean;
+  grants: Record<string, string> | null;
+}
+
+export async function loadIssuanceSnapshot(
+  db: Db,
+  accountId: string,
+  applicationId: string,
+  terms: CurrentTerms | undefined,
+): Promise<IssuanceSnapshot> {
+  const epoch = terms?.acceptanceEpoch ?? 0;
+  const rows = await db.$queryRaw<SnapshotRow[]>`
+    SELECT a.id, a.status, a.email, a.email_verified, a.given_name, a.family_name, a.picture, a.picture_animated,
+      a.authority_version,
+      EXISTS (SELECT 1 FROM agreement_receipts r WHERE r.account_id = a.id AND r.document_type = 'BASIC_TERMS'
+              AND r.acceptance_epoch >= ${epoch}) AS has_receipt,
+      (SELECT json_object_agg(g.claim, g.state) FROM claim_grants g
+        WHERE g.account_id = a.id AND g.application_id = ${applicationId}::uuid) AS grants
+    FROM accounts a WHERE a.id = ${accountId}::uuid`;
+  const row = rows[0];
+  if (!row) return { account: null, hasReceipt: false, grants: {} };
+  const grants: ClaimGrants = {};
+  for (const [claim, state] of Object.entries(row.grants ?? {})) {
+    if (isClaimKey(claim) && (state === 'GRANTED' || state === 'DENIED')) grants[claim] = state;
+  }
+  return {
+    account: {
+      id: row.id,
+      status: row.status,
+      email: row.email,
+      emailVerified: row.email_verified,
+      givenName: row.given_name,
+      familyName: row.family_name,
+      picture: row.picture,
+      pictureAnimated: row.picture_animated,
+      authorityVersion: row.authority_version,
+    },
+    hasReceipt: !terms || row.has_receipt,
+    grants,
+  };
+}
+
+const termsCaches = new WeakMap<Db, { at: number; value: Promise<CurrentTerms | undefined> }>();
+
+/**
+ * The current terms, cached in process for TERMS_CACHE_MS (default 1000 ms; 0 under test): a new revision is
+ * enforced everywhere within that window.
+ */
+export function currentTermsCached(db: Db): Promise<CurrentTerms | undefined> {
+  const ttl = Number(process.env.TERMS_CACHE_MS ?? (process.env.NODE_ENV === 'test' ? 0 : 1000));
+  const hit = termsCaches.get(db);
+  if (ttl > 0 && hit && Date.now() - hit.at < ttl) return hit.value;
+  const value = currentTerms(db);
+  termsCaches.set(db, { at: Date.now(), value });
+  value.catch(() => termsCaches.delete(db));
+  return value;
+}

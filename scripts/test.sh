@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The one test command: installs everything on a fresh machine (including Debian's Chromium for the browser
+# tests), then type-checks, lints, checks import cycles and runs every test against real PostgreSQL and Redis.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+if [ ! -x /usr/bin/chromium ]; then
+  echo "==> installing Chromium (Debian package) for the browser tests" >&2
+  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+  as_root apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
+fi
+echo "==> static checks (tsc, biome, import cycles)" >&2
+pnpm -s check
+echo "==> tests" >&2
+results=$(mktemp)
+status=0
+pnpm exec jest --ci --json --outputFile="$results" "$@" || status=$?
+node -e '
+  const r = require(process.argv[1]);
+  console.log(`jest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
+  if (r.numTotalTests === 0) process.exit(1);
+' "$results" || status=1
+exit $status

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The one start command on a fresh machine: install everything, migrate, provision the demo application (printing
+# how to get a token), then start the whole fleet in the foreground.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+pnpm -s demo
+exec pnpm -s start
