@@ -147,7 +147,7 @@ describe('POST /revoke-all', () => {
       authorization: `ClientAuth ${await signClientAuth({ ...ck, iss: s.app.anchor, aud: 'service-session', body })}`,
     });
     expect([ok.status, ok.body]).toEqual([200, { revoked: true }]);
-    const bad = [
+    const bad: Record<string, string>[] = [
       {},
       { authorization: 'ClientAuth nope' },
       {
