@@ -13,6 +13,8 @@ import { measureSigningRate } from './signing-rate';
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+/** Processes per host (node:cluster, WEB_CONCURRENCY); 1 measures a single process. */
+const PROCESSES = process.env.BENCH_PROCESSES ?? '1';
 
 interface Figures {
   requestsPerSec: number;
@@ -84,7 +86,7 @@ async function main(): Promise<void> {
     connections: CONNECTIONS,
   };
   try {
-    const session = await startHostProcess('session', 24103);
+    const session = await startHostProcess('session', 24103, { WEB_CONCURRENCY: PROCESSES });
     hosts.push(session);
 
     // Tokens circulate: each request takes a live token from the pool and puts back the one it receives, so every

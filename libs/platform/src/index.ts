@@ -1,4 +1,5 @@
 // Platform: configuration, logging, Redis, HTTP scaffolding, errors, rate limits, metrics and telemetry.
+export * from './cluster';
 export * from './config';
 export * from './errors';
 export * from './http';

@@ -1,9 +1,11 @@
 // Process entry of the native host (`pnpm start:native`): open connections from the environment and serve.
-import { portFor, runHost } from '@svc/platform';
+import { createLogger, forkWorkers, portFor, runHost, startTelemetry } from '@svc/platform';
 import { createNativeApp } from './app';
 import { openNativeDeps } from './deps';
 
 async function main(): Promise<void> {
+  if (forkWorkers(createLogger('native'))) return;
+  const telemetry = startTelemetry('native');
   const deps = await openNativeDeps();
   await runHost({
     name: 'native',
@@ -11,7 +13,10 @@ async function main(): Promise<void> {
     port: portFor('native'),
     logger: deps.logger,
     metrics: deps.metrics,
-    onClose: deps.close,
+    onClose: async () => {
+      await deps.close();
+      await telemetry?.shutdown();
+    },
   });
 }
 

@@ -1,9 +1,10 @@
 // Session host process: {session_url}.
-import { portFor, runHost, startTelemetry } from '@svc/platform';
+import { createLogger, forkWorkers, portFor, runHost, startTelemetry } from '@svc/platform';
 import { createSessionApp } from './app';
 import { openSessionDeps } from './deps';
 
 async function main(): Promise<void> {
+  if (forkWorkers(createLogger('session'))) return;
   const telemetry = startTelemetry('session');
   const deps = openSessionDeps();
   await runHost({
