@@ -6,7 +6,7 @@ import {
   type IssuanceDeps,
   issuanceDepsFromEnv,
 } from '@svc/issuance';
-import { createKeyRing } from '@svc/keyring';
+import { createKeyRing, jwksMaxAgeSeconds } from '@svc/keyring';
 import {
   createLogger,
   createMetrics,
@@ -37,12 +37,6 @@ export interface OpenedSessionDeps extends SessionDeps {
   close(): Promise<void>;
 }
 
-export function jwksMaxAgeFromEnv(): number {
-  const wanted = envInt('JWKS_MAX_AGE_SECONDS', 300);
-  const prepublish = envInt('KEY_PREPUBLISH_SECONDS', 86_400);
-  return Math.max(0, Math.min(wanted, prepublish));
-}
-
 export function openSessionDeps(): OpenedSessionDeps {
   const db = createPrisma();
   const redis = createRedis();
@@ -61,7 +55,7 @@ export function openSessionDeps(): OpenedSessionDeps {
     metrics: createMetrics('session'),
     retryAllowanceMs: envInt('REFRESH_RETRY_WINDOW_MS', 2000),
     recheckSeconds: envInt('INTROSPECT_RECHECK_SECONDS', 60),
-    jwksMaxAgeSeconds: jwksMaxAgeFromEnv(),
+    jwksMaxAgeSeconds: jwksMaxAgeSeconds(),
   };
   return {
     ...deps,
