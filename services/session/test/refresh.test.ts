@@ -202,4 +202,35 @@ describe('POST /refresh', () => {
     expect(session.currentVersion).toBe(1);
     expect(session.status).toBe('ACTIVE');
   });
+
+  it('answers AuthorizationArtifactStale when a workload session lost its authority', async () => {
+    const { app } = await freshSession(h.infra);
+    const owner = await provisionAccount(h.infra);
+    const w = await h.infra.db.workload.create({
+      data: { kind: 'AGENT', ownerAccountId: owner.id, name: 'bot' },
+    });
+    const issued = await issueFor(h.infra, app.anchor, {
+      kind: 'AGENT',
+      accountId: owner.id,
+      workloadId: w.id,
+      workloadGeneration: 1,
+    });
+    await h.infra.db.workload.update({ where: { id: w.id }, data: { generation: 2 } });
+    const res = await refresh(issued.refreshToken);
+    expect([res.status, res.body.reason]).toEqual([409, 'AuthorizationArtifactStale']);
+  });
+
+  it('answers an empty 401 when a rotation of the same version never finishes (a crashed replica)', async () => {
+    const { issued } = await freshSession(h.infra);
+    const jti = String(decodeJwt(issued.refreshToken).jti);
+    // Another replica claimed this rotation and died before publishing the pair.
+    await h.infra.redis.set(`rt:claim:${jti}`, '1', 'PX', 1500);
+    const res = await refresh(issued.refreshToken);
+    expect(res.status).toBe(401);
+    expect(res.text).toBe('');
+    expect(res.headers.get('content-type')).toBeNull();
+    // Nothing was consumed: once the claim lapses the token rotates normally.
+    await new Promise((r) => setTimeout(r, 1600));
+    expect((await refresh(issued.refreshToken)).status).toBe(200);
+  });
 });
