@@ -10,7 +10,9 @@ const config: Config = {
     '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
     '^.+\\.mjs$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?(jose|@simplewebauthn|@hexagon|@levischuck|@peculiar))'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(\\.pnpm/)?(jose|@simplewebauthn|@hexagon|@levischuck|@peculiar))',
+  ],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   globalSetup: '<rootDir>/test/global-setup.ts',
   testTimeout: 30000,
