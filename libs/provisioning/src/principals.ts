@@ -73,11 +73,14 @@ export async function grantClaim(db: Db, accountId: string, anchor: string, clai
     throw new ProvisioningError('--state must be GRANTED or DENIED');
   await accountById(db, accountId);
   const app = await appByAnchor(db, anchor);
-  await db.claimGrant.upsert({
-    where: { accountId_applicationId_claim: { accountId, applicationId: app.id, claim } },
-    create: { accountId, applicationId: app.id, claim, state },
-    update: { state },
-  });
+  const key = { accountId_applicationId_claim: { accountId, applicationId: app.id, claim } };
+  await db.claimGrant
+    .upsert({ where: key, create: { accountId, applicationId: app.id, claim, state }, update: { state } })
+    // Two grants racing to create the same row: the loser updates the winner's row instead.
+    .catch(async (err: { code?: unknown }) => {
+      if (err?.code !== 'P2002') throw err;
+      await db.claimGrant.update({ where: key, data: { state } });
+    });
   const rows = await db.claimGrant.findMany({ where: { accountId, applicationId: app.id } });
   const grants: Partial<Record<ClaimKey, 'GRANTED' | 'DENIED'>> = {};
   for (const r of rows) if (isClaimKey(r.claim)) grants[r.claim] = r.state;

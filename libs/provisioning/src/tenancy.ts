@@ -190,8 +190,6 @@ export async function addReturnRule(db: Db, anchor: string, method: string) {
 }
 
 export async function setClaims(db: Db, anchor: string, changes: Partial<Record<ClaimKey, string>>) {
-  const app = await appByAnchor(db, anchor);
-  const claims = normalizeRequirements(app.claimRequirements);
   for (const [key, value] of Object.entries(changes)) {
     if (!(CLAIM_KEYS as readonly string[]).includes(key)) throw new ProvisioningError(`unknown claim ${key}`);
     if (typeof value !== 'string' || !isRequirement(value)) {
@@ -199,10 +197,17 @@ export async function setClaims(db: Db, anchor: string, changes: Partial<Record<
         `--${key} must be SYNTHETIC_ONLY, OFF, OPTIONAL, REQUIRED or SYNTHETIC_FALLBACK`,
       );
     }
-    claims[key as ClaimKey] = value as Requirement;
   }
-  await db.application.update({ where: { id: app.id }, data: { claimRequirements: claims } });
-  return { claims };
+  const app = await appByAnchor(db, anchor);
+  // Read-modify-write of one JSON column: lock the row so two operators changing different claims both win.
+  return db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ claim_requirements: unknown }[]>`
+      SELECT claim_requirements FROM applications WHERE id = ${app.id}::uuid FOR UPDATE`;
+    const claims = normalizeRequirements(rows[0]?.claim_requirements);
+    for (const [key, value] of Object.entries(changes)) claims[key as ClaimKey] = value as Requirement;
+    await tx.application.update({ where: { id: app.id }, data: { claimRequirements: claims } });
+    return { claims };
+  });
 }
 
 export async function addClientKey(db: Db, anchor: string, jwk: unknown) {

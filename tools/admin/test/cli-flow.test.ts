@@ -63,29 +63,35 @@ describe('pnpm admin: full provisioning flow', () => {
   }, 60_000);
 
   it('adds authentication rules (with TTLs and int64 platform app ids), a return rule and claims', async () => {
-    const direct = await ok([
-      'app',
-      'add-rule',
-      '--app',
-      s.anchor!,
-      '--method',
-      'ACCESS_KEY_DIRECT',
-      '--access-ttl',
-      '600',
-      '--refresh-ttl',
-      '86400',
-    ]);
-    const ticket = await ok([
-      'app',
-      'add-rule',
-      '--app',
-      s.anchor!,
-      '--method',
-      'PLATFORM_TICKET',
-      '--platform-app-id',
-      '480',
-      '--platform-app-id',
-      BIG_STEAM_ID,
+    // Independent commands run as concurrent processes, as two operators might.
+    const [direct, ticket, ret, , lastClaims] = await Promise.all([
+      ok([
+        'app',
+        'add-rule',
+        '--app',
+        s.anchor!,
+        '--method',
+        'ACCESS_KEY_DIRECT',
+        '--access-ttl',
+        '600',
+        '--refresh-ttl',
+        '86400',
+      ]),
+      ok([
+        'app',
+        'add-rule',
+        '--app',
+        s.anchor!,
+        '--method',
+        'PLATFORM_TICKET',
+        '--platform-app-id',
+        '480',
+        '--platform-app-id',
+        BIG_STEAM_ID,
+      ]),
+      ok(['app', 'add-return-rule', '--app', s.anchor!, '--method', 'DEVICE_CODE']),
+      ok(['app', 'set-claims', '--app', s.anchor!, '--email', 'REQUIRED']),
+      ok(['app', 'set-claims', '--app', s.anchor!, '--firstName', 'OPTIONAL']),
     ]);
     for (const r of [direct, ticket]) expect(Object.keys(r)).toEqual(['ruleId']);
     const rules = await infra.db.authenticationRule.findMany({ where: { applicationId: s.appId! } });
@@ -98,31 +104,26 @@ describe('pnpm admin: full provisioning flow', () => {
     expect(byMethod.PLATFORM_TICKET).toMatchObject({ id: ticket.ruleId, accessTtl: null, refreshTtl: null });
     expect(byMethod.PLATFORM_TICKET!.platformAppIds).toEqual([480n, BigInt(BIG_STEAM_ID)]);
 
-    const ret = await ok(['app', 'add-return-rule', '--app', s.anchor!, '--method', 'DEVICE_CODE']);
     expect(await infra.db.returnRule.findUnique({ where: { id: ret.ruleId } })).toMatchObject({
       method: 'DEVICE_CODE',
       enabled: true,
     });
 
-    const claims = await ok([
-      'app',
-      'set-claims',
-      '--app',
-      s.anchor!,
-      '--email',
-      'REQUIRED',
-      '--firstName',
-      'OPTIONAL',
+    // Two set-claims racing on different claims: neither change is lost.
+    expect(Object.keys(lastClaims.claims)).toEqual([
+      'email',
+      'firstName',
+      'lastName',
+      'staticAvatar',
+      'animatedAvatar',
     ]);
-    expect(claims).toEqual({
-      claims: {
-        email: 'REQUIRED',
-        firstName: 'OPTIONAL',
-        lastName: 'OFF',
-        staticAvatar: 'OFF',
-        animatedAvatar: 'OFF',
-      },
-    });
+    const expectedClaims = {
+      email: 'REQUIRED',
+      firstName: 'OPTIONAL',
+      lastName: 'OFF',
+      staticAvatar: 'OFF',
+      animatedAvatar: 'OFF',
+    };
 
     // app show prints the big platform app id exactly (as a decimal string).
     const shown = await ok(['app', 'show', '--app', s.anchor!]);
@@ -131,6 +132,7 @@ describe('pnpm admin: full provisioning flow', () => {
     ).toEqual(['480', BIG_STEAM_ID]);
     expect(shown).toMatchObject({
       status: 'ACTIVE',
+      claims: expectedClaims,
       callbackDomains: ['game.example.com'],
       kids: [s.firstKid],
     });
@@ -203,8 +205,12 @@ describe('pnpm admin: full provisioning flow', () => {
   }, 60_000);
 
   it('creates an agent and an automation, an access key for the agent (then revokes it) and a public key', async () => {
-    s.agent = (await ok(['agent', 'create', '--account', s.account!, '--name', 'Build bot'])).id;
-    s.automation = (await ok(['automation', 'create', '--account', s.account!, '--name', 'Nightly sync'])).id;
+    const [agent, automation] = await Promise.all([
+      ok(['agent', 'create', '--account', s.account!, '--name', 'Build bot']),
+      ok(['automation', 'create', '--account', s.account!, '--name', 'Nightly sync']),
+    ]);
+    s.agent = agent.id;
+    s.automation = automation.id;
     expect([s.agent, s.automation]).toEqual([expect.stringMatching(UUID), expect.stringMatching(UUID)]);
 
     const key = await ok([
@@ -314,22 +320,16 @@ describe('pnpm admin: full provisioning flow', () => {
   }, 60_000);
 
   it('changes the status of the application, account, sector and organization', async () => {
-    expect(await ok(['app', 'set-status', '--app', s.anchor!, '--status', 'SUSPENDED'])).toEqual({
-      applicationAnchor: s.anchor,
-      status: 'SUSPENDED',
-    });
-    expect(await ok(['account', 'set-status', '--account', s.account!, '--status', 'DISABLED'])).toEqual({
-      id: s.account,
-      status: 'DISABLED',
-    });
-    expect(await ok(['sector', 'set-status', '--sector', s.sector!, '--status', 'DISABLED'])).toEqual({
-      id: s.sector,
-      status: 'DISABLED',
-    });
-    expect(await ok(['org', 'set-status', '--org', s.org!, '--status', 'DISABLED'])).toEqual({
-      id: s.org,
-      status: 'DISABLED',
-    });
+    const [app1, account, sector, org] = await Promise.all([
+      ok(['app', 'set-status', '--app', s.anchor!, '--status', 'SUSPENDED']),
+      ok(['account', 'set-status', '--account', s.account!, '--status', 'DISABLED']),
+      ok(['sector', 'set-status', '--sector', s.sector!, '--status', 'DISABLED']),
+      ok(['org', 'set-status', '--org', s.org!, '--status', 'DISABLED']),
+    ]);
+    expect(app1).toEqual({ applicationAnchor: s.anchor, status: 'SUSPENDED' });
+    expect(account).toEqual({ id: s.account, status: 'DISABLED' });
+    expect(sector).toEqual({ id: s.sector, status: 'DISABLED' });
+    expect(org).toEqual({ id: s.org, status: 'DISABLED' });
     const app = await infra.db.application.findUniqueOrThrow({
       where: { anchor: s.anchor! },
       include: { sector: { include: { organization: true } } },
