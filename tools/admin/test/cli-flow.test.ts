@@ -183,6 +183,7 @@ describe('pnpm admin: full provisioning flow', () => {
     const doc = await infra.db.agreementDocument.findUniqueOrThrow({
       where: { documentType_revision: { documentType: 'BASIC_TERMS', revision: published.revision } },
     });
+    // biome-ignore lint/suspicious/noExplicitAny: CLI output is untyped JSON, checked by the assertions
     const body = doc.body as any;
     for (const locale of ['en-US', 'zh-CN']) {
       // contentSha256 is the hash of the document exactly as the hosts serve it (read back from the database).

@@ -14,6 +14,7 @@ function parse(line: string) {
   return parseCommandLine(COMMANDS, line.split(' '));
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: CLI output is untyped JSON, checked by the assertions
 function input(line: string): any {
   const p = parse(line);
   if (p.kind !== 'command') throw new Error('expected a command');
@@ -100,6 +101,7 @@ describe('admin command line', () => {
       '--name',
       'en-US=My Game = Fun',
     ]);
+    // biome-ignore lint/suspicious/noExplicitAny: CLI output is untyped JSON, checked by the assertions
     expect(p.kind === 'command' && (p.input as any).names).toEqual({ 'en-US': 'My Game = Fun' });
 
     const rule = input(

@@ -10,6 +10,7 @@ const MAIN = 'tools/admin/src/main.ts';
 
 export interface AdminRun {
   code: number;
+  // biome-ignore lint/suspicious/noExplicitAny: CLI output is untyped JSON, checked by the assertions
   json: Record<string, any>;
   stdout: string;
   stderr: string;
@@ -40,6 +41,7 @@ export function admin(args: string[], env: Record<string, string> = {}): Promise
 }
 
 /** Like admin(), but insists on success and returns the JSON. */
+// biome-ignore lint/suspicious/noExplicitAny: CLI output is untyped JSON, checked by the assertions
 export async function ok(args: string[], env: Record<string, string> = {}): Promise<Record<string, any>> {
   const r = await admin(args, env);
   if (r.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${r.code}: ${r.stdout}`);
