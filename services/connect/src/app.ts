@@ -3,6 +3,8 @@ import { createHostApp, finishHostApp, type HostAppOptions } from '@svc/platform
 import type { Express } from 'express';
 import type { ConnectDeps } from './deps';
 import { apiRoutes } from './routes/api';
+import { assetRoutes } from './routes/assets';
+import { pageRoutes } from './routes/pages';
 import { createInquiryStore } from './store/inquiries';
 
 export function createConnectApp(deps: ConnectDeps): Express {
@@ -18,6 +20,8 @@ export function createConnectApp(deps: ConnectDeps): Express {
   const app = createHostApp(opts);
   const inquiries = createInquiryStore(deps.db);
   app.use(apiRoutes(deps, inquiries));
+  app.use(assetRoutes());
+  app.use(pageRoutes(deps, inquiries));
   finishHostApp(app, opts);
   return app;
 }

@@ -18,6 +18,17 @@ export interface ConnectConfig {
   /** Cookies carry Secure unless the host is served over loopback HTTP. */
   secureCookies: boolean;
   mailFrom: string;
+  /** Redis key namespace of the rate limits (RATE_LIMIT_NAMESPACE), so separate deployments do not share counters. */
+  rateLimitNamespace: string;
+  rateLimits: {
+    /** Codes sent per client address and per recipient in 10 minutes. */
+    codeSendPerIp: number;
+    codeSendPerRecipient: number;
+    /** Code guesses per client address in 10 minutes (each code also dies after 5 wrong guesses). */
+    codeVerifyPerIp: number;
+    /** Passkey ceremonies per client address in 5 minutes. */
+    signInPerIp: number;
+  };
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -39,5 +50,12 @@ export function connectConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Conn
     flowTtlSeconds: envInt('FLOW_TTL_SECONDS', 1800, env),
     secureCookies: !(url.protocol === 'http:' && isLoopbackHost(url.hostname)),
     mailFrom: env.MAIL_FROM ?? 'Sign-in service <no-reply@localhost>',
+    rateLimitNamespace: env.RATE_LIMIT_NAMESPACE ?? 'connect',
+    rateLimits: {
+      codeSendPerIp: envInt('RL_CODE_SEND_PER_IP', 20, env),
+      codeSendPerRecipient: envInt('RL_CODE_SEND_PER_RECIPIENT', 5, env),
+      codeVerifyPerIp: envInt('RL_CODE_VERIFY_PER_IP', 30, env),
+      signInPerIp: envInt('RL_SIGN_IN_PER_IP', 60, env),
+    },
   };
 }

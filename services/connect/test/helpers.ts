@@ -12,6 +12,7 @@ import {
   provisionClientKey,
   signClientAuth,
   type TestInfra,
+  uniqueName,
 } from '@svc/testkit';
 import { AUDIENCE } from '@svc/token-core';
 import { SMTPServer } from 'smtp-server';
@@ -103,6 +104,9 @@ export async function startConnect(
     flowTtlSeconds: 1800,
     secureCookies: false,
     mailFrom: 'Sign-in test <no-reply@localhost>',
+    // Each test host counts on its own, so repeated runs from 127.0.0.1 do not trip each other's limits.
+    rateLimitNamespace: uniqueName('connect-rl'),
+    rateLimits: { codeSendPerIp: 20, codeSendPerRecipient: 5, codeVerifyPerIp: 30, signInPerIp: 60 },
     ...opts.config,
   };
   const deps: ConnectDeps = {

@@ -1,0 +1,73 @@
+// One-time email codes for sign-up (and errand re-authentication without a passkey): six digits, mailed over
+// SMTP, kept only as a hash bound to the address, with attempts limited per code and per client address.
+import { randomInt } from 'node:crypto';
+import type { RateLimiter } from '@svc/platform';
+import type { Locale } from '../pages/i18n';
+import { matchesHash, sha256Hex } from './keys';
+import type { Mailer } from './mailer';
+
+export const MAX_CODE_ATTEMPTS = 5;
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
+
+export function normalizeEmail(raw: string): string | undefined {
+  const email = raw.trim().toLowerCase();
+  return email.length <= 254 && EMAIL.test(email) ? email : undefined;
+}
+
+const codeHash = (email: string, code: string) => sha256Hex(`${email}\u0000${code}`);
+
+export interface CodeLimits {
+  /** Sending: per client address and per recipient. */
+  sendPerIp: RateLimiter;
+  sendPerRecipient: RateLimiter;
+  /** Guessing: per client address. */
+  verify: RateLimiter;
+}
+
+const SUBJECT: Record<Locale, string> = {
+  'en-US': 'Your sign-in code',
+  'zh-CN': '您的登录验证码',
+};
+
+function body(locale: Locale, code: string, appName: string, minutes: number): string {
+  return locale === 'zh-CN'
+    ? `您的验证码是 ${code}，用于登录“${appName}”。验证码将在 ${minutes} 分钟后失效。\n如果这不是您本人的操作，请忽略此邮件。`
+    : `Your code is ${code}. Use it to sign in to ${appName}. It expires in ${minutes} minutes.\nIf you did not ask for it, ignore this message.`;
+}
+
+export async function sendCode(
+  deps: { mailer: Mailer; limits: CodeLimits; ttlSeconds: number; now: () => Date },
+  input: { email: string; clientIp: string; locale: Locale; appName: string },
+): Promise<{ email: string; codeHash: string; attempts: number; expiresAt: number }> {
+  await deps.limits.sendPerIp.consume(input.clientIp);
+  await deps.limits.sendPerRecipient.consume(input.email);
+  const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+  await deps.mailer.send({
+    to: input.email,
+    subject: SUBJECT[input.locale],
+    text: body(input.locale, code, input.appName, Math.round(deps.ttlSeconds / 60)),
+  });
+  return {
+    email: input.email,
+    codeHash: codeHash(input.email, code),
+    attempts: 0,
+    expiresAt: deps.now().getTime() + deps.ttlSeconds * 1000,
+  };
+}
+
+export type CodeCheck = 'ok' | 'wrong' | 'expired' | 'exhausted';
+
+/** Checks a typed code in constant time; the caller stores the attempt count and drops the code when done. */
+export async function checkCode(
+  deps: { limits: CodeLimits; now: () => Date },
+  pending: { email: string; codeHash: string; attempts: number; expiresAt: number },
+  typed: string,
+  clientIp: string,
+): Promise<CodeCheck> {
+  await deps.limits.verify.consume(clientIp);
+  if (pending.attempts >= MAX_CODE_ATTEMPTS) return 'exhausted';
+  if (pending.expiresAt <= deps.now().getTime()) return 'expired';
+  const code = typed.replace(/\s+/g, '');
+  if (!/^\d{6}$/.test(code)) return 'wrong';
+  return matchesHash(`${pending.email}\u0000${code}`, pending.codeHash) ? 'ok' : 'wrong';
+}

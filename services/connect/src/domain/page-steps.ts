@@ -1,0 +1,112 @@
+// The rules behind the pages after sign-in, without HTTP: which claims to ask about, validating what the
+// person entered, whether the basic terms are owed, and whether the claim gate now passes.
+
+import type { IssuanceDeps } from '@svc/issuance';
+import {
+  type AccountProfile,
+  type ApplicationContext,
+  type CurrentTerms,
+  currentTerms,
+  hasCurrentReceipt,
+  loadAccount,
+  loadClaimView,
+  profileValues,
+} from '@svc/issuance';
+import { CLAIM_KEYS, type ClaimKey, type ClaimView, evaluateClaimGate } from '@svc/token-core';
+import type { DetailItem } from '../pages/steps';
+import { type AccountStore, type EditableClaim, PROFILE_COLUMNS } from '../store/accounts';
+
+const ASKED = new Set(['OPTIONAL', 'REQUIRED', 'SYNTHETIC_FALLBACK']);
+
+export async function accountAndView(deps: IssuanceDeps, app: ApplicationContext, accountId: string) {
+  const account = await loadAccount(deps, accountId);
+  if (!account) return undefined;
+  const view = await loadClaimView(deps.db, account.id, app.id, app.claimRequirements);
+  return { account, view };
+}
+
+function item(key: ClaimKey, view: ClaimView, account: AccountProfile): DetailItem {
+  return {
+    key,
+    requirement: view[key].requirement,
+    state: view[key].state,
+    value: profileValues(account)[key] ?? null,
+    editable: key !== 'email',
+  };
+}
+
+/** Inquiry: undecided claims, REQUIRED claims not granted, and REQUIRED claims whose data is missing. */
+export function inquiryItems(view: ClaimView, account: AccountProfile): DetailItem[] {
+  const values = profileValues(account);
+  return CLAIM_KEYS.filter((key) => {
+    const { requirement, state } = view[key];
+    if (!ASKED.has(requirement)) return false;
+    if (state === 'UNKNOWN') return true;
+    if (requirement !== 'REQUIRED') return false;
+    return state === 'DENIED' || (key !== 'lastName' && !values[key]);
+  }).map((key) => item(key, view, account));
+}
+
+/** Errand: every claim the application may ask for, so the person can complete data or change consent. */
+export function errandItems(view: ClaimView, account: AccountProfile): DetailItem[] {
+  return CLAIM_KEYS.filter((key) => ASKED.has(view[key].requirement)).map((key) => item(key, view, account));
+}
+
+export interface DetailsInput {
+  decisions: Partial<Record<ClaimKey, 'GRANTED' | 'DENIED'>>;
+  values: Partial<Record<EditableClaim, string>>;
+  invalid: ClaimKey[];
+}
+
+function validValue(key: EditableClaim, raw: string): boolean {
+  if (key === 'firstName' || key === 'lastName') return raw.length <= 100 && !/[\p{Cc}<>]/u.test(raw);
+  if (raw.length > 2048) return false;
+  try {
+    return new URL(raw).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Reads consent_<claim> and value_<claim> form fields, only for the claims the page showed. */
+export function readDetails(form: Record<string, unknown>, shown: DetailItem[]): DetailsInput {
+  const out: DetailsInput = { decisions: {}, values: {}, invalid: [] };
+  for (const { key, editable } of shown) {
+    const consent = form[`consent_${key}`];
+    if (consent === 'GRANTED' || consent === 'DENIED') out.decisions[key] = consent;
+    const raw = form[`value_${key}`];
+    if (!editable || typeof raw !== 'string' || !raw.trim()) continue;
+    const value = raw.trim();
+    if (key in PROFILE_COLUMNS && validValue(key as EditableClaim, value))
+      out.values[key as EditableClaim] = value;
+    else out.invalid.push(key);
+  }
+  return out;
+}
+
+export async function saveDetails(
+  accounts: AccountStore,
+  accountId: string,
+  applicationId: string,
+  input: DetailsInput,
+): Promise<void> {
+  await accounts.saveDetails(accountId, applicationId, input.decisions, input.values);
+}
+
+/** The claim gate of the application after the page: what still blocks, by reason. */
+export function gateProblems(
+  view: ClaimView,
+  account: AccountProfile,
+): { denied: ClaimKey[]; missing: ClaimKey[] } {
+  const gate = evaluateClaimGate(view, profileValues(account));
+  if (!gate) return { denied: [], missing: [] };
+  const denied = gate.claims.filter((k) => view[k].state !== 'GRANTED');
+  return { denied, missing: gate.claims.filter((k) => !denied.includes(k)) };
+}
+
+/** The current basic terms when this account has no receipt for them, else undefined. */
+export async function termsOwed(deps: IssuanceDeps, accountId: string): Promise<CurrentTerms | undefined> {
+  const terms = await currentTerms(deps.db);
+  if (!terms) return undefined;
+  return (await hasCurrentReceipt(deps.db, accountId, terms)) ? undefined : terms;
+}

@@ -1,0 +1,45 @@
+// The page shell: language, title, stylesheet and scripts from /assets (no inline script or style), CSRF meta.
+import { html, type SafeHtml } from './html';
+import { LOCALES, type Locale, type Translate } from './i18n';
+
+export interface PageContext {
+  locale: Locale;
+  t: Translate;
+  /** Path of the current page, for the language switch. */
+  path: string;
+  csrf?: string;
+  appName?: string;
+}
+
+export function layout(
+  ctx: PageContext,
+  title: string,
+  body: SafeHtml,
+  opts: { scripts?: boolean } = {},
+): string {
+  const switcher = LOCALES.filter((l) => l !== ctx.locale).map(
+    (l) => html`<a href="${`${ctx.path}?lang=${l}`}" hreflang="${l}" lang="${l}">${label(l)}</a>`,
+  );
+  return html`<!doctype html>
+<html lang="${ctx.locale}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+${ctx.csrf ? html`<meta name="csrf-token" content="${ctx.csrf}">` : ''}
+<title>${title}</title>
+<link rel="stylesheet" href="/assets/connect.css">
+${opts.scripts ? html`<script src="/assets/simplewebauthn-browser.js" defer></script><script src="/assets/connect.js" defer></script>` : ''}
+</head>
+<body>
+<header class="top"><span class="brand">${ctx.appName ?? ''}</span><nav class="lang" aria-label="Language">${switcher}</nav></header>
+<main id="main">
+${body}
+</main>
+</body>
+</html>`.value;
+}
+
+function label(l: Locale): string {
+  return l === 'zh-CN' ? '简体中文' : 'English';
+}

@@ -1,0 +1,97 @@
+// Sign-in pages: usernameless passkey, sign-up by emailed code then passkey registration, errand re-authentication.
+import { html, type SafeHtml } from './html';
+import type { MessageKey } from './i18n';
+import type { PageContext } from './layout';
+
+export interface Notice {
+  key: MessageKey;
+  vars?: Record<string, string | number>;
+}
+
+export function noticeBlock(ctx: PageContext, notice: Notice | undefined): SafeHtml | string {
+  return notice ? html`<p class="notice" role="alert">${ctx.t(notice.key, notice.vars)}</p>` : '';
+}
+
+function csrfField(ctx: PageContext): SafeHtml {
+  return html`<input type="hidden" name="_csrf" value="${ctx.csrf ?? ''}">`;
+}
+
+function passkeyButton(
+  ctx: PageContext,
+  base: string,
+  kind: 'authenticate' | 'register',
+  label: string,
+): SafeHtml {
+  const urls =
+    kind === 'authenticate'
+      ? { options: `${base}/passkey/authentication-options`, verify: `${base}/passkey/authentication` }
+      : { options: `${base}/passkey/registration-options`, verify: `${base}/passkey/registration` };
+  return html`<button type="button" class="primary" data-passkey="${kind}" data-options-url="${urls.options}"
+  data-verify-url="${urls.verify}" data-error="${ctx.t('passkeyError')}">${label}</button>
+<p class="status" role="status" aria-live="polite" data-passkey-status></p>
+<noscript><p class="notice">${ctx.t('jsRequired')}</p></noscript>`;
+}
+
+function codeForm(ctx: PageContext, base: string, email: string): SafeHtml {
+  return html`<section aria-labelledby="code-h">
+<h2 id="code-h">${ctx.t('codeHeading')}</h2>
+<p>${ctx.t('codeIntro', { email })}</p>
+<form method="post" action="${`${base}/email/code`}" class="stack">
+${csrfField(ctx)}
+<label for="code">${ctx.t('codeLabel')}</label>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxlength="7" required autofocus>
+<button type="submit" class="primary">${ctx.t('codeButton')}</button>
+</form>
+<form method="post" action="${`${base}/email/reset`}">${csrfField(ctx)}<button type="submit" class="link">${ctx.t('codeOther')}</button></form>
+</section>`;
+}
+
+export function inquirySignInView(
+  ctx: PageContext,
+  v: { base: string; pendingEmail?: string; verifiedEmail?: string; notice?: Notice },
+): SafeHtml {
+  const app = ctx.appName ?? '';
+  if (v.verifiedEmail) {
+    return html`<h1>${ctx.t('registerHeading')}</h1>${noticeBlock(ctx, v.notice)}
+<p>${ctx.t('registerIntro', { email: v.verifiedEmail })}</p>
+${passkeyButton(ctx, v.base, 'register', ctx.t('registerButton'))}
+<form method="post" action="${`${v.base}/email/reset`}">${csrfField(ctx)}<button type="submit" class="link">${ctx.t('codeOther')}</button></form>`;
+  }
+  return html`<h1>${ctx.t('signInTo', { app })}</h1>
+${noticeBlock(ctx, v.notice)}
+<p>${ctx.t('intro', { app })}</p>
+<section aria-labelledby="passkey-h" class="card">
+<h2 id="passkey-h">${ctx.t('passkeyHeading')}</h2>
+${passkeyButton(ctx, v.base, 'authenticate', ctx.t('passkeyButton'))}
+</section>
+<section aria-labelledby="signup-h" class="card">
+${
+  v.pendingEmail
+    ? codeForm(ctx, v.base, v.pendingEmail)
+    : html`<h2 id="signup-h">${ctx.t('signupHeading')}</h2>
+<form method="post" action="${`${v.base}/email`}" class="stack">
+${csrfField(ctx)}
+<label for="email">${ctx.t('emailLabel')}</label>
+<input id="email" name="email" type="email" autocomplete="email" maxlength="254" required>
+<button type="submit">${ctx.t('emailButton')}</button>
+</form>`
+}
+</section>`;
+}
+
+export function errandReauthView(
+  ctx: PageContext,
+  v: { base: string; hasPasskey: boolean; email: string; codeSent: boolean; notice?: Notice },
+): SafeHtml {
+  const app = ctx.appName ?? '';
+  const alternative = v.codeSent
+    ? codeForm(ctx, v.base, v.email)
+    : html`<p>${ctx.t('reauthEmailIntro', { email: v.email })}</p>
+<form method="post" action="${`${v.base}/email`}">${csrfField(ctx)}<button type="submit">${ctx.t('reauthEmailButton')}</button></form>`;
+  return html`<h1>${ctx.t('reauthHeading')}</h1>
+${noticeBlock(ctx, v.notice)}
+<p>${ctx.t('reauthIntro', { app })}</p>
+${v.hasPasskey ? passkeyButton(ctx, v.base, 'authenticate', ctx.t('passkeyButton')) : alternative}`;
+}
+
+export { csrfField };

@@ -1,0 +1,38 @@
+// Static assets: the page stylesheet and script, and the @simplewebauthn/browser UMD bundle, read once at start.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { type Response, Router } from 'express';
+
+function browserBundlePath(): string {
+  // The package's exports map hides dist/; resolve its entry and walk up to the package root.
+  let dir = path.dirname(require.resolve('@simplewebauthn/browser'));
+  while (!dir.endsWith(`${path.sep}browser`) && dir !== path.dirname(dir)) dir = path.dirname(dir);
+  return path.join(dir, 'dist', 'bundle', 'index.umd.min.js');
+}
+
+export function assetRoutes(): Router {
+  const assets: Record<string, { type: string; body: Buffer }> = {
+    'connect.css': {
+      type: 'text/css; charset=utf-8',
+      body: readFileSync(path.join(__dirname, '../assets/connect.css')),
+    },
+    'connect.js': {
+      type: 'text/javascript; charset=utf-8',
+      body: readFileSync(path.join(__dirname, '../assets/connect.js')),
+    },
+    'simplewebauthn-browser.js': {
+      type: 'text/javascript; charset=utf-8',
+      body: readFileSync(browserBundlePath()),
+    },
+  };
+  const router = Router();
+  router.get('/assets/:name', (req, res: Response) => {
+    const asset = assets[String(req.params.name)];
+    if (!asset) return void res.status(404).json({ reason: 'NotFound' });
+    res.setHeader('Content-Type', asset.type);
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+    res.send(asset.body);
+  });
+  return router;
+}

@@ -1,0 +1,230 @@
+// Browser plumbing shared by the page routes: cookies, the flow record, locale, CSRF, CSP and page errors.
+import { timingSafeEqual } from 'node:crypto';
+import type { ApplicationContext } from '@svc/issuance';
+import { ServiceError } from '@svc/platform';
+import type { NextFunction, Request, Response } from 'express';
+import type { ConnectDeps } from '../deps';
+import { newKey } from '../domain/keys';
+import { localizedName } from '../domain/locale';
+import { html, type SafeHtml } from '../pages/html';
+import { type Locale, type MessageKey, pickLocale, translator } from '../pages/i18n';
+import { layout, type PageContext } from '../pages/layout';
+import type { Notice } from '../pages/sign-in';
+import { messageView } from '../pages/steps';
+import { type FlowState, type FlowStore, newFlowId } from '../store/flows';
+
+export const FLOW_COOKIE = 'connect_flow';
+export const LANG_COOKIE = 'connect_lang';
+
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (header ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i < 0) continue;
+    const name = part.slice(0, i).trim();
+    const value = part.slice(i + 1).trim();
+    if (name && !(name in out)) {
+      try {
+        out[name] = decodeURIComponent(value);
+      } catch {
+        // A malformed cookie is ignored.
+      }
+    }
+  }
+  return out;
+}
+
+/** What a page route works on: the inquiry or errand, its application, and this browser's flow record. */
+export interface PageTarget {
+  /** Flow namespace, e.g. inquiry:<id>. */
+  key: string;
+  /** URL path of the page, e.g. /inquiries/<exposureKey>. */
+  base: string;
+  app: ApplicationContext;
+  /** Origins a form on these pages may end up at (the CALLBACK origin). */
+  formOrigins: string[];
+  /** Errands: only this account may sign in. */
+  accountId?: string;
+}
+
+export interface Browser {
+  flowId: string;
+  flow: FlowState;
+  locale: Locale;
+  ctx: PageContext;
+  target: PageTarget;
+  save(): Promise<void>;
+  /** Sets a message for the next page view. */
+  flash(key: MessageKey, vars?: Record<string, string | number>): void;
+  takeNotice(): Notice | undefined;
+}
+
+export function cookieOptions(deps: ConnectDeps, maxAgeSeconds: number) {
+  return {
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: deps.config.secureCookies,
+    path: '/',
+    maxAge: maxAgeSeconds * 1000,
+  };
+}
+
+export function contentSecurityPolicy(formOrigins: string[] = []): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self'",
+    "connect-src 'self'",
+    `form-action 'self'${formOrigins.map((o) => ` ${o}`).join('')}`,
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/**
+ * Headers of every page: the strict CSP, no caching, and a same-origin referrer policy (under no-referrer the
+ * browser sends `Origin: null` on form posts, which the CSRF check would refuse; cross-origin navigations such
+ * as the callback redirect still carry no referrer, so no key leaks through it).
+ */
+export function setPageHeaders(res: Response, formOrigins: string[] = []): void {
+  res.setHeader('Content-Security-Policy', contentSecurityPolicy(formOrigins));
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Referrer-Policy', 'same-origin');
+}
+
+/** Locale for this request; ?lang= is remembered in a cookie. */
+export function requestLocale(deps: ConnectDeps, req: Request, res: Response): Locale {
+  const cookies = parseCookies(req.headers.cookie);
+  const locale = pickLocale(req.query.lang, cookies[LANG_COOKIE], req.headers['accept-language']);
+  if (typeof req.query.lang === 'string' && req.query.lang === locale) {
+    res.cookie(LANG_COOKIE, locale, cookieOptions(deps, 365 * 24 * 3600));
+  }
+  return locale;
+}
+
+/** Opens (or starts) this browser's flow for a target and builds the page context. */
+export async function openBrowser(
+  deps: ConnectDeps,
+  flows: FlowStore,
+  req: Request,
+  res: Response,
+  target: PageTarget,
+): Promise<Browser> {
+  const cookies = parseCookies(req.headers.cookie);
+  let flowId = cookies[FLOW_COOKIE];
+  if (!flowId || !/^[A-Za-z0-9_-]{43}$/.test(flowId)) {
+    flowId = newFlowId();
+    res.cookie(FLOW_COOKIE, flowId, cookieOptions(deps, deps.config.flowTtlSeconds));
+  }
+  const flow = (await flows.load(flowId, target.key)) ?? { csrf: newKey('') };
+  const locale = requestLocale(deps, req, res);
+  const t = translator(locale);
+  const id = flowId;
+  const browser: Browser = {
+    flowId: id,
+    flow,
+    locale,
+    target,
+    ctx: {
+      locale,
+      t,
+      path: target.base,
+      csrf: flow.csrf,
+      appName: localizedName(target.app.names, target.app.defaultLocale, locale),
+    },
+    save: () => flows.save(id, target.key, flow),
+    flash(key, vars) {
+      flow.notice = { key, vars };
+    },
+    takeNotice() {
+      const n = flow.notice as Notice | undefined;
+      delete flow.notice;
+      return n;
+    },
+  };
+  setPageHeaders(res, target.formOrigins);
+  return browser;
+}
+
+/**
+ * CSRF: the form field _csrf (or the X-CSRF-Token header of the page's script) must equal the flow's token, and
+ * a present Origin must be this host's. SameSite=Lax cookies are the second line.
+ */
+export function csrfValid(deps: ConnectDeps, req: Request, flow: FlowState): boolean {
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== deps.config.origin) return false;
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const presented = typeof body._csrf === 'string' ? body._csrf : req.headers['x-csrf-token'];
+  if (typeof presented !== 'string') return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(flow.csrf);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A page-level failure: an HTTP status and the message shown. */
+export class PageError extends Error {
+  constructor(
+    readonly status: number,
+    readonly key: MessageKey,
+    readonly action?: { url: string; label: MessageKey },
+  ) {
+    super(key);
+  }
+}
+
+export function sendPage(
+  res: Response,
+  b: Browser,
+  title: string,
+  body: SafeHtml,
+  status = 200,
+  scripts = false,
+): void {
+  res
+    .status(status)
+    .type('html')
+    .send(layout(b.ctx, title, body, { scripts }));
+}
+
+/** Renders a bare message page when no target could be loaded (unknown or expired link). */
+export function sendBarePage(
+  deps: ConnectDeps,
+  req: Request,
+  res: Response,
+  status: number,
+  key: MessageKey,
+): void {
+  const locale = requestLocale(deps, req, res);
+  const t = translator(locale);
+  const ctx: PageContext = { locale, t, path: req.path };
+  setPageHeaders(res);
+  res
+    .status(status)
+    .type('html')
+    .send(layout(ctx, t('errorHeading'), messageView(ctx, 'errorHeading', { key })));
+}
+
+/** Error handler of the page routes: HTML for pages, JSON for the passkey endpoints the page script calls. */
+export function pageErrors(deps: ConnectDeps) {
+  return (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const json = req.path.includes('/passkey/');
+    if (err instanceof PageError) {
+      if (json) return void res.status(err.status).json({ reason: err.key });
+      return sendBarePage(deps, req, res, err.status, err.key);
+    }
+    if (err instanceof ServiceError) {
+      if (err.headers) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+      if (json) return void res.status(err.status).json({ reason: err.reason });
+      const key: MessageKey =
+        err.status === 429 ? 'tooMany' : err.reason === 'InvalidBody' ? 'sessionExpired' : 'unavailable';
+      return sendBarePage(deps, req, res, err.status >= 500 ? 503 : err.status, key);
+    }
+    deps.logger.error({ err, path: req.route?.path }, 'page error');
+    if (json) return void res.status(500).end();
+    return sendBarePage(deps, req, res, 500, 'unavailable');
+  };
+}
+
+export { html };

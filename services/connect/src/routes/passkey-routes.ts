@@ -1,0 +1,100 @@
+// The JSON endpoints the page script calls for passkeys, shared by inquiry and errand pages:
+// <base>/passkey/authentication-options, /authentication, /registration-options, /registration.
+
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { jsonBody, type RateLimiter } from '@svc/platform';
+import type { Request, Response, Router } from 'express';
+import type { ConnectDeps } from '../deps';
+import {
+  authenticationOptions,
+  passkeyRefused,
+  registrationOptions,
+  verifyAuthentication,
+  verifyRegistration,
+} from '../domain/passkeys';
+import type { AccountStore } from '../store/accounts';
+import type { FlowStore } from '../store/flows';
+import { type Browser, csrfValid, PageError } from './browser';
+
+export interface PasskeyRouteDeps {
+  deps: ConnectDeps;
+  flows: FlowStore;
+  accounts: AccountStore;
+  /** Sign-in attempts per client address. */
+  signInLimit: RateLimiter;
+  load(req: Request, res: Response): Promise<Browser>;
+}
+
+async function guarded(r: PasskeyRouteDeps, req: Request, res: Response): Promise<Browser> {
+  const b = await r.load(req, res);
+  if (!csrfValid(r.deps, req, b.flow)) throw new PageError(403, 'sessionExpired');
+  await r.signInLimit.consume(req.ip ?? '');
+  return b;
+}
+
+export function passkeyRoutes(
+  router: Router,
+  prefix: string,
+  r: PasskeyRouteDeps,
+  allowRegistration: boolean,
+): void {
+  const { deps, flows, accounts } = r;
+  const json = jsonBody(32 * 1024);
+
+  router.post(`${prefix}/passkey/authentication-options`, json, async (req, res) => {
+    const b = await guarded(r, req, res);
+    const options = await authenticationOptions(deps.config);
+    await flows.putChallenge(b.flowId, b.target.key, { value: options.challenge, kind: 'authenticate' });
+    res.json(options);
+  });
+
+  router.post(`${prefix}/passkey/authentication`, json, async (req, res) => {
+    const b = await guarded(r, req, res);
+    const challenge = await flows.takeChallenge(b.flowId, b.target.key);
+    const { accountId } = await verifyAuthentication(
+      { config: deps.config, accounts, now: deps.now },
+      req.body as AuthenticationResponseJSON,
+      challenge,
+    );
+    if (b.target.accountId && b.target.accountId !== accountId) throw new PageError(403, 'wrongAccount');
+    b.flow.accountId = accountId;
+    b.flow.authTime = deps.now().getTime();
+    await b.save();
+    res.json({ next: b.target.base });
+  });
+
+  if (!allowRegistration) return;
+
+  router.post(`${prefix}/passkey/registration-options`, json, async (req, res) => {
+    const b = await guarded(r, req, res);
+    const email = b.flow.verifiedEmail;
+    if (!email) throw passkeyRefused();
+    const existing = await accounts.byEmail(email);
+    const creds = existing ? await accounts.passkeysOf(existing.id) : [];
+    const { options, userHandle } = await registrationOptions(deps.config, email, creds);
+    await flows.putChallenge(b.flowId, b.target.key, {
+      value: options.challenge,
+      kind: 'register',
+      userHandle,
+    });
+    res.json(options);
+  });
+
+  router.post(`${prefix}/passkey/registration`, json, async (req, res) => {
+    const b = await guarded(r, req, res);
+    const email = b.flow.verifiedEmail;
+    if (!email) throw passkeyRefused();
+    const challenge = await flows.takeChallenge(b.flowId, b.target.key);
+    const { accountId } = await verifyRegistration(
+      { config: deps.config, accounts },
+      req.body as RegistrationResponseJSON,
+      challenge,
+      email,
+    );
+    delete b.flow.verifiedEmail;
+    b.flow.accountId = accountId;
+    b.flow.authTime = deps.now().getTime();
+    await b.save();
+    res.json({ next: b.target.base });
+  });
+}

@@ -1,0 +1,127 @@
+// Accounts, passkeys, claim grants and errands as the browser pages need them (Prisma only).
+import type { Db } from '@svc/db';
+import type { ClaimKey } from '@svc/token-core';
+
+export interface StoredPasskey {
+  id: string;
+  credentialId: string;
+  accountId: string;
+  publicKey: Uint8Array<ArrayBuffer>;
+  counter: number;
+  transports: string[];
+  userHandle: string;
+}
+
+/** Profile columns an account can fill in on the details page, by claim key (email is the verified address). */
+export const PROFILE_COLUMNS = {
+  firstName: 'givenName',
+  lastName: 'familyName',
+  staticAvatar: 'picture',
+  animatedAvatar: 'pictureAnimated',
+} as const;
+export type EditableClaim = keyof typeof PROFILE_COLUMNS;
+
+export function createAccountStore(db: Db) {
+  return {
+    byEmail(email: string) {
+      return db.account.findUnique({ where: { email } });
+    },
+
+    async passkeyByCredentialId(credentialId: string): Promise<StoredPasskey | undefined> {
+      const row = await db.passkey.findUnique({ where: { credentialId } });
+      return row
+        ? {
+            ...row,
+            publicKey: new Uint8Array(row.publicKey) as Uint8Array<ArrayBuffer>,
+            counter: Number(row.counter),
+          }
+        : undefined;
+    },
+
+    passkeysOf(accountId: string) {
+      return db.passkey.findMany({
+        where: { accountId },
+        select: { credentialId: true, transports: true, userHandle: true },
+      });
+    },
+
+    async touchPasskey(id: string, counter: number, now: Date): Promise<void> {
+      await db.passkey.update({ where: { id }, data: { counter: BigInt(counter), lastUsedAt: now } });
+    },
+
+    /**
+     * Registers a passkey for the owner of a verified address, creating the account on first sign-up. Adding a
+     * credential to an existing account changes its identity authority (authorityVersion + 1).
+     */
+    async registerPasskey(input: {
+      email: string;
+      credentialId: string;
+      publicKey: Uint8Array;
+      counter: number;
+      transports: string[];
+      userHandle: string;
+    }): Promise<{ accountId: string }> {
+      return db.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`signup:${input.email}`}))`;
+        const existing = await tx.account.findUnique({ where: { email: input.email } });
+        const account = existing
+          ? await tx.account.update({
+              where: { id: existing.id },
+              data: { emailVerified: true, authorityVersion: { increment: 1 } },
+            })
+          : await tx.account.create({ data: { email: input.email, emailVerified: true } });
+        await tx.passkey.create({
+          data: {
+            credentialId: input.credentialId,
+            accountId: account.id,
+            publicKey: Buffer.from(input.publicKey),
+            counter: BigInt(input.counter),
+            transports: input.transports,
+            userHandle: input.userHandle,
+          },
+        });
+        return { accountId: account.id };
+      });
+    },
+
+    /** Records consent decisions and any profile values entered, in one transaction. */
+    async saveDetails(
+      accountId: string,
+      applicationId: string,
+      decisions: Partial<Record<ClaimKey, 'GRANTED' | 'DENIED'>>,
+      values: Partial<Record<EditableClaim, string>>,
+    ): Promise<void> {
+      const data: Record<string, string> = {};
+      for (const [claim, value] of Object.entries(values))
+        data[PROFILE_COLUMNS[claim as EditableClaim]] = value;
+      await db.$transaction([
+        ...Object.entries(decisions).map(([claim, state]) =>
+          db.claimGrant.upsert({
+            where: { accountId_applicationId_claim: { accountId, applicationId, claim } },
+            create: { accountId, applicationId, claim, state },
+            update: { state },
+          }),
+        ),
+        ...(Object.keys(data).length ? [db.account.update({ where: { id: accountId }, data })] : []),
+      ]);
+    },
+  };
+}
+export type AccountStore = ReturnType<typeof createAccountStore>;
+
+export function createErrandStore(db: Db) {
+  return {
+    byKeyHash(errandKeyHash: string) {
+      return db.errand.findUnique({ where: { errandKeyHash } });
+    },
+    /** PENDING -> COMPLETED once, while unexpired. */
+    async complete(id: string, now: Date): Promise<boolean> {
+      const res = await db.errand.updateMany({
+        where: { id, state: 'PENDING', expiresAt: { gt: now } },
+        data: { state: 'COMPLETED', completedAt: now },
+      });
+      return res.count === 1;
+    },
+  };
+}
+export type ErrandStore = ReturnType<typeof createErrandStore>;
