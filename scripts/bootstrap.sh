@@ -39,7 +39,7 @@ if ! redis_up; then
 fi
 
 log "installing dependencies"
-pnpm install --frozen-lockfile --reporter=silent
+pnpm install --frozen-lockfile --reporter=append-only
 log "generating the Prisma client"
 pnpm -s db:generate >/dev/null
 log "migrating ${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/test}"
