@@ -1,0 +1,250 @@
+// Page security over plain HTTP (no browser needed): CSP, cookies, CSRF, escaping, unknown and expired links,
+// rate limits on code entry and sign-in, and the errand flow for an account without a passkey (email code).
+import { createErrand } from '@svc/issuance';
+import { openInfra, provisionAccount, type TestInfra } from '@svc/testkit';
+import { sha256Hex } from '../src/domain/keys';
+import {
+  acceptCurrentTerms,
+  type ConnectHost,
+  type Mailbox,
+  provisionBackend,
+  startConnect,
+  startMailbox,
+} from './helpers';
+
+let infra: TestInfra;
+let mailbox: Mailbox;
+let host: ConnectHost;
+
+beforeAll(async () => {
+  infra = openInfra();
+  mailbox = await startMailbox();
+  host = await startConnect(infra, {
+    smtpPort: mailbox.port,
+    config: {
+      rateLimits: { codeSendPerIp: 20, codeSendPerRecipient: 5, codeVerifyPerIp: 4, signInPerIp: 3 },
+    },
+  });
+});
+afterAll(async () => {
+  await host.close();
+  await mailbox.close();
+  await infra.close();
+});
+
+/** A minimal browser: one cookie jar, manual redirects, the CSRF token read from the last page. */
+const agent = (base = host.url) => makeAgent(base);
+
+function makeAgent(base: string) {
+  const jar = new Map<string, string>();
+  let csrf = '';
+  return {
+    get csrf() {
+      return csrf;
+    },
+    async request(path: string, init: RequestInit = {}) {
+      const headers = new Headers(init.headers);
+      if (jar.size) headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
+      const res = await fetch(`${base}${path}`, { ...init, headers, redirect: 'manual' });
+      for (const c of res.headers.getSetCookie()) {
+        const [pair] = c.split(';');
+        const [k, v] = pair!.split('=');
+        jar.set(k!, v!);
+      }
+      const text = await res.text();
+      const m = /name="csrf-token" content="([^"]+)"/.exec(text);
+      if (m?.[1]) csrf = m[1];
+      return { res, text };
+    },
+    form(path: string, fields: Record<string, string>, extra: Record<string, string> = {}) {
+      return this.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...extra },
+        body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+      });
+    },
+  };
+}
+
+describe('inquiry pages', () => {
+  test('strict CSP, no inline script or style, HttpOnly SameSite=Lax cookie, escaped application name', async () => {
+    const backend = await provisionBackend(infra, host.url, {
+      names: { 'en-US': '<script>alert(1)</script> & Co', 'zh-CN': '测试' },
+    });
+    const est = await backend.establish({});
+    const a = agent();
+    const { res, text } = await a.request(`/inquiries/${est.body.exposureKey}`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(text).not.toMatch(/\sstyle=|\son[a-z]+=/i);
+    expect(text).not.toContain('<script>alert(1)</script>');
+    expect(text).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co');
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('connect_flow='))!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).not.toMatch(/Secure/);
+    const zh = await a.request(`/inquiries/${est.body.exposureKey}?lang=zh-CN`);
+    expect(zh.text).toContain('<html lang="zh-CN">');
+    expect(zh.text).toContain('登录“测试”');
+  });
+
+  test('Secure cookies off loopback', async () => {
+    const secure = await startConnect(infra, { config: { secureCookies: true } });
+    const backend = await provisionBackend(infra, secure.url);
+    const est = await backend.establish({});
+    const { res } = await agent(secure.url).request(`/inquiries/${est.body.exposureKey}`);
+    expect(res.headers.getSetCookie().find((c) => c.startsWith('connect_flow='))).toMatch(/Secure/);
+    await secure.close();
+  });
+
+  test('CSRF: a form without the token, with another token, or from another origin changes nothing', async () => {
+    const backend = await provisionBackend(infra, host.url);
+    const est = await backend.establish({});
+    const path = `/inquiries/${est.body.exposureKey}`;
+    const a = agent();
+    await a.request(path);
+    const email = `csrf-${Date.now()}@example.test`;
+    for (const [fields, extra] of [
+      [{ _csrf: '', email }, {}],
+      [{ _csrf: 'x'.repeat(43), email }, {}],
+      [{ email }, { origin: 'https://evil.example' }],
+    ] as const) {
+      const { res } = await a.form(`${path}/email`, fields, extra);
+      expect(res.status).toBe(403);
+    }
+    expect(mailbox.messages.some((m) => m.to === email)).toBe(false);
+    const ok = await a.form(`${path}/email`, { email });
+    expect(ok.res.status).toBe(303);
+    expect(ok.res.headers.get('location')).toBe(path);
+    await mailbox.codeFor(email);
+  });
+
+  test('unknown, malformed, expired and completed links are plain error pages', async () => {
+    const a = agent();
+    expect((await a.request('/inquiries/iqe_nope')).res.status).toBe(404);
+    expect((await a.request(`/inquiries/iqe_${'A'.repeat(43)}`)).res.status).toBe(404);
+    const backend = await provisionBackend(infra, host.url);
+    const est = await backend.establish({});
+    await infra.db.inquiry.update({
+      where: { exposureKeyHash: sha256Hex(est.body.exposureKey) },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    const expired = await a.request(`/inquiries/${est.body.exposureKey}`);
+    expect(expired.res.status).toBe(410);
+    expect(expired.text).toContain('This link has expired.');
+    expect(expired.res.headers.get('content-type')).toMatch(/text\/html/);
+  });
+
+  test('code entry is rate limited, and a code dies after five wrong guesses', async () => {
+    const backend = await provisionBackend(infra, host.url);
+    const est = await backend.establish({});
+    const path = `/inquiries/${est.body.exposureKey}`;
+    const a = agent();
+    await a.request(path);
+    const email = `guess-${Date.now()}@example.test`;
+    await a.form(`${path}/email`, { email });
+    await mailbox.codeFor(email);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++)
+      statuses.push((await a.form(`${path}/email/code`, { code: '000000' })).res.status);
+    expect(statuses.slice(0, 4)).toEqual([303, 303, 303, 303]);
+    expect(statuses[4]).toBe(429);
+  });
+
+  test('passkey sign-in attempts are rate limited and need the CSRF header', async () => {
+    const backend = await provisionBackend(infra, host.url);
+    const est = await backend.establish({});
+    const path = `/inquiries/${est.body.exposureKey}`;
+    const a = agent();
+    await a.request(path);
+    const call = (headers: Record<string, string>) =>
+      a.request(`${path}/passkey/authentication-options`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: '{}',
+      });
+    expect((await call({})).res.status).toBe(403);
+    const first = await call({ 'x-csrf-token': a.csrf });
+    expect(first.res.status).toBe(200);
+    expect(JSON.parse(first.text)).toMatchObject({ rpId: '127.0.0.1', userVerification: 'required' });
+    const forged = await a.request(`${path}/passkey/authentication`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': a.csrf },
+      body: JSON.stringify({
+        id: 'x',
+        rawId: 'x',
+        type: 'public-key',
+        response: {},
+        clientExtensionResults: {},
+      }),
+    });
+    expect(forged.res.status).toBe(401);
+    expect((await call({ 'x-csrf-token': a.csrf })).res.status).toBe(200);
+    expect((await call({ 'x-csrf-token': a.csrf })).res.status).toBe(429);
+  });
+
+  test('the basic-terms page of a revision renders read-only', async () => {
+    const terms = await infra.db.agreementDocument.findFirst({ orderBy: { revision: 'desc' } });
+    const a = agent();
+    if (terms) {
+      const { res, text } = await a.request(`/terms/${terms.revision}?lang=zh-CN`);
+      expect(res.status).toBe(200);
+      expect(text).toContain('lang="zh-CN"');
+    }
+    expect((await a.request('/terms/999999')).res.status).toBe(404);
+  });
+});
+
+describe('errand pages', () => {
+  // Its own host: the rate-limit tests above use up the strict limits of the shared one.
+  let host: ConnectHost;
+  beforeAll(async () => {
+    host = await startConnect(infra, { smtpPort: mailbox.port });
+  });
+  afterAll(async () => {
+    await host.close();
+  });
+  const agent = (base = host.url) => makeAgent(base);
+
+  test('an account without a passkey re-authenticates by emailed code, then completes the errand once', async () => {
+    const backend = await provisionBackend(infra, host.url, { claims: { firstName: 'REQUIRED' } });
+    const account = await provisionAccount(infra);
+    await acceptCurrentTerms(infra, account.id);
+    const errand = await createErrand(host.deps.issuance, {
+      applicationId: backend.fixture.applicationId,
+      accountId: account.id,
+      purpose: 'CLAIMS',
+      claims: ['firstName'],
+    });
+    const path = new URL(errand.url).pathname;
+    const status = async () => (await (await fetch(`${host.url}${path}/status`)).json()).state;
+    expect(await status()).toBe('pending');
+    const a = agent();
+    const first = await a.request(path);
+    expect(first.text).toContain('Confirm it is you');
+    // Nothing changes before re-authentication.
+    await a.form(`${path}/details`, { consent_firstName: 'GRANTED', value_firstName: 'Mallory' });
+    expect((await infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).givenName).toBeNull();
+    await a.form(`${path}/email`, {});
+    const code = await mailbox.codeFor(account.email);
+    const entered = await a.form(`${path}/email/code`, { code });
+    expect(entered.res.status).toBe(303);
+    const details = await a.request(path);
+    expect(details.text).toContain('value_firstName');
+    const done = await a.form(`${path}/details`, { consent_firstName: 'GRANTED', value_firstName: 'Grace' });
+    expect(done.res.status).toBe(303);
+    expect((await a.request(path)).text).toContain('All done');
+    expect(await status()).toBe('completed');
+    expect((await infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).givenName).toBe('Grace');
+    const again = await agent().request(path);
+    expect(again.res.status).toBe(410);
+    expect((await fetch(`${host.url}/errands/ernd_unknown/status`)).status).toBe(404);
+  });
+});
