@@ -19,6 +19,26 @@ export interface PresentedToken {
   claims: ApplicationTokenClaims;
 }
 
+interface VerifiedEntry {
+  kid: string;
+  typ: string;
+  claims: ApplicationTokenClaims;
+}
+
+const VERIFIED_MAX = Number(process.env.VERIFIED_TOKEN_CACHE_SIZE ?? 10_000);
+/**
+ * Tokens whose signature already verified, so a token presented again (introspection, userinfo) skips the RSA
+ * work. A hit is trusted only while its key is still published for the application, and expiry is re-checked on
+ * every use, so revoking a key or the passing of `exp` takes effect exactly as without the cache.
+ */
+const verified = new Map<string, VerifiedEntry>();
+
+function remember(token: string, entry: VerifiedEntry): void {
+  if (VERIFIED_MAX <= 0) return;
+  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
+  verified.set(token, entry);
+}
+
 export async function verifyPresentedToken(
   deps: Pick<IssuanceDeps, 'keyRing' | 'issuer'>,
   apps: ApplicationCache,
@@ -31,6 +51,13 @@ export async function verifyPresentedToken(
   if (!app) throw new TokenVerificationError('unknown_key', 'aud');
   const key = await deps.keyRing.verificationKey(app.id, peek.kid);
   if (!key) throw new TokenVerificationError('unknown_key', 'kid');
+  const hit = verified.get(token);
+  if (hit && hit.claims.aud === app.anchor && hit.claims.iss === deps.issuer) {
+    if (!opts.ignoreExpiry && hit.claims.exp <= Math.floor(Date.now() / 1000) - 5) {
+      throw new TokenVerificationError('expired', 'expired');
+    }
+    return { app, typ: hit.typ, claims: hit.claims };
+  }
   const { typ, claims } = await verifyApplicationToken(token, {
     typ: opts.typ,
     issuer: deps.issuer,
@@ -38,5 +65,6 @@ export async function verifyPresentedToken(
     key,
     ignoreExpiry: opts.ignoreExpiry,
   });
+  remember(token, { kid: peek.kid, typ, claims });
   return { app, typ, claims };
 }

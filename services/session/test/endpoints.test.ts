@@ -1,5 +1,5 @@
 // The session host's other endpoints: introspect, logout, revoke-all, userinfo, claim-state and JWK Sets.
-import { grantClaim, setAccountStatus, setClaims } from '@svc/provisioning';
+import { grantClaim, revokeKeyNow, setAccountStatus, setClaims } from '@svc/provisioning';
 import { postJson, provisionAccount, provisionClientKey, signClientAuth } from '@svc/testkit';
 import { freshSession, issueFor, type SessionHarness, startSessionHost } from './support';
 
@@ -42,6 +42,23 @@ describe('POST /introspect', () => {
     expect(
       (await postJson(`${h.url}/introspect`, { accessToken: gone.issued.accessToken })).body.status,
     ).toBe('not_found');
+  });
+
+  it('stops accepting tokens of an emergency-revoked key at once, even ones it verified before', async () => {
+    const { app, issued } = await freshSession(h.infra);
+    expect((await postJson(`${h.url}/introspect`, { accessToken: issued.accessToken })).body.status).toBe(
+      'active',
+    );
+    const kid = JSON.parse(Buffer.from(issued.accessToken.split('.')[0]!, 'base64url').toString()).kid;
+    await revokeKeyNow(h.infra.db, h.infra.issuance.kek, app.anchor, kid, h.infra.redis);
+    await new Promise((r) => setTimeout(r, 100));
+    const after = await postJson(`${h.url}/introspect`, { accessToken: issued.accessToken });
+    expect([after.status, after.body.reason]).toEqual([401, 'AccessTokenInvalid']);
+    const jwks = await get(`/applications/${app.anchor}/jwks.json`);
+    expect(jwks.body.keys.map((k: { kid: string }) => k.kid)).not.toContain(kid);
+    expect((await postJson(`${h.url}/refresh`, { refreshToken: issued.refreshToken })).body.reason).toBe(
+      'RefreshTokenInvalidSignature',
+    );
   });
 
   it('rejects refresh tokens, garbage and bad bodies', async () => {
