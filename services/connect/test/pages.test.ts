@@ -45,7 +45,8 @@ function makeAgent(base: string) {
     async request(path: string, init: RequestInit = {}) {
       const headers = new Headers(init.headers);
       if (jar.size) headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
-      const res = await fetch(`${base}${path}`, { ...init, headers, redirect: 'manual' });
+      const url = path.startsWith('http') ? path : `${base}${path}`;
+      const res = await fetch(url, { ...init, headers, redirect: 'manual' });
       for (const c of res.headers.getSetCookie()) {
         const [pair] = c.split(';');
         const [k, v] = pair!.split('=');
@@ -205,15 +206,18 @@ describe('inquiry pages', () => {
 describe('errand pages', () => {
   // Its own host: the rate-limit tests above use up the strict limits of the shared one.
   let host: ConnectHost;
+  let replica: ConnectHost;
   beforeAll(async () => {
     host = await startConnect(infra, { smtpPort: mailbox.port });
+    replica = await startConnect(infra, { smtpPort: mailbox.port });
   });
   afterAll(async () => {
     await host.close();
+    await replica.close();
   });
   const agent = (base = host.url) => makeAgent(base);
 
-  test('an account without a passkey re-authenticates by emailed code, then completes the errand once', async () => {
+  test('an account without a passkey re-authenticates by emailed code, then completes the errand once, across replicas', async () => {
     const backend = await provisionBackend(infra, host.url, { claims: { firstName: 'REQUIRED' } });
     const account = await provisionAccount(infra);
     await acceptCurrentTerms(infra, account.id);
@@ -232,13 +236,17 @@ describe('errand pages', () => {
     // Nothing changes before re-authentication.
     await a.form(`${path}/details`, { consent_firstName: 'GRANTED', value_firstName: 'Mallory' });
     expect((await infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).givenName).toBeNull();
-    await a.form(`${path}/email`, {});
+    // The flow lives in Redis: each step may land on another replica.
+    await a.form(`${replica.url}${path}/email`, {});
     const code = await mailbox.codeFor(account.email);
-    const entered = await a.form(`${path}/email/code`, { code });
+    const entered = await a.form(`${replica.url}${path}/email/code`, { code });
     expect(entered.res.status).toBe(303);
     const details = await a.request(path);
     expect(details.text).toContain('value_firstName');
-    const done = await a.form(`${path}/details`, { consent_firstName: 'GRANTED', value_firstName: 'Grace' });
+    const done = await a.form(`${replica.url}${path}/details`, {
+      consent_firstName: 'GRANTED',
+      value_firstName: 'Grace',
+    });
     expect(done.res.status).toBe(303);
     expect((await a.request(path)).text).toContain('All done');
     expect(await status()).toBe('completed');
