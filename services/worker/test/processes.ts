@@ -5,7 +5,6 @@ import net from 'node:net';
 import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
 export interface Child {
   proc: ChildProcess;
@@ -17,7 +16,9 @@ export interface Child {
 }
 
 export function spawnTsx(entry: string, env: Record<string, string>, args: string[] = []): Child {
-  const proc = spawn(TSX, [entry, ...args], {
+  // One process (node with the tsx loader), not the tsx CLI, which would run the program in a child that a
+  // SIGKILL of the CLI leaves orphaned.
+  const proc = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'test', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -65,7 +66,11 @@ export function spawnTsx(entry: string, env: Record<string, string>, args: strin
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`timed out waiting on ${entry}: ${stderr.join('').slice(-2000)}`));
+          reject(
+            new Error(
+              `timed out waiting on ${entry}: ${JSON.stringify(lines.slice(-20))} ${stderr.join('').slice(-2000)}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();
