@@ -6,6 +6,7 @@ import { type IssuanceDeps, issuanceDepsFromEnv } from '@svc/issuance';
 import { createKeyRing, type KeyRing } from '@svc/keyring';
 import { createLogger, createMetrics, createRedis, type Redis } from '@svc/platform';
 import { loadKek } from '@svc/token-core';
+import { Queue } from 'bullmq';
 import pg from 'pg';
 import type { WorkerConfig } from '../src/config';
 import { workerConfigFromEnv } from '../src/config';
@@ -71,7 +72,7 @@ export function testConfig(overrides: Partial<WorkerConfig> = {}): WorkerConfig 
   return {
     ...base,
     queueName: `q-${randomBytes(5).toString('hex')}`,
-    prefix: `test-${randomBytes(5).toString('hex')}`,
+    prefix: `wkr-test-${randomBytes(5).toString('hex')}`,
     ...overrides,
   };
 }
@@ -81,3 +82,13 @@ export function quietDeps() {
 }
 
 export type { Redis };
+
+/** Removes a test queue's keys from Redis (its prefix is unique to the test). */
+export async function dropQueue(name: string, prefix: string): Promise<void> {
+  const queue = new Queue(name, {
+    connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', maxRetriesPerRequest: null },
+    prefix,
+  });
+  await queue.obliterate({ force: true }).catch(() => undefined);
+  await queue.close();
+}

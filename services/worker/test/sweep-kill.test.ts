@@ -3,12 +3,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { provisionApp, uniqueName } from '@svc/testkit';
 import { type Child, spawnTsx, waitUntil } from './processes';
-import { infraOver, openPrivateDb, type PrivateDb } from './support';
+import { dropQueue, infraOver, openPrivateDb, type PrivateDb } from './support';
 
 const DAY = 86_400_000;
 let pdb: PrivateDb;
 let infra: ReturnType<typeof infraOver>;
 const children: Child[] = [];
+const queues: string[] = [];
 
 beforeAll(async () => {
   pdb = await openPrivateDb();
@@ -16,15 +17,17 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const c of children) await c.kill('SIGKILL');
+  for (const q of queues) await dropQueue(q, `wkr-test-${q}`);
   await infra.close();
   await pdb.drop();
 });
 
 function startWorker(queue: string, name: string): Child {
+  if (!queues.includes(queue)) queues.push(queue);
   const child = spawnTsx('services/worker/test/fixtures/run-worker.ts', {
     DATABASE_URL: pdb.url,
     WORKER_QUEUE_NAME: queue,
-    WORKER_QUEUE_PREFIX: `test-${queue}`,
+    WORKER_QUEUE_PREFIX: `wkr-test-${queue}`,
     WORKER_TEST_NAME: name,
     SWEEP_INTERVAL_SECONDS: '3600',
     KEY_ROTATION_CHECK_SECONDS: '3600',

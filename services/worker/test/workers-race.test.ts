@@ -9,7 +9,7 @@ import { loadKek } from '@svc/token-core';
 import { runRotationTick } from '../src/jobs/rotate-keys';
 import { workerMetrics } from '../src/metrics';
 import { createJobWorker, JOB_NAMES, type JobWorker } from '../src/worker';
-import { infraOver, openPrivateDb, type PrivateDb, testConfig } from './support';
+import { dropQueue, infraOver, openPrivateDb, type PrivateDb, testConfig } from './support';
 
 const DAY = 86_400_000;
 let pdb: PrivateDb;
@@ -97,6 +97,7 @@ test('three workers: one scheduler per job, each tick run once by one worker', a
   expect(schedulers.map((s) => s.key).sort()).toEqual([JOB_NAMES.rotateKeys, JOB_NAMES.sweep]);
   await Promise.all(workers.map((w) => w.close()));
   await redis.quit();
+  await dropQueue(config.queueName, config.prefix);
 
   const ids = runs.map((r) => r.id);
   expect(new Set(ids).size).toBe(ids.length);
@@ -150,4 +151,5 @@ test('a failing job retries with backoff, then is logged and counted as failed',
   await w.close();
   await redis.quit();
   await broken.$disconnect();
+  await dropQueue(config.queueName, config.prefix);
 }, 60_000);
