@@ -17,7 +17,7 @@ results=$(mktemp)
 status=0
 pnpm exec jest --ci --json --outputFile="$results" "$@" || status=$?
 node -e '
-  const r = require(process.argv[1]);
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
   console.log(`jest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
   if (r.numTotalTests === 0) process.exit(1);
 ' "$results" || status=1
