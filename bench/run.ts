@@ -58,7 +58,7 @@ async function repeated(
 
 async function main(): Promise<void> {
   console.log(
-    `bench: ${RUNS} runs x ${DURATION}s per scenario, ${CONNECTIONS} connections; medians reported`,
+    `bench: ${RUNS} runs x ${DURATION}s per scenario, ${CONNECTIONS} connections, ${PROCESSES} process(es) per host; medians reported`,
   );
   const signing = await measureSigningRate();
   const bound = signing.joseParallelPerSec / 2;
@@ -79,6 +79,7 @@ async function main(): Promise<void> {
 
   const hosts: BenchHost[] = [];
   const results: Record<string, unknown> = {
+    processes: Number(PROCESSES),
     signing,
     refreshBound: bound,
     runs: RUNS,
@@ -91,22 +92,34 @@ async function main(): Promise<void> {
 
     // Tokens circulate: each request takes a live token from the pool and puts back the one it receives, so every
     // request presents a fresh, valid refresh token and none is ever presented twice.
-    const chains = await Promise.all(Array.from({ length: CONNECTIONS * 2 }, (_, i) => issue(i)));
-    const pool = chains.map((c) => c.refreshToken);
-    const refresh = await repeated('session /refresh', () => ({
-      url: `${session.url}/refresh`,
-      requests: [
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          setupRequest: (req) => ({ ...req, body: JSON.stringify({ refreshToken: pool.shift() }) }),
-          onResponse: (status, body) => {
-            if (status === 200) pool.push(JSON.parse(body).refreshToken);
-            else if (process.env.BENCH_DEBUG) console.error(status, body.slice(0, 200));
+    // Requests still in flight when a run stops consume their token without returning a new one, so the pool is
+    // topped up with freshly issued sessions before every run.
+    const pool: string[] = [];
+    let issued = 0;
+    const topUp = async () => {
+      const missing = Math.max(0, CONNECTIONS * 2 - pool.length);
+      const fresh = await Promise.all(Array.from({ length: missing }, () => issue(issued++)));
+      pool.push(...fresh.map((c) => c.refreshToken));
+      return fresh;
+    };
+    const chains = await topUp();
+    const refresh = await repeated('session /refresh', async () => {
+      await topUp();
+      return {
+        url: `${session.url}/refresh`,
+        requests: [
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            setupRequest: (req) => ({ ...req, body: JSON.stringify({ refreshToken: pool.shift() }) }),
+            onResponse: (status, body) => {
+              if (status === 200) pool.push(JSON.parse(body).refreshToken);
+              else if (process.env.BENCH_DEBUG) console.error(status, body.slice(0, 200));
+            },
           },
-        },
-      ],
-    }));
+        ],
+      };
+    });
     results.refresh = { ...refresh, ratioToBound: refresh.requestsPerSec / bound };
     console.log(
       `  refresh / signing bound = ${(refresh.requestsPerSec / bound).toFixed(2)} (target >= 0.5, p99 < 50 ms)`,
@@ -133,6 +146,7 @@ async function main(): Promise<void> {
 
     if (existsSync(path.join(__dirname, '../services/native/src/main.ts'))) {
       const native = await startHostProcess('native', 24102, {
+        WEB_CONCURRENCY: PROCESSES,
         NATIVE_RATE_ADDRESS_POINTS: '1000000000',
         NATIVE_RATE_CREDENTIAL_POINTS: '1000000000',
       });
@@ -156,7 +170,7 @@ async function main(): Promise<void> {
   }
   const dir = path.join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(path.join(dir, `latest-${PROCESSES}p.json`), `${JSON.stringify(results, null, 2)}\n`);
 }
 
 main().catch((err: unknown) => {
