@@ -41,13 +41,17 @@ export function purgeErrandsBatch(db: Db, cutoff: Date, limit: number): Promise<
       SELECT id FROM errands WHERE expires_at <= ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
 }
 
-/** Receipts of superseded revisions only: a receipt of the current terms is what lets its account sign in. */
+/**
+ * Receipts that no longer count: accepted before the current acceptance epoch (a receipt at the current epoch, of
+ * any revision, is what lets its account sign in; see libs/issuance hasCurrentReceipt).
+ */
 export function purgeReceiptsBatch(db: Db, cutoff: Date, limit: number): Promise<number> {
   return db.$executeRaw`
     DELETE FROM agreement_receipts WHERE id IN (
       SELECT r.id FROM agreement_receipts r
       WHERE r.accepted_at <= ${cutoff}
-        AND r.revision < (
-          SELECT MAX(d.revision) FROM agreement_documents d WHERE d.document_type = r.document_type)
+        AND r.acceptance_epoch < (
+          SELECT d.acceptance_epoch FROM agreement_documents d WHERE d.document_type = r.document_type
+          ORDER BY d.revision DESC LIMIT 1)
       LIMIT ${limit} FOR UPDATE OF r SKIP LOCKED)`;
 }
