@@ -11,3 +11,4 @@ export * from './sector-subjects';
 export * from './session-events';
 export * from './snapshot';
 export * from './terms';
+export * from './workload-authority';

@@ -20,6 +20,7 @@ import { runIssuanceChecks } from './checks';
 import type { IssuanceDeps } from './deps';
 import { activeSigner } from './issue';
 import { publishSessionChange } from './session-events';
+import { workloadAuthoritative } from './workload-authority';
 
 export interface RotationDeps extends IssuanceDeps {
   redis: Redis;
@@ -93,26 +94,6 @@ export async function revokeFamily(deps: RotationDeps, sid: string, reason = COM
   await publishSessionChange(deps.redis, sid);
 }
 
-async function workloadStillAuthoritative(
-  deps: RotationDeps,
-  session: {
-    workloadId: string | null;
-    workloadGeneration: number | null;
-    sourceCredentialId: string | null;
-  },
-): Promise<boolean> {
-  if (!session.workloadId) return true;
-  const workload = await deps.db.workload.findUnique({ where: { id: session.workloadId } });
-  if (workload?.status !== 'ACTIVE' || workload.generation !== session.workloadGeneration) return false;
-  if (!session.sourceCredentialId) return true;
-  const [ak, pk] = await Promise.all([
-    deps.db.accessKey.findFirst({ where: { id: session.sourceCredentialId }, select: { status: true } }),
-    deps.db.publicKey.findFirst({ where: { id: session.sourceCredentialId }, select: { status: true } }),
-  ]);
-  const cred = ak ?? pk;
-  return !cred || cred.status === 'ACTIVE';
-}
-
 interface RotationSession {
   id: string;
   applicationId: string;
@@ -180,7 +161,7 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
     }
   }
   try {
-    if (!(await workloadStillAuthoritative(deps, session))) {
+    if (!(await workloadAuthoritative(deps.db, session))) {
       await revokeFamily(deps, session.id, 'authority_changed');
       return { kind: 'stale' };
     }

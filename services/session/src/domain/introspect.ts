@@ -1,9 +1,9 @@
 // Session /introspect: a signed access token in, the live status of its session out; the token's own exp is ignored.
-import { ACCESS_TYPS, verifyPresentedToken } from '@svc/issuance';
+import { ACCESS_TYPS, verifyPresentedToken, workloadAuthoritative } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import { TokenVerificationError, TYP } from '@svc/token-core';
 import type { SessionDeps } from '../deps';
-import { type IntrospectionStatus, statusOf, workloadAuthoritative } from './session-status';
+import { type IntrospectionStatus, statusOf } from './session-status';
 
 export interface IntrospectionResult {
   status: IntrospectionStatus;
