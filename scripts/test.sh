@@ -4,11 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
-if [ ! -x /usr/bin/chromium ]; then
-  echo "==> installing Chromium (Debian package) for the browser tests" >&2
-  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+# A CJK font, so the zh-CN page screenshots show text rather than empty boxes.
+[ -d /usr/share/fonts/truetype/wqy ] || missing+=(fonts-wqy-zenhei)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "==> installing ${missing[*]} (Debian packages) for the browser tests" >&2
   as_root apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 echo "==> static checks (tsc, biome, import cycles)" >&2
 pnpm -s check
