@@ -4,7 +4,7 @@ import { loadApplication } from '@svc/issuance';
 import { noStore, type RateLimiter } from '@svc/platform';
 import type { Request, Response, Router } from 'express';
 import type { ConnectDeps } from '../deps';
-import { type CodeLimits, checkCode, sendCode } from '../domain/email-codes';
+import { type CodeLimits, sendCode } from '../domain/email-codes';
 import { sha256Hex } from '../domain/keys';
 import { accountAndView, errandItems, gateProblems, readDetails, saveDetails } from '../domain/page-steps';
 import { errandReauthView } from '../pages/sign-in';
@@ -12,6 +12,7 @@ import { detailsView, messageView } from '../pages/steps';
 import type { AccountStore, ErrandStore } from '../store/accounts';
 import type { FlowStore } from '../store/flows';
 import { type Browser, csrfValid, openBrowser, PageError, sendPage } from './browser';
+import { enterCode } from './code-entry';
 import { passkeyRoutes } from './passkey-routes';
 
 type ErrandRow = NonNullable<Awaited<ReturnType<ErrandStore['byKeyHash']>>>;
@@ -141,21 +142,9 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
 
   router.post('/errands/:errandKey/email/code', async (req, res) => {
     const b = await loadPending(req, res);
-    const pending = b.flow.pendingEmail;
-    if (pending) {
-      const typed = String((req.body as Record<string, unknown>).code ?? '');
-      const result = await checkCode({ limits: p.codeLimits, now: deps.now }, pending, typed, req.ip ?? '');
-      if (result === 'ok') {
-        delete b.flow.pendingEmail;
-        b.flow.accountId = b.errand.accountId;
-        b.flow.authTime = deps.now().getTime();
-      } else if (result === 'wrong') {
-        pending.attempts += 1;
-        b.flash('codeWrong');
-      } else {
-        delete b.flow.pendingEmail;
-        b.flash('codeExpired');
-      }
+    if (await enterCode({ limits: p.codeLimits, now: deps.now }, b, req)) {
+      b.flow.accountId = b.errand.accountId;
+      b.flow.authTime = deps.now().getTime();
     }
     await back(b, res);
   });

@@ -5,7 +5,7 @@ import type { RateLimiter } from '@svc/platform';
 import type { Request, Response, Router } from 'express';
 import type { ConnectDeps } from '../deps';
 import { buildCallbackRedirect } from '../domain/callback-url';
-import { type CodeLimits, checkCode, normalizeEmail, sendCode } from '../domain/email-codes';
+import { type CodeLimits, normalizeEmail, sendCode } from '../domain/email-codes';
 import { satisfiesRealizeConstraints } from '../domain/email-match';
 import { openConfirmationKey } from '../domain/inquiry-status';
 import { sha256Hex } from '../domain/keys';
@@ -24,6 +24,7 @@ import type { AccountStore } from '../store/accounts';
 import type { FlowStore } from '../store/flows';
 import type { InquiryRow, InquiryStore } from '../store/inquiries';
 import { type Browser, csrfValid, openBrowser, PageError, sendPage } from './browser';
+import { enterCode } from './code-entry';
 import { passkeyRoutes } from './passkey-routes';
 
 interface InquiryPage extends Browser {
@@ -199,21 +200,8 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
 
   router.post('/inquiries/:exposureKey/email/code', async (req, res) => {
     const b = await loadForPost(req, res);
-    const pending = b.flow.pendingEmail;
-    if (pending) {
-      const typed = String((req.body as Record<string, unknown>).code ?? '');
-      const result = await checkCode({ limits: p.codeLimits, now: deps.now }, pending, typed, req.ip ?? '');
-      if (result === 'ok') {
-        b.flow.verifiedEmail = pending.email;
-        delete b.flow.pendingEmail;
-      } else if (result === 'wrong') {
-        pending.attempts += 1;
-        b.flash('codeWrong');
-      } else {
-        delete b.flow.pendingEmail;
-        b.flash('codeExpired');
-      }
-    }
+    const proven = await enterCode({ limits: p.codeLimits, now: deps.now }, b, req);
+    if (proven) b.flow.verifiedEmail = proven;
     await back(b, res);
   });
 
