@@ -16,7 +16,12 @@ export async function startHostProcess(
 ): Promise<BenchHost> {
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(root, 'node_modules/tsx/dist/cli.mjs'), `services/${host}/src/main.ts`],
+    [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      `services/${host}/src/main.ts`,
+    ],
     {
       cwd: root,
       env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), ...env },

@@ -1,11 +1,11 @@
 // `pnpm bench`: the RSA-2048 signing bound of this machine, then /refresh (a fresh valid token on every request),
 // /introspect and jwks.json on the session host, and direct issue with an access key on the native host when it
 // exists. Each scenario runs RUNS times; medians are reported. Results also go to bench/results/latest.json.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { issueSession, loadApplication } from '@svc/issuance';
 import { createAccessKey } from '@svc/provisioning';
-import { openInfra, provisionAccount, provisionApp } from '@svc/testkit';
+import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp } from '@svc/testkit';
 import autocannon from 'autocannon';
 import { type BenchHost, startHostProcess } from './hosts';
 import { measureSigningRate } from './signing-rate';
@@ -15,6 +15,9 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 /** Processes per host (node:cluster, WEB_CONCURRENCY); 1 measures a single process. */
 const PROCESSES = process.env.BENCH_PROCESSES ?? '1';
+/** Comma-separated scenarios to run (refresh, introspect, jwks, access-key); all when unset. */
+const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+const wanted = (scenario: string) => !ONLY || ONLY.includes(scenario);
 
 interface Figures {
   requestsPerSec: number;
@@ -67,6 +70,7 @@ async function main(): Promise<void> {
   );
 
   const infra = openInfra();
+  await ensureBaselineTerms(infra.db);
   const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
   const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
   const accounts = await Promise.all(Array.from({ length: 4 }, () => provisionAccount(infra)));
@@ -103,48 +107,52 @@ async function main(): Promise<void> {
       return fresh;
     };
     const chains = await topUp();
-    const refresh = await repeated('session /refresh', async () => {
-      await topUp();
-      return {
-        url: `${session.url}/refresh`,
+    if (wanted('refresh')) {
+      const refresh = await repeated('session /refresh', async () => {
+        await topUp();
+        return {
+          url: `${session.url}/refresh`,
+          requests: [
+            {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              setupRequest: (req) => ({ ...req, body: JSON.stringify({ refreshToken: pool.shift() }) }),
+              onResponse: (status, body) => {
+                if (status === 200) pool.push(JSON.parse(body).refreshToken);
+                else if (process.env.BENCH_DEBUG) console.error(status, body.slice(0, 200));
+              },
+            },
+          ],
+        };
+      });
+      results.refresh = { ...refresh, ratioToBound: refresh.requestsPerSec / bound };
+      console.log(
+        `  refresh / signing bound = ${(refresh.requestsPerSec / bound).toFixed(2)} (target >= 0.5, p99 < 50 ms)`,
+      );
+    }
+
+    const accessTokens = chains.slice(0, 32).map((c) => c.accessToken);
+    let k = 0;
+    if (wanted('introspect'))
+      results.introspect = await repeated('session /introspect', () => ({
+        url: `${session.url}/introspect`,
         requests: [
           {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
-            setupRequest: (req) => ({ ...req, body: JSON.stringify({ refreshToken: pool.shift() }) }),
-            onResponse: (status, body) => {
-              if (status === 200) pool.push(JSON.parse(body).refreshToken);
-              else if (process.env.BENCH_DEBUG) console.error(status, body.slice(0, 200));
-            },
+            setupRequest: (req) => ({
+              ...req,
+              body: JSON.stringify({ accessToken: accessTokens[k++ % accessTokens.length] }),
+            }),
           },
         ],
-      };
-    });
-    results.refresh = { ...refresh, ratioToBound: refresh.requestsPerSec / bound };
-    console.log(
-      `  refresh / signing bound = ${(refresh.requestsPerSec / bound).toFixed(2)} (target >= 0.5, p99 < 50 ms)`,
-    );
+      }));
+    if (wanted('jwks'))
+      results.jwks = await repeated('session jwks.json', () => ({
+        url: `${session.url}/applications/${app.anchor}/jwks.json`,
+      }));
 
-    const accessTokens = chains.slice(0, 32).map((c) => c.accessToken);
-    let k = 0;
-    results.introspect = await repeated('session /introspect', () => ({
-      url: `${session.url}/introspect`,
-      requests: [
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          setupRequest: (req) => ({
-            ...req,
-            body: JSON.stringify({ accessToken: accessTokens[k++ % accessTokens.length] }),
-          }),
-        },
-      ],
-    }));
-    results.jwks = await repeated('session jwks.json', () => ({
-      url: `${session.url}/applications/${app.anchor}/jwks.json`,
-    }));
-
-    if (existsSync(path.join(__dirname, '../services/native/src/main.ts'))) {
+    if (wanted('access-key')) {
       const native = await startHostProcess('native', 24102, {
         WEB_CONCURRENCY: PROCESSES,
         NATIVE_RATE_ADDRESS_POINTS: '1000000000',

@@ -34,15 +34,20 @@ export interface HostAppOptions {
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
+/** Sent on every response of every host. */
+export const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['X-Content-Type-Options', 'nosniff'],
+  ['Referrer-Policy', 'no-referrer'],
+  ['X-Frame-Options', 'DENY'],
+];
+
 export function createHostApp(opts: HostAppOptions): ExpressApp {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('trust proxy', opts.trustProxy ?? parseTrustProxy(process.env.TRUST_PROXY));
   app.use((req, res, next) => {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    res.setHeader('X-Frame-Options', 'DENY');
+    for (const [k, v] of SECURITY_HEADERS) res.setHeader(k, v);
     if (opts.metrics) {
       const end = opts.metrics.httpDuration.startTimer();
       res.on('finish', () => {
@@ -74,7 +79,7 @@ export function finishHostApp(app: ExpressApp, opts: HostAppOptions): void {
   app.use(errorHandler(opts));
 }
 
-function parseTrustProxy(v: string | undefined): boolean | number | string {
+export function parseTrustProxy(v: string | undefined): boolean | number | string {
   if (!v) return false;
   if (v === 'true') return true;
   if (/^\d+$/.test(v)) return Number(v);
@@ -90,24 +95,33 @@ export function jsonBody(limit = DEFAULT_BODY_LIMIT) {
   return (req: Request, res: Response, next: NextFunction) => {
     raw(req, res, (err?: unknown) => {
       if (err) return next(err);
-      const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-      if (type !== 'application/json') return next(invalidBody('Content-Type must be application/json'));
       const buf = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       req.rawBody = buf;
-      if (buf.length === 0) return next(invalidBody('the request body is empty'));
-      let parsed: unknown;
       try {
-        parsed = JSON.parse(buf.toString('utf8'));
-      } catch {
-        return next(invalidBody('the request body is not valid JSON'));
+        req.body = parseJsonObject(req.headers['content-type'], buf);
+      } catch (parseErr) {
+        return next(parseErr);
       }
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-        return next(invalidBody('the request body must be a JSON object'));
-      }
-      req.body = parsed;
       next();
     });
   };
+}
+
+/** The body rules every JSON endpoint shares; throws `InvalidBody` naming what is wrong. */
+export function parseJsonObject(contentType: string | undefined, buf: Buffer): Record<string, unknown> {
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') throw invalidBody('Content-Type must be application/json');
+  if (buf.length === 0) throw invalidBody('the request body is empty');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(buf.toString('utf8'));
+  } catch {
+    throw invalidBody('the request body is not valid JSON');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw invalidBody('the request body must be a JSON object');
+  }
+  return parsed as Record<string, unknown>;
 }
 
 /** Parses with a zod schema; a failure is `InvalidBody` naming the offending fields (never their values). */
@@ -124,49 +138,66 @@ export function noStore(res: Response): void {
   res.setHeader('Pragma', 'no-cache');
 }
 
+/** What an error becomes on the wire: the one mapping both the Express stack and the fast routes use. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** Undefined for a status-only answer (no body, no Content-Type). */
+  body?: Record<string, unknown>;
+}
+
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+export function describeError(
+  err: unknown,
+  opts: HostAppOptions,
+  where: { method: string; path: string },
+): ErrorAnswer {
+  if (err instanceof ServiceError) {
+    const body = err.body();
+    if (body && !opts.includeMessages) delete body.message;
+    return { status: err.status, headers: { ...err.headers, ...NO_STORE }, body };
+  }
+  if (err instanceof OAuthError) {
+    return {
+      status: err.status,
+      headers: { ...err.headers, ...NO_STORE },
+      body: { error: err.error, ...err.extra },
+    };
+  }
+  const type = (err as { type?: string } | null)?.type;
+  if (type === 'entity.too.large') {
+    return {
+      status: 413,
+      headers: {},
+      body: { reason: 'InvalidBody', ...(opts.includeMessages ? { message: 'body too large' } : {}) },
+    };
+  }
+  if (type === 'entity.parse.failed' || type === 'request.aborted' || type === 'encoding.unsupported') {
+    return { status: 400, headers: {}, body: { reason: 'InvalidBody' } };
+  }
+  if (isDependencyDown(err)) {
+    opts.logger.warn({ err, path: where.path }, 'dependency unavailable');
+    return {
+      status: 503,
+      headers: { ...NO_STORE, 'Retry-After': '1' },
+      body: { reason: 'TemporarilyUnavailable' },
+    };
+  }
+  opts.logger.error({ err, ...where }, 'unhandled error');
+  return { status: 500, headers: {} };
+}
+
 function errorHandler(opts: HostAppOptions): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) {
       res.end();
       return;
     }
-    if (err instanceof ServiceError) {
-      for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
-      noStore(res);
-      const body = err.body();
-      if (!body) {
-        res.status(err.status).end();
-        return;
-      }
-      if (!opts.includeMessages) delete body.message;
-      res.status(err.status).json(body);
-      return;
-    }
-    if (err instanceof OAuthError) {
-      for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
-      noStore(res);
-      res.status(err.status).json({ error: err.error, ...err.extra });
-      return;
-    }
-    const type = (err as { type?: string } | null)?.type;
-    if (type === 'entity.too.large') {
-      res
-        .status(413)
-        .json({ reason: 'InvalidBody', ...(opts.includeMessages ? { message: 'body too large' } : {}) });
-      return;
-    }
-    if (type === 'entity.parse.failed' || type === 'request.aborted' || type === 'encoding.unsupported') {
-      res.status(400).json({ reason: 'InvalidBody' });
-      return;
-    }
-    if (isDependencyDown(err)) {
-      opts.logger.warn({ err, path: req.path }, 'dependency unavailable');
-      noStore(res);
-      res.status(503).set('Retry-After', '1').json({ reason: 'TemporarilyUnavailable' });
-      return;
-    }
-    opts.logger.error({ err, path: req.path, method: req.method }, 'unhandled error');
-    res.status(500).end();
+    const answer = describeError(err, opts, { method: req.method, path: req.path });
+    res.status(answer.status).set(answer.headers);
+    if (answer.body) res.json(answer.body);
+    else res.end();
   };
 }
 

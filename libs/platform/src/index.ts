@@ -2,6 +2,7 @@
 export * from './cluster';
 export * from './config';
 export * from './errors';
+export * from './fast-routes';
 export * from './http';
 export * from './logger';
 export * from './metrics';

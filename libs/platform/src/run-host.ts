@@ -1,6 +1,5 @@
 // Process lifecycle of a host: listen, serve metrics, and shut down gracefully on SIGTERM/SIGINT.
-import type { Server } from 'node:http';
-import type { Express } from 'express';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Logger } from './logger';
 import { type Metrics, serveMetrics } from './metrics';
 
@@ -12,12 +11,17 @@ export interface RunningHost {
 
 /** Listens on `port` (0 = any free port) and resolves once bound. */
 export function listen(
-  app: Express,
+  app: RequestListener,
   port: number,
   host = process.env.BIND_HOST ?? '0.0.0.0',
 ): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    const server = createServer(app);
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
   });
@@ -25,7 +29,7 @@ export function listen(
 
 export async function runHost(opts: {
   name: string;
-  app: Express;
+  app: RequestListener;
   port: number;
   logger: Logger;
   metrics?: Metrics;

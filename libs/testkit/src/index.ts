@@ -1,6 +1,6 @@
 // Test support: real PostgreSQL and Redis connections, unique fixtures per test, and hosts on free ports.
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import { createPrisma, type Db } from '@svc/db';
 import { type IssuanceDeps, issuanceDepsFromEnv } from '@svc/issuance';
 import { createKeyRing, type KeyRing } from '@svc/keyring';
@@ -17,7 +17,6 @@ import {
   setClaims,
 } from '@svc/provisioning';
 import { loadKek } from '@svc/token-core';
-import type { Express } from 'express';
 import { type CryptoKey, exportJWK, generateKeyPair } from 'jose';
 
 export interface TestInfra {
@@ -121,7 +120,7 @@ export interface RunningTestHost {
 }
 
 /** Listens on 127.0.0.1 on a free port. */
-export async function startTestHost(app: Express): Promise<RunningTestHost> {
+export async function startTestHost(app: RequestListener): Promise<RunningTestHost> {
   const server: Server = await listen(app, 0, '127.0.0.1');
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
@@ -156,4 +155,4 @@ export async function postJson(
 }
 
 export { signClientAuth } from './client-auth';
-export { BASELINE_TERMS } from './terms';
+export { BASELINE_TERMS, ensureBaselineTerms } from './terms';

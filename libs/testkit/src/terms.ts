@@ -1,4 +1,8 @@
-// Baseline basic terms published once per test database (see test/global-setup.ts).
+// Baseline basic terms published once per test database (jest global setup and the benchmark).
+import type { Db } from '@svc/db';
+import { currentTerms } from '@svc/issuance';
+import { publishTerms } from '@svc/provisioning';
+
 export const BASELINE_TERMS = {
   documentType: 'BASIC_TERMS',
   requiredAcceptanceEpoch: 1,
@@ -27,3 +31,8 @@ export const BASELINE_TERMS = {
     },
   },
 };
+
+/** Publishes the baseline terms unless some basic terms are already current (idempotent). */
+export async function ensureBaselineTerms(db: Db): Promise<void> {
+  if (!(await currentTerms(db))) await publishTerms(db, BASELINE_TERMS, 'http://127.0.0.1:4101');
+}

@@ -1,13 +1,14 @@
-// The session host's Express app: refresh, introspect, logout, revoke-all, userinfo, claim-state and JWK Sets.
-import { createHostApp, finishHostApp } from '@svc/platform';
-import type { Express } from 'express';
+// The session host: refresh, introspect, logout and JWK Sets as fast routes; revoke-all, userinfo, claim-state,
+// health and readiness on Express.
+import type { RequestListener } from 'node:http';
+import { createHostApp, finishHostApp, withFastRoutes } from '@svc/platform';
 import type { SessionDeps } from './deps';
-import { jwksRoutes } from './routes/jwks';
+import { jwksRoute } from './routes/jwks';
 import { profileRoutes } from './routes/profile';
 import { revokeAllRoutes } from './routes/revoke-all';
 import { tokenRoutes } from './routes/tokens';
 
-export function createSessionApp(deps: SessionDeps): Express {
+export function createSessionApp(deps: SessionDeps): RequestListener {
   const opts = {
     name: 'session',
     logger: deps.logger,
@@ -19,10 +20,8 @@ export function createSessionApp(deps: SessionDeps): Express {
     },
   };
   const app = createHostApp(opts);
-  app.use(tokenRoutes(deps));
   app.use(revokeAllRoutes(deps));
   app.use(profileRoutes(deps));
-  app.use(jwksRoutes(deps));
   finishHostApp(app, opts);
-  return app;
+  return withFastRoutes(app, opts, [...tokenRoutes(deps), jwksRoute(deps)]);
 }

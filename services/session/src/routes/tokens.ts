@@ -1,6 +1,5 @@
-// Routes taking a token in a JSON body: /refresh, /introspect, /logout.
-import { jsonBody, noStore, parseWith } from '@svc/platform';
-import { Router } from 'express';
+// Routes taking a token in a JSON body: /refresh, /introspect, /logout (fast routes: the hot paths of the host).
+import { type FastRoute, parseWith } from '@svc/platform';
 import { z } from 'zod';
 import type { SessionDeps } from '../deps';
 import { introspect } from '../domain/introspect';
@@ -12,25 +11,34 @@ const token = z.string().min(1).max(8192);
 const refreshBody = z.strictObject({ refreshToken: token });
 const accessBody = z.strictObject({ accessToken: token });
 
-export function tokenRoutes(deps: SessionDeps): Router {
-  const router = Router();
-  router.post('/refresh', jsonBody(BODY_LIMIT), async (req, res) => {
-    const { refreshToken } = parseWith(refreshBody, req.body);
-    const result = await refreshSession(deps, refreshToken);
-    noStore(res);
-    res.json(result);
-  });
-  router.post('/introspect', jsonBody(BODY_LIMIT), async (req, res) => {
-    const { accessToken } = parseWith(accessBody, req.body);
-    const result = await introspect(deps, accessToken);
-    noStore(res);
-    res.json(result);
-  });
-  router.post('/logout', jsonBody(BODY_LIMIT), async (req, res) => {
-    const { refreshToken } = parseWith(refreshBody, req.body);
-    const result = await logout(deps, refreshToken);
-    noStore(res);
-    res.json(result);
-  });
-  return router;
+export function tokenRoutes(deps: SessionDeps): FastRoute[] {
+  return [
+    {
+      method: 'POST',
+      path: '/refresh',
+      bodyLimit: BODY_LIMIT,
+      handle: async (req) => {
+        const { refreshToken } = parseWith(refreshBody, req.body);
+        return { json: await refreshSession(deps, refreshToken), noStore: true };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/introspect',
+      bodyLimit: BODY_LIMIT,
+      handle: async (req) => {
+        const { accessToken } = parseWith(accessBody, req.body);
+        return { json: await introspect(deps, accessToken), noStore: true };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/logout',
+      bodyLimit: BODY_LIMIT,
+      handle: async (req) => {
+        const { refreshToken } = parseWith(refreshBody, req.body);
+        return { json: await logout(deps, refreshToken), noStore: true };
+      },
+    },
+  ];
 }

@@ -1,0 +1,199 @@
+// Hot endpoints served on node:http directly, ahead of Express: Express costs ~5x more per request than the
+// handlers' own HTTP work on these machines (BENCHMARKS.md), which caps jwks, introspection and refresh. Same
+// security headers, body rules, error bodies and metrics as the Express stack; every other path goes to Express.
+import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Express } from 'express';
+import proxyAddr from 'proxy-addr';
+import {
+  DEFAULT_BODY_LIMIT,
+  describeError,
+  type HostAppOptions,
+  parseJsonObject,
+  parseTrustProxy,
+  SECURITY_HEADERS,
+} from './http';
+
+export interface FastRequest {
+  /** Path parameters (`:name` segments), URI-decoded. */
+  params: Record<string, string>;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON object body (POST routes). */
+  body: Record<string, unknown>;
+  /** The exact request-body bytes (for requestHash binding). */
+  rawBody: Buffer;
+  /** The client address, honouring TRUST_PROXY exactly as Express's `req.ip` does. */
+  ip: string;
+}
+
+export interface FastAnswer {
+  status?: number;
+  /** A JSON value to serialise, or pre-serialised bytes in `raw` with their `contentType`. */
+  json?: unknown;
+  raw?: Buffer | string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** Adds `Cache-Control: no-store` and `Pragma: no-cache` (credential-bearing answers). */
+  noStore?: boolean;
+}
+
+export interface FastRoute {
+  method: 'GET' | 'POST';
+  /** An exact path; `:name` segments match one URI-decoded path segment. */
+  path: string;
+  /** POST body limit in bytes. */
+  bodyLimit?: number;
+  handle(req: FastRequest): Promise<FastAnswer> | FastAnswer;
+}
+
+interface CompiledRoute extends FastRoute {
+  pattern?: RegExp;
+  names: string[];
+}
+
+function compile(route: FastRoute): CompiledRoute {
+  const names: string[] = [];
+  if (!route.path.includes(':')) return { ...route, names };
+  const source = route.path
+    .split('/')
+    .map((seg) => {
+      if (!seg.startsWith(':')) return seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(seg.slice(1));
+      return '([^/]+)';
+    })
+    .join('/');
+  return { ...route, names, pattern: new RegExp(`^${source}$`) };
+}
+
+function match(route: CompiledRoute, path: string): Record<string, string> | undefined {
+  if (!route.pattern) return route.path === path ? {} : undefined;
+  const m = route.pattern.exec(path);
+  if (!m) return undefined;
+  const params: Record<string, string> = {};
+  try {
+    route.names.forEach((name, i) => {
+      params[name] = decodeURIComponent(m[i + 1]!);
+    });
+  } catch {
+    return undefined;
+  }
+  return params;
+}
+
+class BodyError extends Error {
+  constructor(readonly type: 'entity.too.large' | 'request.aborted' | 'encoding.unsupported') {
+    super(type);
+  }
+}
+
+/** Reads the whole body up to `limit` bytes; only identity encoding is accepted (the API is JSON only). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const encoding = req.headers['content-encoding'];
+    if (encoding && encoding.toLowerCase() !== 'identity')
+      return reject(new BodyError('encoding.unsupported'));
+    const declared = Number(req.headers['content-length'] ?? Number.NaN);
+    if (declared > limit) return reject(new BodyError('entity.too.large'));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.pause();
+        reject(new BodyError('entity.too.large'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    req.once('aborted', () => reject(new BodyError('request.aborted')));
+    req.once('error', () => reject(new BodyError('request.aborted')));
+  });
+}
+
+function trustFunction(opts: HostAppOptions): (addr: string, i: number) => boolean {
+  const trust = opts.trustProxy ?? parseTrustProxy(process.env.TRUST_PROXY);
+  if (trust === true) return () => true;
+  if (trust === false) return () => false;
+  if (typeof trust === 'number') return (_addr, i) => i < trust;
+  return proxyAddr.compile(trust.split(',').map((v) => v.trim()));
+}
+
+function write(res: ServerResponse, status: number, headers: Record<string, string | number>, body?: Buffer) {
+  for (const [k, v] of SECURITY_HEADERS) headers[k] = v;
+  if (body) headers['Content-Length'] = body.length;
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * One request listener for a host: the fast routes first, exact method and path; everything else (HEAD, other
+ * paths, trailing slashes, other cases) goes to the Express app, which owns health, readiness and 404s.
+ */
+export function withFastRoutes(app: Express, opts: HostAppOptions, routes: FastRoute[]): RequestListener {
+  const compiled = routes.map(compile);
+  const trust = trustFunction(opts);
+  const timer = opts.metrics?.httpDuration;
+
+  async function serve(
+    route: CompiledRoute,
+    params: Record<string, string>,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) {
+    const path = route.path;
+    const end = timer?.startTimer();
+    let status: number;
+    try {
+      const rawBody =
+        route.method === 'POST'
+          ? await readBody(req, route.bodyLimit ?? DEFAULT_BODY_LIMIT)
+          : Buffer.alloc(0);
+      const body = route.method === 'POST' ? parseJsonObject(req.headers['content-type'], rawBody) : {};
+      const ip = proxyAddr(req, trust);
+      const answer = await route.handle({ params, headers: req.headers, body, rawBody, ip });
+      status = answer.status ?? 200;
+      const headers: Record<string, string | number> = { ...answer.headers };
+      if (answer.noStore) {
+        headers['Cache-Control'] = 'no-store';
+        headers.Pragma = 'no-cache';
+      }
+      let bytes: Buffer | undefined;
+      if (answer.raw !== undefined) {
+        bytes = typeof answer.raw === 'string' ? Buffer.from(answer.raw) : answer.raw;
+        headers['Content-Type'] = answer.contentType ?? JSON_TYPE;
+      } else if (answer.json !== undefined) {
+        bytes = Buffer.from(JSON.stringify(answer.json));
+        headers['Content-Type'] = JSON_TYPE;
+      }
+      write(res, status, headers, bytes);
+    } catch (err) {
+      const answer = describeError(err, opts, { method: req.method ?? '', path });
+      status = answer.status;
+      const headers: Record<string, string | number> = { ...answer.headers };
+      if (answer.body) headers['Content-Type'] = JSON_TYPE;
+      // An unread oversized body is not drained: the connection closes after the answer.
+      if (err instanceof BodyError && err.type === 'entity.too.large') headers.Connection = 'close';
+      if (res.headersSent || res.destroyed) res.end();
+      else write(res, status, headers, answer.body ? Buffer.from(JSON.stringify(answer.body)) : undefined);
+    }
+    end?.({ method: route.method, route: path, status: String(status) });
+  }
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    for (const route of compiled) {
+      if (route.method !== req.method) continue;
+      const params = match(route, path);
+      if (params) {
+        void serve(route, params, req, res);
+        return;
+      }
+    }
+    app(req, res);
+  };
+}
