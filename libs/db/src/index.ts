@@ -1,5 +1,12 @@
 // Database access for every host: the Prisma client factory, generated model types and the migration runner.
-export { createPrisma, type Db, DEFAULT_DATABASE_URL, databaseUrl } from './client';
+export {
+  createPrisma,
+  type Db,
+  DEFAULT_DATABASE_URL,
+  databaseUrl,
+  runPrepared,
+  type Statement,
+} from './client';
 export { Prisma } from './generated/client';
 export * from './generated/enums';
 export type * from './generated/models';

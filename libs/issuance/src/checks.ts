@@ -5,8 +5,8 @@ import { type ApplicationContext, isIssuable } from './application-context';
 import { type AccountProfile, profileValues } from './claim-state';
 import type { IssuanceDeps } from './deps';
 import { createErrand } from './errands';
-import { currentTermsCached, loadIssuanceSnapshot } from './snapshot';
-import { legalAgreementRequired } from './terms';
+import { currentTermsCached, type IssuanceSnapshot, loadIssuanceSnapshot } from './snapshot';
+import { type CurrentTerms, legalAgreementRequired } from './terms';
 
 export function checkApplication(app: ApplicationContext): void {
   if (!isIssuable(app)) throw new ServiceError('ApplicationNotActive', 403);
@@ -67,6 +67,17 @@ export async function runIssuanceChecks(
   checkApplication(app);
   const terms = await currentTermsCached(deps.db);
   const snapshot = await loadIssuanceSnapshot(deps.db, accountId, app.id, terms);
+  return checkSnapshot(deps, app, snapshot, terms, opts);
+}
+
+/** The checks after the application's, over a snapshot already read (refresh reads it with the session). */
+export async function checkSnapshot(
+  deps: IssuanceDeps,
+  app: ApplicationContext,
+  snapshot: IssuanceSnapshot,
+  terms: CurrentTerms | undefined,
+  opts: { expectedAuthorityVersion?: number } = {},
+): Promise<{ account: AccountProfile; claims: ClaimView }> {
   const account = snapshot.account;
   checkAccount(account);
   if (

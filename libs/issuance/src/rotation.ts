@@ -1,12 +1,14 @@
 // rotateRefreshToken: strict rotation of a session's refresh token. The presented version is consumed by one
 // conditional write (current_version = presented), so across every replica exactly one rotation wins. With a
-// retry allowance (session host), a near-simultaneous retry of the same rotation gets the pair already issued,
-// kept briefly in Redis sealed under a key derived from the presented token itself; any other reuse revokes the
-// whole family.
-import { createHash } from 'node:crypto';
+// retry allowance (session host), that same write keeps the new pair sealed under a key derived from the presented
+// token itself, so a near-simultaneous retry of the same rotation gets the pair already issued; any other reuse
+// revokes the whole family. One read and one write per rotation, both prepared statements.
+import { createHmac } from 'node:crypto';
+import { runPrepared, type Statement } from '@svc/db';
 import {
   type ApplicationTokenClaims,
   type ClaimView,
+  type Kek,
   kekFromBytes,
   mintAccessToken,
   mintRefreshToken,
@@ -16,11 +18,12 @@ import {
 } from '@svc/token-core';
 import type { Redis } from 'ioredis';
 import type { ApplicationContext } from './application-context';
-import { runIssuanceChecks } from './checks';
+import { checkApplication, checkSnapshot } from './checks';
 import type { IssuanceDeps } from './deps';
 import { activeSigner } from './issue';
 import { publishSessionChange } from './session-events';
-import { workloadAuthoritative } from './workload-authority';
+import { currentTermsCached, type SnapshotRow, snapshotColumnsSql, toSnapshot } from './snapshot';
+import { workloadAuthoritySql } from './workload-authority';
 
 export interface RotationDeps extends IssuanceDeps {
   redis: Redis;
@@ -42,48 +45,88 @@ export type RotationOutcome =
   | { kind: 'expired' }
   | { kind: 'family_compromised' }
   | { kind: 'race_lost' }
-  /** A retry inside the allowance whose original rotation did not finish: unrecoverable, status only. */
-  | { kind: 'conflict' }
   /** The workload behind the session lost its authority (revoked, regenerated, credential revoked). */
   | { kind: 'stale' };
 
 const COMPROMISED = 'compromised';
-const claimKey = (jti: string) => `rt:claim:${jti}`;
-const resultKey = (jti: string) => `rt:result:${jti}`;
 
-function retryKek(presentedToken: string) {
-  return kekFromBytes(createHash('sha256').update(`refresh-retry\u0000${presentedToken}`).digest());
+/**
+ * The key sealing a retry pair: bound to the service KEK and to the presented token, so neither a database reader
+ * nor a holder of the old token alone can open it.
+ */
+function retryKek(kek: Kek, presentedToken: string): Kek {
+  return kekFromBytes(createHmac('sha256', kek.key).update(`refresh-retry\u0000${presentedToken}`).digest());
 }
 
-interface CachedPair {
+interface IssuedPair {
   accessToken: string;
   refreshToken: string;
   claims: ClaimView;
   rotationVersion: number;
 }
 
-async function readCachedPair(redis: Redis, input: RotateInput): Promise<CachedPair | undefined> {
-  const sealed = await redis.get(resultKey(input.claims.jti));
-  if (!sealed) return undefined;
+interface RotationRow extends SnapshotRow {
+  id: string;
+  application_id: string;
+  protocol: 'APPLICATION' | 'OIDC';
+  session_account_id: string;
+  subject: string;
+  actor_subject: string | null;
+  status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
+  revoked_reason: string | null;
+  current_version: number;
+  access_ttl: number;
+  refresh_ttl: number;
+  expires_at: Date;
+  rotated_at: Date | null;
+  retry_pair: string | null;
+  /** The version recorded for the presented jti in this session, if any. */
+  presented_version: number | null;
+  workload_ok: boolean;
+}
+
+/** The session, its presented version, workload authority and the issuance snapshot: one round trip. */
+const READ_ROTATION: Statement = {
+  name: 'rotation_read_v1',
+  text: `SELECT s.id, s.application_id, s.protocol, s.account_id AS session_account_id, s.subject, s.actor_subject,
+      s.status, s.revoked_reason, s.current_version, s.access_ttl, s.refresh_ttl, s.expires_at, s.rotated_at,
+      s.retry_pair,
+      (SELECT v.version FROM refresh_versions v WHERE v.jti = $2 AND v.session_id = s.id) AS presented_version,
+      ${workloadAuthoritySql({
+        workloadId: 's.workload_id',
+        generation: 's.workload_generation',
+        actorSubject: 's.actor_subject',
+        credentialId: 's.source_credential_id',
+      })} AS workload_ok,
+      ${snapshotColumnsSql('s.application_id', '$3::int')}
+    FROM sessions s LEFT JOIN accounts a ON a.id = s.account_id
+    WHERE s.id = $1`,
+};
+
+/** The conditional write: only the caller that still sees `presented` as current consumes it. */
+const CONSUME_VERSION: Statement = {
+  name: 'rotation_consume_v1',
+  text: `WITH s AS (
+      UPDATE sessions SET current_version = $3, rotated_at = $4, expires_at = $5, retry_pair = $6
+      WHERE id = $1 AND current_version = $2 AND status = 'ACTIVE'
+      RETURNING id)
+    INSERT INTO refresh_versions (session_id, version, jti, issued_at, expires_at)
+    SELECT id, $3, $7, $4, $5 FROM s
+    RETURNING 1 AS won`,
+};
+
+/** The pair the winning rotation of the presented version sealed, while the allowance lasts. */
+function pairForRetry(kek: Kek, row: RotationRow, input: RotateInput, now: Date): IssuedPair | undefined {
+  const presented = input.claims.rotationVersion ?? 0;
+  if (input.retryAllowanceMs <= 0 || !row.retry_pair || !row.rotated_at) return undefined;
+  if (row.current_version !== presented + 1) return undefined;
+  if (now.getTime() - row.rotated_at.getTime() > input.retryAllowanceMs) return undefined;
   try {
-    return JSON.parse(
-      open(retryKek(input.presentedToken), sealed, input.claims.jti).toString('utf8'),
-    ) as CachedPair;
+    const plain = open(retryKek(kek, input.presentedToken), row.retry_pair, input.claims.jti);
+    return JSON.parse(plain.toString('utf8')) as IssuedPair;
   } catch {
     return undefined;
   }
-}
-
-/** Waits for the winner of an in-flight rotation of the same version to publish its pair. */
-async function awaitCachedPair(redis: Redis, input: RotateInput): Promise<CachedPair | undefined> {
-  const deadline = Date.now() + input.retryAllowanceMs;
-  for (let delay = 5; Date.now() < deadline; delay = Math.min(delay * 2, 50)) {
-    const pair = await readCachedPair(redis, input);
-    if (pair) return pair;
-    if (!(await redis.exists(claimKey(input.claims.jti)))) return readCachedPair(redis, input);
-    await new Promise((r) => setTimeout(r, delay));
-  }
-  return readCachedPair(redis, input);
 }
 
 export async function revokeFamily(deps: RotationDeps, sid: string, reason = COMPROMISED): Promise<void> {
@@ -94,121 +137,91 @@ export async function revokeFamily(deps: RotationDeps, sid: string, reason = COM
   await publishSessionChange(deps.redis, sid);
 }
 
-interface RotationSession {
-  id: string;
-  applicationId: string;
-  protocol: 'APPLICATION' | 'OIDC';
-  accountId: string;
-  workloadId: string | null;
-  workloadGeneration: number | null;
-  sourceCredentialId: string | null;
-  subject: string;
-  actorSubject: string | null;
-  status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
-  revokedReason: string | null;
-  currentVersion: number;
-  accessTtl: number;
-  refreshTtl: number;
-  expiresAt: Date;
-  /** The version recorded for the presented jti in this session, if any. */
-  presentedVersion: number | null;
-}
-
-/** The session and the version its presented jti was issued as, in one round trip (the hot path of refresh). */
-async function loadRotationSession(
+/** What the presented version may still become, before any signing: a refusal, a retry answer, or go on. */
+async function judge(
   deps: RotationDeps,
-  sid: string,
-  jti: string,
-): Promise<RotationSession | undefined> {
-  const rows = await deps.db.$queryRaw<RotationSession[]>`
-    SELECT s.id, s.application_id AS "applicationId", s.protocol, s.account_id AS "accountId",
-      s.workload_id AS "workloadId", s.workload_generation AS "workloadGeneration",
-      s.source_credential_id AS "sourceCredentialId", s.subject, s.actor_subject AS "actorSubject", s.status,
-      s.revoked_reason AS "revokedReason", s.current_version AS "currentVersion", s.access_ttl AS "accessTtl",
-      s.refresh_ttl AS "refreshTtl", s.expires_at AS "expiresAt",
-      (SELECT v.version FROM refresh_versions v WHERE v.jti = ${jti} AND v.session_id = s.id) AS "presentedVersion"
-    FROM sessions s WHERE s.id = ${sid}`;
-  return rows[0];
+  row: RotationRow | undefined,
+  input: RotateInput,
+): Promise<RotationOutcome | undefined> {
+  const presented = input.claims.rotationVersion ?? 0;
+  if (!row || row.application_id !== input.app.id || row.protocol !== 'APPLICATION')
+    return { kind: 'not_found' };
+  if (row.presented_version !== presented) return { kind: 'not_found' };
+  if (row.status === 'REVOKED') {
+    return row.revoked_reason === COMPROMISED ? { kind: 'family_compromised' } : { kind: 'revoked' };
+  }
+  if (row.status === 'SUSPENDED') return { kind: 'suspended' };
+  const now = deps.now();
+  if (row.status === 'EXPIRED' || row.expires_at <= now) return { kind: 'expired' };
+  if (presented < row.current_version) {
+    const pair = pairForRetry(deps.kek, row, input, now);
+    if (pair) return { kind: 'rotated', ...pair };
+    await revokeFamily(deps, row.id);
+    return { kind: 'family_compromised' };
+  }
+  if (!row.workload_ok) {
+    await revokeFamily(deps, row.id, 'authority_changed');
+    return { kind: 'stale' };
+  }
+  return undefined;
 }
 
 export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput): Promise<RotationOutcome> {
   const { app, claims } = input;
   const presented = claims.rotationVersion ?? 0;
-  const session = await loadRotationSession(deps, claims.sid, claims.jti);
-  if (!session || session.applicationId !== app.id || session.protocol !== 'APPLICATION')
-    return { kind: 'not_found' };
-  if (session.presentedVersion !== presented) return { kind: 'not_found' };
-  if (session.status === 'REVOKED') {
-    return session.revokedReason === COMPROMISED ? { kind: 'family_compromised' } : { kind: 'revoked' };
-  }
-  if (session.status === 'SUSPENDED') return { kind: 'suspended' };
-  if (session.status === 'EXPIRED' || session.expiresAt <= deps.now()) return { kind: 'expired' };
+  const terms = await currentTermsCached(deps.db);
+  const read = () =>
+    runPrepared<RotationRow>(deps.db, READ_ROTATION, [claims.sid, claims.jti, terms?.acceptanceEpoch ?? 0]);
+  const [row] = await read();
+  const refused = await judge(deps, row, input);
+  if (refused) return refused;
+  const session = row!;
+  checkApplication(app);
+  // A refusal here (account disabled, terms, claim gate) leaves the version unconsumed for a later retry.
+  const { claims: view } = await checkSnapshot(deps, app, toSnapshot(session, terms), terms);
 
-  if (presented < session.currentVersion) {
-    if (input.retryAllowanceMs > 0) {
-      const pair = await awaitCachedPair(deps.redis, input);
-      if (pair) return { kind: 'rotated', ...pair };
-    }
-    await revokeFamily(deps, session.id);
-    return { kind: 'family_compromised' };
-  }
-
+  const signer = await activeSigner(deps, app.id);
+  const now = deps.now();
+  const iat = Math.floor(now.getTime() / 1000);
+  const next = presented + 1;
+  const jti = newJti();
+  const common = { issuer: deps.issuer, audience: app.anchor, sid: session.id, iat };
+  const [access, refresh] = await Promise.all([
+    mintAccessToken(signer, {
+      ...common,
+      ttlSeconds: session.access_ttl,
+      subject: session.subject,
+      actorSubject: session.actor_subject ?? undefined,
+    }),
+    mintRefreshToken(signer, { ...common, ttlSeconds: session.refresh_ttl, jti, rotationVersion: next }),
+  ]);
+  const pair: IssuedPair = {
+    accessToken: access.token,
+    refreshToken: refresh.token,
+    claims: view,
+    rotationVersion: next,
+  };
+  const sealed =
+    input.retryAllowanceMs > 0
+      ? seal(retryKek(deps.kek, input.presentedToken), JSON.stringify(pair), claims.jti)
+      : null;
+  const won = await runPrepared(deps.db, CONSUME_VERSION, [
+    session.id,
+    presented,
+    next,
+    now,
+    new Date(refresh.exp * 1000),
+    sealed,
+    jti,
+  ]);
+  if (won.length === 1) return { kind: 'rotated', ...pair };
+  // Lost to a concurrent rotation of the same version (or a revocation): with an allowance, the winner's sealed
+  // pair is already committed; otherwise the reuse compromises the family.
   if (input.retryAllowanceMs > 0) {
-    const won = await deps.redis.set(claimKey(claims.jti), '1', 'PX', input.retryAllowanceMs, 'NX');
-    if (won !== 'OK') {
-      const pair = await awaitCachedPair(deps.redis, input);
-      return pair ? { kind: 'rotated', ...pair } : { kind: 'conflict' };
-    }
+    const [now2] = await read();
+    const outcome = await judge(deps, now2, input);
+    if (outcome) return outcome;
   }
-  try {
-    if (!(await workloadAuthoritative(deps.db, session))) {
-      await revokeFamily(deps, session.id, 'authority_changed');
-      return { kind: 'stale' };
-    }
-    const { claims: view } = await runIssuanceChecks(deps, app, session.accountId);
-    const signer = await activeSigner(deps, app.id);
-    const now = deps.now();
-    const iat = Math.floor(now.getTime() / 1000);
-    const next = presented + 1;
-    const jti = newJti();
-    const common = { issuer: deps.issuer, audience: app.anchor, sid: session.id, iat };
-    const [access, refresh] = await Promise.all([
-      mintAccessToken(signer, {
-        ...common,
-        ttlSeconds: session.accessTtl,
-        subject: session.subject,
-        actorSubject: session.actorSubject ?? undefined,
-      }),
-      mintRefreshToken(signer, { ...common, ttlSeconds: session.refreshTtl, jti, rotationVersion: next }),
-    ]);
-    const expiresAt = new Date(refresh.exp * 1000);
-    // The conditional write: only the caller that still sees `presented` as current consumes it.
-    const rows = await deps.db.$executeRaw`
-      WITH s AS (
-        UPDATE sessions SET current_version = ${next}, rotated_at = ${now}, expires_at = ${expiresAt}
-        WHERE id = ${session.id} AND current_version = ${presented} AND status = 'ACTIVE'
-        RETURNING id)
-      INSERT INTO refresh_versions (session_id, version, jti, issued_at, expires_at)
-      SELECT id, ${next}, ${jti}, ${now}, ${expiresAt} FROM s`;
-    if (rows !== 1) {
-      if (input.retryAllowanceMs > 0) return { kind: 'conflict' };
-      await revokeFamily(deps, session.id);
-      return { kind: 'race_lost' };
-    }
-    const pair: CachedPair = {
-      accessToken: access.token,
-      refreshToken: refresh.token,
-      claims: view,
-      rotationVersion: next,
-    };
-    if (input.retryAllowanceMs > 0) {
-      const sealed = seal(retryKek(input.presentedToken), JSON.stringify(pair), claims.jti);
-      await deps.redis.set(resultKey(claims.jti), sealed, 'PX', input.retryAllowanceMs);
-    }
-    return { kind: 'rotated', ...pair };
-  } catch (err) {
-    // A refusal (account disabled, claim gate, ...) leaves the version unconsumed: free it for a later retry.
-    if (input.retryAllowanceMs > 0) await deps.redis.del(claimKey(claims.jti)).catch(() => undefined);
-    throw err;
-  }
+  await revokeFamily(deps, session.id);
+  return { kind: 'race_lost' };
 }

@@ -1,6 +1,6 @@
 // One round trip for everything the issuance checks read about an account under an application: profile and
 // status, whether it holds a receipt at the current terms epoch, and its claim grants. Hot paths (refresh) use it.
-import type { Db } from '@svc/db';
+import { type Db, runPrepared, type Statement } from '@svc/db';
 import { type ClaimGrants, isClaimKey } from '@svc/token-core';
 import type { AccountProfile } from './claim-state';
 import { type CurrentTerms, currentTerms } from './terms';
@@ -11,9 +11,10 @@ export interface IssuanceSnapshot {
   grants: ClaimGrants;
 }
 
-interface SnapshotRow {
-  id: string;
-  status: AccountProfile['status'];
+/** The snapshot's columns as returned by `snapshotColumnsSql`. */
+export interface SnapshotRow {
+  account_id: string | null;
+  account_status: AccountProfile['status'] | null;
   email: string | null;
   email_verified: boolean;
   given_name: string | null;
@@ -25,31 +26,35 @@ interface SnapshotRow {
   grants: Record<string, string> | null;
 }
 
-export async function loadIssuanceSnapshot(
-  db: Db,
-  accountId: string,
-  applicationId: string,
-  terms: CurrentTerms | undefined,
-): Promise<IssuanceSnapshot> {
-  const epoch = terms?.acceptanceEpoch ?? 0;
-  const rows = await db.$queryRaw<SnapshotRow[]>`
-    SELECT a.id, a.status, a.email, a.email_verified, a.given_name, a.family_name, a.picture, a.picture_animated,
-      a.authority_version,
-      EXISTS (SELECT 1 FROM agreement_receipts r WHERE r.account_id = a.id AND r.document_type = 'BASIC_TERMS'
-              AND r.acceptance_epoch >= ${epoch}) AS has_receipt,
-      (SELECT json_object_agg(g.claim, g.state) FROM claim_grants g
-        WHERE g.account_id = a.id AND g.application_id = ${applicationId}::uuid) AS grants
-    FROM accounts a WHERE a.id = ${accountId}::uuid`;
-  const row = rows[0];
-  if (!row) return { account: null, hasReceipt: false, grants: {} };
+/**
+ * The snapshot as select-list items over an `accounts a` in scope, for an application id and a terms epoch given as
+ * SQL expressions; refresh embeds it in its one read, issuance runs it alone.
+ */
+export function snapshotColumnsSql(applicationId: string, epoch: string): string {
+  return `a.id AS account_id, a.status AS account_status, a.email, a.email_verified, a.given_name, a.family_name,
+    a.picture, a.picture_animated, a.authority_version,
+    EXISTS (SELECT 1 FROM agreement_receipts r WHERE r.account_id = a.id AND r.document_type = 'BASIC_TERMS'
+            AND r.acceptance_epoch >= ${epoch}) AS has_receipt,
+    (SELECT json_object_agg(g.claim, g.state) FROM claim_grants g
+      WHERE g.account_id = a.id AND g.application_id = ${applicationId}) AS grants`;
+}
+
+const SNAPSHOT: Statement = {
+  name: 'issuance_snapshot_v1',
+  text: `SELECT ${snapshotColumnsSql('$2::uuid', '$3::int')} FROM accounts a WHERE a.id = $1::uuid`,
+};
+
+/** Reads the snapshot columns of a row (null account when the account does not exist). */
+export function toSnapshot(row: SnapshotRow | undefined, terms: CurrentTerms | undefined): IssuanceSnapshot {
+  if (!row?.account_id || !row.account_status) return { account: null, hasReceipt: false, grants: {} };
   const grants: ClaimGrants = {};
   for (const [claim, state] of Object.entries(row.grants ?? {})) {
     if (isClaimKey(claim) && (state === 'GRANTED' || state === 'DENIED')) grants[claim] = state;
   }
   return {
     account: {
-      id: row.id,
-      status: row.status,
+      id: row.account_id,
+      status: row.account_status,
       email: row.email,
       emailVerified: row.email_verified,
       givenName: row.given_name,
@@ -61,6 +66,20 @@ export async function loadIssuanceSnapshot(
     hasReceipt: !terms || row.has_receipt,
     grants,
   };
+}
+
+export async function loadIssuanceSnapshot(
+  db: Db,
+  accountId: string,
+  applicationId: string,
+  terms: CurrentTerms | undefined,
+): Promise<IssuanceSnapshot> {
+  const rows = await runPrepared<SnapshotRow>(db, SNAPSHOT, [
+    accountId,
+    applicationId,
+    terms?.acceptanceEpoch ?? 0,
+  ]);
+  return toSnapshot(rows[0], terms);
 }
 
 const termsCaches = new WeakMap<Db, { at: number; value: Promise<CurrentTerms | undefined> }>();

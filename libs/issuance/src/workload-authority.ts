@@ -1,7 +1,7 @@
 // Whether a workload session is still authoritative: the workload active at the same generation, its pairwise
-// actor subject not rotated away, and the credential that started the session still active. Refresh and
-// introspection both apply this one rule.
-import type { Db } from '@svc/db';
+// actor subject not rotated away, and the credential that started the session still active. One SQL expression
+// states the rule; refresh embeds it in its single read, introspection runs it alone.
+import { type Db, runPrepared, type Statement } from '@svc/db';
 
 export interface WorkloadSessionRef {
   workloadId: string | null;
@@ -9,6 +9,33 @@ export interface WorkloadSessionRef {
   sourceCredentialId: string | null;
   actorSubject: string | null;
 }
+
+/** The rule over four SQL expressions naming the session's workload, generation, actor subject and credential. */
+export function workloadAuthoritySql(c: {
+  workloadId: string;
+  generation: string;
+  actorSubject: string;
+  credentialId: string;
+}): string {
+  return `(${c.workloadId} IS NULL OR (
+    EXISTS (SELECT 1 FROM workloads w WHERE w.id = ${c.workloadId} AND w.status = 'ACTIVE'
+            AND w.generation = ${c.generation})
+    AND EXISTS (SELECT 1 FROM sector_subjects x WHERE x.subject = ${c.actorSubject} AND x.retired_at IS NULL)
+    AND (${c.credentialId} IS NULL OR COALESCE(
+      (SELECT k.status::text FROM access_keys k WHERE k.id = ${c.credentialId}::uuid),
+      (SELECT p.status::text FROM public_keys p WHERE p.id = ${c.credentialId}::uuid),
+      'ACTIVE') = 'ACTIVE')))`;
+}
+
+const WORKLOAD_AUTHORITY: Statement = {
+  name: 'workload_authority_v1',
+  text: `SELECT ${workloadAuthoritySql({
+    workloadId: '$1::uuid',
+    generation: '$2::int',
+    actorSubject: '$3::text',
+    credentialId: '$4::text',
+  })} AS ok`,
+};
 
 /** Account sessions are always authoritative here; `presentedActor` is the token's `act.sub`, when there is one. */
 export async function workloadAuthoritative(
@@ -19,17 +46,11 @@ export async function workloadAuthoritative(
   if (!session.workloadId) return true;
   if (!session.actorSubject || (presentedActor !== undefined && presentedActor !== session.actorSubject))
     return false;
-  const [workload, actor] = await Promise.all([
-    db.workload.findUnique({ where: { id: session.workloadId }, select: { status: true, generation: true } }),
-    db.sectorSubject.findUnique({ where: { subject: session.actorSubject }, select: { retiredAt: true } }),
+  const [row] = await runPrepared<{ ok: boolean }>(db, WORKLOAD_AUTHORITY, [
+    session.workloadId,
+    session.workloadGeneration,
+    session.actorSubject,
+    session.sourceCredentialId,
   ]);
-  if (workload?.status !== 'ACTIVE' || workload.generation !== session.workloadGeneration) return false;
-  if (!actor || actor.retiredAt) return false;
-  if (!session.sourceCredentialId) return true;
-  const [ak, pk] = await Promise.all([
-    db.accessKey.findFirst({ where: { id: session.sourceCredentialId }, select: { status: true } }),
-    db.publicKey.findFirst({ where: { id: session.sourceCredentialId }, select: { status: true } }),
-  ]);
-  const cred = ak ?? pk;
-  return !cred || cred.status === 'ACTIVE';
+  return row?.ok === true;
 }

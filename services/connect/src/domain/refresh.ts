@@ -29,7 +29,6 @@ export function outcomeError(outcome: Exclude<RotationOutcome, { kind: 'rotated'
     case 'family_compromised':
       return rejected('RefreshTokenFamilyCompromised');
     case 'race_lost':
-    case 'conflict':
       return rejected('RefreshTokenRotationRaceLost');
   }
 }

@@ -69,7 +69,5 @@ export async function refreshSession(deps: SessionDeps, refreshToken: string): P
       throw new ServiceError('AuthorizationArtifactStale', 409, {
         message: 'the identity authority changed; restart through an initial issuance flow',
       });
-    case 'conflict':
-      throw new ServiceError('RefreshTokenInvalid', 401, { emptyBody: true });
   }
 }
