@@ -1,4 +1,6 @@
 // The issuance core every host shares: checks, then a new session with its first access and refresh tokens.
+
+import { runPrepared, type Statement } from '@svc/db';
 import { ServiceError } from '@svc/platform';
 import {
   type ClaimView,
@@ -11,9 +13,10 @@ import {
   type TtlLayer,
 } from '@svc/token-core';
 import type { ApplicationContext } from './application-context';
-import { runIssuanceChecks } from './checks';
+import { checkApplication, checkSnapshot } from './checks';
 import type { IssuanceDeps } from './deps';
 import { resolveSectorSubject } from './sector-subjects';
+import { currentTermsCached, type SnapshotRow, snapshotColumnsSql, toSnapshot } from './snapshot';
 
 export type Principal =
   | { kind: 'ACCOUNT'; accountId: string }
@@ -59,22 +62,66 @@ export function ttlsFor(app: ApplicationContext, authMethod: string, extra: TtlL
   return foldTtls([...ruleLayers, ...extra]);
 }
 
+const currentSubjectSql = (kind: string, id: string) =>
+  `(SELECT x.subject FROM sector_subjects x WHERE x.sector_id = $4::uuid AND x.principal_kind = ${kind}
+     AND x.principal_id = ${id} AND x.retired_at IS NULL ORDER BY x.generation DESC LIMIT 1)`;
+
+/** The issuance snapshot and the principal's current pairwise subjects in the sector: one round trip. */
+const READ_FOR_ISSUE: Statement = {
+  name: 'issue_read_v1',
+  text: `SELECT ${snapshotColumnsSql('$2::uuid', '$3::int')},
+      ${currentSubjectSql(`'ACCOUNT'`, 'a.id')} AS subject,
+      ${currentSubjectSql('$5::"PrincipalKind"', '$6::uuid')} AS actor_subject
+    FROM accounts a WHERE a.id = $1::uuid`,
+};
+
+/** The session and its first refresh version in one statement. */
+const INSERT_SESSION: Statement = {
+  name: 'issue_insert_v1',
+  text: `WITH s AS (
+      INSERT INTO sessions (id, application_id, protocol, account_id, workload_id, workload_generation, subject,
+        actor_subject, auth_method, source_credential_id, current_version, access_ttl, refresh_ttl, auth_time,
+        created_at, expires_at, scope)
+      VALUES ($1, $2::uuid, $3::"SessionProtocol", $4::uuid, $5::uuid, $6, $7, $8, $9, $10, 1, $11, $12, $13, $14,
+        $15, $16)
+      RETURNING id)
+    INSERT INTO refresh_versions (session_id, version, jti, issued_at, expires_at)
+    SELECT id, 1, $17, $14, $15 FROM s`,
+};
+
 export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput): Promise<IssuedSession> {
   const { application: app, principal } = input;
-  const { claims } = await runIssuanceChecks(deps, app, principal.accountId, {
+  checkApplication(app);
+  const terms = await currentTermsCached(deps.db);
+  const workload = principal.kind === 'ACCOUNT' ? undefined : principal;
+  const [row] = await runPrepared<SnapshotRow & { subject: string | null; actor_subject: string | null }>(
+    deps.db,
+    READ_FOR_ISSUE,
+    [
+      principal.accountId,
+      app.id,
+      terms?.acceptanceEpoch ?? 0,
+      app.sectorId,
+      workload?.kind ?? null,
+      workload?.workloadId ?? null,
+    ],
+  );
+  const { claims } = await checkSnapshot(deps, app, toSnapshot(row, terms), terms, {
     expectedAuthorityVersion: input.expectedAuthorityVersion,
   });
-  const subject = await resolveSectorSubject(deps.db, deps.subjectSecret, app.sectorId, {
-    kind: 'ACCOUNT',
-    id: principal.accountId,
-  });
-  const actorSubject =
-    principal.kind === 'ACCOUNT'
-      ? undefined
-      : await resolveSectorSubject(deps.db, deps.subjectSecret, app.sectorId, {
-          kind: principal.kind,
-          id: principal.workloadId,
-        });
+  const subject =
+    row?.subject ??
+    (await resolveSectorSubject(deps.db, deps.subjectSecret, app.sectorId, {
+      kind: 'ACCOUNT',
+      id: principal.accountId,
+    }));
+  const actorSubject = workload
+    ? (row?.actor_subject ??
+      (await resolveSectorSubject(deps.db, deps.subjectSecret, app.sectorId, {
+        kind: workload.kind,
+        id: workload.workloadId,
+      })))
+    : undefined;
   const { accessTtl, refreshTtl } = ttlsFor(app, input.authMethod, input.ttlLayers);
   const signer = await activeSigner(deps, app.id);
   const sid = newSid();
@@ -86,29 +133,25 @@ export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput)
     mintAccessToken(signer, { ...common, ttlSeconds: accessTtl, subject, actorSubject }),
     mintRefreshToken(signer, { ...common, ttlSeconds: refreshTtl, jti: refreshJti, rotationVersion: 1 }),
   ]);
-  const expiresAt = new Date(refresh.exp * 1000);
-  await deps.db.session.create({
-    data: {
-      id: sid,
-      applicationId: app.id,
-      protocol: input.protocol ?? 'APPLICATION',
-      accountId: principal.accountId,
-      workloadId: principal.kind === 'ACCOUNT' ? null : principal.workloadId,
-      workloadGeneration: principal.kind === 'ACCOUNT' ? null : principal.workloadGeneration,
-      subject,
-      actorSubject: actorSubject ?? null,
-      authMethod: input.authMethod,
-      sourceCredentialId: input.sourceCredentialId ?? null,
-      currentVersion: 1,
-      accessTtl,
-      refreshTtl,
-      authTime: input.authTime ?? now,
-      createdAt: now,
-      expiresAt,
-      scope: input.scope ?? null,
-      versions: { create: { version: 1, jti: refreshJti, issuedAt: now, expiresAt } },
-    },
-  });
+  await runPrepared(deps.db, INSERT_SESSION, [
+    sid,
+    app.id,
+    input.protocol ?? 'APPLICATION',
+    principal.accountId,
+    workload?.workloadId ?? null,
+    workload?.workloadGeneration ?? null,
+    subject,
+    actorSubject ?? null,
+    input.authMethod,
+    input.sourceCredentialId ?? null,
+    accessTtl,
+    refreshTtl,
+    input.authTime ?? now,
+    now,
+    new Date(refresh.exp * 1000),
+    input.scope ?? null,
+    refreshJti,
+  ]);
   return {
     sid,
     subject,

@@ -1,8 +1,9 @@
-// The native host's Express app: direct issue (access key, public key, platform ticket) and /errand.
-import { createHostApp, finishHostApp, type HostAppOptions } from '@svc/platform';
-import type { Express } from 'express';
+// The native host: direct issue (access key, public key, platform ticket) as fast routes; /errand, health and
+// readiness on Express.
+import type { RequestListener } from 'node:http';
+import { createHostApp, finishHostApp, type HostAppOptions, withFastRoutes } from '@svc/platform';
 import type { NativeDeps } from './deps';
-import { directIssueRouter } from './routes/direct-issue';
+import { directIssueRoutes } from './routes/direct-issue';
 import { errandRouter } from './routes/errand';
 import { createCredentialStore } from './store/credentials';
 import { createPlatformLinkStore } from './store/platform-links';
@@ -10,7 +11,7 @@ import { createSessionStore } from './store/sessions';
 import { createSteamClient } from './store/steam-api';
 import { createTicketReplayStore } from './store/ticket-replay';
 
-export function createNativeApp(deps: NativeDeps): Express {
+export function createNativeApp(deps: NativeDeps): RequestListener {
   const opts: HostAppOptions = {
     name: 'native',
     logger: deps.logger,
@@ -33,8 +34,7 @@ export function createNativeApp(deps: NativeDeps): Express {
       logger: deps.logger,
     }),
   };
-  app.use(directIssueRouter(deps, ports));
   app.use(errandRouter(deps, createSessionStore(deps.db)));
   finishHostApp(app, opts);
-  return app;
+  return withFastRoutes(app, opts, directIssueRoutes(deps, ports));
 }

@@ -39,5 +39,11 @@ export async function proveAccessKey(
   const row = await store.findAccessKey(identifier);
   const matches = secretMatches(row, secret);
   if (!row || !matches || row.status !== 'ACTIVE' || row.applicationId !== app.id) throw accessKeyDenied();
-  return { type: 'ACCESS_KEY', credentialId: row.id, accountId: row.accountId, workloadId: row.workloadId };
+  return {
+    type: 'ACCESS_KEY',
+    credentialId: row.id,
+    accountId: row.accountId,
+    workloadId: row.workloadId,
+    authorityVersion: row.authorityVersion,
+  };
 }

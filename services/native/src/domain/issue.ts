@@ -20,6 +20,8 @@ export interface CredentialBinding {
   credentialId: string;
   accountId: string;
   workloadId: string | null;
+  /** The account's authority version read with the credential, when the lookup had it. */
+  authorityVersion?: number;
 }
 
 export interface DirectIssueResult {
@@ -51,7 +53,7 @@ export async function issueForCredential(
   checkLayer1(app, method);
   const principal = checkLayer2(binding, workload);
   checkLayer3(app);
-  const authority = await store.authorityVersion(binding.accountId);
+  const authority = binding.authorityVersion ?? (await store.authorityVersion(binding.accountId));
   await deps.hooks?.afterCredentialProof?.();
   const issued = await issueSession(deps.issuance, {
     application: app,

@@ -1,14 +1,14 @@
-// The three direct-issue endpoints: parse and guard the input (zod, formats, rate limits), call one domain
-// function, answer `{claims, applicationAnchor, accessToken, refreshToken}` with no-store headers.
+// The three direct-issue endpoints (fast routes: the host's hot paths): parse and guard the input (zod, formats,
+// rate limits), call one domain function, answer `{claims, applicationAnchor, accessToken, refreshToken}` with
+// no-store headers.
 import {
   createRateLimiter,
-  jsonBody,
-  noStore,
+  type FastAnswer,
+  type FastRoute,
   parseWith,
   type RateLimiter,
   ServiceError,
 } from '@svc/platform';
-import { type Response, Router } from 'express';
 import { decodeProtectedHeader } from 'jose';
 import type { NativeDeps } from '../deps';
 import { checkAccessKeyFormats, proveAccessKey } from '../domain/access-key';
@@ -43,14 +43,16 @@ async function consume(limiters: Limiters, address: string, credential: string |
   if (credential) await limiters.credential.consume(credential);
 }
 
-function send(res: Response, result: DirectIssueResult): void {
-  noStore(res);
-  res.status(200).json({
-    claims: result.claims,
-    applicationAnchor: result.applicationAnchor,
-    accessToken: result.accessToken,
-    refreshToken: result.refreshToken,
-  });
+function issued(result: DirectIssueResult): FastAnswer {
+  return {
+    json: {
+      claims: result.claims,
+      applicationAnchor: result.applicationAnchor,
+      accessToken: result.accessToken,
+      refreshToken: result.refreshToken,
+    },
+    noStore: true,
+  };
 }
 
 /** The kid named by an (unverified) assertion, only as a rate-limit key; undefined when unreadable. */
@@ -65,45 +67,57 @@ function peekKid(authorization: string | undefined): string | undefined {
   }
 }
 
-export function directIssueRouter(deps: NativeDeps, ports: PlatformTicketPorts): Router {
-  const router = Router();
-  const body = jsonBody(deps.config.bodyLimitBytes);
+export function directIssueRoutes(deps: NativeDeps, ports: PlatformTicketPorts): FastRoute[] {
+  const bodyLimit = deps.config.bodyLimitBytes;
   const accessKeyLimits = limitersFor(deps, 'access-key');
   const publicKeyLimits = limitersFor(deps, 'public-key');
-
-  router.post('/direct-issue/access-key', body, async (req, res) => {
-    const input = parseWith(accessKeyBody, req.body);
-    checkAccessKeyFormats(input.accessKeyIdentifier, input.accessKeySecret);
-    await consume(accessKeyLimits, req.ip ?? 'unknown', input.accessKeyIdentifier);
-    const app = await requireApplication(deps, input.applicationAnchor);
-    const binding = await proveAccessKey(
-      ports.credentials,
-      app,
-      input.accessKeyIdentifier,
-      input.accessKeySecret,
-    );
-    send(res, await issueForCredential(deps, ports.credentials, app, binding));
-  });
-
-  router.post('/direct-issue/public-key', body, async (req, res) => {
-    const input = parseWith(publicKeyBody, req.body);
-    await consume(publicKeyLimits, req.ip ?? 'unknown', peekKid(req.headers.authorization));
-    const app = await requireApplication(deps, input.applicationAnchor);
-    const binding = await provePublicKeyAssertion(
-      { redis: deps.redis, now: () => deps.issuance.now().getTime() },
-      ports.credentials,
-      app,
-      { authorization: req.headers.authorization, rawBody: req.rawBody ?? Buffer.alloc(0) },
-    );
-    send(res, await issueForCredential(deps, ports.credentials, app, binding));
-  });
-
-  router.post('/direct-issue/platform-ticket', body, async (req, res) => {
-    const input = parseWith(platformTicketBody, req.body);
-    if (!PLATFORM_TICKET_HEX.test(input.platformTicketHex))
-      throw new ServiceError('InvalidPlatformTicket', 400);
-    send(res, await platformTicketSignIn(deps, ports, input));
-  });
-
-  return router;
+  return [
+    {
+      method: 'POST',
+      path: '/direct-issue/access-key',
+      bodyLimit,
+      handle: async (req) => {
+        const input = parseWith(accessKeyBody, req.body);
+        checkAccessKeyFormats(input.accessKeyIdentifier, input.accessKeySecret);
+        await consume(accessKeyLimits, req.ip, input.accessKeyIdentifier);
+        const app = await requireApplication(deps, input.applicationAnchor);
+        const binding = await proveAccessKey(
+          ports.credentials,
+          app,
+          input.accessKeyIdentifier,
+          input.accessKeySecret,
+        );
+        return issued(await issueForCredential(deps, ports.credentials, app, binding));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/direct-issue/public-key',
+      bodyLimit,
+      handle: async (req) => {
+        const input = parseWith(publicKeyBody, req.body);
+        const authorization = req.headers.authorization;
+        await consume(publicKeyLimits, req.ip, peekKid(authorization));
+        const app = await requireApplication(deps, input.applicationAnchor);
+        const binding = await provePublicKeyAssertion(
+          { redis: deps.redis, now: () => deps.issuance.now().getTime() },
+          ports.credentials,
+          app,
+          { authorization, rawBody: req.rawBody },
+        );
+        return issued(await issueForCredential(deps, ports.credentials, app, binding));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/direct-issue/platform-ticket',
+      bodyLimit,
+      handle: async (req) => {
+        const input = parseWith(platformTicketBody, req.body);
+        if (!PLATFORM_TICKET_HEX.test(input.platformTicketHex))
+          throw new ServiceError('InvalidPlatformTicket', 400);
+        return issued(await platformTicketSignIn(deps, ports, input));
+      },
+    },
+  ];
 }

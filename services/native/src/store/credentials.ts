@@ -1,6 +1,6 @@
 // Store of the credentials direct issue accepts: access keys (hashed secrets), public keys, and the workloads
-// and accounts they are bound to. Prisma only; no rules here.
-import type { Db } from '@svc/db';
+// and accounts they are bound to. No rules here; the access-key lookup is a prepared statement (hot path).
+import { type Db, runPrepared, type Statement } from '@svc/db';
 import type { JWK } from 'jose';
 
 export interface AccessKeyRow {
@@ -10,7 +10,18 @@ export interface AccessKeyRow {
   accountId: string;
   workloadId: string | null;
   status: 'ACTIVE' | 'REVOKED';
+  /** The bound account's authority version at lookup (undefined when the account is gone). */
+  authorityVersion?: number;
 }
+
+/** The key and its account's authority version in one round trip. */
+const FIND_ACCESS_KEY: Statement = {
+  name: 'native_access_key_v1',
+  text: `SELECT k.id, k.secret_hash AS "secretHash", k.application_id AS "applicationId", k.account_id AS "accountId",
+      k.workload_id AS "workloadId", k.status, a.authority_version AS "authorityVersion"
+    FROM access_keys k LEFT JOIN accounts a ON a.id = k.account_id
+    WHERE k.identifier = $1`,
+};
 
 export interface PublicKeyRow {
   id: string;
@@ -31,18 +42,13 @@ export interface WorkloadRow {
 
 export function createCredentialStore(db: Db) {
   return {
-    findAccessKey(identifier: string): Promise<AccessKeyRow | null> {
-      return db.accessKey.findUnique({
-        where: { identifier },
-        select: {
-          id: true,
-          secretHash: true,
-          applicationId: true,
-          accountId: true,
-          workloadId: true,
-          status: true,
-        },
-      });
+    async findAccessKey(identifier: string): Promise<AccessKeyRow | null> {
+      const [row] = await runPrepared<AccessKeyRow & { authorityVersion: number | null }>(
+        db,
+        FIND_ACCESS_KEY,
+        [identifier],
+      );
+      return row ? { ...row, authorityVersion: row.authorityVersion ?? undefined } : null;
     },
 
     async findPublicKey(kid: string): Promise<PublicKeyRow | null> {
