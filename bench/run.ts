@@ -11,6 +11,8 @@ import { type BenchHost, startHostProcess } from './hosts';
 import { measureSigningRate } from './signing-rate';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+/** A discarded run before each scenario's measured runs, so JIT, pools and prepared statements are warm. */
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 /** Processes per host (node:cluster, WEB_CONCURRENCY); 1 measures a single process. */
@@ -31,8 +33,8 @@ const median = (xs: number[]) => {
   return s[Math.floor(s.length / 2)]!;
 };
 
-async function cannon(opts: autocannon.Options): Promise<Figures> {
-  const r = await autocannon({ duration: DURATION, connections: CONNECTIONS, ...opts });
+async function cannon(opts: autocannon.Options, duration = DURATION): Promise<Figures> {
+  const r = await autocannon({ duration, connections: CONNECTIONS, ...opts });
   return {
     requestsPerSec: r.requests.average,
     p50: r.latency.p50,
@@ -46,6 +48,7 @@ async function repeated(
   make: () => autocannon.Options | Promise<autocannon.Options>,
 ): Promise<Figures> {
   const runs: Figures[] = [];
+  if (WARMUP > 0) await cannon(await make(), WARMUP);
   for (let i = 0; i < RUNS; i++) runs.push(await cannon(await make()));
   const f = {
     requestsPerSec: median(runs.map((r) => r.requestsPerSec)),
@@ -61,7 +64,7 @@ async function repeated(
 
 async function main(): Promise<void> {
   console.log(
-    `bench: ${RUNS} runs x ${DURATION}s per scenario, ${CONNECTIONS} connections, ${PROCESSES} process(es) per host; medians reported`,
+    `bench: ${RUNS} runs x ${DURATION}s per scenario, ${CONNECTIONS} connections, ${PROCESSES} process(es) per host; medians reported, after a ${WARMUP}s warm-up`,
   );
   const signing = await measureSigningRate();
   const bound = signing.joseParallelPerSec / 2;

@@ -1,20 +1,18 @@
 // rotateRefreshToken: strict rotation of a session's refresh token. The presented version is consumed by one
 // conditional write (current_version = presented), so across every replica exactly one rotation wins. With a
-// retry allowance (session host), that same write keeps the new pair sealed under a key derived from the presented
-// token itself, so a near-simultaneous retry of the same rotation gets the pair already issued; any other reuse
-// revokes the whole family. One read and one write per rotation, both prepared statements.
+// retry allowance (session host), a near-simultaneous retry of the same rotation gets the pair already issued:
+// every claim of that pair follows from the session row (rotated_at is its iat, the newest version's jti, the
+// access jti derived from it) and RS256 signatures are deterministic, so it is minted again byte for byte and no
+// token is ever stored. Any other reuse revokes the whole family. One read and one write per rotation.
 import { createHmac } from 'node:crypto';
 import { runPrepared, type Statement } from '@svc/db';
 import {
   type ApplicationTokenClaims,
   type ClaimView,
   type Kek,
-  kekFromBytes,
   mintAccessToken,
   mintRefreshToken,
   newJti,
-  open,
-  seal,
 } from '@svc/token-core';
 import type { Redis } from 'ioredis';
 import type { ApplicationContext } from './application-context';
@@ -50,19 +48,13 @@ export type RotationOutcome =
 
 const COMPROMISED = 'compromised';
 
-/**
- * The key sealing a retry pair: bound to the service KEK and to the presented token, so neither a database reader
- * nor a holder of the old token alone can open it.
- */
-function retryKek(kek: Kek, presentedToken: string): Kek {
-  return kekFromBytes(createHmac('sha256', kek.key).update(`refresh-retry\u0000${presentedToken}`).digest());
-}
-
-interface IssuedPair {
-  accessToken: string;
-  refreshToken: string;
-  claims: ClaimView;
-  rotationVersion: number;
+/** The access token's jti, derived from its refresh token's (keyed, so it looks random to everyone else). */
+function accessJtiFor(kek: Kek, refreshJti: string): string {
+  return createHmac('sha256', kek.key)
+    .update(`access-jti\u0000${refreshJti}`)
+    .digest()
+    .subarray(0, 16)
+    .toString('base64url');
 }
 
 interface RotationRow extends SnapshotRow {
@@ -79,7 +71,8 @@ interface RotationRow extends SnapshotRow {
   refresh_ttl: number;
   expires_at: Date;
   rotated_at: Date | null;
-  retry_pair: string | null;
+  /** The newest version's jti, read only when the presented version is the one just before it. */
+  current_jti: string | null;
   /** The version recorded for the presented jti in this session, if any. */
   presented_version: number | null;
   workload_ok: boolean;
@@ -87,10 +80,12 @@ interface RotationRow extends SnapshotRow {
 
 /** The session, its presented version, workload authority and the issuance snapshot: one round trip. */
 const READ_ROTATION: Statement = {
-  name: 'rotation_read_v1',
+  name: 'rotation_read_v2',
   text: `SELECT s.id, s.application_id, s.protocol, s.account_id AS session_account_id, s.subject, s.actor_subject,
       s.status, s.revoked_reason, s.current_version, s.access_ttl, s.refresh_ttl, s.expires_at, s.rotated_at,
-      s.retry_pair,
+      CASE WHEN s.current_version = $4::int + 1 THEN
+        (SELECT v.jti FROM refresh_versions v WHERE v.session_id = s.id AND v.version = s.current_version)
+      END AS current_jti,
       (SELECT v.version FROM refresh_versions v WHERE v.jti = $2 AND v.session_id = s.id) AS presented_version,
       ${workloadAuthoritySql({
         workloadId: 's.workload_id',
@@ -105,28 +100,26 @@ const READ_ROTATION: Statement = {
 
 /** The conditional write: only the caller that still sees `presented` as current consumes it. */
 const CONSUME_VERSION: Statement = {
-  name: 'rotation_consume_v1',
+  name: 'rotation_consume_v2',
   text: `WITH s AS (
-      UPDATE sessions SET current_version = $3, rotated_at = $4, expires_at = $5, retry_pair = $6
+      UPDATE sessions SET current_version = $3, rotated_at = $4, expires_at = $5
       WHERE id = $1 AND current_version = $2 AND status = 'ACTIVE'
       RETURNING id)
     INSERT INTO refresh_versions (session_id, version, jti, issued_at, expires_at)
-    SELECT id, $3, $7, $4, $5 FROM s
+    SELECT id, $3, $6, $4, $5 FROM s
     RETURNING 1 AS won`,
 };
 
-/** The pair the winning rotation of the presented version sealed, while the allowance lasts. */
-function pairForRetry(kek: Kek, row: RotationRow, input: RotateInput, now: Date): IssuedPair | undefined {
+/** Whether the presented version is the one just rotated, inside the allowance: a retry of that rotation. */
+function isRetry(row: RotationRow, input: RotateInput, now: Date): boolean {
   const presented = input.claims.rotationVersion ?? 0;
-  if (input.retryAllowanceMs <= 0 || !row.retry_pair || !row.rotated_at) return undefined;
-  if (row.current_version !== presented + 1) return undefined;
-  if (now.getTime() - row.rotated_at.getTime() > input.retryAllowanceMs) return undefined;
-  try {
-    const plain = open(retryKek(kek, input.presentedToken), row.retry_pair, input.claims.jti);
-    return JSON.parse(plain.toString('utf8')) as IssuedPair;
-  } catch {
-    return undefined;
-  }
+  return (
+    input.retryAllowanceMs > 0 &&
+    row.current_version === presented + 1 &&
+    row.current_jti !== null &&
+    row.rotated_at !== null &&
+    now.getTime() - row.rotated_at.getTime() <= input.retryAllowanceMs
+  );
 }
 
 export async function revokeFamily(deps: RotationDeps, sid: string, reason = COMPROMISED): Promise<void> {
@@ -137,12 +130,12 @@ export async function revokeFamily(deps: RotationDeps, sid: string, reason = COM
   await publishSessionChange(deps.redis, sid);
 }
 
-/** What the presented version may still become, before any signing: a refusal, a retry answer, or go on. */
+/** What the presented version may become, before any signing: a refusal, a retry, or (undefined) a rotation. */
 async function judge(
   deps: RotationDeps,
   row: RotationRow | undefined,
   input: RotateInput,
-): Promise<RotationOutcome | undefined> {
+): Promise<RotationOutcome | 'retry' | undefined> {
   const presented = input.claims.rotationVersion ?? 0;
   if (!row || row.application_id !== input.app.id || row.protocol !== 'APPLICATION')
     return { kind: 'not_found' };
@@ -154,8 +147,7 @@ async function judge(
   const now = deps.now();
   if (row.status === 'EXPIRED' || row.expires_at <= now) return { kind: 'expired' };
   if (presented < row.current_version) {
-    const pair = pairForRetry(deps.kek, row, input, now);
-    if (pair) return { kind: 'rotated', ...pair };
+    if (isRetry(row, input, now)) return 'retry';
     await revokeFamily(deps, row.id);
     return { kind: 'family_compromised' };
   }
@@ -166,60 +158,99 @@ async function judge(
   return undefined;
 }
 
+/** Mints the pair of a version: every claim comes from the session row, the version, its jti and its instant. */
+async function mintVersion(
+  deps: RotationDeps,
+  app: ApplicationContext,
+  row: RotationRow,
+  version: { number: number; jti: string; at: Date },
+) {
+  const signer = await activeSigner(deps, app.id);
+  const common = {
+    issuer: deps.issuer,
+    audience: app.anchor,
+    sid: row.id,
+    iat: Math.floor(version.at.getTime() / 1000),
+  };
+  const [access, refresh] = await Promise.all([
+    mintAccessToken(signer, {
+      ...common,
+      jti: accessJtiFor(deps.kek, version.jti),
+      ttlSeconds: row.access_ttl,
+      subject: row.subject,
+      actorSubject: row.actor_subject ?? undefined,
+    }),
+    mintRefreshToken(signer, {
+      ...common,
+      ttlSeconds: row.refresh_ttl,
+      jti: version.jti,
+      rotationVersion: version.number,
+    }),
+  ]);
+  return { accessToken: access.token, refreshToken: refresh.token, refreshExp: refresh.exp };
+}
+
 export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput): Promise<RotationOutcome> {
   const { app, claims } = input;
   const presented = claims.rotationVersion ?? 0;
   const terms = await currentTermsCached(deps.db);
-  const read = () =>
-    runPrepared<RotationRow>(deps.db, READ_ROTATION, [claims.sid, claims.jti, terms?.acceptanceEpoch ?? 0]);
-  const [row] = await read();
-  const refused = await judge(deps, row, input);
-  if (refused) return refused;
-  const session = row!;
-  checkApplication(app);
-  // A refusal here (account disabled, terms, claim gate) leaves the version unconsumed for a later retry.
-  const { claims: view } = await checkSnapshot(deps, app, toSnapshot(session, terms), terms);
-
-  const signer = await activeSigner(deps, app.id);
-  const now = deps.now();
-  const iat = Math.floor(now.getTime() / 1000);
-  const next = presented + 1;
-  const jti = newJti();
-  const common = { issuer: deps.issuer, audience: app.anchor, sid: session.id, iat };
-  const [access, refresh] = await Promise.all([
-    mintAccessToken(signer, {
-      ...common,
-      ttlSeconds: session.access_ttl,
-      subject: session.subject,
-      actorSubject: session.actor_subject ?? undefined,
-    }),
-    mintRefreshToken(signer, { ...common, ttlSeconds: session.refresh_ttl, jti, rotationVersion: next }),
-  ]);
-  const pair: IssuedPair = {
-    accessToken: access.token,
-    refreshToken: refresh.token,
-    claims: view,
-    rotationVersion: next,
+  const read = async () =>
+    (
+      await runPrepared<RotationRow>(deps.db, READ_ROTATION, [
+        claims.sid,
+        claims.jti,
+        terms?.acceptanceEpoch ?? 0,
+        presented,
+      ])
+    )[0];
+  // A refusal in the checks (account disabled, terms, claim gate) leaves the version unconsumed for a later retry.
+  const checked = async (row: RotationRow) => {
+    checkApplication(app);
+    return (await checkSnapshot(deps, app, toSnapshot(row, terms), terms)).claims;
   };
-  const sealed =
-    input.retryAllowanceMs > 0
-      ? seal(retryKek(deps.kek, input.presentedToken), JSON.stringify(pair), claims.jti)
-      : null;
+  const retry = async (row: RotationRow): Promise<RotationOutcome> => {
+    const view = await checked(row);
+    const pair = await mintVersion(deps, app, row, {
+      number: row.current_version,
+      jti: row.current_jti!,
+      at: row.rotated_at!,
+    });
+    return { kind: 'rotated', ...pair, claims: view, rotationVersion: row.current_version };
+  };
+
+  const row = await read();
+  const verdict = await judge(deps, row, input);
+  if (verdict === 'retry') return retry(row!);
+  if (verdict) return verdict;
+  const session = row!;
+  const view = await checked(session);
+  // rotated_at keeps milliseconds; the tokens' iat is its whole second, so a retry mints the same iat again.
+  const now = deps.now();
+  const next = { number: presented + 1, jti: newJti(), at: now };
+  const pair = await mintVersion(deps, app, session, next);
   const won = await runPrepared(deps.db, CONSUME_VERSION, [
     session.id,
     presented,
-    next,
+    next.number,
     now,
-    new Date(refresh.exp * 1000),
-    sealed,
-    jti,
+    new Date(pair.refreshExp * 1000),
+    next.jti,
   ]);
-  if (won.length === 1) return { kind: 'rotated', ...pair };
-  // Lost to a concurrent rotation of the same version (or a revocation): with an allowance, the winner's sealed
-  // pair is already committed; otherwise the reuse compromises the family.
+  if (won.length === 1) {
+    return {
+      kind: 'rotated',
+      accessToken: pair.accessToken,
+      refreshToken: pair.refreshToken,
+      claims: view,
+      rotationVersion: next.number,
+    };
+  }
+  // Lost to a concurrent rotation of the same version (or a revocation): with an allowance, the winner's version is
+  // committed and this is its retry; otherwise the reuse compromises the family.
   if (input.retryAllowanceMs > 0) {
-    const [now2] = await read();
-    const outcome = await judge(deps, now2, input);
+    const again = await read();
+    const outcome = await judge(deps, again, input);
+    if (outcome === 'retry') return retry(again!);
     if (outcome) return outcome;
   }
   await revokeFamily(deps, session.id);

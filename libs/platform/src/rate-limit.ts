@@ -10,7 +10,10 @@ export interface RateLimitOptions {
 }
 
 export interface RateLimiter {
-  /** Consumes one point for each key; throws TooManyAttempts (429, Retry-After) when any is exhausted. */
+  /**
+   * Consumes one point for each key, all at once (one pipelined round trip with auto-pipelining); throws
+   * TooManyAttempts (429, Retry-After) when any is exhausted.
+   */
   consume(...keys: string[]): Promise<void>;
 }
 
@@ -24,19 +27,21 @@ export function createRateLimiter(redis: Redis, opts: RateLimitOptions): RateLim
   });
   return {
     async consume(...keys) {
-      for (const key of keys) {
-        try {
-          await limiter.consume(key);
-        } catch (err) {
-          if (err instanceof RateLimiterRes) {
-            const retry = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-            throw new ServiceError('TooManyAttempts', 429, { headers: { 'Retry-After': String(retry) } });
-          }
+      const results = await Promise.allSettled(keys.map((key) => limiter.consume(key)));
+      let wait = 0;
+      for (const r of results) {
+        if (r.status === 'fulfilled') continue;
+        if (!(r.reason instanceof RateLimiterRes)) {
           throw new ServiceError('TemporarilyUnavailable', 503, {
             headers: { 'Retry-After': '1' },
-            cause: err,
+            cause: r.reason,
           });
         }
+        wait = Math.max(wait, r.reason.msBeforeNext);
+      }
+      if (results.some((r) => r.status === 'rejected')) {
+        const retry = Math.max(1, Math.ceil(wait / 1000));
+        throw new ServiceError('TooManyAttempts', 429, { headers: { 'Retry-After': String(retry) } });
       }
     },
   };

@@ -9,8 +9,18 @@ export function redisUrl(): string {
   return process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
 }
 
-export function createRedis(url = redisUrl(), opts: { lazy?: boolean } = {}): Redis {
+export interface RedisOptions {
+  lazy?: boolean;
+  /**
+   * Commands issued in the same tick go out in one write (ioredis auto-pipelining): fewer syscalls on the hot paths.
+   * For command connections only; leave it off for subscribers.
+   */
+  autoPipelining?: boolean;
+}
+
+export function createRedis(url = redisUrl(), opts: RedisOptions = {}): Redis {
   return new Redis(url, {
+    enableAutoPipelining: opts.autoPipelining ?? false,
     maxRetriesPerRequest: 2,
     enableOfflineQueue: true,
     lazyConnect: opts.lazy ?? false,

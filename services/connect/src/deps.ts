@@ -35,7 +35,7 @@ export interface ConnectDeps {
 
 export function openConnectDeps(env: NodeJS.ProcessEnv = process.env): ConnectDeps {
   const db = createPrisma();
-  const redis = createRedis();
+  const redis = createRedis(undefined, { autoPipelining: true });
   const subscriber = createRedis();
   const kek = loadKek(env);
   const keyRing = createKeyRing({ db, kek, subscriber });

@@ -91,7 +91,7 @@ export async function openNativeDeps(): Promise<NativeDeps & { close(): Promise<
   const logger = createLogger('native');
   const metrics = createMetrics('native');
   const db = createPrisma();
-  const redis = createRedis();
+  const redis = createRedis(undefined, { autoPipelining: true });
   const subscriber = createRedis();
   const keyRing = createKeyRing({ db, kek: loadKek(), subscriber });
   const issuance = issuanceDepsFromEnv(db, keyRing);

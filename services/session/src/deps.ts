@@ -39,7 +39,7 @@ export interface OpenedSessionDeps extends SessionDeps {
 
 export function openSessionDeps(): OpenedSessionDeps {
   const db = createPrisma();
-  const redis = createRedis();
+  const redis = createRedis(undefined, { autoPipelining: true });
   const keySubscriber = createRedis();
   const sessionSubscriber = createRedis();
   const kek = loadKek();

@@ -51,6 +51,16 @@ describe('POST /refresh', () => {
     expect((await refresh(first.body.refreshToken)).status).toBe(200);
   });
 
+  it('treats a token two versions back as reuse even inside the allowance', async () => {
+    const { issued } = await freshSession(h.infra);
+    const second = await refresh(issued.refreshToken);
+    expect((await refresh(second.body.refreshToken)).status).toBe(200);
+    const stale = await refresh(issued.refreshToken);
+    expect([stale.status, stale.body.reason]).toEqual([401, 'RefreshTokenFamilyCompromised']);
+    const session = await h.infra.db.session.findUniqueOrThrow({ where: { id: issued.sid } });
+    expect([session.status, session.currentVersion]).toEqual(['REVOKED', 3]);
+  });
+
   it('revokes the whole family when a consumed version is reused after the allowance', async () => {
     const { issued } = await freshSession(h.infra);
     const first = await refresh(issued.refreshToken);

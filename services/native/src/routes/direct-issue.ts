@@ -39,8 +39,11 @@ function limitersFor(deps: NativeDeps, endpoint: string): Limiters {
 }
 
 async function consume(limiters: Limiters, address: string, credential: string | undefined): Promise<void> {
-  await limiters.address.consume(address);
-  if (credential) await limiters.credential.consume(credential);
+  // Both limits count the attempt; they are consumed together in one pipelined round trip.
+  await Promise.all([
+    limiters.address.consume(address),
+    credential ? limiters.credential.consume(credential) : undefined,
+  ]);
 }
 
 function issued(result: DirectIssueResult): FastAnswer {
