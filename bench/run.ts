@@ -134,7 +134,16 @@ async function main(): Promise<void> {
       );
     }
 
-    const accessTokens = chains.slice(0, 32).map((c) => c.accessToken);
+    // Introspection over INTROSPECT_SESSIONS distinct live sessions (default 1,000), round robin: each session's
+    // cached record expires every SESSION_CACHE_MS, so the database is read as in a steady hot working set.
+    const introspected = Number(process.env.BENCH_INTROSPECT_SESSIONS ?? 1000);
+    const accessTokens = chains.map((c) => c.accessToken);
+    for (let i = 0; accessTokens.length < introspected; i += 50) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(50, introspected - accessTokens.length) }, (_, j) => issue(i + j)),
+      );
+      accessTokens.push(...batch.map((c) => c.accessToken));
+    }
     let k = 0;
     if (wanted('introspect'))
       results.introspect = await repeated('session /introspect', () => ({
