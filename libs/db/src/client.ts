@@ -21,7 +21,7 @@ export function createPrisma(url = databaseUrl()): PrismaClient {
   // An idle connection the server closed (restart, failover, dropped database) leaves the pool by itself; the next
   // query opens a new one. Without a listener the pool's 'error' event would end the process.
   pool.on('error', () => undefined);
-  const client = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   pools.set(client, pool);
   return client;
 }
