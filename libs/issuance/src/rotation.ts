@@ -61,7 +61,6 @@ interface RotationRow extends SnapshotRow {
   id: string;
   application_id: string;
   protocol: 'APPLICATION' | 'OIDC';
-  session_account_id: string;
   subject: string;
   actor_subject: string | null;
   status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
@@ -81,7 +80,7 @@ interface RotationRow extends SnapshotRow {
 /** The session, its presented version, workload authority and the issuance snapshot: one round trip. */
 const READ_ROTATION: Statement = {
   name: 'rotation_read_v2',
-  text: `SELECT s.id, s.application_id, s.protocol, s.account_id AS session_account_id, s.subject, s.actor_subject,
+  text: `SELECT s.id, s.application_id, s.protocol, s.subject, s.actor_subject,
       s.status, s.revoked_reason, s.current_version, s.access_ttl, s.refresh_ttl, s.expires_at, s.rotated_at,
       CASE WHEN s.current_version = $4::int + 1 THEN
         (SELECT v.jti FROM refresh_versions v WHERE v.session_id = s.id AND v.version = s.current_version)
