@@ -134,18 +134,18 @@ async function main(): Promise<void> {
       );
     }
 
-    // Introspection over INTROSPECT_SESSIONS distinct live sessions (default 1,000), round robin: each session's
-    // cached record expires every SESSION_CACHE_MS, so the database is read as in a steady hot working set.
-    const introspected = Number(process.env.BENCH_INTROSPECT_SESSIONS ?? 1000);
-    const accessTokens = chains.map((c) => c.accessToken);
-    for (let i = 0; accessTokens.length < introspected; i += 50) {
-      const batch = await Promise.all(
-        Array.from({ length: Math.min(50, introspected - accessTokens.length) }, (_, j) => issue(i + j)),
-      );
-      accessTokens.push(...batch.map((c) => c.accessToken));
-    }
-    let k = 0;
-    if (wanted('introspect'))
+    if (wanted('introspect')) {
+      // Introspection over BENCH_INTROSPECT_SESSIONS distinct live sessions (default 1,000), round robin: each
+      // session's cached record expires every SESSION_CACHE_MS, so the database is read as in a hot working set.
+      const introspected = Number(process.env.BENCH_INTROSPECT_SESSIONS ?? 1000);
+      const accessTokens = chains.map((c) => c.accessToken);
+      for (let i = 0; accessTokens.length < introspected; i += 50) {
+        const batch = await Promise.all(
+          Array.from({ length: Math.min(50, introspected - accessTokens.length) }, (_, j) => issue(i + j)),
+        );
+        accessTokens.push(...batch.map((c) => c.accessToken));
+      }
+      let k = 0;
       results.introspect = await repeated('session /introspect', () => ({
         url: `${session.url}/introspect`,
         requests: [
@@ -159,6 +159,7 @@ async function main(): Promise<void> {
           },
         ],
       }));
+    }
     if (wanted('jwks'))
       results.jwks = await repeated('session jwks.json', () => ({
         url: `${session.url}/applications/${app.anchor}/jwks.json`,

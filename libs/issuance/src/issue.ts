@@ -1,5 +1,4 @@
 // The issuance core every host shares: checks, then a new session with its first access and refresh tokens.
-
 import { runPrepared, type Statement } from '@svc/db';
 import { ServiceError } from '@svc/platform';
 import {

@@ -28,7 +28,7 @@ export function createRateLimiter(redis: Redis, opts: RateLimitOptions): RateLim
   return {
     async consume(...keys) {
       const results = await Promise.allSettled(keys.map((key) => limiter.consume(key)));
-      let wait = 0;
+      let wait: number | undefined;
       for (const r of results) {
         if (r.status === 'fulfilled') continue;
         if (!(r.reason instanceof RateLimiterRes)) {
@@ -37,9 +37,9 @@ export function createRateLimiter(redis: Redis, opts: RateLimitOptions): RateLim
             cause: r.reason,
           });
         }
-        wait = Math.max(wait, r.reason.msBeforeNext);
+        wait = Math.max(wait ?? 0, r.reason.msBeforeNext);
       }
-      if (results.some((r) => r.status === 'rejected')) {
+      if (wait !== undefined) {
         const retry = Math.max(1, Math.ceil(wait / 1000));
         throw new ServiceError('TooManyAttempts', 429, { headers: { 'Retry-After': String(retry) } });
       }
