@@ -32,9 +32,17 @@ export interface IssueSessionInput {
   sourceCredentialId?: string;
   authTime?: Date;
   scope?: string;
-  /** The account's authority version seen at authentication; a change since then is AuthorizationArtifactStale. */
+  /**
+   * The account's authority version seen at authentication; a change since then, up to the session's insert, is
+   * AuthorizationArtifactStale (the insert is conditional on it).
+   */
   expectedAuthorityVersion?: number;
+  /** The issue read, when the caller read it in the same statement as its credential (`issueReadColumnsSql`). */
+  read?: IssueReadRow;
 }
+
+/** What issuance reads: the snapshot and the principal's current pairwise subjects in the sector. */
+export type IssueReadRow = SnapshotRow & { subject: string | null; actor_subject: string | null };
 
 export interface IssuedSession {
   sid: string;
@@ -61,31 +69,53 @@ export function ttlsFor(app: ApplicationContext, authMethod: string, extra: TtlL
   return foldTtls([...ruleLayers, ...extra]);
 }
 
-const currentSubjectSql = (kind: string, id: string) =>
-  `(SELECT x.subject FROM sector_subjects x WHERE x.sector_id = $4::uuid AND x.principal_kind = ${kind}
+const currentSubjectSql = (sectorId: string, kind: string, id: string) =>
+  `(SELECT x.subject FROM sector_subjects x WHERE x.sector_id = ${sectorId} AND x.principal_kind = ${kind}
      AND x.principal_id = ${id} AND x.retired_at IS NULL ORDER BY x.generation DESC LIMIT 1)`;
 
-/** The issuance snapshot and the principal's current pairwise subjects in the sector: one round trip. */
+/**
+ * The issue read (`IssueReadRow`) as select-list items over an `accounts a` in scope, for SQL expressions naming the
+ * application, terms epoch, sector and the workload (kind and id; NULL for an account); a host that looks up a
+ * credential reads it in the same statement.
+ */
+export function issueReadColumnsSql(c: {
+  applicationId: string;
+  epoch: string;
+  sectorId: string;
+  workloadKind: string;
+  workloadId: string;
+}): string {
+  return `${snapshotColumnsSql(c.applicationId, c.epoch)},
+      ${currentSubjectSql(c.sectorId, `'ACCOUNT'`, 'a.id')} AS subject,
+      ${currentSubjectSql(c.sectorId, c.workloadKind, c.workloadId)} AS actor_subject`;
+}
+
 const READ_FOR_ISSUE: Statement = {
-  name: 'issue_read_v1',
-  text: `SELECT ${snapshotColumnsSql('$2::uuid', '$3::int')},
-      ${currentSubjectSql(`'ACCOUNT'`, 'a.id')} AS subject,
-      ${currentSubjectSql('$5::"PrincipalKind"', '$6::uuid')} AS actor_subject
+  name: 'issue_read_v2',
+  text: `SELECT ${issueReadColumnsSql({
+    applicationId: '$2::uuid',
+    epoch: '$3::int',
+    sectorId: '$4::uuid',
+    workloadKind: '$5::"PrincipalKind"',
+    workloadId: '$6::uuid',
+  })}
     FROM accounts a WHERE a.id = $1::uuid`,
 };
 
-/** The session and its first refresh version in one statement. */
+/**
+ * The session at its first refresh version, only while the account's authority version is still the expected one
+ * ($18, when given); the expiry sweep first looks at it when it would expire.
+ */
 const INSERT_SESSION: Statement = {
-  name: 'issue_insert_v1',
-  text: `WITH s AS (
-      INSERT INTO sessions (id, application_id, protocol, account_id, workload_id, workload_generation, subject,
-        actor_subject, auth_method, source_credential_id, current_version, access_ttl, refresh_ttl, auth_time,
-        created_at, expires_at, scope)
-      VALUES ($1, $2::uuid, $3::"SessionProtocol", $4::uuid, $5::uuid, $6, $7, $8, $9, $10, 1, $11, $12, $13, $14,
-        $15, $16)
-      RETURNING id)
-    INSERT INTO refresh_versions (session_id, version, jti, issued_at, expires_at)
-    SELECT id, 1, $17, $14, $15 FROM s`,
+  name: 'issue_insert_v3',
+  text: `INSERT INTO sessions (id, application_id, protocol, account_id, workload_id, workload_generation, subject,
+      actor_subject, auth_method, source_credential_id, current_version, current_jti, access_ttl, refresh_ttl,
+      auth_time, created_at, expires_at, sweep_after, scope)
+    SELECT $1::text, $2::uuid, $3::"SessionProtocol", $4::uuid, $5::uuid, $6::int, $7::text, $8::text, $9::text,
+      $10::text, 1, $17::text, $11::int, $12::int, $13::timestamptz, $14::timestamptz, $15::timestamptz,
+      $15::timestamptz, $16::text
+    WHERE $18::int IS NULL OR EXISTS (SELECT 1 FROM accounts WHERE id = $4::uuid AND authority_version = $18::int)
+    RETURNING 1 AS issued`,
 };
 
 export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput): Promise<IssuedSession> {
@@ -93,18 +123,18 @@ export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput)
   checkApplication(app);
   const terms = await currentTermsCached(deps.db);
   const workload = principal.kind === 'ACCOUNT' ? undefined : principal;
-  const [row] = await runPrepared<SnapshotRow & { subject: string | null; actor_subject: string | null }>(
-    deps.db,
-    READ_FOR_ISSUE,
-    [
-      principal.accountId,
-      app.id,
-      terms?.acceptanceEpoch ?? 0,
-      app.sectorId,
-      workload?.kind ?? null,
-      workload?.workloadId ?? null,
-    ],
-  );
+  const row =
+    input.read ??
+    (
+      await runPrepared<IssueReadRow>(deps.db, READ_FOR_ISSUE, [
+        principal.accountId,
+        app.id,
+        terms?.acceptanceEpoch ?? 0,
+        app.sectorId,
+        workload?.kind ?? null,
+        workload?.workloadId ?? null,
+      ])
+    )[0];
   const { claims } = await checkSnapshot(deps, app, toSnapshot(row, terms), terms, {
     expectedAuthorityVersion: input.expectedAuthorityVersion,
   });
@@ -132,7 +162,7 @@ export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput)
     mintAccessToken(signer, { ...common, ttlSeconds: accessTtl, subject, actorSubject }),
     mintRefreshToken(signer, { ...common, ttlSeconds: refreshTtl, jti: refreshJti, rotationVersion: 1 }),
   ]);
-  await runPrepared(deps.db, INSERT_SESSION, [
+  const inserted = await runPrepared(deps.db, INSERT_SESSION, [
     sid,
     app.id,
     input.protocol ?? 'APPLICATION',
@@ -150,7 +180,9 @@ export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput)
     new Date(refresh.exp * 1000),
     input.scope ?? null,
     refreshJti,
+    input.expectedAuthorityVersion ?? null,
   ]);
+  if (inserted.length === 0) throw new ServiceError('AuthorizationArtifactStale', 409);
   return {
     sid,
     subject,

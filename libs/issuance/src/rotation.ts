@@ -1,9 +1,10 @@
 // rotateRefreshToken: strict rotation of a session's refresh token. The presented version is consumed by one
 // conditional write (current_version = presented), so across every replica exactly one rotation wins. With a
 // retry allowance (session host), a near-simultaneous retry of the same rotation gets the pair already issued:
-// every claim of that pair follows from the session row (rotated_at is its iat, the newest version's jti, the
-// access jti derived from it) and RS256 signatures are deterministic, so it is minted again byte for byte and no
-// token is ever stored. Any other reuse revokes the whole family. One read and one write per rotation.
+// every claim of that pair follows from the session row (rotated_at is its iat, current_jti its jti, the access
+// jti derived from it) and RS256 signatures are deterministic, so it is minted again byte for byte and no token is
+// ever stored. Any other reuse revokes the whole family. One read and one write (a HOT update of the session row,
+// no index entry changes) per rotation.
 import { createHmac } from 'node:crypto';
 import { runPrepared, type Statement } from '@svc/db';
 import {
@@ -70,42 +71,36 @@ interface RotationRow extends SnapshotRow {
   refresh_ttl: number;
   expires_at: Date;
   rotated_at: Date | null;
-  /** The newest version's jti, read only when the presented version is the one just before it. */
-  current_jti: string | null;
-  /** The version recorded for the presented jti in this session, if any. */
-  presented_version: number | null;
+  /** The current version's refresh jti. */
+  current_jti: string;
   workload_ok: boolean;
 }
 
-/** The session, its presented version, workload authority and the issuance snapshot: one round trip. */
+/** The session, workload authority and the issuance snapshot: one round trip. */
 const READ_ROTATION: Statement = {
-  name: 'rotation_read_v2',
+  name: 'rotation_read_v3',
   text: `SELECT s.id, s.application_id, s.protocol, s.subject, s.actor_subject,
-      s.status, s.revoked_reason, s.current_version, s.access_ttl, s.refresh_ttl, s.expires_at, s.rotated_at,
-      CASE WHEN s.current_version = $4::int + 1 THEN
-        (SELECT v.jti FROM refresh_versions v WHERE v.session_id = s.id AND v.version = s.current_version)
-      END AS current_jti,
-      (SELECT v.version FROM refresh_versions v WHERE v.jti = $2 AND v.session_id = s.id) AS presented_version,
+      s.status, s.revoked_reason, s.current_version, s.current_jti, s.access_ttl, s.refresh_ttl, s.expires_at,
+      s.rotated_at,
       ${workloadAuthoritySql({
         workloadId: 's.workload_id',
         generation: 's.workload_generation',
         actorSubject: 's.actor_subject',
         credentialId: 's.source_credential_id',
       })} AS workload_ok,
-      ${snapshotColumnsSql('s.application_id', '$3::int')}
+      ${snapshotColumnsSql('s.application_id', '$2::int')}
     FROM sessions s LEFT JOIN accounts a ON a.id = s.account_id
     WHERE s.id = $1`,
 };
 
-/** The conditional write: only the caller that still sees `presented` as current consumes it. */
+/**
+ * The conditional write: only the caller that still sees `presented` as current consumes it. It changes no indexed
+ * column (sweep_after stays; see the expiry sweep), so PostgreSQL updates the row in place on its page (HOT).
+ */
 const CONSUME_VERSION: Statement = {
-  name: 'rotation_consume_v2',
-  text: `WITH s AS (
-      UPDATE sessions SET current_version = $3, rotated_at = $4, expires_at = $5
-      WHERE id = $1 AND current_version = $2 AND status = 'ACTIVE'
-      RETURNING id)
-    INSERT INTO refresh_versions (session_id, version, jti, issued_at, expires_at)
-    SELECT id, $3, $6, $4, $5 FROM s
+  name: 'rotation_consume_v3',
+  text: `UPDATE sessions SET current_version = $3, current_jti = $6, rotated_at = $4, expires_at = $5
+    WHERE id = $1 AND current_version = $2 AND status = 'ACTIVE'
     RETURNING 1 AS won`,
 };
 
@@ -115,7 +110,6 @@ function isRetry(row: RotationRow, input: RotateInput, now: Date): boolean {
   return (
     input.retryAllowanceMs > 0 &&
     row.current_version === presented + 1 &&
-    row.current_jti !== null &&
     row.rotated_at !== null &&
     now.getTime() - row.rotated_at.getTime() <= input.retryAllowanceMs
   );
@@ -138,7 +132,10 @@ async function judge(
   const presented = input.claims.rotationVersion ?? 0;
   if (!row || row.application_id !== input.app.id || row.protocol !== 'APPLICATION')
     return { kind: 'not_found' };
-  if (row.presented_version !== presented) return { kind: 'not_found' };
+  // The signature proves the token was issued; a version this session never reached was not (a pair minted for a
+  // rotation that lost its write is never handed out), and the current version's token must be that version's.
+  if (presented > row.current_version) return { kind: 'not_found' };
+  if (presented === row.current_version && row.current_jti !== input.claims.jti) return { kind: 'not_found' };
   if (row.status === 'REVOKED') {
     return row.revoked_reason === COMPROMISED ? { kind: 'family_compromised' } : { kind: 'revoked' };
   }
@@ -194,14 +191,7 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
   const presented = claims.rotationVersion ?? 0;
   const terms = await currentTermsCached(deps.db);
   const read = async () =>
-    (
-      await runPrepared<RotationRow>(deps.db, READ_ROTATION, [
-        claims.sid,
-        claims.jti,
-        terms?.acceptanceEpoch ?? 0,
-        presented,
-      ])
-    )[0];
+    (await runPrepared<RotationRow>(deps.db, READ_ROTATION, [claims.sid, terms?.acceptanceEpoch ?? 0]))[0];
   // A refusal in the checks (account disabled, terms, claim gate) leaves the version unconsumed for a later retry.
   const checked = async (row: RotationRow) => {
     checkApplication(app);
@@ -211,7 +201,7 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
     const view = await checked(row);
     const pair = await mintVersion(deps, app, row, {
       number: row.current_version,
-      jti: row.current_jti!,
+      jti: row.current_jti,
       at: row.rotated_at!,
     });
     return { kind: 'rotated', ...pair, claims: view, rotationVersion: row.current_version };

@@ -1,6 +1,8 @@
 // The session host's other endpoints: introspect, logout, revoke-all, userinfo, claim-state and JWK Sets.
 import { grantClaim, revokeKeyNow, setAccountStatus, setClaims } from '@svc/provisioning';
 import { postJson, provisionAccount, provisionClientKey, signClientAuth } from '@svc/testkit';
+import { mintRefreshToken, newJti } from '@svc/token-core';
+import { decodeJwt } from 'jose';
 import { freshSession, issueFor, type SessionHarness, startSessionHost } from './support';
 
 let h: SessionHarness;
@@ -105,6 +107,31 @@ describe('POST /logout', () => {
     expect(
       (await postJson(`${h.url}/refresh`, { refreshToken: rotated.body.refreshToken })).body.reason,
     ).toBe('RefreshTokenRevoked');
+  });
+
+  it('refuses a signed token for a version the session never handed out, and changes nothing', async () => {
+    const { app, issued } = await freshSession(h.infra);
+    const signer = (await h.infra.keyRing.signer(app.applicationId))!;
+    const common = {
+      issuer: h.infra.issuance.issuer,
+      audience: app.anchor,
+      sid: issued.sid,
+      iat: Math.floor(Date.now() / 1000),
+      ttlSeconds: 600,
+    };
+    // A version ahead of the session, and the current version under another jti: signed, but never issued.
+    const ahead = await mintRefreshToken(signer, { ...common, jti: newJti(), rotationVersion: 2 });
+    const otherJti = await mintRefreshToken(signer, { ...common, jti: newJti(), rotationVersion: 1 });
+    for (const forged of [ahead.token, otherJti.token]) {
+      for (const path of ['/logout', '/refresh']) {
+        const res = await postJson(`${h.url}${path}`, { refreshToken: forged });
+        expect([res.status, res.body.reason]).toEqual([401, 'RefreshTokenInvalid']);
+      }
+    }
+    const session = await h.infra.db.session.findUniqueOrThrow({ where: { id: issued.sid } });
+    expect([session.status, session.currentVersion]).toEqual(['ACTIVE', 1]);
+    expect(session.currentJti).toBe(decodeJwt(issued.refreshToken).jti);
+    expect((await postJson(`${h.url}/refresh`, { refreshToken: issued.refreshToken })).status).toBe(200);
   });
 
   it('refuses tokens that are not genuine refresh tokens', async () => {

@@ -3,7 +3,8 @@ import { type KeySchedule, keyScheduleFromEnv } from '@svc/keyring';
 
 export interface RetentionConfig {
   /** Expired refresh versions are kept this long past their expiry (logout of old versions, audits). */
-  refreshVersionSeconds: number;
+  /** How long a session is kept once it is no longer active and its refresh token has lapsed. */
+  sessionSeconds: number;
   inquirySeconds: number;
   deviceAuthorizationSeconds: number;
   errandSeconds: number;
@@ -63,7 +64,7 @@ export function workerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Worke
     sweepMaxBatches: int(env, 'SWEEP_MAX_BATCHES', 200),
     rotationBatchSize: int(env, 'KEY_ROTATION_BATCH_SIZE', 100),
     retention: {
-      refreshVersionSeconds: int(env, 'REFRESH_VERSION_RETENTION_SECONDS', DAY, 0),
+      sessionSeconds: int(env, 'SESSION_RETENTION_SECONDS', 7 * DAY, 0),
       inquirySeconds: int(env, 'INQUIRY_RETENTION_SECONDS', DAY, 0),
       deviceAuthorizationSeconds: int(env, 'DEVICE_AUTHORIZATION_RETENTION_SECONDS', DAY, 0),
       errandSeconds: int(env, 'ERRAND_RETENTION_SECONDS', DAY, 0),

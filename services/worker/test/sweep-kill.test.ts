@@ -54,7 +54,9 @@ async function seed() {
     authMethod: 'ACCESS_KEY_DIRECT',
     accessTtl: 3600,
     refreshTtl: 86_400,
+    currentJti: randomUUID(),
     expiresAt,
+    sweepAfter: expiresAt,
   });
   const inquiry = (expiresAt: Date) => ({
     applicationId: app.applicationId,

@@ -299,8 +299,9 @@ describe('pnpm admin: full provisioning flow', () => {
         authMethod: 'ACCESS_KEY_DIRECT',
         accessTtl: 600,
         refreshTtl: 86_400,
+        currentJti: newJti(),
         expiresAt,
-        versions: { create: { version: 1, jti: newJti(), expiresAt } },
+        sweepAfter: expiresAt,
       },
     });
     const listed = await ok(['sessions', 'list', '--app', s.anchor!, '--subject', subject]);

@@ -2,8 +2,9 @@
 // in constant time (against a dummy hash when the identifier is unknown, so every path does the same work), and
 // one opaque AccessKeyDirectDenied for every credential failure.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ApplicationContext } from '@svc/issuance';
+import { type ApplicationContext, currentTermsCached } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
+import type { NativeDeps } from '../deps';
 import type { AccessKeyRow, CredentialStore } from '../store/credentials';
 import type { CredentialBinding } from './issue';
 
@@ -29,21 +30,34 @@ function secretMatches(row: AccessKeyRow | null, secret: string): boolean {
   return row !== null && stored !== DUMMY_HASH && equal;
 }
 
-/** Proves the access key for the named application; any failure is the same AccessKeyDirectDenied. */
+/**
+ * Proves the access key for the named application; any failure is the same AccessKeyDirectDenied. The lookup also
+ * reads the key's workload and what issuance needs about its principal, so a direct issue reads once.
+ */
 export async function proveAccessKey(
+  deps: NativeDeps,
   store: CredentialStore,
   app: ApplicationContext,
   identifier: string,
   secret: string,
 ): Promise<CredentialBinding> {
-  const row = await store.findAccessKey(identifier);
+  const terms = await currentTermsCached(deps.db);
+  const found = await store.findAccessKeyForIssue(identifier, {
+    applicationId: app.id,
+    sectorId: app.sectorId,
+    epoch: terms?.acceptanceEpoch ?? 0,
+  });
+  const row = found?.key ?? null;
   const matches = secretMatches(row, secret);
-  if (!row || !matches || row.status !== 'ACTIVE' || row.applicationId !== app.id) throw accessKeyDenied();
+  if (!found || !row || !matches || row.status !== 'ACTIVE' || row.applicationId !== app.id)
+    throw accessKeyDenied();
   return {
     type: 'ACCESS_KEY',
     credentialId: row.id,
     accountId: row.accountId,
     workloadId: row.workloadId,
     authorityVersion: row.authorityVersion,
+    workload: found.workload,
+    read: found.read,
   };
 }

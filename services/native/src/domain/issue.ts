@@ -1,10 +1,10 @@
 // The common tail of every direct-issue path: application availability, the three authorization layers, the
 // authority snapshot that detects a change mid-attempt, then the shared issuance core.
-import { type ApplicationContext, checkApplication, issueSession } from '@svc/issuance';
+import { type ApplicationContext, checkApplication, type IssueReadRow, issueSession } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
 import type { NativeDeps } from '../deps';
-import type { CredentialStore } from '../store/credentials';
+import type { CredentialStore, WorkloadRow } from '../store/credentials';
 import {
   type CredentialType,
   checkLayer1,
@@ -22,6 +22,10 @@ export interface CredentialBinding {
   workloadId: string | null;
   /** The account's authority version read with the credential, when the lookup had it. */
   authorityVersion?: number;
+  /** The credential's workload, when the lookup read it (null: none, or gone). */
+  workload?: WorkloadRow | null;
+  /** The issue read, when the lookup took it in the same statement. */
+  read?: IssueReadRow;
 }
 
 export interface DirectIssueResult {
@@ -45,7 +49,12 @@ export async function issueForCredential(
   binding: CredentialBinding,
 ): Promise<DirectIssueResult> {
   checkApplication(app);
-  const workload = binding.workloadId ? await store.findWorkload(binding.workloadId) : null;
+  const workload =
+    binding.workload !== undefined
+      ? binding.workload
+      : binding.workloadId
+        ? await store.findWorkload(binding.workloadId)
+        : null;
   if (binding.workloadId && (!workload || workload.kind === 'ACCOUNT'))
     throw new ServiceError('Layer2Denied', 403);
   const kind: PrincipalKind = workload ? workload.kind : 'ACCOUNT';
@@ -61,6 +70,7 @@ export async function issueForCredential(
     authMethod: method,
     sourceCredentialId: binding.credentialId,
     expectedAuthorityVersion: authority,
+    read: binding.read,
   });
   return {
     claims: issued.claims,

@@ -85,6 +85,7 @@ export function directIssueRoutes(deps: NativeDeps, ports: PlatformTicketPorts):
         await consume(accessKeyLimits, req.ip, input.accessKeyIdentifier);
         const app = await requireApplication(deps, input.applicationAnchor);
         const binding = await proveAccessKey(
+          deps,
           ports.credentials,
           app,
           input.accessKeyIdentifier,

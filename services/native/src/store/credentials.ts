@@ -1,6 +1,7 @@
 // Store of the credentials direct issue accepts: access keys (hashed secrets), public keys, and the workloads
 // and accounts they are bound to. No rules here; the access-key lookup is a prepared statement (hot path).
 import { type Db, runPrepared, type Statement } from '@svc/db';
+import { type IssueReadRow, issueReadColumnsSql } from '@svc/issuance';
 import type { JWK } from 'jose';
 
 export interface AccessKeyRow {
@@ -14,12 +15,50 @@ export interface AccessKeyRow {
   authorityVersion?: number;
 }
 
-/** The key and its account's authority version in one round trip. */
-const FIND_ACCESS_KEY: Statement = {
-  name: 'native_access_key_v1',
-  text: `SELECT k.id, k.secret_hash AS "secretHash", k.application_id AS "applicationId", k.account_id AS "accountId",
-      k.workload_id AS "workloadId", k.status, a.authority_version AS "authorityVersion"
-    FROM access_keys k LEFT JOIN accounts a ON a.id = k.account_id
+/** An access key with its workload (null when it has none or the workload is gone) and the issue read. */
+export interface AccessKeyForIssue {
+  key: AccessKeyRow;
+  workload: WorkloadRow | null;
+  read: IssueReadRow;
+}
+
+/** Where the issue read is taken: the application named in the request, its sector and the terms epoch. */
+export interface IssueReadScope {
+  applicationId: string;
+  sectorId: string;
+  epoch: number;
+}
+
+type AccessKeyForIssueRow = IssueReadRow & {
+  id: string;
+  secret_hash: string;
+  application_id: string;
+  key_account_id: string;
+  workload_id: string | null;
+  status: AccessKeyRow['status'];
+  w_id: string | null;
+  w_kind: WorkloadRow['kind'] | null;
+  w_owner_account_id: string | null;
+  w_status: WorkloadRow['status'] | null;
+  w_generation: number | null;
+};
+
+/** The key, its workload and everything issuance reads about its principal: one round trip. */
+const FIND_ACCESS_KEY_FOR_ISSUE: Statement = {
+  name: 'native_access_key_v2',
+  text: `SELECT k.id, k.secret_hash, k.application_id, k.account_id AS key_account_id, k.workload_id, k.status,
+      w.id AS w_id, w.kind AS w_kind, w.owner_account_id AS w_owner_account_id, w.status AS w_status,
+      w.generation AS w_generation,
+      ${issueReadColumnsSql({
+        applicationId: '$2::uuid',
+        epoch: '$3::int',
+        sectorId: '$4::uuid',
+        workloadKind: 'w.kind',
+        workloadId: 'w.id',
+      })}
+    FROM access_keys k
+      LEFT JOIN accounts a ON a.id = k.account_id
+      LEFT JOIN workloads w ON w.id = k.workload_id
     WHERE k.identifier = $1`,
 };
 
@@ -42,13 +81,37 @@ export interface WorkloadRow {
 
 export function createCredentialStore(db: Db) {
   return {
-    async findAccessKey(identifier: string): Promise<AccessKeyRow | null> {
-      const [row] = await runPrepared<AccessKeyRow & { authorityVersion: number | null }>(
-        db,
-        FIND_ACCESS_KEY,
-        [identifier],
-      );
-      return row ? { ...row, authorityVersion: row.authorityVersion ?? undefined } : null;
+    async findAccessKeyForIssue(
+      identifier: string,
+      scope: IssueReadScope,
+    ): Promise<AccessKeyForIssue | null> {
+      const [row] = await runPrepared<AccessKeyForIssueRow>(db, FIND_ACCESS_KEY_FOR_ISSUE, [
+        identifier,
+        scope.applicationId,
+        scope.epoch,
+        scope.sectorId,
+      ]);
+      if (!row) return null;
+      const key: AccessKeyRow = {
+        id: row.id,
+        secretHash: row.secret_hash,
+        applicationId: row.application_id,
+        accountId: row.key_account_id,
+        workloadId: row.workload_id,
+        status: row.status,
+        authorityVersion: row.account_id ? row.authority_version : undefined,
+      };
+      const workload: WorkloadRow | null =
+        row.w_id && row.w_kind && row.w_owner_account_id && row.w_status && row.w_generation !== null
+          ? {
+              id: row.w_id,
+              kind: row.w_kind,
+              ownerAccountId: row.w_owner_account_id,
+              status: row.w_status,
+              generation: row.w_generation,
+            }
+          : null;
+      return { key, workload, read: row };
     },
 
     async findPublicKey(kid: string): Promise<PublicKeyRow | null> {

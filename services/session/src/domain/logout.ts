@@ -6,20 +6,25 @@ import { verifyRefreshToken } from './refresh';
 
 export async function logout(deps: SessionDeps, refreshToken: string): Promise<{ revoked: boolean }> {
   const { app, claims } = await verifyRefreshToken(deps, refreshToken);
-  // Genuine means the version this token names was really issued for this session (sid, aud, jti, version).
-  const version = await deps.db.refreshVersion.findUnique({
-    where: { jti: claims.jti },
+  // Genuine means signed for this application (verified above) and naming a version this session really reached;
+  // the current version's token must carry that version's jti.
+  const session = await deps.db.session.findUnique({
+    where: { id: claims.sid },
     select: {
-      version: true,
-      session: { select: { id: true, applicationId: true, status: true, expiresAt: true } },
+      id: true,
+      applicationId: true,
+      status: true,
+      expiresAt: true,
+      currentVersion: true,
+      currentJti: true,
     },
   });
-  const session = version?.session;
+  const version = claims.rotationVersion ?? 0;
   if (
     !session ||
-    session.id !== claims.sid ||
     session.applicationId !== app.id ||
-    version.version !== claims.rotationVersion
+    version > session.currentVersion ||
+    (version === session.currentVersion && session.currentJti !== claims.jti)
   ) {
     throw new ServiceError('RefreshTokenInvalid', 401, { message: 'no session matches this refresh token' });
   }

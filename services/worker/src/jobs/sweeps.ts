@@ -1,4 +1,4 @@
-// The sweep job: expires sessions past their expiry and purges expired rows past retention, target by target, in
+// The sweep job: expires sessions past their expiry and purges rows past retention, target by target, in
 // bounded batches. Each batch commits on its own, so a worker killed mid-sweep loses nothing: the committed batches
 // are done, and the rerun (stalled-job recovery or the next tick) picks up exactly the rows still left.
 import type { Db } from '@svc/db';
@@ -8,8 +8,7 @@ import type { RetentionConfig } from '../config';
 import * as store from '../store/sweep-store';
 
 export const SWEEP_TARGETS = [
-  'sessions_expired',
-  'refresh_versions',
+  'sessions',
   'inquiries',
   'device_authorizations',
   'errands',
@@ -38,15 +37,13 @@ function batchOf(deps: SweepDeps, target: SweepTarget, at: Date): () => Promise<
   const n = deps.batchSize;
   const r = deps.retention;
   switch (target) {
-    case 'sessions_expired':
+    case 'sessions':
       return async () => {
-        const ids = await store.expireSessionsBatch(deps.db, at, n);
-        // Session caches on every replica drop these sessions at once (introspection then reads `expired`).
-        await publishSessionChanges(deps.redis, ids);
-        return ids.length;
+        const swept = await store.sweepSessionsBatch(deps.db, at, r.sessionSeconds, n);
+        // Session caches on every replica drop the newly expired sessions at once (introspection reads `expired`).
+        await publishSessionChanges(deps.redis, swept.expired);
+        return swept.looked;
       };
-    case 'refresh_versions':
-      return () => store.purgeRefreshVersionsBatch(deps.db, before(at, r.refreshVersionSeconds), n);
     case 'inquiries':
       return () => store.purgeInquiriesBatch(deps.db, before(at, r.inquirySeconds), n);
     case 'device_authorizations':

@@ -2,25 +2,57 @@
 // concurrent sweepers share the work instead of waiting on each other) and returns what it changed.
 import type { Db } from '@svc/db';
 
-/** Marks ACTIVE sessions past their expiry as EXPIRED; returns their ids so session caches can be told. */
-export async function expireSessionsBatch(db: Db, at: Date, limit: number): Promise<string[]> {
-  const rows = await db.$queryRaw<{ id: string }[]>`
-    WITH picked AS (
-      SELECT id FROM sessions
-      WHERE status = 'ACTIVE' AND expires_at <= ${at}
-      ORDER BY expires_at
-      LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED)
-    UPDATE sessions s SET status = 'EXPIRED'
-    FROM picked WHERE s.id = picked.id
-    RETURNING s.id`;
-  return rows.map((r) => r.id);
+export interface SessionSweep {
+  /** Sessions the batch looked at (sweep_after due). */
+  looked: number;
+  /** ACTIVE sessions past expiry, now EXPIRED: session caches must be told. */
+  expired: string[];
+  /** Sessions deleted: no longer active and expired longer ago than retention. */
+  purged: number;
 }
 
-export function purgeRefreshVersionsBatch(db: Db, cutoff: Date, limit: number): Promise<number> {
-  return db.$executeRaw`
-    DELETE FROM refresh_versions WHERE id IN (
-      SELECT id FROM refresh_versions WHERE expires_at <= ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
+/**
+ * One batch of the session sweep over the sessions whose `sweep_after` is due (rotations never move it, so they stay
+ * HOT updates; it is never later than `expires_at`). Each looked-at session is, by what it is now:
+ * - not yet expired (its expiry slid on with rotations): looked at again at `expires_at`;
+ * - ACTIVE and expired: becomes EXPIRED, looked at again when retention has passed;
+ * - not ACTIVE and expired longer ago than retention: deleted;
+ * - not ACTIVE and expired more recently: looked at again when retention has passed.
+ * Rows are locked with SKIP LOCKED, so a rotation or another sweeper holding one is left for the next batch.
+ */
+export async function sweepSessionsBatch(
+  db: Db,
+  at: Date,
+  retentionSeconds: number,
+  limit: number,
+): Promise<SessionSweep> {
+  const cutoff = new Date(at.getTime() - retentionSeconds * 1000);
+  const retention = `${retentionSeconds} seconds`;
+  const [row] = await db.$queryRaw<{ looked: number; purged: number; expired: string[] }[]>`
+    WITH picked AS (
+      SELECT id, status, expires_at FROM sessions
+      WHERE sweep_after <= ${at}
+      ORDER BY sweep_after
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED),
+    purged AS (
+      DELETE FROM sessions s USING picked p
+      WHERE s.id = p.id AND p.status <> 'ACTIVE' AND p.expires_at <= ${cutoff}
+      RETURNING s.id),
+    expired AS (
+      UPDATE sessions s SET status = 'EXPIRED', sweep_after = p.expires_at + ${retention}::interval
+      FROM picked p WHERE s.id = p.id AND p.status = 'ACTIVE' AND p.expires_at <= ${at}
+      RETURNING s.id),
+    deferred AS (
+      UPDATE sessions s
+      SET sweep_after = CASE WHEN p.expires_at > ${at} THEN p.expires_at
+                             ELSE p.expires_at + ${retention}::interval END
+      FROM picked p WHERE s.id = p.id AND p.expires_at > ${cutoff}
+        AND NOT (p.status = 'ACTIVE' AND p.expires_at <= ${at})
+      RETURNING s.id)
+    SELECT (SELECT count(*) FROM picked)::int AS looked, (SELECT count(*) FROM purged)::int AS purged,
+      ARRAY(SELECT id FROM expired) AS expired, (SELECT count(*) FROM deferred)::int AS deferred`;
+  return { looked: row?.looked ?? 0, expired: row?.expired ?? [], purged: row?.purged ?? 0 };
 }
 
 export function purgeInquiriesBatch(db: Db, cutoff: Date, limit: number): Promise<number> {
