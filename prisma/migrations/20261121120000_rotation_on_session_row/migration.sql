@@ -19,9 +19,14 @@ ALTER TABLE "sessions" SET (fillfactor = 80);
 
 -- DropIndex
 DROP INDEX "sessions_status_expires_at_idx";
+-- Nothing looks sessions up by (application, subject); revoke-all and the admin listing look them up by
+-- (account, application), and the account prefix serves everything that looks up by account alone.
+DROP INDEX "sessions_application_id_subject_idx";
+DROP INDEX "sessions_account_id_idx";
 
 -- CreateIndex
-CREATE INDEX "sessions_status_sweep_after_idx" ON "sessions"("status", "sweep_after");
+CREATE INDEX "sessions_sweep_after_idx" ON "sessions"("sweep_after");
+CREATE INDEX "sessions_account_id_application_id_idx" ON "sessions"("account_id", "application_id");
 
 -- DropTable
 DROP TABLE "refresh_versions";
