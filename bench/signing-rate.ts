@@ -1,8 +1,10 @@
-// Measures the machine's RSA-2048 RS256 signing rate along the service's own path (jose + WebCrypto, which signs
-// on libuv's thread pool and so can use every core), plus single-threaded node:crypto for reference.
+// Measures the machine's RSA-2048 RS256 signing rate along the service's own path (token-core's mintAccessToken:
+// jose + WebCrypto, which signs on libuv's thread pool and so can use every core), plus single-threaded node:crypto
+// for reference.
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { importPKCS8, SignJWT } from 'jose';
+import { mintAccessToken } from '@svc/token-core';
+import { importPKCS8 } from 'jose';
 
 export interface SigningRate {
   joseParallelPerSec: number;
@@ -13,19 +15,15 @@ export async function measureSigningRate(seconds = 2): Promise<SigningRate> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   const key = await importPKCS8(pem, 'RS256');
-  const payload = {
-    iss: 'https://issuer.test',
-    aud: 'bench-app',
-    sub: 'ss_x',
-    sid: 'sid_x',
-    jti: 'j',
-    iat: 1,
-    exp: 2,
-  };
+  const signer = { kid: 'k', key };
   const sign1 = () =>
-    new SignJWT(payload)
-      .setProtectedHeader({ alg: 'RS256', kid: 'k', typ: 'vnd.service.application-access+jwt' })
-      .sign(key);
+    mintAccessToken(signer, {
+      issuer: 'https://issuer.test',
+      audience: 'bench-app',
+      sid: 'sid_x',
+      subject: 'ss_x',
+      ttlSeconds: 600,
+    });
 
   const inFlight = Math.max(4, availableParallelism() * 4);
   let count = 0;
