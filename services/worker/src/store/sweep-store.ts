@@ -43,6 +43,7 @@ export async function sweepSessionsBatch(
       UPDATE sessions s SET status = 'EXPIRED', sweep_after = p.expires_at + ${retention}::interval
       FROM picked p WHERE s.id = p.id AND p.status = 'ACTIVE' AND p.expires_at <= ${at}
       RETURNING s.id),
+    -- Unreferenced below: PostgreSQL runs every data-modifying CTE to completion regardless.
     deferred AS (
       UPDATE sessions s
       SET sweep_after = CASE WHEN p.expires_at > ${at} THEN p.expires_at
@@ -51,7 +52,7 @@ export async function sweepSessionsBatch(
         AND NOT (p.status = 'ACTIVE' AND p.expires_at <= ${at})
       RETURNING s.id)
     SELECT (SELECT count(*) FROM picked)::int AS looked, (SELECT count(*) FROM purged)::int AS purged,
-      ARRAY(SELECT id FROM expired) AS expired, (SELECT count(*) FROM deferred)::int AS deferred`;
+      ARRAY(SELECT id FROM expired) AS expired`;
   return { looked: row?.looked ?? 0, expired: row?.expired ?? [], purged: row?.purged ?? 0 };
 }
 
