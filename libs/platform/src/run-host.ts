@@ -1,5 +1,6 @@
 // Process lifecycle of a host: listen, serve metrics, and shut down gracefully on SIGTERM/SIGINT.
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from './logger';
 import { type Metrics, serveMetrics } from './metrics';
 
@@ -27,6 +28,38 @@ export function listen(
   });
 }
 
+/**
+ * Responses whose handler has not ended them yet. A client that drops its socket closes the response while the
+ * handler may still await PostgreSQL or Redis; shutdown waits for those handlers before closing the pools under
+ * them, so a drained host never fails a request half-way through.
+ */
+export function trackHandlers(app: RequestListener): {
+  app: RequestListener;
+  settled(deadlineMs: number): Promise<boolean>;
+} {
+  const open = new Set<ServerResponse>();
+  return {
+    app: (req, res) => {
+      open.add(res);
+      res.once('finish', () => open.delete(res));
+      return app(req, res);
+    },
+    async settled(deadlineMs) {
+      const deadline = Date.now() + deadlineMs;
+      for (;;) {
+        // writableEnded turns true when the handler calls end(), whether or not the socket is still there.
+        for (const res of open) if (res.writableEnded) open.delete(res);
+        if (open.size === 0) return true;
+        if (Date.now() >= deadline) return false;
+        await sleep(10);
+      }
+    },
+  };
+}
+
+/** How long shutdown waits for handlers still running after their clients left (SHUTDOWN_GRACE_MS). */
+const SHUTDOWN_GRACE_MS = Number(process.env.SHUTDOWN_GRACE_MS ?? 10_000);
+
 export async function runHost(opts: {
   name: string;
   app: RequestListener;
@@ -34,8 +67,11 @@ export async function runHost(opts: {
   logger: Logger;
   metrics?: Metrics;
   onClose?: () => Promise<void>;
+  /** Overrides SHUTDOWN_GRACE_MS. */
+  graceMs?: number;
 }): Promise<RunningHost> {
-  const server = await listen(opts.app, opts.port);
+  const handlers = trackHandlers(opts.app);
+  const server = await listen(handlers.app, opts.port);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   const metricsPort = process.env.METRICS_PORT;
@@ -49,6 +85,9 @@ export async function runHost(opts: {
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
       metricsServer?.close();
+      if (!(await handlers.settled(opts.graceMs ?? SHUTDOWN_GRACE_MS))) {
+        opts.logger.warn('handlers still running at the end of the shutdown grace period');
+      }
       await opts.onClose?.().catch((err: unknown) => opts.logger.error({ err }, 'error during shutdown'));
     })();
     return closing;
