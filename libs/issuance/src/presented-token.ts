@@ -58,13 +58,12 @@ export async function verifyPresentedToken(
     }
     return { app, typ: hit.typ, claims: hit.claims };
   }
-  const { typ, claims } = await verifyApplicationToken(token, {
-    typ: opts.typ,
-    issuer: deps.issuer,
-    audience: app.anchor,
-    key,
-    ignoreExpiry: opts.ignoreExpiry,
-  });
-  remember(token, { kid: peek.kid, typ, claims });
+  const { typ, claims } = await verifyApplicationToken(
+    token,
+    { typ: opts.typ, issuer: deps.issuer, audience: app.anchor, key, ignoreExpiry: opts.ignoreExpiry },
+    peek,
+  );
+  // A refresh token is presented once (rotation consumes it), so caching it would only hold memory.
+  if (typ !== TYP.refresh) remember(token, { kid: peek.kid, typ, claims });
   return { app, typ, claims };
 }
