@@ -7,6 +7,7 @@ export {
   runPrepared,
   type Statement,
 } from './client';
+export { columnsOf, type GatherOptions, gather, gatherOn, unnestParams } from './gather';
 export { Prisma } from './generated/client';
 export * from './generated/enums';
 export type * from './generated/models';
