@@ -1,5 +1,5 @@
 // The issuance core every host shares: checks, then a new session with its first access and refresh tokens.
-import { runPrepared, type Statement } from '@svc/db';
+import { type Db, gatherOn, runPrepared, type Statement, unnestParams } from '@svc/db';
 import { ServiceError } from '@svc/platform';
 import {
   type ClaimView,
@@ -16,6 +16,7 @@ import { checkApplication, checkSnapshot } from './checks';
 import type { IssuanceDeps } from './deps';
 import { resolveSectorSubject } from './sector-subjects';
 import { currentTermsCached, type SnapshotRow, snapshotColumnsSql, toSnapshot } from './snapshot';
+import type { CurrentTerms } from './terms';
 
 export type Principal =
   | { kind: 'ACCOUNT'; accountId: string }
@@ -38,7 +39,13 @@ export interface IssueSessionInput {
    */
   expectedAuthorityVersion?: number;
   /** The issue read, when the caller read it in the same statement as its credential (`issueReadColumnsSql`). */
-  read?: IssueReadRow;
+  read?: IssueRead;
+}
+
+/** An issue read taken by the caller, with the terms whose epoch it was read against. */
+export interface IssueRead {
+  row: IssueReadRow;
+  terms: CurrentTerms | undefined;
 }
 
 /** What issuance reads: the snapshot and the principal's current pairwise subjects in the sector. */
@@ -103,28 +110,105 @@ const READ_FOR_ISSUE: Statement = {
 };
 
 /**
- * The session at its first refresh version, only while the account's authority version is still the expected one
- * ($18, when given); the expiry sweep first looks at it when it would expire.
+ * The sessions of every issue in the same event-loop turn, each at its first refresh version and only while its
+ * account's authority version is still the expected one (when given); the expiry sweep first looks at a session
+ * when it would expire. Returns the ids inserted.
  */
-const INSERT_SESSION: Statement = {
-  name: 'issue_insert_v3',
+const INSERT_SESSIONS: Statement = {
+  name: 'issue_insert_v5',
   text: `INSERT INTO sessions (id, application_id, protocol, account_id, workload_id, workload_generation, subject,
       actor_subject, auth_method, source_credential_id, current_version, current_jti, access_ttl, refresh_ttl,
       auth_time, created_at, expires_at, sweep_after, scope)
-    SELECT $1::text, $2::uuid, $3::"SessionProtocol", $4::uuid, $5::uuid, $6::int, $7::text, $8::text, $9::text,
-      $10::text, 1, $17::text, $11::int, $12::int, $13::timestamptz, $14::timestamptz, $15::timestamptz,
-      $15::timestamptz, $16::text
-    WHERE $18::int IS NULL OR EXISTS (SELECT 1 FROM accounts WHERE id = $4::uuid AND authority_version = $18::int)
-    RETURNING 1 AS issued`,
+    SELECT v.id, v.application_id, v.protocol, v.account_id, v.workload_id, v.workload_generation, v.subject,
+      v.actor_subject, v.auth_method, v.source_credential_id, 1, v.current_jti, v.access_ttl, v.refresh_ttl,
+      v.auth_time, v.created_at, v.expires_at, v.expires_at, v.scope
+    FROM ${unnestParams([
+      'text',
+      'uuid',
+      '"SessionProtocol"',
+      'uuid',
+      'uuid',
+      'int',
+      'text',
+      'text',
+      'text',
+      'text',
+      'int',
+      'int',
+      'timestamptz',
+      'timestamptz',
+      'timestamptz',
+      'text',
+      'text',
+      'int',
+    ])}
+      AS v(id, application_id, protocol, account_id, workload_id, workload_generation, subject, actor_subject,
+        auth_method, source_credential_id, access_ttl, refresh_ttl, auth_time, created_at, expires_at, scope,
+        current_jti, expected_authority)
+    WHERE v.expected_authority IS NULL OR EXISTS (
+      SELECT 1 FROM accounts x WHERE x.id = v.account_id AND x.authority_version = v.expected_authority)
+    RETURNING id`,
 };
+
+/** One session row to insert, in the order of INSERT_SESSIONS' arrays. */
+export type SessionInsert = [
+  id: string,
+  applicationId: string,
+  protocol: string,
+  accountId: string,
+  workloadId: string | null,
+  workloadGeneration: number | null,
+  subject: string,
+  actorSubject: string | null,
+  authMethod: string,
+  sourceCredentialId: string | null,
+  accessTtl: number,
+  refreshTtl: number,
+  authTime: Date,
+  createdAt: Date,
+  expiresAt: Date,
+  scope: string | null,
+  currentJti: string,
+  expectedAuthority: number | null,
+];
+
+export type InsertOutcome = boolean | { failed: unknown };
+
+async function insertSessions(db: Db, rows: SessionInsert[]): Promise<boolean[]> {
+  const columns = Array.from({ length: 18 }, (_, c) => rows.map((r) => r[c]));
+  const inserted = await runPrepared<{ id: string }>(db, INSERT_SESSIONS, columns);
+  const ids = new Set(inserted.map((r) => r.id));
+  return rows.map((r) => ids.has(r[0]));
+}
+
+/**
+ * Inserts one session, gathered per event-loop turn. A statement fails whole, so when a batch fails (a constraint
+ * one row broke), each row is tried alone and only the rows that fail alone fail.
+ */
+export const insertSession = gatherOn(async (db, rows: SessionInsert[]): Promise<InsertOutcome[]> => {
+  try {
+    return await insertSessions(db, rows);
+  } catch (err) {
+    if (rows.length === 1) return [{ failed: err }];
+    return Promise.all(
+      rows.map((row) =>
+        insertSessions(db, [row]).then(
+          ([ok]) => ok!,
+          (failed: unknown) => ({ failed }),
+        ),
+      ),
+    );
+  }
+});
 
 export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput): Promise<IssuedSession> {
   const { application: app, principal } = input;
   checkApplication(app);
-  const terms = await currentTermsCached(deps.db);
+  // A caller's read was taken against its terms; checking it against terms fetched again could mix two epochs.
+  const terms = input.read ? input.read.terms : await currentTermsCached(deps.db);
   const workload = principal.kind === 'ACCOUNT' ? undefined : principal;
   const row =
-    input.read ??
+    input.read?.row ??
     (
       await runPrepared<IssueReadRow>(deps.db, READ_FOR_ISSUE, [
         principal.accountId,
@@ -162,7 +246,7 @@ export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput)
     mintAccessToken(signer, { ...common, ttlSeconds: accessTtl, subject, actorSubject }),
     mintRefreshToken(signer, { ...common, ttlSeconds: refreshTtl, jti: refreshJti, rotationVersion: 1 }),
   ]);
-  const inserted = await runPrepared(deps.db, INSERT_SESSION, [
+  const inserted = await insertSession(deps.db, [
     sid,
     app.id,
     input.protocol ?? 'APPLICATION',
@@ -182,7 +266,8 @@ export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput)
     refreshJti,
     input.expectedAuthorityVersion ?? null,
   ]);
-  if (inserted.length === 0) throw new ServiceError('AuthorizationArtifactStale', 409);
+  if (typeof inserted === 'object') throw inserted.failed;
+  if (!inserted) throw new ServiceError('AuthorizationArtifactStale', 409);
   return {
     sid,
     subject,

@@ -4,9 +4,9 @@
 // every claim of that pair follows from the session row (rotated_at is its iat, current_jti its jti, the access
 // jti derived from it) and RS256 signatures are deterministic, so it is minted again byte for byte and no token is
 // ever stored. Any other reuse revokes the whole family. One read and one write (a HOT update of the session row,
-// no index entry changes) per rotation.
+// no index entry changes) per rotation, each shared with the rotations of the same event-loop turn.
 import { createHmac } from 'node:crypto';
-import { runPrepared, type Statement } from '@svc/db';
+import { columnsOf, type Db, gatherOn, runPrepared, type Statement, unnestParams } from '@svc/db';
 import {
   type ApplicationTokenClaims,
   type ClaimView,
@@ -22,6 +22,7 @@ import type { IssuanceDeps } from './deps';
 import { activeSigner } from './issue';
 import { publishSessionChange } from './session-events';
 import { currentTermsCached, type SnapshotRow, snapshotColumnsSql, toSnapshot } from './snapshot';
+import type { CurrentTerms } from './terms';
 import { workloadAuthoritySql } from './workload-authority';
 
 export interface RotationDeps extends IssuanceDeps {
@@ -76,9 +77,12 @@ interface RotationRow extends SnapshotRow {
   workload_ok: boolean;
 }
 
-/** The session, workload authority and the issuance snapshot: one round trip. */
-const READ_ROTATION: Statement = {
-  name: 'rotation_read_v3',
+/**
+ * The session, workload authority and the issuance snapshot, for every rotation that reads in the same event-loop
+ * turn: one round trip, one row per input (all columns null when the session does not exist), in input order.
+ */
+const READ_ROTATIONS: Statement = {
+  name: 'rotation_read_v5',
   text: `SELECT s.id, s.application_id, s.protocol, s.subject, s.actor_subject,
       s.status, s.revoked_reason, s.current_version, s.current_jti, s.access_ttl, s.refresh_ttl, s.expires_at,
       s.rotated_at,
@@ -88,21 +92,67 @@ const READ_ROTATION: Statement = {
         actorSubject: 's.actor_subject',
         credentialId: 's.source_credential_id',
       })} AS workload_ok,
-      ${snapshotColumnsSql('s.application_id', '$2::int')}
-    FROM sessions s LEFT JOIN accounts a ON a.id = s.account_id
-    WHERE s.id = $1`,
+      ${snapshotColumnsSql('s.application_id', 'q.epoch')}
+    FROM ${unnestParams(['text', 'int'])} WITH ORDINALITY AS q(sid, epoch, ord)
+    LEFT JOIN sessions s ON s.id = q.sid
+    LEFT JOIN accounts a ON a.id = s.account_id
+    ORDER BY q.ord`,
 };
 
 /**
- * The conditional write: only the caller that still sees `presented` as current consumes it. It changes no indexed
- * column (sweep_after stays; see the expiry sweep), so PostgreSQL updates the row in place on its page (HOT).
+ * The conditional writes of every rotation consuming in the same turn: each session row is updated only if it
+ * still has the presented version as current. It changes no indexed column (sweep_after stays; see the expiry
+ * sweep), so PostgreSQL updates each row in place on its page (HOT). Two consumers of one session in one batch
+ * match the same row; PostgreSQL updates a row once per statement, so only the one whose jti the row now
+ * carries has won.
  */
-const CONSUME_VERSION: Statement = {
-  name: 'rotation_consume_v3',
-  text: `UPDATE sessions SET current_version = $3, current_jti = $6, rotated_at = $4, expires_at = $5
-    WHERE id = $1 AND current_version = $2 AND status = 'ACTIVE'
-    RETURNING 1 AS won`,
+const CONSUME_VERSIONS: Statement = {
+  name: 'rotation_consume_v5',
+  text: `UPDATE sessions s
+    SET current_version = v.next, current_jti = v.jti, rotated_at = v.at, expires_at = v.expires
+    FROM ${unnestParams(['text', 'int', 'int', 'timestamptz', 'timestamptz', 'text'])}
+      AS v(id, presented, next, at, expires, jti)
+    WHERE s.id = v.id AND s.current_version = v.presented AND s.status = 'ACTIVE'
+    RETURNING s.id, s.current_jti`,
 };
+
+interface ReadInput {
+  sid: string;
+  epoch: number;
+}
+
+export interface ConsumeInput {
+  sid: string;
+  presented: number;
+  next: number;
+  at: Date;
+  expiresAt: Date;
+  jti: string;
+}
+
+/** Consumes presented versions in one statement; true for each input whose write won. */
+export async function consumeVersions(db: Db, inputs: ConsumeInput[]): Promise<boolean[]> {
+  const won = await runPrepared<{ id: string; current_jti: string }>(
+    db,
+    CONSUME_VERSIONS,
+    columnsOf(inputs, ['sid', 'presented', 'next', 'at', 'expiresAt', 'jti']),
+  );
+  const winners = new Set(won.map((w) => `${w.id} ${w.current_jti}`));
+  return inputs.map((i) => winners.has(`${i.sid} ${i.jti}`));
+}
+
+/** The rotation read, gathered per event-loop turn (see `gather`). */
+const readRotation = gatherOn(async (db, inputs: ReadInput[]) => {
+  const rows = await runPrepared<RotationRow | { id: null }>(
+    db,
+    READ_ROTATIONS,
+    columnsOf(inputs, ['sid', 'epoch']),
+  );
+  return rows.map((r) => (r.id === null ? undefined : (r as RotationRow)));
+});
+
+/** The conditional write, gathered per event-loop turn. */
+const consumeVersion = gatherOn(consumeVersions);
 
 /** Whether the presented version is the one just rotated, inside the allowance: a retry of that rotation. */
 function isRetry(row: RotationRow, input: RotateInput, now: Date): boolean {
@@ -186,46 +236,59 @@ async function mintVersion(
   return { accessToken: access.token, refreshToken: refresh.token, refreshExp: refresh.exp };
 }
 
+/** The issuance checks over the row's snapshot; a refusal leaves the version unconsumed for a later retry. */
+async function checkedClaims(
+  deps: RotationDeps,
+  app: ApplicationContext,
+  row: RotationRow,
+  terms: CurrentTerms | undefined,
+): Promise<ClaimView> {
+  checkApplication(app);
+  return (await checkSnapshot(deps, app, toSnapshot(row, terms), terms)).claims;
+}
+
+/** A retry of the rotation just made: the pair of the current version, minted again. */
+async function retryRotation(
+  deps: RotationDeps,
+  app: ApplicationContext,
+  row: RotationRow,
+  terms: CurrentTerms | undefined,
+): Promise<RotationOutcome> {
+  const view = await checkedClaims(deps, app, row, terms);
+  const pair = await mintVersion(deps, app, row, {
+    number: row.current_version,
+    jti: row.current_jti,
+    at: row.rotated_at!,
+  });
+  return { kind: 'rotated', ...pair, claims: view, rotationVersion: row.current_version };
+}
+
+// Module-level steps rather than closures: this runs once per refresh, and each closure would be a fresh function.
 export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput): Promise<RotationOutcome> {
   const { app, claims } = input;
   const presented = claims.rotationVersion ?? 0;
   const terms = await currentTermsCached(deps.db);
-  const read = async () =>
-    (await runPrepared<RotationRow>(deps.db, READ_ROTATION, [claims.sid, terms?.acceptanceEpoch ?? 0]))[0];
-  // A refusal in the checks (account disabled, terms, claim gate) leaves the version unconsumed for a later retry.
-  const checked = async (row: RotationRow) => {
-    checkApplication(app);
-    return (await checkSnapshot(deps, app, toSnapshot(row, terms), terms)).claims;
-  };
-  const retry = async (row: RotationRow): Promise<RotationOutcome> => {
-    const view = await checked(row);
-    const pair = await mintVersion(deps, app, row, {
-      number: row.current_version,
-      jti: row.current_jti,
-      at: row.rotated_at!,
-    });
-    return { kind: 'rotated', ...pair, claims: view, rotationVersion: row.current_version };
-  };
+  const readInput = { sid: claims.sid, epoch: terms?.acceptanceEpoch ?? 0 };
 
-  const row = await read();
+  const row = await readRotation(deps.db, readInput);
   const verdict = await judge(deps, row, input);
-  if (verdict === 'retry') return retry(row!);
+  if (verdict === 'retry') return retryRotation(deps, app, row!, terms);
   if (verdict) return verdict;
   const session = row!;
-  const view = await checked(session);
+  const view = await checkedClaims(deps, app, session, terms);
   // rotated_at keeps milliseconds; the tokens' iat is its whole second, so a retry mints the same iat again.
   const now = deps.now();
   const next = { number: presented + 1, jti: newJti(), at: now };
   const pair = await mintVersion(deps, app, session, next);
-  const won = await runPrepared(deps.db, CONSUME_VERSION, [
-    session.id,
+  const won = await consumeVersion(deps.db, {
+    sid: session.id,
     presented,
-    next.number,
-    now,
-    new Date(pair.refreshExp * 1000),
-    next.jti,
-  ]);
-  if (won.length === 1) {
+    next: next.number,
+    at: now,
+    expiresAt: new Date(pair.refreshExp * 1000),
+    jti: next.jti,
+  });
+  if (won) {
     return {
       kind: 'rotated',
       accessToken: pair.accessToken,
@@ -237,9 +300,9 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
   // Lost to a concurrent rotation of the same version (or a revocation): with an allowance, the winner's version is
   // committed and this is its retry; otherwise the reuse compromises the family.
   if (input.retryAllowanceMs > 0) {
-    const again = await read();
+    const again = await readRotation(deps.db, readInput);
     const outcome = await judge(deps, again, input);
-    if (outcome === 'retry') return retry(again!);
+    if (outcome === 'retry') return retryRotation(deps, app, again!, terms);
     if (outcome) return outcome;
   }
   await revokeFamily(deps, session.id);

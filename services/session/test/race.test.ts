@@ -1,6 +1,8 @@
 // Concurrency: many simultaneous /refresh calls with one token, spread over two replicas of the session host,
 // rotate exactly once and leave exactly one live refresh family.
+import { consumeVersions, insertSession, type SessionInsert } from '@svc/issuance';
 import { postJson } from '@svc/testkit';
+import { newJti, newSid } from '@svc/token-core';
 import { decodeJwt } from 'jose';
 import { freshSession, type SessionHarness, startSessionHost } from './support';
 
@@ -55,5 +57,64 @@ describe('concurrent refresh across replicas', () => {
     } finally {
       await strict.close();
     }
+  });
+
+  it('two consumers of one version in one gathered statement: exactly one wins', async () => {
+    const { issued } = await freshSession(a.infra);
+    const at = new Date();
+    const expiresAt = new Date(at.getTime() + 3_600_000);
+    const both = ['first-jti', 'second-jti'].map((jti) => ({
+      sid: issued.sid,
+      presented: 1,
+      next: 2,
+      at,
+      expiresAt,
+      jti,
+    }));
+    const won = await consumeVersions(a.infra.db, both);
+    expect(won.filter(Boolean)).toHaveLength(1);
+    const session = await a.infra.db.session.findUniqueOrThrow({ where: { id: issued.sid } });
+    expect(session.currentVersion).toBe(2);
+    expect(session.currentJti).toBe(won[0] ? 'first-jti' : 'second-jti');
+    // Presented again, the consumed version finds nothing to consume.
+    expect(await consumeVersions(a.infra.db, [both[0]!])).toEqual([false]);
+  });
+
+  it('gathered session inserts: a row whose id is taken fails alone, the others go in', async () => {
+    const { app, account, issued } = await freshSession(a.infra);
+    const now = new Date();
+    const row = (sid: string): SessionInsert => [
+      sid,
+      app.applicationId,
+      'APPLICATION',
+      account.id,
+      null,
+      null,
+      `subject-${newJti()}`,
+      null,
+      'ACCESS_KEY_DIRECT',
+      null,
+      300,
+      3600,
+      now,
+      now,
+      new Date(now.getTime() + 3_600_000),
+      null,
+      newJti(),
+      null,
+    ];
+    const good = row(newSid());
+    const taken = row(issued.sid);
+    const [ok, failed] = await Promise.all([
+      insertSession(a.infra.db, good),
+      insertSession(a.infra.db, taken),
+    ]);
+    expect(ok).toBe(true);
+    expect(failed).toEqual({ failed: expect.anything() });
+    const existing = await a.infra.db.session.findUniqueOrThrow({ where: { id: issued.sid } });
+    expect((await a.infra.db.session.findUniqueOrThrow({ where: { id: good[0] } })).currentJti).toBe(
+      good[16],
+    );
+    expect(existing.currentJti).not.toBe(taken[16]);
   });
 });

@@ -58,6 +58,6 @@ export async function proveAccessKey(
     workloadId: row.workloadId,
     authorityVersion: row.authorityVersion,
     workload: found.workload,
-    read: found.read,
+    read: { row: found.read, terms },
   };
 }

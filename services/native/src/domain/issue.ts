@@ -1,6 +1,6 @@
 // The common tail of every direct-issue path: application availability, the three authorization layers, the
 // authority snapshot that detects a change mid-attempt, then the shared issuance core.
-import { type ApplicationContext, checkApplication, type IssueReadRow, issueSession } from '@svc/issuance';
+import { type ApplicationContext, checkApplication, type IssueRead, issueSession } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
 import type { NativeDeps } from '../deps';
@@ -25,7 +25,7 @@ export interface CredentialBinding {
   /** The credential's workload, when the lookup read it (null: none, or gone). */
   workload?: WorkloadRow | null;
   /** The issue read, when the lookup took it in the same statement. */
-  read?: IssueReadRow;
+  read?: IssueRead;
 }
 
 export interface DirectIssueResult {

@@ -1,6 +1,7 @@
 // Store of the credentials direct issue accepts: access keys (hashed secrets), public keys, and the workloads
-// and accounts they are bound to. No rules here; the access-key lookup is a prepared statement (hot path).
-import { type Db, runPrepared, type Statement } from '@svc/db';
+// and accounts they are bound to. No rules here; the access-key lookup is a prepared statement shared by the
+// lookups of one event-loop turn (hot path).
+import { columnsOf, type Db, gather, runPrepared, type Statement, unnestParams } from '@svc/db';
 import { type IssueReadRow, issueReadColumnsSql } from '@svc/issuance';
 import type { JWK } from 'jose';
 
@@ -43,24 +44,31 @@ type AccessKeyForIssueRow = IssueReadRow & {
   w_generation: number | null;
 };
 
-/** The key, its workload and everything issuance reads about its principal: one round trip. */
-const FIND_ACCESS_KEY_FOR_ISSUE: Statement = {
-  name: 'native_access_key_v2',
+/**
+ * The key, its workload and everything issuance reads about its principal, for every lookup of the same
+ * event-loop turn: one round trip, one row per input in input order (key columns null for an unknown identifier).
+ */
+const FIND_ACCESS_KEYS_FOR_ISSUE: Statement = {
+  name: 'native_access_key_v4',
   text: `SELECT k.id, k.secret_hash, k.application_id, k.account_id AS key_account_id, k.workload_id, k.status,
       w.id AS w_id, w.kind AS w_kind, w.owner_account_id AS w_owner_account_id, w.status AS w_status,
       w.generation AS w_generation,
       ${issueReadColumnsSql({
-        applicationId: '$2::uuid',
-        epoch: '$3::int',
-        sectorId: '$4::uuid',
+        applicationId: 'q.application_id',
+        epoch: 'q.epoch',
+        sectorId: 'q.sector_id',
         workloadKind: 'w.kind',
         workloadId: 'w.id',
       })}
-    FROM access_keys k
+    FROM ${unnestParams(['text', 'uuid', 'int', 'uuid'])}
+        WITH ORDINALITY AS q(identifier, application_id, epoch, sector_id, ord)
+      LEFT JOIN access_keys k ON k.identifier = q.identifier
       LEFT JOIN accounts a ON a.id = k.account_id
       LEFT JOIN workloads w ON w.id = k.workload_id
-    WHERE k.identifier = $1`,
+    ORDER BY q.ord`,
 };
+
+type KeyLookup = IssueReadScope & { identifier: string };
 
 export interface PublicKeyRow {
   id: string;
@@ -80,17 +88,20 @@ export interface WorkloadRow {
 }
 
 export function createCredentialStore(db: Db) {
+  const findAccessKeysForIssue = gather(async (lookups: KeyLookup[]) => {
+    const rows = await runPrepared<AccessKeyForIssueRow | { id: null }>(
+      db,
+      FIND_ACCESS_KEYS_FOR_ISSUE,
+      columnsOf(lookups, ['identifier', 'applicationId', 'epoch', 'sectorId']),
+    );
+    return rows.map((r) => (r.id === null ? undefined : (r as AccessKeyForIssueRow)));
+  });
   return {
     async findAccessKeyForIssue(
       identifier: string,
       scope: IssueReadScope,
     ): Promise<AccessKeyForIssue | null> {
-      const [row] = await runPrepared<AccessKeyForIssueRow>(db, FIND_ACCESS_KEY_FOR_ISSUE, [
-        identifier,
-        scope.applicationId,
-        scope.epoch,
-        scope.sectorId,
-      ]);
+      const row = await findAccessKeysForIssue({ identifier, ...scope });
       if (!row) return null;
       const key: AccessKeyRow = {
         id: row.id,
