@@ -4,6 +4,7 @@ export * from './checks';
 export * from './claim-state';
 export * from './deps';
 export * from './errands';
+export * from './host-core';
 export * from './issue';
 export * from './presented-token';
 export * from './rotation';

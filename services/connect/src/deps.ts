@@ -1,21 +1,8 @@
 // Everything the connect host needs, built from the environment by openConnectDeps (main) or by tests.
-import { createPrisma, type Db } from '@svc/db';
-import {
-  type ApplicationCache,
-  createApplicationCache,
-  type IssuanceDeps,
-  issuanceDepsFromEnv,
-} from '@svc/issuance';
-import { createKeyRing, type KeyRing } from '@svc/keyring';
-import {
-  createLogger,
-  createMetrics,
-  createRedis,
-  type Logger,
-  type Metrics,
-  type Redis,
-} from '@svc/platform';
-import { loadKek } from '@svc/token-core';
+import type { Db } from '@svc/db';
+import { type ApplicationCache, type IssuanceDeps, openHostCore } from '@svc/issuance';
+import type { KeyRing } from '@svc/keyring';
+import type { Logger, Metrics, Redis } from '@svc/platform';
 import { type ConnectConfig, connectConfigFromEnv } from './config';
 import { createMailer, type Mailer } from './domain/mailer';
 
@@ -34,32 +21,23 @@ export interface ConnectDeps {
 }
 
 export function openConnectDeps(env: NodeJS.ProcessEnv = process.env): ConnectDeps {
-  const db = createPrisma();
-  const redis = createRedis(undefined, { autoPipelining: true });
-  const subscriber = createRedis();
-  const kek = loadKek(env);
-  const keyRing = createKeyRing({ db, kek, subscriber });
+  const core = openHostCore('connect', env);
   const config = connectConfigFromEnv(env);
-  const issuance = { ...issuanceDepsFromEnv(db, keyRing, kek), connectUrl: config.connectUrl };
-  const logger = createLogger('connect');
-  const mailer = createMailer(env, config.mailFrom, logger);
+  const mailer = createMailer(env, config.mailFrom, core.logger);
   return {
-    db,
-    redis,
-    keyRing,
-    issuance,
-    apps: createApplicationCache(db),
+    db: core.db,
+    redis: core.redis,
+    keyRing: core.keyRing,
+    issuance: { ...core.issuance, connectUrl: config.connectUrl },
+    apps: core.apps,
     config,
     mailer,
-    logger,
-    metrics: createMetrics('connect'),
+    logger: core.logger,
+    metrics: core.metrics,
     now: () => new Date(),
     async close() {
       mailer.close();
-      await keyRing.close();
-      await subscriber.quit().catch(() => undefined);
-      await redis.quit().catch(() => undefined);
-      await db.$disconnect();
+      await core.close();
     },
   };
 }

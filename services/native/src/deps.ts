@@ -1,22 +1,9 @@
 // What the native host needs (database, Redis, key ring, issuance core, Steam client, limits), read from the
 // environment by openNativeDeps; tests build the same structure with their own limits and stand-ins.
-import { createPrisma, type Db } from '@svc/db';
-import {
-  type ApplicationCache,
-  createApplicationCache,
-  type IssuanceDeps,
-  issuanceDepsFromEnv,
-} from '@svc/issuance';
-import { createKeyRing, type KeyRing } from '@svc/keyring';
-import {
-  createLogger,
-  createMetrics,
-  createRedis,
-  type Logger,
-  type Metrics,
-  type Redis,
-} from '@svc/platform';
-import { loadKek } from '@svc/token-core';
+import type { Db } from '@svc/db';
+import { type ApplicationCache, type IssuanceDeps, openHostCore } from '@svc/issuance';
+import type { KeyRing } from '@svc/keyring';
+import type { Logger, Metrics, Redis } from '@svc/platform';
 
 export interface NativeConfig {
   /** Base URL of the Steam Web API (STEAM_API_URL). */
@@ -88,29 +75,18 @@ export function nativeConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Nativ
 /** Opens every connection the host needs from the environment; close() releases them all. */
 export async function openNativeDeps(): Promise<NativeDeps & { close(): Promise<void> }> {
   const config = nativeConfigFromEnv();
-  const logger = createLogger('native');
-  const metrics = createMetrics('native');
-  const db = createPrisma();
-  const redis = createRedis(undefined, { autoPipelining: true });
-  const subscriber = createRedis();
-  const keyRing = createKeyRing({ db, kek: loadKek(), subscriber });
-  const issuance = issuanceDepsFromEnv(db, keyRing);
-  const apps = createApplicationCache(db);
+  const core = openHostCore('native');
   if (!config.steamApiKey)
-    logger.warn('STEAM_API_KEY is not set: platform-ticket sign-in will be refused by Steam');
+    core.logger.warn('STEAM_API_KEY is not set: platform-ticket sign-in will be refused by Steam');
   return {
-    db,
-    redis,
-    keyRing,
-    issuance,
-    apps,
-    logger,
-    metrics,
+    db: core.db,
+    redis: core.redis,
+    keyRing: core.keyRing,
+    issuance: core.issuance,
+    apps: core.apps,
+    logger: core.logger,
+    metrics: core.metrics,
     config,
-    async close() {
-      await keyRing.close().catch(() => undefined);
-      await redis.quit().catch(() => undefined);
-      await db.$disconnect().catch(() => undefined);
-    },
+    close: core.close,
   };
 }

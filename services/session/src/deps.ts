@@ -1,22 +1,7 @@
 // Everything the session host needs, built once per process from the environment.
-import { createPrisma } from '@svc/db';
-import {
-  type ApplicationCache,
-  createApplicationCache,
-  type IssuanceDeps,
-  issuanceDepsFromEnv,
-} from '@svc/issuance';
-import { createKeyRing, jwksMaxAgeSeconds } from '@svc/keyring';
-import {
-  createLogger,
-  createMetrics,
-  createRedis,
-  envInt,
-  type Logger,
-  type Metrics,
-  type Redis,
-} from '@svc/platform';
-import { loadKek } from '@svc/token-core';
+import { type ApplicationCache, type IssuanceDeps, openHostCore } from '@svc/issuance';
+import { jwksMaxAgeSeconds } from '@svc/keyring';
+import { createRedis, envInt, type Logger, type Metrics, type Redis } from '@svc/platform';
 import { createSessionCache, type SessionCache } from './store/session-cache';
 
 export interface SessionDeps extends IssuanceDeps {
@@ -38,21 +23,14 @@ export interface OpenedSessionDeps extends SessionDeps {
 }
 
 export function openSessionDeps(): OpenedSessionDeps {
-  const db = createPrisma();
-  const redis = createRedis(undefined, { autoPipelining: true });
-  const keySubscriber = createRedis();
-  const sessionSubscriber = createRedis();
-  const kek = loadKek();
-  const ring = createKeyRing({ db, kek, subscriber: keySubscriber });
-  const issuance = issuanceDepsFromEnv(db, ring, kek);
-  const logger = createLogger('session');
+  const core = openHostCore('session');
   const deps: SessionDeps = {
-    ...issuance,
-    redis,
-    apps: createApplicationCache(db),
-    sessions: createSessionCache(db, sessionSubscriber),
-    logger,
-    metrics: createMetrics('session'),
+    ...core.issuance,
+    redis: core.redis,
+    apps: core.apps,
+    sessions: createSessionCache(core.db, createRedis()),
+    logger: core.logger,
+    metrics: core.metrics,
     retryAllowanceMs: envInt('REFRESH_RETRY_WINDOW_MS', 2000),
     recheckSeconds: envInt('INTROSPECT_RECHECK_SECONDS', 60),
     jwksMaxAgeSeconds: jwksMaxAgeSeconds(),
@@ -61,9 +39,7 @@ export function openSessionDeps(): OpenedSessionDeps {
     ...deps,
     async close() {
       await deps.sessions.close();
-      await ring.close();
-      await redis.quit().catch(() => undefined);
-      await db.$disconnect();
+      await core.close();
     },
   };
 }

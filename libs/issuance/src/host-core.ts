@@ -1,0 +1,49 @@
+// The connections and caches every issuing host opens the same way: PostgreSQL, Redis, the key ring with its
+// change subscriber, the issuance core, the application cache, a logger and metrics. Each host adds its own.
+import { createPrisma, type Db } from '@svc/db';
+import { createKeyRing, type KeyRing } from '@svc/keyring';
+import {
+  createLogger,
+  createMetrics,
+  createRedis,
+  type Logger,
+  type Metrics,
+  type Redis,
+} from '@svc/platform';
+import { loadKek } from '@svc/token-core';
+import { type ApplicationCache, createApplicationCache } from './application-context';
+import { type IssuanceDeps, issuanceDepsFromEnv } from './deps';
+
+export interface HostCore {
+  db: Db;
+  /** The command connection (auto-pipelined: concurrent commands share round trips). */
+  redis: Redis;
+  keyRing: KeyRing;
+  issuance: IssuanceDeps;
+  apps: ApplicationCache;
+  logger: Logger;
+  metrics: Metrics;
+  /** Closes the key ring (and its subscriber), Redis and PostgreSQL, in that order. */
+  close(): Promise<void>;
+}
+
+export function openHostCore(name: string, env: NodeJS.ProcessEnv = process.env): HostCore {
+  const db = createPrisma();
+  const redis = createRedis(undefined, { autoPipelining: true });
+  const kek = loadKek(env);
+  const keyRing = createKeyRing({ db, kek, subscriber: createRedis() });
+  return {
+    db,
+    redis,
+    keyRing,
+    issuance: issuanceDepsFromEnv(db, keyRing, kek),
+    apps: createApplicationCache(db),
+    logger: createLogger(name),
+    metrics: createMetrics(name),
+    async close() {
+      await keyRing.close().catch(() => undefined);
+      await redis.quit().catch(() => undefined);
+      await db.$disconnect().catch(() => undefined);
+    },
+  };
+}
