@@ -1,9 +1,8 @@
 // The session sweep over sweep_after: expires what lapsed, follows expiries that rotations slid on, and deletes
 // sessions that are no longer active once retention has passed; nothing live is touched.
-import { randomBytes, randomUUID } from 'node:crypto';
 import { provisionApp } from '@svc/testkit';
 import { sweepSessionsBatch } from '../src/store/sweep-store';
-import { infraOver, openPrivateDb, type PrivateDb } from './support';
+import { infraOver, openPrivateDb, type PrivateDb, sessionRow } from './support';
 
 const DAY = 86_400_000;
 const RETENTION_SECONDS = 7 * 86_400;
@@ -28,23 +27,15 @@ it('expires, defers and purges each session by what it is now, and leaves live o
     expiresAt: Date,
     sweepAfter: Date,
   ): Promise<string> => {
-    const id = `sid_${randomBytes(12).toString('base64url')}`;
-    await p.db.session.create({
-      data: {
-        id,
-        applicationId: app.applicationId,
-        accountId: account.id,
-        subject: 'sub',
-        authMethod: 'ACCESS_KEY_DIRECT',
-        accessTtl: 600,
-        refreshTtl: 86_400,
-        currentJti: randomUUID(),
-        status,
-        expiresAt,
-        sweepAfter,
-      },
+    const row = sessionRow({
+      applicationId: app.applicationId,
+      accountId: account.id,
+      status,
+      expiresAt,
+      sweepAfter,
     });
-    return id;
+    await p.db.session.create({ data: row });
+    return row.id;
   };
   const lapsed = await session('ACTIVE', at(-DAY), at(-DAY));
   // Rotations slid the expiry on past the sweep mark: looked at, not expired, looked at again at the new expiry.

@@ -1,6 +1,6 @@
 // Worker test support: a private PostgreSQL database per test file (the sweeps and rotation ticks act on whole
 // tables, so they must never touch the shared test database other suites run against), and worker wiring.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createPrisma, type Db, databaseUrl, migrate } from '@svc/db';
 import { type IssuanceDeps, issuanceDepsFromEnv } from '@svc/issuance';
 import { createKeyRing, type KeyRing } from '@svc/keyring';
@@ -91,4 +91,27 @@ export async function dropQueue(name: string, prefix: string): Promise<void> {
   });
   await queue.obliterate({ force: true }).catch(() => undefined);
   await queue.close();
+}
+
+/** A session row for the sweeps: active unless told, looked at by the sweep from `sweepAfter` (default: expiry). */
+export function sessionRow(r: {
+  applicationId: string;
+  accountId: string;
+  expiresAt: Date;
+  sweepAfter?: Date;
+  status?: 'ACTIVE' | 'REVOKED' | 'EXPIRED';
+}) {
+  return {
+    id: `sid_${randomBytes(12).toString('base64url')}`,
+    applicationId: r.applicationId,
+    accountId: r.accountId,
+    subject: 'sub',
+    authMethod: 'ACCESS_KEY_DIRECT',
+    accessTtl: 600,
+    refreshTtl: 86_400,
+    currentJti: randomUUID(),
+    status: r.status ?? 'ACTIVE',
+    expiresAt: r.expiresAt,
+    sweepAfter: r.sweepAfter ?? r.expiresAt,
+  } as const;
 }

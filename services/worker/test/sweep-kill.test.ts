@@ -3,7 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { provisionApp, uniqueName } from '@svc/testkit';
 import { type Child, spawnTsx, waitUntil } from './processes';
-import { dropQueue, infraOver, openPrivateDb, type PrivateDb } from './support';
+import { dropQueue, infraOver, openPrivateDb, type PrivateDb, sessionRow } from './support';
 
 const DAY = 86_400_000;
 let pdb: PrivateDb;
@@ -46,18 +46,8 @@ const at = (offsetMs: number) => new Date(Date.now() + offsetMs);
 async function seed() {
   const app = await provisionApp(infra);
   const account = await pdb.db.account.create({ data: { email: `${uniqueName('user')}@example.test` } });
-  const session = (expiresAt: Date) => ({
-    id: `sid_${randomBytes(12).toString('base64url')}`,
-    applicationId: app.applicationId,
-    accountId: account.id,
-    subject: 'sub',
-    authMethod: 'ACCESS_KEY_DIRECT',
-    accessTtl: 3600,
-    refreshTtl: 86_400,
-    currentJti: randomUUID(),
-    expiresAt,
-    sweepAfter: expiresAt,
-  });
+  const session = (expiresAt: Date) =>
+    sessionRow({ applicationId: app.applicationId, accountId: account.id, expiresAt });
   const inquiry = (expiresAt: Date) => ({
     applicationId: app.applicationId,
     exposureKeyHash: randomUUID(),
