@@ -53,6 +53,13 @@ export function uniqueName(prefix = 't'): string {
   return `${prefix}-${randomBytes(5).toString('hex')}`;
 }
 
+/** The same string with its middle character swapped for another base64url/hex-safe one, so it never equals the input. */
+export function tamper(value: string): string {
+  const at = value.length >> 1;
+  const swapped = value[at] === 'a' ? 'b' : 'a';
+  return `${value.slice(0, at)}${swapped}${value.slice(at + 1)}`;
+}
+
 export interface AppFixture {
   anchor: string;
   orgId: string;

@@ -1,7 +1,7 @@
 // POST /redeem and the inquiry status poll over HTTP: every failure reason, single use across two replicas,
 // TTL folding, the claim gate, and the token verified against the application's JWK Set.
 import { grantClaim, setAppStatus } from '@svc/provisioning';
-import { openInfra, postJson, provisionAccount, type TestInfra } from '@svc/testkit';
+import { openInfra, postJson, provisionAccount, type TestInfra, tamper } from '@svc/testkit';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { sha256Hex } from '../src/domain/keys';
 import {
@@ -114,8 +114,8 @@ describe('POST /redeem', () => {
     const k = await realized();
     for (const bad of [
       { ...k, exposureKey: 'iqe_unknown' },
-      { ...k, hiddenKey: `${k.hiddenKey.slice(0, -1)}A` },
-      { ...k, confirmationKey: `${k.confirmationKey.slice(0, -1)}A` },
+      { ...k, hiddenKey: tamper(k.hiddenKey) },
+      { ...k, confirmationKey: tamper(k.confirmationKey) },
       { ...k, hiddenKey: k.confirmationKey, confirmationKey: k.hiddenKey },
     ]) {
       const res = await redeem(bad);

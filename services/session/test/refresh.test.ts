@@ -1,7 +1,7 @@
 // POST /refresh on the session host: rotation, retry allowance, reuse detection and every rejection reason.
 import { loadApplication } from '@svc/issuance';
 import { setAccountStatus, setAppStatus, setClaims } from '@svc/provisioning';
-import { postJson, provisionAccount } from '@svc/testkit';
+import { postJson, provisionAccount, tamper } from '@svc/testkit';
 import { mintRefreshToken } from '@svc/token-core';
 import { decodeJwt } from 'jose';
 import { freshSession, issueFor, type SessionHarness, startSessionHost } from './support';
@@ -80,7 +80,7 @@ describe('POST /refresh', () => {
     expect((await refresh('not-a-jwt')).body.reason).toBe('RefreshTokenInvalid');
     expect((await refresh(issued.accessToken)).body.reason).toBe('RefreshTokenInvalidType');
     const [hd, pl, sig] = issued.refreshToken.split('.');
-    const tampered = `${hd}.${pl}.${sig!.slice(0, -4)}AAAA`;
+    const tampered = `${hd}.${pl}.${tamper(sig!)}`;
     const bad = await refresh(tampered);
     expect(bad.status).toBe(401);
     expect(bad.body.reason).toBe('RefreshTokenInvalidSignature');
