@@ -7,12 +7,16 @@ let client: pg.Client;
 beforeAll(async () => {
   client = new pg.Client({ connectionString: databaseUrl() });
   await client.connect();
+  // A table of its own with settled statistics: the plan choice must not follow what other suites write to sessions.
+  await client.query('CREATE TEMP TABLE probe_rows (id text PRIMARY KEY)');
+  await client.query("INSERT INTO probe_rows SELECT 'sid_' || g FROM generate_series(1, 10000) AS g");
+  await client.query('ANALYZE probe_rows');
 });
 afterAll(() => client.end());
 
 /** Runs a named statement over a two-element batch eight times and reports how PostgreSQL planned it. */
 async function plansOf(name: string, from: string) {
-  const text = `SELECT s.id FROM ${from} AS q(sid) LEFT JOIN sessions s ON s.id = q.sid`;
+  const text = `SELECT s.id FROM ${from} AS q(sid) LEFT JOIN probe_rows s ON s.id = q.sid`;
   for (let i = 0; i < 8; i++) await client.query({ name, text, values: [['sid_a', 'sid_b']] });
   const { rows } = await client.query(
     'SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1',
