@@ -27,6 +27,9 @@ export interface HostCore {
   close(): Promise<void>;
 }
 
+/** What a host's dependencies carry of the core; tests build it themselves and may leave metrics out. */
+export type HostParts = Omit<HostCore, 'close' | 'metrics'> & { metrics?: Metrics };
+
 export function openHostCore(name: string, env: NodeJS.ProcessEnv = process.env): HostCore {
   const db = createPrisma();
   const redis = createRedis(undefined, { autoPipelining: true });

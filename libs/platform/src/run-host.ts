@@ -1,8 +1,11 @@
 // Process lifecycle of a host: listen, serve metrics, and shut down gracefully on SIGTERM/SIGINT.
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from './logger';
+import { forkWorkers } from './cluster';
+import { type HostName, portFor } from './config';
+import { createLogger, type Logger } from './logger';
 import { type Metrics, serveMetrics } from './metrics';
+import { startTelemetry } from './telemetry';
 
 export interface RunningHost {
   server: Server;
@@ -98,4 +101,45 @@ export async function runHost(opts: {
     });
   }
   return { server, port, close };
+}
+
+/** What a host process opens before it serves: its logger and metrics, and one close() for all of it. */
+export interface HostProcessDeps {
+  logger: Logger;
+  metrics?: Metrics;
+  close(): Promise<void>;
+}
+
+/**
+ * A host's process entry: forks WEB_CONCURRENCY workers when asked, starts telemetry, opens the dependencies,
+ * serves on the host's port and, on SIGTERM/SIGINT, drains, closes them and stops telemetry. A failure to
+ * start prints its message (never a stack) and exits 1.
+ */
+export function serveHostProcess<D extends HostProcessDeps>(
+  name: HostName,
+  open: () => D | Promise<D>,
+  createApp: (deps: D) => RequestListener,
+): void {
+  const main = async () => {
+    if (forkWorkers(createLogger(name))) return;
+    const telemetry = startTelemetry(name);
+    const deps = await open();
+    await runHost({
+      name,
+      app: createApp(deps),
+      port: portFor(name),
+      logger: deps.logger,
+      metrics: deps.metrics,
+      onClose: async () => {
+        await deps.close();
+        await telemetry?.shutdown();
+      },
+    });
+  };
+  main().catch((err: unknown) => {
+    process.stderr.write(
+      `${name} host failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
+    process.exit(1);
+  });
 }

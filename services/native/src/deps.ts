@@ -1,9 +1,6 @@
 // What the native host needs (database, Redis, key ring, issuance core, Steam client, limits), read from the
 // environment by openNativeDeps; tests build the same structure with their own limits and stand-ins.
-import type { Db } from '@svc/db';
-import { type ApplicationCache, type IssuanceDeps, openHostCore } from '@svc/issuance';
-import type { KeyRing } from '@svc/keyring';
-import type { Logger, Metrics, Redis } from '@svc/platform';
+import { type HostParts, openHostCore } from '@svc/issuance';
 
 export interface NativeConfig {
   /** Base URL of the Steam Web API (STEAM_API_URL). */
@@ -35,14 +32,7 @@ export interface NativeHooks {
   afterCredentialProof?: () => Promise<void>;
 }
 
-export interface NativeDeps {
-  db: Db;
-  redis: Redis;
-  keyRing: KeyRing;
-  issuance: IssuanceDeps;
-  apps: ApplicationCache;
-  logger: Logger;
-  metrics?: Metrics;
+export interface NativeDeps extends HostParts {
   config: NativeConfig;
   hooks?: NativeHooks;
 }
@@ -78,15 +68,5 @@ export async function openNativeDeps(): Promise<NativeDeps & { close(): Promise<
   const core = openHostCore('native');
   if (!config.steamApiKey)
     core.logger.warn('STEAM_API_KEY is not set: platform-ticket sign-in will be refused by Steam');
-  return {
-    db: core.db,
-    redis: core.redis,
-    keyRing: core.keyRing,
-    issuance: core.issuance,
-    apps: core.apps,
-    logger: core.logger,
-    metrics: core.metrics,
-    config,
-    close: core.close,
-  };
+  return { ...core, config };
 }
