@@ -7,6 +7,7 @@ import { createLogger } from '@svc/platform';
 import {
   type AppFixture,
   type AppFixtureOptions,
+  openInfra,
   postJson,
   provisionApp,
   provisionClientKey,
@@ -164,6 +165,35 @@ export async function provisionBackend(
       return postJson(`${o.url ?? connectUrl}/establish`, text, { authorization: `ClientAuth ${jws}` });
     },
   };
+}
+
+export interface ConnectPair {
+  infra: TestInfra;
+  /** The replica the backend's CONNECT_URL names. */
+  host: ConnectHost;
+  /** A second replica over the same PostgreSQL and Redis. */
+  replica: ConnectHost;
+  backend: Backend;
+}
+
+/**
+ * Two connect replicas over one infrastructure and a backend provisioned against the first, opened before the
+ * file's tests and closed after them. The fields are filled in beforeAll.
+ */
+export function useConnectPair(backend: AppFixtureOptions = {}): ConnectPair {
+  const pair = {} as ConnectPair;
+  beforeAll(async () => {
+    pair.infra = openInfra();
+    pair.host = await startConnect(pair.infra);
+    pair.replica = await startConnect(pair.infra);
+    pair.backend = await provisionBackend(pair.infra, pair.host.url, backend);
+  });
+  afterAll(async () => {
+    await pair.host.close();
+    await pair.replica.close();
+    await pair.infra.close();
+  });
+  return pair;
 }
 
 /** Gives an account a receipt for the current basic terms, when any are published (terms are fleet-wide). */

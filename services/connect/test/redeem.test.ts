@@ -1,46 +1,24 @@
 // POST /redeem and the inquiry status poll over HTTP: every failure reason, single use across two replicas,
 // TTL folding, the claim gate, and the token verified against the application's JWK Set.
 import { grantClaim, setAppStatus } from '@svc/provisioning';
-import { openInfra, postJson, provisionAccount, type TestInfra, tamper } from '@svc/testkit';
+import { postJson, provisionAccount, tamper } from '@svc/testkit';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { sha256Hex } from '../src/domain/keys';
-import {
-  acceptCurrentTerms,
-  type Backend,
-  type ConnectHost,
-  provisionBackend,
-  realizeFor,
-  startConnect,
-} from './helpers';
+import { acceptCurrentTerms, type Backend, provisionBackend, realizeFor, useConnectPair } from './helpers';
 
-let infra: TestInfra;
-let host: ConnectHost;
-let replica: ConnectHost;
-let backend: Backend;
-
-beforeAll(async () => {
-  infra = openInfra();
-  host = await startConnect(infra);
-  replica = await startConnect(infra);
-  backend = await provisionBackend(infra, host.url);
-});
-afterAll(async () => {
-  await host.close();
-  await replica.close();
-  await infra.close();
-});
+const pair = useConnectPair();
 
 async function readyAccount() {
-  const account = await provisionAccount(infra, { givenName: 'Ada' });
-  await acceptCurrentTerms(infra, account.id);
+  const account = await provisionAccount(pair.infra, { givenName: 'Ada' });
+  await acceptCurrentTerms(pair.infra, account.id);
   return account;
 }
 
-async function realized(body: Record<string, unknown> = {}, b: Backend = backend) {
+async function realized(body: Record<string, unknown> = {}, b: Backend = pair.backend) {
   const est = await b.establish(body);
   expect(est.status).toBe(200);
   const account = await readyAccount();
-  const confirmationKey = await realizeFor(infra, est.body.exposureKey, account.id);
+  const confirmationKey = await realizeFor(pair.infra, est.body.exposureKey, account.id);
   return { ...est.body, confirmationKey, account } as {
     exposureKey: string;
     hiddenKey: string;
@@ -49,7 +27,10 @@ async function realized(body: Record<string, unknown> = {}, b: Backend = backend
   };
 }
 
-const redeem = (k: { exposureKey: string; hiddenKey: string; confirmationKey: string }, url = host.url) =>
+const redeem = (
+  k: { exposureKey: string; hiddenKey: string; confirmationKey: string },
+  url = pair.host.url,
+) =>
   postJson(`${url}/redeem`, {
     exposureKey: k.exposureKey,
     hiddenKey: k.hiddenKey,
@@ -82,10 +63,12 @@ describe('POST /redeem', () => {
       'staticAvatar',
     ]);
     expect(res.body.claims.email).toEqual({ requirement: 'OFF', state: 'UNKNOWN' });
-    const app = await infra.db.application.findUniqueOrThrow({ where: { anchor: backend.fixture.anchor } });
-    const jwks = createLocalJWKSet({ keys: (await infra.keyRing.jwks(app.id)).keys as never });
+    const app = await pair.infra.db.application.findUniqueOrThrow({
+      where: { anchor: pair.backend.fixture.anchor },
+    });
+    const jwks = createLocalJWKSet({ keys: (await pair.infra.keyRing.jwks(app.id)).keys as never });
     const access = await jwtVerify(res.body.accessToken, jwks, {
-      audience: backend.fixture.anchor,
+      audience: pair.backend.fixture.anchor,
       typ: 'vnd.service.application-access+jwt',
       algorithms: ['RS256'],
     });
@@ -95,7 +78,9 @@ describe('POST /redeem', () => {
     const refresh = decodeJwt(res.body.refreshToken);
     expect(refresh.rotationVersion).toBe(1);
     expect(refresh.sid).toBe(access.payload.sid);
-    const session = await infra.db.session.findUniqueOrThrow({ where: { id: String(access.payload.sid) } });
+    const session = await pair.infra.db.session.findUniqueOrThrow({
+      where: { id: String(access.payload.sid) },
+    });
     expect(session.authMethod).toBe('PASSKEY_USERNAMELESS');
 
     const again = await redeem(k);
@@ -104,7 +89,7 @@ describe('POST /redeem', () => {
   });
 
   test('InquiryNotRealized before the person has signed in', async () => {
-    const est = await backend.establish({});
+    const est = await pair.backend.establish({});
     const res = await redeem({ ...est.body, confirmationKey: 'iqc_guess' });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ reason: 'InquiryNotRealized' });
@@ -122,20 +107,20 @@ describe('POST /redeem', () => {
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ reason: 'InquiryNotFound' });
     }
-    const missing = await postJson(`${host.url}/redeem`, {
+    const missing = await postJson(`${pair.host.url}/redeem`, {
       exposureKey: k.exposureKey,
       hiddenKey: k.hiddenKey,
     });
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ reason: 'InvalidBody' });
-    expect((await postJson(`${host.url}/redeem`, 'not json')).body).toEqual({ reason: 'InvalidBody' });
+    expect((await postJson(`${pair.host.url}/redeem`, 'not json')).body).toEqual({ reason: 'InvalidBody' });
     // Nothing above consumed it.
     expect((await redeem(k)).status).toBe(200);
   });
 
   test('InquiryExpired past the inquiry lifetime', async () => {
     const k = await realized();
-    await infra.db.inquiry.update({
+    await pair.infra.db.inquiry.update({
       where: { exposureKeyHash: sha256Hex(k.exposureKey) },
       data: { expiresAt: new Date(Date.now() - 1000) },
     });
@@ -146,7 +131,9 @@ describe('POST /redeem', () => {
 
   test('single use across two replicas: concurrent redeems give exactly one token pair', async () => {
     const k = await realized();
-    const results = await Promise.all([0, 1, 2, 3].map((i) => redeem(k, i % 2 ? replica.url : host.url)));
+    const results = await Promise.all(
+      [0, 1, 2, 3].map((i) => redeem(k, i % 2 ? pair.replica.url : pair.host.url)),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 409, 409, 409]);
     expect(
@@ -156,7 +143,7 @@ describe('POST /redeem', () => {
 
   test('AuthorizationArtifactStale when the account authority changed after sign-in', async () => {
     const k = await realized();
-    await infra.db.account.update({
+    await pair.infra.db.account.update({
       where: { id: k.account.id },
       data: { authorityVersion: { increment: 1 } },
     });
@@ -167,21 +154,21 @@ describe('POST /redeem', () => {
 
   test('refusals: AccountDisabled, AccountDeleted, ApplicationNotActive', async () => {
     const a = await realized();
-    await infra.db.account.update({ where: { id: a.account.id }, data: { status: 'DISABLED' } });
+    await pair.infra.db.account.update({ where: { id: a.account.id }, data: { status: 'DISABLED' } });
     expect((await redeem(a)).body).toEqual({ reason: 'AccountDisabled' });
     const d = await realized();
-    await infra.db.account.update({ where: { id: d.account.id }, data: { status: 'DELETED' } });
+    await pair.infra.db.account.update({ where: { id: d.account.id }, data: { status: 'DELETED' } });
     expect((await redeem(d)).body).toEqual({ reason: 'AccountDeleted' });
-    const b = await provisionBackend(infra, host.url);
+    const b = await provisionBackend(pair.infra, pair.host.url);
     const s = await realized({}, b);
-    await setAppStatus(infra.db, b.fixture.anchor, 'SUSPENDED');
+    await setAppStatus(pair.infra.db, b.fixture.anchor, 'SUSPENDED');
     const res = await redeem(s);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason: 'ApplicationNotActive' });
   });
 
   test('the claim gate: ClaimConsentRequired carries the view and an errand on this host', async () => {
-    const b = await provisionBackend(infra, host.url, {
+    const b = await provisionBackend(pair.infra, pair.host.url, {
       claims: { email: 'REQUIRED', firstName: 'OPTIONAL' },
     });
     const k = await realized({}, b);
@@ -190,11 +177,11 @@ describe('POST /redeem', () => {
     expect(res.body.reason).toBe('ClaimConsentRequired');
     expect(res.body.claims.email).toEqual({ requirement: 'REQUIRED', state: 'UNKNOWN' });
     expect(res.body.errand.errandKey).toMatch(/^ernd_/);
-    expect(res.body.errand.url).toBe(`${host.url}/errands/${res.body.errand.errandKey}`);
+    expect(res.body.errand.url).toBe(`${pair.host.url}/errands/${res.body.errand.errandKey}`);
     // Granted afterwards, a new inquiry succeeds.
-    await grantClaim(infra.db, k.account.id, b.fixture.anchor, 'email', 'GRANTED');
+    await grantClaim(pair.infra.db, k.account.id, b.fixture.anchor, 'email', 'GRANTED');
     const est = await b.establish({});
-    const key = await realizeFor(infra, est.body.exposureKey, k.account.id);
+    const key = await realizeFor(pair.infra, est.body.exposureKey, k.account.id);
     const ok = await redeem({ ...est.body, confirmationKey: key });
     expect(ok.status).toBe(200);
     expect(ok.body.claims.email).toEqual({ requirement: 'REQUIRED', state: 'GRANTED' });
@@ -203,16 +190,16 @@ describe('POST /redeem', () => {
 
 describe('POST /inquiries/{exposureKey}/status', () => {
   const poll = (exposureKey: string, hiddenKey: string) =>
-    postJson(`${host.url}/inquiries/${exposureKey}/status`, { hiddenKey });
+    postJson(`${pair.host.url}/inquiries/${exposureKey}/status`, { hiddenKey });
 
   test('established, then realized with the confirmation key for STATUS_POLL, then redeemed', async () => {
-    const est = await backend.establish({ returnMethods: [{ type: 'STATUS_POLL' }] });
+    const est = await pair.backend.establish({ returnMethods: [{ type: 'STATUS_POLL' }] });
     const first = await poll(est.body.exposureKey, est.body.hiddenKey);
     expect(first.status).toBe(200);
     expect(first.body.state).toBe('established');
     expect(first.body.confirmationKey).toBeUndefined();
     const account = await readyAccount();
-    const key = await realizeFor(infra, est.body.exposureKey, account.id);
+    const key = await realizeFor(pair.infra, est.body.exposureKey, account.id);
     const second = await poll(est.body.exposureKey, est.body.hiddenKey);
     expect(second.body).toMatchObject({ state: 'realized', confirmationKey: key });
     expect(second.headers.get('cache-control')).toBe('no-store');
@@ -221,9 +208,9 @@ describe('POST /inquiries/{exposureKey}/status', () => {
   });
 
   test('no confirmation key without STATUS_POLL; wrong hidden key is InquiryNotFound', async () => {
-    const est = await backend.establish({ returnMethods: [{ type: 'REVEAL' }] });
+    const est = await pair.backend.establish({ returnMethods: [{ type: 'REVEAL' }] });
     const account = await readyAccount();
-    await realizeFor(infra, est.body.exposureKey, account.id);
+    await realizeFor(pair.infra, est.body.exposureKey, account.id);
     const res = await poll(est.body.exposureKey, est.body.hiddenKey);
     expect(res.body.state).toBe('realized');
     expect(res.body.confirmationKey).toBeUndefined();

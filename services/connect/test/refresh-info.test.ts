@@ -1,47 +1,25 @@
 // Connect POST /refresh (strict rotation, family revocation, three-key view) and POST /info (localized names).
 import { issueSession, loadApplication } from '@svc/issuance';
-import { openInfra, postJson, provisionAccount, provisionApp, type TestInfra } from '@svc/testkit';
+import { postJson, provisionAccount, provisionApp } from '@svc/testkit';
 import { decodeJwt } from 'jose';
-import {
-  acceptCurrentTerms,
-  type Backend,
-  type ConnectHost,
-  provisionBackend,
-  realizeFor,
-  startConnect,
-} from './helpers';
+import { acceptCurrentTerms, realizeFor, useConnectPair } from './helpers';
 
-let infra: TestInfra;
-let host: ConnectHost;
-let replica: ConnectHost;
-let backend: Backend;
-
-beforeAll(async () => {
-  infra = openInfra();
-  host = await startConnect(infra);
-  replica = await startConnect(infra);
-  backend = await provisionBackend(infra, host.url, {
-    claims: { email: 'SYNTHETIC_FALLBACK', firstName: 'OPTIONAL' },
-  });
-});
-afterAll(async () => {
-  await host.close();
-  await replica.close();
-  await infra.close();
+const pair = useConnectPair({
+  claims: { email: 'SYNTHETIC_FALLBACK', firstName: 'OPTIONAL' },
 });
 
 async function signedIn(): Promise<{ accessToken: string; refreshToken: string; accountId: string }> {
-  const est = await backend.establish({});
-  const account = await provisionAccount(infra);
-  await acceptCurrentTerms(infra, account.id);
-  const confirmationKey = await realizeFor(infra, est.body.exposureKey, account.id);
+  const est = await pair.backend.establish({});
+  const account = await provisionAccount(pair.infra);
+  await acceptCurrentTerms(pair.infra, account.id);
+  const confirmationKey = await realizeFor(pair.infra, est.body.exposureKey, account.id);
   const { exposureKey, hiddenKey } = est.body;
-  const res = await postJson(`${host.url}/redeem`, { exposureKey, hiddenKey, confirmationKey });
+  const res = await postJson(`${pair.host.url}/redeem`, { exposureKey, hiddenKey, confirmationKey });
   expect(res.status).toBe(200);
   return { ...res.body, accountId: account.id };
 }
 
-const refresh = (refreshToken: string, url = host.url) => postJson(`${url}/refresh`, { refreshToken });
+const refresh = (refreshToken: string, url = pair.host.url) => postJson(`${url}/refresh`, { refreshToken });
 
 describe('POST /refresh (connect)', () => {
   test('rotates: new pair, same sid, rotationVersion + 1, three-key view with SYNTHETIC', async () => {
@@ -77,8 +55,8 @@ describe('POST /refresh (connect)', () => {
   test('a concurrent race across two replicas: no retry allowance, the loser revokes the family', async () => {
     const s = await signedIn();
     const [a, b] = await Promise.all([
-      refresh(s.refreshToken, host.url),
-      refresh(s.refreshToken, replica.url),
+      refresh(s.refreshToken, pair.host.url),
+      refresh(s.refreshToken, pair.replica.url),
     ]);
     const statuses = [a.status, b.status].sort();
     expect(statuses).toEqual([200, 401]);
@@ -94,11 +72,11 @@ describe('POST /refresh (connect)', () => {
     const s = await signedIn();
     expect((await refresh('not-a-token')).body).toEqual({ reason: 'RefreshTokenNotFound' });
     expect((await refresh(s.accessToken)).body).toEqual({ reason: 'RefreshTokenNotFound' });
-    const direct = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
-    const application = (await loadApplication(infra.db, { anchor: direct.anchor }))!;
-    const account = await provisionAccount(infra);
-    await acceptCurrentTerms(infra, account.id);
-    const issued = await issueSession(infra.issuance, {
+    const direct = await provisionApp(pair.infra, { methods: ['ACCESS_KEY_DIRECT'] });
+    const application = (await loadApplication(pair.infra.db, { anchor: direct.anchor }))!;
+    const account = await provisionAccount(pair.infra);
+    await acceptCurrentTerms(pair.infra, account.id);
+    const issued = await issueSession(pair.infra.issuance, {
       application,
       principal: { kind: 'ACCOUNT', accountId: account.id },
       authMethod: 'ACCESS_KEY_DIRECT',
@@ -106,21 +84,21 @@ describe('POST /refresh (connect)', () => {
     const res = await refresh(issued.refreshToken);
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ reason: 'RefreshTokenNotFound' });
-    expect((await postJson(`${host.url}/refresh`, {})).body).toEqual({ reason: 'InvalidBody' });
+    expect((await postJson(`${pair.host.url}/refresh`, {})).body).toEqual({ reason: 'InvalidBody' });
   });
 
   test('RefreshTokenSuspended, RefreshTokenExpired and AccountDisabled', async () => {
     const s = await signedIn();
     const sid = String(decodeJwt(s.refreshToken).sid);
-    await infra.db.session.update({ where: { id: sid }, data: { status: 'SUSPENDED' } });
+    await pair.infra.db.session.update({ where: { id: sid }, data: { status: 'SUSPENDED' } });
     expect((await refresh(s.refreshToken)).body).toEqual({ reason: 'RefreshTokenSuspended' });
-    await infra.db.session.update({
+    await pair.infra.db.session.update({
       where: { id: sid },
       data: { status: 'ACTIVE', expiresAt: new Date(Date.now() - 1) },
     });
     expect((await refresh(s.refreshToken)).body).toEqual({ reason: 'RefreshTokenExpired' });
     const d = await signedIn();
-    await infra.db.account.update({ where: { id: d.accountId }, data: { status: 'DISABLED' } });
+    await pair.infra.db.account.update({ where: { id: d.accountId }, data: { status: 'DISABLED' } });
     const res = await refresh(d.refreshToken);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason: 'AccountDisabled' });
@@ -130,9 +108,10 @@ describe('POST /refresh (connect)', () => {
 describe('POST /info', () => {
   let anchor: string;
   beforeAll(async () => {
-    anchor = (await provisionApp(infra, { names: { 'en-US': 'Lantern', 'zh-CN': '灯笼' } })).anchor;
+    anchor = (await provisionApp(pair.infra, { names: { 'en-US': 'Lantern', 'zh-CN': '灯笼' } })).anchor;
   });
-  const info = (locale: string, a = anchor) => postJson(`${host.url}/info`, { applicationAnchor: a, locale });
+  const info = (locale: string, a = anchor) =>
+    postJson(`${pair.host.url}/info`, { applicationAnchor: a, locale });
 
   test.each([
     ['en-US', 'Lantern'],
@@ -150,8 +129,10 @@ describe('POST /info', () => {
   });
 
   test('falls back to the default locale of the application', async () => {
-    const { anchor: a } = await provisionApp(infra, { names: { 'en-US': 'English', 'zh-CN': '中文名' } });
-    await infra.db.application.update({ where: { anchor: a }, data: { defaultLocale: 'zh-CN' } });
+    const { anchor: a } = await provisionApp(pair.infra, {
+      names: { 'en-US': 'English', 'zh-CN': '中文名' },
+    });
+    await pair.infra.db.application.update({ where: { anchor: a }, data: { defaultLocale: 'zh-CN' } });
     expect((await info('de-DE', a)).body.applicationName).toBe('中文名');
   });
 
@@ -160,7 +141,7 @@ describe('POST /info', () => {
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ reason: 'ApplicationNotFound' });
     expect((await info('not a tag!')).status).toBe(400);
-    expect((await postJson(`${host.url}/info`, { applicationAnchor: anchor })).body).toEqual({
+    expect((await postJson(`${pair.host.url}/info`, { applicationAnchor: anchor })).body).toEqual({
       reason: 'InvalidBody',
     });
   });
