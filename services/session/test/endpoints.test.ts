@@ -3,7 +3,7 @@ import { grantClaim, revokeKeyNow, setAccountStatus, setClaims } from '@svc/prov
 import { postJson, provisionAccount, provisionClientKey, signClientAuth } from '@svc/testkit';
 import { mintRefreshToken, newJti } from '@svc/token-core';
 import { decodeJwt } from 'jose';
-import { freshSession, issueFor, type SessionHarness, startSessionHost } from './support';
+import { freshSession, issueFor, issueForWorkload, type SessionHarness, startSessionHost } from './support';
 
 let h: SessionHarness;
 beforeAll(async () => {
@@ -76,15 +76,7 @@ describe('POST /introspect', () => {
   it('a workload token loses its session when the workload is revoked', async () => {
     const { app } = await freshSession(h.infra);
     const owner = await provisionAccount(h.infra);
-    const w = await h.infra.db.workload.create({
-      data: { kind: 'AUTOMATION', ownerAccountId: owner.id, name: 'job' },
-    });
-    const issued = await issueFor(h.infra, app.anchor, {
-      kind: 'AUTOMATION',
-      accountId: owner.id,
-      workloadId: w.id,
-      workloadGeneration: 1,
-    });
+    const { workload: w, issued } = await issueForWorkload(h.infra, app.anchor, 'AUTOMATION', owner.id);
     expect((await postJson(`${h.url}/introspect`, { accessToken: issued.accessToken })).body.status).toBe(
       'active',
     );
@@ -149,15 +141,7 @@ describe('POST /revoke-all', () => {
   it('revokes every session of the subject under the calling application only', async () => {
     const s = await freshSession(h.infra);
     const second = await issueFor(h.infra, s.app.anchor, { kind: 'ACCOUNT', accountId: s.account.id });
-    const w = await h.infra.db.workload.create({
-      data: { kind: 'AGENT', ownerAccountId: s.account.id, name: 'a' },
-    });
-    const agent = await issueFor(h.infra, s.app.anchor, {
-      kind: 'AGENT',
-      accountId: s.account.id,
-      workloadId: w.id,
-      workloadGeneration: 1,
-    });
+    const { issued: agent } = await issueForWorkload(h.infra, s.app.anchor, 'AGENT', s.account.id);
     const elsewhere = await freshSession(h.infra);
     const otherApp = await issueFor(h.infra, elsewhere.app.anchor, {
       kind: 'ACCOUNT',

@@ -4,7 +4,7 @@ import { setAccountStatus, setAppStatus, setClaims } from '@svc/provisioning';
 import { postJson, provisionAccount, tamper } from '@svc/testkit';
 import { mintRefreshToken } from '@svc/token-core';
 import { decodeJwt } from 'jose';
-import { freshSession, issueFor, type SessionHarness, startSessionHost } from './support';
+import { freshSession, issueForWorkload, type SessionHarness, startSessionHost } from './support';
 
 let h: SessionHarness;
 beforeAll(async () => {
@@ -172,15 +172,7 @@ describe('POST /refresh', () => {
   it('emits workload access tokens on workload sessions', async () => {
     const { app } = await freshSession(h.infra);
     const owner = await provisionAccount(h.infra);
-    const w = await h.infra.db.workload.create({
-      data: { kind: 'AGENT', ownerAccountId: owner.id, name: 'bot' },
-    });
-    const issued = await issueFor(h.infra, app.anchor, {
-      kind: 'AGENT',
-      accountId: owner.id,
-      workloadId: w.id,
-      workloadGeneration: 1,
-    });
+    const { issued } = await issueForWorkload(h.infra, app.anchor, 'AGENT', owner.id);
     const res = await refresh(issued.refreshToken);
     expect(res.status).toBe(200);
     const access = decodeJwt(res.body.accessToken);
@@ -216,15 +208,7 @@ describe('POST /refresh', () => {
   it('answers AuthorizationArtifactStale when a workload session lost its authority', async () => {
     const { app } = await freshSession(h.infra);
     const owner = await provisionAccount(h.infra);
-    const w = await h.infra.db.workload.create({
-      data: { kind: 'AGENT', ownerAccountId: owner.id, name: 'bot' },
-    });
-    const issued = await issueFor(h.infra, app.anchor, {
-      kind: 'AGENT',
-      accountId: owner.id,
-      workloadId: w.id,
-      workloadGeneration: 1,
-    });
+    const { workload: w, issued } = await issueForWorkload(h.infra, app.anchor, 'AGENT', owner.id);
     await h.infra.db.workload.update({ where: { id: w.id }, data: { generation: 2 } });
     const res = await refresh(issued.refreshToken);
     expect([res.status, res.body.reason]).toEqual([409, 'AuthorizationArtifactStale']);

@@ -47,6 +47,23 @@ export async function issueFor(
   return issueSession(infra.issuance, { application, principal, authMethod });
 }
 
+/** A new agent or automation owned by `ownerId` and a first workload session for it under `anchor`. */
+export async function issueForWorkload(
+  infra: TestInfra,
+  anchor: string,
+  kind: 'AGENT' | 'AUTOMATION',
+  ownerId: string,
+) {
+  const workload = await infra.db.workload.create({ data: { kind, ownerAccountId: ownerId, name: kind } });
+  const issued = await issueFor(infra, anchor, {
+    kind,
+    accountId: ownerId,
+    workloadId: workload.id,
+    workloadGeneration: workload.generation,
+  });
+  return { workload, issued };
+}
+
 /** A fresh application and account with a first session issued through the issuance core. */
 export async function freshSession(infra: TestInfra, opts: Parameters<typeof provisionApp>[1] = {}) {
   const app = await provisionApp(infra, opts);
