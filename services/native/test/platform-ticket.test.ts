@@ -45,6 +45,15 @@ async function fixture() {
 
 const ticketUrl = (h: RunningTestHost) => `${h.url}/direct-issue/platform-ticket`;
 
+/** POSTs a sign-in with `ticket` for `anchor` and the allow-listed platformAppId, to replica a unless told. */
+const signInWith = (anchor: string, ticket: string, extra: Record<string, unknown> = {}, host = a) =>
+  post(ticketUrl(host), {
+    applicationAnchor: anchor,
+    platformTicketHex: ticket,
+    platformAppId: APP_ID,
+    ...extra,
+  });
+
 async function acceptanceFor(locale: 'en-US' | 'zh-CN' = 'en-US') {
   const terms = (await currentTerms(infra.db))!;
   return {
@@ -59,19 +68,10 @@ async function acceptanceFor(locale: 'en-US' | 'zh-CN' = 'en-US') {
 async function signIn(anchor: string, steamId = `7656119${Date.now() % 1e10}`) {
   const t1 = freshTicket();
   steam.users.set(t1, steamId);
-  const first = await post(ticketUrl(a), {
-    applicationAnchor: anchor,
-    platformTicketHex: t1,
-    platformAppId: APP_ID,
-  });
+  const first = await signInWith(anchor, t1);
   const t2 = freshTicket();
   steam.users.set(t2, steamId);
-  const second = await post(ticketUrl(b), {
-    applicationAnchor: anchor,
-    platformTicketHex: t2,
-    platformAppId: APP_ID,
-    agreementAcceptance: await acceptanceFor(),
-  });
+  const second = await signInWith(anchor, t2, { agreementAcceptance: await acceptanceFor() }, b);
   return { steamId, first, second };
 }
 
@@ -107,11 +107,7 @@ describe('first sign-in and the basic terms', () => {
     // A later sign-in needs no acceptance and yields the same subject.
     const t3 = freshTicket();
     steam.users.set(t3, steamId);
-    const again = await post(ticketUrl(a), {
-      applicationAnchor: app.anchor,
-      platformTicketHex: t3,
-      platformAppId: APP_ID,
-    });
+    const again = await signInWith(app.anchor, t3);
     expect(again.status).toBe(200);
     const { payload: p2 } = await jwtVerify(
       again.body.accessToken,
@@ -124,11 +120,7 @@ describe('first sign-in and the basic terms', () => {
     const app = await fixture();
     const ticket = freshTicket().toUpperCase();
     const before = steam.calls.length;
-    await post(ticketUrl(a), {
-      applicationAnchor: app.anchor,
-      platformTicketHex: ticket,
-      platformAppId: APP_ID,
-    });
+    await signInWith(app.anchor, ticket);
     const call = steam.calls[before]!;
     expect(call.path).toBe('/ISteamUserAuth/AuthenticateUserTicket/v1/');
     expect(call.query).toEqual({
@@ -149,10 +141,7 @@ describe('first sign-in and the basic terms', () => {
     const steamId = `7656119${Math.floor(Math.random() * 1e10)}`;
     const t = freshTicket();
     steam.users.set(t, steamId);
-    const res = await post(ticketUrl(a), {
-      applicationAnchor: app.anchor,
-      platformTicketHex: t,
-      platformAppId: APP_ID,
+    const res = await signInWith(app.anchor, t, {
       agreementAcceptance: { ...(await acceptanceFor('en-US')), ...change },
     });
     expect(res.status).toBe(status);
@@ -168,14 +157,7 @@ describe('first sign-in and the basic terms', () => {
     for (const t of tickets) steam.users.set(t, steamId);
     const acceptance = await acceptanceFor();
     const results = await Promise.all(
-      tickets.map((t, i) =>
-        post(ticketUrl(i % 2 ? b : a), {
-          applicationAnchor: app.anchor,
-          platformTicketHex: t,
-          platformAppId: APP_ID,
-          agreementAcceptance: acceptance,
-        }),
-      ),
+      tickets.map((t, i) => signInWith(app.anchor, t, { agreementAcceptance: acceptance }, i % 2 ? b : a)),
     );
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(await infra.db.platformLink.count({ where: { platform: 'STEAM', platformUserId: steamId } })).toBe(
@@ -205,11 +187,7 @@ describe('single use and formats', () => {
   ])('a ticket of %s is InvalidPlatformTicket', async (_n, hex) => {
     const app = await fixture();
     const before = steam.calls.length;
-    const res = await post(ticketUrl(a), {
-      applicationAnchor: app.anchor,
-      platformTicketHex: hex,
-      platformAppId: APP_ID,
-    });
+    const res = await signInWith(app.anchor, hex);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ reason: 'InvalidPlatformTicket' });
     expect(steam.calls.length).toBe(before);
@@ -217,11 +195,7 @@ describe('single use and formats', () => {
 
   test('5120 digits are accepted', async () => {
     const app = await fixture();
-    const res = await post(ticketUrl(a), {
-      applicationAnchor: app.anchor,
-      platformTicketHex: freshTicket().slice(0, 16) + 'ab'.repeat(2552),
-      platformAppId: APP_ID,
-    });
+    const res = await signInWith(app.anchor, freshTicket().slice(0, 16) + 'ab'.repeat(2552));
     expect(res.body.reason).toBe('LegalAgreementRequired');
   });
 
@@ -258,20 +232,12 @@ describe('policy and Steam answers', () => {
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason: 'Layer1Denied' });
     const bare = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
-    const res2 = await post(ticketUrl(a), {
-      applicationAnchor: bare.anchor,
-      platformTicketHex: freshTicket(),
-      platformAppId: APP_ID,
-    });
+    const res2 = await signInWith(bare.anchor, freshTicket());
     expect(res2.body).toEqual({ reason: 'Layer1Denied' });
   });
 
   test('unknown anchor is ApplicationNotFound', async () => {
-    const res = await post(ticketUrl(a), {
-      applicationAnchor: 'no-such-anchor-x',
-      platformTicketHex: 'abcd',
-      platformAppId: APP_ID,
-    });
+    const res = await signInWith('no-such-anchor-x', 'abcd');
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ reason: 'ApplicationNotFound' });
   });
@@ -281,11 +247,7 @@ describe('policy and Steam answers', () => {
     for (const mode of ['invalid', 'banned'] as const) {
       const t = freshTicket();
       steam.modes.set(t, mode);
-      const res = await post(ticketUrl(a), {
-        applicationAnchor: app.anchor,
-        platformTicketHex: t,
-        platformAppId: APP_ID,
-      });
+      const res = await signInWith(app.anchor, t);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ reason: 'PlatformTicketRejected' });
     }
