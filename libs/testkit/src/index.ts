@@ -161,5 +161,17 @@ export async function postJson(
   return { status: res.status, body: parsed, headers: res.headers, text };
 }
 
+/** The members of the spec's five-key claims view, sorted. */
+export const CLAIM_VIEW_KEYS = ['animatedAvatar', 'email', 'firstName', 'lastName', 'staticAvatar'];
+
+/** Asserts a token-pair answer: 200, `no-store` and `no-cache`, exactly `members`, and the five-key claims view. */
+export function expectTokenPair(res: Awaited<ReturnType<typeof postJson>>, members: string[]): void {
+  expect(res.status).toBe(200);
+  expect(res.headers.get('cache-control')).toBe('no-store');
+  expect(res.headers.get('pragma')).toBe('no-cache');
+  expect(Object.keys(res.body).sort()).toEqual([...members].sort());
+  expect(Object.keys(res.body.claims).sort()).toEqual(CLAIM_VIEW_KEYS);
+}
+
 export { signClientAuth } from './client-auth';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';

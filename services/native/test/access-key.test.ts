@@ -9,18 +9,10 @@ import {
   setClaims,
   setSectorStatus,
 } from '@svc/provisioning';
-import { provisionApp, type RunningTestHost, type TestInfra } from '@svc/testkit';
+import { expectTokenPair, postJson, provisionApp, type RunningTestHost, type TestInfra } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
-import {
-  accessKeyFor,
-  ensureTerms,
-  openInfra,
-  post,
-  sessionCount,
-  settledAccount,
-  startNative,
-} from './helpers';
+import { accessKeyFor, ensureTerms, openInfra, sessionCount, settledAccount, startNative } from './helpers';
 
 let infra: TestInfra;
 let host: RunningTestHost;
@@ -64,24 +56,9 @@ async function verifyIndependently(applicationId: string, anchor: string, token:
 describe('success', () => {
   test('an account key issues an account token pair with no-store headers', async () => {
     const f = await fixture();
-    const res = await post(url, f.body);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(res.headers.get('pragma')).toBe('no-cache');
-    expect(Object.keys(res.body).sort()).toEqual([
-      'accessToken',
-      'applicationAnchor',
-      'claims',
-      'refreshToken',
-    ]);
+    const res = await postJson(url, f.body);
+    expectTokenPair(res, ['accessToken', 'applicationAnchor', 'claims', 'refreshToken']);
     expect(res.body.applicationAnchor).toBe(f.app.anchor);
-    expect(Object.keys(res.body.claims).sort()).toEqual([
-      'animatedAvatar',
-      'email',
-      'firstName',
-      'lastName',
-      'staticAvatar',
-    ]);
     const { payload, protectedHeader } = await verifyIndependently(
       f.app.applicationId,
       f.app.anchor,
@@ -98,7 +75,7 @@ describe('success', () => {
     'a %s key issues a workload token with act.sub and the owner as sub',
     async (kind) => {
       const f = await fixture(ALL_METHODS, kind);
-      const res = await post(url, f.body);
+      const res = await postJson(url, f.body);
       expect(res.status).toBe(200);
       const { payload } = await verifyIndependently(
         f.app.applicationId,
@@ -111,7 +88,7 @@ describe('success', () => {
       expect(actSub).not.toBe(payload.sub);
       // The owner's own key in the same application yields the same top-level subject.
       const own = await accessKeyFor(infra, f.app.anchor, f.account.id, 'ACCOUNT');
-      const mine = await post(url, {
+      const mine = await postJson(url, {
         ...f.body,
         accessKeyIdentifier: own.accessKeyIdentifier,
         accessKeySecret: own.accessKeySecret,
@@ -132,7 +109,7 @@ describe('formats are checked before any lookup', () => {
     ['acs_x_123e4567-e89b-42d3-a456-426614174000', 'a wrong prefix'],
     ['', 'an empty string'],
   ])('identifier %s (%s) is InvalidAccessKeyIdentifier', async (id) => {
-    const res = await post(url, {
+    const res = await postJson(url, {
       applicationAnchor: 'no-such-app',
       accessKeyIdentifier: id,
       accessKeySecret: good.secret,
@@ -146,7 +123,7 @@ describe('formats are checked before any lookup', () => {
     [`acs_t_${'a'.repeat(65)}`, '65 hex'],
     [`acs_k_${'a'.repeat(64)}`, 'a wrong prefix'],
   ])('secret %s (%s) is InvalidAccessKeySecret', async (secret) => {
-    const res = await post(url, {
+    const res = await postJson(url, {
       applicationAnchor: 'no-such-app',
       accessKeyIdentifier: good.id,
       accessKeySecret: secret,
@@ -155,7 +132,7 @@ describe('formats are checked before any lookup', () => {
     expect(res.body).toEqual({ reason: 'InvalidAccessKeySecret' });
   });
   test('an unknown anchor is ApplicationNotFound', async () => {
-    const res = await post(url, {
+    const res = await postJson(url, {
       applicationAnchor: 'no-such-app-here',
       accessKeyIdentifier: good.id,
       accessKeySecret: good.secret,
@@ -181,7 +158,7 @@ describe('one opaque denial for every credential failure', () => {
       },
       { ...f.body, applicationAnchor: other.anchor },
     ];
-    const answers = await Promise.all(attempts.map((b) => post(url, b)));
+    const answers = await Promise.all(attempts.map((b) => postJson(url, b)));
     for (const a of answers) {
       expect(a.status).toBe(401);
       expect(a.text).toBe('{"reason":"AccessKeyDirectDenied"}');
@@ -197,7 +174,7 @@ describe('authorization layers', () => {
     ['AUTOMATION', ['ACCESS_KEY_DIRECT', 'AGENT_ACCESS_KEY_DIRECT', 'AUTOMATION_PUBLIC_KEY_DIRECT']],
   ] as const)('Layer 1: a %s key needs its exact method (others do not admit it)', async (kind, methods) => {
     const f = await fixture([...methods], kind);
-    const res = await post(url, f.body);
+    const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason: 'Layer1Denied' });
   });
@@ -205,7 +182,7 @@ describe('authorization layers', () => {
   test('Layer 2: a revoked agent is refused', async () => {
     const f = await fixture(ALL_METHODS, 'AGENT');
     await infra.db.workload.update({ where: { id: f.key.workloadId! }, data: { status: 'REVOKED' } });
-    const res = await post(url, f.body);
+    const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason: 'Layer2Denied' });
   });
@@ -214,7 +191,7 @@ describe('authorization layers', () => {
     const f = await fixture(ALL_METHODS, 'AUTOMATION');
     const other = await settledAccount(infra);
     await infra.db.workload.update({ where: { id: f.key.workloadId! }, data: { ownerAccountId: other.id } });
-    const res = await post(url, f.body);
+    const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason: 'Layer2Denied' });
   });
@@ -222,11 +199,11 @@ describe('authorization layers', () => {
   test('Layer 3: return rules without REVEAL refuse direct delivery; adding REVEAL admits it', async () => {
     const f = await fixture();
     await addReturnRule(infra.db, f.app.anchor, 'CALLBACK');
-    const res = await post(url, f.body);
+    const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason: 'Layer3Denied' });
     await addReturnRule(infra.db, f.app.anchor, 'REVEAL');
-    expect((await post(url, f.body)).status).toBe(200);
+    expect((await postJson(url, f.body)).status).toBe(200);
   });
 });
 
@@ -236,7 +213,7 @@ describe('issuance refusals', () => {
       const f = await fixture();
       if (change === 'sector') await setSectorStatus(infra.db, f.app.sectorId, 'DISABLED');
       else await setAppStatus(infra.db, f.app.anchor, change);
-      const res = await post(url, f.body);
+      const res = await postJson(url, f.body);
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ reason: 'ApplicationNotActive' });
     }
@@ -248,7 +225,7 @@ describe('issuance refusals', () => {
   ])('account %s is %s', async (status, reason) => {
     const f = await fixture();
     await setAccountStatus(infra.db, f.account.id, status);
-    const res = await post(url, f.body);
+    const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason });
   });
@@ -257,7 +234,7 @@ describe('issuance refusals', () => {
     const terms = await ensureTerms(infra);
     const f = await fixture();
     await infra.db.agreementReceipt.deleteMany({ where: { accountId: f.account.id } });
-    const res = await post(url, f.body);
+    const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body.reason).toBe('LegalAgreementRequired');
     expect(res.body.requiredRevision).toBeGreaterThanOrEqual(terms.revision);
@@ -283,7 +260,7 @@ describe('issuance refusals', () => {
       },
     );
     try {
-      const res = await post(`${stale.url}/direct-issue/access-key`, f.body);
+      const res = await postJson(`${stale.url}/direct-issue/access-key`, f.body);
       expect(res.status).toBe(409);
       expect(res.body).toEqual({ reason: 'AuthorizationArtifactStale' });
       expect(await sessionCount(infra, f.account.id)).toBe(0);
@@ -297,7 +274,7 @@ describe('claim gates', () => {
   test('a REQUIRED claim without consent is ClaimConsentRequired with the view and an errand', async () => {
     const f = await fixture();
     await setClaims(infra.db, f.app.anchor, { email: 'REQUIRED', firstName: 'OPTIONAL' });
-    const res = await post(url, f.body);
+    const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body.reason).toBe('ClaimConsentRequired');
     expect(res.body.claims.email).toEqual({ requirement: 'REQUIRED', state: 'UNKNOWN' });
@@ -312,7 +289,7 @@ describe('claim gates', () => {
     const f = await fixture();
     await setClaims(infra.db, f.app.anchor, { staticAvatar: 'REQUIRED' });
     await grantClaim(infra.db, f.account.id, f.app.anchor, 'staticAvatar', 'GRANTED');
-    const res = await post(url, f.body);
+    const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body.reason).toBe('RequiredClaimDataMissing');
     expect(res.body.claims.staticAvatar).toEqual({ requirement: 'REQUIRED', state: 'GRANTED' });
@@ -326,7 +303,7 @@ describe('claim gates', () => {
       staticAvatar: 'SYNTHETIC_FALLBACK',
       animatedAvatar: 'SYNTHETIC_FALLBACK',
     });
-    const res = await post(url, f.body);
+    const res = await postJson(url, f.body);
     expect(res.status).toBe(200);
     expect(res.body.claims.email).toEqual({ requirement: 'SYNTHETIC_ONLY', state: 'UNKNOWN' });
     expect(res.body.claims.staticAvatar).toEqual({ requirement: 'SYNTHETIC_FALLBACK', state: 'UNKNOWN' });
@@ -342,7 +319,7 @@ describe('bad bodies get InvalidBody and change nothing', () => {
     ['empty', '', 'application/json'],
     ['a form media type', '{"applicationAnchor":"abc"}', 'application/x-www-form-urlencoded'],
   ])('%s', async (_name, body, type) => {
-    const res = await post(url, body, { 'content-type': type });
+    const res = await postJson(url, body, { 'content-type': type });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ reason: 'InvalidBody' });
   });
@@ -358,7 +335,7 @@ describe('bad bodies get InvalidBody and change nothing', () => {
       { ...f.body, applicationAnchor: 'Bad_Anchor' },
     ];
     for (const b of bodies) {
-      const res = await post(url, b);
+      const res = await postJson(url, b);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ reason: 'InvalidBody' });
     }
@@ -367,7 +344,7 @@ describe('bad bodies get InvalidBody and change nothing', () => {
 
   test('an oversized body is refused (413 InvalidBody)', async () => {
     const f = await fixture();
-    const res = await post(url, { ...f.body, padding: 'x'.repeat(100_000) });
+    const res = await postJson(url, { ...f.body, padding: 'x'.repeat(100_000) });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ reason: 'InvalidBody' });
     expect(await sessionCount(infra, f.account.id)).toBe(0);

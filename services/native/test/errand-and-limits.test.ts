@@ -1,16 +1,8 @@
 // POST /errand (claims view and an errand when the gate owes one; empty 401/403 failures) and the rate limits
 // of access-key and public-key, shared by two replicas through Redis.
 import { setAccountStatus, setAppStatus, setClaims } from '@svc/provisioning';
-import { provisionApp, type RunningTestHost, type TestInfra, uniqueName } from '@svc/testkit';
-import {
-  accessKeyFor,
-  openInfra,
-  post,
-  publicKeyFor,
-  settledAccount,
-  signAssertion,
-  startNative,
-} from './helpers';
+import { postJson, provisionApp, type RunningTestHost, type TestInfra, uniqueName } from '@svc/testkit';
+import { accessKeyFor, openInfra, publicKeyFor, settledAccount, signAssertion, startNative } from './helpers';
 
 let infra: TestInfra;
 let host: RunningTestHost;
@@ -28,7 +20,7 @@ async function issued() {
   const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
   const account = await settledAccount(infra);
   const key = await accessKeyFor(infra, app.anchor, account.id);
-  const res = await post(`${host.url}/direct-issue/access-key`, {
+  const res = await postJson(`${host.url}/direct-issue/access-key`, {
     applicationAnchor: app.anchor,
     ...key,
     workloadId: undefined,
@@ -42,7 +34,7 @@ async function issued() {
   };
 }
 
-const errand = (body: unknown) => post(`${host.url}/errand`, body as object);
+const errand = (body: unknown) => postJson(`${host.url}/errand`, body as object);
 
 describe('POST /errand', () => {
   test('nothing owed: the view and errand null', async () => {
@@ -99,7 +91,7 @@ describe('POST /errand', () => {
   });
 
   test('a non-JSON body is InvalidBody', async () => {
-    const res = await post(`${host.url}/errand`, 'nope');
+    const res = await postJson(`${host.url}/errand`, 'nope');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ reason: 'InvalidBody' });
   });
@@ -120,15 +112,15 @@ describe('rate limits shared across replicas', () => {
         accessKeyIdentifier: key.accessKeyIdentifier,
         accessKeySecret: key.accessKeySecret,
       };
-      expect((await post(`${r1.url}/direct-issue/access-key`, body)).status).toBe(200);
-      expect((await post(`${r2.url}/direct-issue/access-key`, body)).status).toBe(200);
-      const third = await post(`${r1.url}/direct-issue/access-key`, body);
+      expect((await postJson(`${r1.url}/direct-issue/access-key`, body)).status).toBe(200);
+      expect((await postJson(`${r2.url}/direct-issue/access-key`, body)).status).toBe(200);
+      const third = await postJson(`${r1.url}/direct-issue/access-key`, body);
       expect(third.status).toBe(429);
       expect(third.body).toEqual({ reason: 'TooManyAttempts' });
       expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
       // Another credential from the same address still passes.
       const other = await accessKeyFor(infra, app.anchor, account.id);
-      const ok = await post(`${r2.url}/direct-issue/access-key`, {
+      const ok = await postJson(`${r2.url}/direct-issue/access-key`, {
         ...body,
         ...other,
         workloadId: undefined,
@@ -152,7 +144,7 @@ describe('rate limits shared across replicas', () => {
       for (let i = 0; i < 4; i++) {
         const cred = await publicKeyFor(infra, app.anchor, account.id);
         const jws = await signAssertion(cred.key, cred.kid, body);
-        const res = await post(`${(i % 2 ? r2 : r1).url}/direct-issue/public-key`, body, {
+        const res = await postJson(`${(i % 2 ? r2 : r1).url}/direct-issue/public-key`, body, {
           authorization: `PublicKey ${jws}`,
         });
         statuses.push(res.status);

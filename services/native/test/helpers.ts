@@ -59,23 +59,6 @@ export async function startNative(
   return startTestHost(createNativeApp(nativeDeps(infra, config, extra)));
 }
 
-/** Raw POST (any body, any headers) returning status, parsed body (if JSON) and headers. */
-export async function post(url: string, body: string | object, headers: Record<string, string> = {}) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, body: json, text, headers: res.headers };
-}
-
 /** Makes sure basic terms exist (publishing a first revision only if none was ever published). */
 export async function ensureTerms(infra: TestInfra) {
   const existing = await currentTerms(infra.db);

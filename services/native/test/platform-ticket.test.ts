@@ -3,14 +3,13 @@
 // the basic-terms flow with its refusals, and Steam failures.
 import { currentTerms } from '@svc/issuance';
 import { addRule } from '@svc/provisioning';
-import { provisionApp, type RunningTestHost, type TestInfra } from '@svc/testkit';
+import { postJson, provisionApp, type RunningTestHost, type TestInfra } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import {
   ensureTerms,
   freshTicket,
   openInfra,
-  post,
   type SteamStandIn,
   startNative,
   startSteamStandIn,
@@ -47,7 +46,7 @@ const ticketUrl = (h: RunningTestHost) => `${h.url}/direct-issue/platform-ticket
 
 /** POSTs a sign-in with `ticket` for `anchor` and the allow-listed platformAppId, to replica a unless told. */
 const signInWith = (anchor: string, ticket: string, extra: Record<string, unknown> = {}, host = a) =>
-  post(ticketUrl(host), {
+  postJson(ticketUrl(host), {
     applicationAnchor: anchor,
     platformTicketHex: ticket,
     platformAppId: APP_ID,
@@ -171,9 +170,9 @@ describe('single use and formats', () => {
     const app = await fixture();
     const t = freshTicket();
     const body = { applicationAnchor: app.anchor, platformTicketHex: t, platformAppId: APP_ID };
-    const first = await post(ticketUrl(a), body);
+    const first = await postJson(ticketUrl(a), body);
     expect(first.body.reason).toBe('LegalAgreementRequired');
-    const again = await post(ticketUrl(b), { ...body, platformTicketHex: t.toUpperCase() });
+    const again = await postJson(ticketUrl(b), { ...body, platformTicketHex: t.toUpperCase() });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ reason: 'ReplayProtectionAlreadySeen' });
   });
@@ -214,7 +213,7 @@ describe('single use and formats', () => {
       },
       { ...good, agreementAcceptance: { revision: 1, locale: 'en-US', contentSha256: 'a'.repeat(64) } },
     ]) {
-      const res = await post(ticketUrl(a), bad);
+      const res = await postJson(ticketUrl(a), bad);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ reason: 'InvalidBody' });
     }
@@ -224,7 +223,7 @@ describe('single use and formats', () => {
 describe('policy and Steam answers', () => {
   test('a platform app id not on the allow-list, or no PLATFORM_TICKET rule, is Layer1Denied', async () => {
     const app = await fixture();
-    const res = await post(ticketUrl(a), {
+    const res = await postJson(ticketUrl(a), {
       applicationAnchor: app.anchor,
       platformTicketHex: freshTicket(),
       platformAppId: 481,
@@ -259,12 +258,12 @@ describe('policy and Steam answers', () => {
       const t = freshTicket();
       steam.modes.set(t, mode);
       const body = { applicationAnchor: app.anchor, platformTicketHex: t, platformAppId: APP_ID };
-      const res = await post(ticketUrl(a), body);
+      const res = await postJson(ticketUrl(a), body);
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ reason: 'TemporarilyUnavailable' });
       expect(res.headers.get('retry-after')).toBeTruthy();
       steam.modes.delete(t);
-      const retry = await post(ticketUrl(b), body);
+      const retry = await postJson(ticketUrl(b), body);
       expect(retry.body.reason).toBe('LegalAgreementRequired');
     }
   });
@@ -291,7 +290,7 @@ describe('policy and Steam answers', () => {
     try {
       const t = freshTicket();
       steam.users.set(t, steamId);
-      const res = await post(`${stale.url}/direct-issue/platform-ticket`, {
+      const res = await postJson(`${stale.url}/direct-issue/platform-ticket`, {
         applicationAnchor: app.anchor,
         platformTicketHex: t,
         platformAppId: APP_ID,

@@ -1,12 +1,11 @@
 // POST /direct-issue/public-key, black-box over HTTP: the exact assertion contract, opaque denials, replay (also
 // at the same moment across two replicas), layers per principal kind, and workload tokens.
-import { provisionApp, type RunningTestHost, type TestInfra } from '@svc/testkit';
+import { postJson, provisionApp, type RunningTestHost, type TestInfra } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createLocalJWKSet, generateKeyPair, jwtVerify } from 'jose';
 import {
   type AssertionOptions,
   openInfra,
-  post,
   publicKeyFor,
   sessionCount,
   settledAccount,
@@ -46,7 +45,7 @@ async function send(
   body = f.body,
 ) {
   const jws = await signAssertion(f.cred.key, f.cred.kid, f.body, o);
-  return post(`${host.url}/direct-issue/public-key`, body, { authorization: `PublicKey ${jws}` });
+  return postJson(`${host.url}/direct-issue/public-key`, body, { authorization: `PublicKey ${jws}` });
 }
 
 describe('success', () => {
@@ -121,7 +120,7 @@ describe('every assertion defect is the same PublicKeyDirectDenied', () => {
       { authorization: `PublicKey ${await signAssertion(otherCred.key, otherCred.kid, f.body)}` },
     ];
     for (const h of headers) {
-      const res = await post(`${a.url}/direct-issue/public-key`, f.body, h ?? {});
+      const res = await postJson(`${a.url}/direct-issue/public-key`, f.body, h ?? {});
       expect(res.status).toBe(401);
       expect(res.text).toBe('{"reason":"PublicKeyDirectDenied"}');
     }
@@ -133,10 +132,10 @@ describe('single use', () => {
   test('the same assertion twice is PublicKeyAssertionReplayed (409); a fresh one succeeds', async () => {
     const f = await fixture();
     const jws = await signAssertion(f.cred.key, f.cred.kid, f.body);
-    const first = await post(`${a.url}/direct-issue/public-key`, f.body, {
+    const first = await postJson(`${a.url}/direct-issue/public-key`, f.body, {
       authorization: `PublicKey ${jws}`,
     });
-    const second = await post(`${b.url}/direct-issue/public-key`, f.body, {
+    const second = await postJson(`${b.url}/direct-issue/public-key`, f.body, {
       authorization: `PublicKey ${jws}`,
     });
     expect(first.status).toBe(200);
@@ -151,10 +150,10 @@ describe('single use', () => {
       const jws = await signAssertion(f.cred.key, f.cred.kid, f.body);
       const h = { authorization: `PublicKey ${jws}` };
       const results = await Promise.all([
-        post(`${a.url}/direct-issue/public-key`, f.body, h),
-        post(`${b.url}/direct-issue/public-key`, f.body, h),
-        post(`${a.url}/direct-issue/public-key`, f.body, h),
-        post(`${b.url}/direct-issue/public-key`, f.body, h),
+        postJson(`${a.url}/direct-issue/public-key`, f.body, h),
+        postJson(`${b.url}/direct-issue/public-key`, f.body, h),
+        postJson(`${a.url}/direct-issue/public-key`, f.body, h),
+        postJson(`${b.url}/direct-issue/public-key`, f.body, h),
       ]);
       const statuses = results.map((r) => r.status).sort();
       expect(statuses).toEqual([200, 409, 409, 409]);
@@ -187,7 +186,7 @@ describe('layers and anchors', () => {
     const f = await fixture();
     const unknown = JSON.stringify({ applicationAnchor: 'no-such-anchor-here' });
     const jws = await signAssertion(f.cred.key, f.cred.kid, unknown);
-    const res = await post(`${a.url}/direct-issue/public-key`, unknown, {
+    const res = await postJson(`${a.url}/direct-issue/public-key`, unknown, {
       authorization: `PublicKey ${jws}`,
     });
     expect(res.status).toBe(404);
@@ -199,7 +198,9 @@ describe('layers and anchors', () => {
       '{"applicationAnchor"',
     ]) {
       const jwsBad = await signAssertion(f.cred.key, f.cred.kid, bad);
-      const r = await post(`${a.url}/direct-issue/public-key`, bad, { authorization: `PublicKey ${jwsBad}` });
+      const r = await postJson(`${a.url}/direct-issue/public-key`, bad, {
+        authorization: `PublicKey ${jwsBad}`,
+      });
       expect(r.status).toBe(400);
       expect(r.body).toEqual({ reason: 'InvalidBody' });
     }

@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { currentTerms } from '@svc/issuance';
-import { type RunningTestHost, startTestHost, type TestInfra, uniqueName } from '@svc/testkit';
+import { postJson, type RunningTestHost, startTestHost, type TestInfra, uniqueName } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createRemoteJWKSet, decodeJwt, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { createSessionApp } from '../../session/src/app';
 import { openSessionDeps } from '../../session/src/deps';
-import { openInfra, post, signAssertion, startNative } from './helpers';
+import { openInfra, signAssertion, startNative } from './helpers';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
@@ -91,11 +91,14 @@ test('admin CLI provisioning -> native sign-in -> session jwks, refresh, introsp
     jwkFile,
   );
 
-  const byKey = await post(`${native.url}/direct-issue/access-key`, { applicationAnchor: anchor, ...key });
+  const byKey = await postJson(`${native.url}/direct-issue/access-key`, {
+    applicationAnchor: anchor,
+    ...key,
+  });
   expect(byKey.status).toBe(200);
   const body = JSON.stringify({ applicationAnchor: anchor });
   const jws = await signAssertion(privateKey, kid, body);
-  const byPk = await post(`${native.url}/direct-issue/public-key`, body, {
+  const byPk = await postJson(`${native.url}/direct-issue/public-key`, body, {
     authorization: `PublicKey ${jws}`,
   });
   expect(byPk.status).toBe(200);
@@ -116,21 +119,23 @@ test('admin CLI provisioning -> native sign-in -> session jwks, refresh, introsp
   }
   expect(decodeJwt(byKey.body.accessToken).sub).toBe(decodeJwt(byPk.body.accessToken).sub);
 
-  const refreshed = await post(`${session.url}/refresh`, { refreshToken: byKey.body.refreshToken });
+  const refreshed = await postJson(`${session.url}/refresh`, { refreshToken: byKey.body.refreshToken });
   expect(refreshed.status).toBe(200);
   expect(decodeJwt(refreshed.body.refreshToken).rotationVersion).toBe(2);
   expect(decodeJwt(refreshed.body.refreshToken).sid).toBe(decodeJwt(byKey.body.refreshToken).sid);
   await jwtVerify(refreshed.body.accessToken, jwks, { audience: anchor, typ: TYP.accountAccess });
 
-  const active = await post(`${session.url}/introspect`, { accessToken: refreshed.body.accessToken });
+  const active = await postJson(`${session.url}/introspect`, { accessToken: refreshed.body.accessToken });
   expect(active.body.status).toBe('active');
-  const out = await post(`${session.url}/logout`, { refreshToken: refreshed.body.refreshToken });
+  const out = await postJson(`${session.url}/logout`, { refreshToken: refreshed.body.refreshToken });
   expect(out.status).toBe(200);
-  const after = await post(`${session.url}/introspect`, { accessToken: refreshed.body.accessToken });
+  const after = await postJson(`${session.url}/introspect`, { accessToken: refreshed.body.accessToken });
   expect(after.body.status).toBe('revoked');
   // The native host's /errand no longer accepts the logged-out session's token.
-  expect((await post(`${native.url}/errand`, { accessToken: refreshed.body.accessToken })).status).toBe(401);
+  expect((await postJson(`${native.url}/errand`, { accessToken: refreshed.body.accessToken })).status).toBe(
+    401,
+  );
   // The other session (public key) is untouched.
-  const other = await post(`${session.url}/introspect`, { accessToken: byPk.body.accessToken });
+  const other = await postJson(`${session.url}/introspect`, { accessToken: byPk.body.accessToken });
   expect(other.body.status).toBe('active');
 }, 120_000);
