@@ -6,6 +6,7 @@ import {
   createLogger,
   createMetrics,
   createRedis,
+  type HostAppOptions,
   type Logger,
   type Metrics,
   type Redis,
@@ -47,6 +48,22 @@ export function openHostCore(name: string, env: NodeJS.ProcessEnv = process.env)
       await keyRing.close().catch(() => undefined);
       await redis.quit().catch(() => undefined);
       await db.$disconnect().catch(() => undefined);
+    },
+  };
+}
+
+/** What every issuing host gives createHostApp: its name, logger and metrics; ready when PostgreSQL and Redis answer. */
+export function hostAppOptions(
+  name: string,
+  deps: Pick<HostParts, 'db' | 'redis' | 'logger' | 'metrics'>,
+): HostAppOptions {
+  return {
+    name,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    async readiness() {
+      await deps.db.$queryRaw`SELECT 1`;
+      await deps.redis.ping();
     },
   };
 }

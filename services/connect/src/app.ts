@@ -1,5 +1,7 @@
 // createConnectApp: the connect host's Express app (JSON API, browser pages, static assets), used by main and tests.
-import { createHostApp, finishHostApp, type HostAppOptions } from '@svc/platform';
+
+import { hostAppOptions } from '@svc/issuance';
+import { createHostApp, finishHostApp } from '@svc/platform';
 import type { Express } from 'express';
 import type { ConnectDeps } from './deps';
 import { apiRoutes } from './routes/api';
@@ -8,15 +10,7 @@ import { pageRoutes } from './routes/pages';
 import { createInquiryStore } from './store/inquiries';
 
 export function createConnectApp(deps: ConnectDeps): Express {
-  const opts: HostAppOptions = {
-    name: 'connect',
-    logger: deps.logger,
-    metrics: deps.metrics,
-    async readiness() {
-      await deps.db.$queryRaw`SELECT 1`;
-      await deps.redis.ping();
-    },
-  };
+  const opts = hostAppOptions('connect', deps);
   const app = createHostApp(opts);
   const inquiries = createInquiryStore(deps.db);
   app.use(apiRoutes(deps, inquiries));

@@ -1,7 +1,8 @@
 // The native host: direct issue (access key, public key, platform ticket) as fast routes; /errand, health and
 // readiness on Express.
 import type { RequestListener } from 'node:http';
-import { createHostApp, finishHostApp, type HostAppOptions, withFastRoutes } from '@svc/platform';
+import { hostAppOptions } from '@svc/issuance';
+import { createHostApp, finishHostApp, withFastRoutes } from '@svc/platform';
 import type { NativeDeps } from './deps';
 import { directIssueRoutes } from './routes/direct-issue';
 import { errandRouter } from './routes/errand';
@@ -12,15 +13,7 @@ import { createSteamClient } from './store/steam-api';
 import { createTicketReplayStore } from './store/ticket-replay';
 
 export function createNativeApp(deps: NativeDeps): RequestListener {
-  const opts: HostAppOptions = {
-    name: 'native',
-    logger: deps.logger,
-    metrics: deps.metrics,
-    async readiness() {
-      await deps.db.$queryRaw`SELECT 1`;
-      await deps.redis.ping();
-    },
-  };
+  const opts = hostAppOptions('native', deps);
   const app = createHostApp(opts);
   const ports = {
     credentials: createCredentialStore(deps.db),

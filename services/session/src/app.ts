@@ -1,6 +1,7 @@
 // The session host: refresh, introspect, logout and JWK Sets as fast routes; revoke-all, userinfo, claim-state,
 // health and readiness on Express.
 import type { RequestListener } from 'node:http';
+import { hostAppOptions } from '@svc/issuance';
 import { createHostApp, finishHostApp, withFastRoutes } from '@svc/platform';
 import type { SessionDeps } from './deps';
 import { jwksRoute } from './routes/jwks';
@@ -9,16 +10,7 @@ import { revokeAllRoutes } from './routes/revoke-all';
 import { tokenRoutes } from './routes/tokens';
 
 export function createSessionApp(deps: SessionDeps): RequestListener {
-  const opts = {
-    name: 'session',
-    logger: deps.logger,
-    metrics: deps.metrics,
-    includeMessages: true,
-    readiness: async () => {
-      await deps.db.$queryRaw`SELECT 1`;
-      await deps.redis.ping();
-    },
-  };
+  const opts = { ...hostAppOptions('session', deps), includeMessages: true };
   const app = createHostApp(opts);
   app.use(revokeAllRoutes(deps));
   app.use(profileRoutes(deps));
