@@ -28,12 +28,15 @@ export interface TestInfra {
   close(): Promise<void>;
 }
 
-/** Opens connections to the test database and Redis; close them in afterAll. */
-export function openInfra(): TestInfra {
-  const db = createPrisma();
+/**
+ * Opens connections to the test database (or to `over`, a database the caller owns and closes) and Redis, and a
+ * key ring whose clock is `now`; close them in afterAll.
+ */
+export function openInfra(opts: { over?: Db; now?: () => number } = {}): TestInfra {
+  const db = opts.over ?? createPrisma();
   const redis = createRedis();
   const subscriber = createRedis();
-  const keyRing = createKeyRing({ db, kek: loadKek(), subscriber });
+  const keyRing = createKeyRing({ db, kek: loadKek(), subscriber, now: opts.now });
   const issuance = issuanceDepsFromEnv(db, keyRing);
   return {
     db,
@@ -44,7 +47,7 @@ export function openInfra(): TestInfra {
     async close() {
       await keyRing.close();
       await redis.quit().catch(() => undefined);
-      await db.$disconnect();
+      if (!opts.over) await db.$disconnect();
     },
   };
 }

@@ -2,10 +2,8 @@
 // tables, so they must never touch the shared test database other suites run against), and worker wiring.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createPrisma, type Db, databaseUrl, migrate } from '@svc/db';
-import { type IssuanceDeps, issuanceDepsFromEnv } from '@svc/issuance';
-import { createKeyRing, type KeyRing } from '@svc/keyring';
-import { createLogger, createMetrics, createRedis, type Redis } from '@svc/platform';
-import { loadKek } from '@svc/token-core';
+import { createLogger, createMetrics, type Redis } from '@svc/platform';
+import { openInfra } from '@svc/testkit';
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import type { WorkerConfig } from '../src/config';
@@ -50,21 +48,7 @@ export async function openPrivateDb(): Promise<PrivateDb> {
 
 /** Test infrastructure over a private database: the shape testkit's provisionApp expects. */
 export function infraOver(db: Db, now?: () => number) {
-  const redis = createRedis();
-  const subscriber = createRedis();
-  const keyRing: KeyRing = createKeyRing({ db, kek: loadKek(), subscriber, now });
-  const issuance: IssuanceDeps = issuanceDepsFromEnv(db, keyRing);
-  return {
-    db,
-    redis,
-    subscriber,
-    keyRing,
-    issuance,
-    async close() {
-      await keyRing.close();
-      await redis.quit().catch(() => undefined);
-    },
-  };
+  return openInfra({ over: db, now });
 }
 
 export function testConfig(overrides: Partial<WorkerConfig> = {}): WorkerConfig {
