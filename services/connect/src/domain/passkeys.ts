@@ -33,7 +33,7 @@ export async function verifyAuthentication(
   response: AuthenticationResponseJSON,
   challenge: Challenge | undefined,
 ): Promise<{ accountId: string }> {
-  if (!challenge || challenge.kind !== 'authenticate') throw passkeyRefused();
+  if (challenge?.kind !== 'authenticate') throw passkeyRefused();
   const passkey = await deps.accounts.passkeyByCredentialId(response.id);
   if (!passkey) throw passkeyRefused();
   // The authenticator returns the user handle of a discoverable credential: it must be the one registered.
@@ -93,7 +93,7 @@ export async function verifyRegistration(
   challenge: Challenge | undefined,
   email: string,
 ): Promise<{ accountId: string }> {
-  if (!challenge || challenge.kind !== 'register' || !challenge.userHandle) throw passkeyRefused();
+  if (challenge?.kind !== 'register' || !challenge.userHandle) throw passkeyRefused();
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     verified = await verifyRegistrationResponse({
