@@ -1,5 +1,7 @@
 // Page security over plain HTTP (no browser needed): CSP, cookies, CSRF, escaping, unknown and expired links,
 // rate limits on code entry and sign-in, and the errand flow for an account without a passkey (email code).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createErrand } from '@svc/issuance';
 import { openInfra, provisionAccount, type TestInfra } from '@svc/testkit';
 import { sha256Hex } from '../src/domain/keys';
@@ -159,6 +161,30 @@ describe('inquiry pages', () => {
     expect(statuses[4]).toBe(429);
   });
 
+  test('a code mail that cannot be sent is a notice on the page, and no code is pending', async () => {
+    // A port nothing listens on: the SMTP connection is refused.
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+    const deadPort = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const mailless = await startConnect(infra, { smtpPort: deadPort });
+    try {
+      const backend = await provisionBackend(infra, mailless.url);
+      const est = await backend.establish({});
+      const path = `/inquiries/${est.body.exposureKey}`;
+      const a = makeAgent(mailless.url);
+      await a.request(path);
+      const sent = await a.form(`${path}/email`, { email: `unsent-${Date.now()}@example.test` });
+      expect(sent.res.status).toBe(303);
+      const page = await a.request(path);
+      expect(page.res.status).toBe(200);
+      expect(page.text).toContain('We could not send the email right now.');
+      expect(page.text).not.toContain('name="code"');
+    } finally {
+      await mailless.close();
+    }
+  });
+
   test('passkey sign-in attempts are rate limited and need the CSRF header', async () => {
     const backend = await provisionBackend(infra, host.url);
     const est = await backend.establish({});
@@ -243,6 +269,16 @@ describe('errand pages', () => {
     expect(entered.res.status).toBe(303);
     const details = await a.request(path);
     expect(details.text).toContain('value_firstName');
+    // Each way the form can still leave the gate closed says which claim is in the way, and completes nothing.
+    for (const [fields, notice] of [
+      [{ consent_firstName: 'GRANTED', value_firstName: ' ' }, 'Fill in: First name.'],
+      [{ consent_firstName: 'GRANTED', value_firstName: 'a<b' }, 'Check the value of: First name.'],
+      [{ consent_firstName: 'DENIED', value_firstName: '' }, 'needs this to continue: First name.'],
+    ] as const) {
+      expect((await a.form(`${path}/details`, fields)).res.status).toBe(303);
+      expect((await a.request(path)).text).toContain(notice);
+      expect(await status()).toBe('pending');
+    }
     const done = await a.form(`${replica.url}${path}/details`, {
       consent_firstName: 'GRANTED',
       value_firstName: 'Grace',

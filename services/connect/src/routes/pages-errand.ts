@@ -4,15 +4,16 @@ import { loadApplication } from '@svc/issuance';
 import { noStore, type RateLimiter } from '@svc/platform';
 import type { Request, Response, Router } from 'express';
 import type { ConnectDeps } from '../deps';
-import { type CodeLimits, sendCode } from '../domain/email-codes';
+import type { CodeLimits } from '../domain/email-codes';
 import { sha256Hex } from '../domain/keys';
-import { accountAndView, errandItems, gateProblems, readDetails, saveDetails } from '../domain/page-steps';
+import { accountAndView, errandItems } from '../domain/page-steps';
 import { errandReauthView } from '../pages/sign-in';
 import { detailsView, messageView } from '../pages/steps';
 import type { AccountStore, ErrandStore } from '../store/accounts';
 import type { FlowStore } from '../store/flows';
 import { type Browser, csrfValid, openBrowser, PageError, sendPage } from './browser';
-import { enterCode } from './code-entry';
+import { enterCode, mailCode } from './code-entry';
+import { submitDetails } from './details-form';
 import { passkeyRoutes } from './passkey-routes';
 
 type ErrandRow = NonNullable<Awaited<ReturnType<ErrandStore['byKeyHash']>>>;
@@ -95,7 +96,7 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     }
     if (state === 'expired') throw new PageError(410, 'expired');
     const found = await accountAndView(deps.issuance, b.target.app, errand.accountId);
-    if (!found || found.account.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
+    if (found?.account.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
     await b.save();
     if (b.flow.accountId !== errand.accountId) {
       const hasPasskey = (await accounts.passkeysOf(errand.accountId)).length > 0;
@@ -121,22 +122,7 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     const account = await deps.db.account.findUnique({ where: { id: b.errand.accountId } });
     const hasPasskey = (await accounts.passkeysOf(b.errand.accountId)).length > 0;
     // Only an account without a passkey re-authenticates by email.
-    if (account?.email && !hasPasskey) {
-      try {
-        b.flow.pendingEmail = await sendCode(
-          {
-            mailer: deps.mailer,
-            limits: p.codeLimits,
-            ttlSeconds: deps.config.emailCodeTtlSeconds,
-            now: deps.now,
-          },
-          { email: account.email, clientIp: req.ip ?? '', locale: b.locale, appName: b.ctx.appName ?? '' },
-        );
-      } catch (err) {
-        if ((err as { reason?: string }).reason === 'TooManyAttempts') throw err;
-        b.flash('mailFailed');
-      }
-    }
+    if (account?.email && !hasPasskey) await mailCode(deps, p.codeLimits, b, req, account.email);
     await back(b, res);
   });
 
@@ -161,16 +147,12 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     if (b.flow.accountId !== b.errand.accountId) return back(b, res);
     const found = await accountAndView(deps.issuance, b.target.app, b.errand.accountId);
     if (!found) throw new PageError(403, 'accountUnavailable');
-    const input = readDetails(req.body as Record<string, unknown>, errandItems(found.view, found.account));
-    await saveDetails(accounts, b.errand.accountId, b.target.app.id, input);
-    const after = await accountAndView(deps.issuance, b.target.app, b.errand.accountId);
-    const problems = after ? gateProblems(after.view, after.account) : { denied: [], missing: [] };
-    const names = (keys: string[]) => keys.map((k) => b.ctx.t(`claim_${k}` as never)).join(', ');
-    if (input.invalid.length) b.flash('invalidValue', { claims: names(input.invalid) });
-    else if (problems.denied.length)
-      b.flash('requiredDenied', { app: b.ctx.appName ?? '', claims: names(problems.denied) });
-    else if (problems.missing.length) b.flash('missingData', { claims: names(problems.missing) });
-    else if (await errands.complete(b.errand.id, deps.now())) b.flow.realized = true;
+    const shown = errandItems(found.view, found.account);
+    if (
+      (await submitDetails(deps, accounts, b, req, b.errand.accountId, shown)) &&
+      (await errands.complete(b.errand.id, deps.now()))
+    )
+      b.flow.realized = true;
     await back(b, res);
   });
 

@@ -5,18 +5,11 @@ import type { RateLimiter } from '@svc/platform';
 import type { Request, Response, Router } from 'express';
 import type { ConnectDeps } from '../deps';
 import { buildCallbackRedirect } from '../domain/callback-url';
-import { type CodeLimits, normalizeEmail, sendCode } from '../domain/email-codes';
+import { type CodeLimits, normalizeEmail } from '../domain/email-codes';
 import { satisfiesRealizeConstraints } from '../domain/email-match';
 import { openConfirmationKey } from '../domain/inquiry-status';
 import { sha256Hex } from '../domain/keys';
-import {
-  accountAndView,
-  gateProblems,
-  inquiryItems,
-  readDetails,
-  saveDetails,
-  termsOwed,
-} from '../domain/page-steps';
+import { accountAndView, inquiryItems, termsOwed } from '../domain/page-steps';
 import { realizeInquiry } from '../domain/realize';
 import { inquirySignInView } from '../pages/sign-in';
 import { detailsView, messageView, revealView, termsView } from '../pages/steps';
@@ -24,7 +17,8 @@ import type { AccountStore } from '../store/accounts';
 import type { FlowStore } from '../store/flows';
 import type { InquiryRow, InquiryStore } from '../store/inquiries';
 import { type Browser, csrfValid, openBrowser, PageError, sendPage } from './browser';
-import { enterCode } from './code-entry';
+import { enterCode, mailCode } from './code-entry';
+import { submitDetails } from './details-form';
 import { passkeyRoutes } from './passkey-routes';
 
 interface InquiryPage extends Browser {
@@ -119,7 +113,7 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
       return sendPage(res, b, ctx.t('title'), view, 200, true);
     }
     const found = await accountAndView(deps.issuance, b.target.app, b.flow.accountId);
-    if (!found || found.account.status !== 'ACTIVE') {
+    if (found?.account.status !== 'ACTIVE') {
       await b.save();
       return sendPage(
         res,
@@ -179,21 +173,7 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
     else if (!satisfiesRealizeConstraints(email, b.inquiry.constraints.realizeConstraints)) {
       b.flash('emailNotAllowed', { app: b.ctx.appName ?? '' });
     } else {
-      try {
-        b.flow.pendingEmail = await sendCode(
-          {
-            mailer: deps.mailer,
-            limits: p.codeLimits,
-            ttlSeconds: deps.config.emailCodeTtlSeconds,
-            now: deps.now,
-          },
-          { email, clientIp: req.ip ?? '', locale: b.locale, appName: b.ctx.appName ?? '' },
-        );
-      } catch (err) {
-        if ((err as { reason?: string }).reason === 'TooManyAttempts') throw err;
-        deps.logger.warn({ err: (err as Error).message }, 'sign-up mail failed');
-        b.flash('mailFailed');
-      }
+      await mailCode(deps, p.codeLimits, b, req, email);
     }
     await back(b, res);
   });
@@ -239,17 +219,8 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
     const b = await loadForPost(req, res);
     const accountId = b.flow.accountId;
     const found = accountId ? await accountAndView(deps.issuance, b.target.app, accountId) : undefined;
-    if (found && accountId) {
-      const input = readDetails(req.body as Record<string, unknown>, inquiryItems(found.view, found.account));
-      await saveDetails(accounts, accountId, b.target.app.id, input);
-      const after = await accountAndView(deps.issuance, b.target.app, accountId);
-      const problems = after ? gateProblems(after.view, after.account) : { denied: [], missing: [] };
-      const names = (keys: string[]) => keys.map((k) => b.ctx.t(`claim_${k}` as never)).join(', ');
-      if (input.invalid.length) b.flash('invalidValue', { claims: names(input.invalid) });
-      else if (problems.denied.length)
-        b.flash('requiredDenied', { app: b.ctx.appName ?? '', claims: names(problems.denied) });
-      else if (problems.missing.length) b.flash('missingData', { claims: names(problems.missing) });
-    }
+    if (found && accountId)
+      await submitDetails(deps, accounts, b, req, accountId, inquiryItems(found.view, found.account));
     await back(b, res);
   });
 
