@@ -1,6 +1,6 @@
 // Test support for the native host: the app on a free port over the real database and Redis, a Steam Web API
 // stand-in that records every call, assertion signing, and fixtures that keep basic terms settled.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApplicationCache, currentTerms } from '@svc/issuance';
@@ -198,8 +198,7 @@ export async function startSteamStandIn(): Promise<SteamStandIn> {
       res.end(JSON.stringify({ response: { error: { errorcode: 101, errordesc: 'Invalid ticket' } } }));
       return;
     }
-    const steamid =
-      users.get(ticket) ?? `7656119${String(Math.floor(Math.random() * 1e10)).padStart(10, '0')}`;
+    const steamid = users.get(ticket) ?? freshSteamId();
     res.end(
       JSON.stringify({
         response: {
@@ -230,6 +229,9 @@ export async function startSteamStandIn(): Promise<SteamStandIn> {
 }
 
 export const freshTicket = () => randomBytes(64).toString('hex');
+
+/** A random 17-digit SteamID64 in the individual-account range, so tests never share a Steam user. */
+export const freshSteamId = () => `7656119${String(randomInt(0, 1e10)).padStart(10, '0')}`;
 
 export async function sessionCount(infra: TestInfra, accountId: string): Promise<number> {
   return infra.db.session.count({ where: { accountId } });

@@ -8,6 +8,7 @@ import { TYP } from '@svc/token-core';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import {
   ensureTerms,
+  freshSteamId,
   freshTicket,
   openInfra,
   type SteamStandIn,
@@ -64,7 +65,7 @@ async function acceptanceFor(locale: 'en-US' | 'zh-CN' = 'en-US') {
 }
 
 /** Signs a new Steam user in through the terms flow; returns the steam id and the 200 answer. */
-async function signIn(anchor: string, steamId = `7656119${Date.now() % 1e10}`) {
+async function signIn(anchor: string, steamId = freshSteamId()) {
   const t1 = freshTicket();
   steam.users.set(t1, steamId);
   const first = await signInWith(anchor, t1);
@@ -137,7 +138,7 @@ describe('first sign-in and the basic terms', () => {
     ['confirmed: false', { confirmed: false }, 403, 'LegalAgreementRequired'],
   ] as const)('an acceptance with %s is refused and records nothing', async (_n, change, status, reason) => {
     const app = await fixture();
-    const steamId = `7656119${Math.floor(Math.random() * 1e10)}`;
+    const steamId = freshSteamId();
     const t = freshTicket();
     steam.users.set(t, steamId);
     const res = await signInWith(app.anchor, t, {
@@ -151,7 +152,7 @@ describe('first sign-in and the basic terms', () => {
 
   test('two replicas racing on the first sign-in of one Steam user create one account', async () => {
     const app = await fixture();
-    const steamId = `7656119${Math.floor(Math.random() * 1e10)}`;
+    const steamId = freshSteamId();
     const tickets = [freshTicket(), freshTicket(), freshTicket(), freshTicket()];
     for (const t of tickets) steam.users.set(t, steamId);
     const acceptance = await acceptanceFor();
