@@ -52,6 +52,20 @@ export function openInfra(opts: { over?: Db; now?: () => number } = {}): TestInf
   };
 }
 
+/** Polls `check` every `everyMs` until it holds (a throw counts as not yet); fails after `timeoutMs`. */
+export async function waitUntil(
+  check: () => Promise<boolean>,
+  timeoutMs = 20_000,
+  everyMs = 50,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error('condition not met in time');
+}
+
 export function uniqueName(prefix = 't'): string {
   return `${prefix}-${randomBytes(5).toString('hex')}`;
 }

@@ -1,6 +1,6 @@
 // The session host's other endpoints: introspect, logout, revoke-all, userinfo, claim-state and JWK Sets.
 import { grantClaim, revokeKeyNow, setAccountStatus, setClaims } from '@svc/provisioning';
-import { postJson, provisionAccount, provisionClientKey, signClientAuth } from '@svc/testkit';
+import { postJson, provisionAccount, provisionClientKey, signClientAuth, waitUntil } from '@svc/testkit';
 import { mintRefreshToken, newJti } from '@svc/token-core';
 import { decodeJwt } from 'jose';
 import { freshSession, issueFor, issueForWorkload, type SessionHarness, startSessionHost } from './support';
@@ -53,8 +53,10 @@ describe('POST /introspect', () => {
     );
     const kid = JSON.parse(Buffer.from(issued.accessToken.split('.')[0]!, 'base64url').toString()).kid;
     await revokeKeyNow(h.infra.db, h.infra.issuance.kek, app.anchor, kid, h.infra.redis);
-    await new Promise((r) => setTimeout(r, 100));
-    const after = await postJson(`${h.url}/introspect`, { accessToken: issued.accessToken });
+    // The host hears of the revocation over Redis pub/sub: a few milliseconds, longer on a loaded machine.
+    const introspect = () => postJson(`${h.url}/introspect`, { accessToken: issued.accessToken });
+    await waitUntil(async () => (await introspect()).status === 401, 5000, 20);
+    const after = await introspect();
     expect([after.status, after.body.reason]).toEqual([401, 'AccessTokenInvalid']);
     const jwks = await get(`/applications/${app.anchor}/jwks.json`);
     expect(jwks.body.keys.map((k: { kid: string }) => k.kid)).not.toContain(kid);

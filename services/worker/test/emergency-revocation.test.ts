@@ -2,8 +2,8 @@
 // the key leaves its fresh JWK Set responses and tokens it signed fail introspection at once (Redis pub/sub, with
 // a key cache TTL far longer than the test), and every key ring signs with the replacement.
 import { issueSession, loadApplication } from '@svc/issuance';
-import { openInfra, postJson, provisionAccount, provisionApp, type TestInfra } from '@svc/testkit';
-import { type Child, freePort, spawnTsx, waitUntil } from './processes';
+import { openInfra, postJson, provisionAccount, provisionApp, type TestInfra, waitUntil } from '@svc/testkit';
+import { type Child, freePort, spawnTsx } from './processes';
 
 let infra: TestInfra;
 let host: Child;

@@ -94,16 +94,3 @@ export function freePort(): Promise<number> {
     srv.on('error', reject);
   });
 }
-
-export async function waitUntil(
-  check: () => Promise<boolean>,
-  timeoutMs = 20_000,
-  everyMs = 50,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error('condition not met in time');
-}

@@ -1,8 +1,8 @@
 // Sweeps under failure: a worker killed with SIGKILL mid-sweep loses nothing; the job is recovered and finishes on
 // a restarted worker, every expired row is handled exactly once, and nothing live is touched. Also: SIGTERM drains.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { provisionApp, uniqueName } from '@svc/testkit';
-import { type Child, spawnTsx, waitUntil } from './processes';
+import { provisionApp, uniqueName, waitUntil } from '@svc/testkit';
+import { type Child, spawnTsx } from './processes';
 import { dropQueue, infraOver, openPrivateDb, type PrivateDb, sessionRow } from './support';
 
 const DAY = 86_400_000;

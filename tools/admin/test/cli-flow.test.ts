@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { currentTerms, resolveSectorSubject } from '@svc/issuance';
 import { KEY_CHANGE_CHANNEL } from '@svc/keyring';
 import { createRedis } from '@svc/platform';
-import { openInfra, type TestInfra, uniqueName } from '@svc/testkit';
+import { openInfra, type TestInfra, uniqueName, waitUntil } from '@svc/testkit';
 import { newJti, newSid } from '@svc/token-core';
 import { exportJWK, generateKeyPair } from 'jose';
 import { jsonFile, ok } from './run-admin';
@@ -277,7 +277,7 @@ describe('pnpm admin: full provisioning flow', () => {
       const revoked = await ok(['keys', 'revoke', '--app', s.anchor!, '--kid', s.firstKid!]);
       expect(revoked.kids).toEqual([active.kid]);
       expect((await ok(['app', 'show', '--app', s.anchor!])).kids).toEqual([active.kid]);
-      await waitFor(() => heard.filter((m) => m === s.appId).length >= 2);
+      await waitUntil(async () => heard.filter((m) => m === s.appId).length >= 2, 3000, 25);
     } finally {
       await subscriber.quit();
     }
@@ -344,11 +344,3 @@ describe('pnpm admin: full provisioning flow', () => {
     expect((await infra.db.account.findUniqueOrThrow({ where: { id: s.account! } })).status).toBe('DISABLED');
   }, 60_000);
 });
-
-async function waitFor(check: () => boolean, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
