@@ -17,7 +17,8 @@ export function forkWorkers(logger: Logger, concurrency = Number(process.env.WEB
     setTimeout(() => cluster.fork(), 500);
   });
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(sig, () => {
+    process.on(sig, () => {
+      if (stopping) return;
       stopping = true;
       for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
       const timer = setTimeout(() => process.exit(0), 15_000);

@@ -34,18 +34,27 @@ export function listen(
 /**
  * Responses whose handler has not ended them yet. A client that drops its socket closes the response while the
  * handler may still await PostgreSQL or Redis; shutdown waits for those handlers before closing the pools under
- * them, so a drained host never fails a request half-way through.
+ * them, so a drained host never fails a request half-way through. Once `drain()` is called, every response not
+ * yet begun (in flight or arriving on a kept-alive connection) says `Connection: close`, so its socket ends with
+ * it and no client keeps a closing host busy.
  */
 export function trackHandlers(app: RequestListener): {
   app: RequestListener;
+  drain(): void;
   settled(deadlineMs: number): Promise<boolean>;
 } {
   const open = new Set<ServerResponse>();
+  let draining = false;
   return {
     app: (req, res) => {
       open.add(res);
       res.once('finish', () => open.delete(res));
+      if (draining) res.setHeader('connection', 'close');
       return app(req, res);
+    },
+    drain() {
+      draining = true;
+      for (const res of open) if (!res.headersSent) res.setHeader('connection', 'close');
     },
     async settled(deadlineMs) {
       const deadline = Date.now() + deadlineMs;
@@ -85,18 +94,26 @@ export async function runHost(opts: {
   const close = () => {
     closing ??= (async () => {
       opts.logger.info('shutting down');
-      await new Promise<void>((r) => server.close(() => r()));
-      server.closeAllConnections();
-      metricsServer?.close();
+      // Stop accepting, end idle kept-alive sockets now, and let busy ones close after their response: waiting
+      // for server.close() alone would wait on every client's keep-alive (65 s), past any orchestrator's patience.
+      const stopped = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      handlers.drain();
       if (!(await handlers.settled(opts.graceMs ?? SHUTDOWN_GRACE_MS))) {
         opts.logger.warn('handlers still running at the end of the shutdown grace period');
       }
+      server.closeAllConnections();
+      await stopped;
+      metricsServer?.close();
       await opts.onClose?.().catch((err: unknown) => opts.logger.error({ err }, 'error during shutdown'));
     })();
     return closing;
   };
+  // `on`, not `once`: systemd signals every process of the unit and a cluster primary forwards the signal too, so
+  // a worker may hear SIGTERM twice; a second signal must not end it half-way through the drain.
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(sig, () => {
+    process.on(sig, () => {
+      if (closing) return;
       void close().then(() => process.exit(0));
     });
   }

@@ -39,8 +39,12 @@ async function main(): Promise<void> {
     })();
     return closing;
   };
+  // A repeated signal (systemd signals the whole unit) joins the shutdown under way instead of ending the process.
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(sig, () => void shutdown(sig).then(() => process.exit(0)));
+    process.on(sig, () => {
+      if (closing) return;
+      void shutdown(sig).then(() => process.exit(0));
+    });
   }
 }
 
