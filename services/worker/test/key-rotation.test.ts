@@ -1,11 +1,11 @@
 // A full key rotation driven by a controllable clock (prepublish, activate, retire, omit) while a verifier keeps a
 // JWK Set cached for max-age and never refetches early: every token stays verifiable throughout.
 import { jwksMaxAgeSeconds, OIDC_SCOPE } from '@svc/keyring';
-import { provisionApp } from '@svc/testkit';
+import { openInfra, provisionApp, type TestInfra } from '@svc/testkit';
 import { mintAccessToken } from '@svc/token-core';
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
 import { runRotationTick } from '../src/jobs/rotate-keys';
-import { infraOver, openPrivateDb, type PrivateDb } from './support';
+import { openPrivateDb, type PrivateDb } from './support';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -14,12 +14,12 @@ const maxAgeMs =
   jwksMaxAgeSeconds({ KEY_ROTATE_EVERY_SECONDS: '172800', KEY_PREPUBLISH_SECONDS: '3600' }) * 1000;
 
 let pdb: PrivateDb;
-let infra: ReturnType<typeof infraOver>;
+let infra: TestInfra;
 let t = Date.now();
 
 beforeAll(async () => {
   pdb = await openPrivateDb();
-  infra = infraOver(pdb.db, () => t);
+  infra = openInfra({ over: pdb.db, now: () => t });
 });
 afterAll(async () => {
   await infra.close();

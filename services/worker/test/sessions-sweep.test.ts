@@ -1,16 +1,16 @@
 // The session sweep over sweep_after: expires what lapsed, follows expiries that rotations slid on, and deletes
 // sessions that are no longer active once retention has passed; nothing live is touched.
-import { provisionApp } from '@svc/testkit';
+import { openInfra, provisionApp, type TestInfra } from '@svc/testkit';
 import { sweepSessionsBatch } from '../src/store/sweep-store';
-import { infraOver, openPrivateDb, type PrivateDb, sessionRow } from './support';
+import { openPrivateDb, type PrivateDb, sessionRow } from './support';
 
 const DAY = 86_400_000;
 const RETENTION_SECONDS = 7 * 86_400;
 let p: PrivateDb;
-let infra: ReturnType<typeof infraOver>;
+let infra: TestInfra;
 beforeAll(async () => {
   p = await openPrivateDb();
-  infra = infraOver(p.db);
+  infra = openInfra({ over: p.db });
 });
 afterAll(async () => {
   await infra.close();

@@ -3,7 +3,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createPrisma, type Db, databaseUrl, migrate } from '@svc/db';
 import { createLogger, createMetrics, type Redis } from '@svc/platform';
-import { openInfra } from '@svc/testkit';
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import type { WorkerConfig } from '../src/config';
@@ -44,11 +43,6 @@ export async function openPrivateDb(): Promise<PrivateDb> {
       await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     },
   };
-}
-
-/** Test infrastructure over a private database: the shape testkit's provisionApp expects. */
-export function infraOver(db: Db, now?: () => number) {
-  return openInfra({ over: db, now });
 }
 
 export function testConfig(overrides: Partial<WorkerConfig> = {}): WorkerConfig {

@@ -1,19 +1,19 @@
 // Sweeps under failure: a worker killed with SIGKILL mid-sweep loses nothing; the job is recovered and finishes on
 // a restarted worker, every expired row is handled exactly once, and nothing live is touched. Also: SIGTERM drains.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { provisionApp, uniqueName, waitUntil } from '@svc/testkit';
+import { openInfra, provisionApp, type TestInfra, uniqueName, waitUntil } from '@svc/testkit';
 import { type Child, spawnTsx } from './processes';
-import { dropQueue, infraOver, openPrivateDb, type PrivateDb, sessionRow } from './support';
+import { dropQueue, openPrivateDb, type PrivateDb, sessionRow } from './support';
 
 const DAY = 86_400_000;
 let pdb: PrivateDb;
-let infra: ReturnType<typeof infraOver>;
+let infra: TestInfra;
 const children: Child[] = [];
 const queues: string[] = [];
 
 beforeAll(async () => {
   pdb = await openPrivateDb();
-  infra = infraOver(pdb.db);
+  infra = openInfra({ over: pdb.db });
 });
 afterAll(async () => {
   for (const c of children) await c.kill('SIGKILL');

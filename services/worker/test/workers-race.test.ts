@@ -4,20 +4,20 @@
 import { createPrisma } from '@svc/db';
 import { runScheduledRotation } from '@svc/keyring';
 import { createLogger, createMetrics, createRedis } from '@svc/platform';
-import { provisionApp, waitUntil } from '@svc/testkit';
+import { openInfra, provisionApp, type TestInfra, waitUntil } from '@svc/testkit';
 import { loadKek } from '@svc/token-core';
 import { runRotationTick } from '../src/jobs/rotate-keys';
 import { workerMetrics } from '../src/metrics';
 import { createJobWorker, JOB_NAMES, type JobWorker } from '../src/worker';
-import { dropQueue, infraOver, openPrivateDb, type PrivateDb, testConfig } from './support';
+import { dropQueue, openPrivateDb, type PrivateDb, testConfig } from './support';
 
 const DAY = 86_400_000;
 let pdb: PrivateDb;
-let infra: ReturnType<typeof infraOver>;
+let infra: TestInfra;
 
 beforeAll(async () => {
   pdb = await openPrivateDb();
-  infra = infraOver(pdb.db);
+  infra = openInfra({ over: pdb.db });
 });
 afterAll(async () => {
   await infra.close();
