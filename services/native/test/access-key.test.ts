@@ -196,13 +196,16 @@ describe('authorization layers', () => {
     expect(res.body).toEqual({ reason: 'Layer2Denied' });
   });
 
-  test('Layer 3: return rules without REVEAL refuse direct delivery; adding REVEAL admits it', async () => {
+  test('Layer 3 never refuses direct issue: an app with only DEVICE_CODE, or every other return rule, issues', async () => {
     const f = await fixture();
-    await addReturnRule(infra.db, f.app.anchor, 'CALLBACK');
-    const res = await postJson(url, f.body);
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({ reason: 'Layer3Denied' });
-    await addReturnRule(infra.db, f.app.anchor, 'REVEAL');
+    await addReturnRule(infra.db, f.app.anchor, 'DEVICE_CODE');
+    expectTokenPair(await postJson(url, f.body), [
+      'accessToken',
+      'applicationAnchor',
+      'claims',
+      'refreshToken',
+    ]);
+    for (const method of ['CALLBACK', 'STATUS_POLL']) await addReturnRule(infra.db, f.app.anchor, method);
     expect((await postJson(url, f.body)).status).toBe(200);
   });
 });

@@ -2,7 +2,7 @@
 // receives, ticket formats, allow-listed app ids, single use, first sign-in linking (also racing replicas),
 // the basic-terms flow with its refusals, and Steam failures.
 import { currentTerms } from '@svc/issuance';
-import { addRule } from '@svc/provisioning';
+import { addReturnRule, addRule } from '@svc/provisioning';
 import { postJson, provisionApp, type RunningTestHost, type TestInfra } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createLocalJWKSet, jwtVerify } from 'jose';
@@ -234,6 +234,13 @@ describe('policy and Steam answers', () => {
     const bare = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
     const res2 = await signInWith(bare.anchor, freshTicket());
     expect(res2.body).toEqual({ reason: 'Layer1Denied' });
+  });
+
+  test('Layer 3 never refuses direct issue: an app with only a DEVICE_CODE return rule issues', async () => {
+    const app = await fixture();
+    await addReturnRule(infra.db, app.anchor, 'DEVICE_CODE');
+    const { second } = await signIn(app.anchor);
+    expect(second.status).toBe(200);
   });
 
   test('unknown anchor is ApplicationNotFound', async () => {

@@ -1,5 +1,6 @@
 // POST /direct-issue/public-key, black-box over HTTP: the exact assertion contract, opaque denials, replay (also
 // at the same moment across two replicas), layers per principal kind, and workload tokens.
+import { addReturnRule } from '@svc/provisioning';
 import { postJson, provisionApp, type RunningTestHost, type TestInfra } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createLocalJWKSet, generateKeyPair, jwtVerify } from 'jose';
@@ -180,6 +181,12 @@ describe('layers and anchors', () => {
     await infra.db.workload.update({ where: { id: f.cred.workloadId! }, data: { ownerAccountId: other.id } });
     const res = await send(a, f);
     expect(res.body).toEqual({ reason: 'Layer2Denied' });
+  });
+
+  test('Layer 3 never refuses direct issue: an app with only a DEVICE_CODE return rule issues', async () => {
+    const f = await fixture();
+    await addReturnRule(infra.db, f.app.anchor, 'DEVICE_CODE');
+    expect((await send(a, f)).status).toBe(200);
   });
 
   test('an unknown anchor is ApplicationNotFound; a bad body is InvalidBody', async () => {

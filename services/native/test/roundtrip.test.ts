@@ -64,6 +64,8 @@ test('admin CLI provisioning -> native sign-in -> session jwks, refresh, introsp
   );
   await admin('app', 'add-rule', '--app', anchor, '--method', 'ACCESS_KEY_DIRECT', '--access-ttl', '600');
   await admin('app', 'add-rule', '--app', anchor, '--method', 'PUBLIC_KEY_DIRECT');
+  // Return rules are Layer 3 and govern return channels only: enabling DEVICE_CODE leaves direct issue working.
+  await admin('app', 'add-return-rule', '--app', anchor, '--method', 'DEVICE_CODE');
   const account = await admin(
     'account',
     'create',

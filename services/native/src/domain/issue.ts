@@ -5,14 +5,7 @@ import { ServiceError } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
 import type { NativeDeps } from '../deps';
 import type { CredentialStore, WorkloadRow } from '../store/credentials';
-import {
-  type CredentialType,
-  checkLayer1,
-  checkLayer2,
-  checkLayer3,
-  type PrincipalKind,
-  requiredMethod,
-} from './layers';
+import { type CredentialType, checkLayer1, checkLayer2, type PrincipalKind, requiredMethod } from './layers';
 
 /** A proven credential: what it is bound to, never what the request claims. */
 export interface CredentialBinding {
@@ -61,7 +54,6 @@ export async function issueForCredential(
   const method = requiredMethod(binding.type, kind);
   checkLayer1(app, method);
   const principal = checkLayer2(binding, workload);
-  checkLayer3(app);
   const authority = binding.authorityVersion ?? (await store.authorityVersion(binding.accountId));
   await deps.hooks?.afterCredentialProof?.();
   const issued = await issueSession(deps.issuance, {

@@ -3,9 +3,9 @@
 //     credential type and the credential-bound principal kind (spec table). Accepting one kind admits no other.
 //   Layer 2 (standing): a workload-bound credential must name an ACTIVE agent or automation that is still
 //     owned by the credential's account. (The account's own status is reported as AccountDisabled/Deleted.)
-//   Layer 3 (delivery): direct issue hands the token pair straight to the caller. An application that lists
-//     enabled return rules has restricted how results may be delivered; unless REVEAL is among them, direct
-//     issue is refused.
+//   Layer 3 (return channels) governs how results of inquiries (CALLBACK, STATUS_POLL, REVEAL) and device
+//     authorizations (DEVICE_CODE) are returned. Direct issue answers the proven credential holder in its own
+//     response, so Layer 3 never refuses it and has no check here.
 import type { ApplicationContext, Principal } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { WorkloadRow } from '../store/credentials';
@@ -69,10 +69,4 @@ export function checkLayer2(
     workloadId: workload.id,
     workloadGeneration: workload.generation,
   };
-}
-
-export function checkLayer3(app: ApplicationContext): void {
-  if (app.returnRules.length > 0 && !app.returnRules.some((r) => r.method === 'REVEAL')) {
-    throw new ServiceError('Layer3Denied', 403);
-  }
 }

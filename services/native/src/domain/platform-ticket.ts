@@ -10,7 +10,7 @@ import type { SteamClient } from '../store/steam-api';
 import { type TicketReplayStore, ticketHash } from '../store/ticket-replay';
 import { type AgreementAcceptance, settleBasicTerms } from './basic-terms';
 import { type DirectIssueResult, requireApplication } from './issue';
-import { checkLayer3, checkPlatformLayer1, PLATFORM_TICKET_METHOD } from './layers';
+import { checkPlatformLayer1, PLATFORM_TICKET_METHOD } from './layers';
 
 export const STEAM_PLATFORM = 'STEAM';
 
@@ -36,7 +36,6 @@ export async function platformTicketSignIn(
   const app = await requireApplication(deps, input.applicationAnchor);
   checkApplication(app);
   checkPlatformLayer1(app, input.platformAppId);
-  checkLayer3(app);
 
   // Hex is case-insensitive: normalize before hashing so case variants of one ticket are the same ticket.
   const ticket = input.platformTicketHex.toLowerCase();
