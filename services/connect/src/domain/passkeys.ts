@@ -11,7 +11,7 @@ import {
 } from '@simplewebauthn/server';
 import { ServiceError } from '@svc/platform';
 import type { ConnectConfig } from '../config';
-import type { AccountStore } from '../store/accounts';
+import type { AccountStore, NewPasskey, PasskeyOwner } from '../store/accounts';
 import type { Challenge } from '../store/flows';
 
 const TIMEOUT_MS = 120_000;
@@ -87,12 +87,12 @@ export async function registrationOptions(
   return { options, userHandle: userHandle.toString('base64url') };
 }
 
-export async function verifyRegistration(
+/** Verifies a registration against its challenge; the credential returned is new (not stored yet). */
+export async function verifyNewCredential(
   deps: { config: ConnectConfig; accounts: AccountStore },
   response: RegistrationResponseJSON,
   challenge: Challenge | undefined,
-  email: string,
-): Promise<{ accountId: string }> {
+): Promise<NewPasskey> {
   if (challenge?.kind !== 'register' || !challenge.userHandle) throw passkeyRefused();
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
@@ -109,12 +109,29 @@ export async function verifyRegistration(
   if (!verified.verified) throw passkeyRefused();
   const { credential } = verified.registrationInfo;
   if (await deps.accounts.passkeyByCredentialId(credential.id)) throw passkeyRefused();
-  return deps.accounts.registerPasskey({
-    email,
+  return {
     credentialId: credential.id,
     publicKey: credential.publicKey,
     counter: credential.counter,
     transports: credential.transports ?? response.response.transports ?? [],
     userHandle: challenge.userHandle,
-  });
+  };
+}
+
+/**
+ * Sign-up and sign-in by emailed code: stores the verified passkey for the address's account (created on first
+ * sign-up). Added to an existing account, `beforeCommit` tells the owner first (see registerPasskey).
+ */
+export async function verifyRegistration(
+  deps: { config: ConnectConfig; accounts: AccountStore },
+  response: RegistrationResponseJSON,
+  challenge: Challenge | undefined,
+  email: string,
+  extra: { name?: string; locale: string; beforeCommit?: (owner: PasskeyOwner) => Promise<void> },
+): Promise<{ accountId: string; added: boolean }> {
+  const credential = await verifyNewCredential(deps, response, challenge);
+  return deps.accounts.registerPasskey(
+    { ...credential, name: extra.name, email, locale: extra.locale },
+    extra.beforeCommit,
+  );
 }

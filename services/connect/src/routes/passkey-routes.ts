@@ -5,6 +5,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import { jsonBody, type RateLimiter } from '@svc/platform';
 import type { Request, Response, Router } from 'express';
 import type { ConnectDeps } from '../deps';
+import { noticeBeforeCommit } from '../domain/passkey-notice';
 import {
   authenticationOptions,
   passkeyRefused,
@@ -12,6 +13,7 @@ import {
   verifyAuthentication,
   verifyRegistration,
 } from '../domain/passkeys';
+import { describeUserAgent, deviceLabel } from '../domain/user-agent';
 import type { AccountStore } from '../store/accounts';
 import type { FlowStore } from '../store/flows';
 import { type Browser, csrfValid, PageError } from './browser';
@@ -85,11 +87,18 @@ export function passkeyRoutes(
     const email = b.flow.verifiedEmail;
     if (!email) throw passkeyRefused();
     const challenge = await flows.takeChallenge(b.flowId, b.target.key);
+    const device = describeUserAgent(req.headers['user-agent']);
     const { accountId } = await verifyRegistration(
       { config: deps.config, accounts },
       req.body as RegistrationResponseJSON,
       challenge,
       email,
+      {
+        name: deviceLabel(device),
+        locale: b.locale,
+        // Added to an existing account through an emailed code: the owner is told, or nothing is added.
+        beforeCommit: noticeBeforeCommit({ ...deps, connectUrl: deps.config.connectUrl }, device),
+      },
     );
     delete b.flow.verifiedEmail;
     b.flow.accountId = accountId;
