@@ -38,6 +38,13 @@ export interface IssueSessionInput {
    * AuthorizationArtifactStale (the insert is conditional on it).
    */
   expectedAuthorityVersion?: number;
+  /**
+   * The connect inquiry this issue redeems: the session is inserted only together with the inquiry's move from
+   * REALIZED to REDEEMED, in one statement. When the inquiry is no longer redeemable (redeemed by a concurrent
+   * request, or expired), or the authority version changed, nothing is written and AuthorizationArtifactStale is
+   * thrown; the caller tells these apart from the inquiry row.
+   */
+  redeemsInquiry?: { id: string };
   /** The issue read, when the caller read it in the same statement as its credential (`issueReadColumnsSql`). */
   read?: IssueRead;
 }
@@ -110,15 +117,14 @@ const READ_FOR_ISSUE: Statement = {
 };
 
 /**
- * The sessions of every issue in the same event-loop turn, each at its first refresh version and only while its
- * account's authority version is still the expected one (when given); the expiry sweep first looks at a session
- * when it would expire. Returns the ids inserted.
+ * Inserts sessions at their first refresh version, each only while its account's authority version is still the
+ * expected one (when given) and `guard` holds; the expiry sweep first looks at a session when it would expire.
+ * Returns the ids inserted.
  */
-const INSERT_SESSIONS: Statement = {
-  name: 'issue_insert_v5',
-  text: `INSERT INTO sessions (id, application_id, protocol, account_id, workload_id, workload_generation, subject,
-      actor_subject, auth_method, source_credential_id, current_version, current_jti, access_ttl, refresh_ttl,
-      auth_time, created_at, expires_at, sweep_after, scope)
+function insertSessionsSql(guard = 'TRUE', prefix = ''): string {
+  return `${prefix} INSERT INTO sessions (id, application_id, protocol, account_id, workload_id, workload_generation,
+      subject, actor_subject, auth_method, source_credential_id, current_version, current_jti, access_ttl,
+      refresh_ttl, auth_time, created_at, expires_at, sweep_after, scope)
     SELECT v.id, v.application_id, v.protocol, v.account_id, v.workload_id, v.workload_generation, v.subject,
       v.actor_subject, v.auth_method, v.source_credential_id, 1, v.current_jti, v.access_ttl, v.refresh_ttl,
       v.auth_time, v.created_at, v.expires_at, v.expires_at, v.scope
@@ -145,9 +151,31 @@ const INSERT_SESSIONS: Statement = {
       AS v(id, application_id, protocol, account_id, workload_id, workload_generation, subject, actor_subject,
         auth_method, source_credential_id, access_ttl, refresh_ttl, auth_time, created_at, expires_at, scope,
         current_jti, expected_authority)
-    WHERE v.expected_authority IS NULL OR EXISTS (
-      SELECT 1 FROM accounts x WHERE x.id = v.account_id AND x.authority_version = v.expected_authority)
-    RETURNING id`,
+    WHERE (${guard}) AND (v.expected_authority IS NULL OR EXISTS (
+      SELECT 1 FROM accounts x WHERE x.id = v.account_id AND x.authority_version = v.expected_authority))
+    RETURNING id`;
+}
+
+/** The sessions of every issue in the same event-loop turn (gathered; see `insertSession`). */
+const INSERT_SESSIONS: Statement = { name: 'issue_insert_v5', text: insertSessionsSql() };
+
+/**
+ * One session, inserted only together with its inquiry's move from REALIZED to REDEEMED ($19 the inquiry id, $20
+ * the time): the inquiry is redeemed exactly when the session exists. Both conditions of the insert (the authority
+ * version, the inquiry still redeemable and unexpired) are in the UPDATE too, and both parts see one snapshot, so
+ * neither happens without the other; two redeems of one inquiry serialize on its row and only one finds it REALIZED.
+ */
+const INSERT_SESSION_REDEEMING: Statement = {
+  name: 'issue_insert_redeeming_v1',
+  text: insertSessionsSql(
+    'EXISTS (SELECT 1 FROM redeemed)',
+    `WITH redeemed AS (
+      UPDATE inquiries i SET state = 'REDEEMED', redeemed_at = $20::timestamptz
+      WHERE i.id = $19::uuid AND i.state = 'REALIZED' AND i.expires_at > $20::timestamptz
+        AND (($18::int[])[1] IS NULL OR EXISTS (
+          SELECT 1 FROM accounts x WHERE x.id = i.account_id AND x.authority_version = ($18::int[])[1]))
+      RETURNING i.id)`,
+  ),
 };
 
 /** One session row to insert, in the order of INSERT_SESSIONS' arrays. */
@@ -174,9 +202,11 @@ export type SessionInsert = [
 
 export type InsertOutcome = boolean | { failed: unknown };
 
+const columnsOfInserts = (rows: SessionInsert[]) =>
+  Array.from({ length: 18 }, (_, c) => rows.map((r) => r[c]));
+
 async function insertSessions(db: Db, rows: SessionInsert[]): Promise<boolean[]> {
-  const columns = Array.from({ length: 18 }, (_, c) => rows.map((r) => r[c]));
-  const inserted = await runPrepared<{ id: string }>(db, INSERT_SESSIONS, columns);
+  const inserted = await runPrepared<{ id: string }>(db, INSERT_SESSIONS, columnsOfInserts(rows));
   const ids = new Set(inserted.map((r) => r.id));
   return rows.map((r) => ids.has(r[0]));
 }
@@ -200,6 +230,16 @@ export const insertSession = gatherOn(async (db, rows: SessionInsert[]): Promise
     );
   }
 });
+
+/** Inserts one session together with redeeming its inquiry (INSERT_SESSION_REDEEMING); false when neither happened. */
+async function insertRedeeming(db: Db, row: SessionInsert, inquiryId: string, now: Date): Promise<boolean> {
+  const inserted = await runPrepared<{ id: string }>(db, INSERT_SESSION_REDEEMING, [
+    ...columnsOfInserts([row]),
+    inquiryId,
+    now,
+  ]);
+  return inserted.length === 1;
+}
 
 export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput): Promise<IssuedSession> {
   const { application: app, principal } = input;
@@ -246,7 +286,7 @@ export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput)
     mintAccessToken(signer, { ...common, ttlSeconds: accessTtl, subject, actorSubject }),
     mintRefreshToken(signer, { ...common, ttlSeconds: refreshTtl, jti: refreshJti, rotationVersion: 1 }),
   ]);
-  const inserted = await insertSession(deps.db, [
+  const insert: SessionInsert = [
     sid,
     app.id,
     input.protocol ?? 'APPLICATION',
@@ -265,7 +305,10 @@ export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput)
     input.scope ?? null,
     refreshJti,
     input.expectedAuthorityVersion ?? null,
-  ]);
+  ];
+  const inserted = input.redeemsInquiry
+    ? await insertRedeeming(deps.db, insert, input.redeemsInquiry.id, now)
+    : await insertSession(deps.db, insert);
   if (typeof inserted === 'object') throw inserted.failed;
   if (!inserted) throw new ServiceError('AuthorizationArtifactStale', 409);
   return {

@@ -37,6 +37,11 @@ const redeem = (
     confirmationKey: k.confirmationKey,
   });
 
+const stateOf = async (k: { exposureKey: string }) =>
+  (await pair.infra.db.inquiry.findUniqueOrThrow({ where: { exposureKeyHash: sha256Hex(k.exposureKey) } }))
+    .state;
+const sessionsOf = (accountId: string) => pair.infra.db.session.count({ where: { accountId } });
+
 describe('POST /redeem', () => {
   test('issues verifiable tokens with the five-key view and folded TTLs, once', async () => {
     const k = await realized({
@@ -114,19 +119,21 @@ describe('POST /redeem', () => {
     expect(res.body).toEqual({ reason: 'InquiryExpired' });
   });
 
-  test('single use across two replicas: concurrent redeems give exactly one token pair', async () => {
+  test('single use across two replicas: 50 concurrent redeems give exactly one token pair and one session', async () => {
     const k = await realized();
     const results = await Promise.all(
-      [0, 1, 2, 3].map((i) => redeem(k, i % 2 ? pair.replica.url : pair.host.url)),
+      Array.from({ length: 50 }, (_, i) => redeem(k, i % 2 ? pair.replica.url : pair.host.url)),
     );
-    const statuses = results.map((r) => r.status).sort();
-    expect(statuses).toEqual([200, 409, 409, 409]);
-    expect(
-      results.filter((r) => r.status === 409).every((r) => r.body.reason === 'InquiryAlreadyRedeemed'),
-    ).toBe(true);
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(1);
+    expect(results.filter((r) => r.status !== 200).map((r) => [r.status, r.body.reason])).toEqual(
+      Array(49).fill([409, 'InquiryAlreadyRedeemed']),
+    );
+    expect(await sessionsOf(k.account.id)).toBe(1);
+    expect(await stateOf(k)).toBe('REDEEMED');
   });
 
-  test('AuthorizationArtifactStale when the account authority changed after sign-in', async () => {
+  test('AuthorizationArtifactStale when the account authority changed after sign-in; the inquiry stays realized', async () => {
     const k = await realized();
     await pair.infra.db.account.update({
       where: { id: k.account.id },
@@ -135,6 +142,49 @@ describe('POST /redeem', () => {
     const res = await redeem(k);
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ reason: 'AuthorizationArtifactStale' });
+    expect(await stateOf(k)).toBe('REALIZED');
+    expect(await sessionsOf(k.account.id)).toBe(0);
+  });
+
+  test('LegalAgreementRequired leaves the inquiry redeemable: after the terms are accepted the retry issues', async () => {
+    const est = await pair.backend.establish({});
+    const account = await provisionAccount(pair.infra, { givenName: 'Ada', acceptTerms: false });
+    const k = {
+      ...est.body,
+      confirmationKey: await realizeFor(pair.infra, est.body.exposureKey, account.id),
+    };
+    const res = await redeem(k);
+    expect(res.status).toBe(403);
+    expect(res.body.reason).toBe('LegalAgreementRequired');
+    expect(res.body.requiredRevision).toBeGreaterThanOrEqual(1);
+    expect(typeof res.body.termsUrl).toBe('string');
+    expect(typeof res.body.confirmation).toBe('string');
+    expect(res.body.agreement.locales['en-US'].contentSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(await stateOf(k)).toBe('REALIZED');
+    expect(await sessionsOf(account.id)).toBe(0);
+    await acceptCurrentTerms(pair.infra, account.id);
+    expectTokenPair(await redeem(k), ['accessToken', 'applicationAnchor', 'claims', 'refreshToken']);
+    expect((await redeem(k)).body).toEqual({ reason: 'InquiryAlreadyRedeemed' });
+  });
+
+  test('RequiredClaimDataMissing leaves the inquiry redeemable: once the data is given the retry issues', async () => {
+    const b = await provisionBackend(pair.infra, pair.host.url, { claims: { staticAvatar: 'REQUIRED' } });
+    const k = await realized({}, b);
+    await grantClaim(pair.infra.db, k.account.id, b.fixture.anchor, 'staticAvatar', 'GRANTED');
+    const res = await redeem(k);
+    expect(res.status).toBe(403);
+    expect(res.body.reason).toBe('RequiredClaimDataMissing');
+    expect(res.body.claims.staticAvatar).toEqual({ requirement: 'REQUIRED', state: 'GRANTED' });
+    expect(res.body.errand.errandKey).toMatch(/^ernd_/);
+    expect(await stateOf(k)).toBe('REALIZED');
+    // What the errand's details step stores.
+    await pair.infra.db.account.update({
+      where: { id: k.account.id },
+      data: { picture: 'https://img.example.test/a.png' },
+    });
+    const ok = await redeem(k);
+    expect(ok.status).toBe(200);
+    expect(ok.body.claims.staticAvatar).toEqual({ requirement: 'REQUIRED', state: 'GRANTED' });
   });
 
   test('refusals: AccountDisabled, AccountDeleted, ApplicationNotActive', async () => {
@@ -163,13 +213,13 @@ describe('POST /redeem', () => {
     expect(res.body.claims.email).toEqual({ requirement: 'REQUIRED', state: 'UNKNOWN' });
     expect(res.body.errand.errandKey).toMatch(/^ernd_/);
     expect(res.body.errand.url).toBe(`${pair.host.url}/errands/${res.body.errand.errandKey}`);
-    // Granted afterwards, a new inquiry succeeds.
+    expect(await stateOf(k)).toBe('REALIZED');
+    // Granted afterwards (what the errand records), the client's retry of the same inquiry succeeds.
     await grantClaim(pair.infra.db, k.account.id, b.fixture.anchor, 'email', 'GRANTED');
-    const est = await b.establish({});
-    const key = await realizeFor(pair.infra, est.body.exposureKey, k.account.id);
-    const ok = await redeem({ ...est.body, confirmationKey: key });
+    const ok = await redeem(k);
     expect(ok.status).toBe(200);
     expect(ok.body.claims.email).toEqual({ requirement: 'REQUIRED', state: 'GRANTED' });
+    expect(await stateOf(k)).toBe('REDEEMED');
   });
 });
 

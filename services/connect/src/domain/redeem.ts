@@ -1,5 +1,6 @@
-// POST /redeem: the key triple (hashes compared in constant time), the state checks, the single-use consume,
-// then issuance through libs/issuance with the inquiry's TTL layers and the authority version seen at sign-in.
+// POST /redeem: the key triple (hashes compared in constant time), the state checks, then issuance through
+// libs/issuance with the inquiry's TTL layers and the authority version seen at sign-in. The inquiry becomes
+// REDEEMED in the same statement that inserts the session, so a refusal leaves it redeemable for the retry.
 import { type IssuanceDeps, issueSession, loadApplication } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
@@ -40,8 +41,12 @@ function checkRedeemable(inquiry: InquiryRow, confirmationKey: string, now: Date
   if (!matchesHash(confirmationKey, inquiry.confirmationKeyHash)) throw notFound();
 }
 
-function isTransient(err: unknown): boolean {
-  return !(err instanceof ServiceError) || err.status >= 500;
+/** Why issuance wrote nothing for a still-realized-looking inquiry: what its row says now. */
+async function lostRedemption(deps: RedeemDeps, inquiryId: string, err: unknown): Promise<unknown> {
+  const current = await deps.inquiries.byId(inquiryId);
+  if (current?.state === 'REDEEMED') return new ServiceError('InquiryAlreadyRedeemed', 409);
+  if (!current || current.expiresAt <= deps.now()) return new ServiceError('InquiryExpired', 410);
+  return err;
 }
 
 export async function redeemInquiry(
@@ -53,12 +58,6 @@ export async function redeemInquiry(
   checkRedeemable(inquiry, keys.confirmationKey, now);
   if (!inquiry.accountId || inquiry.authorityVersion === null)
     throw new ServiceError('AuthenticationNotFound', 404);
-  if (!(await deps.inquiries.consume(inquiry.id, now))) {
-    // Lost to a concurrent redeem, or expired in between: report what the row says now.
-    const current = await deps.inquiries.byId(inquiry.id);
-    if (current?.state === 'REDEEMED') throw new ServiceError('InquiryAlreadyRedeemed', 409);
-    throw new ServiceError('InquiryExpired', 410);
-  }
   try {
     const application = await loadApplication(deps.issuance.db, { id: inquiry.applicationId });
     if (!application) throw new ServiceError('ApplicationNotFound', 404);
@@ -69,6 +68,7 @@ export async function redeemInquiry(
       ttlLayers: inquiry.constraints.ttlLayers,
       authTime: inquiry.authTime ?? undefined,
       expectedAuthorityVersion: inquiry.authorityVersion,
+      redeemsInquiry: { id: inquiry.id },
     });
     return {
       claims: issued.claims,
@@ -77,8 +77,10 @@ export async function redeemInquiry(
       accessToken: issued.accessToken,
     };
   } catch (err) {
-    // Nothing was issued: a transient failure gives the inquiry back; a refusal keeps it consumed.
-    if (isTransient(err)) await deps.inquiries.unconsume(inquiry.id).catch(() => undefined);
+    // Nothing was written. The one write issuance refuses (AuthorizationArtifactStale) is also what a redeem that
+    // lost to a concurrent one, or outlived the inquiry, sees: the row tells which.
+    if (err instanceof ServiceError && err.reason === 'AuthorizationArtifactStale')
+      throw await lostRedemption(deps, inquiry.id, err);
     throw err;
   }
 }

@@ -1,4 +1,5 @@
-// Inquiry rows (Prisma): creation, lookup by exposure-key hash, and the conditional single-use transitions.
+// Inquiry rows (Prisma): creation, lookup by exposure-key hash, and the conditional realize transition (redeeming
+// happens with the session insert, in libs/issuance's INSERT_SESSION_REDEEMING).
 import type { Db } from '@svc/db';
 import type { TtlLayer } from '@svc/token-core';
 import type { RealizeConstraint } from '../domain/email-match';
@@ -81,20 +82,6 @@ export function createInquiryStore(db: Db) {
         data: { ...input, state: 'REALIZED', realizedAt: now },
       });
       return res.count === 1;
-    },
-
-    /** The single-use step of /redeem: one conditional UPDATE ... WHERE state = 'REALIZED'. */
-    async consume(id: string, now: Date): Promise<boolean> {
-      const n = await db.$executeRaw`
-        UPDATE inquiries SET state = 'REDEEMED', redeemed_at = ${now}
-        WHERE id = ${id}::uuid AND state = 'REALIZED' AND expires_at > ${now}`;
-      return n === 1;
-    },
-
-    /** Gives a consumed inquiry back when issuance failed for a transient reason (nothing was issued). */
-    async unconsume(id: string): Promise<void> {
-      await db.$executeRaw`
-        UPDATE inquiries SET state = 'REALIZED', redeemed_at = NULL WHERE id = ${id}::uuid AND state = 'REDEEMED'`;
     },
   };
 }
