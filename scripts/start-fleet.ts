@@ -1,4 +1,4 @@
-// `pnpm start`: migrates, then starts every host that exists in services/ plus the worker, each as its own
+// `pnpm start`: migrates, then starts every host that exists in services/ (naming those not built yet) plus the worker, each as its own
 // process with its default port, prefixing their log lines; stops them all on SIGINT/SIGTERM.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -17,7 +17,13 @@ if (migrated.status !== 0) process.exit(migrated.status ?? 1);
 const children: ChildProcess[] = [];
 for (const host of HOSTS) {
   const entry = path.join(root, 'services', host, 'src', 'main.ts');
-  if (!existsSync(entry)) continue;
+  if (!existsSync(entry)) {
+    // Not built yet (device, oidc): say so once instead of skipping silently; `pnpm start:<host>` fails for it.
+    process.stdout.write(
+      `[${host}] not started: not built yet (${path.relative(root, entry)} does not exist)\n`,
+    );
+    continue;
+  }
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: root,
     env: { ...process.env, PORT: undefined },
