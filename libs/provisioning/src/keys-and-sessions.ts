@@ -1,4 +1,4 @@
-// Operator actions on signing keys (rotate now, emergency revoke) and session listing.
+// Operator actions on signing keys (rotate now, emergency revoke) and on sessions (listing, suspension).
 import type { Db } from '@svc/db';
 import { findBySubject } from '@svc/issuance';
 import { activateNextKey, publishedKids, publishKeyChange, revokeKey } from '@svc/keyring';
@@ -45,4 +45,33 @@ export async function listSessions(db: Db, anchor: string, subject: string) {
       revokedAt: s.revokedAt?.toISOString() ?? null,
     })),
   };
+}
+
+type SessionMove = 'suspend' | 'resume';
+
+const MOVES: Record<SessionMove, { from: 'ACTIVE' | 'SUSPENDED'; to: 'ACTIVE' | 'SUSPENDED'; done: string }> =
+  {
+    suspend: { from: 'ACTIVE', to: 'SUSPENDED', done: 'suspended' },
+    resume: { from: 'SUSPENDED', to: 'ACTIVE', done: 'resumed' },
+  };
+
+/**
+ * Suspends an active session or resumes a suspended one, in one conditional write (a rotation or revocation racing
+ * it wins or loses whole). A suspended session refreshes with RefreshTokenSuspended and introspects as not active;
+ * resuming makes its current refresh version usable again. Repeating a move is idempotent; a revoked or expired
+ * session cannot move.
+ */
+export async function moveSession(db: Db, sid: string, move: SessionMove, now = new Date()) {
+  const { from, to, done } = MOVES[move];
+  const moved = await db.session.updateMany({
+    where: { id: sid, status: from, expiresAt: { gt: now } },
+    data: { status: to },
+  });
+  if (moved.count === 1) return { sid, status: to.toLowerCase() };
+  const row = await db.session.findUnique({ where: { id: sid }, select: { status: true, expiresAt: true } });
+  if (!row) throw new ProvisioningError('session not found');
+  const live = row.status === 'ACTIVE' || row.status === 'SUSPENDED';
+  const status = live && row.expiresAt <= now ? 'expired' : row.status.toLowerCase();
+  if (status === to.toLowerCase()) return { sid, status: to.toLowerCase() };
+  throw new ProvisioningError(`the session is ${status}; only ${from.toLowerCase()} sessions can be ${done}`);
 }

@@ -2,6 +2,7 @@
 import { issueSession, loadApplication } from '@svc/issuance';
 import { postJson, provisionAccount, provisionApp } from '@svc/testkit';
 import { decodeJwt } from 'jose';
+import { admin } from '../../../tools/admin/test/run-admin';
 import { acceptCurrentTerms, realizeFor, useConnectPair } from './helpers';
 
 const pair = useConnectPair({
@@ -87,10 +88,11 @@ describe('POST /refresh (connect)', () => {
     expect((await postJson(`${pair.host.url}/refresh`, {})).body).toEqual({ reason: 'InvalidBody' });
   });
 
-  test('RefreshTokenSuspended, RefreshTokenExpired and AccountDisabled', async () => {
+  test('RefreshTokenSuspended (sessions suspend), RefreshTokenExpired and AccountDisabled', async () => {
     const s = await signedIn();
     const sid = String(decodeJwt(s.refreshToken).sid);
-    await pair.infra.db.session.update({ where: { id: sid }, data: { status: 'SUSPENDED' } });
+    // Suspended by the operator's command, as in production (no SQL).
+    expect((await admin(['sessions', 'suspend', '--sid', sid])).json).toEqual({ sid, status: 'suspended' });
     expect((await refresh(s.refreshToken)).body).toEqual({ reason: 'RefreshTokenSuspended' });
     await pair.infra.db.session.update({
       where: { id: sid },
@@ -102,7 +104,7 @@ describe('POST /refresh (connect)', () => {
     const res = await refresh(d.refreshToken);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason: 'AccountDisabled' });
-  });
+  }, 60_000);
 });
 
 describe('POST /info', () => {

@@ -1,5 +1,6 @@
 // What commands run against: the database, the KEK and Redis, each opened only when a command first needs it.
 import { createPrisma, type Db } from '@svc/db';
+import { SESSION_CHANGE_CHANNEL } from '@svc/issuance';
 import { publishKeyChange } from '@svc/keyring';
 import { hostUrl, Redis, redisUrl } from '@svc/platform';
 import { type Kek, loadKek } from '@svc/token-core';
@@ -15,6 +16,8 @@ export interface AdminContext {
    * when Redis cannot be reached (the change is saved; hosts then pick it up when their key cache expires).
    */
   announceKeyChange(scopeId: string): Promise<string | undefined>;
+  /** Tells every host's session cache that a session changed; a warning like announceKeyChange's on failure. */
+  announceSessionChange(sid: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -24,6 +27,33 @@ export function createAdminContext(env: NodeJS.ProcessEnv = process.env): AdminC
   let db: Db | undefined;
   let kek: Kek | undefined;
   let redis: Redis | undefined;
+  /** Publishes on a fresh connection; true when Redis could not be reached in time. */
+  async function publish(send: (r: Redis) => Promise<unknown>): Promise<boolean> {
+    // No retries and no offline queue: an operator waits at most a couple of seconds for an absent Redis.
+    if (!redis) {
+      redis = new Redis(env.REDIS_URL ?? redisUrl(), {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+        connectTimeout: REDIS_TIMEOUT_MS,
+      });
+      redis.on('error', () => undefined);
+    }
+    const r = redis;
+    try {
+      await withTimeout(
+        (async () => {
+          if (r.status === 'wait') await r.connect();
+          await send(r);
+        })(),
+        REDIS_TIMEOUT_MS * 2,
+      );
+      return false;
+    } catch {
+      return true;
+    }
+  }
   return {
     db: () => {
       db ??= createPrisma();
@@ -39,28 +69,16 @@ export function createAdminContext(env: NodeJS.ProcessEnv = process.env): AdminC
     },
     connectUrl: () => hostUrl('connect', env),
     async announceKeyChange(scopeId) {
-      // No retries and no offline queue: an operator waits at most a couple of seconds for an absent Redis.
-      redis = new Redis(env.REDIS_URL ?? redisUrl(), {
-        lazyConnect: true,
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 0,
-        retryStrategy: () => null,
-        connectTimeout: REDIS_TIMEOUT_MS,
-      });
-      redis.on('error', () => undefined);
-      const r = redis;
-      try {
-        await withTimeout(
-          (async () => {
-            await r.connect();
-            await publishKeyChange(r, scopeId);
-          })(),
-          REDIS_TIMEOUT_MS * 2,
-        );
-        return undefined;
-      } catch {
-        return 'the key change is saved, but Redis (REDIS_URL) was unreachable, so running hosts were not notified; they pick up the change when their key cache expires (KEY_CACHE_TTL_MS, 30 s by default)';
-      }
+      const failed = await publish((r) => publishKeyChange(r, scopeId));
+      return failed
+        ? 'the key change is saved, but Redis (REDIS_URL) was unreachable, so running hosts were not notified; they pick up the change when their key cache expires (KEY_CACHE_TTL_MS, 30 s by default)'
+        : undefined;
+    },
+    async announceSessionChange(sid) {
+      const failed = await publish((r) => r.publish(SESSION_CHANGE_CHANNEL, sid));
+      return failed
+        ? 'the session change is saved, but Redis (REDIS_URL) was unreachable, so running hosts were not notified; introspection picks it up when its session cache expires (SESSION_CACHE_MS, 1 s by default)'
+        : undefined;
     },
     async close() {
       if (redis) {

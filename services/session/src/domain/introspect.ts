@@ -10,7 +10,7 @@ export interface IntrospectionResult {
   recommendedRecheckSeconds: number;
 }
 
-/** Terminal states never change back, so clients need not ask again soon. */
+/** Terminal states (revoked, expired, unknown) never change back, so clients need not ask again soon. */
 const TERMINAL_RECHECK_SECONDS = 3600;
 
 export async function introspect(deps: SessionDeps, accessToken: string): Promise<IntrospectionResult> {
@@ -45,7 +45,11 @@ export async function introspect(deps: SessionDeps, accessToken: string): Promis
   ) {
     status = 'revoked';
   }
-  if (status !== 'active') return { status, recommendedRecheckSeconds: TERMINAL_RECHECK_SECONDS };
+  if (status !== 'active') {
+    // A suspension can be lifted (`sessions resume`), so a suspended session is worth asking about again soon.
+    const recheck = bound && session.status === 'SUSPENDED' ? deps.recheckSeconds : TERMINAL_RECHECK_SECONDS;
+    return { status, recommendedRecheckSeconds: recheck };
+  }
   const remaining = Math.ceil((session!.expiresAt.getTime() - now.getTime()) / 1000);
   return { status, recommendedRecheckSeconds: Math.max(1, Math.min(deps.recheckSeconds, remaining)) };
 }

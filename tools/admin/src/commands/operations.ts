@@ -1,10 +1,40 @@
 // Commands for fleet-wide operations: basic-terms publication, signing-key rotation and revocation, sessions.
-import { appByAnchor, listSessions, publishTerms, revokeKeyNow, rotateKeysNow } from '@svc/provisioning';
+import {
+  appByAnchor,
+  listSessions,
+  moveSession,
+  publishTerms,
+  revokeKeyNow,
+  rotateKeysNow,
+} from '@svc/provisioning';
 import type { AdminContext } from '../context';
 import { UsageError } from '../flags';
 import { defineCommand } from '../registry';
 
 const KID = /^[A-Za-z0-9_.-]{1,128}$/;
+const SID = /^sid_[A-Za-z0-9_-]{1,64}$/;
+
+/** `sessions suspend` and `sessions resume`: one conditional write, then every host's session cache is told. */
+function sessionMoveCommand(move: 'suspend' | 'resume') {
+  return defineCommand({
+    name: `sessions ${move}`,
+    synopsis:
+      move === 'suspend'
+        ? '--sid SID   (refresh answers RefreshTokenSuspended and introspection not active until resumed)'
+        : '--sid SID   (a suspended session refreshes again)',
+    flags: { sid: {} },
+    parse: (f) => ({
+      sid: f.matching('sid', SID, 'a session id (sid_...) as in a token or sessions list', {
+        required: true,
+      }),
+    }),
+    run: async (ctx, i) => {
+      const result = await moveSession(ctx.db(), i.sid, move);
+      const warning = await ctx.announceSessionChange(i.sid);
+      return warning ? { ...result, warning } : result;
+    },
+  });
+}
 
 /** Saves the key change first, then tells the hosts; an unreachable Redis becomes a warning, not a failure. */
 async function withAnnouncement(
@@ -51,4 +81,6 @@ export const operationCommands = [
     parse: (f) => ({ app: f.anchor('app'), subject: f.required('subject') }),
     run: (ctx, i) => listSessions(ctx.db(), i.app, i.subject),
   }),
+  sessionMoveCommand('suspend'),
+  sessionMoveCommand('resume'),
 ];
