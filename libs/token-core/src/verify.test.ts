@@ -18,16 +18,19 @@ async function setup() {
   const pub = await importVerificationKey(g.publicJwk);
   const pem = open(kek, g.privateKeyEnc, g.kid).toString();
   /** Signs any header and payload with the real key: a token the service never mints but whose signature holds. */
-  const forge = (header: Record<string, unknown>, payload: Record<string, unknown>) => {
-    const input = `${b64(header)}.${b64(payload)}`;
+  /** Signs any two segments, encoded or not as a client might, with the real key. */
+  const forgeRaw = (headerSegment: string, payloadSegment: string) => {
+    const input = `${headerSegment}.${payloadSegment}`;
     return `${input}.${createSign('sha256').update(input).sign(pem).toString('base64url')}`;
   };
+  const forge = (header: Record<string, unknown>, payload: Record<string, unknown>) =>
+    forgeRaw(b64(header), b64(payload));
   const now = Math.floor(Date.now() / 1000);
   const claims = { iss: ISSUER, aud: AUDIENCE, sid: newSid(), jti: 'j1', iat: now, exp: now + 600, sub: 's' };
   const header = { alg: 'RS256', kid: g.kid, typ: TYP.accountAccess };
   const verify = (token: string) =>
     verifyApplicationToken(token, { typ: [TYP.accountAccess], issuer: ISSUER, audience: AUDIENCE, key: pub });
-  return { signer, forge, claims, header, verify };
+  return { signer, forge, forgeRaw, claims, header, verify, pub };
 }
 
 const failure = async (p: Promise<unknown>): Promise<VerifyFailure | 'accepted'> =>
@@ -81,5 +84,41 @@ describe('verifyApplicationToken', () => {
     );
     expect(await failure(verify(''))).toBe('malformed');
     expect(peekToken(t.token)).toMatchObject({ kid: signer.kid, typ: TYP.accountAccess, aud: AUDIENCE });
+  });
+});
+
+describe('verifyApplicationToken decodes as jose does (found by verify-differential.test.ts)', () => {
+  test('accepts padding, whitespace and a BOM inside a signed segment, and typ with application/ in any case', async () => {
+    const { forge, forgeRaw, claims, header, verify } = await setup();
+    const [h, p, s] = forge(header, claims).split('.') as [string, string, string];
+    expect(await failure(verify(`${h}.${p}.${s}${'='.repeat((4 - (s.length % 4)) % 4)}`))).toBe('accepted');
+    expect(await failure(verify(`${h}.${p}.${s}\n`))).toBe('accepted');
+    const bom = (value: unknown) =>
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(value))]).toString(
+        'base64url',
+      );
+    expect(await failure(verify(forgeRaw(b64(header), bom(claims))))).toBe('accepted');
+    const upper = { ...header, typ: `APPLICATION/${TYP.accountAccess.toUpperCase()}` };
+    expect(await failure(verify(forge(upper, claims)))).toBe('accepted');
+    expect(await failure(verify(forge({ ...header, typ: `text/${TYP.accountAccess}` }, claims)))).toBe(
+      'wrong_type',
+    );
+  });
+
+  test('refuses invalid UTF-8 in the claims, and a future nbf even when the expiry is ignored', async () => {
+    const { forge, forgeRaw, claims, header, pub } = await setup();
+    const invalid = Buffer.concat([
+      Buffer.from('{"x":"'),
+      Buffer.from([0xff]),
+      Buffer.from(`",${JSON.stringify(claims).slice(1)}`),
+    ]);
+    const opts = { typ: [TYP.accountAccess], issuer: ISSUER, audience: AUDIENCE, key: pub };
+    expect(
+      await failure(verifyApplicationToken(forgeRaw(b64(header), invalid.toString('base64url')), opts)),
+    ).toBe('malformed');
+    const future = forge(header, { ...claims, nbf: claims.iat + 3600 });
+    expect(await failure(verifyApplicationToken(future, { ...opts, ignoreExpiry: true }))).toBe(
+      'invalid_claims',
+    );
   });
 });

@@ -25,6 +25,7 @@ export class TokenVerificationError extends Error {
 
 export interface UnverifiedToken {
   kid: string;
+  /** The header's `typ` in canonical form (lower case, without `application/`): compare it with `TYP`. */
   typ: string;
   aud: string;
   /** The token taken apart once, so verification does not decode it again. */
@@ -39,13 +40,31 @@ interface CompactParts {
   payload: Record<string, unknown>;
 }
 
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
+const PLAIN_BASE64URL = /^[A-Za-z0-9_-]*$/;
+const ASCII_WHITESPACE = /[\t\n\f\r ]/g;
+/** Header and claims are UTF-8 JSON: invalid UTF-8 is refused and a leading BOM dropped, as jose does. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 /** Our tokens' protected header has exactly these members; anything else (crit, b64, jku, x5u, ...) is refused. */
 const HEADER_MEMBERS = new Set(['alg', 'kid', 'typ']);
 
+/**
+ * base64url exactly as jose decodes it (on Node 20, atob's forgiving base64 over the URL alphabet): ASCII
+ * whitespace is skipped, `=` padding is allowed where it completes a quantum, spare bits are ignored, a length of
+ * 4n+1 is refused. Our own tokens take the first test only.
+ */
+function decodeSegment(segment: string): Buffer {
+  let s = segment;
+  if (!PLAIN_BASE64URL.test(s)) {
+    s = s.replace(ASCII_WHITESPACE, '');
+    if (s.length % 4 === 0) s = s.replace(/={1,2}$/, '');
+    if (!PLAIN_BASE64URL.test(s)) throw new TokenVerificationError('malformed', 'encoding');
+  }
+  if (s.length % 4 === 1) throw new TokenVerificationError('malformed', 'encoding');
+  return Buffer.from(s, 'base64url');
+}
+
 function decodeJsonObject(segment: string): Record<string, unknown> {
-  if (!BASE64URL.test(segment)) throw new TokenVerificationError('malformed', 'encoding');
-  const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+  const value: unknown = JSON.parse(UTF8.decode(decodeSegment(segment)));
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new TokenVerificationError('malformed', 'not an object');
   }
@@ -56,17 +75,24 @@ function decodeJsonObject(segment: string): Record<string, unknown> {
 function parseCompact(token: string): CompactParts {
   const first = token.indexOf('.');
   const second = token.indexOf('.', first + 1);
-  if (first < 1 || second < 0 || token.indexOf('.', second + 1) !== -1) {
+  if (first < 0 || second < 0 || token.indexOf('.', second + 1) !== -1) {
     throw new TokenVerificationError('malformed', 'not a compact JWS');
   }
-  const sig = token.slice(second + 1);
-  if (!BASE64URL.test(sig)) throw new TokenVerificationError('malformed', 'encoding');
   return {
     signingInput: token.slice(0, second),
-    signature: Buffer.from(sig, 'base64url'),
+    signature: decodeSegment(token.slice(second + 1)),
     header: decodeJsonObject(token.slice(0, first)),
     payload: decodeJsonObject(token.slice(first + 1, second)),
   };
+}
+
+/**
+ * The `typ` compared as jose compares it: media types are case-insensitive and `application/` may be omitted
+ * (RFC 7515, 4.1.9), so `APPLICATION/VND.SERVICE...` names our `vnd.service...`.
+ */
+function canonicalTyp(typ: string): string {
+  const lower = typ.toLowerCase();
+  return lower.startsWith('application/') ? lower.slice('application/'.length) : lower;
 }
 
 /** Reads the header and `aud` without trusting them, to find which application's key set to use. */
@@ -89,7 +115,7 @@ export function peekToken(token: string): UnverifiedToken {
     throw new TokenVerificationError('malformed', 'header');
   }
   if (typeof payload.aud !== 'string') throw new TokenVerificationError('malformed', 'aud');
-  return { kid: header.kid, typ: header.typ, aud: payload.aud, parts };
+  return { kid: header.kid, typ: canonicalTyp(header.typ), aud: payload.aud, parts };
 }
 
 export interface VerifyOptions {
@@ -99,6 +125,8 @@ export interface VerifyOptions {
   key: CryptoKey;
   /** Introspection describes the session, so it ignores the token's own expiry. */
   ignoreExpiry?: boolean;
+  /** The time to verify at (jose's `currentDate`); the current time when absent. */
+  now?: Date;
 }
 
 export interface ApplicationTokenClaims {
@@ -144,9 +172,14 @@ export async function verifyApplicationToken(
   const peek = peeked ?? peekToken(token);
   if (!opts.typ.includes(peek.typ)) throw new TokenVerificationError('wrong_type', 'typ');
   const { signingInput, signature, payload } = peek.parts;
-  if (!verifySignature('sha256', Buffer.from(signingInput), keyObjectOf(opts.key), signature)) {
-    throw new TokenVerificationError('bad_signature', 'sig');
+  const key = keyObjectOf(opts.key);
+  let valid = false;
+  try {
+    valid = verifySignature('sha256', Buffer.from(signingInput), key, signature);
+  } catch {
+    valid = false;
   }
+  if (!valid) throw new TokenVerificationError('bad_signature', 'sig');
   for (const claim of REQUIRED_CLAIMS) {
     if (!Object.hasOwn(payload, claim)) throw new TokenVerificationError('invalid_claims', claim);
   }
@@ -157,12 +190,13 @@ export async function verifyApplicationToken(
   if (payload.nbf !== undefined && typeof payload.nbf !== 'number') {
     throw new TokenVerificationError('invalid_claims', 'nbf');
   }
-  if (!opts.ignoreExpiry) {
-    const now = Math.floor(Date.now() / 1000);
-    if (typeof payload.nbf === 'number' && payload.nbf > now + CLOCK_TOLERANCE) {
-      throw new TokenVerificationError('invalid_claims', 'nbf');
-    }
-    if (payload.exp <= now - CLOCK_TOLERANCE) throw new TokenVerificationError('expired', 'expired');
+  const now = Math.floor((opts.now?.getTime() ?? Date.now()) / 1000);
+  // Introspection ignores the token's expiry, never its not-before.
+  if (typeof payload.nbf === 'number' && payload.nbf > now + CLOCK_TOLERANCE) {
+    throw new TokenVerificationError('invalid_claims', 'nbf');
+  }
+  if (!opts.ignoreExpiry && payload.exp <= now - CLOCK_TOLERANCE) {
+    throw new TokenVerificationError('expired', 'expired');
   }
   const claims = payload as unknown as ApplicationTokenClaims;
   if (typeof claims.sid !== 'string' || typeof claims.jti !== 'string') {
