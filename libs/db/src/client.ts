@@ -14,16 +14,64 @@ export type Db = PrismaClient;
 
 const pools = new WeakMap<Db, pg.Pool>();
 
-/** Creates a Prisma client with a bounded connection pool (DB_POOL_MAX, default 10). */
-export function createPrisma(url = databaseUrl()): PrismaClient {
-  const max = Number(process.env.DB_POOL_MAX ?? 10);
-  const pool = new pg.Pool({ connectionString: url, max });
+/**
+ * How long any PostgreSQL call may take, so that a stalled or unreachable server fails a request in seconds
+ * instead of holding it for the whole outage (see RELIABILITY.md).
+ */
+export interface DbBounds {
+  /** Connections in the pool (DB_POOL_MAX, default 10). */
+  poolMax: number;
+  /** Waiting for a pooled connection, including opening a new one (DB_CONNECT_TIMEOUT_MS, default 2000). */
+  connectTimeoutMs: number;
+  /**
+   * One statement: PostgreSQL cancels it after this (`statement_timeout`), and the client gives up
+   * STATEMENT_MARGIN_MS later whether or not the server answers (`query_timeout`), since a frozen server never
+   * sends its cancellation (DB_STATEMENT_TIMEOUT_MS, default 2000).
+   */
+  statementTimeoutMs: number;
+}
+
+/** The client waits this much beyond `statement_timeout` for the server's own cancellation to arrive. */
+export const STATEMENT_MARGIN_MS = 500;
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
+  return n;
+}
+
+export function dbBoundsFromEnv(env: NodeJS.ProcessEnv = process.env): DbBounds {
+  return {
+    poolMax: positiveInt(env, 'DB_POOL_MAX', 10),
+    connectTimeoutMs: positiveInt(env, 'DB_CONNECT_TIMEOUT_MS', 2000),
+    statementTimeoutMs: positiveInt(env, 'DB_STATEMENT_TIMEOUT_MS', 2000),
+  };
+}
+
+/** Creates a Prisma client over a bounded pg pool; every call through it is bounded as `DbBounds` says. */
+export function createPrisma(url = databaseUrl(), bounds: DbBounds = dbBoundsFromEnv()): PrismaClient {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: bounds.poolMax,
+    connectionTimeoutMillis: bounds.connectTimeoutMs,
+    statement_timeout: bounds.statementTimeoutMs,
+    query_timeout: bounds.statementTimeoutMs + STATEMENT_MARGIN_MS,
+    // A peer that vanished without a reset (a partition) is noticed by TCP keepalive on idle connections.
+    keepAlive: true,
+  });
   // An idle connection the server closed (restart, failover, dropped database) leaves the pool by itself; the next
   // query opens a new one. Without a listener the pool's 'error' event would end the process.
   pool.on('error', () => undefined);
   const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   pools.set(client, pool);
   return client;
+}
+
+/** The pg pool under a client made by `createPrisma` (for its 'error' events). */
+export function poolOf(db: Db): pg.Pool | undefined {
+  return pools.get(db);
 }
 
 /** A statement prepared once per connection: a stable name and its SQL text with $n parameters. */

@@ -2,9 +2,13 @@
 export {
   createPrisma,
   type Db,
+  type DbBounds,
   DEFAULT_DATABASE_URL,
   databaseUrl,
+  dbBoundsFromEnv,
+  poolOf,
   runPrepared,
+  STATEMENT_MARGIN_MS,
   type Statement,
 } from './client';
 export { columnsOf, type GatherOptions, gather, gatherOn, unnestParams } from './gather';

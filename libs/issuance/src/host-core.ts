@@ -3,9 +3,11 @@
 import { createPrisma, type Db } from '@svc/db';
 import { createKeyRing, type KeyRing } from '@svc/keyring';
 import {
+  createDependencyWatch,
   createLogger,
   createMetrics,
   createRedis,
+  type DependencyWatch,
   type HostAppOptions,
   type Logger,
   type Metrics,
@@ -32,17 +34,18 @@ export interface HostCore {
 export type HostParts = Omit<HostCore, 'close' | 'metrics'> & { metrics?: Metrics };
 
 export function openHostCore(name: string, env: NodeJS.ProcessEnv = process.env): HostCore {
+  const logger = createLogger(name);
   const db = createPrisma();
-  const redis = createRedis(undefined, { autoPipelining: true });
+  const redis = createRedis(undefined, { autoPipelining: true, logger });
   const kek = loadKek(env);
-  const keyRing = createKeyRing({ db, kek, subscriber: createRedis() });
+  const keyRing = createKeyRing({ db, kek, subscriber: createRedis(undefined, { logger }) });
   return {
     db,
     redis,
     keyRing,
     issuance: issuanceDepsFromEnv(db, keyRing, kek),
     apps: createApplicationCache(db),
-    logger: createLogger(name),
+    logger,
     metrics: createMetrics(name),
     async close() {
       await keyRing.close().catch(() => undefined);
@@ -52,18 +55,50 @@ export function openHostCore(name: string, env: NodeJS.ProcessEnv = process.env)
   };
 }
 
-/** What every issuing host gives createHostApp: its name, logger and metrics; ready when PostgreSQL and Redis answer. */
+const watches = new WeakMap<object, WeakMap<object, DependencyWatch>>();
+
+/** One dependency watch per pair of connections (tests build many apps over the same ones). */
+function watchOf(deps: Pick<HostParts, 'db' | 'redis' | 'logger' | 'metrics'>): DependencyWatch {
+  let byRedis = watches.get(deps.db);
+  if (!byRedis) {
+    byRedis = new WeakMap();
+    watches.set(deps.db, byRedis);
+  }
+  let watch = byRedis.get(deps.redis);
+  if (!watch) {
+    const created = createDependencyWatch({
+      logger: deps.logger,
+      metrics: deps.metrics,
+      probes: {
+        postgres: () => deps.db.$queryRaw`SELECT 1`,
+        redis: () => deps.redis.ping(),
+      },
+    });
+    // A dropped Redis connection is noticed at once, even when no request needs Redis.
+    deps.redis.on('error', () => created.suspect());
+    deps.redis.on('ready', () => created.suspect());
+    byRedis.set(deps.redis, created);
+    watch = created;
+  }
+  return watch;
+}
+
+/**
+ * What every issuing host gives createHostApp: its name, logger and metrics; ready when PostgreSQL and Redis answer
+ * within the probe timeout, and a dependency watch that logs their state changes (down, up) once each.
+ */
 export function hostAppOptions(
   name: string,
   deps: Pick<HostParts, 'db' | 'redis' | 'logger' | 'metrics'>,
 ): HostAppOptions {
+  const dependencies = watchOf(deps);
   return {
     name,
     logger: deps.logger,
     metrics: deps.metrics,
+    dependencies,
     async readiness() {
-      await deps.db.$queryRaw`SELECT 1`;
-      await deps.redis.ping();
+      if (!(await dependencies.check())) throw new Error('a dependency is down');
     },
   };
 }

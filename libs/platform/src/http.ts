@@ -8,6 +8,7 @@ import express, {
   type Response,
 } from 'express';
 import type { ZodType } from 'zod';
+import { type DependencyWatch, describeDependencyError, isDependencyFailure } from './dependencies';
 import { invalidBody, OAuthError, ServiceError } from './errors';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
@@ -27,12 +28,35 @@ export interface HostAppOptions {
   metrics?: Metrics;
   /** Returns normally when the database, Redis and keys are ready; throws otherwise. */
   readiness?: () => Promise<void>;
+  /** Told about every request that failed on PostgreSQL or Redis, so it can log the state change once. */
+  dependencies?: DependencyWatch;
   /** Session API errors may carry a `message`; other hosts send `reason` alone. */
   includeMessages?: boolean;
   trustProxy?: boolean | number | string;
 }
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+/** `/readyz` answers 503 after this, whatever the dependencies do (probes wait 1200 ms at most). */
+export const READINESS_DEADLINE_MS = 1500;
+
+class ReadinessTimeout extends Error {}
+
+function withDeadline(check: () => Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new ReadinessTimeout('readiness deadline')), ms);
+    check().then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
 
 /** Sent on every response of every host. */
 export const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
@@ -62,7 +86,7 @@ export function createHostApp(opts: HostAppOptions): ExpressApp {
   });
   app.get('/readyz', async (_req, res) => {
     try {
-      await opts.readiness?.();
+      if (opts.readiness) await withDeadline(opts.readiness, READINESS_DEADLINE_MS);
       res.json({ status: 'ready' });
     } catch {
       res.status(503).json({ status: 'not_ready' });
@@ -154,6 +178,7 @@ export function describeError(
   where: { method: string; path: string },
 ): ErrorAnswer {
   if (err instanceof ServiceError) {
+    if (err.status === 503 && isDependencyFailure(err.cause)) opts.dependencies?.suspect();
     const body = err.body();
     if (body && !opts.includeMessages) delete body.message;
     return { status: err.status, headers: { ...err.headers, ...NO_STORE }, body };
@@ -176,14 +201,7 @@ export function describeError(
   if (type === 'entity.parse.failed' || type === 'request.aborted' || type === 'encoding.unsupported') {
     return { status: 400, headers: {}, body: { reason: 'InvalidBody' } };
   }
-  if (isDependencyDown(err)) {
-    opts.logger.warn({ err, path: where.path }, 'dependency unavailable');
-    return {
-      status: 503,
-      headers: { ...NO_STORE, 'Retry-After': '1' },
-      body: { reason: 'TemporarilyUnavailable' },
-    };
-  }
+  if (isDependencyFailure(err)) return dependencyUnavailable(err, opts, where);
   opts.logger.error({ err, ...where }, 'unhandled error');
   return { status: 500, headers: {} };
 }
@@ -201,32 +219,22 @@ function errorHandler(opts: HostAppOptions): ErrorRequestHandler {
   };
 }
 
-const DOWN_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  '57P01',
-  '53300',
-]);
-
-/** True for errors that mean PostgreSQL or Redis is unreachable: the answer is 503, not 500. */
-export function isDependencyDown(err: unknown): boolean {
-  for (
-    let e = err as { name?: string; code?: string; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    depth++
-  ) {
-    if (e.code && DOWN_CODES.has(e.code)) return true;
-    if (e.name === 'MaxRetriesPerRequestError' || e.name === 'PrismaClientInitializationError') return true;
-    if (
-      typeof (e as Error).message === 'string' &&
-      /Connection is closed|connect ECONNREFUSED|Can't reach database/.test((e as Error).message)
-    ) {
-      return true;
-    }
-    e = e.cause as typeof e;
+/**
+ * A request that failed on PostgreSQL or Redis: the documented 503 with Retry-After. Logged at debug without a
+ * stack (an outage fails every request; the dependency watch logs the state change once, at warn).
+ */
+function dependencyUnavailable(
+  err: unknown,
+  opts: HostAppOptions,
+  where: { method: string; path: string },
+): ErrorAnswer {
+  opts.dependencies?.suspect();
+  if (opts.logger.isLevelEnabled('debug')) {
+    opts.logger.debug({ ...where, error: describeDependencyError(err) }, 'dependency unavailable');
   }
-  return false;
+  return {
+    status: 503,
+    headers: { ...NO_STORE, 'Retry-After': '1' },
+    body: { reason: 'TemporarilyUnavailable' },
+  };
 }

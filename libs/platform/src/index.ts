@@ -1,6 +1,7 @@
 // Platform: configuration, logging, Redis, HTTP scaffolding, errors, rate limits, metrics and telemetry.
 export * from './cluster';
 export * from './config';
+export * from './dependencies';
 export * from './errors';
 export * from './fast-routes';
 export * from './http';

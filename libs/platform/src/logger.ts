@@ -17,11 +17,18 @@ const REDACT = [
   '*.privateKey',
 ];
 
-export function createLogger(name: string): Logger {
-  return pino({
-    name,
-    level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info'),
-    redact: { paths: REDACT, censor: '[redacted]' },
-    base: { host: name },
-  });
+/** A host's logger; tests may give a `level` and a `destination` to read the lines back. */
+export function createLogger(
+  name: string,
+  opts: { level?: string; destination?: pino.DestinationStream } = {},
+): Logger {
+  return pino(
+    {
+      name,
+      level: opts.level ?? process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info'),
+      redact: { paths: REDACT, censor: '[redacted]' },
+      base: { host: name },
+    },
+    opts.destination,
+  );
 }

@@ -1,5 +1,7 @@
-// Redis connections (ioredis) for replay sets, rate limits, caches and pub/sub.
+// Redis connections (ioredis) for replay sets, rate limits, caches and pub/sub, each call bounded in time and every
+// connection error logged through pino as JSON (never ioredis's plain-text "Unhandled error event" on stderr).
 import { Redis } from 'ioredis';
+import { createLogger, type Logger } from './logger';
 
 export { Redis };
 
@@ -9,6 +11,29 @@ export function redisUrl(): string {
   return process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
 }
 
+/** How long a Redis call may take (see RELIABILITY.md). */
+export interface RedisBounds {
+  /** Opening a connection (REDIS_CONNECT_TIMEOUT_MS, default 2000). */
+  connectTimeoutMs: number;
+  /** One command, queued or sent, until its answer (REDIS_COMMAND_TIMEOUT_MS, default 1000). */
+  commandTimeoutMs: number;
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
+  return n;
+}
+
+export function redisBoundsFromEnv(env: NodeJS.ProcessEnv = process.env): RedisBounds {
+  return {
+    connectTimeoutMs: positiveInt(env, 'REDIS_CONNECT_TIMEOUT_MS', 2000),
+    commandTimeoutMs: positiveInt(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000),
+  };
+}
+
 export interface RedisOptions {
   lazy?: boolean;
   /**
@@ -16,14 +41,31 @@ export interface RedisOptions {
    * For command connections only; leave it off for subscribers.
    */
   autoPipelining?: boolean;
+  bounds?: RedisBounds;
+  /** Where connection errors go (at debug: the dependency watch logs the state changes). */
+  logger?: Logger;
 }
 
+let fallbackLogger: Logger | undefined;
+
+/**
+ * A command or subscriber connection. Not for BullMQ's blocking connections: BullMQ builds those itself from
+ * plain options, without a command timeout (a blocking pop waits on purpose).
+ */
 export function createRedis(url = redisUrl(), opts: RedisOptions = {}): Redis {
-  return new Redis(url, {
+  const bounds = opts.bounds ?? redisBoundsFromEnv();
+  const redis = new Redis(url, {
     enableAutoPipelining: opts.autoPipelining ?? false,
     maxRetriesPerRequest: 2,
     enableOfflineQueue: true,
     lazyConnect: opts.lazy ?? false,
-    connectTimeout: 2000,
+    connectTimeout: bounds.connectTimeoutMs,
+    commandTimeout: bounds.commandTimeoutMs,
   });
+  fallbackLogger ??= createLogger('redis');
+  const logger = opts.logger ?? fallbackLogger;
+  redis.on('error', (err: Error & { code?: string }) => {
+    logger.debug({ dependency: 'redis', error: err.code ?? err.message }, 'redis connection error');
+  });
+  return redis;
 }

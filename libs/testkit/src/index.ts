@@ -190,5 +190,17 @@ export function expectTokenPair(res: Awaited<ReturnType<typeof postJson>>, membe
   expect(Object.keys(res.body.claims).sort()).toEqual(CLAIM_VIEW_KEYS);
 }
 
+export { type CapturedLog, captureLogger } from './capture-logger';
 export { signClientAuth } from './client-auth';
+export {
+  countStatuses,
+  type FaultFigures,
+  type FaultScenario,
+  type Load,
+  type Outcome,
+  runFault,
+  startLoad,
+  timedGet,
+} from './fault-load';
+export { type FaultMode, type FaultProxy, startFaultProxy } from './fault-proxy';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';

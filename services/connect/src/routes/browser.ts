@@ -1,7 +1,7 @@
 // Browser plumbing shared by the page routes: cookies, the flow record, locale, CSRF, CSP and page errors.
 import { timingSafeEqual } from 'node:crypto';
 import type { ApplicationContext } from '@svc/issuance';
-import { ServiceError } from '@svc/platform';
+import { isDependencyFailure, ServiceError } from '@svc/platform';
 import type { NextFunction, Request, Response } from 'express';
 import type { ConnectDeps } from '../deps';
 import { newKey } from '../domain/keys';
@@ -220,6 +220,11 @@ export function pageErrors(deps: ConnectDeps) {
       const key: MessageKey =
         err.status === 429 ? 'tooMany' : err.reason === 'InvalidBody' ? 'sessionExpired' : 'unavailable';
       return sendBarePage(deps, req, res, err.status >= 500 ? 503 : err.status, key);
+    }
+    if (isDependencyFailure(err)) {
+      res.setHeader('Retry-After', '1');
+      if (json) return void res.status(503).json({ reason: 'TemporarilyUnavailable' });
+      return sendBarePage(deps, req, res, 503, 'unavailable');
     }
     deps.logger.error({ err, path: req.route?.path }, 'page error');
     if (json) return void res.status(500).end();

@@ -1,0 +1,211 @@
+// PostgreSQL and Redis as dependencies that can fail: which errors mean "unreachable, stalled or reset" (the one
+// place that decides it: such a request is 503 TemporarilyUnavailable, never 500), and a watch that logs one line
+// and counts one metric per state change (down, up) instead of one warning per failed request.
+import { Counter, Gauge } from 'prom-client';
+import type { Logger } from './logger';
+import type { Metrics } from './metrics';
+
+/** Error codes of a connection that failed, was reset or refused, or a server that is shutting down or full. */
+const DOWN_CODES = new Set([
+  // sockets
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  // PostgreSQL: connection exceptions, statement_timeout, shutdown, too many connections
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '57014',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  // Prisma: can't reach, timed out, server closed the connection, pool timeout, transaction could not start
+  'P1001',
+  'P1002',
+  'P1008',
+  'P1017',
+  'P2024',
+  'P2028',
+]);
+
+/** Kinds of Prisma's driver-adapter errors (`DriverAdapterError.cause.kind`) that mean the same. */
+const DOWN_KINDS = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+  'TransactionAlreadyClosed',
+]);
+
+/** Messages of pg, pg-pool, ioredis and Prisma for the same conditions, where they carry no code. */
+const DOWN_MESSAGES =
+  /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Command timed out|Stream isn't writeable|max retries per request|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|Server has closed the connection|canceling statement due to statement timeout|terminating connection/i;
+
+interface Inspectable {
+  name?: unknown;
+  code?: unknown;
+  kind?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  originalCode?: unknown;
+}
+
+/** True for errors that mean PostgreSQL or Redis is unreachable, stalled or reset: the answer is 503, not 500. */
+export function isDependencyFailure(err: unknown): boolean {
+  let e = err as Inspectable | undefined;
+  for (let depth = 0; e && typeof e === 'object' && depth < 6; depth++) {
+    if (typeof e.code === 'string' && DOWN_CODES.has(e.code)) return true;
+    if (typeof e.originalCode === 'string' && DOWN_CODES.has(e.originalCode)) return true;
+    if (typeof e.kind === 'string' && DOWN_KINDS.has(e.kind)) return true;
+    if (e.name === 'MaxRetriesPerRequestError' || e.name === 'PrismaClientInitializationError') return true;
+    if (typeof e.message === 'string' && DOWN_MESSAGES.test(e.message)) return true;
+    e = e.cause as Inspectable | undefined;
+  }
+  return false;
+}
+
+/** A short, secret-free description of a dependency error for a log line (no stack). */
+export function describeDependencyError(err: unknown): string {
+  const e = err as Inspectable | undefined;
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  const message = typeof e?.message === 'string' ? e.message.split('\n')[0]!.slice(0, 200) : String(err);
+  return code ? `${code}: ${message}` : message;
+}
+
+export interface DependencyWatch {
+  /** Probes every dependency (each within the probe timeout); resolves true when all answered. */
+  check(): Promise<boolean>;
+  /** A request just failed on a dependency: probe soon (at most once per interval) to learn which and log it. */
+  suspect(): void;
+  /** The last known state of each dependency. */
+  states(): Record<string, 'up' | 'down'>;
+  /** Stops probing. */
+  close(): void;
+}
+
+export interface DependencyWatchOptions {
+  logger: Logger;
+  metrics?: Metrics;
+  /** One probe per dependency (`postgres`: SELECT 1, `redis`: PING). */
+  probes: Record<string, () => Promise<unknown>>;
+  /** A probe that has not answered after this is a failure (default 1200: /readyz answers within 2 s). */
+  probeTimeoutMs?: number;
+  /** While something is down, probe this often until it is back (default 1000). */
+  recheckMs?: number;
+}
+
+function withTimeout(run: () => Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    run().then(
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(false);
+      },
+    );
+  });
+}
+
+const counters = new WeakMap<Metrics, { changes: Counter<string>; up: Gauge<string> }>();
+
+function dependencyMetrics(metrics: Metrics) {
+  let m = counters.get(metrics);
+  if (!m) {
+    m = {
+      changes: new Counter({
+        name: 'dependency_state_changes_total',
+        help: 'PostgreSQL and Redis going down or coming back, as seen by this process',
+        labelNames: ['dependency', 'state'],
+        registers: [metrics.registry],
+      }),
+      up: new Gauge({
+        name: 'dependency_up',
+        help: '1 while the dependency answers, 0 while it is down',
+        labelNames: ['dependency'],
+        registers: [metrics.registry],
+      }),
+    };
+    counters.set(metrics, m);
+  }
+  return m;
+}
+
+/**
+ * Watches dependencies without touching the request path: it probes only when asked (readiness, a failed
+ * request, a connection error event) and, while something is down, on a timer until it is back.
+ */
+export function createDependencyWatch(opts: DependencyWatchOptions): DependencyWatch {
+  const probeTimeoutMs = opts.probeTimeoutMs ?? 1200;
+  const recheckMs = opts.recheckMs ?? 1000;
+  const names = Object.keys(opts.probes);
+  const state: Record<string, 'up' | 'down'> = Object.fromEntries(names.map((n) => [n, 'up' as const]));
+  const downSince: Record<string, number> = {};
+  const metrics = opts.metrics ? dependencyMetrics(opts.metrics) : undefined;
+  for (const n of names) metrics?.up.set({ dependency: n }, 1);
+  let running: Promise<boolean> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let lastSuspect = 0;
+  let closed = false;
+
+  const set = (name: string, next: 'up' | 'down') => {
+    if (state[name] === next) return;
+    state[name] = next;
+    metrics?.changes.inc({ dependency: name, state: next });
+    metrics?.up.set({ dependency: name }, next === 'up' ? 1 : 0);
+    if (next === 'down') {
+      downSince[name] = Date.now();
+      opts.logger.warn({ dependency: name, state: 'down' }, `${name} is down`);
+    } else {
+      const downForMs = Date.now() - (downSince[name] ?? Date.now());
+      opts.logger.info({ dependency: name, state: 'up', downForMs }, `${name} is up again`);
+    }
+  };
+
+  const schedule = () => {
+    if (closed || timer || names.every((n) => state[n] === 'up')) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void check();
+    }, recheckMs);
+    timer.unref();
+  };
+
+  const check = (): Promise<boolean> => {
+    running ??= (async () => {
+      const results = await Promise.all(names.map((n) => withTimeout(opts.probes[n]!, probeTimeoutMs)));
+      for (const [i, n] of names.entries()) set(n, results[i] ? 'up' : 'down');
+      running = undefined;
+      schedule();
+      return results.every(Boolean);
+    })();
+    return running;
+  };
+
+  return {
+    check,
+    suspect() {
+      const now = Date.now();
+      if (closed || running || now - lastSuspect < recheckMs) return;
+      lastSuspect = now;
+      void check();
+    },
+    states: () => ({ ...state }),
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,129 @@
+// A TCP proxy for fault tests, put between a host and PostgreSQL or Redis: it passes bytes through, stalls (keeps
+// every connection open and forwards nothing, as a frozen server or a partition does) or cuts (resets the open
+// connections and refuses new ones, as a restart, failover or dropping load balancer does).
+import net from 'node:net';
+
+export type FaultMode = 'pass' | 'stall' | 'cut';
+
+export interface FaultProxy {
+  /** The port the proxy listens on (127.0.0.1), stable across cuts. */
+  readonly port: number;
+  readonly mode: FaultMode;
+  /** `url` with its host and port replaced by the proxy's. */
+  urlFor(url: string): string;
+  /** Forward again; stalled connections resume where they stopped (what a thawed server does). */
+  pass(): Promise<void>;
+  /** Hold every open and new connection; forward nothing either way. */
+  stall(): void;
+  /** Reset every open connection and refuse new ones until `pass()`. */
+  cut(): Promise<void>;
+  /** Connections accepted so far. */
+  readonly accepted: number;
+  close(): Promise<void>;
+}
+
+interface Pair {
+  client: net.Socket;
+  upstream: net.Socket;
+}
+
+function listenOn(server: net.Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Starts a proxy to `target` (host and port) on a free port of 127.0.0.1, passing. */
+export async function startFaultProxy(target: { host: string; port: number }): Promise<FaultProxy> {
+  let mode: FaultMode = 'pass';
+  let accepted = 0;
+  const pairs = new Set<Pair>();
+
+  const hold = (p: Pair) => {
+    p.client.pause();
+    p.upstream.pause();
+  };
+  const release = (p: Pair) => {
+    p.client.resume();
+    p.upstream.resume();
+  };
+  const reset = (p: Pair) => {
+    p.client.resetAndDestroy();
+    p.upstream.destroy();
+    pairs.delete(p);
+  };
+
+  const onConnection = (client: net.Socket) => {
+    accepted++;
+    if (mode === 'cut') {
+      client.resetAndDestroy();
+      return;
+    }
+    const upstream = net.connect(target.port, target.host);
+    const pair: Pair = { client, upstream };
+    pairs.add(pair);
+    // Plain forwarding rather than pipe(): pipe() resumes a paused source on 'drain', which would end a stall.
+    client.on('data', (chunk) => upstream.write(chunk));
+    upstream.on('data', (chunk) => client.write(chunk));
+    client.on('end', () => upstream.end());
+    upstream.on('end', () => client.end());
+    const drop = () => {
+      if (!pairs.delete(pair)) return;
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', drop);
+    upstream.on('error', drop);
+    client.on('close', drop);
+    upstream.on('close', drop);
+    if (mode === 'stall') hold(pair);
+  };
+
+  let server = net.createServer(onConnection);
+  await listenOn(server, 0);
+  const port = (server.address() as net.AddressInfo).port;
+
+  return {
+    port,
+    get mode() {
+      return mode;
+    },
+    get accepted() {
+      return accepted;
+    },
+    urlFor(url) {
+      const u = new URL(url);
+      u.hostname = '127.0.0.1';
+      u.port = String(port);
+      return u.toString();
+    },
+    async pass() {
+      if (mode === 'cut' && !server.listening) {
+        server = net.createServer(onConnection);
+        await listenOn(server, port);
+      }
+      mode = 'pass';
+      for (const p of pairs) release(p);
+    },
+    stall() {
+      mode = 'stall';
+      for (const p of pairs) hold(p);
+    },
+    async cut() {
+      mode = 'cut';
+      // Closing the listener makes new connections fail with ECONNREFUSED, as a server that is down does.
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      for (const p of [...pairs]) reset(p);
+      await closed;
+    },
+    async close() {
+      mode = 'cut';
+      for (const p of [...pairs]) reset(p);
+      if (server.listening) await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

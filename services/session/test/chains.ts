@@ -1,0 +1,55 @@
+// Refresh chains driven by fault tests: one chain per load worker, every successor recorded, so a test can show
+// that no chain forked (two different successors of one token) and none was lost (its last token still works).
+import { postJson } from '@svc/testkit';
+import { decodeJwt } from 'jose';
+import type { SessionHarness } from './support';
+
+export interface RefreshChains {
+  /** The newest refresh token each chain holds. */
+  readonly tokens: string[];
+  /** Tokens that were answered with two different successors. */
+  readonly forks: string[];
+  /** One /refresh of chain `worker` at `url`; a 200 moves the chain on. */
+  refresh(
+    worker: number,
+    url: string,
+  ): Promise<{ status: number; reason?: string; retryAfter?: string | null }>;
+  /** Asserts every chain is intact: its session active at the version it holds, and its last token refreshes. */
+  expectIntact(h: SessionHarness, url: string): Promise<void>;
+}
+
+export function refreshChains(first: string[]): RefreshChains {
+  const tokens = [...first];
+  const successors = new Map<string, string>();
+  const forks: string[] = [];
+  return {
+    tokens,
+    forks,
+    async refresh(worker, url) {
+      const presented = tokens[worker]!;
+      const res = await postJson(`${url}/refresh`, { refreshToken: presented });
+      if (res.status === 200) {
+        const next = res.body.refreshToken as string;
+        const seen = successors.get(presented);
+        if (seen !== undefined && seen !== next) forks.push(presented);
+        successors.set(presented, next);
+        tokens[worker] = next;
+      }
+      return { status: res.status, reason: res.body?.reason, retryAfter: res.headers.get('retry-after') };
+    },
+    async expectIntact(h, url) {
+      expect(forks).toEqual([]);
+      for (const token of tokens) {
+        const claims = decodeJwt(token);
+        const session = await h.infra.db.session.findUniqueOrThrow({ where: { id: claims.sid as string } });
+        expect({ status: session.status, version: session.currentVersion, jti: session.currentJti }).toEqual({
+          status: 'ACTIVE',
+          version: claims.rotationVersion,
+          jti: claims.jti,
+        });
+      }
+      const again = await Promise.all(tokens.map((t) => postJson(`${url}/refresh`, { refreshToken: t })));
+      expect(again.map((r) => r.status)).toEqual(tokens.map(() => 200));
+    },
+  };
+}
