@@ -41,6 +41,9 @@ export async function rotateSectorSubject(
   principal: SubjectPrincipal,
 ): Promise<string> {
   return db.$transaction(async (tx) => {
+    // Rotations of one principal's subject in one sector run one after another on every replica; without the lock
+    // two at once would both derive the next generation and one would fail on the unique subject.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`subject:${sectorId}:${principal.kind}:${principal.id}`}))`;
     const current = await tx.sectorSubject.findFirst({
       where: { sectorId, principalKind: principal.kind, principalId: principal.id, retiredAt: null },
       orderBy: { generation: 'desc' },

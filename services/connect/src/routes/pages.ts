@@ -12,6 +12,7 @@ import { createAccountStore, createErrandStore } from '../store/accounts';
 import { createFlowStore } from '../store/flows';
 import type { InquiryStore } from '../store/inquiries';
 import { PageError, pageErrors, requestLocale, setPageHeaders } from './browser';
+import { accountPages } from './pages-account';
 import { errandPages } from './pages-errand';
 import { inquiryPages } from './pages-inquiry';
 
@@ -33,6 +34,7 @@ export function pageRoutes(deps: ConnectDeps, inquiries: InquiryStore): Router {
 
   inquiryPages(router, { deps, inquiries, flows, accounts, codeLimits, signInLimit });
   errandPages(router, { deps, errands, flows, accounts, codeLimits, signInLimit });
+  accountPages(router, { deps, accounts, signInLimit });
 
   router.get('/terms/:revision', async (req, res) => {
     const revision = Number(req.params.revision);

@@ -1,0 +1,155 @@
+// The rules of the person's own account page, without HTTP or SQL: what it shows (applications by sector with
+// consent per claim, passkeys), consent changes, the per-sector identifier reset, and passkey rename and removal.
+
+import type { Db } from '@svc/db';
+import { publishSessionChanges, rotateSectorSubject } from '@svc/issuance';
+import { CLAIM_KEYS, type ClaimKey, normalizeRequirements, type Requirement } from '@svc/token-core';
+import type { Redis } from 'ioredis';
+import type { AccountPageStore, RemoveOutcome } from '../store/account-page';
+
+/** Claims a person decides on: the ones an application may ask for (never OFF or SYNTHETIC_ONLY). */
+const DECIDED = new Set<Requirement>(['OPTIONAL', 'REQUIRED', 'SYNTHETIC_FALLBACK']);
+
+export interface ClaimChoice {
+  key: ClaimKey;
+  requirement: Requirement;
+  state: 'GRANTED' | 'DENIED' | 'UNKNOWN';
+}
+
+export interface AppEntry {
+  id: string;
+  anchor: string;
+  names: Record<string, string>;
+  defaultLocale: string;
+  claims: ClaimChoice[];
+}
+
+export interface SectorEntry {
+  id: string;
+  name: string;
+  apps: AppEntry[];
+}
+
+export interface PasskeyEntry {
+  id: string;
+  name: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export interface AccountOverview {
+  email: string | null;
+  sectors: SectorEntry[];
+  passkeys: PasskeyEntry[];
+}
+
+export async function accountOverview(store: AccountPageStore, accountId: string): Promise<AccountOverview> {
+  const [account, apps, grants, passkeys] = await Promise.all([
+    store.account(accountId),
+    store.usedApplications(accountId),
+    store.grants(accountId),
+    store.passkeys(accountId),
+  ]);
+  const stateOf = new Map(grants.map((g) => [`${g.applicationId}:${g.claim}`, g.state]));
+  const sectors = new Map<string, SectorEntry>();
+  for (const app of apps) {
+    const requirements = normalizeRequirements(app.claimRequirements);
+    const claims = CLAIM_KEYS.filter((key) => DECIDED.has(requirements[key])).map((key) => ({
+      key,
+      requirement: requirements[key],
+      state: stateOf.get(`${app.id}:${key}`) ?? ('UNKNOWN' as const),
+    }));
+    const sector = sectors.get(app.sector.id) ?? { id: app.sector.id, name: app.sector.name, apps: [] };
+    sector.apps.push({
+      id: app.id,
+      anchor: app.anchor,
+      names: app.names,
+      defaultLocale: app.defaultLocale,
+      claims,
+    });
+    sectors.set(sector.id, sector);
+  }
+  return {
+    email: account?.email ?? null,
+    sectors: [...sectors.values()],
+    passkeys: passkeys.map(({ id, name, createdAt, lastUsedAt }) => ({ id, name, createdAt, lastUsedAt })),
+  };
+}
+
+/**
+ * Records the consent decisions posted for one application the person has used, only for the claims it may ask
+ * about. Returns false when the application is not among theirs (nothing changes).
+ */
+export async function changeConsent(
+  store: AccountPageStore,
+  accountId: string,
+  anchor: string,
+  form: Record<string, unknown>,
+): Promise<boolean> {
+  const overview = await accountOverview(store, accountId);
+  const app = overview.sectors.flatMap((s) => s.apps).find((a) => a.anchor === anchor);
+  if (!app) return false;
+  const decisions: Partial<Record<ClaimKey, 'GRANTED' | 'DENIED'>> = {};
+  for (const { key } of app.claims) {
+    const value = form[`consent_${key}`];
+    if (value === 'GRANTED' || value === 'DENIED') decisions[key] = value;
+  }
+  await store.setConsent(accountId, app.id, decisions);
+  return true;
+}
+
+export interface ResetDeps {
+  db: Db;
+  redis: Redis;
+  subjectSecret: string;
+  store: AccountPageStore;
+  now: () => Date;
+}
+
+/**
+ * "Reset my identifier for these applications": the account gets a new pairwise subject in the sector (the old one
+ * retires), and its sessions under the sector's applications are revoked on every replica, so the applications
+ * see a new person from the next sign-in. Only a sector whose applications the person has used; false otherwise.
+ */
+export async function resetSectorIdentifier(
+  deps: ResetDeps,
+  accountId: string,
+  sectorId: string,
+): Promise<boolean> {
+  const used = await deps.store.usedApplications(accountId);
+  if (!used.some((a) => a.sector.id === sectorId)) return false;
+  await rotateSectorSubject(deps.db, deps.subjectSecret, sectorId, { kind: 'ACCOUNT', id: accountId });
+  // After the rotation: a session issued meanwhile under the old subject is revoked too.
+  const revoked = await deps.store.revokeSectorSessions(accountId, sectorId, deps.now());
+  await publishSessionChanges(deps.redis, revoked);
+  return true;
+}
+
+/** A passkey name: trimmed, 1 to 64 characters, no control characters. */
+export function validPasskeyName(raw: unknown): string | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const name = raw.trim();
+  return name.length >= 1 && [...name].length <= 64 && !/\p{Cc}/u.test(name) ? name : undefined;
+}
+
+export async function renamePasskey(
+  store: AccountPageStore,
+  accountId: string,
+  passkeyId: string,
+  rawName: unknown,
+): Promise<'renamed' | 'invalid' | 'not_found'> {
+  const name = validPasskeyName(rawName);
+  if (!name) return 'invalid';
+  if (!UUID.test(passkeyId)) return 'not_found';
+  return (await store.renamePasskey(accountId, passkeyId, name)) ? 'renamed' : 'not_found';
+}
+
+export async function removePasskey(
+  store: AccountPageStore,
+  accountId: string,
+  passkeyId: string,
+): Promise<RemoveOutcome> {
+  return UUID.test(passkeyId) ? store.removePasskey(accountId, passkeyId) : 'not_found';
+}
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,0 +1,290 @@
+// The person's own account page at /account: sign-in with a passkey (a fresh server-side session id at every
+// sign-in, only host-issued ids accepted), then consent per claim by application, the per-sector identifier
+// reset, passkeys (add with a notice mail, rename, remove unless the last) and sign out. Forms carry the
+// session's CSRF token; the passkey calls of the page script send it as X-CSRF-Token.
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { jsonBody, parseWith, type RateLimiter } from '@svc/platform';
+import type { Request, Response, Router } from 'express';
+import { z } from 'zod';
+import type { ConnectDeps } from '../deps';
+import {
+  accountOverview,
+  changeConsent,
+  removePasskey,
+  renamePasskey,
+  resetSectorIdentifier,
+  UUID,
+} from '../domain/account-page';
+import { localizedName } from '../domain/locale';
+import { noticeBeforeCommit } from '../domain/passkey-notice';
+import {
+  authenticationOptions,
+  passkeyRefused,
+  registrationOptions,
+  verifyAuthentication,
+  verifyNewCredential,
+} from '../domain/passkeys';
+import { describeUserAgent, deviceLabel } from '../domain/user-agent';
+import { type AccountPageContext, accountSignInView, accountView } from '../pages/account';
+import { translator } from '../pages/i18n';
+import { type AccountKey, accountTranslator } from '../pages/i18n-account';
+import { layout } from '../pages/layout';
+import { createAccountPageStore } from '../store/account-page';
+import { type AccountSession, createAccountSessionStore } from '../store/account-sessions';
+import type { AccountStore } from '../store/accounts';
+import { cookieOptions, csrfValid, PageError, parseCookies, requestLocale, setPageHeaders } from './browser';
+
+export interface AccountPageDeps {
+  deps: ConnectDeps;
+  accounts: AccountStore;
+  /** Passkey ceremonies per client address (shared with the sign-in pages). */
+  signInLimit: RateLimiter;
+}
+
+const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+const b64url = z
+  .string()
+  .min(1)
+  .max(16_384)
+  .regex(/^[A-Za-z0-9_-]+={0,2}$/);
+const credentialBase = {
+  id: b64url,
+  rawId: b64url,
+  type: z.literal('public-key'),
+  clientExtensionResults: z.record(z.string(), z.unknown()).optional().default({}),
+  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+};
+/** Usernameless assertions must name their user (the credential's user handle). */
+const authenticationBody = z.looseObject({
+  ...credentialBase,
+  response: z.looseObject({
+    clientDataJSON: b64url,
+    authenticatorData: b64url,
+    signature: b64url,
+    userHandle: b64url,
+  }),
+});
+const registrationBody = z.looseObject({
+  ...credentialBase,
+  response: z.looseObject({
+    clientDataJSON: b64url,
+    attestationObject: b64url,
+    transports: z.array(z.string().max(32)).max(16).optional(),
+  }),
+});
+const optionsBody = z.object({}).strict();
+
+/** The cookie of the account page: `__Host-` prefixed whenever the host is served over HTTPS. */
+export function accountCookieName(connectUrl: string): string {
+  return connectUrl.startsWith('https:') ? '__Host-connect_account' : 'connect_account';
+}
+
+interface AccountRequest {
+  id: string;
+  session: AccountSession;
+  ctx: AccountPageContext;
+}
+
+export function accountPages(router: Router, p: AccountPageDeps): void {
+  const { deps, accounts } = p;
+  const sessions = createAccountSessionStore(deps.redis, deps.config.flowTtlSeconds);
+  const store = createAccountPageStore(deps.db);
+  const cookieName = accountCookieName(deps.config.connectUrl);
+  const setCookie = (res: Response, id: string) =>
+    res.cookie(cookieName, id, cookieOptions(deps, deps.config.flowTtlSeconds));
+  const json = jsonBody(32 * 1024);
+
+  function context(req: Request, res: Response, session: AccountSession): AccountPageContext {
+    const locale = requestLocale(deps, req, res);
+    const a = accountTranslator(locale);
+    return { locale, t: translator(locale), a, path: '/account', csrf: session.csrf, appName: a('brand') };
+  }
+
+  /** The session this cookie names, if the host issued it and it is still alive. */
+  async function existing(req: Request): Promise<{ id: string; session: AccountSession } | undefined> {
+    const id = parseCookies(req.headers.cookie)[cookieName];
+    if (!id || !SESSION_ID.test(id)) return undefined;
+    const session = await sessions.load(id);
+    return session ? { id, session } : undefined;
+  }
+
+  /** GET: the current session, or a new signed-out one under a fresh id. */
+  async function open(req: Request, res: Response): Promise<AccountRequest> {
+    let found = await existing(req);
+    if (!found) {
+      found = await sessions.create();
+      setCookie(res, found.id);
+    }
+    setPageHeaders(res);
+    return { ...found, ctx: context(req, res, found.session) };
+  }
+
+  /** POST: an existing session and its CSRF token (form field or X-CSRF-Token), else 403. */
+  async function guarded(req: Request, res: Response): Promise<AccountRequest> {
+    const found = await existing(req);
+    if (!found || !csrfValid(deps, req, found.session)) throw new PageError(403, 'sessionExpired');
+    setPageHeaders(res);
+    return { ...found, ctx: context(req, res, found.session) };
+  }
+
+  /** The signed-in, still ACTIVE account of a session, or undefined (a session of a disabled account ends). */
+  async function signedIn(r: AccountRequest): Promise<string | undefined> {
+    const accountId = r.session.accountId;
+    if (!accountId) return undefined;
+    const account = await store.account(accountId);
+    if (account?.status === 'ACTIVE') return accountId;
+    delete r.session.accountId;
+    r.session.notice = { key: 'accountUnavailable' };
+    await sessions.save(r.id, r.session);
+    return undefined;
+  }
+
+  const flash = (r: AccountRequest, key: AccountKey, vars?: Record<string, string | number>) => {
+    r.session.notice = { key, vars };
+  };
+  const back = async (r: AccountRequest, res: Response) => {
+    await sessions.save(r.id, r.session);
+    res.redirect(303, '/account');
+  };
+
+  /** A form post of a signed-in person: runs `act`, then back to the page with its notice. */
+  function form(path: string, act: (r: AccountRequest, accountId: string, req: Request) => Promise<void>) {
+    router.post(path, async (req, res) => {
+      const r = await guarded(req, res);
+      const accountId = await signedIn(r);
+      if (accountId) await act(r, accountId, req);
+      await back(r, res);
+    });
+  }
+
+  router.get('/account', async (req, res) => {
+    const r = await open(req, res);
+    const accountId = await signedIn(r);
+    const pending = r.session.notice;
+    delete r.session.notice;
+    await sessions.save(r.id, r.session);
+    const n = pending ? { text: r.ctx.a(pending.key as AccountKey, pending.vars) } : undefined;
+    const title = r.ctx.a('heading');
+    if (!accountId) {
+      res.type('html').send(layout(r.ctx, title, accountSignInView(r.ctx, n), { scripts: true }));
+      return;
+    }
+    await store.setLocale(accountId, r.ctx.locale);
+    const overview = await accountOverview(store, accountId);
+    res.type('html').send(layout(r.ctx, title, accountView(r.ctx, overview, n), { scripts: true }));
+  });
+
+  router.post('/account/passkey/authentication-options', json, async (req, res) => {
+    const r = await guarded(req, res);
+    parseWith(optionsBody, req.body);
+    await p.signInLimit.consume(req.ip ?? '');
+    const options = await authenticationOptions(deps.config);
+    await sessions.putChallenge(r.id, { value: options.challenge, kind: 'authenticate' });
+    res.json(options);
+  });
+
+  router.post('/account/passkey/authentication', json, async (req, res) => {
+    const r = await guarded(req, res);
+    const body = parseWith(authenticationBody, req.body) as unknown as AuthenticationResponseJSON;
+    await p.signInLimit.consume(req.ip ?? '');
+    const challenge = await sessions.takeChallenge(r.id);
+    const { accountId } = await verifyAuthentication(
+      { config: deps.config, accounts, now: deps.now },
+      body,
+      challenge,
+    );
+    const account = await store.account(accountId);
+    if (account?.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
+    // A fresh id at sign-in: whatever id this browser held before (planted or not) never becomes signed in.
+    await sessions.destroy(r.id);
+    const fresh = await sessions.create({ accountId, authTime: deps.now().getTime() });
+    setCookie(res, fresh.id);
+    await store.setLocale(accountId, r.ctx.locale);
+    res.json({ next: '/account' });
+  });
+
+  router.post('/account/passkey/registration-options', json, async (req, res) => {
+    const r = await guarded(req, res);
+    parseWith(optionsBody, req.body);
+    const accountId = await signedIn(r);
+    if (!accountId) throw passkeyRefused();
+    await p.signInLimit.consume(req.ip ?? '');
+    const account = await store.account(accountId);
+    const existingPasskeys = await store.passkeys(accountId);
+    const { options, userHandle } = await registrationOptions(
+      deps.config,
+      account?.email ?? accountId,
+      existingPasskeys,
+    );
+    await sessions.putChallenge(r.id, { value: options.challenge, kind: 'register', userHandle });
+    res.json(options);
+  });
+
+  router.post('/account/passkey/registration', json, async (req, res) => {
+    const r = await guarded(req, res);
+    const body = parseWith(registrationBody, req.body) as unknown as RegistrationResponseJSON;
+    const accountId = await signedIn(r);
+    if (!accountId) throw passkeyRefused();
+    await p.signInLimit.consume(req.ip ?? '');
+    const challenge = await sessions.takeChallenge(r.id);
+    const credential = await verifyNewCredential({ config: deps.config, accounts }, body, challenge);
+    const device = describeUserAgent(req.headers['user-agent']);
+    const notify = noticeBeforeCommit({ ...deps, connectUrl: deps.config.connectUrl }, device);
+    if (!(await store.addPasskey(accountId, { ...credential, name: deviceLabel(device) }, notify)))
+      throw passkeyRefused();
+    flash(r, 'addedNotice');
+    await sessions.save(r.id, r.session);
+    res.json({ next: '/account' });
+  });
+
+  form('/account/applications/:anchor/consent', async (r, accountId, req) => {
+    const anchor = String(req.params.anchor);
+    if (!(await changeConsent(store, accountId, anchor, req.body as Record<string, unknown>))) return;
+    const app = (await accountOverview(store, accountId)).sectors
+      .flatMap((s) => s.apps)
+      .find((a) => a.anchor === anchor);
+    if (app) flash(r, 'consentSaved', { app: localizedName(app.names, app.defaultLocale, r.ctx.locale) });
+  });
+
+  form('/account/sectors/:sectorId/reset', async (r, accountId, req) => {
+    const sectorId = String(req.params.sectorId);
+    if ((req.body as Record<string, unknown>).confirm !== 'yes') return flash(r, 'resetNeedsConfirm');
+    if (!UUID.test(sectorId)) return;
+    const sector = (await accountOverview(store, accountId)).sectors.find((s) => s.id === sectorId);
+    const reset = await resetSectorIdentifier(
+      { db: deps.db, redis: deps.redis, subjectSecret: deps.issuance.subjectSecret, store, now: deps.now },
+      accountId,
+      sectorId,
+    );
+    if (reset && sector) {
+      const names = sector.apps.map((a) => localizedName(a.names, a.defaultLocale, r.ctx.locale));
+      flash(r, 'resetDone', { apps: names.join(r.ctx.locale === 'zh-CN' ? '、' : ', ') });
+    }
+  });
+
+  form('/account/passkeys/:passkeyId/rename', async (r, accountId, req) => {
+    const outcome = await renamePasskey(
+      store,
+      accountId,
+      String(req.params.passkeyId),
+      (req.body as Record<string, unknown>).name,
+    );
+    if (outcome === 'renamed') flash(r, 'renamedNotice');
+    else if (outcome === 'invalid') flash(r, 'renameInvalid');
+  });
+
+  form('/account/passkeys/:passkeyId/remove', async (r, accountId, req) => {
+    const outcome = await removePasskey(store, accountId, String(req.params.passkeyId));
+    if (outcome === 'removed') flash(r, 'removedNotice');
+    else if (outcome === 'last') flash(r, 'lastNotice');
+  });
+
+  router.post('/account/sign-out', async (req, res) => {
+    const r = await guarded(req, res);
+    await sessions.destroy(r.id);
+    // The next page view starts a new signed-out session under a new id, carrying the notice.
+    const fresh = await sessions.create({ notice: { key: 'signedOutNotice' } });
+    setCookie(res, fresh.id);
+    res.redirect(303, '/account');
+  });
+}
