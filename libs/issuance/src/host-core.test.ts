@@ -1,8 +1,11 @@
-// openHostCore and hostAppOptions against the real PostgreSQL and Redis: /readyz follows both dependencies.
+// openHostCore and hostAppOptions against the real PostgreSQL and Redis: /readyz follows both dependencies and
+// waits for the signing keys to be loaded.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPrisma } from '@svc/db';
+import { createKeyRing, ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { createHostApp, finishHostApp, listen } from '@svc/platform';
+import { kekFromBytes, loadKek } from '@svc/token-core';
 import { type HostCore, hostAppOptions, openHostCore } from './host-core';
 
 let core: HostCore;
@@ -20,6 +23,8 @@ async function serve(deps: Parameters<typeof hostAppOptions>[1]): Promise<string
 const servers: Server[] = [];
 beforeAll(async () => {
   core = openHostCore('host-core-test');
+  // At least one ACTIVE signing key exists (the platform OIDC key, made once if missing).
+  await ensureActiveKey(core.db, loadKek(), OIDC_SCOPE);
   base = await serve(core);
 });
 afterAll(async () => {
@@ -48,4 +53,18 @@ test('/readyz is ready while PostgreSQL and Redis answer, and 503 once Redis is 
   core.redis.disconnect();
   const gone = await fetch(`${base}/readyz`);
   expect([gone.status, await gone.json()]).toEqual([503, { status: 'not_ready' }]);
+});
+
+test('/readyz is 503 until the signing keys are loaded: a KEK that cannot open them never gets ready', async () => {
+  const wrongKek = createKeyRing({ db: core.db, kek: kekFromBytes(Buffer.alloc(32, 9)) });
+  const url = await serve({ ...core, keyRing: wrongKek });
+  for (let i = 0; i < 2; i++) {
+    const res = await fetch(`${url}/readyz`);
+    expect([res.status, await res.json()]).toEqual([503, { status: 'not_ready' }]);
+  }
+  expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  // The same host with a key ring that opens them is ready: the load is tried again at each check until it succeeds.
+  const rightKek = createKeyRing({ db: core.db, kek: loadKek() });
+  expect(await rightKek.loadSigningKeys()).toBeGreaterThanOrEqual(1);
+  await expect(wrongKek.loadSigningKeys()).rejects.toThrow(/cannot be opened/);
 });

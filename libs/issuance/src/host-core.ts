@@ -85,13 +85,16 @@ function watchOf(deps: Pick<HostParts, 'db' | 'redis' | 'logger' | 'metrics'>): 
 
 /**
  * What every issuing host gives createHostApp: its name, logger and metrics; ready when PostgreSQL and Redis answer
- * within the probe timeout, and a dependency watch that logs their state changes (down, up) once each.
+ * within the probe timeout and the signing keys have been loaded (every ACTIVE key opened under the KEK) once since
+ * start (a failed load is tried again at the next check), and a dependency watch that logs PostgreSQL's and
+ * Redis's state changes (down, up) once each.
  */
 export function hostAppOptions(
   name: string,
-  deps: Pick<HostParts, 'db' | 'redis' | 'logger' | 'metrics'>,
+  deps: Pick<HostParts, 'db' | 'redis' | 'keyRing' | 'logger' | 'metrics'>,
 ): HostAppOptions {
   const dependencies = watchOf(deps);
+  let keysLoaded: Promise<unknown> | undefined;
   return {
     name,
     logger: deps.logger,
@@ -99,6 +102,12 @@ export function hostAppOptions(
     dependencies,
     async readiness() {
       if (!(await dependencies.check())) throw new Error('a dependency is down');
+      keysLoaded ??= deps.keyRing.loadSigningKeys().catch((err: unknown) => {
+        keysLoaded = undefined;
+        deps.logger.warn({ err: (err as Error).message }, 'signing keys not loaded');
+        throw err;
+      });
+      await keysLoaded;
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   importSigningKey,
   importVerificationKey,
   type Kek,
+  open,
   type PublicJwk,
   type Signer,
   toJwkSet,
@@ -33,9 +34,16 @@ export interface KeyRing {
   verificationKey(scopeId: string, kid: string): Promise<CryptoKey | undefined>;
   /** The published JWK Set, serialized once per load. */
   jwks(scopeId: string): Promise<{ keys: PublicJwk[]; body: string }>;
+  /**
+   * Loads every ACTIVE signing key of every scope and opens its sealed private key under this process's KEK, in
+   * batches; throws when one cannot be read or opened. Returns how many were loaded. Readiness waits for it.
+   */
+  loadSigningKeys(): Promise<number>;
   invalidate(scopeId?: string): void;
   close(): Promise<void>;
 }
+
+const LOAD_BATCH = 500;
 
 export interface KeyRingOptions {
   db: Db;
@@ -131,6 +139,28 @@ export function createKeyRing(opts: KeyRingOptions): KeyRing {
     async jwks(scopeId) {
       const e = await entry(scopeId);
       return { keys: e.jwks, body: e.jwksBody };
+    },
+    async loadSigningKeys() {
+      let loaded = 0;
+      let after: string | undefined;
+      for (;;) {
+        const rows = await opts.db.signingKey.findMany({
+          where: { status: 'ACTIVE', ...(after ? { id: { gt: after } } : {}) },
+          orderBy: { id: 'asc' },
+          take: LOAD_BATCH,
+          select: { id: true, kid: true, privateKeyEnc: true },
+        });
+        for (const r of rows) {
+          try {
+            open(opts.kek, r.privateKeyEnc, r.kid).fill(0);
+          } catch {
+            throw new Error(`signing key ${r.kid} cannot be opened with this KEY_ENCRYPTION_KEY`);
+          }
+        }
+        loaded += rows.length;
+        if (rows.length < LOAD_BATCH) return loaded;
+        after = rows[rows.length - 1]!.id;
+      }
     },
     invalidate(scopeId) {
       if (scopeId) cache.delete(scopeId);
