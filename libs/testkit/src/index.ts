@@ -203,4 +203,5 @@ export {
   timedGet,
 } from './fault-load';
 export { type FaultMode, type FaultProxy, startFaultProxy } from './fault-proxy';
+export { holdSubjectCreation, type SubjectHold } from './subject-hold';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';

@@ -27,14 +27,8 @@ export interface NativeConfig {
   bodyLimitBytes: number;
 }
 
-export interface NativeHooks {
-  /** Test seam: runs after the credential is proven and before issuance (to change authority mid-attempt). */
-  afterCredentialProof?: () => Promise<void>;
-}
-
 export interface NativeDeps extends HostParts {
   config: NativeConfig;
-  hooks?: NativeHooks;
 }
 
 function num(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {

@@ -9,7 +9,15 @@ import {
   setClaims,
   setSectorStatus,
 } from '@svc/provisioning';
-import { expectTokenPair, postJson, provisionApp, type RunningTestHost, type TestInfra } from '@svc/testkit';
+import {
+  expectTokenPair,
+  holdSubjectCreation,
+  postJson,
+  provisionApp,
+  type RunningTestHost,
+  type TestInfra,
+  waitUntil,
+} from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { accessKeyFor, ensureTerms, openInfra, sessionCount, settledAccount, startNative } from './helpers';
@@ -248,28 +256,32 @@ describe('issuance refusals', () => {
 
   test('identity authority changing during the attempt is AuthorizationArtifactStale (409)', async () => {
     const f = await fixture();
-    const stale = await startNative(
-      infra,
-      {},
-      {
-        hooks: {
-          afterCredentialProof: async () => {
-            await infra.db.account.update({
-              where: { id: f.account.id },
-              data: { authorityVersion: { increment: 1 } },
-            });
-          },
-        },
-      },
-    );
+    // The attempt is held in PostgreSQL after its key is proven and before its session is inserted.
+    const hold = await holdSubjectCreation(infra, f.app.sectorId, { kind: 'ACCOUNT', id: f.account.id });
+    const attempt = postJson(url, f.body);
     try {
-      const res = await postJson(`${stale.url}/direct-issue/access-key`, f.body);
-      expect(res.status).toBe(409);
-      expect(res.body).toEqual({ reason: 'AuthorizationArtifactStale' });
-      expect(await sessionCount(infra, f.account.id)).toBe(0);
+      await waitUntil(hold.blocked);
+      await infra.db.account.update({
+        where: { id: f.account.id },
+        data: { authorityVersion: { increment: 1 } },
+      });
     } finally {
-      await stale.close();
+      await hold.release();
     }
+    const res = await attempt;
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ reason: 'AuthorizationArtifactStale' });
+    expect(await sessionCount(infra, f.account.id)).toBe(0);
+    // Held the same way with nothing changed, the attempt succeeds: the hold itself refuses nothing.
+    const g = await fixture();
+    const calm = await holdSubjectCreation(infra, g.app.sectorId, { kind: 'ACCOUNT', id: g.account.id });
+    const unchanged = postJson(url, g.body);
+    try {
+      await waitUntil(calm.blocked);
+    } finally {
+      await calm.release();
+    }
+    expect((await unchanged).status).toBe(200);
   });
 });
 

@@ -3,7 +3,14 @@
 // the basic-terms flow with its refusals, and Steam failures.
 import { currentTerms } from '@svc/issuance';
 import { addReturnRule, addRule } from '@svc/provisioning';
-import { postJson, provisionApp, type RunningTestHost, type TestInfra } from '@svc/testkit';
+import {
+  holdSubjectCreation,
+  postJson,
+  provisionApp,
+  type RunningTestHost,
+  type TestInfra,
+  waitUntil,
+} from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import {
@@ -281,32 +288,28 @@ describe('policy and Steam answers', () => {
     const { steamId, second } = await signIn(app.anchor);
     expect(second.status).toBe(200);
     const link = await infra.db.platformLink.findFirstOrThrow({ where: { platformUserId: steamId } });
-    const stale = await startNative(
-      infra,
-      { steamApiUrl: steam.url },
-      {
-        hooks: {
-          afterCredentialProof: async () => {
-            await infra.db.account.update({
-              where: { id: link.accountId },
-              data: { authorityVersion: { increment: 1 } },
-            });
-          },
-        },
-      },
-    );
+    // A second application (its own sector): the attempt is held in PostgreSQL after Steam vouched for the
+    // ticket and before the session is inserted, while the account's authority changes.
+    const other = await fixture();
+    const hold = await holdSubjectCreation(infra, other.sectorId, { kind: 'ACCOUNT', id: link.accountId });
+    const t = freshTicket();
+    steam.users.set(t, steamId);
+    const attempt = signInWith(other.anchor, t);
     try {
-      const t = freshTicket();
-      steam.users.set(t, steamId);
-      const res = await postJson(`${stale.url}/direct-issue/platform-ticket`, {
-        applicationAnchor: app.anchor,
-        platformTicketHex: t,
-        platformAppId: APP_ID,
+      await waitUntil(hold.blocked);
+      await infra.db.account.update({
+        where: { id: link.accountId },
+        data: { authorityVersion: { increment: 1 } },
       });
-      expect(res.status).toBe(409);
-      expect(res.body).toEqual({ reason: 'AuthorizationArtifactStale' });
     } finally {
-      await stale.close();
+      await hold.release();
     }
+    const res = await attempt;
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ reason: 'AuthorizationArtifactStale' });
+    // The same attempt without the change issues.
+    const retry = freshTicket();
+    steam.users.set(retry, steamId);
+    expect((await signInWith(other.anchor, retry)).status).toBe(200);
   });
 });

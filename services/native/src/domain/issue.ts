@@ -55,7 +55,6 @@ export async function issueForCredential(
   checkLayer1(app, method);
   const principal = checkLayer2(binding, workload);
   const authority = binding.authorityVersion ?? (await store.authorityVersion(binding.accountId));
-  await deps.hooks?.afterCredentialProof?.();
   const issued = await issueSession(deps.issuance, {
     application: app,
     principal,

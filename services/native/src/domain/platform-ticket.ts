@@ -55,7 +55,6 @@ export async function platformTicketSignIn(
   const account = await loadAccount(deps.issuance, link.accountId);
   checkAccount(account);
   await settleBasicTerms(deps.issuance, account.id, input.agreementAcceptance);
-  await deps.hooks?.afterCredentialProof?.();
   const issued = await issueSession(deps.issuance, {
     application: app,
     principal: { kind: 'ACCOUNT', accountId: account.id },
