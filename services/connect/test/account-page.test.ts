@@ -378,6 +378,46 @@ describe('the account page', () => {
     await stale.context.close();
   });
 
+  test('removing a passkey ends the other sessions signed in with it; a disabled account is signed out', async () => {
+    // The person adds a third passkey from session A, then a second browser (B) signs in with it.
+    const a = await openPage();
+    await signInToAccount(a.page);
+    const own = (await a.authenticator.credentials())[0]!;
+    await a.authenticator.remove(own.credentialId);
+    await a.page.getByRole('button', { name: 'Add a passkey' }).click();
+    await a.page.getByText('Your new passkey is added. We emailed you about it.').waitFor();
+    const third = (await a.authenticator.credentials())[0]!;
+    await a.authenticator.remove(third.credentialId);
+    await a.authenticator.add(own);
+    held = [third];
+    const b = await openPage();
+    await signInToAccount(b.page);
+    // A removes it: B's next request finds itself signed out; A goes on.
+    const item = a.page.locator('li.passkey').nth(1);
+    await item.getByRole('button', { name: 'Remove' }).click();
+    await a.page.getByText('The passkey is removed.').waitFor();
+    await b.page.goto(`${host.url}/account`);
+    await b.page.getByText('the passkey you signed in with was removed').waitFor();
+    expect(await b.page.getByRole('button', { name: 'Sign in with a passkey' }).count()).toBe(1);
+    await b.context.close();
+
+    // An account disabled by the operator: its open session ends at the next request.
+    await a.page.goto(`${host.url}/account`);
+    await a.page.getByRole('heading', { name: 'Applications you use' }).waitFor();
+    await infra.db.account.update({ where: { id: accountId }, data: { status: 'DISABLED' } });
+    try {
+      await a.page.goto(`${host.url}/account`);
+      await a.page.getByText('this account cannot be used right now').waitFor();
+      const refused = a.page.waitForResponse((r) => r.url().endsWith('/account/passkey/authentication'));
+      await a.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+      expect((await refused).status()).toBe(403);
+    } finally {
+      await infra.db.account.update({ where: { id: accountId }, data: { status: 'ACTIVE' } });
+    }
+    held = await a.authenticator.credentials();
+    await a.context.close();
+  });
+
   test('two removals at once on two replicas never remove the last passkey', async () => {
     // Give the account a second passkey row directly (the ceremony is tested above), then race two removals.
     const only = await infra.db.passkey.findFirstOrThrow({ where: { accountId } });

@@ -53,7 +53,8 @@ const en = {
   lastNotice: 'You cannot remove your last passkey.',
   consentSaved: 'Your choices for {app} are saved.',
   signedOutNotice: 'You are signed out.',
-  accountUnavailable: 'This account cannot be used right now.',
+  sessionEnded:
+    'You were signed out: this account cannot be used right now, or the passkey you signed in with was removed.',
   jsRequired: 'Passkeys need JavaScript. Turn it on for this site.',
 };
 
@@ -109,7 +110,7 @@ const zh: Record<AccountKey, string> = {
   lastNotice: '您不能删除最后一个通行密钥。',
   consentSaved: '您对“{app}”的选择已保存。',
   signedOutNotice: '您已退出登录。',
-  accountUnavailable: '此账户目前无法使用。',
+  sessionEnded: '您已退出登录：此账户目前无法使用，或者您登录时使用的通行密钥已被删除。',
   jsRequired: '通行密钥需要 JavaScript，请为本网站启用。',
 };
 

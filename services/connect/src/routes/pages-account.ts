@@ -127,15 +127,19 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
     return { ...found, ctx: context(req, res, found.session) };
   }
 
-  /** The signed-in, still ACTIVE account of a session, or undefined (a session of a disabled account ends). */
-  async function signedIn(r: AccountRequest): Promise<string | undefined> {
+  /**
+   * The signed-in account of a session while it is ACTIVE and still holds the passkey the session signed in
+   * with; otherwise the session is signed out (a disabled account, or a passkey removed from another session).
+   */
+  async function signedIn(r: AccountRequest, res: Response): Promise<string | undefined> {
     const accountId = r.session.accountId;
     if (!accountId) return undefined;
-    const account = await store.account(accountId);
-    if (account?.status === 'ACTIVE') return accountId;
-    delete r.session.accountId;
-    r.session.notice = { key: 'accountUnavailable' };
-    await sessions.save(r.id, r.session);
+    if (await store.activeHolder(accountId, r.session.passkeyId)) return accountId;
+    await sessions.destroy(r.id);
+    const fresh = await sessions.create({ notice: { key: 'sessionEnded' } });
+    setCookie(res, fresh.id);
+    Object.assign(r, fresh);
+    r.ctx.csrf = fresh.session.csrf;
     return undefined;
   }
 
@@ -151,7 +155,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
   function form(path: string, act: (r: AccountRequest, accountId: string, req: Request) => Promise<void>) {
     router.post(path, async (req, res) => {
       const r = await guarded(req, res);
-      const accountId = await signedIn(r);
+      const accountId = await signedIn(r, res);
       if (accountId) await act(r, accountId, req);
       await back(r, res);
     });
@@ -159,7 +163,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
 
   router.get('/account', async (req, res) => {
     const r = await open(req, res);
-    const accountId = await signedIn(r);
+    const accountId = await signedIn(r, res);
     const pending = r.session.notice;
     delete r.session.notice;
     await sessions.save(r.id, r.session);
@@ -197,7 +201,8 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
     if (account?.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
     // A fresh id at sign-in: whatever id this browser held before (planted or not) never becomes signed in.
     await sessions.destroy(r.id);
-    const fresh = await sessions.create({ accountId, authTime: deps.now().getTime() });
+    const passkeyId = await store.passkeyIdOf(body.id);
+    const fresh = await sessions.create({ accountId, passkeyId, authTime: deps.now().getTime() });
     setCookie(res, fresh.id);
     await store.setLocale(accountId, r.ctx.locale);
     res.json({ next: '/account' });
@@ -206,7 +211,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
   router.post('/account/passkey/registration-options', json, async (req, res) => {
     const r = await guarded(req, res);
     parseWith(optionsBody, req.body);
-    const accountId = await signedIn(r);
+    const accountId = await signedIn(r, res);
     if (!accountId) throw passkeyRefused();
     await p.signInLimit.consume(req.ip ?? '');
     const account = await store.account(accountId);
@@ -223,7 +228,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
   router.post('/account/passkey/registration', json, async (req, res) => {
     const r = await guarded(req, res);
     const body = parseWith(registrationBody, req.body) as unknown as RegistrationResponseJSON;
-    const accountId = await signedIn(r);
+    const accountId = await signedIn(r, res);
     if (!accountId) throw passkeyRefused();
     await p.signInLimit.consume(req.ip ?? '');
     const challenge = await sessions.takeChallenge(r.id);
@@ -274,7 +279,10 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
   });
 
   form('/account/passkeys/:passkeyId/remove', async (r, accountId, req) => {
-    const outcome = await removePasskey(store, accountId, String(req.params.passkeyId));
+    const passkeyId = String(req.params.passkeyId);
+    const outcome = await removePasskey(store, accountId, passkeyId);
+    // Removing the passkey this session signed in with keeps this session (it proved itself and chose to).
+    if (outcome === 'removed' && r.session.passkeyId === passkeyId) delete r.session.passkeyId;
     if (outcome === 'removed') flash(r, 'removedNotice');
     else if (outcome === 'last') flash(r, 'lastNotice');
   });

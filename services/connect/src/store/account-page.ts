@@ -28,6 +28,20 @@ export function createAccountPageStore(db: Db) {
       });
     },
 
+    /** The account, if ACTIVE and (when given) still holding the passkey a session signed in with. */
+    async activeHolder(accountId: string, passkeyId: string | undefined): Promise<boolean> {
+      const account = await db.account.findFirst({
+        where: { id: accountId, status: 'ACTIVE' },
+        select: { id: true },
+      });
+      if (!account || !passkeyId) return Boolean(account);
+      return (await db.passkey.count({ where: { id: passkeyId, accountId } })) === 1;
+    },
+
+    async passkeyIdOf(credentialId: string): Promise<string | undefined> {
+      return (await db.passkey.findUnique({ where: { credentialId }, select: { id: true } }))?.id;
+    },
+
     async setLocale(accountId: string, locale: string): Promise<void> {
       await db.account.updateMany({ where: { id: accountId, NOT: { locale } }, data: { locale } });
     },

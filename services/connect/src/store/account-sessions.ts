@@ -10,6 +10,8 @@ export interface AccountSession {
   /** The account that signed in with its passkey, and when (ms). */
   accountId?: string;
   authTime?: number;
+  /** The passkey (row id) it signed in with: removing that passkey elsewhere ends this session. */
+  passkeyId?: string;
   /** A one-time message for the next page view. */
   notice?: { key: string; vars?: Record<string, string | number> };
 }
