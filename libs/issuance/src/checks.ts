@@ -1,9 +1,11 @@
-// The spec's issuance checks, in order, each one small step: application, account, basic terms, claim gate.
+// The spec's issuance checks, in order, each one small step: application, account, email-domain policy, basic
+// terms, claim gate.
 import { ServiceError } from '@svc/platform';
 import { buildClaimView, type ClaimGrants, type ClaimView, evaluateClaimGate } from '@svc/token-core';
 import { type ApplicationContext, isIssuable } from './application-context';
 import { type AccountProfile, profileValues } from './claim-state';
 import type { IssuanceDeps } from './deps';
+import { checkEmailDomain } from './email-domain';
 import { createErrand } from './errands';
 import { currentTermsCached, type IssuanceSnapshot, loadIssuanceSnapshot } from './snapshot';
 import { type CurrentTerms, legalAgreementRequired } from './terms';
@@ -80,6 +82,7 @@ export async function checkSnapshot(
 ): Promise<{ account: AccountProfile; claims: ClaimView }> {
   const account = snapshot.account;
   checkAccount(account);
+  checkEmailDomain(snapshot.emailDomain);
   if (
     opts.expectedAuthorityVersion !== undefined &&
     account.authorityVersion !== opts.expectedAuthorityVersion

@@ -3,6 +3,7 @@ export * from './application-context';
 export * from './checks';
 export * from './claim-state';
 export * from './deps';
+export * from './email-domain';
 export * from './errands';
 export * from './host-core';
 export * from './issue';

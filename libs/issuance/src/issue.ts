@@ -105,7 +105,7 @@ export function issueReadColumnsSql(c: {
 }
 
 const READ_FOR_ISSUE: Statement = {
-  name: 'issue_read_v2',
+  name: 'issue_read_v3',
   text: `SELECT ${issueReadColumnsSql({
     applicationId: '$2::uuid',
     epoch: '$3::int',

@@ -1,18 +1,27 @@
 // One round trip for everything the issuance checks read about an account under an application: profile and
-// status, whether it holds a receipt at the current terms epoch, and its claim grants. Hot paths (refresh) use it.
+// status, its email-domain standing, whether it holds a receipt at the current terms epoch, and its claim grants.
+// Hot paths (refresh, direct issue) embed it in their one read.
 import { type Db, runPrepared, type Statement } from '@svc/db';
 import { type ClaimGrants, isClaimKey } from '@svc/token-core';
 import type { AccountProfile } from './claim-state';
+import {
+  EMAIL_DOMAIN_COLUMNS_SQL,
+  type EmailDomainColumns,
+  type EmailDomainStanding,
+  toEmailDomainStanding,
+} from './email-domain';
 import { type CurrentTerms, currentTerms } from './terms';
 
 export interface IssuanceSnapshot {
   account: AccountProfile | null;
   hasReceipt: boolean;
   grants: ClaimGrants;
+  /** Null unless the account's email domain has a BLOCK or REQUIRE_SSO policy. */
+  emailDomain: EmailDomainStanding | null;
 }
 
 /** The snapshot's columns as returned by `snapshotColumnsSql`. */
-export interface SnapshotRow {
+export interface SnapshotRow extends EmailDomainColumns {
   account_id: string | null;
   account_status: AccountProfile['status'] | null;
   email: string | null;
@@ -33,6 +42,7 @@ export interface SnapshotRow {
 export function snapshotColumnsSql(applicationId: string, epoch: string): string {
   return `a.id AS account_id, a.status AS account_status, a.email, a.email_verified, a.given_name, a.family_name,
     a.picture, a.picture_animated, a.authority_version,
+    ${EMAIL_DOMAIN_COLUMNS_SQL},
     EXISTS (SELECT 1 FROM agreement_receipts r WHERE r.account_id = a.id AND r.document_type = 'BASIC_TERMS'
             AND r.acceptance_epoch >= ${epoch}) AS has_receipt,
     (SELECT json_object_agg(g.claim, g.state) FROM claim_grants g
@@ -40,13 +50,14 @@ export function snapshotColumnsSql(applicationId: string, epoch: string): string
 }
 
 const SNAPSHOT: Statement = {
-  name: 'issuance_snapshot_v1',
+  name: 'issuance_snapshot_v2',
   text: `SELECT ${snapshotColumnsSql('$2::uuid', '$3::int')} FROM accounts a WHERE a.id = $1::uuid`,
 };
 
 /** Reads the snapshot columns of a row (null account when the account does not exist). */
 export function toSnapshot(row: SnapshotRow | undefined, terms: CurrentTerms | undefined): IssuanceSnapshot {
-  if (!row?.account_id || !row.account_status) return { account: null, hasReceipt: false, grants: {} };
+  if (!row?.account_id || !row.account_status)
+    return { account: null, hasReceipt: false, grants: {}, emailDomain: null };
   const grants: ClaimGrants = {};
   for (const [claim, state] of Object.entries(row.grants ?? {})) {
     if (isClaimKey(claim) && (state === 'GRANTED' || state === 'DENIED')) grants[claim] = state;
@@ -65,6 +76,7 @@ export function toSnapshot(row: SnapshotRow | undefined, terms: CurrentTerms | u
     },
     hasReceipt: !terms || row.has_receipt,
     grants,
+    emailDomain: toEmailDomainStanding(row),
   };
 }
 

@@ -1,5 +1,6 @@
 // Provisioning: the operations behind `pnpm admin`, also used by tests and the demo to set up fixtures.
 export * from './describe';
+export * from './email-domains';
 export * from './errors';
 export * from './keys-and-sessions';
 export * from './principals';

@@ -32,6 +32,8 @@ const en = {
   emailButton: 'Send me a code',
   emailInvalid: 'Enter a valid email address.',
   emailNotAllowed: 'This email address cannot be used to sign in to {app}.',
+  emailDomainBlocked:
+    'Email addresses at {domain} are blocked by policy, so they cannot be used to sign up. Use another address.',
   codeHeading: 'Check your email',
   codeIntro: 'We sent a six-digit code to {email}. It expires in a few minutes.',
   codeLabel: 'Code',
@@ -109,6 +111,7 @@ const zh: Record<MessageKey, string> = {
   emailButton: '发送验证码',
   emailInvalid: '请输入有效的电子邮箱地址。',
   emailNotAllowed: '此电子邮箱地址不能用于登录“{app}”。',
+  emailDomainBlocked: '根据策略，{domain} 域名的电子邮箱地址已被禁止，不能用于注册。请使用其他地址。',
   codeHeading: '查收邮件',
   codeIntro: '我们已向 {email} 发送了六位数验证码，几分钟后失效。',
   codeLabel: '验证码',

@@ -1,6 +1,6 @@
 // The inquiry pages at /inquiries/{exposureKey}: sign in or sign up, accept the basic terms, decide per claim,
 // then realize the inquiry and return (redirect to the callback, reveal the confirmation key, or wait for the poll).
-import { loadApplication, recordReceipt } from '@svc/issuance';
+import { emailDomainOf, emailDomainPolicyOf, loadApplication, recordReceipt } from '@svc/issuance';
 import type { RateLimiter } from '@svc/platform';
 import type { Request, Response, Router } from 'express';
 import type { ConnectDeps } from '../deps';
@@ -172,6 +172,9 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
     if (!email) b.flash('emailInvalid');
     else if (!satisfiesRealizeConstraints(email, b.inquiry.constraints.realizeConstraints)) {
       b.flash('emailNotAllowed', { app: b.ctx.appName ?? '' });
+    } else if ((await emailDomainPolicyOf(deps.db, email)) === 'BLOCK') {
+      // A blocked domain cannot sign up (CONTRACTS "Email-domain policy"): no code is mailed, and the page says why.
+      b.flash('emailDomainBlocked', { domain: emailDomainOf(email) ?? '' });
     } else {
       await mailCode(deps, p.codeLimits, b, req, email);
     }

@@ -2,6 +2,7 @@
 // <base>/passkey/authentication-options, /authentication, /registration-options, /registration.
 
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { emailDomainPolicyOf } from '@svc/issuance';
 import { jsonBody, type RateLimiter } from '@svc/platform';
 import type { Request, Response, Router } from 'express';
 import type { ConnectDeps } from '../deps';
@@ -70,7 +71,8 @@ export function passkeyRoutes(
   router.post(`${prefix}/passkey/registration-options`, json, async (req, res) => {
     const b = await guarded(r, req, res);
     const email = b.flow.verifiedEmail;
-    if (!email) throw passkeyRefused();
+    // The domain may have been blocked since the code was mailed: a blocked domain never gets an account.
+    if (!email || (await emailDomainPolicyOf(deps.db, email)) === 'BLOCK') throw passkeyRefused();
     const existing = await accounts.byEmail(email);
     const creds = existing ? await accounts.passkeysOf(existing.id) : [];
     const { options, userHandle } = await registrationOptions(deps.config, email, creds);

@@ -1,7 +1,14 @@
 // Direct issue with a game-platform ticket: the application's PLATFORM_TICKET rule must allow-list the platform
 // app id, the ticket is single use across replicas, Steam verifies it, the Steam user is linked to one account
-// (created on first sign-in), the basic terms are settled, then the shared issuance core issues.
-import { checkAccount, checkApplication, issueSession, loadAccount } from '@svc/issuance';
+// (created on first sign-in), its standing (status, email-domain policy) checked before the basic terms are settled,
+// then the shared issuance core issues.
+import {
+  checkAccount,
+  checkApplication,
+  checkEmailDomain,
+  issueSession,
+  loadIssuanceSnapshot,
+} from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { NativeDeps } from '../deps';
 import type { CredentialStore } from '../store/credentials';
@@ -51,15 +58,17 @@ export async function platformTicketSignIn(
     throw new ServiceError('PlatformTicketRejected', 401);
 
   const link = await ports.links.findOrCreate(STEAM_PLATFORM, verdict.steamId);
-  const authority = await ports.credentials.authorityVersion(link.accountId);
-  const account = await loadAccount(deps.issuance, link.accountId);
+  // One read: status, email-domain standing and the authority version the session's insert is conditional on.
+  const standing = await loadIssuanceSnapshot(deps.issuance.db, link.accountId, app.id, undefined);
+  const account = standing.account;
   checkAccount(account);
+  checkEmailDomain(standing.emailDomain);
   await settleBasicTerms(deps.issuance, account.id, input.agreementAcceptance);
   const issued = await issueSession(deps.issuance, {
     application: app,
     principal: { kind: 'ACCOUNT', accountId: account.id },
     authMethod: PLATFORM_TICKET_METHOD,
-    expectedAuthorityVersion: authority,
+    expectedAuthorityVersion: account.authorityVersion,
   });
   return {
     claims: issued.claims,

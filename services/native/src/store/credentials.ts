@@ -49,7 +49,7 @@ type AccessKeyForIssueRow = IssueReadRow & {
  * event-loop turn: one round trip, one row per input in input order (key columns null for an unknown identifier).
  */
 const FIND_ACCESS_KEYS_FOR_ISSUE: Statement = {
-  name: 'native_access_key_v4',
+  name: 'native_access_key_v5',
   text: `SELECT k.id, k.secret_hash, k.application_id, k.account_id AS key_account_id, k.workload_id, k.status,
       w.id AS w_id, w.kind AS w_kind, w.owner_account_id AS w_owner_account_id, w.status AS w_status,
       w.generation AS w_generation,

@@ -1,7 +1,13 @@
 // The full command table of `pnpm admin`, in the order usage lists it.
 import type { Command } from '../registry';
+import { emailDomainCommands } from './email-domains';
 import { operationCommands } from './operations';
 import { principalCommands } from './principals';
 import { tenancyCommands } from './tenancy';
 
-export const COMMANDS: readonly Command[] = [...tenancyCommands, ...principalCommands, ...operationCommands];
+export const COMMANDS: readonly Command[] = [
+  ...tenancyCommands,
+  ...principalCommands,
+  ...emailDomainCommands,
+  ...operationCommands,
+];
