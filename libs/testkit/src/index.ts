@@ -70,6 +70,11 @@ export function uniqueName(prefix = 't'): string {
   return `${prefix}-${randomBytes(5).toString('hex')}`;
 }
 
+/** An email domain no other test uses (email-domain policies are fleet-wide). */
+export function uniqueDomain(): string {
+  return `${uniqueName('dom')}.example.test`;
+}
+
 /** The same string with its middle character swapped for another base64url/hex-safe one, so it never equals the input. */
 export function tamper(value: string): string {
   const at = value.length >> 1;
@@ -119,10 +124,17 @@ export async function provisionApp(infra: TestInfra, opts: AppFixtureOptions = {
 /** A fresh account; it accepts the current basic terms unless `acceptTerms: false`. */
 export async function provisionAccount(
   infra: TestInfra,
-  extra: { givenName?: string; familyName?: string; picture?: string; acceptTerms?: boolean } = {},
+  extra: {
+    givenName?: string;
+    familyName?: string;
+    picture?: string;
+    acceptTerms?: boolean;
+    /** The email domain (default example.test); the local part is always unique. */
+    emailDomain?: string;
+  } = {},
 ) {
-  const { acceptTerms: accept = true, ...profile } = extra;
-  const email = `${uniqueName('user')}@example.test`;
+  const { acceptTerms: accept = true, emailDomain = 'example.test', ...profile } = extra;
+  const email = `${uniqueName('user')}@${emailDomain}`;
   const { id } = await createAccount(infra.db, { email, ...profile });
   if (accept) await acceptTerms(infra.db, id);
   return { id, email };

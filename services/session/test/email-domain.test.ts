@@ -1,0 +1,94 @@
+// Email-domain policy on session /refresh, set through `pnpm admin email-domain set` / `account link-sso`:
+// EmailDomainBlocked, EmailDomainRequiresSso and SsoAuthorityConflict, exact domain (case-insensitive, no
+// subdomain inheritance), a refusal consumes nothing, and a change reaches a second replica within 5 s.
+import { postJson, provisionAccount, provisionApp, uniqueDomain, waitUntil } from '@svc/testkit';
+import { admin } from '../../../tools/admin/test/run-admin';
+import { issueFor, type SessionHarness, startSessionHost } from './support';
+
+let a: SessionHarness;
+let b: SessionHarness;
+beforeAll(async () => {
+  [a, b] = await Promise.all([startSessionHost(), startSessionHost()]);
+});
+afterAll(async () => {
+  await Promise.all([a.close(), b.close()]);
+});
+
+const refresh = (h: SessionHarness, refreshToken: string) => postJson(`${h.url}/refresh`, { refreshToken });
+
+async function sessionAt(domain: string, anchor: string) {
+  const account = await provisionAccount(a.infra, { givenName: 'Ada', emailDomain: domain });
+  const issued = await issueFor(a.infra, anchor, { kind: 'ACCOUNT', accountId: account.id });
+  return { account, refreshToken: issued.refreshToken };
+}
+
+async function setPolicy(domain: string, policy: string, authority?: string) {
+  const args = ['email-domain', 'set', '--domain', domain, '--policy', policy];
+  const run = await admin(authority ? [...args, '--sso-authority', authority] : args);
+  expect([run.code, run.json]).toEqual([0, { domain: domain.toLowerCase(), policy }]);
+}
+
+describe('email-domain policy on session /refresh', () => {
+  it('BLOCK: EmailDomainBlocked on a second replica within 5 s; subdomains unaffected; ALLOW lifts it', async () => {
+    const app = await provisionApp(a.infra);
+    const domain = uniqueDomain();
+    const blocked = await sessionAt(domain, app.anchor);
+    const sub = await sessionAt(`eu.${domain}`, app.anchor);
+    let token = blocked.refreshToken;
+    const first = await refresh(a, token);
+    expect(first.status).toBe(200);
+    token = first.body.refreshToken;
+
+    await setPolicy(domain.toUpperCase(), 'BLOCK');
+    const changedAt = Date.now();
+    // Replica b sees the change on its next refresh (a refresh that still passed hands on its successor).
+    let refusal: Awaited<ReturnType<typeof refresh>> | undefined;
+    await waitUntil(async () => {
+      const res = await refresh(b, token);
+      if (res.status === 200) token = res.body.refreshToken;
+      else refusal = res;
+      return res.status !== 200;
+    }, 5000);
+    expect(Date.now() - changedAt).toBeLessThan(5000);
+    expect([refusal?.status, refusal?.body.reason]).toEqual([403, 'EmailDomainBlocked']);
+    expect((await refresh(a, token)).body.reason).toBe('EmailDomainBlocked');
+    // Exact domain: a subdomain does not inherit the policy.
+    expect((await refresh(b, sub.refreshToken)).status).toBe(200);
+
+    await setPolicy(domain, 'ALLOW');
+    // The refusals consumed nothing: the same token rotates once the domain is allowed again.
+    expect((await refresh(b, token)).status).toBe(200);
+  }, 120_000);
+
+  it('REQUIRE_SSO: EmailDomainRequiresSso unlinked, SsoAuthorityConflict linked elsewhere, 200 linked to it', async () => {
+    const app = await provisionApp(a.infra);
+    const domain = uniqueDomain();
+    const s = await sessionAt(domain, app.anchor);
+    await setPolicy(domain, 'REQUIRE_SSO', 'okta-acme');
+    const unlinked = await refresh(a, s.refreshToken);
+    expect([unlinked.status, unlinked.body.reason]).toEqual([403, 'EmailDomainRequiresSso']);
+
+    const other = await admin([
+      'account',
+      'link-sso',
+      '--account',
+      s.account.id,
+      '--authority',
+      'azure-other',
+    ]);
+    expect([other.code, other.json]).toEqual([0, { id: s.account.id, ssoAuthority: 'azure-other' }]);
+    const conflict = await refresh(b, s.refreshToken);
+    expect([conflict.status, conflict.body.reason]).toEqual([403, 'SsoAuthorityConflict']);
+
+    const linked = await admin([
+      'account',
+      'link-sso',
+      '--account',
+      s.account.id,
+      '--authority',
+      'okta-acme',
+    ]);
+    expect(linked.json).toEqual({ id: s.account.id, ssoAuthority: 'okta-acme' });
+    expect((await refresh(a, s.refreshToken)).status).toBe(200);
+  }, 120_000);
+});
