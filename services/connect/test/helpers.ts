@@ -216,3 +216,31 @@ export async function realizeFor(infra: TestInfra, exposureKey: string, accountI
   if (!key) throw new Error('inquiry could not be realized');
   return key;
 }
+
+/** A minimal page client over HTTP: one cookie jar, manual redirects, the CSRF token read from the last page. */
+export function pageAgent(base: string) {
+  const jar = new Map<string, string>();
+  let csrf = '';
+  return {
+    async request(path: string, init: RequestInit = {}) {
+      const headers = new Headers(init.headers);
+      if (jar.size) headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
+      const res = await fetch(`${base}${path}`, { ...init, headers, redirect: 'manual' });
+      for (const c of res.headers.getSetCookie()) {
+        const [k, v] = c.split(';')[0]!.split('=');
+        jar.set(k!, v!);
+      }
+      const text = await res.text();
+      const m = /name="csrf-token" content="([^"]+)"/.exec(text);
+      if (m?.[1]) csrf = m[1];
+      return { res, text };
+    },
+    form(path: string, fields: Record<string, string>) {
+      return this.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+      });
+    },
+  };
+}

@@ -1,0 +1,119 @@
+// Email-domain policy on connect: /redeem and /refresh refuse with EmailDomainBlocked, EmailDomainRequiresSso and
+// SsoAuthorityConflict (403), and a blocked domain cannot sign up on the pages (no code mailed; the page says why,
+// in en-US and zh-CN). Policies are set with `pnpm admin` where the CLI itself is under test, else its library.
+import { linkSsoAuthority, setEmailDomainPolicy } from '@svc/provisioning';
+import { openInfra, postJson, provisionAccount, type TestInfra, uniqueDomain } from '@svc/testkit';
+import { admin } from '../../../tools/admin/test/run-admin';
+import {
+  type Backend,
+  type ConnectHost,
+  type Mailbox,
+  pageAgent,
+  provisionBackend,
+  realizeFor,
+  startConnect,
+  startMailbox,
+} from './helpers';
+
+let infra: TestInfra;
+let mailbox: Mailbox;
+let host: ConnectHost;
+let backend: Backend;
+
+beforeAll(async () => {
+  infra = openInfra();
+  mailbox = await startMailbox();
+  host = await startConnect(infra, { smtpPort: mailbox.port });
+  backend = await provisionBackend(infra, host.url);
+});
+afterAll(async () => {
+  await host.close();
+  await mailbox.close();
+  await infra.close();
+});
+
+const REASONS = ['EmailDomainBlocked', 'EmailDomainRequiresSso', 'SsoAuthorityConflict'] as const;
+type Reason = (typeof REASONS)[number];
+
+/** Puts `domain` under the policy that gives `reason` to `accountId` (in that domain); returns how to lift it. */
+async function applyPolicy(reason: Reason, domain: string, accountId: string): Promise<() => Promise<void>> {
+  if (reason === 'EmailDomainBlocked') {
+    await setEmailDomainPolicy(infra.db, { domain, policy: 'BLOCK' });
+    return async () => void (await setEmailDomainPolicy(infra.db, { domain, policy: 'ALLOW' }));
+  }
+  await setEmailDomainPolicy(infra.db, { domain, policy: 'REQUIRE_SSO', ssoAuthority: 'okta-acme' });
+  if (reason === 'SsoAuthorityConflict') await linkSsoAuthority(infra.db, accountId, 'azure-other');
+  return async () => void (await linkSsoAuthority(infra.db, accountId, 'okta-acme'));
+}
+
+/** An account in a fresh domain and a realized inquiry for it: the keys /redeem takes. */
+async function realizedInquiry() {
+  const domain = uniqueDomain();
+  const account = await provisionAccount(infra, { emailDomain: domain });
+  const est = await backend.establish({});
+  expect(est.status).toBe(200);
+  const confirmationKey = await realizeFor(infra, est.body.exposureKey, account.id);
+  const keys = { exposureKey: est.body.exposureKey, hiddenKey: est.body.hiddenKey, confirmationKey };
+  return { domain, account, keys };
+}
+
+const redeem = (keys: Record<string, string>) => postJson(`${host.url}/redeem`, keys);
+const refresh = (refreshToken: string) => postJson(`${host.url}/refresh`, { refreshToken });
+
+describe('email-domain policy on /redeem and connect /refresh', () => {
+  test.each(REASONS)('/redeem: %s, and the inquiry redeems once the policy allows', async (reason) => {
+    const { domain, account, keys } = await realizedInquiry();
+    const lift = await applyPolicy(reason, domain, account.id);
+    const refused = await redeem(keys);
+    expect([refused.status, refused.body]).toEqual([403, { reason }]);
+    await lift();
+    expect((await redeem(keys)).status).toBe(200);
+  });
+
+  test.each(REASONS)('connect /refresh: %s, and nothing is consumed', async (reason) => {
+    const { domain, account, keys } = await realizedInquiry();
+    const signedIn = await redeem(keys);
+    expect(signedIn.status).toBe(200);
+    const lift = await applyPolicy(reason, domain, account.id);
+    const refused = await refresh(signedIn.body.refreshToken);
+    expect([refused.status, refused.body]).toEqual([403, { reason }]);
+    await lift();
+    expect((await refresh(signedIn.body.refreshToken)).status).toBe(200);
+  });
+});
+
+describe('sign-up on the pages', () => {
+  test('a blocked domain (set with pnpm admin) cannot sign up: no code is mailed and the page says why', async () => {
+    const domain = uniqueDomain();
+    const set = await admin(['email-domain', 'set', '--domain', domain, '--policy', 'BLOCK']);
+    expect([set.code, set.json]).toEqual([0, { domain, policy: 'BLOCK' }]);
+    const cases = [
+      ['en-US', `Email addresses at ${domain} are blocked by policy, so they cannot be used to sign up.`],
+      ['zh-CN', `根据策略，${domain} 域名的电子邮箱地址已被禁止，不能用于注册。`],
+    ] as const;
+    for (const [lang, message] of cases) {
+      const est = await backend.establish({});
+      const path = `/inquiries/${est.body.exposureKey}`;
+      const page = pageAgent(host.url);
+      await page.request(`${path}?lang=${lang}`);
+      // Case does not matter: the domain is compared without it.
+      const email = `newcomer-${lang}@${domain.toUpperCase()}`;
+      const sent = await page.form(`${path}/email`, { email });
+      expect(sent.res.status).toBe(303);
+      const after = await page.request(path);
+      expect(after.res.status).toBe(200);
+      expect(after.text).toContain(message);
+      expect(after.text).not.toContain('name="code"');
+      expect(mailbox.messages.filter((m) => m.to === email.toLowerCase())).toEqual([]);
+    }
+    // A subdomain is not blocked: its newcomer gets a code.
+    const est = await backend.establish({});
+    const path = `/inquiries/${est.body.exposureKey}`;
+    const page = pageAgent(host.url);
+    await page.request(path);
+    const allowed = `newcomer@eu.${domain}`;
+    await page.form(`${path}/email`, { email: allowed });
+    expect(await mailbox.codeFor(allowed)).toMatch(/^\d{6}$/);
+    expect((await page.request(path)).text).toContain('name="code"');
+  }, 60_000);
+});
