@@ -107,6 +107,9 @@ export interface FaultScenario {
   requestsNeedIt: boolean;
 }
 
+/** How many refusals each worker sees before the fault is cleared. */
+const FAILURES_PER_WORKER = 3;
+
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until(
@@ -138,10 +141,17 @@ export async function runFault(s: FaultScenario): Promise<FaultFigures> {
   const readyz = await timedGet(`${s.hostUrl}/readyz`);
   if (readyz.status !== 503) throw new Error(`/readyz answered ${readyz.status} during ${s.scenario}`);
   if (s.requestsNeedIt) {
+    // Every worker keeps retrying through the fault until it has been refused FAILURES_PER_WORKER times.
     await until(
-      () => everyWorker(s.load.since(faultAt), s.workers, (o) => o.status === 503),
-      30_000,
-      `a 503 for every worker (${s.scenario})`,
+      () => {
+        const refused = new Map<number, number>();
+        for (const o of s.load.since(faultAt)) {
+          if (o.status === 503) refused.set(o.worker, (refused.get(o.worker) ?? 0) + 1);
+        }
+        return refused.size === s.workers && [...refused.values()].every((n) => n >= FAILURES_PER_WORKER);
+      },
+      60_000,
+      `${FAILURES_PER_WORKER} 503s for every worker (${s.scenario})`,
     );
   } else {
     await until(

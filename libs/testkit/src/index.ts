@@ -29,13 +29,13 @@ export interface TestInfra {
 }
 
 /**
- * Opens connections to the test database (or to `over`, a database the caller owns and closes) and Redis, and a
- * key ring whose clock is `now`; close them in afterAll.
+ * Opens connections to the test database (or to `over`, a database the caller owns and closes) and Redis (or the
+ * Redis at `redisUrl`), and a key ring whose clock is `now`; close them in afterAll.
  */
-export function openInfra(opts: { over?: Db; now?: () => number } = {}): TestInfra {
+export function openInfra(opts: { over?: Db; now?: () => number; redisUrl?: string } = {}): TestInfra {
   const db = opts.over ?? createPrisma();
-  const redis = createRedis();
-  const subscriber = createRedis();
+  const redis = createRedis(opts.redisUrl);
+  const subscriber = createRedis(opts.redisUrl);
   const keyRing = createKeyRing({ db, kek: loadKek(), subscriber, now: opts.now });
   const issuance = issuanceDepsFromEnv(db, keyRing);
   return {

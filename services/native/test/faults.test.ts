@@ -1,0 +1,164 @@
+// Dependency faults under direct-issue load (access keys and public keys at once): PostgreSQL and Redis stalled
+// (connections held open, nothing forwarded) and stopped (connections reset, new ones refused) through a TCP
+// proxy. Every request ends within its bound with 200 or 503 TemporarilyUnavailable and Retry-After (never 500),
+// /readyz says 503 within 2 s, the host recovers without a restart, and the outage is logged once per change.
+import { createPrisma, databaseUrl, dbBoundsFromEnv, STATEMENT_MARGIN_MS } from '@svc/db';
+import { createMetrics, type Metrics, redisBoundsFromEnv, redisUrl } from '@svc/platform';
+import {
+  type CapturedLog,
+  captureLogger,
+  type FaultFigures,
+  type FaultProxy,
+  type Load,
+  postJson,
+  provisionApp,
+  type RunningTestHost,
+  runFault,
+  startFaultProxy,
+  startLoad,
+  type TestInfra,
+} from '@svc/testkit';
+import { accessKeyFor, openInfra, publicKeyFor, settledAccount, signAssertion, startNative } from './helpers';
+
+const WORKERS = 12;
+const db = dbBoundsFromEnv();
+/** The longest a direct issue may take: its rate-limit command, a connection and its two statements. */
+const BOUND_MS =
+  redisBoundsFromEnv().commandTimeoutMs +
+  db.connectTimeoutMs +
+  2 * (db.statementTimeoutMs + STATEMENT_MARGIN_MS);
+const SLACK_MS = 1000;
+
+let pg: FaultProxy;
+let redis: FaultProxy;
+let infra: TestInfra;
+let proxied: TestInfra;
+let host: RunningTestHost;
+let log: CapturedLog;
+let metrics: Metrics;
+const figures: FaultFigures[] = [];
+
+const hostPort = (url: string, fallback: number) => {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port || fallback) };
+};
+
+beforeAll(async () => {
+  pg = await startFaultProxy(hostPort(databaseUrl(), 5432));
+  redis = await startFaultProxy(hostPort(redisUrl(), 6379));
+  infra = openInfra();
+  proxied = openInfra({ over: createPrisma(pg.urlFor(databaseUrl())), redisUrl: redis.urlFor(redisUrl()) });
+  log = captureLogger('native');
+  metrics = createMetrics('native');
+  // Limits high enough that the load never meets them: this suite is about dependencies, not rate limits.
+  host = await startNative(
+    proxied,
+    {
+      rateLimit: {
+        prefix: `faults-${Date.now()}`,
+        addressPoints: 1e6,
+        credentialPoints: 1e6,
+        windowSeconds: 60,
+      },
+    },
+    { logger: log.logger, metrics },
+  );
+});
+
+afterAll(async () => {
+  await host.close();
+  await proxied.close();
+  await proxied.db.$disconnect();
+  await infra.close();
+  await pg.close();
+  await redis.close();
+  process.stdout.write(`${JSON.stringify({ host: 'native', figures })}\n`);
+});
+
+/** Half the workers issue with an access key, half with a public-key assertion, each with its own credential. */
+async function issueUnderLoad(): Promise<Load> {
+  const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT', 'PUBLIC_KEY_DIRECT'] });
+  const attempts: ((
+    w: number,
+  ) => Promise<{ status: number; reason?: string; retryAfter?: string | null }>)[] = [];
+  for (let i = 0; i < WORKERS; i++) {
+    const account = await settledAccount(infra);
+    if (i % 2 === 0) {
+      const key = await accessKeyFor(infra, app.anchor, account.id);
+      const body = {
+        applicationAnchor: app.anchor,
+        accessKeyIdentifier: key.accessKeyIdentifier,
+        accessKeySecret: key.accessKeySecret,
+      };
+      attempts.push(async () => answer(await postJson(`${host.url}/direct-issue/access-key`, body)));
+    } else {
+      const cred = await publicKeyFor(infra, app.anchor, account.id);
+      const body = JSON.stringify({ applicationAnchor: app.anchor });
+      attempts.push(async () => {
+        const jws = await signAssertion(cred.key, cred.kid, body);
+        return answer(
+          await postJson(`${host.url}/direct-issue/public-key`, body, { authorization: `PublicKey ${jws}` }),
+        );
+      });
+    }
+  }
+  return startLoad(WORKERS, (w) => attempts[w]!(w), { backoffMs: 100 });
+}
+
+function answer(res: Awaited<ReturnType<typeof postJson>>) {
+  return { status: res.status, reason: res.body?.reason, retryAfter: res.headers.get('retry-after') };
+}
+
+async function stateChanges(dependency: string): Promise<{ down: number; up: number }> {
+  const metric = await metrics.registry.getSingleMetric('dependency_state_changes_total')?.get();
+  const count = (state: string) =>
+    metric?.values.find((v) => v.labels.dependency === dependency && v.labels.state === state)?.value ?? 0;
+  return { down: count('down'), up: count('up') };
+}
+
+describe.each([
+  ['PostgreSQL', 'postgres', () => pg],
+  ['Redis', 'redis', () => redis],
+] as const)('direct issue when %s fails', (_name, dependency, proxy) => {
+  it.each(['stall', 'cut'] as const)(
+    '%s: 200 or a prompt 503 with Retry-After, /readyz 503, recovery',
+    async (fault) => {
+      const load = await issueUnderLoad();
+      const from = log.lines.length;
+      const before = await stateChanges(dependency);
+      let result: FaultFigures;
+      try {
+        result = await runFault({
+          scenario: `native direct issue, ${dependency} ${fault}`,
+          proxy: proxy(),
+          fault,
+          hostUrl: host.url,
+          load,
+          workers: WORKERS,
+          requestsNeedIt: true,
+        });
+      } finally {
+        await load.stop();
+      }
+      figures.push(result);
+      expect(result.other5xx).toBe(0);
+      expect(result.readyzMs).toBeLessThan(2000);
+      for (const o of load.outcomes) {
+        expect([200, 503]).toContain(o.status);
+        if (o.status === 503) {
+          expect(o.reason).toBe('TemporarilyUnavailable');
+          expect(o.retryAfter).toMatch(/^[1-9]\d*$/);
+        }
+        expect(o.ms).toBeLessThanOrEqual(BOUND_MS + SLACK_MS);
+      }
+      const changes = log.lines.slice(from).filter((l) => l.dependency === dependency && l.state);
+      expect(changes.map((l) => l.state)).toEqual(['down', 'up']);
+      for (const l of log.lines.slice(from)) {
+        expect(JSON.stringify(l)).not.toMatch(/"stack"|\n\s+at /);
+        if ((l.level as number) >= 40) expect(l.state).toBe('down');
+      }
+      expect(await stateChanges(dependency)).toEqual({ down: before.down + 1, up: before.up + 1 });
+    },
+    120_000,
+  );
+});
