@@ -203,6 +203,7 @@ export function expectTokenPair(res: Awaited<ReturnType<typeof postJson>>, membe
 }
 
 export { type CapturedLog, captureLogger } from './capture-logger';
+export { type ChildHost, spawnHost } from './child-host';
 export { signClientAuth } from './client-auth';
 export {
   countStatuses,

@@ -1,8 +1,7 @@
 // Refresh chains driven by fault tests: one chain per load worker, every successor recorded, so a test can show
 // that no chain forked (two different successors of one token) and none was lost (its last token still works).
-import { postJson } from '@svc/testkit';
+import { postJson, type TestInfra } from '@svc/testkit';
 import { decodeJwt } from 'jose';
-import type { SessionHarness } from './support';
 
 export interface RefreshChains {
   /** The newest refresh token each chain holds. */
@@ -15,7 +14,7 @@ export interface RefreshChains {
     url: string,
   ): Promise<{ status: number; reason?: string; retryAfter?: string | null }>;
   /** Asserts every chain is intact: its session active at the version it holds, and its last token refreshes. */
-  expectIntact(h: SessionHarness, url: string): Promise<void>;
+  expectIntact(infra: TestInfra, url: string): Promise<void>;
 }
 
 export function refreshChains(first: string[]): RefreshChains {
@@ -37,11 +36,11 @@ export function refreshChains(first: string[]): RefreshChains {
       }
       return { status: res.status, reason: res.body?.reason, retryAfter: res.headers.get('retry-after') };
     },
-    async expectIntact(h, url) {
+    async expectIntact(infra, url) {
       expect(forks).toEqual([]);
       for (const token of tokens) {
         const claims = decodeJwt(token);
-        const session = await h.infra.db.session.findUniqueOrThrow({ where: { id: claims.sid as string } });
+        const session = await infra.db.session.findUniqueOrThrow({ where: { id: claims.sid as string } });
         expect({ status: session.status, version: session.currentVersion, jti: session.currentJti }).toEqual({
           status: 'ACTIVE',
           version: claims.rotationVersion,

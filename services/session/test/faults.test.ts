@@ -152,7 +152,7 @@ describe.each([
       expect(result.other5xx).toBe(0);
       expect(result.readyzMs).toBeLessThan(2000);
       expectOnly200And503(load);
-      await chains.expectIntact(h, h.url);
+      await chains.expectIntact(h.infra, h.url);
       expectOneDownOneUp(from, dependency);
       expect(await stateChanges(dependency)).toEqual({
         down: changesBefore.down + 1,
