@@ -1,6 +1,7 @@
 // Verification of request-bound EdDSA assertions (client-auth JWTs and public-key assertions): exact header and
 // claim sets, short lifetime, requestHash over the exact body bytes, then single use across replicas via Redis.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { isStorableText } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import { type CryptoKey, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 
@@ -118,7 +119,8 @@ export async function verifyBoundAssertion<K>(
     header.alg !== 'EdDSA' ||
     header.typ !== opts.typ ||
     typeof header.kid !== 'string' ||
-    !header.kid.startsWith(opts.kidPrefix)
+    !header.kid.startsWith(opts.kidPrefix) ||
+    !isStorableText(header.kid)
   ) {
     throw new AssertionError('malformed');
   }

@@ -1,5 +1,6 @@
 // Loads an application with its sector, organization and rules, the unit every issuance check reads.
 import type { Db } from '@svc/db';
+import { isStorableText } from '@svc/platform';
 import { type ClaimRequirements, normalizeRequirements } from '@svc/token-core';
 
 export interface ApplicationContext {
@@ -68,6 +69,8 @@ export function createApplicationCache(db: Db, ttlMs = Number(process.env.APP_CA
   const byAnchor = new Map<string, { at: number; value: Promise<ApplicationContext | undefined> }>();
   return {
     get(anchor: string): Promise<ApplicationContext | undefined> {
+      // An anchor from an untrusted token (`aud`) that no application could have is unknown, not a query.
+      if (anchor.length > 64 || !isStorableText(anchor)) return Promise.resolve(undefined);
       const hit = byAnchor.get(anchor);
       if (hit && Date.now() - hit.at < ttlMs) return hit.value;
       const value = loadApplication(db, { anchor });

@@ -4,14 +4,8 @@
 import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import proxyAddr from 'proxy-addr';
-import {
-  DEFAULT_BODY_LIMIT,
-  describeError,
-  type HostAppOptions,
-  parseJsonObject,
-  parseTrustProxy,
-  SECURITY_HEADERS,
-} from './http';
+import { DEFAULT_BODY_LIMIT, readBody } from './body';
+import { describeError, type HostAppOptions, parseTrustProxy, SECURITY_HEADERS } from './http';
 
 export interface FastRequest {
   /** Path parameters (`:name` segments), URI-decoded. */
@@ -79,38 +73,6 @@ function match(route: CompiledRoute, path: string): Record<string, string> | und
   return params;
 }
 
-class BodyError extends Error {
-  constructor(readonly type: 'entity.too.large' | 'request.aborted' | 'encoding.unsupported') {
-    super(type);
-  }
-}
-
-/** Reads the whole body up to `limit` bytes; only identity encoding is accepted (the API is JSON only). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const encoding = req.headers['content-encoding'];
-    if (encoding && encoding.toLowerCase() !== 'identity')
-      return reject(new BodyError('encoding.unsupported'));
-    const declared = Number(req.headers['content-length'] ?? Number.NaN);
-    if (declared > limit) return reject(new BodyError('entity.too.large'));
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.pause();
-        reject(new BodyError('entity.too.large'));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    req.once('aborted', () => reject(new BodyError('request.aborted')));
-    req.once('error', () => reject(new BodyError('request.aborted')));
-  });
-}
-
 function trustFunction(opts: HostAppOptions): (addr: string, i: number) => boolean {
   const trust = opts.trustProxy ?? parseTrustProxy(process.env.TRUST_PROXY);
   if (trust === true) return () => true;
@@ -127,6 +89,7 @@ function write(res: ServerResponse, status: number, headers: Record<string, stri
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const EMPTY_BODY = { raw: Buffer.alloc(0), body: {} };
 
 /**
  * One request listener for a host: the fast routes first, exact method and path; everything else (HEAD, other
@@ -147,11 +110,10 @@ export function withFastRoutes(app: Express, opts: HostAppOptions, routes: FastR
     const end = timer?.startTimer();
     let status: number;
     try {
-      const rawBody =
+      const { raw: rawBody, body } =
         route.method === 'POST'
-          ? await readBody(req, route.bodyLimit ?? DEFAULT_BODY_LIMIT)
-          : Buffer.alloc(0);
-      const body = route.method === 'POST' ? parseJsonObject(req.headers['content-type'], rawBody) : {};
+          ? await readBody(req, { kind: 'json', limit: route.bodyLimit ?? DEFAULT_BODY_LIMIT })
+          : EMPTY_BODY;
       const ip = proxyAddr(req, trust);
       const answer = await route.handle({ params, headers: req.headers, body, rawBody, ip });
       status = answer.status ?? 200;
@@ -174,8 +136,6 @@ export function withFastRoutes(app: Express, opts: HostAppOptions, routes: FastR
       status = answer.status;
       const headers: Record<string, string | number> = { ...answer.headers };
       if (answer.body) headers['Content-Type'] = JSON_TYPE;
-      // An unread oversized body is not drained: the connection closes after the answer.
-      if (err instanceof BodyError && err.type === 'entity.too.large') headers.Connection = 'close';
       if (res.headersSent || res.destroyed) res.end();
       else write(res, status, headers, answer.body ? Buffer.from(JSON.stringify(answer.body)) : undefined);
     }

@@ -1,12 +1,6 @@
-// Express scaffolding every host shares: strict JSON bodies with the raw bytes kept, security headers,
+// Express scaffolding every host shares (bodies are read by body.ts): security headers,
 // health and readiness, request metrics, and the one place where errors become the spec's bodies.
-import express, {
-  type ErrorRequestHandler,
-  type Express as ExpressApp,
-  type NextFunction,
-  type Request,
-  type Response,
-} from 'express';
+import express, { type ErrorRequestHandler, type Express as ExpressApp, type Response } from 'express';
 import type { ZodType } from 'zod';
 import { type DependencyWatch, describeDependencyError, isDependencyFailure } from './dependencies';
 import { invalidBody, OAuthError, ServiceError } from './errors';
@@ -34,8 +28,6 @@ export interface HostAppOptions {
   includeMessages?: boolean;
   trustProxy?: boolean | number | string;
 }
-
-export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
 /** `/readyz` answers 503 after this, whatever the dependencies do (probes wait 1200 ms at most). */
 export const READINESS_DEADLINE_MS = 1500;
@@ -110,44 +102,6 @@ export function parseTrustProxy(v: string | undefined): boolean | number | strin
   return v;
 }
 
-/**
- * Reads the body as raw bytes, keeps them on `req.rawBody`, and parses them as a JSON object. Anything else
- * (another media type, empty, malformed, an array or scalar, too large) is `InvalidBody`.
- */
-export function jsonBody(limit = DEFAULT_BODY_LIMIT) {
-  const raw = express.raw({ type: () => true, limit });
-  return (req: Request, res: Response, next: NextFunction) => {
-    raw(req, res, (err?: unknown) => {
-      if (err) return next(err);
-      const buf = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      req.rawBody = buf;
-      try {
-        req.body = parseJsonObject(req.headers['content-type'], buf);
-      } catch (parseErr) {
-        return next(parseErr);
-      }
-      next();
-    });
-  };
-}
-
-/** The body rules every JSON endpoint shares; throws `InvalidBody` naming what is wrong. */
-export function parseJsonObject(contentType: string | undefined, buf: Buffer): Record<string, unknown> {
-  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json') throw invalidBody('Content-Type must be application/json');
-  if (buf.length === 0) throw invalidBody('the request body is empty');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(buf.toString('utf8'));
-  } catch {
-    throw invalidBody('the request body is not valid JSON');
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw invalidBody('the request body must be a JSON object');
-  }
-  return parsed as Record<string, unknown>;
-}
-
 /** Parses with a zod schema; a failure is `InvalidBody` naming the offending fields (never their values). */
 export function parseWith<T>(schema: ZodType<T>, value: unknown): T {
   const result = schema.safeParse(value);
@@ -189,17 +143,6 @@ export function describeError(
       headers: { ...err.headers, ...NO_STORE },
       body: { error: err.error, ...err.extra },
     };
-  }
-  const type = (err as { type?: string } | null)?.type;
-  if (type === 'entity.too.large') {
-    return {
-      status: 413,
-      headers: {},
-      body: { reason: 'InvalidBody', ...(opts.includeMessages ? { message: 'body too large' } : {}) },
-    };
-  }
-  if (type === 'entity.parse.failed' || type === 'request.aborted' || type === 'encoding.unsupported') {
-    return { status: 400, headers: {}, body: { reason: 'InvalidBody' } };
   }
   if (isDependencyFailure(err)) return dependencyUnavailable(err, opts, where);
   opts.logger.error({ err, ...where }, 'unhandled error');

@@ -1,4 +1,5 @@
 // Platform: configuration, logging, Redis, HTTP scaffolding, errors, rate limits, metrics and telemetry.
+export * from './body';
 export * from './cluster';
 export * from './config';
 export * from './dependencies';
@@ -11,3 +12,4 @@ export * from './rate-limit';
 export * from './redis';
 export * from './run-host';
 export * from './telemetry';
+export * from './text';

@@ -7,18 +7,19 @@ import {
   type AgreementLocale,
   contentSha256,
 } from '@svc/issuance';
+import { storableText } from '@svc/platform';
 import { z } from 'zod';
 import { ProvisioningError } from './errors';
 
 const documentSchema = z.strictObject({
   schemaVersion: z.literal(1),
-  title: z.string().min(1),
+  title: storableText().min(1),
   sections: z
     .array(
       z.strictObject({
-        heading: z.string().min(1),
-        paragraphs: z.array(z.string().min(1)).min(1),
-        link: z.strictObject({ label: z.string().min(1), url: z.url() }).optional(),
+        heading: storableText().min(1),
+        paragraphs: z.array(storableText().min(1)).min(1),
+        link: z.strictObject({ label: storableText().min(1), url: z.url() }).optional(),
       }),
     )
     .min(1),

@@ -217,4 +217,5 @@ export {
 } from './fault-load';
 export { type FaultMode, type FaultProxy, startFaultProxy } from './fault-proxy';
 export { holdSubjectCreation, type SubjectHold } from './subject-hold';
+export { type RawAnswer, type RawRequest, sendRaw } from './raw-request';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';

@@ -1,5 +1,7 @@
 // Typed, validated access to one command's flags; every malformed value is a UsageError (exit 2) naming the flag.
+import { isUtf8 } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
+import { isStorableText, isStorableValue } from '@svc/platform';
 
 /** The command line itself is wrong: unknown command or flag, missing or repeated flag, malformed value. */
 export class UsageError extends Error {
@@ -16,6 +18,11 @@ const LOCALE_PATTERN = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const MAX_TEXT = 200;
+
+/** No control character, and nothing PostgreSQL cannot store (NUL, a lone surrogate). */
+function plainText(v: string): boolean {
+  return !CONTROL.test(v) && isStorableText(v);
+}
 const MAX_FILE_BYTES = 1024 * 1024;
 
 export type RawFlags = Record<string, string | string[] | undefined>;
@@ -37,7 +44,7 @@ export class Flags {
     if (Array.isArray(v)) throw new UsageError(`--${name} may be given only once`);
     const t = v.trim();
     if (!t) throw new UsageError(`--${name} must not be empty`);
-    if (CONTROL.test(t)) throw new UsageError(`--${name} must not contain control characters`);
+    if (!plainText(t)) throw new UsageError(`--${name} must not contain control characters`);
     if (t.length > MAX_TEXT * 10) throw new UsageError(`--${name} is too long`);
     return t;
   }
@@ -50,7 +57,7 @@ export class Flags {
     return values.map((x) => {
       const t = x.trim();
       if (!t) throw new UsageError(`--${name} must not be empty`);
-      if (CONTROL.test(t)) throw new UsageError(`--${name} must not contain control characters`);
+      if (!plainText(t)) throw new UsageError(`--${name} must not contain control characters`);
       if (seen.has(t)) throw new UsageError(`--${name} ${t} is given twice`);
       seen.add(t);
       return t;
@@ -147,7 +154,7 @@ export class Flags {
       if (!LOCALE_PATTERN.test(locale) || !text) {
         throw new UsageError(`--${name} must look like LOCALE=TEXT, e.g. --${name} en-US=Example`);
       }
-      if (CONTROL.test(text)) throw new UsageError(`--${name} must not contain control characters`);
+      if (!plainText(text)) throw new UsageError(`--${name} must not contain control characters`);
       if (text.length > MAX_TEXT)
         throw new UsageError(`--${name} ${locale} must be at most ${MAX_TEXT} characters`);
       if (locale in out) throw new UsageError(`--${name} ${locale}=... is given twice`);
@@ -172,7 +179,9 @@ export class Flags {
       const st = statSync(path);
       if (!st.isFile()) throw new UsageError(`--${name} ${path} is not a regular file`);
       if (st.size > MAX_FILE_BYTES) throw new UsageError(`--${name} ${path} is larger than 1 MiB`);
-      text = readFileSync(path, 'utf8');
+      const bytes = readFileSync(path);
+      if (!isUtf8(bytes)) throw new UsageError(`--${name} ${path} is not valid UTF-8`);
+      text = bytes.toString('utf8');
     } catch (err) {
       if (err instanceof UsageError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
@@ -180,11 +189,18 @@ export class Flags {
         code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : 'cannot read it';
       throw new UsageError(`--${name} ${path}: ${why}`);
     }
+    let value: unknown;
     try {
-      return JSON.parse(text);
+      value = JSON.parse(text);
     } catch {
       throw new UsageError(`--${name} ${path} does not hold valid JSON`);
     }
+    if (!isStorableValue(value)) {
+      throw new UsageError(
+        `--${name} ${path} holds a NUL character or a lone surrogate, which cannot be stored`,
+      );
+    }
+    return value;
   }
 
   private listRaw(name: string): string[] {

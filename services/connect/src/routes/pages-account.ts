@@ -3,7 +3,7 @@
 // reset, passkeys (add with a notice mail, rename, remove unless the last) and sign out. Forms carry the
 // session's CSRF token; the passkey calls of the page script send it as X-CSRF-Token.
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { jsonBody, parseWith, type RateLimiter } from '@svc/platform';
+import { formBody, jsonBody, parseWith, type RateLimiter } from '@svc/platform';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { ConnectDeps } from '../deps';
@@ -153,7 +153,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
 
   /** A form post of a signed-in person: runs `act`, then back to the page with its notice. */
   function form(path: string, act: (r: AccountRequest, accountId: string, req: Request) => Promise<void>) {
-    router.post(path, async (req, res) => {
+    router.post(path, formBody(), async (req, res) => {
       const r = await guarded(req, res);
       const accountId = await signedIn(r, res);
       if (accountId) await act(r, accountId, req);
@@ -287,7 +287,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
     else if (outcome === 'last') flash(r, 'lastNotice');
   });
 
-  router.post('/account/sign-out', async (req, res) => {
+  router.post('/account/sign-out', formBody(), async (req, res) => {
     const r = await guarded(req, res);
     await sessions.destroy(r.id);
     // The next page view starts a new signed-out session under a new id, carrying the notice.

@@ -1,7 +1,7 @@
 // The errand pages at /errands/{errandKey}: re-authenticate the account first (its passkey, or an emailed code
 // when it has none), then complete data or change consent; single use and short-lived. Also the errand poll.
 import { loadApplication } from '@svc/issuance';
-import { noStore, type RateLimiter } from '@svc/platform';
+import { formBody, noStore, type RateLimiter } from '@svc/platform';
 import type { Request, Response, Router } from 'express';
 import type { ConnectDeps } from '../deps';
 import type { CodeLimits } from '../domain/email-codes';
@@ -42,6 +42,7 @@ export function errandState(errand: ErrandRow, now: Date): ErrandState {
 
 export function errandPages(router: Router, p: ErrandPageDeps): void {
   const { deps, errands, flows, accounts } = p;
+  const form = formBody();
 
   const find = async (errandKey: string) =>
     ERRAND_KEY.test(errandKey) ? await errands.byKeyHash(sha256Hex(errandKey)) : undefined;
@@ -117,7 +118,7 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     sendPage(res, b, ctx.t('detailsHeading', { app: ctx.appName ?? '' }), page);
   });
 
-  router.post('/errands/:errandKey/email', async (req, res) => {
+  router.post('/errands/:errandKey/email', form, async (req, res) => {
     const b = await loadPending(req, res);
     const account = await deps.db.account.findUnique({ where: { id: b.errand.accountId } });
     const hasPasskey = (await accounts.passkeysOf(b.errand.accountId)).length > 0;
@@ -126,7 +127,7 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     await back(b, res);
   });
 
-  router.post('/errands/:errandKey/email/code', async (req, res) => {
+  router.post('/errands/:errandKey/email/code', form, async (req, res) => {
     const b = await loadPending(req, res);
     if (await enterCode({ limits: p.codeLimits, now: deps.now }, b, req)) {
       b.flow.accountId = b.errand.accountId;
@@ -135,13 +136,13 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     await back(b, res);
   });
 
-  router.post('/errands/:errandKey/email/reset', async (req, res) => {
+  router.post('/errands/:errandKey/email/reset', form, async (req, res) => {
     const b = await loadPending(req, res);
     delete b.flow.pendingEmail;
     await back(b, res);
   });
 
-  router.post('/errands/:errandKey/details', async (req, res) => {
+  router.post('/errands/:errandKey/details', form, async (req, res) => {
     const b = await loadPending(req, res);
     // Nothing changes before the person has re-authenticated as the errand's account.
     if (b.flow.accountId !== b.errand.accountId) return back(b, res);

@@ -1,7 +1,7 @@
 // The inquiry pages at /inquiries/{exposureKey}: sign in or sign up, accept the basic terms, decide per claim,
 // then realize the inquiry and return (redirect to the callback, reveal the confirmation key, or wait for the poll).
 import { emailDomainOf, emailDomainPolicyOf, loadApplication, recordReceipt } from '@svc/issuance';
-import type { RateLimiter } from '@svc/platform';
+import { formBody, type RateLimiter } from '@svc/platform';
 import type { Request, Response, Router } from 'express';
 import type { ConnectDeps } from '../deps';
 import { buildCallbackRedirect } from '../domain/callback-url';
@@ -39,6 +39,7 @@ const EXPOSURE_KEY = /^iqe_[A-Za-z0-9_-]{43}$/;
 
 export function inquiryPages(router: Router, p: InquiryPageDeps): void {
   const { deps, inquiries, flows, accounts } = p;
+  const form = formBody();
 
   async function load(req: Request, res: Response): Promise<InquiryPage> {
     const exposureKey = String(req.params.exposureKey);
@@ -166,7 +167,7 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
     sendReturn(b, res);
   });
 
-  router.post('/inquiries/:exposureKey/email', async (req, res) => {
+  router.post('/inquiries/:exposureKey/email', form, async (req, res) => {
     const b = await loadForPost(req, res);
     const email = normalizeEmail(String((req.body as Record<string, unknown>).email ?? ''));
     if (!email) b.flash('emailInvalid');
@@ -181,28 +182,28 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
     await back(b, res);
   });
 
-  router.post('/inquiries/:exposureKey/email/code', async (req, res) => {
+  router.post('/inquiries/:exposureKey/email/code', form, async (req, res) => {
     const b = await loadForPost(req, res);
     const proven = await enterCode({ limits: p.codeLimits, now: deps.now }, b, req);
     if (proven) b.flow.verifiedEmail = proven;
     await back(b, res);
   });
 
-  router.post('/inquiries/:exposureKey/email/reset', async (req, res) => {
+  router.post('/inquiries/:exposureKey/email/reset', form, async (req, res) => {
     const b = await loadForPost(req, res);
     delete b.flow.pendingEmail;
     delete b.flow.verifiedEmail;
     await back(b, res);
   });
 
-  router.post('/inquiries/:exposureKey/sign-out', async (req, res) => {
+  router.post('/inquiries/:exposureKey/sign-out', form, async (req, res) => {
     const b = await loadForPost(req, res);
     delete b.flow.accountId;
     delete b.flow.authTime;
     await back(b, res);
   });
 
-  router.post('/inquiries/:exposureKey/terms', async (req, res) => {
+  router.post('/inquiries/:exposureKey/terms', form, async (req, res) => {
     const b = await loadForPost(req, res);
     const form = req.body as Record<string, unknown>;
     if (b.flow.accountId) {
@@ -218,7 +219,7 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
     await back(b, res);
   });
 
-  router.post('/inquiries/:exposureKey/details', async (req, res) => {
+  router.post('/inquiries/:exposureKey/details', form, async (req, res) => {
     const b = await loadForPost(req, res);
     const accountId = b.flow.accountId;
     const found = accountId ? await accountAndView(deps.issuance, b.target.app, accountId) : undefined;

@@ -1,8 +1,8 @@
 // Mounts every browser page: inquiries, errands and the read-only basic-terms page (the LegalAgreementRequired
-// termsUrl), with form parsing, rate limits and the page error handler.
+// termsUrl), with rate limits and the page error handler (each form route reads its body with `formBody`).
 import type { Agreement } from '@svc/issuance';
 import { createRateLimiter } from '@svc/platform';
-import express, { Router } from 'express';
+import { Router } from 'express';
 import type { ConnectDeps } from '../deps';
 import type { CodeLimits } from '../domain/email-codes';
 import { translator } from '../pages/i18n';
@@ -18,7 +18,6 @@ import { inquiryPages } from './pages-inquiry';
 
 export function pageRoutes(deps: ConnectDeps, inquiries: InquiryStore): Router {
   const router = Router();
-  router.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50 }));
   const flows = createFlowStore(deps.redis, deps.config.flowTtlSeconds);
   const accounts = createAccountStore(deps.db);
   const errands = createErrandStore(deps.db);

@@ -1,4 +1,5 @@
 // zod schemas of the connect JSON endpoints (bodies exactly as the spec shows them; unknown members refused).
+import { storableText } from '@svc/platform';
 import { z } from 'zod';
 
 const ttlOverrides = {
@@ -39,14 +40,14 @@ export const realizeConstraintSchema = z.strictObject({
 export const returnMethodSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('CALLBACK'),
-    payload: z.strictObject({ callbackUrl: z.string().min(1) }),
+    payload: z.strictObject({ callbackUrl: storableText().min(1) }),
   }),
   z.strictObject({ type: z.literal('STATUS_POLL'), payload: emptyPayload.optional() }),
   z.strictObject({ type: z.literal('REVEAL'), payload: emptyPayload.optional() }),
 ]);
 
 export const establishSchema = z.strictObject({
-  applicationAnchor: z.string().min(3).max(64),
+  applicationAnchor: storableText().min(3).max(64),
   authenticationConstraints: z.array(authenticationConstraintSchema).min(1).max(16).optional(),
   realizeConstraints: z.array(realizeConstraintSchema).min(1).max(16).optional(),
   returnMethods: z
@@ -61,12 +62,12 @@ export const establishSchema = z.strictObject({
 });
 export type EstablishRequest = z.infer<typeof establishSchema>;
 
-const key = z.string().min(1).max(256);
+const key = storableText().min(1).max(256);
 
 export const redeemSchema = z.strictObject({ exposureKey: key, hiddenKey: key, confirmationKey: key });
-export const refreshSchema = z.strictObject({ refreshToken: z.string().min(1).max(8192) });
+export const refreshSchema = z.strictObject({ refreshToken: storableText().min(1).max(8192) });
 export const infoSchema = z.strictObject({
-  applicationAnchor: z.string().min(3).max(64),
-  locale: z.string().min(1).max(64),
+  applicationAnchor: storableText().min(3).max(64),
+  locale: storableText().min(1).max(64),
 });
 export const inquiryStatusSchema = z.strictObject({ hiddenKey: key });

@@ -1,15 +1,16 @@
 // Request schemas of the native host (zod). Structure (object, known members only, member types) failing is
 // InvalidBody; the formats with their own reasons (access-key identifier and secret, platform ticket) are
 // checked after, by the routes.
+import { storableText } from '@svc/platform';
 import { z } from 'zod';
 
 const ANCHOR = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
-export const anchorSchema = z.string().min(3).max(64).regex(ANCHOR);
+export const anchorSchema = storableText().min(3).max(64).regex(ANCHOR);
 
 export const accessKeyBody = z.strictObject({
   applicationAnchor: anchorSchema,
-  accessKeyIdentifier: z.string(),
-  accessKeySecret: z.string(),
+  accessKeyIdentifier: storableText(),
+  accessKeySecret: storableText(),
 });
 
 export const publicKeyBody = z.strictObject({
@@ -19,13 +20,13 @@ export const publicKeyBody = z.strictObject({
 export const agreementAcceptanceSchema = z.strictObject({
   revision: z.number().int().min(1),
   locale: z.enum(['en-US', 'zh-CN']),
-  contentSha256: z.string().regex(/^[0-9a-f]{64}$/),
+  contentSha256: storableText().regex(/^[0-9a-f]{64}$/),
   confirmed: z.boolean(),
 });
 
 export const platformTicketBody = z.strictObject({
   applicationAnchor: anchorSchema,
-  platformTicketHex: z.string(),
+  platformTicketHex: storableText(),
   // int64 on the wire; JSON numbers are exact up to 2^53 - 1, which is the bound accepted here.
   platformAppId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
   agreementAcceptance: agreementAcceptanceSchema.optional(),
@@ -34,5 +35,5 @@ export const platformTicketBody = z.strictObject({
 export const PLATFORM_TICKET_HEX = /^(?:[0-9a-fA-F]{2}){1,2560}$/;
 
 export const errandBody = z.strictObject({
-  accessToken: z.string().min(1).max(8192),
+  accessToken: storableText().min(1).max(8192),
 });

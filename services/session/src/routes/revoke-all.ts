@@ -1,13 +1,13 @@
 // POST /revoke-all: client-auth JWT (aud service-session) bound to the exact body, then revoke by subject.
 import { verifyClientAuth } from '@svc/client-auth';
-import { jsonBody, noStore, parseWith } from '@svc/platform';
+import { jsonBody, noStore, parseWith, storableText } from '@svc/platform';
 import { AUDIENCE } from '@svc/token-core';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { SessionDeps } from '../deps';
 import { revokeAll } from '../domain/revoke-all';
 
-const body = z.strictObject({ subject: z.string().min(1).max(256) });
+const body = z.strictObject({ subject: storableText().min(1).max(256) });
 
 export function revokeAllRoutes(deps: SessionDeps): Router {
   const router = Router();

@@ -1,5 +1,5 @@
 // Routes taking a token in a JSON body: /refresh, /introspect, /logout (fast routes: the hot paths of the host).
-import { type FastRoute, parseWith } from '@svc/platform';
+import { type FastRoute, parseWith, storableText } from '@svc/platform';
 import { z } from 'zod';
 import type { SessionDeps } from '../deps';
 import { introspect } from '../domain/introspect';
@@ -7,7 +7,7 @@ import { logout } from '../domain/logout';
 import { refreshSession } from '../domain/refresh';
 
 const BODY_LIMIT = 16 * 1024;
-const token = z.string().min(1).max(8192);
+const token = storableText().min(1).max(8192);
 const refreshBody = z.strictObject({ refreshToken: token });
 const accessBody = z.strictObject({ accessToken: token });
 

@@ -1,0 +1,59 @@
+// Sends one request with exact bytes and headers (any encoding, chunked or not), as a hostile client would, and
+// reports the answer, or that the server closed the connection instead of answering.
+import { request } from 'node:http';
+
+export interface RawRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  /** One buffer is sent with its Content-Length; an array is sent chunked, one write per element. */
+  body?: Buffer | string | Array<Buffer | string>;
+}
+
+export interface RawAnswer {
+  /** 0 when the connection closed before a complete answer. */
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** The socket error when there was no answer (a refused oversized body may be cut). */
+  error?: string;
+}
+
+export function sendRaw(url: string, req: RawRequest = {}): Promise<RawAnswer> {
+  return new Promise((resolve) => {
+    const chunked = Array.isArray(req.body);
+    const single = req.body === undefined || chunked ? undefined : Buffer.from(req.body as Buffer | string);
+    const headers: Record<string, string | number> = { ...req.headers };
+    if (single) headers['content-length'] = single.length;
+    if (chunked) headers['transfer-encoding'] = 'chunked';
+    let settled = false;
+    const done = (answer: RawAnswer) => {
+      if (settled) return;
+      settled = true;
+      resolve(answer);
+    };
+    const r = request(url, { method: req.method ?? 'POST', headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        done({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+      res.on('error', (err) =>
+        done({ status: res.statusCode ?? 0, headers: res.headers, text: '', error: err.message }),
+      );
+    });
+    r.on('error', (err) => done({ status: 0, headers: {}, text: '', error: err.message }));
+    if (chunked) {
+      for (const part of req.body as Array<Buffer | string>) {
+        if (r.destroyed) break;
+        r.write(part);
+      }
+      r.end();
+    } else {
+      r.end(single);
+    }
+  });
+}
