@@ -1,7 +1,7 @@
 // Basic terms: the current published revision, receipts, content hashes, and the LegalAgreementRequired body.
 import { createHash } from 'node:crypto';
 import type { Db } from '@svc/db';
-import { ServiceError } from '@svc/platform';
+import { type Locale, ServiceError } from '@svc/platform';
 
 export const AGREEMENT_LOCALES = ['en-US', 'zh-CN'] as const;
 export type AgreementLocale = (typeof AGREEMENT_LOCALES)[number];
@@ -102,13 +102,20 @@ export function termsUrl(connectUrl: string, revision: number): string {
   return `${connectUrl}/terms/${revision}`;
 }
 
+/** The `confirmation` sentence the client shows for its separate affirmative step, in the request's language. */
+export function agreementConfirmation(revision: number, locale: Locale): string {
+  return locale === 'zh-CN'
+    ? `我已阅读并接受基本条款（第 ${revision} 版）。`
+    : `I have read and accept the Basic Terms, revision ${revision}.`;
+}
+
 export function legalAgreementRequired(terms: CurrentTerms, connectUrl: string): ServiceError {
   return new ServiceError('LegalAgreementRequired', 403, {
     extra: {
       requiredRevision: terms.revision,
       termsUrl: termsUrl(connectUrl, terms.revision),
-      confirmation: `I have read and accept the Basic Terms, revision ${terms.revision}.`,
       agreement: terms.agreement,
     },
+    localized: (locale) => ({ confirmation: agreementConfirmation(terms.revision, locale) }),
   });
 }

@@ -1,4 +1,5 @@
 // The one error class hosts throw: the spec's `reason`, the HTTP status and an optional extra body.
+import type { Locale } from './locale';
 export type Reason =
   // Shared
   | 'InvalidBody'
@@ -53,6 +54,11 @@ export type Reason =
 export interface ServiceErrorOptions {
   /** Extra members of the body beside `reason` (claim-gate claims and errand, agreement bodies). */
   extra?: Record<string, unknown>;
+  /**
+   * Members of the body in the request's language (e.g. the `confirmation` sentence of LegalAgreementRequired),
+   * merged over `extra` by the error mapper with the locale the request's Accept-Language picks.
+   */
+  localized?: (locale: Locale) => Record<string, unknown>;
   /** Human-readable `message` (Session API errors only). */
   message?: string;
   /** Answer with the status alone: empty body, no Content-Type. */
@@ -65,6 +71,7 @@ export class ServiceError extends Error {
   readonly reason: Reason;
   readonly status: number;
   readonly extra?: Record<string, unknown>;
+  readonly localized?: (locale: Locale) => Record<string, unknown>;
   readonly publicMessage?: string;
   readonly emptyBody: boolean;
   readonly headers?: Record<string, string>;
@@ -75,15 +82,16 @@ export class ServiceError extends Error {
     this.reason = reason;
     this.status = status;
     this.extra = opts.extra;
+    this.localized = opts.localized;
     this.publicMessage = opts.message;
     this.emptyBody = opts.emptyBody ?? false;
     this.headers = opts.headers;
   }
 
-  /** The JSON body of this error, or undefined for a status-only answer. */
-  body(): Record<string, unknown> | undefined {
+  /** The JSON body of this error in `locale` (default en-US), or undefined for a status-only answer. */
+  body(locale: Locale = 'en-US'): Record<string, unknown> | undefined {
     if (this.emptyBody) return undefined;
-    const body: Record<string, unknown> = { reason: this.reason, ...this.extra };
+    const body: Record<string, unknown> = { reason: this.reason, ...this.extra, ...this.localized?.(locale) };
     if (this.publicMessage) body.message = this.publicMessage;
     return body;
   }

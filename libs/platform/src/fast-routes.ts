@@ -132,7 +132,11 @@ export function withFastRoutes(app: Express, opts: HostAppOptions, routes: FastR
       }
       write(res, status, headers, bytes);
     } catch (err) {
-      const answer = describeError(err, opts, { method: req.method ?? '', path });
+      const answer = describeError(err, opts, {
+        method: req.method ?? '',
+        path,
+        acceptLanguage: req.headers['accept-language'],
+      });
       status = answer.status;
       const headers: Record<string, string | number> = { ...answer.headers };
       if (answer.body) headers['Content-Type'] = JSON_TYPE;

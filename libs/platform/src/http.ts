@@ -4,6 +4,7 @@ import express, { type ErrorRequestHandler, type Express as ExpressApp, type Res
 import type { ZodType } from 'zod';
 import { type DependencyWatch, describeDependencyError, isDependencyFailure } from './dependencies';
 import { invalidBody, OAuthError, ServiceError } from './errors';
+import { localeFromAcceptLanguage } from './locale';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 
@@ -129,11 +130,11 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 export function describeError(
   err: unknown,
   opts: HostAppOptions,
-  where: { method: string; path: string },
+  where: { method: string; path: string; acceptLanguage?: string },
 ): ErrorAnswer {
   if (err instanceof ServiceError) {
     if (err.status === 503 && isDependencyFailure(err.cause)) opts.dependencies?.suspect();
-    const body = err.body();
+    const body = err.body(err.localized ? localeFromAcceptLanguage(where.acceptLanguage) : undefined);
     if (body && !opts.includeMessages) delete body.message;
     return { status: err.status, headers: { ...err.headers, ...NO_STORE }, body };
   }
@@ -155,7 +156,11 @@ function errorHandler(opts: HostAppOptions): ErrorRequestHandler {
       res.end();
       return;
     }
-    const answer = describeError(err, opts, { method: req.method, path: req.path });
+    const answer = describeError(err, opts, {
+      method: req.method,
+      path: req.path,
+      acceptLanguage: req.headers['accept-language'],
+    });
     res.status(answer.status).set(answer.headers);
     if (answer.body) res.json(answer.body);
     else res.end();

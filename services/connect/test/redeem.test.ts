@@ -30,12 +30,13 @@ async function realized(body: Record<string, unknown> = {}, b: Backend = pair.ba
 const redeem = (
   k: { exposureKey: string; hiddenKey: string; confirmationKey: string },
   url = pair.host.url,
+  headers: Record<string, string> = {},
 ) =>
-  postJson(`${url}/redeem`, {
-    exposureKey: k.exposureKey,
-    hiddenKey: k.hiddenKey,
-    confirmationKey: k.confirmationKey,
-  });
+  postJson(
+    `${url}/redeem`,
+    { exposureKey: k.exposureKey, hiddenKey: k.hiddenKey, confirmationKey: k.confirmationKey },
+    headers,
+  );
 
 const stateOf = async (k: { exposureKey: string }) =>
   (await pair.infra.db.inquiry.findUniqueOrThrow({ where: { exposureKeyHash: sha256Hex(k.exposureKey) } }))
@@ -158,8 +159,13 @@ describe('POST /redeem', () => {
     expect(res.body.reason).toBe('LegalAgreementRequired');
     expect(res.body.requiredRevision).toBeGreaterThanOrEqual(1);
     expect(typeof res.body.termsUrl).toBe('string');
-    expect(typeof res.body.confirmation).toBe('string');
+    expect(res.body.confirmation).toBe(
+      `I have read and accept the Basic Terms, revision ${res.body.requiredRevision}.`,
+    );
     expect(res.body.agreement.locales['en-US'].contentSha256).toMatch(/^[0-9a-f]{64}$/);
+    const zh = await redeem(k, pair.host.url, { 'accept-language': 'zh-CN' });
+    expect([zh.status, zh.body.reason]).toEqual([403, 'LegalAgreementRequired']);
+    expect(zh.body.confirmation).toBe(`我已阅读并接受基本条款（第 ${res.body.requiredRevision} 版）。`);
     expect(await stateOf(k)).toBe('REALIZED');
     expect(await sessionsOf(account.id)).toBe(0);
     await acceptCurrentTerms(pair.infra, account.id);

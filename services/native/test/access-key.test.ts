@@ -250,8 +250,24 @@ describe('issuance refusals', () => {
     expect(res.body.reason).toBe('LegalAgreementRequired');
     expect(res.body.requiredRevision).toBeGreaterThanOrEqual(terms.revision);
     expect(res.body.termsUrl).toMatch(/^https?:\/\//);
-    expect(typeof res.body.confirmation).toBe('string');
+    expect(res.body.confirmation).toBe(
+      `I have read and accept the Basic Terms, revision ${res.body.requiredRevision}.`,
+    );
     expect(Object.keys(res.body.agreement.locales).sort()).toEqual(['en-US', 'zh-CN']);
+    // The confirmation sentence is in the request's language (Accept-Language, weights respected).
+    const zhSentence = `我已阅读并接受基本条款（第 ${res.body.requiredRevision} 版）。`;
+    for (const [acceptLanguage, sentence] of [
+      ['zh-CN', zhSentence],
+      ['zh-Hans-CN;q=0.9, fr', zhSentence],
+      ['en;q=0.2, zh-TW;q=0.8', zhSentence],
+      ['zh;q=0.2, en-GB;q=0.8', res.body.confirmation],
+      ['fr-FR', res.body.confirmation],
+    ]) {
+      const localized = await postJson(url, f.body, { 'accept-language': acceptLanguage! });
+      expect([localized.status, localized.body.reason]).toEqual([403, 'LegalAgreementRequired']);
+      expect(localized.body.confirmation).toBe(sentence);
+      expect(localized.body.agreement).toEqual(res.body.agreement);
+    }
   });
 
   test('identity authority changing during the attempt is AuthorizationArtifactStale (409)', async () => {

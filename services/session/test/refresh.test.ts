@@ -157,6 +157,17 @@ describe('POST /refresh', () => {
     expect(terms.status).toBe(403);
     expect(terms.body.reason).toBe('LegalAgreementRequired');
     expect(terms.body.agreement.locales['zh-CN'].contentSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(terms.body.confirmation).toBe(
+      `I have read and accept the Basic Terms, revision ${terms.body.requiredRevision}.`,
+    );
+    // The confirmation sentence follows the request's Accept-Language.
+    const zh = await postJson(
+      `${h.url}/refresh`,
+      { refreshToken: t.issued.refreshToken },
+      { 'accept-language': 'zh-CN,zh;q=0.9,en;q=0.8' },
+    );
+    expect([zh.status, zh.body.reason]).toEqual([403, 'LegalAgreementRequired']);
+    expect(zh.body.confirmation).toBe(`我已阅读并接受基本条款（第 ${terms.body.requiredRevision} 版）。`);
   });
 
   it('emits workload access tokens on workload sessions', async () => {

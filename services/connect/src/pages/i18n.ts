@@ -1,6 +1,7 @@
 // The two page locales of the spec (en-US, zh-CN): choosing one for a request, and every string the pages show.
-export const LOCALES = ['en-US', 'zh-CN'] as const;
-export type Locale = (typeof LOCALES)[number];
+import { LOCALES, type Locale, localeFromAcceptLanguage } from '@svc/platform';
+
+export { LOCALES, type Locale };
 
 /** ?lang= wins (and is remembered in a cookie), then the cookie, then Accept-Language, then English. */
 export function pickLocale(
@@ -10,12 +11,7 @@ export function pickLocale(
 ): Locale {
   for (const v of [query, cookie])
     if (typeof v === 'string' && (LOCALES as readonly string[]).includes(v)) return v as Locale;
-  for (const part of (acceptLanguage ?? '').split(',')) {
-    const tag = part.split(';')[0]?.trim().toLowerCase() ?? '';
-    if (tag.startsWith('zh')) return 'zh-CN';
-    if (tag.startsWith('en')) return 'en-US';
-  }
-  return 'en-US';
+  return localeFromAcceptLanguage(acceptLanguage);
 }
 
 const en = {
