@@ -6,6 +6,7 @@ export * from './dependencies';
 export * from './errors';
 export * from './fast-routes';
 export * from './http';
+export * from './int64';
 export * from './locale';
 export * from './logger';
 export * from './metrics';

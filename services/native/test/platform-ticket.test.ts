@@ -210,7 +210,8 @@ describe('single use and formats', () => {
     const app = await fixture();
     const good = { applicationAnchor: app.anchor, platformTicketHex: freshTicket(), platformAppId: APP_ID };
     for (const bad of [
-      { ...good, platformAppId: '480' },
+      { ...good, platformAppId: '0480' },
+      { ...good, platformAppId: true },
       { ...good, platformAppId: 0 },
       { ...good, platformAppId: 1.5 },
       { ...good, platformTicketHex: 1234 },

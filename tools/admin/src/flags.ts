@@ -1,7 +1,7 @@
 // Typed, validated access to one command's flags; every malformed value is a UsageError (exit 2) naming the flag.
 import { isUtf8 } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
-import { isStorableText, isStorableValue } from '@svc/platform';
+import { isStorableText, isStorableValue, parsePositiveInt64 } from '@svc/platform';
 
 /** The command line itself is wrong: unknown command or flag, missing or repeated flag, malformed value. */
 export class UsageError extends Error {
@@ -136,8 +136,9 @@ export class Flags {
   /** Repeated int64 ids (>= 1), kept as bigint so ids above 2^53 survive exactly. */
   bigints(name: string): bigint[] {
     return this.list(name).map((v) => {
-      const n = /^\d{1,19}$/.test(v) ? BigInt(v) : 0n;
-      if (n < 1n || n > 9_223_372_036_854_775_807n) {
+      // The same rule as the wire's platformAppId (libs/platform int64): canonical decimal, 1..2^63-1.
+      const n = parsePositiveInt64(v);
+      if (n === undefined) {
         throw new UsageError(`--${name} must be an integer from 1 to 9223372036854775807 (got ${v})`);
       }
       return n;

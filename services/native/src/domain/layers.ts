@@ -38,10 +38,9 @@ export function checkLayer1(app: ApplicationContext, method: string): void {
 }
 
 /** Layer 1 for platform tickets: an enabled PLATFORM_TICKET rule whose allow-list names the platform app id. */
-export function checkPlatformLayer1(app: ApplicationContext, platformAppId: number): void {
-  const wanted = BigInt(platformAppId);
+export function checkPlatformLayer1(app: ApplicationContext, platformAppId: bigint): void {
   const allowed = app.authRules.some(
-    (r) => r.method === PLATFORM_TICKET_METHOD && r.platformAppIds.some((id) => id === wanted),
+    (r) => r.method === PLATFORM_TICKET_METHOD && r.platformAppIds.some((id) => id === platformAppId),
   );
   if (!allowed) throw new ServiceError('Layer1Denied', 403);
 }

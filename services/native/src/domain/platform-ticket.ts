@@ -24,7 +24,8 @@ export const STEAM_PLATFORM = 'STEAM';
 export interface PlatformTicketInput {
   applicationAnchor: string;
   platformTicketHex: string;
-  platformAppId: number;
+  /** int64, exact. */
+  platformAppId: bigint;
   agreementAcceptance?: AgreementAcceptance;
 }
 

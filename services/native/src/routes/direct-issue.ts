@@ -5,7 +5,9 @@ import {
   createRateLimiter,
   type FastAnswer,
   type FastRoute,
+  invalidBody,
   parseWith,
+  positiveInt64Member,
   type RateLimiter,
   ServiceError,
 } from '@svc/platform';
@@ -118,9 +120,12 @@ export function directIssueRoutes(deps: NativeDeps, ports: PlatformTicketPorts):
       bodyLimit,
       handle: async (req) => {
         const input = parseWith(platformTicketBody, req.body);
+        const platformAppId = positiveInt64Member(input.platformAppId, req.rawBody, 'platformAppId');
+        // Not an integer (or decimal string) from 1 to 2^63-1: a malformed body like any other.
+        if (platformAppId === undefined) throw invalidBody();
         if (!PLATFORM_TICKET_HEX.test(input.platformTicketHex))
           throw new ServiceError('InvalidPlatformTicket', 400);
-        return issued(await platformTicketSignIn(deps, ports, input));
+        return issued(await platformTicketSignIn(deps, ports, { ...input, platformAppId }));
       },
     },
   ];

@@ -27,8 +27,8 @@ export const agreementAcceptanceSchema = z.strictObject({
 export const platformTicketBody = z.strictObject({
   applicationAnchor: anchorSchema,
   platformTicketHex: storableText(),
-  // int64 on the wire; JSON numbers are exact up to 2^53 - 1, which is the bound accepted here.
-  platformAppId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  // int64 (1..2^63-1) as an integer or a decimal string; the route reads the exact value (`positiveInt64Member`).
+  platformAppId: z.union([z.number(), z.string().max(32)]),
   agreementAcceptance: agreementAcceptanceSchema.optional(),
 });
 

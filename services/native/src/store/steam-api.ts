@@ -45,7 +45,7 @@ function classify(body: unknown): SteamVerdict {
 
 export function createSteamClient(opts: SteamClientOptions) {
   return {
-    async authenticateUserTicket(appId: number, ticketHex: string): Promise<SteamVerdict> {
+    async authenticateUserTicket(appId: bigint, ticketHex: string): Promise<SteamVerdict> {
       const url = new URL(`${opts.baseUrl}/ISteamUserAuth/AuthenticateUserTicket/v1/`);
       url.searchParams.set('key', opts.apiKey);
       url.searchParams.set('appid', String(appId));
