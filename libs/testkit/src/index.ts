@@ -216,6 +216,6 @@ export {
   timedGet,
 } from './fault-load';
 export { type FaultMode, type FaultProxy, startFaultProxy } from './fault-proxy';
-export { holdSubjectCreation, type SubjectHold } from './subject-hold';
 export { type RawAnswer, type RawRequest, sendRaw } from './raw-request';
+export { holdSubjectCreation, type SubjectHold } from './subject-hold';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';
