@@ -8,6 +8,7 @@ export * from './errands';
 export * from './host-core';
 export * from './issue';
 export * from './presented-token';
+export * from './refresh-jti';
 export * from './rotation';
 export * from './sector-subjects';
 export * from './session-events';

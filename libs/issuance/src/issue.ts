@@ -6,7 +6,6 @@ import {
   foldTtls,
   mintAccessToken,
   mintRefreshToken,
-  newJti,
   newSid,
   type Signer,
   type TtlLayer,
@@ -14,6 +13,7 @@ import {
 import type { ApplicationContext } from './application-context';
 import { checkApplication, checkSnapshot } from './checks';
 import type { IssuanceDeps } from './deps';
+import { newRefreshJti } from './refresh-jti';
 import { resolveSectorSubject } from './sector-subjects';
 import { currentTermsCached, type SnapshotRow, snapshotColumnsSql, toSnapshot } from './snapshot';
 import type { CurrentTerms } from './terms';
@@ -35,7 +35,8 @@ export interface IssueSessionInput {
   scope?: string;
   /**
    * The account's authority version seen at authentication; a change since then, up to the session's insert, is
-   * AuthorizationArtifactStale (the insert is conditional on it).
+   * AuthorizationArtifactStale (the insert is conditional on it). Without one, the version the issuance checks
+   * read is the expected one. The session keeps it: a refresh after it changed is AuthorizationArtifactStale.
    */
   expectedAuthorityVersion?: number;
   /**
@@ -118,16 +119,16 @@ const READ_FOR_ISSUE: Statement = {
 
 /**
  * Inserts sessions at their first refresh version, each only while its account's authority version is still the
- * expected one (when given) and `guard` holds; the expiry sweep first looks at a session when it would expire.
- * Returns the ids inserted.
+ * expected one (when given) and `guard` holds, which the session keeps (refresh compares the account's against it);
+ * the expiry sweep first looks at a session when it would expire. Returns the ids inserted.
  */
 function insertSessionsSql(guard = 'TRUE', prefix = ''): string {
   return `${prefix} INSERT INTO sessions (id, application_id, protocol, account_id, workload_id, workload_generation,
       subject, actor_subject, auth_method, source_credential_id, current_version, current_jti, access_ttl,
-      refresh_ttl, auth_time, created_at, expires_at, sweep_after, scope)
+      refresh_ttl, auth_time, created_at, expires_at, sweep_after, scope, authority_version)
     SELECT v.id, v.application_id, v.protocol, v.account_id, v.workload_id, v.workload_generation, v.subject,
       v.actor_subject, v.auth_method, v.source_credential_id, 1, v.current_jti, v.access_ttl, v.refresh_ttl,
-      v.auth_time, v.created_at, v.expires_at, v.expires_at, v.scope
+      v.auth_time, v.created_at, v.expires_at, v.expires_at, v.scope, v.expected_authority
     FROM ${unnestParams([
       'text',
       'uuid',
@@ -157,7 +158,7 @@ function insertSessionsSql(guard = 'TRUE', prefix = ''): string {
 }
 
 /** The sessions of every issue in the same event-loop turn (gathered; see `insertSession`). */
-const INSERT_SESSIONS: Statement = { name: 'issue_insert_v5', text: insertSessionsSql() };
+const INSERT_SESSIONS: Statement = { name: 'issue_insert_v6', text: insertSessionsSql() };
 
 /**
  * One session, inserted only together with its inquiry's move from REALIZED to REDEEMED ($19 the inquiry id, $20
@@ -166,7 +167,7 @@ const INSERT_SESSIONS: Statement = { name: 'issue_insert_v5', text: insertSessio
  * neither happens without the other; two redeems of one inquiry serialize on its row and only one finds it REALIZED.
  */
 const INSERT_SESSION_REDEEMING: Statement = {
-  name: 'issue_insert_redeeming_v1',
+  name: 'issue_insert_redeeming_v2',
   text: insertSessionsSql(
     'EXISTS (SELECT 1 FROM redeemed)',
     `WITH redeemed AS (
@@ -259,9 +260,10 @@ export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput)
         workload?.workloadId ?? null,
       ])
     )[0];
-  const { claims } = await checkSnapshot(deps, app, toSnapshot(row, terms), terms, {
+  const { account, claims } = await checkSnapshot(deps, app, toSnapshot(row, terms), terms, {
     expectedAuthorityVersion: input.expectedAuthorityVersion,
   });
+  const authorityVersion = input.expectedAuthorityVersion ?? account.authorityVersion;
   const subject =
     row?.subject ??
     (await resolveSectorSubject(deps.db, deps.subjectSecret, app.sectorId, {
@@ -280,7 +282,7 @@ export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput)
   const sid = newSid();
   const now = deps.now();
   const iat = Math.floor(now.getTime() / 1000);
-  const refreshJti = newJti();
+  const refreshJti = newRefreshJti(deps.kek, sid, 1);
   const common = { issuer: deps.issuer, audience: app.anchor, sid, iat };
   const [access, refresh] = await Promise.all([
     mintAccessToken(signer, { ...common, ttlSeconds: accessTtl, subject, actorSubject }),
@@ -304,7 +306,7 @@ export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput)
     new Date(refresh.exp * 1000),
     input.scope ?? null,
     refreshJti,
-    input.expectedAuthorityVersion ?? null,
+    authorityVersion,
   ];
   const inserted = input.redeemsInquiry
     ? await insertRedeeming(deps.db, insert, input.redeemsInquiry.id, now)

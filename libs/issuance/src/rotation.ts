@@ -3,8 +3,10 @@
 // retry allowance (session host), a near-simultaneous retry of the same rotation gets the pair already issued:
 // every claim of that pair follows from the session row (rotated_at is its iat, current_jti its jti, the access
 // jti derived from it) and RS256 signatures are deterministic, so it is minted again byte for byte and no token is
-// ever stored. Any other reuse revokes the whole family. One read and one write (a HOT update of the session row,
-// no index entry changes) per rotation, each shared with the rotations of the same event-loop turn.
+// ever stored. Any other reuse revokes the whole family. A rotation that read its version as current but lost the
+// write, where the allowance cannot hand out the winner's pair, is a conflict (the session host's empty 401). One
+// read and one write (a HOT update of the session row, no index entry changes) per rotation, each shared with the
+// rotations of the same event-loop turn.
 import { createHmac } from 'node:crypto';
 import { columnsOf, type Db, gatherOn, runPrepared, type Statement, unnestParams } from '@svc/db';
 import {
@@ -13,13 +15,13 @@ import {
   type Kek,
   mintAccessToken,
   mintRefreshToken,
-  newJti,
 } from '@svc/token-core';
 import type { Redis } from 'ioredis';
 import type { ApplicationContext } from './application-context';
 import { checkApplication, checkSnapshot } from './checks';
 import type { IssuanceDeps } from './deps';
 import { activeSigner } from './issue';
+import { isRefreshJtiOf, newRefreshJti } from './refresh-jti';
 import { publishSessionChange } from './session-events';
 import { currentTermsCached, type SnapshotRow, snapshotColumnsSql, toSnapshot } from './snapshot';
 import type { CurrentTerms } from './terms';
@@ -45,7 +47,16 @@ export type RotationOutcome =
   | { kind: 'expired' }
   | { kind: 'family_compromised' }
   | { kind: 'race_lost' }
-  /** The workload behind the session lost its authority (revoked, regenerated, credential revoked). */
+  /**
+   * With a retry allowance: this rotation read its version as current (so it ran concurrently with the winner and
+   * is no reuse), lost the write, and the allowance cannot answer: the winner's version was rotated again already,
+   * or the winner rotated longer ago than the allowance. Nothing changes; the caller cannot be given a pair.
+   */
+  | { kind: 'conflict' }
+  /**
+   * The authority the session was issued under changed: the workload behind it (revoked, regenerated, actor subject
+   * rotated, credential revoked), or the account's authority version (status or credentials changed since sign-in).
+   */
   | { kind: 'stale' };
 
 const COMPROMISED = 'compromised';
@@ -75,6 +86,8 @@ interface RotationRow extends SnapshotRow {
   /** The current version's refresh jti. */
   current_jti: string;
   workload_ok: boolean;
+  /** The account's authority version when the session was issued (null: issued before it was kept). */
+  session_authority_version: number | null;
 }
 
 /**
@@ -85,7 +98,7 @@ const READ_ROTATIONS: Statement = {
   name: 'rotation_read_v6',
   text: `SELECT s.id, s.application_id, s.protocol, s.subject, s.actor_subject,
       s.status, s.revoked_reason, s.current_version, s.current_jti, s.access_ttl, s.refresh_ttl, s.expires_at,
-      s.rotated_at,
+      s.rotated_at, s.authority_version AS session_authority_version,
       ${workloadAuthoritySql({
         workloadId: 's.workload_id',
         generation: 's.workload_generation',
@@ -173,34 +186,63 @@ export async function revokeFamily(deps: RotationDeps, sid: string, reason = COM
   await publishSessionChange(deps.redis, sid);
 }
 
-/** What the presented version may become, before any signing: a refusal, a retry, or (undefined) a rotation. */
+/**
+ * Whether the authority the session was issued under changed: its workload's (see `workloadAuthoritySql`), or the
+ * account's authority version. An account that is not ACTIVE is left to the account checks (AccountDisabled,
+ * AccountDeleted), which come first.
+ */
+function authorityChanged(row: RotationRow): boolean {
+  if (!row.workload_ok) return true;
+  return (
+    row.session_authority_version !== null &&
+    row.account_status === 'ACTIVE' &&
+    row.authority_version !== row.session_authority_version
+  );
+}
+
+/**
+ * What the presented version may become, before any signing: a refusal, a retry, or (undefined) a rotation.
+ * `afterLostWrite`: this rotation already read the version as current and lost its write; a version since
+ * superseded is then no reuse but a conflict, unless the allowance can answer it.
+ */
 async function judge(
   deps: RotationDeps,
   row: RotationRow | undefined,
   input: RotateInput,
+  afterLostWrite = false,
 ): Promise<RotationOutcome | 'retry' | undefined> {
-  const presented = input.claims.rotationVersion ?? 0;
+  const { claims } = input;
+  const presented = claims.rotationVersion ?? 0;
   if (!row || row.application_id !== input.app.id || row.protocol !== 'APPLICATION')
     return { kind: 'not_found' };
   // The signature proves the token was issued; a version this session never reached was not (a pair minted for a
-  // rotation that lost its write is never handed out), and the current version's token must be that version's.
+  // rotation that lost its write is never handed out). Every version binds to the session through its exact jti:
+  // the current one is on the row, an older one carries a MAC of the sid and its version (see refresh-jti).
   if (presented > row.current_version) return { kind: 'not_found' };
-  if (presented === row.current_version && row.current_jti !== input.claims.jti) return { kind: 'not_found' };
+  const genuine =
+    presented === row.current_version
+      ? row.current_jti === claims.jti
+      : isRefreshJtiOf(deps.kek, claims.jti, row.id, presented);
+  if (!genuine) return { kind: 'not_found' };
   if (row.status === 'REVOKED') {
     return row.revoked_reason === COMPROMISED ? { kind: 'family_compromised' } : { kind: 'revoked' };
   }
   if (row.status === 'SUSPENDED') return { kind: 'suspended' };
   const now = deps.now();
   if (row.status === 'EXPIRED' || row.expires_at <= now) return { kind: 'expired' };
-  if (presented < row.current_version) {
-    if (isRetry(row, input, now)) return 'retry';
-    await revokeFamily(deps, row.id);
-    return { kind: 'family_compromised' };
-  }
-  if (!row.workload_ok) {
+  // Before the retry allowance: a retry after the authority changed gets no pair either.
+  if (authorityChanged(row)) {
     await revokeFamily(deps, row.id, 'authority_changed');
     return { kind: 'stale' };
   }
+  if (presented < row.current_version) {
+    if (isRetry(row, input, now)) return 'retry';
+    if (afterLostWrite) return { kind: 'conflict' };
+    await revokeFamily(deps, row.id);
+    return { kind: 'family_compromised' };
+  }
+  // Still current after a lost write (the session was not ACTIVE for an instant): nothing to hand out either.
+  if (afterLostWrite) return { kind: 'conflict' };
   return undefined;
 }
 
@@ -278,7 +320,7 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
   const view = await checkedClaims(deps, app, session, terms);
   // rotated_at keeps milliseconds; the tokens' iat is its whole second, so a retry mints the same iat again.
   const now = deps.now();
-  const next = { number: presented + 1, jti: newJti(), at: now };
+  const next = { number: presented + 1, jti: newRefreshJti(deps.kek, session.id, presented + 1), at: now };
   const pair = await mintVersion(deps, app, session, next);
   const won = await consumeVersion(deps.db, {
     sid: session.id,
@@ -298,12 +340,13 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
     };
   }
   // Lost to a concurrent rotation of the same version (or a revocation): with an allowance, the winner's version is
-  // committed and this is its retry; otherwise the reuse compromises the family.
+  // committed and this is its retry, or a conflict the allowance cannot answer; otherwise (strict hosts) the lost
+  // race compromises the family.
   if (input.retryAllowanceMs > 0) {
     const again = await readRotation(deps.db, readInput);
-    const outcome = await judge(deps, again, input);
+    const outcome = await judge(deps, again, input, true);
     if (outcome === 'retry') return retryRotation(deps, app, again!, terms);
-    if (outcome) return outcome;
+    return outcome ?? { kind: 'conflict' };
   }
   await revokeFamily(deps, session.id);
   return { kind: 'race_lost' };

@@ -1,16 +1,19 @@
 // Connect POST /refresh (strict rotation, family revocation, three-key view) and POST /info (localized names).
 import { issueSession, loadApplication } from '@svc/issuance';
+import { grantClaim, setAccountStatus, setClaims } from '@svc/provisioning';
 import { postJson, provisionAccount, provisionApp } from '@svc/testkit';
 import { decodeJwt } from 'jose';
 import { admin } from '../../../tools/admin/test/run-admin';
-import { acceptCurrentTerms, realizeFor, useConnectPair } from './helpers';
+import { acceptCurrentTerms, type Backend, provisionBackend, realizeFor, useConnectPair } from './helpers';
 
 const pair = useConnectPair({
   claims: { email: 'SYNTHETIC_FALLBACK', firstName: 'OPTIONAL' },
 });
 
-async function signedIn(): Promise<{ accessToken: string; refreshToken: string; accountId: string }> {
-  const est = await pair.backend.establish({});
+async function signedIn(
+  backend: Backend = pair.backend,
+): Promise<{ accessToken: string; refreshToken: string; accountId: string }> {
+  const est = await backend.establish({});
   const account = await provisionAccount(pair.infra);
   await acceptCurrentTerms(pair.infra, account.id);
   const confirmationKey = await realizeFor(pair.infra, est.body.exposureKey, account.id);
@@ -105,6 +108,32 @@ describe('POST /refresh (connect)', () => {
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason: 'AccountDisabled' });
   }, 60_000);
+
+  test('AccountDeleted, and nothing consumed', async () => {
+    const d = await signedIn();
+    // What `pnpm admin account set-status --status DELETED` does.
+    await setAccountStatus(pair.infra.db, d.accountId, 'DELETED');
+    const res = await refresh(d.refreshToken);
+    expect([res.status, res.body]).toEqual([403, { reason: 'AccountDeleted' }]);
+    const session = await pair.infra.db.session.findUniqueOrThrow({
+      where: { id: String(decodeJwt(d.refreshToken).sid) },
+    });
+    expect([session.status, session.currentVersion]).toEqual(['ACTIVE', 1]);
+  });
+
+  test('ClaimConsentRequired with the view and an errand; after consent the same token rotates', async () => {
+    const backend = await provisionBackend(pair.infra, pair.host.url, { claims: { email: 'OPTIONAL' } });
+    const s = await signedIn(backend);
+    await setClaims(pair.infra.db, backend.fixture.anchor, { email: 'REQUIRED' });
+    const gate = await refresh(s.refreshToken);
+    expect([gate.status, gate.body.reason]).toEqual([403, 'ClaimConsentRequired']);
+    expect(gate.body.claims.email).toEqual({ requirement: 'REQUIRED', state: 'UNKNOWN' });
+    expect(gate.body.errand.errandKey).toMatch(/^ernd_/);
+    await grantClaim(pair.infra.db, s.accountId, backend.fixture.anchor, 'email', 'GRANTED');
+    const res = await refresh(s.refreshToken);
+    expect(res.status).toBe(200);
+    expect(res.body.claims.email).toEqual({ requirement: 'REQUIRED', state: 'GRANTED' });
+  });
 });
 
 describe('POST /info', () => {

@@ -1,4 +1,5 @@
 // The session host's other endpoints: introspect, logout, revoke-all, userinfo, claim-state and JWK Sets.
+import { issueSession, loadApplication } from '@svc/issuance';
 import { grantClaim, revokeKeyNow, setAccountStatus, setClaims } from '@svc/provisioning';
 import { postJson, provisionAccount, provisionClientKey, signClientAuth, waitUntil } from '@svc/testkit';
 import { mintRefreshToken, newJti } from '@svc/token-core';
@@ -19,7 +20,21 @@ const get = async (path: string, token?: string) => {
 
 describe('POST /introspect', () => {
   it('reports active, then revoked after logout; ignores the token exp', async () => {
-    const { issued } = await freshSession(h.infra);
+    const s = await freshSession(h.infra);
+    // Issued four hours ago: the access token (3 h) has expired, the session (30 days) has not.
+    const past = new Date(Date.now() - 4 * 3600_000);
+    const issued = await issueSession(
+      { ...h.infra.issuance, now: () => past },
+      {
+        application: (await loadApplication(h.infra.db, { anchor: s.app.anchor }))!,
+        principal: { kind: 'ACCOUNT', accountId: s.account.id },
+        authMethod: 'ACCESS_KEY_DIRECT',
+      },
+    );
+    expect(decodeJwt(issued.accessToken).exp!).toBeLessThan(Date.now() / 1000);
+    // Where the token's own exp counts, it is refused...
+    expect((await get('/userinfo', issued.accessToken)).status).toBe(401);
+    // ...introspection describes the session instead.
     const active = await postJson(`${h.url}/introspect`, { accessToken: issued.accessToken });
     expect(active.status).toBe(200);
     expect(active.body.status).toBe('active');
@@ -126,6 +141,36 @@ describe('POST /logout', () => {
     expect([session.status, session.currentVersion]).toEqual(['ACTIVE', 1]);
     expect(session.currentJti).toBe(decodeJwt(issued.refreshToken).jti);
     expect((await postJson(`${h.url}/refresh`, { refreshToken: issued.refreshToken })).status).toBe(200);
+  });
+
+  it('binds every older version by its exact jti: a signed older version under another jti is refused', async () => {
+    const { app, issued } = await freshSession(h.infra);
+    const second = await postJson(`${h.url}/refresh`, { refreshToken: issued.refreshToken });
+    const third = await postJson(`${h.url}/refresh`, { refreshToken: second.body.refreshToken });
+    expect(third.status).toBe(200);
+    const signer = (await h.infra.keyRing.signer(app.applicationId))!;
+    // Versions 1 and 2 exist, signed by the service, but these tokens name them under jtis never issued.
+    for (const version of [1, 2]) {
+      const forged = await mintRefreshToken(signer, {
+        issuer: h.infra.issuance.issuer,
+        audience: app.anchor,
+        sid: issued.sid,
+        iat: Math.floor(Date.now() / 1000),
+        ttlSeconds: 600,
+        jti: newJti(),
+        rotationVersion: version,
+      });
+      for (const path of ['/logout', '/refresh']) {
+        const res = await postJson(`${h.url}${path}`, { refreshToken: forged.token });
+        expect([res.status, res.body.reason]).toEqual([401, 'RefreshTokenInvalid']);
+      }
+    }
+    // Nothing changed: no logout, no reuse detection.
+    const session = await h.infra.db.session.findUniqueOrThrow({ where: { id: issued.sid } });
+    expect([session.status, session.currentVersion]).toEqual(['ACTIVE', 3]);
+    // The genuine older versions still authorize logout.
+    const out = await postJson(`${h.url}/logout`, { refreshToken: second.body.refreshToken });
+    expect(out.body).toEqual({ revoked: true });
   });
 
   it('refuses tokens that are not genuine refresh tokens', async () => {

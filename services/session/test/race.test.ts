@@ -48,12 +48,20 @@ describe('concurrent refresh across replicas', () => {
           postJson(`${strict.url}/refresh`, { refreshToken: issued.refreshToken }),
         ),
       );
+      // Exactly one rotation wins (nothing can revoke the family before some write has won), and every other
+      // caller, lost race or reuse alike, is told the family is compromised.
       const ok = results.filter((r) => r.status === 200);
-      expect(ok.length).toBeLessThanOrEqual(1);
-      expect(results.filter((r) => r.status === 401).length).toBeGreaterThanOrEqual(7);
+      expect(ok).toHaveLength(1);
+      const refused = results.filter((r) => r.status !== 200);
+      expect(refused.map((r) => [r.status, r.body?.reason])).toEqual(
+        Array(7).fill([401, 'RefreshTokenFamilyCompromised']),
+      );
       const session = await strict.infra.db.session.findUniqueOrThrow({ where: { id: issued.sid } });
-      expect(session.status).toBe('REVOKED');
-      expect(session.currentVersion).toBeLessThanOrEqual(2);
+      expect([session.status, session.currentVersion]).toEqual(['REVOKED', 2]);
+      expect(session.currentJti).toBe(decodeJwt(ok[0]!.body.refreshToken).jti);
+      // The winner's pair died with the family.
+      const late = await postJson(`${strict.url}/refresh`, { refreshToken: ok[0]!.body.refreshToken });
+      expect([late.status, late.body.reason]).toEqual([401, 'RefreshTokenFamilyCompromised']);
     } finally {
       await strict.close();
     }

@@ -114,8 +114,9 @@ describe('POST /refresh', () => {
     await setAccountStatus(h.infra.db, disabled.account.id, 'DISABLED');
     const r1 = await refresh(disabled.issued.refreshToken);
     expect([r1.status, r1.body.reason]).toEqual([403, 'AccountDisabled']);
-    await setAccountStatus(h.infra.db, disabled.account.id, 'ACTIVE');
-    expect((await refresh(disabled.issued.refreshToken)).status).toBe(200);
+    const kept = await h.infra.db.session.findUniqueOrThrow({ where: { id: disabled.issued.sid } });
+    expect([kept.status, kept.currentVersion]).toEqual(['ACTIVE', 1]);
+    // Enabling the account again is another change of its identity authority: see authority.test.ts.
 
     const deleted = await freshSession(h.infra);
     await setAccountStatus(h.infra.db, deleted.account.id, 'DELETED');

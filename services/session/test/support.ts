@@ -11,13 +11,18 @@ export interface SessionHarness {
   close(): Promise<void>;
 }
 
-export async function startSessionHost(env: Record<string, string> = {}): Promise<SessionHarness> {
+/** The host over the real database and Redis; `env` is read at start-up, `now` replaces its clock. */
+export async function startSessionHost(
+  env: Record<string, string> = {},
+  opts: { now?: () => Date } = {},
+): Promise<SessionHarness> {
   const saved: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(env)) {
     saved[k] = process.env[k];
     process.env[k] = v;
   }
   const deps = openSessionDeps();
+  if (opts.now) deps.now = opts.now;
   for (const [k, v] of Object.entries(saved)) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;

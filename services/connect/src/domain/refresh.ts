@@ -29,6 +29,7 @@ export function outcomeError(outcome: Exclude<RotationOutcome, { kind: 'rotated'
     case 'family_compromised':
       return rejected('RefreshTokenFamilyCompromised');
     case 'race_lost':
+    case 'conflict': // only with a retry allowance, which connect does not give
       return rejected('RefreshTokenRotationRaceLost');
   }
 }

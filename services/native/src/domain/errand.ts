@@ -11,7 +11,7 @@ import {
   verifyPresentedToken,
 } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
-import { type ClaimView, evaluateClaimGate, TokenVerificationError } from '@svc/token-core';
+import { type ClaimView, evaluateClaimGate, TokenVerificationError, TYP } from '@svc/token-core';
 import type { NativeDeps } from '../deps';
 import type { SessionStore } from '../store/sessions';
 
@@ -33,13 +33,19 @@ export async function errandForAccessToken(
     if (err instanceof TokenVerificationError) throw unauthorized(err);
     throw err;
   }
-  const { app, claims: token } = presented;
+  const { app, typ, claims: token } = presented;
   const session = await sessions.find(token.sid);
+  // A workload token is current only on its own workload session, for the actor it names, while the workload,
+  // its generation, its pairwise actor subject and its source credential stay authoritative (as introspection).
+  const isWorkloadToken = typ === TYP.workloadAccess;
   if (
     !session ||
     session.applicationId !== app.id ||
     session.status !== 'ACTIVE' ||
-    session.expiresAt <= deps.issuance.now()
+    session.expiresAt <= deps.issuance.now() ||
+    isWorkloadToken !== (session.workloadId !== null) ||
+    (isWorkloadToken && token.act?.sub !== session.actorSubject) ||
+    !session.workloadOk
   ) {
     throw unauthorized();
   }

@@ -1,13 +1,14 @@
 // Session /logout: any genuine, unexpired refresh-token version of a session revokes it; idempotent.
-import { publishSessionChange } from '@svc/issuance';
+import { isRefreshJtiOf, publishSessionChange } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { SessionDeps } from '../deps';
 import { verifyRefreshToken } from './refresh';
 
 export async function logout(deps: SessionDeps, refreshToken: string): Promise<{ revoked: boolean }> {
   const { app, claims } = await verifyRefreshToken(deps, refreshToken);
-  // Genuine means signed for this application (verified above) and naming a version this session really reached;
-  // the current version's token must carry that version's jti.
+  // Genuine means signed for this application (verified above) and naming a version this session really reached
+  // under that version's exact jti: the current one is on the row, an older one carries a MAC of the sid and its
+  // version (see refresh-jti in libs/issuance).
   const session = await deps.db.session.findUnique({
     where: { id: claims.sid },
     select: {
@@ -24,7 +25,9 @@ export async function logout(deps: SessionDeps, refreshToken: string): Promise<{
     !session ||
     session.applicationId !== app.id ||
     version > session.currentVersion ||
-    (version === session.currentVersion && session.currentJti !== claims.jti)
+    (version === session.currentVersion
+      ? session.currentJti !== claims.jti
+      : !isRefreshJtiOf(deps.kek, claims.jti, session.id, version))
   ) {
     throw new ServiceError('RefreshTokenInvalid', 401, { message: 'no session matches this refresh token' });
   }

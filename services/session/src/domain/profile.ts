@@ -1,8 +1,14 @@
 // Session /userinfo and /claim-state: live profile and consent data for a Bearer access token of an active
 // APPLICATION-protocol session. Nothing is copied from the token.
-import { ACCESS_TYPS, loadAccount, loadClaimView, verifyPresentedToken } from '@svc/issuance';
+import {
+  ACCESS_TYPS,
+  loadAccount,
+  loadClaimView,
+  verifyPresentedToken,
+  workloadAuthoritative,
+} from '@svc/issuance';
 import { OAuthError } from '@svc/platform';
-import { type ClaimEntry, type ClaimKey, discloseClaim, toClaimStateView } from '@svc/token-core';
+import { type ClaimEntry, type ClaimKey, discloseClaim, TYP, toClaimStateView } from '@svc/token-core';
 import type { SessionDeps } from '../deps';
 import { statusOf } from './session-status';
 
@@ -33,15 +39,22 @@ async function authorize(deps: SessionDeps, token: string) {
   } catch {
     throw invalidToken();
   }
-  const { app, claims } = presented;
+  const { app, typ, claims } = presented;
   const session = await deps.sessions.get(claims.sid);
+  const isWorkloadToken = typ === TYP.workloadAccess;
   if (
     !session ||
     session.applicationId !== app.id ||
     session.protocol !== 'APPLICATION' ||
     session.subject !== claims.sub ||
+    isWorkloadToken !== !!session.workloadId ||
     statusOf(session, deps.now()) !== 'active'
   ) {
+    throw invalidToken();
+  }
+  // A workload token only while its principal, generation, actor subject and source credential stay
+  // authoritative: the rule introspection applies (one SQL expression, see libs/issuance workload-authority).
+  if (isWorkloadToken && !(await workloadAuthoritative(deps.db, session, claims.act?.sub ?? ''))) {
     throw invalidToken();
   }
   const account = await loadAccount(deps, session.accountId);

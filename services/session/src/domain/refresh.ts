@@ -65,6 +65,10 @@ export async function refreshSession(deps: SessionDeps, refreshToken: string): P
     case 'family_compromised':
     case 'race_lost':
       throw rejected('RefreshTokenFamilyCompromised', 'the refresh token was reused; the session is revoked');
+    case 'conflict':
+      // The spec's unrecoverable rotation conflict "of private classification": a status-only 401. The reason
+      // stays internal (logs); the session is left as the concurrent rotation that won it left it.
+      throw new ServiceError('RefreshTokenRotationRaceLost', 401, { emptyBody: true });
     case 'stale':
       throw new ServiceError('AuthorizationArtifactStale', 409, {
         message: 'the identity authority changed; restart through an initial issuance flow',

@@ -1,0 +1,142 @@
+// Authority on the native host: /errand refuses a workload token whose principal, generation, actor subject or
+// source credential is no longer authoritative (the rule introspection applies), and public-key direct issue
+// answers AuthorizationArtifactStale when the account's authority changes during the attempt. The mid-attempt
+// window is reached with a real lock, not a hook: the test holds claim_grants (read only by the issue read), so
+// the attempt parks after its credential proof and authority read, while an operator changes the account.
+import { createPrisma, databaseUrl } from '@svc/db';
+import { loadApplication, rotateSectorSubject } from '@svc/issuance';
+import { revokeAccessKey, setAccountStatus } from '@svc/provisioning';
+import {
+  postJson,
+  provisionApp,
+  type RunningTestHost,
+  type TestInfra,
+  uniqueName,
+  waitUntil,
+} from '@svc/testkit';
+import { TYP } from '@svc/token-core';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import {
+  accessKeyFor,
+  openInfra,
+  publicKeyFor,
+  sessionCount,
+  settledAccount,
+  signAssertion,
+  startNative,
+} from './helpers';
+
+/** The host's own connections carry this application_name, so the test can tell them from any other backend. */
+const HOST_CONNECTIONS = uniqueName('native-authority');
+let infra: TestInfra;
+let hostInfra: TestInfra;
+let host: RunningTestHost;
+
+beforeAll(async () => {
+  infra = openInfra();
+  const url = new URL(databaseUrl());
+  url.searchParams.set('application_name', HOST_CONNECTIONS);
+  hostInfra = openInfra({ over: createPrisma(url.toString()) });
+  host = await startNative(hostInfra);
+});
+afterAll(async () => {
+  await host.close();
+  await hostInfra.close();
+  await hostInfra.db.$disconnect();
+  await infra.close();
+});
+
+describe('POST /errand with workload tokens', () => {
+  async function agentToken() {
+    const app = await provisionApp(infra, { methods: ['AGENT_ACCESS_KEY_DIRECT'] });
+    const account = await settledAccount(infra);
+    const key = await accessKeyFor(infra, app.anchor, account.id, 'AGENT');
+    const res = await postJson(`${host.url}/direct-issue/access-key`, {
+      applicationAnchor: app.anchor,
+      accessKeyIdentifier: key.accessKeyIdentifier,
+      accessKeySecret: key.accessKeySecret,
+    });
+    expect(res.status).toBe(200);
+    expect(decodeProtectedHeader(res.body.accessToken).typ).toBe(TYP.workloadAccess);
+    return { app, account, key, workloadId: key.workloadId!, accessToken: res.body.accessToken as string };
+  }
+  type Agent = Awaited<ReturnType<typeof agentToken>>;
+
+  const lapses: [string, (a: Agent) => Promise<unknown>][] = [
+    [
+      'the workload is revoked',
+      (a) => infra.db.workload.update({ where: { id: a.workloadId }, data: { status: 'REVOKED' } }),
+    ],
+    [
+      'the workload is regenerated',
+      (a) => infra.db.workload.update({ where: { id: a.workloadId }, data: { generation: 2 } }),
+    ],
+    [
+      'the actor subject is rotated',
+      async (a) => {
+        const application = (await loadApplication(infra.db, { anchor: a.app.anchor }))!;
+        await rotateSectorSubject(infra.db, infra.issuance.subjectSecret, application.sectorId, {
+          kind: 'AGENT',
+          id: a.workloadId,
+        });
+      },
+    ],
+    // What `pnpm admin access-key revoke` does.
+    ['the source credential is revoked', (a) => revokeAccessKey(infra.db, a.key.accessKeyIdentifier)],
+  ];
+
+  test.each(lapses)('answers while authoritative, and an empty 401 once %s', async (_, lapse) => {
+    const a = await agentToken();
+    const ok = await postJson(`${host.url}/errand`, { accessToken: a.accessToken });
+    expect([ok.status, ok.body.errand]).toEqual([200, null]);
+    await lapse(a);
+    const res = await postJson(`${host.url}/errand`, { accessToken: a.accessToken });
+    expect(res.status).toBe(401);
+    expect(res.text).toBe('');
+    expect(res.headers.get('content-type')).toBeNull();
+  });
+});
+
+describe('POST /direct-issue/public-key', () => {
+  test('the account authority changing during the attempt is AuthorizationArtifactStale (409)', async () => {
+    const app = await provisionApp(infra, { methods: ['PUBLIC_KEY_DIRECT'] });
+    const account = await settledAccount(infra);
+    const cred = await publicKeyFor(infra, app.anchor, account.id);
+    const body = JSON.stringify({ applicationAnchor: app.anchor });
+    const jws = await signAssertion(cred.key, cred.kid, body);
+    let attempt: ReturnType<typeof postJson> | undefined;
+    await infra.db.$transaction(
+      async (tx) => {
+        const [me] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+        await tx.$executeRawUnsafe('LOCK TABLE claim_grants IN ACCESS EXCLUSIVE MODE');
+        attempt = postJson(`${host.url}/direct-issue/public-key`, body, {
+          authorization: `PublicKey ${jws}`,
+        });
+        // The attempt has proven its key, claimed the assertion's jti and read the authority version; its issue
+        // read now waits for claim_grants.
+        await waitUntil(async () => {
+          const parked = await infra.db.$queryRawUnsafe<unknown[]>(
+            `SELECT pid FROM pg_stat_activity
+              WHERE application_name = $1 AND $2::int = ANY (pg_blocking_pids(pid))`,
+            HOST_CONNECTIONS,
+            me!.pid,
+          );
+          return parked.length > 0;
+        });
+        // What `pnpm admin account set-status` does, twice: the account is ACTIVE again, under a new authority.
+        await setAccountStatus(infra.db, account.id, 'DISABLED');
+        await setAccountStatus(infra.db, account.id, 'ACTIVE');
+      },
+      { timeout: 30_000, maxWait: 10_000 },
+    );
+    const res = await attempt!;
+    expect([res.status, res.body]).toEqual([409, { reason: 'AuthorizationArtifactStale' }]);
+    expect(await sessionCount(infra, account.id)).toBe(0);
+    // The whole exchange again, with a freshly signed assertion, succeeds under the new authority.
+    const again = await postJson(`${host.url}/direct-issue/public-key`, body, {
+      authorization: `PublicKey ${await signAssertion(cred.key, cred.kid, body)}`,
+    });
+    expect(again.status).toBe(200);
+    expect(decodeJwt(again.body.accessToken).aud).toBe(app.anchor);
+  });
+});

@@ -1,0 +1,146 @@
+// Authority on the session host: a refresh after the account's identity authority changed is
+// AuthorizationArtifactStale, /userinfo and /claim-state refuse workload tokens whose authority lapsed (as
+// introspection does), and /refresh serves APPLICATION sessions only.
+import { issueSession, loadApplication, rotateSectorSubject } from '@svc/issuance';
+import { createAccessKey, createWorkload, revokeAccessKey, setAccountStatus } from '@svc/provisioning';
+import { postJson, provisionAccount, uniqueName } from '@svc/testkit';
+import { freshSession, issueFor, type SessionHarness, startSessionHost } from './support';
+
+let h: SessionHarness;
+beforeAll(async () => {
+  h = await startSessionHost({ SESSION_CACHE_MS: '0' });
+});
+afterAll(() => h.close());
+
+const refresh = (refreshToken: string) => postJson(`${h.url}/refresh`, { refreshToken });
+const get = async (path: string, token: string) => {
+  const res = await fetch(`${h.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+};
+
+describe('POST /refresh after the account authority changed', () => {
+  it('is AuthorizationArtifactStale once the account was disabled and enabled again; the session is revoked', async () => {
+    const s = await freshSession(h.infra);
+    // What `pnpm admin account set-status` does: each status change is an identity-authority change.
+    await setAccountStatus(h.infra.db, s.account.id, 'DISABLED');
+    const disabled = await refresh(s.issued.refreshToken);
+    expect([disabled.status, disabled.body.reason]).toEqual([403, 'AccountDisabled']);
+    await setAccountStatus(h.infra.db, s.account.id, 'ACTIVE');
+    const stale = await refresh(s.issued.refreshToken);
+    expect([stale.status, stale.body.reason]).toEqual([409, 'AuthorizationArtifactStale']);
+    expect(stale.body.message).toEqual(expect.any(String));
+    const session = await h.infra.db.session.findUniqueOrThrow({ where: { id: s.issued.sid } });
+    expect([session.status, session.currentVersion]).toEqual(['REVOKED', 1]);
+    expect((await refresh(s.issued.refreshToken)).body.reason).toBe('RefreshTokenRevoked');
+    expect((await postJson(`${h.url}/introspect`, { accessToken: s.issued.accessToken })).body.status).toBe(
+      'revoked',
+    );
+    // A new sign-in under the new authority refreshes normally.
+    const again = await issueFor(h.infra, s.app.anchor, { kind: 'ACCOUNT', accountId: s.account.id });
+    expect((await refresh(again.refreshToken)).status).toBe(200);
+  });
+
+  it('reaches rotated versions too, and a retry inside the allowance gets no pair', async () => {
+    const s = await freshSession(h.infra);
+    const first = await refresh(s.issued.refreshToken);
+    expect(first.status).toBe(200);
+    await setAccountStatus(h.infra.db, s.account.id, 'DISABLED');
+    await setAccountStatus(h.infra.db, s.account.id, 'ACTIVE');
+    // The retry of the rotation just made (inside the default 2 s allowance) is refused like the current version.
+    const retry = await refresh(s.issued.refreshToken);
+    expect([retry.status, retry.body.reason]).toEqual([409, 'AuthorizationArtifactStale']);
+    expect((await refresh(first.body.refreshToken)).body.reason).toBe('RefreshTokenRevoked');
+  });
+
+  it('leaves sessions of other accounts alone', async () => {
+    const a = await freshSession(h.infra);
+    const b = await freshSession(h.infra);
+    await setAccountStatus(h.infra.db, a.account.id, 'DISABLED');
+    await setAccountStatus(h.infra.db, a.account.id, 'ACTIVE');
+    expect((await refresh(b.issued.refreshToken)).status).toBe(200);
+  });
+});
+
+describe('POST /refresh and OIDC sessions', () => {
+  it('refuses a genuine refresh token of an OIDC-protocol session and changes nothing', async () => {
+    const s = await freshSession(h.infra);
+    const application = (await loadApplication(h.infra.db, { anchor: s.app.anchor }))!;
+    const oidc = await issueSession(h.infra.issuance, {
+      application,
+      principal: { kind: 'ACCOUNT', accountId: s.account.id },
+      authMethod: 'OIDC',
+      protocol: 'OIDC',
+      scope: 'openid offline_access',
+    });
+    const res = await refresh(oidc.refreshToken);
+    expect([res.status, res.body.reason]).toEqual([401, 'RefreshTokenInvalid']);
+    const session = await h.infra.db.session.findUniqueOrThrow({ where: { id: oidc.sid } });
+    expect([session.status, session.currentVersion]).toEqual(['ACTIVE', 1]);
+    // The same account's APPLICATION session under the same application refreshes.
+    expect((await refresh(s.issued.refreshToken)).status).toBe(200);
+  });
+});
+
+/** An agent of a fresh account with an access key and a workload session started by that key. */
+async function workloadSession() {
+  const s = await freshSession(h.infra);
+  const owner = await provisionAccount(h.infra);
+  const { id: workloadId } = await createWorkload(h.infra.db, 'AGENT', owner.id, uniqueName('agent'));
+  const key = await createAccessKey(h.infra.db, {
+    anchor: s.app.anchor,
+    accountId: owner.id,
+    agentId: workloadId,
+  });
+  const credential = await h.infra.db.accessKey.findUniqueOrThrow({
+    where: { identifier: key.accessKeyIdentifier },
+  });
+  const application = (await loadApplication(h.infra.db, { anchor: s.app.anchor }))!;
+  const issued = await issueSession(h.infra.issuance, {
+    application,
+    principal: { kind: 'AGENT', accountId: owner.id, workloadId, workloadGeneration: 1 },
+    authMethod: 'AGENT_ACCESS_KEY_DIRECT',
+    sourceCredentialId: credential.id,
+  });
+  return { ...s, owner, workloadId, key, application, issued };
+}
+
+describe('GET /userinfo and /claim-state with workload tokens', () => {
+  const lapses: [string, (w: Awaited<ReturnType<typeof workloadSession>>) => Promise<unknown>][] = [
+    [
+      'the workload is revoked',
+      (w) => h.infra.db.workload.update({ where: { id: w.workloadId }, data: { status: 'REVOKED' } }),
+    ],
+    [
+      'the workload is regenerated',
+      (w) => h.infra.db.workload.update({ where: { id: w.workloadId }, data: { generation: 2 } }),
+    ],
+    [
+      'the actor subject is rotated',
+      (w) =>
+        rotateSectorSubject(h.infra.db, h.infra.issuance.subjectSecret, w.application.sectorId, {
+          kind: 'AGENT',
+          id: w.workloadId,
+        }),
+    ],
+    ['the source credential is revoked', (w) => revokeAccessKey(h.infra.db, w.key.accessKeyIdentifier)],
+  ];
+
+  it.each(lapses)('serves a workload token while authoritative, and refuses it once %s', async (_, lapse) => {
+    const w = await workloadSession();
+    for (const path of ['/userinfo', '/claim-state']) {
+      const ok = await get(path, w.issued.accessToken);
+      expect([ok.status, ok.body.sub]).toEqual([200, w.issued.subject]);
+    }
+    await lapse(w);
+    for (const path of ['/userinfo', '/claim-state']) {
+      const res = await get(path, w.issued.accessToken);
+      expect([res.status, res.body]).toEqual([401, { error: 'invalid_token' }]);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+    }
+    // Introspection agrees.
+    expect((await postJson(`${h.url}/introspect`, { accessToken: w.issued.accessToken })).body.status).toBe(
+      'revoked',
+    );
+  });
+});
