@@ -95,7 +95,7 @@ interface RotationRow extends SnapshotRow {
  * turn: one round trip, one row per input (all columns null when the session does not exist), in input order.
  */
 const READ_ROTATIONS: Statement = {
-  name: 'rotation_read_v6',
+  name: 'rotation_read_v7',
   text: `SELECT s.id, s.application_id, s.protocol, s.subject, s.actor_subject,
       s.status, s.revoked_reason, s.current_version, s.current_jti, s.access_ttl, s.refresh_ttl, s.expires_at,
       s.rotated_at, s.authority_version AS session_authority_version,
