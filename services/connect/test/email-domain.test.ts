@@ -1,9 +1,11 @@
 // Email-domain policy on connect: /redeem and /refresh refuse with EmailDomainBlocked, EmailDomainRequiresSso and
 // SsoAuthorityConflict (403), and a blocked domain cannot sign up on the pages (no code mailed; the page says why,
 // in en-US and zh-CN). Policies are set with `pnpm admin` where the CLI itself is under test, else its library.
+import path from 'node:path';
 import { linkSsoAuthority, setEmailDomainPolicy } from '@svc/provisioning';
 import { openInfra, postJson, provisionAccount, type TestInfra, uniqueDomain } from '@svc/testkit';
 import { admin } from '../../../tools/admin/test/run-admin';
+import { ARTIFACTS, launchChromium } from './browser-kit';
 import {
   type Backend,
   type ConnectHost,
@@ -115,5 +117,42 @@ describe('sign-up on the pages', () => {
     await page.form(`${path}/email`, { email: allowed });
     expect(await mailbox.codeFor(allowed)).toMatch(/^\d{6}$/);
     expect((await page.request(path)).text).toContain('name="code"');
+  }, 60_000);
+});
+
+describe('sign-up in Chromium', () => {
+  test('the page tells a newcomer at a blocked domain why, in en-US and zh-CN, and mails no code', async () => {
+    const domain = uniqueDomain();
+    await setEmailDomainPolicy(infra.db, { domain, policy: 'BLOCK' });
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext({ locale: 'en-US' });
+      context.setDefaultTimeout(15_000);
+      for (const [lang, words] of [
+        ['en-US', 'are blocked by policy, so they cannot be used to sign up'],
+        ['zh-CN', '域名的电子邮箱地址已被禁止，不能用于注册'],
+      ] as const) {
+        const est = await backend.establish({});
+        const page = await context.newPage();
+        await page.goto(`${host.url}/inquiries/${est.body.exposureKey}?lang=${lang}`);
+        const email = `chromium-${lang}@${domain}`;
+        await page.locator('input[name="email"]').fill(email);
+        await page.locator('form[action$="/email"] button[type="submit"]').click();
+        const notice = page.locator('.notice');
+        await notice.waitFor();
+        expect(await notice.textContent()).toContain(words);
+        expect(await notice.textContent()).toContain(domain);
+        expect(await page.locator('input[name="code"]').count()).toBe(0);
+        await page.screenshot({
+          path: path.join(ARTIFACTS, `email-domain-blocked.${lang}.png`),
+          fullPage: true,
+        });
+        expect(mailbox.messages.filter((m) => m.to === email)).toEqual([]);
+        await page.close();
+      }
+      await context.close();
+    } finally {
+      await browser.close();
+    }
   }, 60_000);
 });
