@@ -1,10 +1,17 @@
 // Connect POST /refresh (strict rotation, family revocation, three-key view) and POST /info (localized names).
 import { issueSession, loadApplication } from '@svc/issuance';
 import { grantClaim, setAccountStatus, setClaims } from '@svc/provisioning';
-import { postJson, provisionAccount, provisionApp } from '@svc/testkit';
+import { openInfra, postJson, provisionAccount, provisionApp, type TestInfra, waitUntil } from '@svc/testkit';
 import { decodeJwt } from 'jose';
 import { admin } from '../../../tools/admin/test/run-admin';
-import { acceptCurrentTerms, type Backend, provisionBackend, realizeFor, useConnectPair } from './helpers';
+import {
+  acceptCurrentTerms,
+  type Backend,
+  provisionBackend,
+  realizeFor,
+  startConnect,
+  useConnectPair,
+} from './helpers';
 
 const pair = useConnectPair({
   claims: { email: 'SYNTHETIC_FALLBACK', firstName: 'OPTIONAL' },
@@ -24,6 +31,23 @@ async function signedIn(
 }
 
 const refresh = (refreshToken: string, url = pair.host.url) => postJson(`${url}/refresh`, { refreshToken });
+
+/** How many backends wait, directly or in the queue behind another waiter, on the transaction of `holder`. */
+async function waitingBehind(infra: TestInfra, holder: number): Promise<number> {
+  const rows = await infra.db.$queryRaw<{ pid: number; blockers: number[] }[]>`
+    SELECT pid, pg_blocking_pids(pid) AS blockers FROM pg_stat_activity WHERE datname = current_database()`;
+  const behind = new Set([holder]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const r of rows) {
+      if (!behind.has(r.pid) && r.blockers.some((b) => behind.has(b))) {
+        behind.add(r.pid);
+        grew = true;
+      }
+    }
+  }
+  return behind.size - 1;
+}
 
 describe('POST /refresh (connect)', () => {
   test('rotates: new pair, same sid, rotationVersion + 1, three-key view with SYNTHETIC', async () => {
@@ -56,20 +80,49 @@ describe('POST /refresh (connect)', () => {
     expect(after.body).toEqual({ reason: 'RefreshTokenFamilyCompromised' });
   });
 
-  test('a concurrent race across two replicas: no retry allowance, the loser revokes the family', async () => {
-    const s = await signedIn();
-    const [a, b] = await Promise.all([
-      refresh(s.refreshToken, pair.host.url),
-      refresh(s.refreshToken, pair.replica.url),
-    ]);
-    const statuses = [a.status, b.status].sort();
-    expect(statuses).toEqual([200, 401]);
-    const loser = a.status === 401 ? a : b;
-    expect(['RefreshTokenRotationRaceLost', 'RefreshTokenFamilyCompromised']).toContain(loser.body.reason);
-    const winner = a.status === 200 ? a : b;
-    const after = await refresh(winner.body.refreshToken);
-    expect(after.status).toBe(401);
-    expect(after.body).toEqual({ reason: 'RefreshTokenFamilyCompromised' });
+  test('a race lost across two replicas is RefreshTokenRotationRaceLost and revokes the family, every time', async () => {
+    // Two replicas with pools of their own (no shared gather), both past their read before either writes: a test
+    // transaction holds the session row locked until both rotations wait on it, then lets them go. One wins the
+    // conditional write; the other finds the version moved and has lost the race.
+    const own = openInfra();
+    const other = await startConnect(own);
+    try {
+      const s = await signedIn();
+      const sid = String(decodeJwt(s.refreshToken).sid);
+      let release!: () => void;
+      const released = new Promise<void>((r) => {
+        release = r;
+      });
+      let holder = 0;
+      const holding = pair.infra.db.$transaction(
+        async (tx) => {
+          holder = (await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
+          await tx.$queryRaw`SELECT id FROM sessions WHERE id = ${sid} FOR UPDATE`;
+          await released;
+        },
+        { timeout: 60_000, maxWait: 10_000 },
+      );
+      await waitUntil(async () => holder !== 0);
+      const racing = Promise.all([
+        refresh(s.refreshToken, pair.host.url),
+        refresh(s.refreshToken, other.url),
+      ]);
+      // Both rotations wait behind the held lock (the second queues behind the first on the row).
+      await waitUntil(async () => (await waitingBehind(own, holder)) === 2);
+      release();
+      await holding;
+      const [a, b] = await racing;
+      expect([a.status, b.status].sort()).toEqual([200, 401]);
+      const loser = a.status === 401 ? a : b;
+      expect(loser.body).toEqual({ reason: 'RefreshTokenRotationRaceLost' });
+      const winner = a.status === 200 ? a : b;
+      const after = await refresh(winner.body.refreshToken);
+      expect(after.status).toBe(401);
+      expect(after.body).toEqual({ reason: 'RefreshTokenFamilyCompromised' });
+    } finally {
+      await other.close();
+      await own.close();
+    }
   });
 
   test('RefreshTokenNotFound for garbage, an access token, or a session another host issued', async () => {
