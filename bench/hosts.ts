@@ -9,19 +9,24 @@ export interface BenchHost {
   stop(): Promise<void>;
 }
 
-export async function startHostProcess(
+export function startHostProcess(
   host: string,
+  port: number,
+  env: Record<string, string> = {},
+): Promise<BenchHost> {
+  return startBenchProcess(host, `services/${host}/src/main.ts`, port, env);
+}
+
+/** Starts a TypeScript entry point (relative to the repository root) with tsx and waits for its /readyz. */
+export async function startBenchProcess(
+  host: string,
+  entry: string,
   port: number,
   env: Record<string, string> = {},
 ): Promise<BenchHost> {
   const child: ChildProcess = spawn(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      `services/${host}/src/main.ts`,
-    ],
+    ['--import', 'tsx', ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), entry],
     {
       cwd: root,
       env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), ...env },

@@ -1,6 +1,7 @@
 // `pnpm bench`: the RSA-2048 signing bound of this machine, then /refresh (a fresh valid token on every request),
 // /introspect and jwks.json on the session host, and direct issue with an access key on the native host when it
-// exists. Each scenario runs RUNS times; medians are reported. The issuing scenarios run at several load levels.
+// exists, and node-oidc-provider's refresh-token grant as the reference our /refresh is a ratio to. Each scenario
+// runs RUNS times; medians are reported. The issuing scenarios run at several load levels.
 // Results also go to bench/results/latest-<processes>p.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,7 +9,7 @@ import { issueSession, loadApplication } from '@svc/issuance';
 import { createAccessKey } from '@svc/provisioning';
 import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp } from '@svc/testkit';
 import autocannon from 'autocannon';
-import { type BenchHost, startHostProcess } from './hosts';
+import { type BenchHost, startBenchProcess, startHostProcess } from './hosts';
 import { measureSigningRate } from './signing-rate';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -24,7 +25,7 @@ const ISSUE_LEVELS = (process.env.BENCH_ISSUE_CONNECTIONS ?? '16,24,32').split('
 const P99_LIMIT_MS = 50;
 /** Processes per host (node:cluster, WEB_CONCURRENCY); 1 measures a single process. */
 const PROCESSES = process.env.BENCH_PROCESSES ?? '1';
-/** Comma-separated scenarios to run (refresh, introspect, jwks, access-key); all when unset. */
+/** Comma-separated scenarios to run (refresh, oidc-provider, introspect, jwks, access-key); all when unset. */
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (scenario: string) => !ONLY || ONLY.includes(scenario);
 
@@ -99,14 +100,14 @@ async function repeated(
   return f;
 }
 
-const REFRESH_MEMBER = '"refreshToken":"';
 /**
- * The refresh token of a 200 answer. The load generator shares the two cores with the host, so it takes the
- * token out by position instead of parsing the whole answer (a JSON string of base64url and dots needs no
- * unescaping).
+ * The refresh token of a 200 answer, member `refreshToken` (ours) or `refresh_token` (OAuth). The load generator
+ * shares the two cores with the host, so it takes the token out by position instead of parsing the whole answer
+ * (a JSON string of base64url and dots needs no unescaping).
  */
-function refreshTokenOf(body: string): string {
-  const start = body.indexOf(REFRESH_MEMBER) + REFRESH_MEMBER.length;
+function refreshTokenOf(body: string, member = 'refreshToken'): string {
+  const key = `"${member}":"`;
+  const start = body.indexOf(key) + key.length;
   return body.slice(start, body.indexOf('"', start));
 }
 
@@ -141,6 +142,67 @@ async function atLevels(
       : `  => ${label}: no level kept p99 under ${P99_LIMIT_MS} ms`,
   );
   return { levels, reported };
+}
+
+/**
+ * node-oidc-provider's refresh-token grant at the same load levels as our /refresh: in-memory adapter, rotation on,
+ * an RS256 JWT access token and an RS256 ID token per grant (bench/oidc-provider-reference.ts). Always one process:
+ * its in-memory store cannot be shared between processes.
+ */
+async function oidcProviderReference(hosts: BenchHost[]): Promise<{ levels: LevelFigures[] }> {
+  if (PROCESSES !== '1')
+    console.log('  (node-oidc-provider runs as one process: its in-memory adapter is per process)');
+  const reference = await startBenchProcess('oidc-provider', 'bench/oidc-provider-reference.ts', 24109);
+  hosts.push(reference);
+  const pool: string[] = [];
+  const topUp = async () => {
+    const missing = Math.max(0, Math.max(CONNECTIONS, ...ISSUE_LEVELS) * 2 - pool.length);
+    if (!missing) return;
+    const res = await fetch(`${reference.url}/bench/seed?n=${missing}`, { method: 'POST' });
+    pool.push(...((await res.json()) as { refreshTokens: string[] }).refreshTokens);
+  };
+  return atLevels('node-oidc-provider refresh', 'node-oidc-provider refresh', '(reference)', async () => {
+    await topUp();
+    return {
+      url: `${reference.url}/token`,
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          setupRequest: (req) => ({
+            ...req,
+            body: `grant_type=refresh_token&client_id=bench-client&refresh_token=${pool.shift()}`,
+          }),
+          onResponse: (status, body) => {
+            if (status === 200) pool.push(refreshTokenOf(body, 'refresh_token'));
+            else if (process.env.BENCH_DEBUG) console.error(status, body.slice(0, 200));
+          },
+        },
+      ],
+    };
+  });
+}
+
+/**
+ * Our /refresh throughput over node-oidc-provider's at each load level: the plain ratio of requests/s, and the
+ * ratio of the two ratios to the signing bound (each taken against the bound measured around its own runs, so
+ * the machine's drift between the two scenarios cancels out).
+ */
+function compareRefresh(ours: LevelFigures[], theirs: LevelFigures[]) {
+  const rows = ours.flatMap((o) => {
+    const t = theirs.find((x) => x.connections === o.connections);
+    if (!t) return [];
+    const row = {
+      connections: o.connections,
+      throughputRatio: o.requestsPerSec / t.requestsPerSec,
+      boundRatioRatio: o.ratioToBound! / t.ratioToBound!,
+    };
+    console.log(
+      `  refresh / node-oidc-provider @${o.connections}: ${row.throughputRatio.toFixed(2)}x (${o.requestsPerSec.toFixed(0)} vs ${t.requestsPerSec.toFixed(0)} req/s; ${row.boundRatioRatio.toFixed(2)}x as ratios to the bound around each; p99 ${o.p99} vs ${t.p99} ms; target >= 1.3x, then 1.5x)`,
+    );
+    return [row];
+  });
+  return rows;
 }
 
 async function main(): Promise<void> {
@@ -210,6 +272,13 @@ async function main(): Promise<void> {
           ],
         };
       });
+    }
+
+    if (wanted('oidc-provider')) {
+      const reference = await oidcProviderReference(hosts);
+      results.oidcProvider = reference;
+      const ours = results.refresh as { levels: LevelFigures[] } | undefined;
+      if (ours) results.refreshToOidcProvider = compareRefresh(ours.levels, reference.levels);
     }
 
     if (wanted('introspect')) {
