@@ -1,5 +1,7 @@
 // The one error class hosts throw: the spec's `reason`, the HTTP status and an optional extra body.
 import type { Locale } from './locale';
+import { REASON_ANSWERS } from './reasons';
+
 export type Reason =
   // Shared
   | 'InvalidBody'
@@ -76,15 +78,21 @@ export class ServiceError extends Error {
   readonly emptyBody: boolean;
   readonly headers?: Record<string, string>;
 
-  constructor(reason: Reason, status: number, opts: ServiceErrorOptions = {}) {
+  /**
+   * `new ServiceError(reason)` or `new ServiceError(reason, opts)` answers with the reason's status and body shape
+   * from `REASON_ANSWERS`; an explicit status (the older form) still wins, until every throw site names only the
+   * reason.
+   */
+  constructor(reason: Reason, status?: number | ServiceErrorOptions, options: ServiceErrorOptions = {}) {
+    const opts = typeof status === 'object' ? status : options;
     super(opts.message ?? reason, { cause: opts.cause });
     this.name = 'ServiceError';
     this.reason = reason;
-    this.status = status;
+    this.status = typeof status === 'number' ? status : REASON_ANSWERS[reason].status;
     this.extra = opts.extra;
     this.localized = opts.localized;
     this.publicMessage = opts.message;
-    this.emptyBody = opts.emptyBody ?? false;
+    this.emptyBody = opts.emptyBody ?? REASON_ANSWERS[reason].body === 'empty';
     this.headers = opts.headers;
   }
 

@@ -11,6 +11,7 @@ export * from './locale';
 export * from './logger';
 export * from './metrics';
 export * from './rate-limit';
+export * from './reasons';
 export * from './redis';
 export * from './run-host';
 export * from './telemetry';
