@@ -217,5 +217,10 @@ export {
 } from './fault-load';
 export { type FaultMode, type FaultProxy, startFaultProxy } from './fault-proxy';
 export { type RawAnswer, type RawRequest, sendRaw } from './raw-request';
-export { holdSubjectCreation, type SubjectHold } from './subject-hold';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';
+export {
+  holdInTransaction,
+  holdSubjectCreation,
+  type SubjectHold,
+  type TransactionHold,
+} from './transaction-hold';

@@ -9,7 +9,7 @@ import { type Job, type JobsOptions, Queue, UnrecoverableError, Worker } from 'b
 import type { Redis } from 'ioredis';
 import type { WorkerConfig } from './config';
 import { runRotationTick } from './jobs/rotate-keys';
-import { runSweeps, type SweepTarget } from './jobs/sweeps';
+import { runSweeps } from './jobs/sweeps';
 import type { WorkerMetrics } from './metrics';
 
 export const JOB_NAMES = { rotateKeys: 'rotate-keys', sweep: 'sweep' } as const;
@@ -23,8 +23,6 @@ export interface JobWorkerDeps {
   logger: Logger;
   metrics: WorkerMetrics;
   now?: () => Date;
-  /** Test hook: observe each committed sweep batch (e.g. to kill the process mid-sweep). */
-  onSweepBatch?: (target: SweepTarget, count: number) => void | Promise<void>;
   /** Worker name stored on the jobs it processes. */
   name?: string;
 }
@@ -65,9 +63,8 @@ export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobW
           maxBatches: config.sweepMaxBatches,
           retention: config.retention,
           stopping: () => stopping,
-          onBatch: async (target, n) => {
+          onBatch: (target, n) => {
             deps.metrics.sweepRemoved.inc({ target }, n);
-            await deps.onSweepBatch?.(target, n);
           },
         });
       default:

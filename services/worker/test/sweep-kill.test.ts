@@ -1,7 +1,14 @@
 // Sweeps under failure: a worker killed with SIGKILL mid-sweep loses nothing; the job is recovered and finishes on
 // a restarted worker, every expired row is handled exactly once, and nothing live is touched. Also: SIGTERM drains.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { openInfra, provisionApp, type TestInfra, uniqueName, waitUntil } from '@svc/testkit';
+import {
+  holdInTransaction,
+  openInfra,
+  provisionApp,
+  type TestInfra,
+  uniqueName,
+  waitUntil,
+} from '@svc/testkit';
 import { type Child, spawnTsx } from './processes';
 import { dropQueue, openPrivateDb, type PrivateDb, sessionRow } from './support';
 
@@ -32,7 +39,6 @@ function startWorker(queue: string, name: string): Child {
     SWEEP_INTERVAL_SECONDS: '3600',
     KEY_ROTATION_CHECK_SECONDS: '3600',
     SWEEP_BATCH_SIZE: '10',
-    SWEEP_TEST_PAUSE_MS: '800',
     JOB_LOCK_DURATION_MS: '2000',
     JOB_STALLED_INTERVAL_MS: '1000',
     LOG_LEVEL: 'silent',
@@ -81,14 +87,23 @@ const counts = async () => ({
   errands: await pdb.db.errand.count(),
 });
 
-const batchesOf = (c: Child) =>
-  c.lines.filter(
-    (l): l is { batch: string; count: number } => typeof (l as { batch?: unknown }).batch === 'string',
-  );
-const total = (c: Child) => batchesOf(c).reduce((n, b) => n + b.count, 0);
+/** What a worker's completed sweep job reports it changed, all targets together. */
+const sweptBy = (c: Child, job: string) => {
+  const line = c.lines.find((l) => (l as { completed?: string }).completed === job) as
+    | { result: Record<string, number> }
+    | undefined;
+  return Object.values(line?.result ?? {}).reduce((n, v) => n + v, 0);
+};
+
+/** Holds `table` against deletes (SHARE lock) in a transaction of the test's own until released. */
+const lockAgainstDeletes = (table: string) =>
+  holdInTransaction(pdb.db, (tx) => tx.$executeRawUnsafe(`LOCK TABLE ${table} IN SHARE MODE`));
 
 test('SIGKILL mid-sweep: the job finishes on a restarted worker, nothing lost or done twice', async () => {
   const { due } = await seed();
+  // Errands are swept after sessions and inquiries: with their table held, the first worker commits those
+  // batches and then waits in PostgreSQL, provably mid-sweep, where it is killed.
+  const errands = await lockAgainstDeletes('errands');
   const queue = `sweep-${randomBytes(4).toString('hex')}`;
   const first = startWorker(queue, 'first');
   const sweepJob = await first.waitFor((l) =>
@@ -96,11 +111,22 @@ test('SIGKILL mid-sweep: the job finishes on a restarted worker, nothing lost or
       ? (l as { active: string }).active
       : undefined,
   );
-  // Two committed batches, then the process dies without any chance to clean up.
-  await first.waitFor(() => (batchesOf(first).length >= 2 ? true : undefined));
-  await first.kill('SIGKILL');
-  const doneByFirst = total(first);
-  expect(doneByFirst).toBeGreaterThan(0);
+  let stuck: number[] = [];
+  try {
+    await waitUntil(async () => {
+      stuck = await errands.waiting();
+      return stuck.length > 0;
+    });
+    // The process dies without any chance to clean up; its statement dies with it (PostgreSQL would only notice
+    // the closed socket once the lock is granted, so the test ends the orphaned backend as a lost host would).
+    await first.kill('SIGKILL');
+    await pdb.db.$queryRawUnsafe(`SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid`, stuck);
+  } finally {
+    await errands.release();
+  }
+  const afterFirst = await counts();
+  const doneByFirst = afterFirst.expiredSessions + (40 - afterFirst.inquiries) + (20 - afterFirst.errands);
+  expect(doneByFirst).toBe(25 + 35);
   expect(doneByFirst).toBeLessThan(due);
 
   const second = startWorker(queue, 'second');
@@ -109,10 +135,9 @@ test('SIGKILL mid-sweep: the job finishes on a restarted worker, nothing lost or
     (l) => ((l as { completed?: string }).completed === sweepJob ? true : undefined),
     30_000,
   );
-  await waitUntil(async () => (await counts()).inquiries === 5 && (await counts()).errands === 5, 20_000);
   expect(await counts()).toEqual({ expiredSessions: 25, activeSessions: 5, inquiries: 5, errands: 5 });
   // Every due row was handled exactly once between the two processes.
-  expect(doneByFirst + total(second)).toBe(due);
+  expect(doneByFirst + sweptBy(second, sweepJob)).toBe(due);
   expect(await second.kill('SIGTERM')).toBe(0);
 }, 90_000);
 
@@ -127,10 +152,18 @@ test('SIGTERM drains: the active sweep stops after its current batch, completes,
       expiresAt: at(-10 * DAY),
     })),
   });
+  // The sweep's first inquiries batch waits on the test's lock: SIGTERM arrives while a batch is in flight.
+  const inquiries = await lockAgainstDeletes('inquiries');
   const worker = startWorker(`drain-${randomBytes(4).toString('hex')}`, 'drain');
-  await worker.waitFor((l) => ((l as { batch?: string }).batch === 'inquiries' ? true : undefined));
+  let exited: Promise<number | null>;
+  try {
+    await waitUntil(inquiries.blocked);
+    exited = worker.kill('SIGTERM');
+  } finally {
+    await inquiries.release();
+  }
   const started = Date.now();
-  expect(await worker.kill('SIGTERM')).toBe(0);
+  expect(await exited).toBe(0);
   expect(Date.now() - started).toBeLessThan(10_000);
   const completed = worker.lines.find((l) => {
     const line = l as { name?: string; completed?: string };
