@@ -115,6 +115,37 @@ async function workloadOf(db: Db, accountId: string, opts: { agentId?: string; a
   return w;
 }
 
+/** The agent or automation `id` of the given kind, or a ProvisioningError naming what is missing. */
+async function workloadById(db: Db, kind: 'AGENT' | 'AUTOMATION', id: string) {
+  const w = await db.workload.findUnique({ where: { id: uuidOrThrow(id, kind.toLowerCase()) } });
+  if (!w || w.kind !== kind) throw new ProvisioningError(`${kind.toLowerCase()} not found`);
+  return w;
+}
+
+/**
+ * Revokes an agent or automation: its credentials stop issuing (Layer2Denied) and every session it holds loses its
+ * authority at once (refresh AuthorizationArtifactStale, introspection revoked, userinfo, claim-state and /errand
+ * refuse its tokens). Idempotent.
+ */
+export async function revokeWorkload(db: Db, kind: 'AGENT' | 'AUTOMATION', id: string) {
+  const w = await workloadById(db, kind, id);
+  await db.workload.updateMany({ where: { id: w.id, status: 'ACTIVE' }, data: { status: 'REVOKED' } });
+  return { id: w.id, status: 'REVOKED' };
+}
+
+/**
+ * Moves an active agent or automation to its next generation: the sessions of earlier generations lose their
+ * authority, its credentials keep issuing (under the new generation).
+ */
+export async function regenerateWorkload(db: Db, kind: 'AGENT' | 'AUTOMATION', id: string) {
+  const w = await workloadById(db, kind, id);
+  const [row] = await db.$queryRaw<{ generation: number }[]>`
+    UPDATE workloads SET generation = generation + 1 WHERE id = ${w.id}::uuid AND status = 'ACTIVE'
+    RETURNING generation`;
+  if (!row) throw new ProvisioningError(`the ${kind.toLowerCase()} is revoked`);
+  return { id: w.id, generation: row.generation };
+}
+
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
@@ -145,6 +176,17 @@ export async function revokeAccessKey(db: Db, identifier: string) {
   if (!key) throw new ProvisioningError('access key not found');
   // Idempotent: revoking twice keeps the first revocation time.
   await db.accessKey.updateMany({
+    where: { id: key.id, status: 'ACTIVE' },
+    data: { status: 'REVOKED', revokedAt: new Date() },
+  });
+  return { revoked: true };
+}
+
+export async function revokePublicKey(db: Db, kid: string) {
+  const key = await db.publicKey.findUnique({ where: { kid } });
+  if (!key) throw new ProvisioningError('public key not found');
+  // Idempotent: revoking twice keeps the first revocation time.
+  await db.publicKey.updateMany({
     where: { id: key.id, status: 'ACTIVE' },
     data: { status: 'REVOKED', revokedAt: new Date() },
   });

@@ -5,8 +5,11 @@ import {
   createAccount,
   createWorkload,
   grantClaim,
+  regenerateWorkload,
   registerPublicKey,
   revokeAccessKey,
+  revokePublicKey,
+  revokeWorkload,
   setAccountStatus,
 } from '@svc/provisioning';
 import { CLAIM_KEYS } from '@svc/token-core';
@@ -18,6 +21,7 @@ const GRANT_STATES = ['GRANTED', 'DENIED'] as const;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 const HTTPS_URL = /^https:\/\/\S+$/;
 const ACCESS_KEY_ID = /^acs_k_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const PUBLIC_KEY_ID = /^pky_[A-Za-z0-9_-]{1,64}$/;
 
 /** The optional workload a credential is bound to: --agent ID or --automation ID, never both. */
 function workloadFlags(f: Flags): { agentId?: string; automationId?: string } {
@@ -27,18 +31,34 @@ function workloadFlags(f: Flags): { agentId?: string; automationId?: string } {
   return { agentId, automationId };
 }
 
-function workloadCommand(resource: 'agent' | 'automation') {
-  return defineCommand({
-    name: `${resource} create`,
-    synopsis: '--account ID --name N',
-    flags: { account: {}, name: {} },
-    parse: (f) => ({
-      account: f.id('account', { required: true }),
-      name: f.text('name', { required: true }),
+function workloadCommands(resource: 'agent' | 'automation') {
+  const kind = resource === 'agent' ? 'AGENT' : 'AUTOMATION';
+  return [
+    defineCommand({
+      name: `${resource} create`,
+      synopsis: '--account ID --name N',
+      flags: { account: {}, name: {} },
+      parse: (f) => ({
+        account: f.id('account', { required: true }),
+        name: f.text('name', { required: true }),
+      }),
+      run: (ctx, i) => createWorkload(ctx.db(), kind, i.account, i.name),
     }),
-    run: (ctx, i) =>
-      createWorkload(ctx.db(), resource === 'agent' ? 'AGENT' : 'AUTOMATION', i.account, i.name),
-  });
+    defineCommand({
+      name: `${resource} revoke`,
+      synopsis: `--id ID   (its credentials stop issuing; its sessions lose their authority at once)`,
+      flags: { id: {} },
+      parse: (f) => ({ id: f.id('id', { required: true }) }),
+      run: (ctx, i) => revokeWorkload(ctx.db(), kind, i.id),
+    }),
+    defineCommand({
+      name: `${resource} regenerate`,
+      synopsis: `--id ID   (next generation: sessions of earlier generations lose their authority)`,
+      flags: { id: {} },
+      parse: (f) => ({ id: f.id('id', { required: true }) }),
+      run: (ctx, i) => regenerateWorkload(ctx.db(), kind, i.id),
+    }),
+  ];
 }
 
 export const principalCommands = [
@@ -84,8 +104,8 @@ export const principalCommands = [
     parse: (f) => ({ account: f.id('account', { required: true }) }),
     run: (ctx, i) => acceptTerms(ctx.db(), i.account),
   }),
-  workloadCommand('agent'),
-  workloadCommand('automation'),
+  ...workloadCommands('agent'),
+  ...workloadCommands('automation'),
   defineCommand({
     name: 'access-key create',
     synopsis: '--app A --account ID [--agent ID | --automation ID]   (the secret is shown once)',
@@ -108,6 +128,15 @@ export const principalCommands = [
       return { id };
     },
     run: (ctx, i) => revokeAccessKey(ctx.db(), i.id),
+  }),
+  defineCommand({
+    name: 'public-key revoke',
+    synopsis: '--kid KID   (pky_...)',
+    flags: { kid: {} },
+    parse: (f) => ({
+      kid: f.matching('kid', PUBLIC_KEY_ID, 'a public-key id (pky_...)', { required: true }),
+    }),
+    run: (ctx, i) => revokePublicKey(ctx.db(), i.kid),
   }),
   defineCommand({
     name: 'public-key register',

@@ -1,0 +1,82 @@
+// The operator's workload and public-key commands, end to end: `pnpm admin agent regenerate`, `agent revoke` and
+// `public-key revoke` (the real CLI process) take effect on direct issue and /errand over HTTP, so Layer2Denied,
+// PublicKeyDirectDenied for a revoked key and a lapsed workload authority are reachable without SQL.
+import { postJson, provisionApp, type RunningTestHost, type TestInfra, uniqueName } from '@svc/testkit';
+import { TYP } from '@svc/token-core';
+import { decodeProtectedHeader } from 'jose';
+import { admin, ok } from '../../../tools/admin/test/run-admin';
+import { openInfra, publicKeyFor, settledAccount, signAssertion, startNative } from './helpers';
+
+let infra: TestInfra;
+let host: RunningTestHost;
+beforeAll(async () => {
+  infra = openInfra();
+  host = await startNative(infra);
+});
+afterAll(async () => {
+  await host.close();
+  await infra.close();
+});
+
+const errand = (accessToken: string) => postJson(`${host.url}/errand`, { accessToken });
+
+describe('pnpm admin agent regenerate / revoke', () => {
+  it('regenerating ends the old generation’s sessions; revoking refuses issue with Layer2Denied', async () => {
+    const app = await provisionApp(infra, { methods: ['AGENT_ACCESS_KEY_DIRECT'] });
+    const account = await settledAccount(infra);
+    const agent = (await ok(['agent', 'create', '--account', account.id, '--name', uniqueName('bot')])).id;
+    const key = await ok([
+      'access-key',
+      'create',
+      '--app',
+      app.anchor,
+      '--account',
+      account.id,
+      '--agent',
+      agent,
+    ]);
+    const issue = () =>
+      postJson(`${host.url}/direct-issue/access-key`, { applicationAnchor: app.anchor, ...key });
+    const first = await issue();
+    expect(first.status).toBe(200);
+    expect(decodeProtectedHeader(first.body.accessToken).typ).toBe(TYP.workloadAccess);
+    expect((await errand(first.body.accessToken)).status).toBe(200);
+
+    expect(await ok(['agent', 'regenerate', '--id', agent])).toEqual({ id: agent, generation: 2 });
+    const old = await errand(first.body.accessToken);
+    expect([old.status, old.text]).toEqual([401, '']);
+    const second = await issue();
+    expect(second.status).toBe(200);
+    expect((await errand(second.body.accessToken)).status).toBe(200);
+
+    expect(await ok(['agent', 'revoke', '--id', agent])).toEqual({ id: agent, status: 'REVOKED' });
+    const refused = await issue();
+    expect([refused.status, refused.body]).toEqual([403, { reason: 'Layer2Denied' }]);
+    expect((await errand(second.body.accessToken)).status).toBe(401);
+    // Revoking again is idempotent; a revoked agent cannot be regenerated; the wrong kind is not found.
+    expect((await admin(['agent', 'revoke', '--id', agent])).code).toBe(0);
+    const regen = await admin(['agent', 'regenerate', '--id', agent]);
+    expect(regen.code).not.toBe(0);
+    expect(regen.json.error).toMatch(/revoked/);
+    const wrongKind = await admin(['automation', 'revoke', '--id', agent]);
+    expect(wrongKind.code).not.toBe(0);
+    expect(wrongKind.json.error).toMatch(/automation not found/);
+  }, 180_000); // seven CLI processes
+});
+
+describe('pnpm admin public-key revoke', () => {
+  it('a revoked public key is PublicKeyDirectDenied', async () => {
+    const app = await provisionApp(infra, { methods: ['PUBLIC_KEY_DIRECT'] });
+    const account = await settledAccount(infra);
+    const cred = await publicKeyFor(infra, app.anchor, account.id);
+    const body = JSON.stringify({ applicationAnchor: app.anchor });
+    const send = async () =>
+      postJson(`${host.url}/direct-issue/public-key`, body, {
+        authorization: `PublicKey ${await signAssertion(cred.key, cred.kid, body)}`,
+      });
+    expect((await send()).status).toBe(200);
+    expect(await ok(['public-key', 'revoke', '--kid', cred.kid])).toEqual({ revoked: true });
+    const res = await send();
+    expect([res.status, res.body.reason]).toEqual([401, 'PublicKeyDirectDenied']);
+  }, 60_000);
+});
