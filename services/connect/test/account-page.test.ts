@@ -348,7 +348,7 @@ describe('the account page', () => {
 
     // Remove the first passkey; the last one left has no Remove button, and a forged removal is refused.
     await page.locator('li.passkey').first().getByRole('button', { name: 'Remove' }).click();
-    await page.getByText('The passkey is removed.').waitFor();
+    await page.getByText('The passkey is removed: it can no longer sign in').waitFor();
     expect(await page.locator('li.passkey').count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Remove' }).count()).toBe(0);
     await page.getByText('This is your only passkey, so it cannot be removed.').waitFor();
@@ -379,6 +379,12 @@ describe('the account page', () => {
   });
 
   test('removing a passkey ends the other sessions signed in with it; a disabled account is signed out', async () => {
+    // An application session from before: adding a passkey leaves it valid, removing one makes it stale.
+    const app = await issueSession(host.deps.issuance, {
+      application: (await loadApplication(infra.db, { anchor: tasks.fixture.anchor }))!,
+      principal: { kind: 'ACCOUNT', accountId },
+      authMethod: 'PASSKEY_USERNAMELESS',
+    });
     // The person adds a third passkey from session A, then a second browser (B) signs in with it.
     const a = await openPage();
     await signInToAccount(a.page);
@@ -390,16 +396,20 @@ describe('the account page', () => {
     await a.authenticator.remove(third.credentialId);
     await a.authenticator.add(own);
     held = [third];
+    const kept = await refreshAtSession(app.refreshToken);
+    expect(kept.status).toBe(200);
     const b = await openPage();
     await signInToAccount(b.page);
     // A removes it: B's next request finds itself signed out; A goes on.
     const item = a.page.locator('li.passkey').nth(1);
     await item.getByRole('button', { name: 'Remove' }).click();
-    await a.page.getByText('The passkey is removed.').waitFor();
+    await a.page.getByText('The passkey is removed: it can no longer sign in').waitFor();
     await b.page.goto(`${host.url}/account`);
     await b.page.getByText('the passkey you signed in with was removed').waitFor();
     expect(await b.page.getByRole('button', { name: 'Sign in with a passkey' }).count()).toBe(1);
     await b.context.close();
+    const stale = await refreshAtSession(kept.body.refreshToken);
+    expect([stale.status, stale.body.reason]).toEqual([409, 'AuthorizationArtifactStale']);
 
     // An account disabled by the operator: its open session ends at the next request.
     await a.page.goto(`${host.url}/account`);

@@ -33,7 +33,8 @@ const en = {
   resetNeedsConfirm: 'Tick the box to confirm the reset.',
   resetDone: 'Done. {apps} now know you by a new identifier, and you are signed out of them.',
   passkeysHeading: 'Your passkeys',
-  passkeysIntro: 'Passkeys let you sign in without a password. Remove any you do not recognise.',
+  passkeysIntro:
+    'Passkeys let you sign in without a password. Remove any you do not recognise: removing a passkey also signs you out of every application, so whoever used it is signed out too. You then sign in again with a passkey you keep.',
   passkeyUnnamed: 'Passkey',
   passkeyAdded: 'Added {date}',
   passkeyLastUsed: 'Last used {date}',
@@ -49,7 +50,8 @@ const en = {
   addedNotice: 'Your new passkey is added. We emailed you about it.',
   renamedNotice: 'The passkey is renamed.',
   renameInvalid: 'Give the passkey a name of 1 to 64 characters.',
-  removedNotice: 'The passkey is removed. It can no longer be used to sign in.',
+  removedNotice:
+    'The passkey is removed: it can no longer sign in, and your applications will ask you to sign in again.',
   lastNotice: 'You cannot remove your last passkey.',
   consentSaved: 'Your choices for {app} are saved.',
   signedOutNotice: 'You are signed out.',
@@ -90,7 +92,8 @@ const zh: Record<AccountKey, string> = {
   resetNeedsConfirm: '请勾选复选框以确认重置。',
   resetDone: '已完成。{apps} 现在通过新的标识符识别您，您已退出这些应用。',
   passkeysHeading: '您的通行密钥',
-  passkeysIntro: '通行密钥让您无需密码即可登录。如有您不认识的通行密钥，请将其删除。',
+  passkeysIntro:
+    '通行密钥让您无需密码即可登录。如有您不认识的通行密钥，请将其删除：删除通行密钥会让您退出所有应用，使用过该通行密钥的人也会随之退出。之后请使用您保留的通行密钥重新登录。',
   passkeyUnnamed: '通行密钥',
   passkeyAdded: '添加于 {date}',
   passkeyLastUsed: '上次使用：{date}',
@@ -106,7 +109,7 @@ const zh: Record<AccountKey, string> = {
   addedNotice: '新的通行密钥已添加，我们已发送邮件通知您。',
   renamedNotice: '通行密钥已重命名。',
   renameInvalid: '请为通行密钥输入 1 到 64 个字符的名称。',
-  removedNotice: '通行密钥已删除，不能再用于登录。',
+  removedNotice: '通行密钥已删除，不能再用于登录；您的应用会要求您重新登录。',
   lastNotice: '您不能删除最后一个通行密钥。',
   consentSaved: '您对“{app}”的选择已保存。',
   signedOutNotice: '您已退出登录。',

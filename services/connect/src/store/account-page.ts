@@ -107,8 +107,9 @@ export function createAccountPageStore(db: Db) {
     },
 
     /**
-     * Adds a verified passkey to a signed-in account. Credentials are the account's identity authority
-     * (authorityVersion + 1); `beforeCommit` tells the owner inside the transaction, and a failure adds nothing.
+     * Adds a verified passkey to a signed-in account. Its owner, already signed in with a passkey, keeps the same
+     * authority over the account, so sessions stay valid (authorityVersion unchanged); `beforeCommit` tells the
+     * owner inside the transaction, and a failure adds nothing.
      */
     async addPasskey(
       accountId: string,
@@ -118,9 +119,8 @@ export function createAccountPageStore(db: Db) {
       return db.$transaction(
         async (tx) => {
           if ((await lockAccount(tx, accountId)).length === 0) return false;
-          const account = await tx.account.update({
+          const account = await tx.account.findUniqueOrThrow({
             where: { id: accountId },
-            data: { authorityVersion: { increment: 1 } },
             select: { email: true, locale: true },
           });
           await tx.passkey.create({ data: passkeyRow(accountId, passkey) });
@@ -137,7 +137,11 @@ export function createAccountPageStore(db: Db) {
       return res.count === 1;
     },
 
-    /** Removes one of the account's passkeys unless it is the last; concurrent removals cannot empty the account. */
+    /**
+     * Removes one of the account's passkeys unless it is the last; concurrent removals cannot empty the account.
+     * Removal changes the account's identity authority (authorityVersion + 1): every session issued before it
+     * answers AuthorizationArtifactStale at its next refresh, so whoever signed in with that passkey is out too.
+     */
     async removePasskey(accountId: string, passkeyId: string): Promise<RemoveOutcome> {
       return db.$transaction(async (tx) => {
         if ((await lockAccount(tx, accountId)).length === 0) return 'not_found';
