@@ -1,5 +1,6 @@
 // Platform: configuration, logging, Redis, HTTP scaffolding, errors, rate limits, metrics and telemetry.
 export * from './body';
+export * from './browser-session';
 export * from './cluster';
 export * from './config';
 export * from './dependencies';

@@ -1,5 +1,5 @@
 // Connect host configuration read from the environment: public URL, WebAuthn relying party, mail, lifetimes.
-import { envInt, hostUrl } from '@svc/platform';
+import { envInt, hostUrl, sessionCookie } from '@svc/platform';
 
 export interface ConnectConfig {
   /** Public base URL of this host (CONNECT_URL), without a trailing slash. */
@@ -17,6 +17,8 @@ export interface ConnectConfig {
   flowTtlSeconds: number;
   /** Cookies carry Secure unless the host is served over loopback HTTP. */
   secureCookies: boolean;
+  /** Name of the flow cookie: `__Host-connect_flow` when CONNECT_URL is HTTPS, `connect_flow` on loopback HTTP. */
+  flowCookieName: string;
   mailFrom: string;
   /** Redis key namespace of the rate limits (RATE_LIMIT_NAMESPACE), so separate deployments do not share counters. */
   rateLimitNamespace: string;
@@ -49,6 +51,7 @@ export function connectConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Conn
     emailCodeTtlSeconds: envInt('EMAIL_CODE_TTL_SECONDS', 600, env),
     flowTtlSeconds: envInt('FLOW_TTL_SECONDS', 1800, env),
     secureCookies: !(url.protocol === 'http:' && isLoopbackHost(url.hostname)),
+    flowCookieName: sessionCookie('connect_flow', url.protocol === 'https:').name,
     mailFrom: env.MAIL_FROM ?? 'Sign-in service <no-reply@localhost>',
     rateLimitNamespace: env.RATE_LIMIT_NAMESPACE ?? 'connect',
     rateLimits: {

@@ -10,7 +10,7 @@ import {
   type Backend,
   type ConnectHost,
   type Mailbox,
-  pageAgent,
+  makeAgent,
   provisionBackend,
   realizeFor,
   startConnect,
@@ -96,7 +96,7 @@ describe('sign-up on the pages', () => {
     for (const [lang, message] of cases) {
       const est = await backend.establish({});
       const path = `/inquiries/${est.body.exposureKey}`;
-      const page = pageAgent(host.url);
+      const page = makeAgent(host.url);
       await page.request(`${path}?lang=${lang}`);
       // Case does not matter: the domain is compared without it.
       const email = `newcomer-${lang}@${domain.toUpperCase()}`;
@@ -111,7 +111,7 @@ describe('sign-up on the pages', () => {
     // A subdomain is not blocked: its newcomer gets a code.
     const est = await backend.establish({});
     const path = `/inquiries/${est.body.exposureKey}`;
-    const page = pageAgent(host.url);
+    const page = makeAgent(host.url);
     await page.request(path);
     const allowed = `newcomer@eu.${domain}`;
     await page.form(`${path}/email`, { email: allowed });

@@ -9,6 +9,7 @@ import {
   acceptCurrentTerms,
   type ConnectHost,
   type Mailbox,
+  makeAgent,
   provisionBackend,
   startConnect,
   startMailbox,
@@ -34,40 +35,7 @@ afterAll(async () => {
   await infra.close();
 });
 
-/** A minimal browser: one cookie jar, manual redirects, the CSRF token read from the last page. */
 const agent = (base = host.url) => makeAgent(base);
-
-function makeAgent(base: string) {
-  const jar = new Map<string, string>();
-  let csrf = '';
-  return {
-    get csrf() {
-      return csrf;
-    },
-    async request(path: string, init: RequestInit = {}) {
-      const headers = new Headers(init.headers);
-      if (jar.size) headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
-      const url = path.startsWith('http') ? path : `${base}${path}`;
-      const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-      for (const c of res.headers.getSetCookie()) {
-        const [pair] = c.split(';');
-        const [k, v] = pair!.split('=');
-        jar.set(k!, v!);
-      }
-      const text = await res.text();
-      const m = /name="csrf-token" content="([^"]+)"/.exec(text);
-      if (m?.[1]) csrf = m[1];
-      return { res, text };
-    },
-    form(path: string, fields: Record<string, string>, extra: Record<string, string> = {}) {
-      return this.request(path, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...extra },
-        body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-      });
-    },
-  };
-}
 
 describe('inquiry pages', () => {
   test('strict CSP, no inline script or style, HttpOnly SameSite=Lax cookie, escaped application name', async () => {
@@ -208,7 +176,7 @@ describe('inquiry pages', () => {
         id: 'x',
         rawId: 'x',
         type: 'public-key',
-        response: {},
+        response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA', userHandle: 'x' },
         clientExtensionResults: {},
       }),
     });

@@ -35,15 +35,27 @@ export function checkCallbackUrl(raw: string, callbackDomains: string[]): Callba
   if (url.username || url.password) return 'credentials';
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
     return 'scheme';
-  const host = url.host.toLowerCase();
-  const hostname = url.hostname.toLowerCase();
-  const allowed = callbackDomains.some((d) => {
-    const domain = d.toLowerCase();
-    return domain.includes(':') && !domain.startsWith('[')
-      ? domain === host
-      : domain === hostname || domain === host;
-  });
-  return allowed ? undefined : 'host';
+  return callbackDomains.some((d) => domainAdmits(d, url)) ? undefined : 'host';
+}
+
+/** Splits a registered callback domain into host name and optional port (`app.example`, `[::1]:8443`). */
+function parseDomain(domain: string): { hostname: string; port?: string } {
+  const d = domain.trim().toLowerCase();
+  const m = /^(\[[^\]]*\]|[^:]*)(?::(\d{1,5}))?$/.exec(d);
+  return m ? { hostname: m[1] ?? d, port: m[2] } : { hostname: d };
+}
+
+/**
+ * Whether a registered callback domain admits a URL. The host names must be equal. A domain that names a port
+ * admits only that port. A domain without one admits any port on a loopback host (RFC 8252 section 7.3: native
+ * apps listen on an ephemeral port) and elsewhere only the scheme's default port (which URL leaves empty).
+ */
+export function domainAdmits(domain: string, url: URL): boolean {
+  const registered = parseDomain(domain);
+  if (registered.hostname !== url.hostname.toLowerCase()) return false;
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  if (registered.port !== undefined) return Number(registered.port) === Number(port);
+  return isLoopbackHost(url.hostname) || url.port === '';
 }
 
 /** Appends the two key parameters, replacing any caller-supplied or duplicate values, keeping the rest. */

@@ -3,6 +3,7 @@
 import { randomInt } from 'node:crypto';
 import type { RateLimiter } from '@svc/platform';
 import type { Locale } from '../pages/i18n';
+import type { PendingCode } from '../store/flows';
 import { matchesHash, sha256Hex } from './keys';
 import type { Mailer } from './mailer';
 
@@ -38,7 +39,7 @@ function body(locale: Locale, code: string, appName: string, minutes: number): s
 export async function sendCode(
   deps: { mailer: Mailer; limits: CodeLimits; ttlSeconds: number; now: () => Date },
   input: { email: string; clientIp: string; locale: Locale; appName: string },
-): Promise<{ email: string; codeHash: string; attempts: number; expiresAt: number }> {
+): Promise<PendingCode> {
   await deps.limits.sendPerIp.consume(input.clientIp);
   await deps.limits.sendPerRecipient.consume(input.email);
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
@@ -50,24 +51,39 @@ export async function sendCode(
   return {
     email: input.email,
     codeHash: codeHash(input.email, code),
-    attempts: 0,
     expiresAt: deps.now().getTime() + deps.ttlSeconds * 1000,
   };
 }
 
-export type CodeCheck = 'ok' | 'wrong' | 'expired' | 'exhausted';
+export type CodeCheck = { result: 'ok'; email: string } | { result: 'wrong' | 'expired' | 'exhausted' };
 
-/** Checks a typed code in constant time; the caller stores the attempt count and drops the code when done. */
+/** Where a pending code lives: each guess is counted atomically before comparing; a match is consumed once. */
+export interface PendingCodes {
+  guess(max: number): Promise<{ attempt: number; value: string; code: PendingCode } | undefined>;
+  consume(value: string): Promise<boolean>;
+  drop(): Promise<void>;
+}
+
+/**
+ * Checks a typed code. The guess is counted first (atomically, whatever the concurrency), so exactly
+ * MAX_CODE_ATTEMPTS guesses are ever compared against one code; the hash is compared in constant time and a
+ * right code is consumed by exactly one request.
+ */
 export async function checkCode(
-  deps: { limits: CodeLimits; now: () => Date },
-  pending: { email: string; codeHash: string; attempts: number; expiresAt: number },
+  deps: { limits: CodeLimits; now: () => Date; codes: PendingCodes },
   typed: string,
   clientIp: string,
 ): Promise<CodeCheck> {
   await deps.limits.verify.consume(clientIp);
-  if (pending.attempts >= MAX_CODE_ATTEMPTS) return 'exhausted';
-  if (pending.expiresAt <= deps.now().getTime()) return 'expired';
+  const guess = await deps.codes.guess(MAX_CODE_ATTEMPTS);
+  if (!guess) return { result: 'exhausted' };
+  const { code: pending, attempt, value } = guess;
+  if (pending.expiresAt <= deps.now().getTime()) return { result: 'expired' };
   const code = typed.replace(/\s+/g, '');
-  if (!/^\d{6}$/.test(code)) return 'wrong';
-  return matchesHash(`${pending.email}\u0000${code}`, pending.codeHash) ? 'ok' : 'wrong';
+  const right = /^\d{6}$/.test(code) && matchesHash(`${pending.email}\u0000${code}`, pending.codeHash);
+  if (!right) return { result: attempt >= MAX_CODE_ATTEMPTS ? 'exhausted' : 'wrong' };
+  // The last allowed guess already removed the code (no later guess can reach it); earlier ones consume it.
+  if (attempt >= MAX_CODE_ATTEMPTS || (await deps.codes.consume(value)))
+    return { result: 'ok', email: pending.email };
+  return { result: 'exhausted' };
 }

@@ -14,6 +14,20 @@ export function publicState(inquiry: InquiryRow, now: Date): PublicInquiryState 
   return inquiry.state === 'REALIZED' ? 'realized' : 'established';
 }
 
+/**
+ * Whether signing in hands the confirmation key to whoever started the inquiry, wherever that is: STATUS_POLL
+ * (the originating client polls for it) or REVEAL shown to be typed into it (no CALLBACK to this browser's
+ * application). The device-code phishing shape (RFC 8628 section 5.4), so the sign-in page warns.
+ */
+export function returnsToOriginator(constraints: {
+  returnMethods: readonly string[];
+  callbackUrl?: string | null;
+}): boolean {
+  const { returnMethods, callbackUrl } = constraints;
+  if (returnMethods.includes('STATUS_POLL')) return true;
+  return returnMethods.includes('REVEAL') && !(returnMethods.includes('CALLBACK') && callbackUrl);
+}
+
 export function openConfirmationKey(kek: Kek, inquiry: InquiryRow): string | undefined {
   if (!inquiry.confirmationKeyEnc) return undefined;
   return open(kek, inquiry.confirmationKeyEnc, inquiry.id).toString('utf8');

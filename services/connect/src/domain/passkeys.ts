@@ -1,6 +1,6 @@
 // Usernameless passkeys (WebAuthn discoverable credentials) with @simplewebauthn/server: options, then
 // verification against the challenge kept in the flow, user verification required.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   type AuthenticationResponseJSON,
   generateAuthenticationOptions,
@@ -19,6 +19,29 @@ const TIMEOUT_MS = 120_000;
 /** Every way a passkey ceremony can fail is the same opaque refusal. */
 export const passkeyRefused = (cause?: unknown) => new ServiceError('AuthenticationNotFound', 401, { cause });
 
+/**
+ * True when the client data says the ceremony ran in a cross-origin frame (`crossOrigin: true`) or names a top
+ * origin: the pages never embed themselves (frame-ancestors 'none'), so such a response is refused. Unreadable
+ * client data counts as cross-origin.
+ */
+export function isCrossOrigin(clientDataJSON: string): boolean {
+  try {
+    const data = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as Record<
+      string,
+      unknown
+    >;
+    return data.crossOrigin === true || data.topOrigin !== undefined;
+  } catch {
+    return true;
+  }
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
 export async function authenticationOptions(config: ConnectConfig) {
   // No allowCredentials: the authenticator offers its discoverable credentials (usernameless).
   return generateAuthenticationOptions({
@@ -34,10 +57,12 @@ export async function verifyAuthentication(
   challenge: Challenge | undefined,
 ): Promise<{ accountId: string }> {
   if (challenge?.kind !== 'authenticate') throw passkeyRefused();
+  if (isCrossOrigin(response.response.clientDataJSON)) throw passkeyRefused();
   const passkey = await deps.accounts.passkeyByCredentialId(response.id);
   if (!passkey) throw passkeyRefused();
-  // The authenticator returns the user handle of a discoverable credential: it must be the one registered.
-  if (response.response.userHandle !== undefined && response.response.userHandle !== passkey.userHandle) {
+  // A usernameless assertion names its account by the user handle of the discoverable credential: it must be
+  // present and be the one registered with this credential.
+  if (!response.response.userHandle || !sameText(response.response.userHandle, passkey.userHandle)) {
     throw passkeyRefused();
   }
   let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
@@ -94,6 +119,7 @@ export async function verifyNewCredential(
   challenge: Challenge | undefined,
 ): Promise<NewPasskey> {
   if (challenge?.kind !== 'register' || !challenge.userHandle) throw passkeyRefused();
+  if (isCrossOrigin(response.response.clientDataJSON)) throw passkeyRefused();
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     verified = await verifyRegistrationResponse({

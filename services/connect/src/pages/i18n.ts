@@ -20,6 +20,9 @@ const en = {
   signInTo: 'Sign in to {app}',
   intro:
     '{app} asked you to sign in. Use the passkey on this device, or create an account with your email address.',
+  originatorHeading: 'Did you start this sign-in yourself?',
+  originatorWarning:
+    'Signing in gives {app} access to your account on the device where this sign-in was started, which may not be this one. Continue only if you started it yourself. If someone sent you this link or a code, or asked you to sign in, stop here and close this page.',
   passkeyHeading: 'I have an account',
   passkeyButton: 'Sign in with a passkey',
   passkeyError: 'The passkey could not be used. Try again, or use another passkey.',
@@ -85,6 +88,7 @@ const en = {
   constraintMismatch: '{app} does not accept this account. Sign in with another account.',
   useAnother: 'Use another account',
   sessionExpired: 'Your session on this page expired. Reload the page and try again.',
+  badForm: 'The form could not be read. Go back, reload the page and try again.',
   tooMany: 'Too many attempts. Wait a few minutes, then try again.',
   unavailable: 'The service is not available right now. Try again in a moment.',
   mailFailed: 'We could not send the email right now. Try again in a moment.',
@@ -99,6 +103,9 @@ const zh: Record<MessageKey, string> = {
   title: '登录',
   signInTo: '登录“{app}”',
   intro: '“{app}”请您登录。请使用本设备上的通行密钥，或用电子邮箱地址创建账户。',
+  originatorHeading: '这次登录是您本人发起的吗？',
+  originatorWarning:
+    '登录后，“{app}”将在发起此次登录的设备上获得访问您账户的权限，该设备可能不是您正在使用的这台。只有在您本人发起此次登录时才继续。如果有人发给您这个链接或验证码，或要求您登录，请到此为止并关闭此页面。',
   passkeyHeading: '我已有账户',
   passkeyButton: '使用通行密钥登录',
   passkeyError: '无法使用该通行密钥。请重试，或换用其他通行密钥。',
@@ -163,6 +170,7 @@ const zh: Record<MessageKey, string> = {
   constraintMismatch: '“{app}”不接受此账户。请使用其他账户登录。',
   useAnother: '使用其他账户',
   sessionExpired: '此页面的会话已过期。请刷新页面后重试。',
+  badForm: '无法读取此表单。请返回并刷新页面后重试。',
   tooMany: '尝试次数过多。请等待几分钟后再试。',
   unavailable: '服务暂时不可用，请稍后重试。',
   mailFailed: '暂时无法发送邮件，请稍后重试。',

@@ -46,19 +46,37 @@ ${csrfField(ctx)}
 </section>`;
 }
 
+/** RFC 8628 section 5.4: the key goes to wherever the sign-in started, so say so before the person signs in. */
+function originatorWarning(ctx: PageContext, show: boolean | undefined): SafeHtml | string {
+  if (!show) return '';
+  return html`<section class="warning" role="note" aria-labelledby="originator-h">
+<h2 id="originator-h">${ctx.t('originatorHeading')}</h2>
+<p>${ctx.t('originatorWarning', { app: ctx.appName ?? '' })}</p>
+</section>`;
+}
+
 export function inquirySignInView(
   ctx: PageContext,
-  v: { base: string; pendingEmail?: string; verifiedEmail?: string; notice?: Notice },
+  v: {
+    base: string;
+    pendingEmail?: string;
+    verifiedEmail?: string;
+    notice?: Notice;
+    /** The inquiry returns by STATUS_POLL or REVEAL: warn that the sign-in is handed to where it started. */
+    warnOriginator?: boolean;
+  },
 ): SafeHtml {
   const app = ctx.appName ?? '';
   if (v.verifiedEmail) {
     return html`<h1>${ctx.t('registerHeading')}</h1>${noticeBlock(ctx, v.notice)}
+${originatorWarning(ctx, v.warnOriginator)}
 <p>${ctx.t('registerIntro', { email: v.verifiedEmail })}</p>
 ${passkeyButton(ctx, v.base, 'register', ctx.t('registerButton'))}
 <form method="post" action="${`${v.base}/email/reset`}">${csrfField(ctx)}<button type="submit" class="link">${ctx.t('codeOther')}</button></form>`;
   }
   return html`<h1>${ctx.t('signInTo', { app })}</h1>
 ${noticeBlock(ctx, v.notice)}
+${originatorWarning(ctx, v.warnOriginator)}
 <p>${ctx.t('intro', { app })}</p>
 <section aria-labelledby="passkey-h" class="card">
 <h2 id="passkey-h">${ctx.t('passkeyHeading')}</h2>

@@ -1,9 +1,11 @@
 // Browser plumbing shared by the page routes: cookies, the flow record, locale, CSRF, CSP and page errors.
 import { timingSafeEqual } from 'node:crypto';
 import type { ApplicationContext } from '@svc/issuance';
-import { isDependencyFailure, ServiceError } from '@svc/platform';
+import { isDependencyFailure, parseWith, ServiceError } from '@svc/platform';
 import type { NextFunction, Request, Response } from 'express';
+import type { ZodType } from 'zod';
 import type { ConnectDeps } from '../deps';
+import type { PendingCodes } from '../domain/email-codes';
 import { newKey } from '../domain/keys';
 import { localizedName } from '../domain/locale';
 import { html, type SafeHtml } from '../pages/html';
@@ -11,9 +13,9 @@ import { type Locale, type MessageKey, pickLocale, translator } from '../pages/i
 import { layout, type PageContext } from '../pages/layout';
 import type { Notice } from '../pages/sign-in';
 import { messageView } from '../pages/steps';
-import { type FlowState, type FlowStore, newFlowId } from '../store/flows';
+import type { FlowState, FlowStore } from '../store/flows';
+import { anyForm } from './page-schemas';
 
-export const FLOW_COOKIE = 'connect_flow';
 export const LANG_COOKIE = 'connect_lang';
 
 export function parseCookies(header: string | undefined): Record<string, string> {
@@ -48,12 +50,21 @@ export interface PageTarget {
 }
 
 export interface Browser {
+  /** The flow identifier this request works under (changes when rotate() runs). */
   flowId: string;
   flow: FlowState;
+  /** The emailed code pending on this flow and target. */
+  codes: PendingCodes;
   locale: Locale;
   ctx: PageContext;
   target: PageTarget;
+  /** Writes the flow record; refuses (403 sessionExpired) when the identifier was rotated away or expired. */
   save(): Promise<void>;
+  /**
+   * A change of privilege (sign-in, sign-up, re-authentication): moves the browser's flow to a fresh identifier
+   * and CSRF token and sends the new cookie, so a copy of the old cookie (planted or kept) no longer works.
+   */
+  rotate(): Promise<void>;
   /** Sets a message for the next page view. */
   flash(key: MessageKey, vars?: Record<string, string | number>): void;
   takeNotice(): Notice | undefined;
@@ -93,6 +104,13 @@ export function setPageHeaders(res: Response, formOrigins: string[] = []): void 
   res.setHeader('Referrer-Policy', 'same-origin');
 }
 
+/** The flow cookie: `__Host-` prefixed over HTTPS (Secure, Path=/, no Domain), HttpOnly, SameSite=Lax. */
+export function flowCookieOptions(deps: ConnectDeps) {
+  const options = cookieOptions(deps, deps.config.flowTtlSeconds);
+  if (deps.config.flowCookieName.startsWith('__Host-')) options.secure = true;
+  return options;
+}
+
 /** Locale for this request; ?lang= is remembered in a cookie. */
 export function requestLocale(deps: ConnectDeps, req: Request, res: Response): Locale {
   const cookies = parseCookies(req.headers.cookie);
@@ -112,18 +130,25 @@ export async function openBrowser(
   target: PageTarget,
 ): Promise<Browser> {
   const cookies = parseCookies(req.headers.cookie);
-  let flowId = cookies[FLOW_COOKIE];
-  if (!flowId || !/^[A-Za-z0-9_-]{43}$/.test(flowId)) {
-    flowId = newFlowId();
-    res.cookie(FLOW_COOKIE, flowId, cookieOptions(deps, deps.config.flowTtlSeconds));
+  const cookieName = deps.config.flowCookieName;
+  const setFlowCookie = (id: string) => res.cookie(cookieName, id, flowCookieOptions(deps));
+  let flowId = cookies[cookieName];
+  // Only identifiers this host issued and still holds are accepted; anything else starts a new flow.
+  if (!flowId || !(await flows.isIssued(flowId))) {
+    flowId = await flows.issue();
+    setFlowCookie(flowId);
   }
   const flow = (await flows.load(flowId, target.key)) ?? { csrf: newKey('') };
   const locale = requestLocale(deps, req, res);
   const t = translator(locale);
-  const id = flowId;
   const browser: Browser = {
-    flowId: id,
+    flowId,
     flow,
+    codes: {
+      guess: (max) => flows.guessCode(browser.flowId, target.key, max),
+      consume: (value) => flows.consumeCode(browser.flowId, target.key, value),
+      drop: () => flows.dropCode(browser.flowId, target.key),
+    },
     locale,
     target,
     ctx: {
@@ -133,7 +158,16 @@ export async function openBrowser(
       csrf: flow.csrf,
       appName: localizedName(target.app.names, target.app.defaultLocale, locale),
     },
-    save: () => flows.save(id, target.key, flow),
+    async save() {
+      if (!(await flows.save(browser.flowId, target.key, flow))) throw new PageError(403, 'sessionExpired');
+    },
+    async rotate() {
+      const next = await flows.rotate(browser.flowId);
+      if (!next) throw new PageError(403, 'sessionExpired');
+      browser.flowId = next;
+      flow.csrf = newKey('');
+      setFlowCookie(next);
+    },
     flash(key, vars) {
       flow.notice = { key, vars };
     },
@@ -160,6 +194,19 @@ export function csrfValid(deps: ConnectDeps, req: Request, flow: FlowState): boo
   const a = Buffer.from(presented);
   const b = Buffer.from(flow.csrf);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Reads a form body with its schema; anything else (missing fields, repeated fields, wrong shape) is 400. */
+export function readForm<T>(schema: ZodType<T>, req: Request): T {
+  const body = anyForm.safeParse(req.body ?? {});
+  const parsed = body.success ? schema.safeParse(body.data) : undefined;
+  if (!parsed?.success) throw new PageError(400, 'badForm');
+  return parsed.data;
+}
+
+/** Reads a JSON body of the page script with its schema; a mismatch is 400 InvalidBody. */
+export function readJson<T>(schema: ZodType<T>, req: Request): T {
+  return parseWith(schema, req.body);
 }
 
 /** A page-level failure: an HTTP status and the message shown. */
@@ -225,6 +272,15 @@ export function pageErrors(deps: ConnectDeps) {
       res.setHeader('Retry-After', '1');
       if (json) return void res.status(503).json({ reason: 'TemporarilyUnavailable' });
       return sendBarePage(deps, req, res, 503, 'unavailable');
+    }
+    // Body-parser refusals (too large, too many fields, bad charset or encoding): the client's fault.
+    const parser = err as { status?: unknown; type?: unknown } | null;
+    if (typeof parser?.type === 'string' && typeof parser.status === 'number' && parser.status >= 400) {
+      if (parser.status < 500) {
+        const status = parser.status === 413 ? 413 : 400;
+        if (json) return void res.status(status).json({ reason: 'InvalidBody' });
+        return sendBarePage(deps, req, res, status, 'badForm');
+      }
     }
     deps.logger.error({ err, path: req.route?.path }, 'page error');
     if (json) return void res.status(500).end();

@@ -3,50 +3,57 @@
 import type { Request } from 'express';
 import type { ConnectDeps } from '../deps';
 import { type CodeLimits, checkCode, sendCode } from '../domain/email-codes';
-import type { Browser } from './browser';
+import type { FlowStore } from '../store/flows';
+import { type Browser, PageError } from './browser';
 
 /**
- * Mails a fresh code to `email` and keeps it pending on the flow. A failed delivery becomes a notice on the page;
- * a rate limit (TooManyAttempts) goes on to the page's error handler.
+ * Mails a fresh code to `email` and keeps it pending on the flow (its hash in a single-use record with a guess
+ * counter). A failed delivery becomes a notice on the page; a rate limit (TooManyAttempts) goes on to the page's
+ * error handler.
  */
 export async function mailCode(
   deps: Pick<ConnectDeps, 'mailer' | 'config' | 'now' | 'logger'>,
+  flows: FlowStore,
   limits: CodeLimits,
   b: Browser,
   req: Request,
   email: string,
 ): Promise<void> {
   try {
-    b.flow.pendingEmail = await sendCode(
+    const code = await sendCode(
       { mailer: deps.mailer, limits, ttlSeconds: deps.config.emailCodeTtlSeconds, now: deps.now },
       { email, clientIp: req.ip ?? '', locale: b.locale, appName: b.ctx.appName ?? '' },
     );
+    if (!(await flows.putCode(b.flowId, b.target.key, code))) throw new PageError(403, 'sessionExpired');
+    b.flow.pendingEmail = email;
   } catch (err) {
-    if ((err as { reason?: string }).reason === 'TooManyAttempts') throw err;
+    if (err instanceof PageError || (err as { reason?: string }).reason === 'TooManyAttempts') throw err;
     deps.logger.warn({ err: (err as Error).message }, 'code mail failed');
     b.flash('mailFailed');
   }
 }
 
-/** Returns the proven address (the pending code is then consumed), or undefined with a notice for the page. */
+/**
+ * Returns the proven address, or undefined with a notice for the page. A right code is consumed, and the flow
+ * moves to a fresh identifier (the caller's privilege changes: sign-up or re-authentication).
+ */
 export async function enterCode(
   deps: { limits: CodeLimits; now: () => Date },
   b: Browser,
   req: Request,
+  typed: string,
 ): Promise<string | undefined> {
-  const pending = b.flow.pendingEmail;
-  if (!pending) return undefined;
-  const typed = String((req.body as Record<string, unknown>).code ?? '');
-  const result = await checkCode(deps, pending, typed, req.ip ?? '');
-  if (result === 'ok') {
+  if (!b.flow.pendingEmail) return undefined;
+  const check = await checkCode({ ...deps, codes: b.codes }, typed, req.ip ?? '');
+  if (check.result === 'ok') {
     delete b.flow.pendingEmail;
-    return pending.email;
+    await b.rotate();
+    return check.email;
   }
-  if (result === 'wrong') {
-    pending.attempts += 1;
-    b.flash('codeWrong');
-  } else {
+  if (check.result === 'wrong') b.flash('codeWrong');
+  else {
     delete b.flow.pendingEmail;
+    await b.codes.drop();
     b.flash('codeExpired');
   }
   return undefined;

@@ -11,9 +11,10 @@ import { errandReauthView } from '../pages/sign-in';
 import { detailsView, messageView } from '../pages/steps';
 import type { AccountStore, ErrandStore } from '../store/accounts';
 import type { FlowStore } from '../store/flows';
-import { type Browser, csrfValid, openBrowser, PageError, sendPage } from './browser';
+import { type Browser, csrfValid, openBrowser, PageError, readForm, sendPage } from './browser';
 import { enterCode, mailCode } from './code-entry';
 import { submitDetails } from './details-form';
+import { codeForm, plainForm } from './page-schemas';
 import { passkeyRoutes } from './passkey-routes';
 
 type ErrandRow = NonNullable<Awaited<ReturnType<ErrandStore['byKeyHash']>>>;
@@ -120,16 +121,19 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
 
   router.post('/errands/:errandKey/email', form, async (req, res) => {
     const b = await loadPending(req, res);
+    readForm(plainForm, req);
     const account = await deps.db.account.findUnique({ where: { id: b.errand.accountId } });
     const hasPasskey = (await accounts.passkeysOf(b.errand.accountId)).length > 0;
     // Only an account without a passkey re-authenticates by email.
-    if (account?.email && !hasPasskey) await mailCode(deps, p.codeLimits, b, req, account.email);
+    if (account?.email && !hasPasskey) await mailCode(deps, flows, p.codeLimits, b, req, account.email);
     await back(b, res);
   });
 
   router.post('/errands/:errandKey/email/code', form, async (req, res) => {
     const b = await loadPending(req, res);
-    if (await enterCode({ limits: p.codeLimits, now: deps.now }, b, req)) {
+    const { code } = readForm(codeForm, req);
+    // A right code rotates the flow identifier (re-authentication is a change of privilege).
+    if (await enterCode({ limits: p.codeLimits, now: deps.now }, b, req, code)) {
       b.flow.accountId = b.errand.accountId;
       b.flow.authTime = deps.now().getTime();
     }
@@ -138,12 +142,15 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
 
   router.post('/errands/:errandKey/email/reset', form, async (req, res) => {
     const b = await loadPending(req, res);
+    readForm(plainForm, req);
     delete b.flow.pendingEmail;
+    await b.codes.drop();
     await back(b, res);
   });
 
   router.post('/errands/:errandKey/details', form, async (req, res) => {
     const b = await loadPending(req, res);
+    readForm(plainForm, req);
     // Nothing changes before the person has re-authenticated as the errand's account.
     if (b.flow.accountId !== b.errand.accountId) return back(b, res);
     const found = await accountAndView(deps.issuance, b.target.app, b.errand.accountId);

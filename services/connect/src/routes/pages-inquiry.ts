@@ -7,7 +7,7 @@ import type { ConnectDeps } from '../deps';
 import { buildCallbackRedirect } from '../domain/callback-url';
 import { type CodeLimits, normalizeEmail } from '../domain/email-codes';
 import { satisfiesRealizeConstraints } from '../domain/email-match';
-import { openConfirmationKey } from '../domain/inquiry-status';
+import { openConfirmationKey, returnsToOriginator } from '../domain/inquiry-status';
 import { sha256Hex } from '../domain/keys';
 import { accountAndView, inquiryItems, termsOwed } from '../domain/page-steps';
 import { realizeInquiry } from '../domain/realize';
@@ -16,9 +16,10 @@ import { detailsView, messageView, revealView, termsView } from '../pages/steps'
 import type { AccountStore } from '../store/accounts';
 import type { FlowStore } from '../store/flows';
 import type { InquiryRow, InquiryStore } from '../store/inquiries';
-import { type Browser, csrfValid, openBrowser, PageError, sendPage } from './browser';
+import { type Browser, csrfValid, openBrowser, PageError, readForm, sendPage } from './browser';
 import { enterCode, mailCode } from './code-entry';
 import { submitDetails } from './details-form';
+import { codeForm, emailForm, plainForm, termsForm } from './page-schemas';
 import { passkeyRoutes } from './passkey-routes';
 
 interface InquiryPage extends Browser {
@@ -107,9 +108,10 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
       await b.save();
       const view = inquirySignInView(ctx, {
         base: b.target.base,
-        pendingEmail: b.flow.pendingEmail?.email,
+        pendingEmail: b.flow.pendingEmail,
         verifiedEmail: b.flow.verifiedEmail,
         notice,
+        warnOriginator: returnsToOriginator(inquiry.constraints),
       });
       return sendPage(res, b, ctx.t('title'), view, 200, true);
     }
@@ -169,7 +171,7 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
 
   router.post('/inquiries/:exposureKey/email', form, async (req, res) => {
     const b = await loadForPost(req, res);
-    const email = normalizeEmail(String((req.body as Record<string, unknown>).email ?? ''));
+    const email = normalizeEmail(readForm(emailForm, req).email);
     if (!email) b.flash('emailInvalid');
     else if (!satisfiesRealizeConstraints(email, b.inquiry.constraints.realizeConstraints)) {
       b.flash('emailNotAllowed', { app: b.ctx.appName ?? '' });
@@ -177,27 +179,33 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
       // A blocked domain cannot sign up (CONTRACTS "Email-domain policy"): no code is mailed, and the page says why.
       b.flash('emailDomainBlocked', { domain: emailDomainOf(email) ?? '' });
     } else {
-      await mailCode(deps, p.codeLimits, b, req, email);
+      await mailCode(deps, flows, p.codeLimits, b, req, email);
     }
     await back(b, res);
   });
 
   router.post('/inquiries/:exposureKey/email/code', form, async (req, res) => {
     const b = await loadForPost(req, res);
-    const proven = await enterCode({ limits: p.codeLimits, now: deps.now }, b, req);
+    const { code } = readForm(codeForm, req);
+    const proven = await enterCode({ limits: p.codeLimits, now: deps.now }, b, req, code);
     if (proven) b.flow.verifiedEmail = proven;
     await back(b, res);
   });
 
   router.post('/inquiries/:exposureKey/email/reset', form, async (req, res) => {
     const b = await loadForPost(req, res);
+    readForm(plainForm, req);
     delete b.flow.pendingEmail;
     delete b.flow.verifiedEmail;
+    await b.codes.drop();
     await back(b, res);
   });
 
   router.post('/inquiries/:exposureKey/sign-out', form, async (req, res) => {
     const b = await loadForPost(req, res);
+    readForm(plainForm, req);
+    // Signing out is a change of privilege too.
+    await b.rotate();
     delete b.flow.accountId;
     delete b.flow.authTime;
     await back(b, res);
@@ -205,7 +213,7 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
 
   router.post('/inquiries/:exposureKey/terms', form, async (req, res) => {
     const b = await loadForPost(req, res);
-    const form = req.body as Record<string, unknown>;
+    const form = readForm(termsForm, req);
     if (b.flow.accountId) {
       const terms = await termsOwed(deps.issuance, b.flow.accountId);
       if (terms && form.accept === 'yes' && Number(form.revision) === terms.revision) {
@@ -221,6 +229,7 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
 
   router.post('/inquiries/:exposureKey/details', form, async (req, res) => {
     const b = await loadForPost(req, res);
+    readForm(plainForm, req);
     const accountId = b.flow.accountId;
     const found = accountId ? await accountAndView(deps.issuance, b.target.app, accountId) : undefined;
     if (found && accountId)

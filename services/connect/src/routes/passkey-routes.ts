@@ -17,7 +17,8 @@ import {
 import { describeUserAgent, deviceLabel } from '../domain/user-agent';
 import type { AccountStore } from '../store/accounts';
 import type { FlowStore } from '../store/flows';
-import { type Browser, csrfValid, PageError } from './browser';
+import { type Browser, csrfValid, PageError, readJson } from './browser';
+import { authenticationBody, optionsBody, registrationBody } from './page-schemas';
 
 export interface PasskeyRouteDeps {
   deps: ConnectDeps;
@@ -45,6 +46,7 @@ export function passkeyRoutes(
   const json = jsonBody(32 * 1024);
 
   router.post(`${prefix}/passkey/authentication-options`, json, async (req, res) => {
+    readJson(optionsBody, req);
     const b = await guarded(r, req, res);
     const options = await authenticationOptions(deps.config);
     await flows.putChallenge(b.flowId, b.target.key, { value: options.challenge, kind: 'authenticate' });
@@ -52,14 +54,17 @@ export function passkeyRoutes(
   });
 
   router.post(`${prefix}/passkey/authentication`, json, async (req, res) => {
+    const body = readJson(authenticationBody, req);
     const b = await guarded(r, req, res);
     const challenge = await flows.takeChallenge(b.flowId, b.target.key);
     const { accountId } = await verifyAuthentication(
       { config: deps.config, accounts, now: deps.now },
-      req.body as AuthenticationResponseJSON,
+      body as AuthenticationResponseJSON,
       challenge,
     );
     if (b.target.accountId && b.target.accountId !== accountId) throw new PageError(403, 'wrongAccount');
+    // Signed in: a fresh flow identifier, so a planted or kept copy of the old cookie gains nothing.
+    await b.rotate();
     b.flow.accountId = accountId;
     b.flow.authTime = deps.now().getTime();
     await b.save();
@@ -69,6 +74,7 @@ export function passkeyRoutes(
   if (!allowRegistration) return;
 
   router.post(`${prefix}/passkey/registration-options`, json, async (req, res) => {
+    readJson(optionsBody, req);
     const b = await guarded(r, req, res);
     const email = b.flow.verifiedEmail;
     // The domain may have been blocked since the code was mailed: a blocked domain never gets an account.
@@ -85,6 +91,7 @@ export function passkeyRoutes(
   });
 
   router.post(`${prefix}/passkey/registration`, json, async (req, res) => {
+    const body = readJson(registrationBody, req);
     const b = await guarded(r, req, res);
     const email = b.flow.verifiedEmail;
     if (!email) throw passkeyRefused();
@@ -92,7 +99,7 @@ export function passkeyRoutes(
     const device = describeUserAgent(req.headers['user-agent']);
     const { accountId } = await verifyRegistration(
       { config: deps.config, accounts },
-      req.body as RegistrationResponseJSON,
+      body as RegistrationResponseJSON,
       challenge,
       email,
       {
@@ -102,6 +109,8 @@ export function passkeyRoutes(
         beforeCommit: noticeBeforeCommit({ ...deps, connectUrl: deps.config.connectUrl }, device),
       },
     );
+    // Signed up: a fresh flow identifier, as at sign-in.
+    await b.rotate();
     delete b.flow.verifiedEmail;
     b.flow.accountId = accountId;
     b.flow.authTime = deps.now().getTime();

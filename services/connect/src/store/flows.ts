@@ -1,14 +1,14 @@
-// Browser flow state in Redis, short-lived and shared by every replica: one record per (browser, inquiry or
-// errand), found by the SHA-256 of the HttpOnly flow cookie. Holds the CSRF token, WebAuthn challenges, the
-// emailed code's hash (never the code) and who signed in.
-import { randomBytes } from 'node:crypto';
+// Browser flow state in Redis, short-lived and shared by every replica: one server-side session per browser
+// (libs/platform browser sessions: issued by this host only, rotated at every sign-in), holding one record per
+// inquiry or errand (CSRF token, who signed in), the WebAuthn challenge in flight, and the emailed code's hash
+// (never the code) with its atomic guess counter.
+import { type BrowserSessionStore, createBrowserSessionStore, type Guess } from '@svc/platform';
 import type { Redis } from 'ioredis';
-import { sha256Hex } from '../domain/keys';
 
 export interface FlowState {
   csrf: string;
-  /** The address a sign-up code was sent to, the code's hash and the wrong guesses so far. */
-  pendingEmail?: { email: string; codeHash: string; attempts: number; expiresAt: number };
+  /** The address a code was sent to (the code itself is a separate single-use record, see putCode). */
+  pendingEmail?: string;
   /** An address proven by its code, ready for passkey registration. */
   verifiedEmail?: string;
   /** The account that proved itself in this flow, and when. */
@@ -27,29 +27,66 @@ export interface Challenge {
   userHandle?: string;
 }
 
-export function newFlowId(): string {
-  return randomBytes(32).toString('base64url');
+/** A pending emailed code: the address, the hash of address and code, and when it dies. */
+export interface PendingCode {
+  email: string;
+  codeHash: string;
+  expiresAt: number;
 }
 
+const CHALLENGE_TTL_MS = 300_000;
+
 export function createFlowStore(redis: Redis, ttlSeconds: number) {
-  const key = (flowId: string, target: string) => `connect:flow:${sha256Hex(flowId)}:${target}`;
+  const sessions: BrowserSessionStore = createBrowserSessionStore(redis, {
+    namespace: 'connect:flow',
+    ttlSeconds,
+  });
   return {
+    /** A new flow identifier for a browser that has none the host issued. */
+    issue: () => sessions.issue(),
+    isIssued: (flowId: string) => sessions.isIssued(flowId),
+    /** Moves the browser's flow to a fresh identifier (sign-in, sign-up, re-authentication). */
+    rotate: (flowId: string) => sessions.rotate(flowId),
     async load(flowId: string, target: string): Promise<FlowState | undefined> {
-      const raw = await redis.get(key(flowId, target));
+      const raw = await sessions.read(flowId, target);
       return raw ? (JSON.parse(raw) as FlowState) : undefined;
     },
-    async save(flowId: string, target: string, state: FlowState): Promise<void> {
-      await redis.set(key(flowId, target), JSON.stringify(state), 'EX', ttlSeconds);
+    /** False when the flow identifier no longer exists (rotated away or expired): nothing is written. */
+    save(flowId: string, target: string, state: FlowState): Promise<boolean> {
+      return sessions.write(flowId, { [target]: JSON.stringify(state) });
     },
     /** Stores the WebAuthn challenge in flight; a new one replaces the old. */
-    async putChallenge(flowId: string, target: string, challenge: Challenge): Promise<void> {
-      await redis.set(`${key(flowId, target)}:challenge`, JSON.stringify(challenge), 'EX', 300);
+    async putChallenge(flowId: string, target: string, challenge: Challenge): Promise<boolean> {
+      const value = JSON.stringify({ ...challenge, expiresAt: Date.now() + CHALLENGE_TTL_MS });
+      return sessions.write(flowId, { [`${target}:challenge`]: value });
     },
-    /** Reads and removes the challenge atomically (GETDEL), so it can be answered once, on any replica. */
+    /** Reads and removes the challenge atomically, so it can be answered once, on any replica. */
     async takeChallenge(flowId: string, target: string): Promise<Challenge | undefined> {
-      const raw = await redis.getdel(`${key(flowId, target)}:challenge`);
-      return raw ? (JSON.parse(raw) as Challenge) : undefined;
+      const raw = await sessions.take(flowId, `${target}:challenge`);
+      if (!raw) return undefined;
+      const { expiresAt, ...challenge } = JSON.parse(raw) as Challenge & { expiresAt: number };
+      return expiresAt > Date.now() ? challenge : undefined;
     },
+    /** Keeps a freshly mailed code (replacing any older one) with its guess counter at zero. */
+    putCode(flowId: string, target: string, code: PendingCode): Promise<boolean> {
+      return sessions.write(flowId, {
+        [`${target}:code`]: JSON.stringify(code),
+        [`${target}:code-guesses`]: '0',
+      });
+    },
+    /** Counts one guess before any comparison; undefined once the code is gone or out of guesses. */
+    async guessCode(
+      flowId: string,
+      target: string,
+      max: number,
+    ): Promise<(Guess & { code: PendingCode }) | undefined> {
+      const g = await sessions.guess(flowId, `${target}:code`, `${target}:code-guesses`, max);
+      return g && { ...g, code: JSON.parse(g.value) as PendingCode };
+    },
+    /** Consumes the code a guess matched; true for exactly one caller. */
+    consumeCode: (flowId: string, target: string, value: string) =>
+      sessions.takeIf(flowId, `${target}:code`, value),
+    dropCode: (flowId: string, target: string) => sessions.remove(flowId, `${target}:code`),
   };
 }
 export type FlowStore = ReturnType<typeof createFlowStore>;

@@ -1,0 +1,60 @@
+// zod schemas of the page bodies: the form posts (every value one string) and the passkey JSON calls (the
+// WebAuthn response shapes @simplewebauthn/server reads). A body that does not fit is 400, never a 500.
+import { z } from 'zod';
+
+/** base64url without padding, as WebAuthn JSON carries binary fields. */
+const b64url = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[A-Za-z0-9_-]*$/);
+
+const field = z.string().max(4096);
+
+/** Every form: at most 50 fields, each a single string (a repeated field arrives as an array and is refused). */
+export const anyForm = z.record(z.string().max(128), field);
+
+export const plainForm = z.object({ _csrf: field });
+export const emailForm = z.object({ _csrf: field, email: z.string().max(320) });
+export const codeForm = z.object({ _csrf: field, code: z.string().max(32) });
+export const termsForm = z.object({
+  _csrf: field,
+  revision: z.string().max(16),
+  accept: z.string().max(16).optional(),
+  locale: z.string().max(16).optional(),
+});
+
+/** The options calls take an empty object. */
+export const optionsBody = z.strictObject({});
+
+const extensionResults = z.record(z.string(), z.unknown());
+
+export const authenticationBody = z.object({
+  id: b64url(1366).min(1),
+  rawId: b64url(1366).min(1),
+  type: z.literal('public-key'),
+  response: z.object({
+    clientDataJSON: b64url(16_384).min(1),
+    authenticatorData: b64url(16_384).min(1),
+    signature: b64url(2048).min(1),
+    userHandle: b64url(128).optional(),
+  }),
+  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+  clientExtensionResults: extensionResults,
+});
+
+export const registrationBody = z.object({
+  id: b64url(1366).min(1),
+  rawId: b64url(1366).min(1),
+  type: z.literal('public-key'),
+  response: z.object({
+    clientDataJSON: b64url(16_384).min(1),
+    attestationObject: b64url(16_384).min(1),
+    authenticatorData: b64url(16_384).optional(),
+    transports: z.array(z.string().max(32)).max(8).optional(),
+    publicKeyAlgorithm: z.number().int().optional(),
+    publicKey: b64url(4096).optional(),
+  }),
+  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+  clientExtensionResults: extensionResults,
+});
