@@ -83,8 +83,7 @@ export function createBrowserSessionStore(
   redis: Redis,
   opts: { namespace: string; ttlSeconds: number },
 ): BrowserSessionStore {
-  const key = (id: string) =>
-    `${opts.namespace}:session:${createHash('sha256').update(id).digest('hex')}`;
+  const key = (id: string) => `${opts.namespace}:session:${createHash('sha256').update(id).digest('hex')}`;
   const valid = (id: string) => SESSION_ID.test(id);
   const ttl = String(opts.ttlSeconds);
   return {

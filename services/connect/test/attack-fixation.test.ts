@@ -146,50 +146,55 @@ describe('hole 1: a fixed flow cookie gains nothing once the victim signs in', (
   test.each([
     ['passkey', true],
     ['emailed code', false],
-  ])('errand re-authenticated by %s: the attacker’s copy cannot change consent or data', async (_how, withPasskey) => {
-    const backend = await provisionBackend(infra, host.url, { claims: { firstName: 'REQUIRED' } });
-    const account = await provisionAccount(infra);
-    const passkey = withPasskey ? await softPasskey(infra, account.id) : undefined;
-    const errand = await createErrand(host.deps.issuance, {
-      applicationId: backend.fixture.applicationId,
-      accountId: account.id,
-      purpose: 'CLAIMS',
-      claims: ['firstName'],
-    });
-    const path = new URL(errand.url).pathname;
-    const attacker = await attackerOpens(path);
-    const victim = await victimWithPlanted(path, attacker.kept);
-    if (passkey) {
-      expect((await passkeySignIn(victim, path, passkey)).res.status).toBe(200);
-    } else {
-      await victim.form(`${path}/email`, {});
-      const code = await mailbox.codeFor(account.email);
-      expect((await victim.form(`${path}/email/code`, { code })).res.status).toBe(303);
-    }
-    expect(victim.cookie(FLOW)).not.toBe(attacker.kept);
+  ])(
+    'errand re-authenticated by %s: the attacker’s copy cannot change consent or data',
+    async (_how, withPasskey) => {
+      const backend = await provisionBackend(infra, host.url, { claims: { firstName: 'REQUIRED' } });
+      const account = await provisionAccount(infra);
+      const passkey = withPasskey ? await softPasskey(infra, account.id) : undefined;
+      const errand = await createErrand(host.deps.issuance, {
+        applicationId: backend.fixture.applicationId,
+        accountId: account.id,
+        purpose: 'CLAIMS',
+        claims: ['firstName'],
+      });
+      const path = new URL(errand.url).pathname;
+      const attacker = await attackerOpens(path);
+      const victim = await victimWithPlanted(path, attacker.kept);
+      if (passkey) {
+        expect((await passkeySignIn(victim, path, passkey)).res.status).toBe(200);
+      } else {
+        await victim.form(`${path}/email`, {});
+        const code = await mailbox.codeFor(account.email);
+        expect((await victim.form(`${path}/email/code`, { code })).res.status).toBe(303);
+      }
+      expect(victim.cookie(FLOW)).not.toBe(attacker.kept);
 
-    const forged = await attacker.form(`${path}/details`, {
-      consent_firstName: 'GRANTED',
-      value_firstName: 'Mallory',
-    });
-    expect(forged.res.status).toBe(403);
-    const row = await infra.db.account.findUniqueOrThrow({ where: { id: account.id } });
-    expect(row.givenName).toBeNull();
-    expect(await infra.db.claimGrant.count({ where: { accountId: account.id } })).toBe(0);
-    const page = await attacker.request(path);
-    expect(page.text).toContain('Confirm it is you');
-    expect(page.text).not.toContain('value_firstName');
+      const forged = await attacker.form(`${path}/details`, {
+        consent_firstName: 'GRANTED',
+        value_firstName: 'Mallory',
+      });
+      expect(forged.res.status).toBe(403);
+      const row = await infra.db.account.findUniqueOrThrow({ where: { id: account.id } });
+      expect(row.givenName).toBeNull();
+      expect(await infra.db.claimGrant.count({ where: { accountId: account.id } })).toBe(0);
+      const page = await attacker.request(path);
+      expect(page.text).toContain('Confirm it is you');
+      expect(page.text).not.toContain('value_firstName');
 
-    // The victim's own (rotated) flow completes the errand.
-    await victim.request(path);
-    const done = await victim.form(`${path}/details`, {
-      consent_firstName: 'GRANTED',
-      value_firstName: 'Grace',
-    });
-    expect(done.res.status).toBe(303);
-    expect((await victim.request(path)).text).toContain('All done');
-    expect((await infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).givenName).toBe('Grace');
-  });
+      // The victim's own (rotated) flow completes the errand.
+      await victim.request(path);
+      const done = await victim.form(`${path}/details`, {
+        consent_firstName: 'GRANTED',
+        value_firstName: 'Grace',
+      });
+      expect(done.res.status).toBe(303);
+      expect((await victim.request(path)).text).toContain('All done');
+      expect((await infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).givenName).toBe(
+        'Grace',
+      );
+    },
+  );
 });
 
 describe('hole 1: the __Host- cookie over HTTPS', () => {

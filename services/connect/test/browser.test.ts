@@ -1,6 +1,7 @@
 // End to end in headless Chromium: establish from a backend, sign up by emailed code, register a passkey,
 // accept the terms, consent, return by CALLBACK, redeem, verify against the session host's JWK Set, refresh,
-// then usernameless sign-in again for REVEAL and STATUS_POLL, a realize-constraint mismatch, and an errand.
+// then usernameless sign-in again for REVEAL and STATUS_POLL (and their warning), a planted flow cookie replayed
+// after the victim signs in, a realize-constraint mismatch, and an errand.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { currentTerms, issueSession, loadApplication } from '@svc/issuance';
@@ -15,6 +16,7 @@ import {
   type Backend,
   type ConnectHost,
   type Mailbox,
+  makeAgent,
   provisionBackend,
   startConnect,
   startMailbox,
@@ -235,6 +237,58 @@ describe('browser sign-in, end to end', () => {
     const polled = await poll();
     expect(polled.body.state).toBe('realized');
     expect((await redeem(keysOf(est), polled.body.confirmationKey)).status).toBe(200);
+  });
+
+  test('STATUS_POLL and REVEAL inquiries warn before sign-in, in both languages', async () => {
+    for (const [type, shot] of [
+      ['STATUS_POLL', '12-warning-status-poll'],
+      ['REVEAL', '13-warning-reveal'],
+    ] as const) {
+      const est = await backend.establish({ returnMethods: [{ type }] });
+      const url = `${host.url}/inquiries/${est.body.exposureKey}`;
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.getByRole('heading', { name: 'Did you start this sign-in yourself?' }).waitFor();
+      expect(await page.textContent('.warning')).toContain(
+        'Signing in gives Lantern Notes access to your account on the device where this sign-in was started',
+      );
+      await shootBothLocales(page, shot);
+      await page.goto(`${url}?lang=zh-CN`);
+      expect(await page.textContent('.warning')).toContain(
+        '“灯笼笔记”将在发起此次登录的设备上获得访问您账户的权限',
+      );
+      await page.goto(`${url}?lang=en-US`);
+      await page.close();
+    }
+  });
+
+  test('attack: a flow cookie planted in the victim’s browser is worthless once the victim signs in', async () => {
+    const callbackUrl = `http://localhost:${callbackPort}/cb`;
+    const est = await backend.establish({ returnMethods: [{ type: 'CALLBACK', payload: { callbackUrl } }] });
+    const path = `/inquiries/${est.body.exposureKey}`;
+    // The attacker opens the sign-in page and keeps the flow cookie the host issued...
+    const attacker = makeAgent(host.url);
+    await attacker.request(path);
+    const kept = attacker.cookie('connect_flow')!;
+    expect(kept).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // ...and plants it in the victim's browser (as a sibling subdomain or a plain-HTTP hop could).
+    const victim = await browser.newContext({ locale: 'en-US' });
+    victim.setDefaultTimeout(10_000);
+    await victim.addCookies([{ name: 'connect_flow', value: kept, url: host.url }]);
+    const page = await victim.newPage();
+    const authenticator = await addAuthenticator(victim, page, credentials);
+    await passkeySignIn(page, `${host.url}${path}`);
+    await page.waitForURL((u) => u.port === String(callbackPort), { timeout: 15_000 });
+    expect(new URL(page.url()).searchParams.get('confirmationKey')).toMatch(/^iqc_/);
+    credentials = await authenticator.credentials();
+    const now = (await victim.cookies(host.url)).find((c) => c.name === 'connect_flow')!;
+    expect(now.value).not.toBe(kept);
+    await victim.close();
+    // The attacker replays the kept cookie: no redirect to the callback, no confirmation key.
+    const replay = await attacker.request(path);
+    expect(replay.res.status).toBe(410);
+    expect(replay.res.headers.get('location')).toBeNull();
+    expect(replay.text).not.toContain('iqc_');
   });
 
   test('realize constraints are enforced on the realized identity and on sign-up', async () => {

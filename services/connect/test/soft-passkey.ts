@@ -55,7 +55,11 @@ export async function softPasskey(infra: TestInfra, accountId: string): Promise<
       count.writeUInt32BE(counter);
       // rpIdHash, flags UP|UV, signature counter.
       const authenticatorData = Buffer.concat([sha256(o.rpId), Buffer.from([0x05]), count]);
-      const signature = sign('sha256', Buffer.concat([authenticatorData, sha256(clientDataJSON)]), privateKey);
+      const signature = sign(
+        'sha256',
+        Buffer.concat([authenticatorData, sha256(clientDataJSON)]),
+        privateKey,
+      );
       const handle = o.userHandle === undefined ? userHandle : o.userHandle;
       return {
         id: credentialId,
