@@ -1,9 +1,11 @@
 // Sign-ins to the account page, in Redis and shared by every replica: one record per session id (found by the
 // SHA-256 of the HttpOnly cookie), holding the CSRF token, who signed in and when, and a one-time notice. Ids are
 // only ever made here, so a cookie the host did not issue finds nothing; signing in replaces the id.
+
+import { newSessionId } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import { newKey, sha256Hex } from '../domain/keys';
-import { type Challenge, newFlowId } from './flows';
+import type { Challenge } from './flows';
 
 export interface AccountSession {
   csrf: string;
@@ -21,7 +23,7 @@ export function createAccountSessionStore(redis: Redis, ttlSeconds: number) {
   return {
     /** Starts a session under a fresh random id (256 bits) and returns the id. */
     async create(init: Omit<AccountSession, 'csrf'> = {}): Promise<{ id: string; session: AccountSession }> {
-      const id = newFlowId();
+      const id = newSessionId();
       const session: AccountSession = { ...init, csrf: newKey('') };
       await redis.set(key(id), JSON.stringify(session), 'EX', ttlSeconds);
       return { id, session };
