@@ -265,22 +265,13 @@ export function pageErrors(deps: ConnectDeps) {
       if (err.headers) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
       if (json) return void res.status(err.status).json({ reason: err.reason });
       const key: MessageKey =
-        err.status === 429 ? 'tooMany' : err.reason === 'InvalidBody' ? 'sessionExpired' : 'unavailable';
+        err.status === 429 ? 'tooMany' : err.reason === 'InvalidBody' ? 'badForm' : 'unavailable';
       return sendBarePage(deps, req, res, err.status >= 500 ? 503 : err.status, key);
     }
     if (isDependencyFailure(err)) {
       res.setHeader('Retry-After', '1');
       if (json) return void res.status(503).json({ reason: 'TemporarilyUnavailable' });
       return sendBarePage(deps, req, res, 503, 'unavailable');
-    }
-    // Body-parser refusals (too large, too many fields, bad charset or encoding): the client's fault.
-    const parser = err as { status?: unknown; type?: unknown } | null;
-    if (typeof parser?.type === 'string' && typeof parser.status === 'number' && parser.status >= 400) {
-      if (parser.status < 500) {
-        const status = parser.status === 413 ? 413 : 400;
-        if (json) return void res.status(status).json({ reason: 'InvalidBody' });
-        return sendBarePage(deps, req, res, status, 'badForm');
-      }
     }
     deps.logger.error({ err, path: req.route?.path }, 'page error');
     if (json) return void res.status(500).end();
