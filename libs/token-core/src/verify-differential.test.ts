@@ -322,6 +322,15 @@ const SIGN_MODES = [
   'one-bit',
 ];
 
+const TOKEN_EDITS = ['lead-space', 'trail-newline', 'extra-segment', 'two-segments', 'bearer', 'empty'];
+
+/** A step's family, e.g. `segment:padding` for `segment1:padding(signed after)`. */
+const familyOf = (step: string) =>
+  step
+    .replace(/^segment\d/, 'segment')
+    .replace(/^(header|payload)-text/, 'text')
+    .replace(/\(.*\)$/, '');
+
 async function generate(rng: Rng, keys: Keys, now: number): Promise<Case> {
   const steps: string[] = [];
   const kind: Kind = rng.pick(['account', 'workload', 'refresh']);
@@ -386,9 +395,7 @@ async function generate(rng: Rng, keys: Keys, now: number): Promise<Case> {
       signMode = rng.pick(SIGN_MODES);
       steps.push(`signature:${signMode}`);
     } else {
-      tokenEdits.push(
-        rng.pick(['lead-space', 'trail-newline', 'extra-segment', 'two-segments', 'bearer', 'empty']),
-      );
+      tokenEdits.push(rng.pick(TOKEN_EDITS));
       steps.push(`token:${tokenEdits.at(-1)}`);
     }
   }
@@ -518,6 +525,7 @@ test(`the hand-written verifier and jose's jwtVerify agree on ${CASES} generated
   const divergences: string[] = [];
   const started = performance.now();
   let accepted = 0;
+  const seen = new Set<string>();
   const BATCH = 64;
   for (let done = 0; done < CASES; done += BATCH) {
     const batch: Case[] = [];
@@ -525,6 +533,7 @@ test(`the hand-written verifier and jose's jwtVerify agree on ${CASES} generated
     await Promise.all(
       batch.map(async (c) => {
         const [a, b] = await Promise.all([ours(c, keys.pub, now), reference(c, keys.pub, now)]);
+        for (const step of c.steps) seen.add(familyOf(step));
         if (a.ok) accepted++;
         const same =
           a.ok && b.ok
@@ -544,7 +553,16 @@ test(`the hand-written verifier and jose's jwtVerify agree on ${CASES} generated
     `verify differential (seed ${SEED}): ${accepted} accepted, ${CASES - accepted} refused by both, ` +
       `${divergences.length} divergences, ${realSignatures.size} RS256 signatures, ${Math.round(performance.now() - started)} ms`,
   );
-  // The generator must reach both outcomes in earnest, or agreement would mean little.
+  // Every mutation family ran, and the generator reached both outcomes in earnest, or agreement would mean little.
+  const families = [
+    ...headerMutations(keys).map(([name]) => `header:${name}`),
+    ...payloadMutations(nowSeconds).map(([name]) => `payload:${name}`),
+    ...textMutations().map(([name]) => `text:${name}`),
+    ...segmentMutations().map(([name]) => `segment:${name}`),
+    ...SIGN_MODES.map((mode) => `signature:${mode}`),
+    ...TOKEN_EDITS.map((edit) => `token:${edit}`),
+  ];
+  expect(families.filter((f) => !seen.has(f))).toEqual([]);
   expect(accepted).toBeGreaterThan(CASES * 0.15);
   expect(CASES - accepted).toBeGreaterThan(CASES * 0.3);
   expect(divergences.slice(0, 20)).toEqual([]);
