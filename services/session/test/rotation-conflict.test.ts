@@ -31,7 +31,7 @@ async function parkedWrites(blockers: number[]): Promise<number[]> {
   const rows = await h.infra.db.$queryRawUnsafe<{ pid: number }[]>(
     `SELECT pid FROM pg_stat_activity
       WHERE datname = current_database() AND pid <> pg_backend_pid()
-        AND query LIKE 'UPDATE sessions s%SET current_version = v.next%'
+        AND query ILIKE '%update%sessions%'
         AND pg_blocking_pids(pid) && $1::int[]`,
     blockers,
   );
