@@ -2,6 +2,7 @@
 // conditional write to a concurrent rotation of the same version, and cannot be answered by the retry allowance,
 // gets an empty 401 and changes nothing. The timing is driven, not slept: a row lock held by the test parks both
 // rotations at their write, and the host's clock (stopped by the test) moves past the allowance before they go on.
+// The same clock also lets a session outlive its expiry without any write to the database.
 import { postJson, waitUntil } from '@svc/testkit';
 import { decodeJwt } from 'jose';
 import { freshSession, type SessionHarness, startSessionHost } from './support';
@@ -106,5 +107,18 @@ describe('POST /refresh: a lost rotation write', () => {
     expect([replay.status, replay.body.reason]).toEqual([401, 'RefreshTokenFamilyCompromised']);
     const session = await h.infra.db.session.findUniqueOrThrow({ where: { id: issued.sid } });
     expect(session.status).toBe('REVOKED');
+  });
+});
+
+describe('POST /refresh and the passing of time', () => {
+  it('a session past its expiry is RefreshTokenExpired, and stays as it is', async () => {
+    const { issued } = await freshSession(h.infra);
+    // Thirty-one days on (the refresh lifetime is thirty days): the token's own exp has not passed for the
+    // verifier (real time), but the session has by the host's clock.
+    stoppedAt = new Date(Date.now() + 31 * 86_400_000);
+    const res = await refresh(issued.refreshToken);
+    expect([res.status, res.body.reason]).toEqual([401, 'RefreshTokenExpired']);
+    const session = await h.infra.db.session.findUniqueOrThrow({ where: { id: issued.sid } });
+    expect([session.status, session.currentVersion]).toEqual(['ACTIVE', 1]);
   });
 });
