@@ -7,7 +7,7 @@ export async function signClientAuth(opts: {
   kid: string;
   iss: string;
   aud: string;
-  body: string;
+  body: string | Uint8Array;
   typ?: string;
   lifetimeSeconds?: number;
   iatOffsetSeconds?: number;

@@ -216,6 +216,28 @@ export {
   timedGet,
 } from './fault-load';
 export { type FaultMode, type FaultProxy, startFaultProxy } from './fault-proxy';
+export { type ForgedJws, type ForgeTarget, forgeAll, type JwsAlg } from './forged-jws';
+export {
+  FUZZ_RUNS,
+  FUZZ_SEED,
+  fuzzBodies,
+  fuzzForgeries,
+  fuzzParams,
+  type HostileContext,
+  type HostileEndpoint,
+  hostileValue,
+  judgeAnswer,
+  mutatedJson,
+  mutatedTransport,
+  newTally,
+  oversizedProbes,
+  type Probe,
+  reportTally,
+  type StateScope,
+  sendProbe,
+  snapshotState,
+  type Tally,
+} from './hostile';
 export { type RawAnswer, type RawRequest, sendRaw } from './raw-request';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';
 export {
