@@ -50,6 +50,7 @@ export interface BoundAssertionOptions<K> {
 
 const SKEW_SECONDS = 5;
 const HEADER_MEMBERS = ['alg', 'kid', 'typ'];
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const CLAIM_MEMBERS = ['aud', 'exp', 'iat', 'iss', 'jti', 'requestHash'];
 const B64URL = /^[A-Za-z0-9_-]+$/;
 
@@ -107,7 +108,9 @@ export async function verifyBoundAssertion<K>(
     throw new AssertionError('missing');
   }
   const jws = auth.slice(space + 1).trim();
-  if (jws.length > 4096 || jws.split('.').length !== 3) throw new AssertionError('malformed');
+  // Compact JWS in base64url exactly (RFC 7515): jose would also decode standard base64 and padding, which makes
+  // a second spelling of one signed assertion.
+  if (jws.length > 4096 || !COMPACT_JWS.test(jws)) throw new AssertionError('malformed');
   let header: Record<string, unknown>;
   try {
     header = decodeProtectedHeader(jws) as Record<string, unknown>;

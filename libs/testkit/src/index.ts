@@ -223,6 +223,7 @@ export {
   fuzzBodies,
   fuzzForgeries,
   fuzzParams,
+  fuzzTransport,
   type HostileContext,
   type HostileEndpoint,
   hostileValue,

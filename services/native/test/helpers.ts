@@ -136,7 +136,12 @@ export interface AssertionOptions {
 }
 
 /** Signs a public-key assertion over `body` the way a native client would; options break it on purpose. */
-export async function signAssertion(key: CryptoKey, kid: string, body: string, o: AssertionOptions = {}) {
+export async function signAssertion(
+  key: CryptoKey,
+  kid: string,
+  body: string | Uint8Array,
+  o: AssertionOptions = {},
+) {
   const iat = Math.floor(Date.now() / 1000) + (o.iatOffsetSeconds ?? 0);
   const claims: Record<string, unknown> = {
     iss: o.iss ?? kid,
