@@ -328,7 +328,6 @@ export function oversizedProbes(limit: number): Probe[] {
 
 /** Summary line of a host's run, printed once so the figures can be copied into RELIABILITY.md. */
 export function reportTally(host: string, tally: Tally): void {
-  // biome-ignore lint/suspicious/noConsole: the suite's figures and seed are its output
   console.log(
     `hostile-input ${host}: seed=${FUZZ_SEED} runs=${FUZZ_RUNS} tried=${tally.tried} 5xx=${tally.serverErrors} leaks=${tally.leaks} cut=${tally.cut} statuses=${JSON.stringify(tally.statuses)}`,
   );
