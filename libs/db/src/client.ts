@@ -13,6 +13,7 @@ export function databaseUrl(): string {
 export type Db = PrismaClient;
 
 const pools = new WeakMap<Db, pg.Pool>();
+const boundsByDb = new WeakMap<Db, DbBounds>();
 
 /**
  * How long any PostgreSQL call may take, so that a stalled or unreachable server fails a request in seconds
@@ -66,7 +67,15 @@ export function createPrisma(url = databaseUrl(), bounds: DbBounds = dbBoundsFro
   pool.on('error', () => undefined);
   const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   pools.set(client, pool);
+  boundsByDb.set(client, bounds);
   return client;
+}
+
+/** The bounds a client made by `createPrisma` runs under. */
+export function dbBoundsOf(db: Db): DbBounds {
+  const bounds = boundsByDb.get(db);
+  if (!bounds) throw new Error('dbBoundsOf needs a client made by createPrisma');
+  return bounds;
 }
 
 /** The pg pool under a client made by `createPrisma` (for its 'error' events). */

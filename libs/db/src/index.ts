@@ -6,6 +6,7 @@ export {
   DEFAULT_DATABASE_URL,
   databaseUrl,
   dbBoundsFromEnv,
+  dbBoundsOf,
   poolOf,
   runPrepared,
   STATEMENT_MARGIN_MS,

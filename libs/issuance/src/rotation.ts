@@ -8,7 +8,8 @@
 // read and one write (a HOT update of the session row, no index entry changes) per rotation, each shared with the
 // rotations of the same event-loop turn.
 import { createHmac } from 'node:crypto';
-import { columnsOf, type Db, gatherOn, runPrepared, type Statement, unnestParams } from '@svc/db';
+import { columnsOf, type Db, dbBoundsOf, gatherOn, runPrepared, type Statement, unnestParams } from '@svc/db';
+import { DependencyTimeoutError } from '@svc/platform';
 import {
   type ApplicationTokenClaims,
   type ClaimView,
@@ -88,6 +89,8 @@ interface RotationRow extends SnapshotRow {
   workload_ok: boolean;
   /** The account's authority version when the session was issued (null: issued before it was kept). */
   session_authority_version: number | null;
+  /** When PostgreSQL began the read (its own clock): the write's deadline counts from here. */
+  read_at: Date;
 }
 
 /**
@@ -95,10 +98,10 @@ interface RotationRow extends SnapshotRow {
  * turn: one round trip, one row per input (all columns null when the session does not exist), in input order.
  */
 const READ_ROTATIONS: Statement = {
-  name: 'rotation_read_v7',
+  name: 'rotation_read_v8',
   text: `SELECT s.id, s.application_id, s.protocol, s.subject, s.actor_subject,
       s.status, s.revoked_reason, s.current_version, s.current_jti, s.access_ttl, s.refresh_ttl, s.expires_at,
-      s.rotated_at, s.authority_version AS session_authority_version,
+      s.rotated_at, s.authority_version AS session_authority_version, statement_timestamp() AS read_at,
       ${workloadAuthoritySql({
         workloadId: 's.workload_id',
         generation: 's.workload_generation',
@@ -118,14 +121,20 @@ const READ_ROTATIONS: Statement = {
  * sweep), so PostgreSQL updates each row in place on its page (HOT). Two consumers of one session in one batch
  * match the same row; PostgreSQL updates a row once per statement, so only the one whose jti the row now
  * carries has won.
+ *
+ * A write also carries a deadline on PostgreSQL's own clock (the read's start plus the statement bound): a write
+ * that reaches the server later, because a stall or partition held it on the wire after its client gave up with
+ * a 503, changes nothing. Otherwise it would commit a version whose tokens nobody holds, and the client's retry,
+ * past the retry window by then, would count as reuse and revoke a healthy family.
  */
 const CONSUME_VERSIONS: Statement = {
-  name: 'rotation_consume_v5',
+  name: 'rotation_consume_v6',
   text: `UPDATE sessions s
     SET current_version = v.next, current_jti = v.jti, rotated_at = v.at, expires_at = v.expires
-    FROM ${unnestParams(['text', 'int', 'int', 'timestamptz', 'timestamptz', 'text'])}
-      AS v(id, presented, next, at, expires, jti)
+    FROM ${unnestParams(['text', 'int', 'int', 'timestamptz', 'timestamptz', 'text', 'timestamptz'])}
+      AS v(id, presented, next, at, expires, jti, deadline)
     WHERE s.id = v.id AND s.current_version = v.presented AND s.status = 'ACTIVE'
+      AND (v.deadline IS NULL OR statement_timestamp() < v.deadline)
     RETURNING s.id, s.current_jti`,
 };
 
@@ -141,6 +150,8 @@ export interface ConsumeInput {
   at: Date;
   expiresAt: Date;
   jti: string;
+  /** Not applied if PostgreSQL starts the write at or after this instant (its clock); none when absent. */
+  deadline?: Date;
 }
 
 /** Consumes presented versions in one statement; true for each input whose write won. */
@@ -148,7 +159,7 @@ export async function consumeVersions(db: Db, inputs: ConsumeInput[]): Promise<b
   const won = await runPrepared<{ id: string; current_jti: string }>(
     db,
     CONSUME_VERSIONS,
-    columnsOf(inputs, ['sid', 'presented', 'next', 'at', 'expiresAt', 'jti']),
+    columnsOf(inputs, ['sid', 'presented', 'next', 'at', 'expiresAt', 'jti', 'deadline']),
   );
   const winners = new Set(won.map((w) => `${w.id} ${w.current_jti}`));
   return inputs.map((i) => winners.has(`${i.sid} ${i.jti}`));
@@ -329,6 +340,7 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
     at: now,
     expiresAt: new Date(pair.refreshExp * 1000),
     jti: next.jti,
+    deadline: new Date(session.read_at.getTime() + dbBoundsOf(deps.db).statementTimeoutMs),
   });
   if (won) {
     return {
@@ -339,11 +351,16 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
       rotationVersion: next.number,
     };
   }
+  const again = await readRotation(deps.db, readInput);
+  if (again?.status === 'ACTIVE' && again.current_version === presented && again.current_jti === claims.jti) {
+    // Nothing consumed the version: the write missed its deadline (or met the session not ACTIVE for an instant).
+    // The rotation never happened, so this is no conflict: the client may simply try again.
+    throw new DependencyTimeoutError('the rotation write reached PostgreSQL after its deadline');
+  }
   // Lost to a concurrent rotation of the same version (or a revocation): with an allowance, the winner's version is
   // committed and this is its retry, or a conflict the allowance cannot answer; otherwise (strict hosts) the lost
   // race compromises the family.
   if (input.retryAllowanceMs > 0) {
-    const again = await readRotation(deps.db, readInput);
     const outcome = await judge(deps, again, input, true);
     if (outcome === 'retry') return retryRotation(deps, app, again!, terms);
     return outcome ?? { kind: 'conflict' };

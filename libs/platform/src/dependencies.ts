@@ -50,6 +50,17 @@ const DOWN_KINDS = new Set([
 const DOWN_MESSAGES =
   /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Command timed out|Stream isn't writeable|max retries per request|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|Server has closed the connection|canceling statement due to statement timeout|terminating connection/i;
 
+/**
+ * A dependency call that answered too late to be used (a write that reached PostgreSQL after its deadline and was
+ * therefore not applied): the same 503 as a timeout.
+ */
+export class DependencyTimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DependencyTimeoutError';
+  }
+}
+
 interface Inspectable {
   name?: unknown;
   code?: unknown;
@@ -66,7 +77,13 @@ export function isDependencyFailure(err: unknown): boolean {
     if (typeof e.code === 'string' && DOWN_CODES.has(e.code)) return true;
     if (typeof e.originalCode === 'string' && DOWN_CODES.has(e.originalCode)) return true;
     if (typeof e.kind === 'string' && DOWN_KINDS.has(e.kind)) return true;
-    if (e.name === 'MaxRetriesPerRequestError' || e.name === 'PrismaClientInitializationError') return true;
+    if (
+      e.name === 'MaxRetriesPerRequestError' ||
+      e.name === 'PrismaClientInitializationError' ||
+      e.name === 'DependencyTimeoutError'
+    ) {
+      return true;
+    }
     if (typeof e.message === 'string' && DOWN_MESSAGES.test(e.message)) return true;
     e = e.cause as Inspectable | undefined;
   }
