@@ -50,6 +50,9 @@ test('rotation moves the session to a new id; the old one reads nothing and cann
   expect(await s.write(id, { target: 'replayed' })).toBe(false);
   expect(await s.isIssued(id)).toBe(false);
   expect(await s.rotate(id)).toBeUndefined();
+  await s.end(next!);
+  expect(await s.isIssued(next!)).toBe(false);
+  expect(await s.write(next!, { target: 'after sign-out' })).toBe(false);
 });
 
 test('twenty concurrent rotations of one id on two connections: exactly one succeeds', async () => {

@@ -77,6 +77,8 @@ export interface BrowserSessionStore {
   guess(id: string, field: string, counterField: string, max: number): Promise<Guess | undefined>;
   /** Moves the session to a fresh identifier; the old one stops working. Undefined when the old one is gone. */
   rotate(id: string): Promise<string | undefined>;
+  /** Ends the session (sign-out): the identifier stops working. */
+  end(id: string): Promise<void>;
 }
 
 export function createBrowserSessionStore(
@@ -127,6 +129,9 @@ export function createBrowserSessionStore(
       if (!valid(id)) return undefined;
       const next = newSessionId();
       return (await redis.eval(ROTATE, 2, key(id), key(next), ttl)) === 1 ? next : undefined;
+    },
+    async end(id) {
+      if (valid(id)) await redis.del(key(id));
     },
   };
 }

@@ -1,11 +1,12 @@
-// Sign-ins to the account page, in Redis and shared by every replica: one record per session id (found by the
-// SHA-256 of the HttpOnly cookie), holding the CSRF token, who signed in and when, and a one-time notice. Ids are
-// only ever made here, so a cookie the host did not issue finds nothing; signing in replaces the id.
+// Sign-ins to the account page, in Redis and shared by every replica: a libs/platform browser session per id
+// (found by the SHA-256 of the HttpOnly cookie), holding the CSRF token, who signed in and when, a one-time
+// notice and the WebAuthn challenge. Ids are only ever issued here, so a cookie the host did not issue finds
+// nothing; signing in replaces the id.
 
-import { newSessionId } from '@svc/platform';
+import { createBrowserSessionStore } from '@svc/platform';
 import type { Redis } from 'ioredis';
-import { newKey, sha256Hex } from '../domain/keys';
-import type { Challenge } from './flows';
+import { newKey } from '../domain/keys';
+import { type Challenge, putChallengeIn, takeChallengeFrom } from './flows';
 
 export interface AccountSession {
   csrf: string;
@@ -19,34 +20,26 @@ export interface AccountSession {
 }
 
 export function createAccountSessionStore(redis: Redis, ttlSeconds: number) {
-  const key = (id: string) => `connect:account:${sha256Hex(id)}`;
+  const sessions = createBrowserSessionStore(redis, { namespace: 'connect:account', ttlSeconds });
   return {
-    /** Starts a session under a fresh random id (256 bits) and returns the id. */
+    /** Starts a session under a fresh host-issued id (256 bits) and returns the id. */
     async create(init: Omit<AccountSession, 'csrf'> = {}): Promise<{ id: string; session: AccountSession }> {
-      const id = newSessionId();
+      const id = await sessions.issue();
       const session: AccountSession = { ...init, csrf: newKey('') };
-      await redis.set(key(id), JSON.stringify(session), 'EX', ttlSeconds);
+      await sessions.write(id, { state: JSON.stringify(session) });
       return { id, session };
     },
     async load(id: string): Promise<AccountSession | undefined> {
-      const raw = await redis.get(key(id));
+      const raw = await sessions.read(id, 'state');
       return raw ? (JSON.parse(raw) as AccountSession) : undefined;
     },
-    /** Saves only a session that still exists (XX), so a request racing sign-out cannot bring it back. */
+    /** Saves only a session that still exists, so a request racing sign-out cannot bring it back. */
     async save(id: string, session: AccountSession): Promise<void> {
-      await redis.set(key(id), JSON.stringify(session), 'EX', ttlSeconds, 'XX');
+      await sessions.write(id, { state: JSON.stringify(session) });
     },
-    async destroy(id: string): Promise<void> {
-      await redis.del(key(id), `${key(id)}:challenge`);
-    },
-    async putChallenge(id: string, challenge: Challenge): Promise<void> {
-      await redis.set(`${key(id)}:challenge`, JSON.stringify(challenge), 'EX', 300);
-    },
-    /** Reads and removes the challenge atomically (GETDEL): answered once, on any replica. */
-    async takeChallenge(id: string): Promise<Challenge | undefined> {
-      const raw = await redis.getdel(`${key(id)}:challenge`);
-      return raw ? (JSON.parse(raw) as Challenge) : undefined;
-    },
+    destroy: (id: string) => sessions.end(id),
+    putChallenge: (id: string, challenge: Challenge) => putChallengeIn(sessions, id, 'challenge', challenge),
+    takeChallenge: (id: string) => takeChallengeFrom(sessions, id, 'challenge'),
   };
 }
 export type AccountSessionStore = ReturnType<typeof createAccountSessionStore>;

@@ -36,6 +36,29 @@ export interface PendingCode {
 
 const CHALLENGE_TTL_MS = 300_000;
 
+/** Stores a WebAuthn challenge in a session field (a new one replaces the old), valid for five minutes. */
+export function putChallengeIn(
+  sessions: BrowserSessionStore,
+  id: string,
+  field: string,
+  challenge: Challenge,
+): Promise<boolean> {
+  const value = JSON.stringify({ ...challenge, expiresAt: Date.now() + CHALLENGE_TTL_MS });
+  return sessions.write(id, { [field]: value });
+}
+
+/** Reads and removes a challenge atomically, so it can be answered once, on any replica. */
+export async function takeChallengeFrom(
+  sessions: BrowserSessionStore,
+  id: string,
+  field: string,
+): Promise<Challenge | undefined> {
+  const raw = await sessions.take(id, field);
+  if (!raw) return undefined;
+  const { expiresAt, ...challenge } = JSON.parse(raw) as Challenge & { expiresAt: number };
+  return expiresAt > Date.now() ? challenge : undefined;
+}
+
 export function createFlowStore(redis: Redis, ttlSeconds: number) {
   const sessions: BrowserSessionStore = createBrowserSessionStore(redis, {
     namespace: 'connect:flow',
@@ -55,18 +78,11 @@ export function createFlowStore(redis: Redis, ttlSeconds: number) {
     save(flowId: string, target: string, state: FlowState): Promise<boolean> {
       return sessions.write(flowId, { [target]: JSON.stringify(state) });
     },
-    /** Stores the WebAuthn challenge in flight; a new one replaces the old. */
-    async putChallenge(flowId: string, target: string, challenge: Challenge): Promise<boolean> {
-      const value = JSON.stringify({ ...challenge, expiresAt: Date.now() + CHALLENGE_TTL_MS });
-      return sessions.write(flowId, { [`${target}:challenge`]: value });
-    },
-    /** Reads and removes the challenge atomically, so it can be answered once, on any replica. */
-    async takeChallenge(flowId: string, target: string): Promise<Challenge | undefined> {
-      const raw = await sessions.take(flowId, `${target}:challenge`);
-      if (!raw) return undefined;
-      const { expiresAt, ...challenge } = JSON.parse(raw) as Challenge & { expiresAt: number };
-      return expiresAt > Date.now() ? challenge : undefined;
-    },
+    /** The WebAuthn challenge in flight for a target; a new one replaces the old. */
+    putChallenge: (flowId: string, target: string, challenge: Challenge) =>
+      putChallengeIn(sessions, flowId, `${target}:challenge`, challenge),
+    takeChallenge: (flowId: string, target: string) =>
+      takeChallengeFrom(sessions, flowId, `${target}:challenge`),
     /** Keeps a freshly mailed code (replacing any older one) with its guess counter at zero. */
     putCode(flowId: string, target: string, code: PendingCode): Promise<boolean> {
       return sessions.write(flowId, {
