@@ -1,0 +1,71 @@
+// The one decision "is this PostgreSQL or Redis failing": the error shapes pg, pg-pool, ioredis and Prisma produce
+// for reset, refused and timed-out connections are dependency failures; a bug or a constraint violation is not.
+// And ioredis connection errors go through pino as JSON, never to stderr as plain text.
+import { isDependencyFailure } from './dependencies';
+import { createLogger } from './logger';
+import { createRedis } from './redis';
+
+const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
+
+test.each([
+  ['pg: a reset socket', withCode('write ECONNRESET', 'ECONNRESET')],
+  ['pg: a refused connection', withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')],
+  ['pg: a server gone mid-query', new Error('Connection terminated unexpectedly')],
+  ['pg: client-side query timeout', new Error('Query read timeout')],
+  ['pg-pool: no connection in time', new Error('timeout exceeded when trying to connect')],
+  ['pg-pool: connect timeout', new Error('Connection terminated due to connection timeout')],
+  ['PostgreSQL: statement_timeout', withCode('canceling statement due to statement timeout', '57014')],
+  ['PostgreSQL: shutting down', withCode('terminating connection due to administrator command', '57P01')],
+  ['Prisma: unreachable', withCode("Can't reach database server at 127.0.0.1:5432", 'P1001')],
+  [
+    'Prisma: a raw query on a closed connection',
+    withCode('Raw query failed. Code: `N/A`. Message: `Server has closed the connection.`', 'P2010'),
+  ],
+  ['Prisma: a driver-adapter error', Object.assign(new Error('x'), { cause: { kind: 'ConnectionClosed' } })],
+  ['ioredis: command timeout', new Error('Command timed out')],
+  ['ioredis: closed', new Error('Connection is closed.')],
+  [
+    'ioredis: retries exhausted',
+    Object.assign(new Error('Reached the max retries per request limit (which is 2).'), {
+      name: 'MaxRetriesPerRequestError',
+    }),
+  ],
+  ['wrapped in a cause', new Error('outer', { cause: withCode('read ECONNRESET', 'ECONNRESET') })],
+])('%s is a dependency failure', (_what, err) => {
+  expect(isDependencyFailure(err)).toBe(true);
+});
+
+test.each([
+  ['a bug', new TypeError("Cannot read properties of undefined (reading 'x')")],
+  ['a unique violation', withCode('Unique constraint failed on the fields: (`anchor`)', 'P2002')],
+  ['PostgreSQL: invalid byte sequence', withCode('invalid byte sequence for encoding "UTF8": 0x00', '22021')],
+  ['nothing', undefined],
+  ['a string', 'ECONNRESET'],
+])('%s is not', (_what, err) => {
+  expect(isDependencyFailure(err)).toBe(false);
+});
+
+test('ioredis connection errors are JSON lines through the logger, nothing on stderr', async () => {
+  const lines: { msg?: string; dependency?: string }[] = [];
+  const logger = createLogger('redis-test', {
+    level: 'debug',
+    destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+  });
+  const printed = jest.spyOn(console, 'error');
+  // Port 1 refuses connections.
+  const redis = createRedis('redis://127.0.0.1:1', {
+    logger,
+    bounds: { connectTimeoutMs: 500, commandTimeoutMs: 500 },
+  });
+  try {
+    const err = await redis.ping().catch((e: unknown) => e);
+    expect(isDependencyFailure(err)).toBe(true);
+    while (!lines.some((l) => l.msg === 'redis connection error'))
+      await new Promise((r) => setTimeout(r, 20));
+    expect(lines.find((l) => l.msg === 'redis connection error')?.dependency).toBe('redis');
+    expect(printed).not.toHaveBeenCalled();
+  } finally {
+    redis.disconnect();
+    printed.mockRestore();
+  }
+});
