@@ -42,7 +42,7 @@ describe('sessions suspend / resume', () => {
     const rotated = await refresh(issued.refreshToken);
     expect(rotated.status).toBe(200);
     expect((await introspect(rotated.body.accessToken)).status).toBe('active');
-  }, 60_000);
+  }, 120_000);
 
   it('refuses unknown, malformed, revoked and expired sessions without changing them', async () => {
     const { issued } = await freshSession(h.infra);
@@ -79,5 +79,5 @@ describe('sessions suspend / resume', () => {
       [issued.sid]: 'REVOKED',
       [expired.issued.sid]: 'ACTIVE',
     });
-  }, 60_000);
+  }, 120_000);
 });
