@@ -3,7 +3,7 @@
 // reset, passkeys (add with a notice mail, rename, remove unless the last) and sign out. Forms carry the
 // session's CSRF token; the passkey calls of the page script send it as X-CSRF-Token.
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { formBody, jsonBody, parseWith, type RateLimiter } from '@svc/platform';
+import { formBody, jsonBody, type RateLimiter, sessionCookie } from '@svc/platform';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { ConnectDeps } from '../deps';
@@ -32,7 +32,16 @@ import { layout } from '../pages/layout';
 import { createAccountPageStore } from '../store/account-page';
 import { type AccountSession, createAccountSessionStore } from '../store/account-sessions';
 import type { AccountStore } from '../store/accounts';
-import { cookieOptions, csrfValid, PageError, parseCookies, requestLocale, setPageHeaders } from './browser';
+import {
+  csrfValid,
+  PageError,
+  parseCookies,
+  readForm,
+  readJson,
+  requestLocale,
+  setPageHeaders,
+} from './browser';
+import { anyForm, authenticationBody, optionsBody, plainForm, registrationBody } from './page-schemas';
 
 export interface AccountPageDeps {
   deps: ConnectDeps;
@@ -42,41 +51,15 @@ export interface AccountPageDeps {
 }
 
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
-const b64url = z
-  .string()
-  .min(1)
-  .max(16_384)
-  .regex(/^[A-Za-z0-9_-]+={0,2}$/);
-const credentialBase = {
-  id: b64url,
-  rawId: b64url,
-  type: z.literal('public-key'),
-  clientExtensionResults: z.record(z.string(), z.unknown()).optional().default({}),
-  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
-};
-/** Usernameless assertions must name their user (the credential's user handle). */
-const authenticationBody = z.looseObject({
-  ...credentialBase,
-  response: z.looseObject({
-    clientDataJSON: b64url,
-    authenticatorData: b64url,
-    signature: b64url,
-    userHandle: b64url,
-  }),
-});
-const registrationBody = z.looseObject({
-  ...credentialBase,
-  response: z.looseObject({
-    clientDataJSON: b64url,
-    attestationObject: b64url,
-    transports: z.array(z.string().max(32)).max(16).optional(),
-  }),
-});
-const optionsBody = z.object({}).strict();
 
-/** The cookie of the account page: `__Host-` prefixed whenever the host is served over HTTPS. */
+/** Form bodies of the account page (every value one string; anything else is 400). */
+const consentForm = anyForm;
+const resetForm = z.object({ _csrf: z.string(), confirm: z.string().max(16).optional() });
+const renameForm = z.object({ _csrf: z.string(), name: z.string().max(256) });
+
+/** The cookie of the account page: `__Host-` prefixed (so Secure, Path=/, no Domain) whenever served over HTTPS. */
 export function accountCookieName(connectUrl: string): string {
-  return connectUrl.startsWith('https:') ? '__Host-connect_account' : 'connect_account';
+  return sessionCookie('connect_account', connectUrl.startsWith('https:')).name;
 }
 
 interface AccountRequest {
@@ -89,9 +72,13 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
   const { deps, accounts } = p;
   const sessions = createAccountSessionStore(deps.redis, deps.config.flowTtlSeconds);
   const store = createAccountPageStore(deps.db);
-  const cookieName = accountCookieName(deps.config.connectUrl);
+  const cookie = sessionCookie(
+    'connect_account',
+    deps.config.connectUrl.startsWith('https:'),
+    deps.config.secureCookies,
+  );
   const setCookie = (res: Response, id: string) =>
-    res.cookie(cookieName, id, cookieOptions(deps, deps.config.flowTtlSeconds));
+    res.cookie(cookie.name, id, { ...cookie.options, maxAge: deps.config.flowTtlSeconds * 1000 });
   const json = jsonBody(32 * 1024);
 
   function context(req: Request, res: Response, session: AccountSession): AccountPageContext {
@@ -102,7 +89,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
 
   /** The session this cookie names, if the host issued it and it is still alive. */
   async function existing(req: Request): Promise<{ id: string; session: AccountSession } | undefined> {
-    const id = parseCookies(req.headers.cookie)[cookieName];
+    const id = parseCookies(req.headers.cookie)[cookie.name];
     if (!id || !SESSION_ID.test(id)) return undefined;
     const session = await sessions.load(id);
     return session ? { id, session } : undefined;
@@ -180,7 +167,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
 
   router.post('/account/passkey/authentication-options', json, async (req, res) => {
     const r = await guarded(req, res);
-    parseWith(optionsBody, req.body);
+    readJson(optionsBody, req);
     await p.signInLimit.consume(req.ip ?? '');
     const options = await authenticationOptions(deps.config);
     await sessions.putChallenge(r.id, { value: options.challenge, kind: 'authenticate' });
@@ -189,7 +176,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
 
   router.post('/account/passkey/authentication', json, async (req, res) => {
     const r = await guarded(req, res);
-    const body = parseWith(authenticationBody, req.body) as unknown as AuthenticationResponseJSON;
+    const body = readJson(authenticationBody, req) as AuthenticationResponseJSON;
     await p.signInLimit.consume(req.ip ?? '');
     const challenge = await sessions.takeChallenge(r.id);
     const { accountId } = await verifyAuthentication(
@@ -200,9 +187,9 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
     const account = await store.account(accountId);
     if (account?.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
     // A fresh id at sign-in: whatever id this browser held before (planted or not) never becomes signed in.
-    await sessions.destroy(r.id);
     const passkeyId = await store.passkeyIdOf(body.id);
-    const fresh = await sessions.create({ accountId, passkeyId, authTime: deps.now().getTime() });
+    const fresh = await sessions.rotate(r.id, { accountId, passkeyId, authTime: deps.now().getTime() });
+    if (!fresh) throw new PageError(403, 'sessionExpired');
     setCookie(res, fresh.id);
     await store.setLocale(accountId, r.ctx.locale);
     res.json({ next: '/account' });
@@ -210,7 +197,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
 
   router.post('/account/passkey/registration-options', json, async (req, res) => {
     const r = await guarded(req, res);
-    parseWith(optionsBody, req.body);
+    readJson(optionsBody, req);
     const accountId = await signedIn(r, res);
     if (!accountId) throw passkeyRefused();
     await p.signInLimit.consume(req.ip ?? '');
@@ -227,7 +214,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
 
   router.post('/account/passkey/registration', json, async (req, res) => {
     const r = await guarded(req, res);
-    const body = parseWith(registrationBody, req.body) as unknown as RegistrationResponseJSON;
+    const body = readJson(registrationBody, req) as RegistrationResponseJSON;
     const accountId = await signedIn(r, res);
     if (!accountId) throw passkeyRefused();
     await p.signInLimit.consume(req.ip ?? '');
@@ -244,7 +231,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
 
   form('/account/applications/:anchor/consent', async (r, accountId, req) => {
     const anchor = String(req.params.anchor);
-    if (!(await changeConsent(store, accountId, anchor, req.body as Record<string, unknown>))) return;
+    if (!(await changeConsent(store, accountId, anchor, readForm(consentForm, req)))) return;
     const app = (await accountOverview(store, accountId)).sectors
       .flatMap((s) => s.apps)
       .find((a) => a.anchor === anchor);
@@ -253,7 +240,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
 
   form('/account/sectors/:sectorId/reset', async (r, accountId, req) => {
     const sectorId = String(req.params.sectorId);
-    if ((req.body as Record<string, unknown>).confirm !== 'yes') return flash(r, 'resetNeedsConfirm');
+    if (readForm(resetForm, req).confirm !== 'yes') return flash(r, 'resetNeedsConfirm');
     if (!UUID.test(sectorId)) return;
     const sector = (await accountOverview(store, accountId)).sectors.find((s) => s.id === sectorId);
     const reset = await resetSectorIdentifier(
@@ -272,7 +259,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
       store,
       accountId,
       String(req.params.passkeyId),
-      (req.body as Record<string, unknown>).name,
+      readForm(renameForm, req).name,
     );
     if (outcome === 'renamed') flash(r, 'renamedNotice');
     else if (outcome === 'invalid') flash(r, 'renameInvalid');
@@ -280,6 +267,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
 
   form('/account/passkeys/:passkeyId/remove', async (r, accountId, req) => {
     const passkeyId = String(req.params.passkeyId);
+    readForm(plainForm, req);
     const outcome = await removePasskey(store, accountId, passkeyId);
     // Removing the passkey this session signed in with keeps this session (it proved itself and chose to).
     if (outcome === 'removed' && r.session.passkeyId === passkeyId) delete r.session.passkeyId;
@@ -289,6 +277,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
 
   router.post('/account/sign-out', formBody(), async (req, res) => {
     const r = await guarded(req, res);
+    readForm(plainForm, req);
     await sessions.destroy(r.id);
     // The next page view starts a new signed-out session under a new id, carrying the notice.
     const fresh = await sessions.create({ notice: { key: 'signedOutNotice' } });

@@ -1,7 +1,7 @@
 // Sign-ins to the account page, in Redis and shared by every replica: a libs/platform browser session per id
 // (found by the SHA-256 of the HttpOnly cookie), holding the CSRF token, who signed in and when, a one-time
 // notice and the WebAuthn challenge. Ids are only ever issued here, so a cookie the host did not issue finds
-// nothing; signing in replaces the id.
+// nothing; signing in moves the session to a fresh id.
 
 import { createBrowserSessionStore } from '@svc/platform';
 import type { Redis } from 'ioredis';
@@ -28,6 +28,22 @@ export function createAccountSessionStore(redis: Redis, ttlSeconds: number) {
       const session: AccountSession = { ...init, csrf: newKey('') };
       await sessions.write(id, { state: JSON.stringify(session) });
       return { id, session };
+    },
+    /**
+     * Privilege changes (sign-in): moves the session to a fresh id, then gives it new state, a new CSRF token and
+     * no challenge. Undefined when the old id is gone (already rotated by a concurrent request, or expired).
+     */
+    async rotate(
+      id: string,
+      init: Omit<AccountSession, 'csrf'>,
+    ): Promise<{ id: string; session: AccountSession } | undefined> {
+      const next = await sessions.rotate(id);
+      if (!next) return undefined;
+      const session: AccountSession = { ...init, csrf: newKey('') };
+      await sessions.remove(next, 'challenge');
+      return (await sessions.write(next, { state: JSON.stringify(session) }))
+        ? { id: next, session }
+        : undefined;
     },
     async load(id: string): Promise<AccountSession | undefined> {
       const raw = await sessions.read(id, 'state');
