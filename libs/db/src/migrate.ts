@@ -2,7 +2,7 @@
 // `_prisma_migrations` exactly as `prisma migrate deploy` does (same table, sha256 checksum), so either tool
 // can take over a database the other migrated. Runs under a PostgreSQL advisory lock: safe from many replicas.
 import { createHash, randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 
@@ -13,8 +13,10 @@ export interface MigrationResult {
   alreadyApplied: string[];
 }
 
+/** prisma/migrations beside the built `migrate.js` (`pnpm build` ships them there), else the checkout's. */
 export function migrationsDir(): string {
-  return path.resolve(__dirname, '..', '..', '..', 'prisma', 'migrations');
+  const shipped = path.join(__dirname, 'prisma', 'migrations');
+  return existsSync(shipped) ? shipped : path.resolve(__dirname, '..', '..', '..', 'prisma', 'migrations');
 }
 
 export async function migrate(url: string, dir = migrationsDir()): Promise<MigrationResult> {

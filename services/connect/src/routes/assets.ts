@@ -1,9 +1,17 @@
 // Static assets: the page stylesheet and script, and the @simplewebauthn/browser UMD bundle, read once at start.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Response, Router } from 'express';
 
-function browserBundlePath(): string {
+/** assets/ beside the built `main.js` (`pnpm build` copies them there), else the source folder's. */
+function assetPath(name: string): string {
+  const shipped = path.join(__dirname, 'assets', name);
+  return existsSync(shipped) ? shipped : path.join(__dirname, '../assets', name);
+}
+
+export function browserBundlePath(): string {
+  const shipped = path.join(__dirname, 'assets', 'simplewebauthn-browser.js');
+  if (existsSync(shipped)) return shipped;
   // The package's exports map hides dist/; resolve its entry and walk up to the package root.
   let dir = path.dirname(require.resolve('@simplewebauthn/browser'));
   while (!dir.endsWith(`${path.sep}browser`) && dir !== path.dirname(dir)) dir = path.dirname(dir);
@@ -14,11 +22,11 @@ export function assetRoutes(): Router {
   const assets: Record<string, { type: string; body: Buffer }> = {
     'connect.css': {
       type: 'text/css; charset=utf-8',
-      body: readFileSync(path.join(__dirname, '../assets/connect.css')),
+      body: readFileSync(assetPath('connect.css')),
     },
     'connect.js': {
       type: 'text/javascript; charset=utf-8',
-      body: readFileSync(path.join(__dirname, '../assets/connect.js')),
+      body: readFileSync(assetPath('connect.js')),
     },
     'simplewebauthn-browser.js': {
       type: 'text/javascript; charset=utf-8',

@@ -1,0 +1,143 @@
+// `pnpm build` artifacts: each dist/<host>/ copied outside the repo starts with `node` alone against the real
+// PostgreSQL and Redis, migrates a fresh database, answers /readyz (the worker: logs it started), and exits 0 on SIGTERM.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { databaseUrl } from '@svc/db';
+import { uniqueName, waitUntil } from '@svc/testkit';
+import pg from 'pg';
+import { buildAll } from './build';
+
+const repo = path.resolve(__dirname, '..');
+const copyRoot = mkdtempSync(path.join(tmpdir(), 'dist-'));
+const dbName = `${new URL(databaseUrl()).pathname.slice(1)}_${uniqueName('dist').replace('-', '_')}`;
+const freshUrl = (() => {
+  const u = new URL(databaseUrl());
+  u.pathname = `/${dbName}`;
+  return u.toString();
+})();
+let hosts: string[] = [];
+
+/** Only what an orchestrator would pass: no NODE_PATH, no pnpm or tsx variables. */
+function hostEnv(): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    DATABASE_URL: freshUrl,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0',
+    KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
+    SUBJECT_SECRET: randomBytes(32).toString('base64url'),
+    PORT: '0',
+    WORKER_QUEUE_PREFIX: uniqueName('distq'),
+    SHUTDOWN_GRACE_MS: '2000',
+  };
+}
+
+function run(file: string, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, [file], { cwd, env: hostEnv(), timeout: 30_000 }, (err, stdout, stderr) => {
+      done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+function exitCode(child: ChildProcess): Promise<number | null> {
+  return new Promise((r) => {
+    if (child.exitCode !== null) r(child.exitCode);
+    else child.once('exit', (code) => r(code));
+  });
+}
+
+beforeAll(async () => {
+  hosts = await buildAll();
+  for (const host of hosts)
+    cpSync(path.join(repo, 'dist', host), path.join(copyRoot, host), { recursive: true });
+}, 180_000);
+
+afterAll(async () => {
+  rmSync(copyRoot, { recursive: true, force: true });
+  const admin = new pg.Client({ connectionString: databaseUrl() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  await admin.end();
+});
+
+describe('pnpm build', () => {
+  it('builds every host that exists and the worker, each folder self-contained', () => {
+    const sources = readdirSync(path.join(repo, 'services')).filter((h) =>
+      existsSync(path.join(repo, 'services', h, 'src', 'main.ts')),
+    );
+    expect(hosts.sort()).toEqual(sources.sort());
+    expect(hosts).toEqual(expect.arrayContaining(['connect', 'native', 'session', 'worker']));
+    // Nothing above the copies can lend them modules.
+    for (let dir = copyRoot; dir !== path.dirname(dir); dir = path.dirname(dir))
+      expect(existsSync(path.join(dir, 'node_modules'))).toBe(false);
+    for (const host of hosts) {
+      const files = readdirSync(path.join(copyRoot, host));
+      expect(files).toEqual(expect.arrayContaining(['main.js', 'migrate.js', 'package.json', 'prisma']));
+      expect(files).not.toContain('node_modules');
+    }
+    expect(readdirSync(path.join(copyRoot, 'connect', 'assets')).sort()).toEqual([
+      'connect.css',
+      'connect.js',
+      'simplewebauthn-browser.js',
+    ]);
+  });
+
+  it('migrate.js creates and migrates a fresh database from the folder alone', async () => {
+    const first = await run('migrate.js', path.join(copyRoot, 'session'));
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    const shipped = readdirSync(path.join(repo, 'prisma', 'migrations')).filter((n) => !n.endsWith('.toml'));
+    expect(JSON.parse(first.stdout)).toEqual({ applied: shipped.sort(), alreadyApplied: [] });
+    // Every host's folder carries the same migrations: running another one finds them all applied.
+    const again = await run('migrate.js', path.join(copyRoot, 'worker'));
+    expect(JSON.parse(again.stdout)).toEqual({ applied: [], alreadyApplied: shipped.sort() });
+  }, 60_000);
+
+  it.each(['connect', 'native', 'session', 'worker'])(
+    'node %s/main.js starts alone, becomes ready, and exits 0 on SIGTERM',
+    async (host) => {
+      const child = spawn(process.execPath, ['main.js'], {
+        cwd: path.join(copyRoot, host),
+        env: hostEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      child.stdout?.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      child.stderr?.on('data', (d: Buffer) => {
+        err += d.toString();
+      });
+      const exited = exitCode(child);
+      try {
+        if (host === 'worker') {
+          await waitUntil(async () => /"msg":"worker started"/.test(out) || child.exitCode !== null, 30_000);
+          expect(out).toContain('"msg":"worker started"');
+        } else {
+          await waitUntil(async () => /"port":\d+/.test(out) || child.exitCode !== null, 30_000);
+          const port = Number(/"port":(\d+)/.exec(out)?.[1]);
+          expect(port).toBeGreaterThan(0);
+          await waitUntil(async () => {
+            const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+            return res?.status === 200;
+          }, 30_000);
+          expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+          if (host === 'connect') {
+            const css = await fetch(`http://127.0.0.1:${port}/assets/connect.css`);
+            expect(css.status).toBe(200);
+            const bundle = await fetch(`http://127.0.0.1:${port}/assets/simplewebauthn-browser.js`);
+            expect(bundle.status).toBe(200);
+          }
+        }
+      } finally {
+        if (child.exitCode === null) child.kill('SIGTERM');
+      }
+      expect({ code: await exited, stderr: err }).toEqual({ code: 0, stderr: '' });
+    },
+    60_000,
+  );
+});

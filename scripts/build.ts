@@ -1,0 +1,89 @@
+// `pnpm build`: bundles every host that exists and the worker into a self-contained folder dist/<host>/ (main.js,
+// migrate.js, the migrations, connect's assets) that runs with `node` alone: no tsx, no pnpm, no node_modules.
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { browserBundlePath } from '../services/connect/src/routes/assets';
+
+const root = path.resolve(__dirname, '..');
+/** Every host the fleet may have; only those with a services/<host>/src/main.ts are built. */
+const CANDIDATES = ['connect', 'native', 'session', 'device', 'oidc', 'worker'] as const;
+
+export function builtHosts(): string[] {
+  return CANDIDATES.filter((h) => existsSync(path.join(root, 'services', h, 'src', 'main.ts')));
+}
+
+/**
+ * Named in the bundle but never loaded by it: pg requires pg-native lazily behind `pg.native`, which no host
+ * uses; connect resolves @simplewebauthn/browser only when run from source (the build copies the file to assets/);
+ * bullmq requires @valkey/valkey-glide only for a Valkey GLIDE connection, which the worker never opens.
+ */
+const NEVER_LOADED = new Set(['pg-native', '@simplewebauthn/browser', '@valkey/valkey-glide']);
+
+/** The bundle may import Node's own modules only: anything else would need a node_modules beside it. */
+function assertSelfContained(metafile: Metafile): void {
+  const builtins = new Set([...NEVER_LOADED, ...builtinModules.flatMap((m) => [m, `node:${m}`])]);
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    for (const imp of output.imports) {
+      if (imp.external && !builtins.has(imp.path) && !imp.path.startsWith('node:'))
+        throw new Error(`${file} imports ${imp.path}, which is not bundled`);
+    }
+  }
+}
+
+export async function buildAll(outRoot = path.join(root, 'dist')): Promise<string[]> {
+  const hosts = builtHosts();
+  const entryPoints: Record<string, string> = {};
+  for (const host of hosts) {
+    entryPoints[`${host}/main`] = path.join(root, 'services', host, 'src', 'main.ts');
+    entryPoints[`${host}/migrate`] = path.join(root, 'libs', 'db', 'src', 'migrate-cli.ts');
+  }
+  for (const host of hosts) rmSync(path.join(outRoot, host), { recursive: true, force: true });
+  const result = await build({
+    entryPoints,
+    outdir: outRoot,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    // Some dependencies ship ESM that reads import.meta.url; in a CJS bundle it becomes the bundle's own URL.
+    define: { 'import.meta.url': '__bundle_url' },
+    banner: { js: 'const __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
+    legalComments: 'linked',
+    metafile: true,
+    logLevel: 'warning',
+    // assets.ts resolves @simplewebauthn/browser only when run from source; the build copies the file instead.
+    logOverride: { 'require-resolve-not-external': 'silent' },
+  });
+  assertSelfContained(result.metafile);
+  for (const host of hosts) {
+    const dir = path.join(outRoot, host);
+    cpSync(path.join(root, 'prisma', 'migrations'), path.join(dir, 'prisma', 'migrations'), {
+      recursive: true,
+    });
+    // A package.json of its own: the folder is CommonJS wherever it is copied, whatever a parent folder says.
+    writeFileSync(
+      path.join(dir, 'package.json'),
+      `${JSON.stringify({ name: `signin-${host}`, private: true, type: 'commonjs', main: 'main.js' }, null, 2)}\n`,
+    );
+    if (host === 'connect') {
+      mkdirSync(path.join(dir, 'assets'), { recursive: true });
+      cpSync(path.join(root, 'services', 'connect', 'src', 'assets'), path.join(dir, 'assets'), {
+        recursive: true,
+      });
+      cpSync(browserBundlePath(), path.join(dir, 'assets', 'simplewebauthn-browser.js'));
+    }
+  }
+  return hosts;
+}
+
+if (require.main === module) {
+  buildAll().then(
+    (hosts) => process.stdout.write(`built ${hosts.map((h) => `dist/${h}/`).join(', ')}\n`),
+    (err: unknown) => {
+      process.stderr.write(`build failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
