@@ -44,8 +44,8 @@ export function judgeAnswer(answer: RawAnswer, opts: { mayCut?: boolean; interna
   if (answer.status === 0) return opts.mayCut ? undefined : `no answer (${answer.error})`;
   if (answer.status >= 500) return `status ${answer.status}: ${answer.text.slice(0, 200)}`;
   const errorBody = answer.status >= 400;
-  if (errorBody && (LEAK.test(answer.text) || UUID.test(answer.text)))
-    return `leak: ${answer.text.slice(0, 200)}`;
+  const leaked = errorBody ? (LEAK.exec(answer.text) ?? UUID.exec(answer.text)) : null;
+  if (leaked) return `leak of ${JSON.stringify(leaked[0])}: ${answer.text.slice(0, 200)}`;
   for (const id of opts.internalIds ?? [])
     if (answer.text.includes(id)) return `internal id in ${answer.text}`;
   return undefined;
