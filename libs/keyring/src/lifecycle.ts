@@ -1,8 +1,9 @@
 // Signing-key lifecycle: NEXT (prepublished) -> ACTIVE (signs) -> RETIRING (published until its tokens expire)
 // -> EXPIRED; or REVOKED at once. Every change runs in a transaction that locks the scope's keys and refuses to
-// leave a scope without an active signer.
+// leave a scope without an active signer, or to publish more than MAX_JWKS_KEYS (32) keys: a retiring key stays
+// published while its tokens can be valid, so the set is never cut and a rotation that would overfill it is refused.
 import type { Db } from '@svc/db';
-import { generateSigningKey, type Kek, REFRESH_TTL } from '@svc/token-core';
+import { generateSigningKey, type Kek, MAX_JWKS_KEYS, REFRESH_TTL } from '@svc/token-core';
 import { OIDC_SCOPE } from './key-ring';
 import type { KeySchedule } from './schedule';
 
@@ -44,6 +45,39 @@ async function outstandingUntil(tx: Tx, scopeId: string, at: Date): Promise<Date
   const latest = agg._max.expiresAt?.getTime() ?? at.getTime();
   const staleSigned = at.getTime() + staleSignerGraceMs() + (await longestRefreshTtl(tx, scopeId)) * 1000;
   return new Date(Math.max(latest, staleSigned));
+}
+
+/** A rotation would publish more than MAX_JWKS_KEYS keys in one scope; nothing was changed. */
+export class KeySetFullError extends Error {
+  constructor(
+    readonly scopeId: string,
+    readonly published: number,
+    /** When the first retiring key leaves the set (its tokens have all expired). */
+    readonly roomAt: Date | undefined,
+  ) {
+    super(`the JWK Set already publishes ${published} keys (at most ${MAX_JWKS_KEYS})`);
+    this.name = 'KeySetFullError';
+  }
+}
+
+/** The keys a scope publishes at `at` (NEXT, ACTIVE, RETIRING inside its window) and when the first one leaves. */
+async function publishedCount(tx: Tx, scopeId: string, at: Date) {
+  const where = scopeWhere(scopeId);
+  const [held, retiring] = await Promise.all([
+    tx.signingKey.count({ where: { ...where, status: { in: ['NEXT', 'ACTIVE'] } } }),
+    tx.signingKey.findMany({
+      where: { ...where, status: 'RETIRING', OR: [{ publishUntil: null }, { publishUntil: { gt: at } }] },
+      select: { publishUntil: true },
+      orderBy: { publishUntil: 'asc' },
+    }),
+  ]);
+  return { count: held + retiring.length, roomAt: retiring[0]?.publishUntil ?? undefined };
+}
+
+/** Throws KeySetFullError when one more key would publish more than MAX_JWKS_KEYS in the scope. */
+async function assertRoomForKey(tx: Tx, scopeId: string, at: Date): Promise<void> {
+  const { count, roomAt } = await publishedCount(tx, scopeId, at);
+  if (count + 1 > MAX_JWKS_KEYS) throw new KeySetFullError(scopeId, count, roomAt);
 }
 
 function insertKey(
@@ -92,13 +126,28 @@ export async function prepublishNextKey(
     await lockScope(tx, scopeId);
     const waiting = await tx.signingKey.findFirst({ where: { ...scopeWhere(scopeId), status: 'NEXT' } });
     if (waiting) return { kid: waiting.kid, created: false };
+    await assertRoomForKey(tx, scopeId, at);
     return { kid: (await insertKey(tx, kek, scopeId, 'NEXT', at, activatesAt)).kid, created: true };
   });
 }
 
+/** Makes `next` the signer at `at` and retires the old one, which stays published while its tokens can be valid. */
+async function activate(tx: Tx, scopeId: string, next: { id: string; kid: string }, at: Date) {
+  const old = await tx.signingKey.findFirst({ where: { ...scopeWhere(scopeId), status: 'ACTIVE' } });
+  if (old) {
+    await tx.signingKey.update({
+      where: { id: old.id },
+      data: { status: 'RETIRING', retiredAt: at, publishUntil: await outstandingUntil(tx, scopeId, at) },
+    });
+  }
+  await tx.signingKey.update({ where: { id: next.id }, data: { status: 'ACTIVE', activatedAt: at } });
+  return { activated: next.kid, retired: old?.kid };
+}
+
 /**
  * Promotes the NEXT key whose time has come (or, with `force`, any NEXT key or a fresh one) to ACTIVE and retires
- * the old signer, which stays published until every token it signed has expired.
+ * the old signer, which stays published until every token it signed has expired. A fresh key is refused with
+ * KeySetFullError when the set already holds MAX_JWKS_KEYS keys.
  */
 export async function activateNextKey(
   db: Db,
@@ -109,25 +158,60 @@ export async function activateNextKey(
   const at = opts.at ?? new Date();
   return db.$transaction(async (tx) => {
     await lockScope(tx, scopeId);
-    const where = scopeWhere(scopeId);
     let next = await tx.signingKey.findFirst({
-      where: { ...where, status: 'NEXT' },
+      where: { ...scopeWhere(scopeId), status: 'NEXT' },
       orderBy: { createdAt: 'asc' },
     });
     if (next && !opts.force && next.activatesAt && next.activatesAt > at) return {};
     if (!next) {
       if (!opts.force) return {};
+      await assertRoomForKey(tx, scopeId, at);
       next = await insertKey(tx, kek, scopeId, 'NEXT', at);
     }
-    const old = await tx.signingKey.findFirst({ where: { ...where, status: 'ACTIVE' } });
-    if (old) {
-      await tx.signingKey.update({
-        where: { id: old.id },
-        data: { status: 'RETIRING', retiredAt: at, publishUntil: await outstandingUntil(tx, scopeId, at) },
-      });
+    return activate(tx, scopeId, next, at);
+  });
+}
+
+export interface PrepublishedRotation {
+  /** The key that signs from `activatesAt` (the worker's rotation tick activates it then). */
+  next: string;
+  activatesAt: Date;
+  /** Set when a waiting NEXT key had been published long enough and was made the signer at once. */
+  activated?: string;
+  retired?: string;
+}
+
+/**
+ * An operator's rotation that keeps verifiers safe: the new key signs only once it has been published for
+ * `publishedSeconds` (the JWK Set cache lifetime), so every verifier's cached set holds it first. A NEXT key
+ * already waiting is reused: made the signer at once when it has been published that long, else brought forward to
+ * then. Otherwise a NEXT key is prepublished (refused with KeySetFullError when the set is full).
+ */
+export async function prepublishRotation(
+  db: Db,
+  kek: Kek,
+  scopeId: string,
+  publishedSeconds: number,
+  at = new Date(),
+): Promise<PrepublishedRotation> {
+  return db.$transaction(async (tx) => {
+    await lockScope(tx, scopeId);
+    const next = await tx.signingKey.findFirst({
+      where: { ...scopeWhere(scopeId), status: 'NEXT' },
+      orderBy: { createdAt: 'asc' },
+    });
+    if (next) {
+      const publishedLongEnough = new Date(next.createdAt.getTime() + publishedSeconds * 1000);
+      if (publishedLongEnough <= at)
+        return { next: next.kid, activatesAt: at, ...(await activate(tx, scopeId, next, at)) };
+      const activatesAt =
+        next.activatesAt && next.activatesAt < publishedLongEnough ? next.activatesAt : publishedLongEnough;
+      await tx.signingKey.update({ where: { id: next.id }, data: { activatesAt } });
+      return { next: next.kid, activatesAt };
     }
-    await tx.signingKey.update({ where: { id: next.id }, data: { status: 'ACTIVE', activatedAt: at } });
-    return { activated: next.kid, retired: old?.kid };
+    await assertRoomForKey(tx, scopeId, at);
+    const activatesAt = new Date(at.getTime() + publishedSeconds * 1000);
+    return { next: (await insertKey(tx, kek, scopeId, 'NEXT', at, activatesAt)).kid, activatesAt };
   });
 }
 
@@ -191,6 +275,8 @@ export interface ScheduledRotationResult {
   expired: number;
   /** True when the published set or the signer changed: hosts must be told (publishKeyChange). */
   changed: boolean;
+  /** A successor was due but the set already holds MAX_JWKS_KEYS keys: nothing was prepublished. */
+  keySetFull?: { published: number; roomAt?: Date };
 }
 
 /**
@@ -233,22 +319,28 @@ export async function runScheduledRotation(
         });
         next = null;
       }
-      const activatedAt = (active.activatedAt ?? active.createdAt).getTime();
-      const dueAt = activatedAt + (schedule.rotateEverySeconds - schedule.prepublishSeconds) * 1000;
-      if (!next && dueAt <= at.getTime()) {
-        const activatesAt = new Date(
-          Math.max(
-            activatedAt + schedule.rotateEverySeconds * 1000,
-            at.getTime() + schedule.prepublishSeconds * 1000,
-          ),
-        );
-        result.prepublished = (await insertKey(tx, kek, scopeId, 'NEXT', at, activatesAt)).kid;
-      }
       const expired = await tx.signingKey.updateMany({
         where: { ...where, status: 'RETIRING', publishUntil: { lte: at } },
         data: { status: 'EXPIRED' },
       });
       result.expired = expired.count;
+      const activatedAt = (active.activatedAt ?? active.createdAt).getTime();
+      const dueAt = activatedAt + (schedule.rotateEverySeconds - schedule.prepublishSeconds) * 1000;
+      if (!next && dueAt <= at.getTime()) {
+        const { count, roomAt } = await publishedCount(tx, scopeId, at);
+        if (count + 1 > MAX_JWKS_KEYS) {
+          // The set is full of keys whose tokens can still be valid: the active key keeps signing until one leaves.
+          result.keySetFull = { published: count, roomAt };
+        } else {
+          const activatesAt = new Date(
+            Math.max(
+              activatedAt + schedule.rotateEverySeconds * 1000,
+              at.getTime() + schedule.prepublishSeconds * 1000,
+            ),
+          );
+          result.prepublished = (await insertKey(tx, kek, scopeId, 'NEXT', at, activatesAt)).kid;
+        }
+      }
       result.changed = !!(result.created || result.activated || result.prepublished || result.expired);
       return result;
     },

@@ -2,7 +2,7 @@
 // rule that follows from it: a verifier's cached JWK Set can never be older than the prepublication window, so
 // every verifier has fetched a key before it signs.
 
-/** Defaults: rotate every 30 days, prepublish 24 h ahead, JWK Set cached for at most 300 s. */
+/** Defaults: rotate every 30 days, prepublish 24 h ahead, JWK Set cached for at most 300 s (also the ceiling). */
 export const DEFAULT_KEY_ROTATE_EVERY_SECONDS = 2_592_000;
 export const DEFAULT_KEY_PREPUBLISH_SECONDS = 86_400;
 export const DEFAULT_JWKS_MAX_AGE_SECONDS = 300;
@@ -33,10 +33,20 @@ export function keyScheduleFromEnv(env: NodeJS.ProcessEnv = process.env): KeySch
 }
 
 /**
- * The `max-age` of a JWK Set response: min(JWKS_MAX_AGE_SECONDS (default 300), prepublication window). Serve it as
+ * The `max-age` of a JWK Set response: min(JWKS_MAX_AGE_SECONDS, 300, prepublication window). Never above 300 s:
+ * verifiers may keep an emergency-revoked key for up to 300 s after their last fetch (spec). Serve it as
  * `Cache-Control: public, max-age=<this>`.
  */
 export function jwksMaxAgeSeconds(env: NodeJS.ProcessEnv = process.env): number {
   const configured = positiveInt(env, 'JWKS_MAX_AGE_SECONDS', DEFAULT_JWKS_MAX_AGE_SECONDS);
-  return Math.min(configured, keyScheduleFromEnv(env).prepublishSeconds);
+  return Math.min(configured, DEFAULT_JWKS_MAX_AGE_SECONDS, keyScheduleFromEnv(env).prepublishSeconds);
+}
+
+/**
+ * How long an operator's rotation (`keys rotate` without `--now`) publishes the new key before it signs: the JWK
+ * Set cache lifetime, plus the hosts' key cache lifetime (KEY_CACHE_TTL_MS) in case one missed the change message.
+ */
+export function rotationPrepublishSeconds(env: NodeJS.ProcessEnv = process.env): number {
+  const keyCacheMs = Math.max(Number(env.KEY_CACHE_TTL_MS ?? 30_000) || 0, 0);
+  return jwksMaxAgeSeconds(env) + Math.ceil(keyCacheMs / 1000);
 }

@@ -1,16 +1,49 @@
 // Operator actions on signing keys (rotate now, emergency revoke) and on sessions (listing, suspension).
 import type { Db } from '@svc/db';
 import { findBySubject } from '@svc/issuance';
-import { activateNextKey, publishedKids, publishKeyChange, revokeKey } from '@svc/keyring';
+import {
+  activateNextKey,
+  KeySetFullError,
+  prepublishRotation,
+  publishedKids,
+  publishKeyChange,
+  revokeKey,
+} from '@svc/keyring';
 import type { Kek } from '@svc/token-core';
 import type { Redis } from 'ioredis';
 import { ProvisioningError } from './errors';
 import { appByAnchor } from './tenancy';
 
+/** The lifecycle's refusal to publish a 33rd key, in an operator's words. */
+async function refusingFullSet<T>(anchor: string, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (err) {
+    if (!(err instanceof KeySetFullError)) throw err;
+    const when = err.roomAt ? `; the first retiring key leaves the set at ${err.roomAt.toISOString()}` : '';
+    throw new ProvisioningError(
+      `the JWK Set of ${anchor} already publishes ${err.published} keys, the most it may hold, and every one can ` +
+        `still verify live tokens; a rotation would add one more${when}. Rotate after that, or revoke a key ` +
+        `(keys revoke) whose tokens may be cut off`,
+    );
+  }
+}
+
+/** `keys rotate --now`: the waiting NEXT key (or a fresh one) signs at once. */
 export async function rotateKeysNow(db: Db, kek: Kek, anchor: string, redis?: Redis) {
   const app = await appByAnchor(db, anchor);
-  await activateNextKey(db, kek, app.id, { force: true });
+  await refusingFullSet(anchor, () => activateNextKey(db, kek, app.id, { force: true }));
   if (redis) await publishKeyChange(redis, app.id);
+  return { kids: await publishedKids(db, app.id) };
+}
+
+/**
+ * `keys rotate`: the new key is prepublished and signs only once it has been published for `publishedSeconds`
+ * (the JWK Set cache lifetime; the worker's rotation tick activates it then).
+ */
+export async function rotateKeysPrepublished(db: Db, kek: Kek, anchor: string, publishedSeconds: number) {
+  const app = await appByAnchor(db, anchor);
+  await refusingFullSet(anchor, () => prepublishRotation(db, kek, app.id, publishedSeconds));
   return { kids: await publishedKids(db, app.id) };
 }
 

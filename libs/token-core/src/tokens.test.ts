@@ -83,10 +83,11 @@ describe('token minting and verification', () => {
     expect(ok.claims.exp).toBe(1_000_060);
   });
 
-  it('exports a JWK Set without private members and at most 32 keys', () => {
-    const keys = Array.from({ length: 3 }, () => generateSigningKey(kek).publicJwk);
-    const set = toJwkSet([...keys, ...Array(40).fill(keys[0])]);
-    expect(set.keys).toHaveLength(32);
+  it('exports a JWK Set with public members only and never cuts it (the lifecycle keeps it at 32)', () => {
+    const keys = Array.from({ length: 40 }, () => generateSigningKey(kek).publicJwk);
+    const set = toJwkSet(keys);
+    expect(set.keys.map((k) => k.kid)).toEqual(keys.map((k) => k.kid));
+    expect(new Set(set.keys.map((k) => k.kid)).size).toBe(40);
     for (const k of set.keys) expect(Object.keys(k).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
   });
 

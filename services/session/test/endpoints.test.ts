@@ -320,12 +320,29 @@ describe('GET /applications/{anchor}/jwks.json', () => {
     const s = await freshSession(h.infra);
     const res = await get(`/applications/${s.app.anchor}/jwks.json`);
     expect(res.status).toBe(200);
-    expect(res.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
-    expect(Number(res.headers.get('cache-control')!.split('=')[1])).toBeLessThanOrEqual(300);
+    // The defaults: prepublication 24 h, so max-age is the 300 s ceiling.
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
     expect(res.body.keys.length).toBeGreaterThanOrEqual(1);
     for (const k of res.body.keys) {
       expect(Object.keys(k).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
       expect([k.kty, k.use, k.alg]).toEqual(['RSA', 'sig', 'RS256']);
+    }
+  });
+
+  it('max-age is the prepublication window when that is shorter, and never above 300 s', async () => {
+    const s = await freshSession(h.infra);
+    for (const [env, maxAge] of [
+      [{ KEY_PREPUBLISH_SECONDS: '120' }, 120],
+      [{ KEY_PREPUBLISH_SECONDS: '120', JWKS_MAX_AGE_SECONDS: '60' }, 60],
+      [{ JWKS_MAX_AGE_SECONDS: '900' }, 300],
+    ] as const) {
+      const other = await startSessionHost(env);
+      try {
+        const res = await fetch(`${other.url}/applications/${s.app.anchor}/jwks.json`);
+        expect([res.status, res.headers.get('cache-control')]).toEqual([200, `public, max-age=${maxAge}`]);
+      } finally {
+        await other.close();
+      }
     }
   });
 

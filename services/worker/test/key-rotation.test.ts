@@ -30,6 +30,7 @@ test('jwksMaxAgeSeconds never exceeds the prepublication window', () => {
   expect(jwksMaxAgeSeconds({})).toBe(300);
   expect(jwksMaxAgeSeconds({ KEY_PREPUBLISH_SECONDS: '120' })).toBe(120);
   expect(jwksMaxAgeSeconds({ JWKS_MAX_AGE_SECONDS: '60' })).toBe(60);
+  expect(jwksMaxAgeSeconds({ JWKS_MAX_AGE_SECONDS: '900' })).toBe(300);
   expect(() => jwksMaxAgeSeconds({ KEY_PREPUBLISH_SECONDS: '0' })).toThrow();
 });
 

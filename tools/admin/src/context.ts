@@ -1,7 +1,7 @@
 // What commands run against: the database, the KEK and Redis, each opened only when a command first needs it.
 import { createPrisma, type Db } from '@svc/db';
 import { SESSION_CHANGE_CHANNEL } from '@svc/issuance';
-import { publishKeyChange } from '@svc/keyring';
+import { publishKeyChange, rotationPrepublishSeconds } from '@svc/keyring';
 import { hostUrl, Redis, redisUrl } from '@svc/platform';
 import { type Kek, loadKek } from '@svc/token-core';
 import { ConfigError } from './errors';
@@ -11,6 +11,11 @@ export interface AdminContext {
   kek(): Kek;
   /** Base URL of the connect host (CONNECT_URL), where published terms are shown. */
   connectUrl(): string;
+  /**
+   * How long `keys rotate` (without --now) publishes a new key before it signs: the hosts' JWK Set max-age (from
+   * KEY_PREPUBLISH_SECONDS, JWKS_MAX_AGE_SECONDS) plus their key cache lifetime (KEY_CACHE_TTL_MS).
+   */
+  rotationPrepublishSeconds(): number;
   /**
    * Tells every host's key ring that a scope's keys changed. Never throws: returns a warning for the operator
    * when Redis cannot be reached (the change is saved; hosts then pick it up when their key cache expires).
@@ -68,6 +73,13 @@ export function createAdminContext(env: NodeJS.ProcessEnv = process.env): AdminC
       return kek;
     },
     connectUrl: () => hostUrl('connect', env),
+    rotationPrepublishSeconds: () => {
+      try {
+        return rotationPrepublishSeconds(env);
+      } catch (err) {
+        throw new ConfigError((err as Error).message);
+      }
+    },
     async announceKeyChange(scopeId) {
       const failed = await publish((r) => publishKeyChange(r, scopeId));
       return failed

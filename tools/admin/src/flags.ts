@@ -25,7 +25,7 @@ function plainText(v: string): boolean {
 }
 const MAX_FILE_BYTES = 1024 * 1024;
 
-export type RawFlags = Record<string, string | string[] | undefined>;
+export type RawFlags = Record<string, string | string[] | boolean | undefined>;
 
 export class Flags {
   constructor(private readonly raw: RawFlags) {}
@@ -37,10 +37,16 @@ export class Flags {
     return v;
   }
 
+  /** A switch (a flag declared `switch`, given without a value): true when present. */
+  switch(name: string): boolean {
+    return this.raw[name] === true;
+  }
+
   /** A single-valued flag, undefined when absent; present but blank is an error. */
   optional(name: string): string | undefined {
     const v = this.raw[name];
     if (v === undefined) return undefined;
+    if (typeof v === 'boolean') throw new UsageError(`--${name} needs a value`);
     if (Array.isArray(v)) throw new UsageError(`--${name} may be given only once`);
     const t = v.trim();
     if (!t) throw new UsageError(`--${name} must not be empty`);
@@ -52,6 +58,7 @@ export class Flags {
   /** Every value of a repeatable flag, in order; a repeated value is an error. */
   list(name: string): string[] {
     const v = this.raw[name];
+    if (typeof v === 'boolean') throw new UsageError(`--${name} needs a value`);
     const values = v === undefined ? [] : Array.isArray(v) ? v : [v];
     const seen = new Set<string>();
     return values.map((x) => {
@@ -206,6 +213,7 @@ export class Flags {
 
   private listRaw(name: string): string[] {
     const v = this.raw[name];
+    if (typeof v === 'boolean') throw new UsageError(`--${name} needs a value`);
     return v === undefined ? [] : Array.isArray(v) ? v : [v];
   }
 }

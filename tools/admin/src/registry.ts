@@ -8,8 +8,8 @@ export interface Command<I = unknown> {
   name: string;
   /** Flags after the command name, as shown in usage. */
   synopsis: string;
-  /** Every accepted flag; `list` flags may repeat. All take a value. */
-  flags: Record<string, { list?: boolean }>;
+  /** Every accepted flag; `list` flags may repeat; `switch` flags take no value (e.g. `--now`). */
+  flags: Record<string, { list?: boolean; switch?: boolean }>;
   /** Validates the flags into the operation's input; throws UsageError. */
   parse(flags: Flags): I;
   run(ctx: AdminContext, input: I): Promise<object>;
@@ -58,7 +58,10 @@ function verbs(commands: readonly Command[]): string {
 /** node:util parseArgs in strict mode, with its errors reworded and repeats of single-valued flags refused. */
 function readFlags(command: Command, args: string[]): RawFlags {
   const options = Object.fromEntries(
-    Object.entries(command.flags).map(([name, f]) => [name, { type: 'string' as const, multiple: !!f.list }]),
+    Object.entries(command.flags).map(([name, f]) => [
+      name,
+      { type: f.switch ? ('boolean' as const) : ('string' as const), multiple: !!f.list },
+    ]),
   );
   const parse = () => parseArgs({ args, options, strict: true, allowPositionals: false, tokens: true });
   let parsed: ReturnType<typeof parse>;

@@ -265,19 +265,36 @@ describe('pnpm admin: full provisioning flow', () => {
     await subscriber.subscribe(KEY_CHANGE_CHANNEL);
     subscriber.on('message', (_c: string, m: string) => heard.push(m));
     try {
+      // Without --now the new key is prepublished: published at once, signing only after the JWK Set cache
+      // lifetime (max-age 300 s + the hosts' 30 s key cache by default).
+      const before = Date.now();
       const rotated = await ok(['keys', 'rotate', '--app', s.anchor!]);
       expect(rotated.warning).toBeUndefined();
       expect(rotated.kids).toHaveLength(2);
       expect(rotated.kids).toContain(s.firstKid);
+      const next = await infra.db.signingKey.findFirstOrThrow({
+        where: { applicationId: s.appId!, status: 'NEXT' },
+      });
+      expect(rotated.kids).toContain(next.kid);
+      const waitMs = next.activatesAt!.getTime() - next.createdAt.getTime();
+      expect(waitMs).toBe(330_000);
+      expect(next.createdAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
+      const signer = await infra.db.signingKey.findFirstOrThrow({
+        where: { applicationId: s.appId!, status: 'ACTIVE' },
+      });
+      expect(signer.kid).toBe(s.firstKid);
+      // --now: the waiting key signs at once; the old one stays published.
+      const now = await ok(['keys', 'rotate', '--app', s.anchor!, '--now']);
+      expect(now.kids.sort()).toEqual([next.kid, s.firstKid].sort());
       const active = await infra.db.signingKey.findFirstOrThrow({
         where: { applicationId: s.appId!, status: 'ACTIVE' },
       });
-      expect(active.kid).not.toBe(s.firstKid);
+      expect(active.kid).toBe(next.kid);
 
       const revoked = await ok(['keys', 'revoke', '--app', s.anchor!, '--kid', s.firstKid!]);
       expect(revoked.kids).toEqual([active.kid]);
       expect((await ok(['app', 'show', '--app', s.anchor!])).kids).toEqual([active.kid]);
-      await waitUntil(async () => heard.filter((m) => m === s.appId).length >= 2, 3000, 25);
+      await waitUntil(async () => heard.filter((m) => m === s.appId).length >= 3, 3000, 25);
     } finally {
       await subscriber.quit();
     }

@@ -49,6 +49,12 @@ async function rotateOne(deps: RotationDeps, scopeId: string, at: Date): Promise
       'signing keys changed',
     );
   }
+  if (res.keySetFull) {
+    deps.logger?.warn(
+      { scope: scopeId, published: res.keySetFull.published, roomAt: res.keySetFull.roomAt },
+      'JWK Set full: the successor key is not prepublished until a retiring key leaves the set',
+    );
+  }
   if (res.created) deps.onStep?.('created', 1);
   if (res.prepublished) deps.onStep?.('prepublished', 1);
   if (res.activated) deps.onStep?.('activated', 1);

@@ -6,6 +6,7 @@ import {
   publishTerms,
   revokeKeyNow,
   rotateKeysNow,
+  rotateKeysPrepublished,
 } from '@svc/provisioning';
 import type { AdminContext } from '../context';
 import { UsageError } from '../flags';
@@ -58,10 +59,16 @@ export const operationCommands = [
   }),
   defineCommand({
     name: 'keys rotate',
-    synopsis: '--app A   (the next key signs now; the old one stays published while its tokens live)',
-    flags: { app: {} },
-    parse: (f) => ({ app: f.anchor('app') }),
-    run: (ctx, i) => withAnnouncement(ctx, i.app, () => rotateKeysNow(ctx.db(), ctx.kek(), i.app)),
+    synopsis:
+      '--app A [--now]   (a new key is prepublished and signs once published for the JWK Set cache lifetime; --now: it signs at once)',
+    flags: { app: {}, now: { switch: true } },
+    parse: (f) => ({ app: f.anchor('app'), now: f.switch('now') }),
+    run: (ctx, i) =>
+      withAnnouncement(ctx, i.app, () =>
+        i.now
+          ? rotateKeysNow(ctx.db(), ctx.kek(), i.app)
+          : rotateKeysPrepublished(ctx.db(), ctx.kek(), i.app, ctx.rotationPrepublishSeconds()),
+      ),
   }),
   defineCommand({
     name: 'keys revoke',

@@ -1,0 +1,126 @@
+// JWK Set limits over HTTP and `pnpm admin`: a set of 32 keys whose tokens can all be valid is served whole and a
+// 33rd is refused (admin with and without --now, and the worker's scheduled step); `keys rotate` prepublishes (the
+// old key signs until the new one has been published for the cache lifetime); and a verifier that missed a key
+// change reloads the set when it meets an unknown kid.
+import { activateNextKey, runScheduledRotation } from '@svc/keyring';
+import { rotateKeysNow } from '@svc/provisioning';
+import { openInfra, postJson, provisionAccount, provisionApp, waitUntil } from '@svc/testkit';
+import { MAX_JWKS_KEYS } from '@svc/token-core';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { admin } from '../../../tools/admin/test/run-admin';
+import { issueFor, type SessionHarness, startSessionHost } from './support';
+
+let h: SessionHarness;
+beforeAll(async () => {
+  // A key cache far longer than the test: only pub/sub or an unknown kid makes the host reload a scope.
+  h = await startSessionHost({ KEY_CACHE_TTL_MS: '3600000' });
+});
+afterAll(() => h.close());
+
+const served = async (anchor: string) => {
+  const res = await fetch(`${h.url}/applications/${anchor}/jwks.json`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { keys: { kid: string }[] }).keys;
+};
+
+async function signedToken(anchor: string) {
+  const account = await provisionAccount(h.infra);
+  return issueFor(h.infra, anchor, { kind: 'ACCOUNT', accountId: account.id });
+}
+
+test('32 keys whose tokens can be valid are all served; a 33rd is refused by the admin and the worker', async () => {
+  const app = await provisionApp(h.infra);
+  const first = await signedToken(app.anchor);
+  for (let i = 1; i < MAX_JWKS_KEYS; i++) {
+    await rotateKeysNow(h.infra.db, h.infra.issuance.kek, app.anchor, h.infra.redis);
+  }
+  const kids = () => served(app.anchor).then((keys) => keys.map((k) => k.kid));
+  await waitUntil(async () => (await kids()).length === MAX_JWKS_KEYS);
+  const set = await served(app.anchor);
+  expect(new Set(set.map((k) => k.kid)).size).toBe(MAX_JWKS_KEYS);
+  // The first key retired long ago but its tokens live: it is still served, and its token verifies.
+  await jwtVerify(first.accessToken, createLocalJWKSet({ keys: set as never }), { audience: app.anchor });
+
+  for (const args of [[], ['--now']]) {
+    const r = await admin(['keys', 'rotate', '--app', app.anchor, ...args]);
+    expect(r.code).toBe(1);
+    expect(r.json.error).toMatch(
+      new RegExp(`^the JWK Set of ${app.anchor} already publishes 32 keys, the most it may hold`),
+    );
+    expect(r.json.error).toMatch(/the first retiring key leaves the set at \d{4}-/);
+  }
+  expect(await h.infra.db.signingKey.count({ where: { applicationId: app.applicationId } })).toBe(32);
+
+  // The worker's step, with a successor due: nothing is prepublished while the set is full...
+  const schedule = { rotateEverySeconds: 2, prepublishSeconds: 1 };
+  const later = new Date(Date.now() + 10_000);
+  const full = await runScheduledRotation(
+    h.infra.db,
+    h.infra.issuance.kek,
+    app.applicationId,
+    schedule,
+    later,
+  );
+  expect(full.keySetFull?.published).toBe(32);
+  expect(full.prepublished).toBeUndefined();
+  // ...and once the oldest retiring key's tokens have all expired, it leaves the set and the successor comes.
+  const oldest = await h.infra.db.signingKey.findFirstOrThrow({
+    where: { applicationId: app.applicationId, status: 'RETIRING' },
+    orderBy: { publishUntil: 'asc' },
+  });
+  const after = new Date(oldest.publishUntil!.getTime() + 1000);
+  const room = await runScheduledRotation(
+    h.infra.db,
+    h.infra.issuance.kek,
+    app.applicationId,
+    schedule,
+    after,
+  );
+  expect(room.expired).toBeGreaterThanOrEqual(1);
+  expect(room.prepublished).toBeDefined();
+}, 120_000);
+
+test('keys rotate prepublishes: served at once, signing only after the cache lifetime; the worker activates it', async () => {
+  const app = await provisionApp(h.infra);
+  const [firstKid] = (await served(app.anchor)).map((k) => k.kid);
+  const r = await admin(['keys', 'rotate', '--app', app.anchor]);
+  expect(r.code).toBe(0);
+  const next = await h.infra.db.signingKey.findFirstOrThrow({
+    where: { applicationId: app.applicationId, status: 'NEXT' },
+  });
+  expect(r.json.kids.sort()).toEqual([firstKid, next.kid].sort());
+  // Published at once (the admin told the hosts over Redis)...
+  await waitUntil(async () => (await served(app.anchor)).some((k) => k.kid === next.kid));
+  // ...while the old key keeps signing, until the new one has been published for max-age + the key cache (330 s).
+  expect(next.activatesAt!.getTime() - next.createdAt.getTime()).toBe(330_000);
+  expect(decodeProtectedHeader((await signedToken(app.anchor)).accessToken).kid).toBe(firstKid);
+  const kek = h.infra.issuance.kek;
+  const schedule = { rotateEverySeconds: 2_592_000, prepublishSeconds: 86_400 };
+  const early = new Date(next.activatesAt!.getTime() - 1000);
+  expect(
+    (await runScheduledRotation(h.infra.db, kek, app.applicationId, schedule, early)).activated,
+  ).toBeUndefined();
+  const due = await runScheduledRotation(h.infra.db, kek, app.applicationId, schedule, next.activatesAt!);
+  expect([due.activated, due.retired]).toEqual([next.kid, firstKid]);
+}, 60_000);
+
+test('a verifier that missed a key change reloads the JWK Set on an unknown kid', async () => {
+  const app = await provisionApp(h.infra);
+  const before = await signedToken(app.anchor);
+  const introspect = (accessToken: string) => postJson(`${h.url}/introspect`, { accessToken });
+  expect((await introspect(before.accessToken)).body.status).toBe('active'); // the host now caches the scope
+  // Rotated without telling anyone (no pub/sub message), as when an operator's Redis was unreachable.
+  const { activated } = await activateNextKey(h.infra.db, h.infra.issuance.kek, app.applicationId, {
+    force: true,
+  });
+  const fresh = openInfra();
+  try {
+    const account = await provisionAccount(fresh);
+    const after = await issueFor(fresh, app.anchor, { kind: 'ACCOUNT', accountId: account.id });
+    expect(decodeProtectedHeader(after.accessToken).kid).toBe(activated);
+    expect((await introspect(after.accessToken)).body.status).toBe('active');
+    expect((await served(app.anchor)).map((k) => k.kid)).toContain(activated);
+  } finally {
+    await fresh.close();
+  }
+});
