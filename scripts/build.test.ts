@@ -3,12 +3,14 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { databaseUrl } from '@svc/db';
 import { uniqueName, waitUntil } from '@svc/testkit';
 import pg from 'pg';
 import { buildAll } from './build';
+import { dockerStages, healthcheckArgv } from './dockerfile';
 
 const repo = path.resolve(__dirname, '..');
 const copyRoot = mkdtempSync(path.join(tmpdir(), 'dist-'));
@@ -43,10 +45,34 @@ function run(file: string, cwd: string): Promise<{ code: number; stdout: string;
   });
 }
 
+/** Runs the image's HEALTHCHECK command (from the Dockerfile) as the container would, with its ENV. */
+function healthcheck(host: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const argv = healthcheckArgv(dockerStages().find((s) => s.name === host)!)!;
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      argv.slice(1),
+      { env: { PATH: process.env.PATH, ...env }, timeout: 10_000 },
+      (err) => done(err ? (typeof err.code === 'number' ? err.code : -1) : 0),
+    );
+  });
+}
+
 function exitCode(child: ChildProcess): Promise<number | null> {
   return new Promise((r) => {
     if (child.exitCode !== null) r(child.exitCode);
     else child.once('exit', (code) => r(code));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => done(port));
+    });
   });
 }
 
@@ -99,9 +125,10 @@ describe('pnpm build', () => {
   it.each(['connect', 'native', 'session', 'worker'])(
     'node %s/main.js starts alone, becomes ready, and exits 0 on SIGTERM',
     async (host) => {
+      const env = { ...hostEnv(), ...(host === 'worker' ? { METRICS_PORT: String(await freePort()) } : {}) };
       const child = spawn(process.execPath, ['main.js'], {
         cwd: path.join(copyRoot, host),
-        env: hostEnv(),
+        env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
@@ -117,6 +144,7 @@ describe('pnpm build', () => {
         if (host === 'worker') {
           await waitUntil(async () => /"msg":"worker started"/.test(out) || child.exitCode !== null, 30_000);
           expect(out).toContain('"msg":"worker started"');
+          expect(await healthcheck(host, { METRICS_PORT: env.METRICS_PORT })).toBe(0);
         } else {
           await waitUntil(async () => /"port":\d+/.test(out) || child.exitCode !== null, 30_000);
           const port = Number(/"port":(\d+)/.exec(out)?.[1]);
@@ -126,6 +154,7 @@ describe('pnpm build', () => {
             return res?.status === 200;
           }, 30_000);
           expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+          expect(await healthcheck(host, { PORT: String(port) })).toBe(0);
           if (host === 'connect') {
             const css = await fetch(`http://127.0.0.1:${port}/assets/connect.css`);
             expect(css.status).toBe(200);

@@ -1,0 +1,47 @@
+// Lints the Dockerfile (images cannot be built here): valid for Docker's parser (dockerfile-utils), and each
+// host's target copies exactly the dist/<host>/ folder build.test.ts runs, as a non-root user, with a health
+// check that needs no shell or curl, and node in exec form so SIGTERM reaches the host.
+import { readFileSync } from 'node:fs';
+import { validate } from 'dockerfile-utils';
+import { builtHosts } from './build';
+import { dockerfilePath, healthcheckArgv, only, dockerStages as stages } from './dockerfile';
+
+const content = readFileSync(dockerfilePath, 'utf8');
+
+describe('Dockerfile', () => {
+  it('has no errors or warnings for Docker', () => {
+    expect(validate(content)).toEqual([]);
+  });
+
+  it('bases every image on Node 20 slim and runs it as a non-root user', () => {
+    expect(content).toMatch(/^ARG NODE_IMAGE=node:20-slim$/m);
+    const runtime = stages().find((s) => s.name === 'runtime');
+    expect(runtime?.from).toBe('$' + '{NODE_IMAGE}'); // the ARG above, not a template
+    const users = only(runtime!, 'USER');
+    expect(users).toHaveLength(1);
+    expect(users[0]).toMatch(/^[1-9]\d*:[1-9]\d*$/); // numeric, so Kubernetes can verify runAsNonRoot
+    expect(only(runtime!, 'RUN')).toEqual([]);
+    expect(content).not.toMatch(/curl|wget/);
+  });
+
+  it.each(builtHosts())('target %s copies exactly its dist folder and starts node in exec form', (host) => {
+    const stage = stages().find((s) => s.name === host);
+    expect(stage).toBeDefined();
+    expect(stage!.from).toBe('runtime');
+    expect(only(stage!, 'USER')).toEqual([]); // inherits the non-root user
+    expect(only(stage!, 'RUN')).toEqual([]); // nothing written into the image but the folder
+    expect(only(stage!, 'COPY')).toEqual([`--chown=0:0 dist/${host}/ /app/`]);
+    expect(only(stage!, 'CMD').map((c) => JSON.parse(c))).toEqual([['node', 'main.js']]);
+    expect(only(stage!, 'HEALTHCHECK')).toHaveLength(1);
+    const argv = healthcheckArgv(stage!) ?? [];
+    expect(argv.slice(0, 2)).toEqual(['node', '-e']);
+    expect(argv[2]).toContain(host === 'worker' ? '/metrics' : '/healthz');
+  });
+
+  it('has a target for no host that the build does not produce', () => {
+    const targets = stages()
+      .map((s) => s.name)
+      .filter((n) => n && n !== 'runtime');
+    expect(targets.sort()).toEqual(builtHosts().sort());
+  });
+});
