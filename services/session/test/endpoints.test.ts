@@ -214,6 +214,33 @@ describe('POST /revoke-all', () => {
     expect(replay.headers.get('content-type')).toBeNull();
   });
 
+  it('refuses a subject PostgreSQL cannot store (NUL, a lone surrogate) and compressed bodies, revoking nothing', async () => {
+    const s = await freshSession(h.infra);
+    const ck = await provisionClientKey(h.infra, s.app.anchor);
+    const send = async (body: string, headers: Record<string, string> = {}) =>
+      postJson(`${h.url}/revoke-all`, body, {
+        authorization: `ClientAuth ${await signClientAuth({ ...ck, iss: s.app.anchor, aud: 'service-session', body })}`,
+        ...headers,
+      });
+    // JSON escapes: the body is valid UTF-8 JSON; the strings it decodes to are what PostgreSQL cannot store.
+    for (const subject of [
+      `${s.issued.subject}\\u0000`,
+      'a\\u0000b',
+      '\\ud800',
+      `${s.issued.subject}\\udfff`,
+    ]) {
+      const res = await send(`{"subject":"${subject}"}`);
+      expect([res.status, res.body?.reason]).toEqual([400, 'InvalidBody']);
+    }
+    for (const encoding of ['br', 'gzip', 'deflate']) {
+      const res = await send(JSON.stringify({ subject: s.issued.subject }), { 'content-encoding': encoding });
+      expect([res.status, res.body?.reason]).toEqual([400, 'InvalidBody']);
+    }
+    expect((await postJson(`${h.url}/introspect`, { accessToken: s.issued.accessToken })).body.status).toBe(
+      'active',
+    );
+  });
+
   it('acknowledges unknown subjects the same way and refuses bad client-auth', async () => {
     const s = await freshSession(h.infra);
     const ck = await provisionClientKey(h.infra, s.app.anchor);

@@ -237,6 +237,21 @@ describe('admin command line', () => {
     });
   });
 
+  it('refuses text PostgreSQL cannot store: NUL and lone surrogates in flags and JSON files', () => {
+    expect(usageError(['account', 'create', '--email', 'a@b.example', '--given-name', 'A\u0000B'])).toBe(
+      '--given-name must not contain control characters',
+    );
+    expect(usageError(['account', 'create', '--email', 'a@b.example', '--given-name', 'A\ud800'])).toBe(
+      '--given-name must not contain control characters',
+    );
+    const nul = jsonFile('{"kty":"OKP","crv":"Ed25519","x":"A\\u0000"}', 'nul.json');
+    expect(usageError(`app add-client-key --app my-game --jwk-file ${nul}`)).toMatch(
+      /NUL character or a lone surrogate/,
+    );
+    const surrogate = jsonFile('{"schemaVersion":1,"title":"\\ud800"}', 'surrogate.json');
+    expect(usageError(`terms publish --file ${surrogate}`)).toMatch(/NUL character or a lone surrogate/);
+  });
+
   it('reads JSON files and names the file problem', () => {
     expect(usageError('app add-client-key --app my-game --jwk-file /nonexistent/key.json')).toBe(
       '--jwk-file /nonexistent/key.json: no such file',
