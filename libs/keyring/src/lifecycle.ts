@@ -9,6 +9,13 @@ import type { KeySchedule } from './schedule';
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
+/**
+ * Lifecycle transactions generate RSA-2048 keys while they hold the scope's lock (so two operators or workers never
+ * both add one). Generation takes from tens of ms to over a second on a busy machine, so they get more room than
+ * Prisma's 5 s default before the transaction is cut.
+ */
+const KEY_TX = { maxWait: 10_000, timeout: 30_000 } as const;
+
 function scopeWhere(scopeId: string) {
   return scopeId === OIDC_SCOPE
     ? { scope: 'OIDC' as const, applicationId: null }
@@ -111,7 +118,7 @@ export async function ensureActiveKey(db: Db, kek: Kek, scopeId: string, at = ne
     const active = await tx.signingKey.findFirst({ where: { ...scopeWhere(scopeId), status: 'ACTIVE' } });
     if (active) return active.kid;
     return (await insertKey(tx, kek, scopeId, 'ACTIVE', at)).kid;
-  });
+  }, KEY_TX);
 }
 
 /** Prepublishes a NEXT key that becomes the signer at `activatesAt` (no-op if one is already waiting). */
@@ -128,7 +135,7 @@ export async function prepublishNextKey(
     if (waiting) return { kid: waiting.kid, created: false };
     await assertRoomForKey(tx, scopeId, at);
     return { kid: (await insertKey(tx, kek, scopeId, 'NEXT', at, activatesAt)).kid, created: true };
-  });
+  }, KEY_TX);
 }
 
 /** Makes `next` the signer at `at` and retires the old one, which stays published while its tokens can be valid. */
@@ -169,7 +176,7 @@ export async function activateNextKey(
       next = await insertKey(tx, kek, scopeId, 'NEXT', at);
     }
     return activate(tx, scopeId, next, at);
-  });
+  }, KEY_TX);
 }
 
 export interface PrepublishedRotation {
@@ -212,7 +219,7 @@ export async function prepublishRotation(
     await assertRoomForKey(tx, scopeId, at);
     const activatesAt = new Date(at.getTime() + publishedSeconds * 1000);
     return { next: (await insertKey(tx, kek, scopeId, 'NEXT', at, activatesAt)).kid, activatesAt };
-  });
+  }, KEY_TX);
 }
 
 /** Moves retiring keys past their publication window to EXPIRED (omitted from the JWK Set). */
@@ -250,7 +257,7 @@ export async function revokeKey(db: Db, kek: Kek, scopeId: string, kid: string, 
       }
     }
     return { found: true as const, replacement };
-  });
+  }, KEY_TX);
 }
 
 /** The kids currently published for a scope, newest first. */
@@ -344,6 +351,6 @@ export async function runScheduledRotation(
       result.changed = !!(result.created || result.activated || result.prepublished || result.expired);
       return result;
     },
-    { timeout: 30_000 },
+    KEY_TX,
   );
 }
