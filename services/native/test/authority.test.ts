@@ -3,7 +3,7 @@
 // answers AuthorizationArtifactStale when the account's authority changes during the attempt. The mid-attempt
 // window is reached with a real lock, not a hook: the test holds claim_grants (read only by the issue read), so
 // the attempt parks after its credential proof and authority read, while an operator changes the account.
-import { createPrisma, databaseUrl } from '@svc/db';
+import { createPrisma, databaseUrl, dbBoundsFromEnv } from '@svc/db';
 import { loadApplication, rotateSectorSubject } from '@svc/issuance';
 import { revokeAccessKey, setAccountStatus } from '@svc/provisioning';
 import {
@@ -36,7 +36,10 @@ beforeAll(async () => {
   infra = openInfra();
   const url = new URL(databaseUrl());
   url.searchParams.set('application_name', HOST_CONNECTIONS);
-  hostInfra = openInfra({ over: createPrisma(url.toString()) });
+  // The attempt waits on the test's table lock as long as the test takes: no 2 s statement bound for it.
+  hostInfra = openInfra({
+    over: createPrisma(url.toString(), { ...dbBoundsFromEnv(), statementTimeoutMs: 60_000 }),
+  });
   host = await startNative(hostInfra);
 });
 afterAll(async () => {

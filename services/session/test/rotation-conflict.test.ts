@@ -13,7 +13,9 @@ let stoppedAt: Date | undefined;
 let h: SessionHarness;
 beforeAll(async () => {
   h = await startSessionHost(
-    { REFRESH_RETRY_WINDOW_MS: String(WINDOW_MS) },
+    // Parked rotations wait on the test's row lock for as long as the test takes on a loaded machine: the
+    // statement bound (2 s by default, then 503) must not end them first.
+    { REFRESH_RETRY_WINDOW_MS: String(WINDOW_MS), DB_STATEMENT_TIMEOUT_MS: '60000' },
     { now: () => stoppedAt ?? new Date() },
   );
 });
