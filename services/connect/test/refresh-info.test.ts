@@ -162,6 +162,23 @@ describe('POST /refresh (connect)', () => {
     expect(res.body).toEqual({ reason: 'AccountDisabled' });
   }, 60_000);
 
+  test('RefreshTokenExpired for a session past its expiry by the host clock (no database write)', async () => {
+    const s = await signedIn();
+    // A replica whose clock is 400 days on (past any refresh lifetime): the token's own exp still holds for the
+    // verifier (real time), the session has expired by the host's clock.
+    const later = await startConnect(pair.infra, { now: () => new Date(Date.now() + 400 * 86_400_000) });
+    try {
+      const res = await refresh(s.refreshToken, later.url);
+      expect([res.status, res.body]).toEqual([401, { reason: 'RefreshTokenExpired' }]);
+    } finally {
+      await later.close();
+    }
+    const session = await pair.infra.db.session.findUniqueOrThrow({
+      where: { id: String(decodeJwt(s.refreshToken).sid) },
+    });
+    expect([session.status, session.currentVersion]).toEqual(['ACTIVE', 1]);
+  });
+
   test('AccountDeleted, and nothing consumed', async () => {
     const d = await signedIn();
     // What `pnpm admin account set-status --status DELETED` does.
