@@ -299,58 +299,55 @@ export async function runScheduledRotation(
   schedule: KeySchedule,
   at = new Date(),
 ): Promise<ScheduledRotationResult> {
-  return db.$transaction(
-    async (tx) => {
-      await lockScope(tx, scopeId);
-      const where = scopeWhere(scopeId);
-      const result: ScheduledRotationResult = { expired: 0, changed: false };
-      let active = await tx.signingKey.findFirst({ where: { ...where, status: 'ACTIVE' } });
-      if (!active) {
-        active = await insertKey(tx, kek, scopeId, 'ACTIVE', at);
-        result.created = active.kid;
-      }
-      let next = await tx.signingKey.findFirst({
-        where: { ...where, status: 'NEXT' },
-        orderBy: { createdAt: 'asc' },
+  return db.$transaction(async (tx) => {
+    await lockScope(tx, scopeId);
+    const where = scopeWhere(scopeId);
+    const result: ScheduledRotationResult = { expired: 0, changed: false };
+    let active = await tx.signingKey.findFirst({ where: { ...where, status: 'ACTIVE' } });
+    if (!active) {
+      active = await insertKey(tx, kek, scopeId, 'ACTIVE', at);
+      result.created = active.kid;
+    }
+    let next = await tx.signingKey.findFirst({
+      where: { ...where, status: 'NEXT' },
+      orderBy: { createdAt: 'asc' },
+    });
+    if (next?.activatesAt && next.activatesAt <= at) {
+      await tx.signingKey.update({
+        where: { id: active.id },
+        data: { status: 'RETIRING', retiredAt: at, publishUntil: await outstandingUntil(tx, scopeId, at) },
       });
-      if (next?.activatesAt && next.activatesAt <= at) {
-        await tx.signingKey.update({
-          where: { id: active.id },
-          data: { status: 'RETIRING', retiredAt: at, publishUntil: await outstandingUntil(tx, scopeId, at) },
-        });
-        result.retired = active.kid;
-        result.activated = next.kid;
-        active = await tx.signingKey.update({
-          where: { id: next.id },
-          data: { status: 'ACTIVE', activatedAt: at },
-        });
-        next = null;
-      }
-      const expired = await tx.signingKey.updateMany({
-        where: { ...where, status: 'RETIRING', publishUntil: { lte: at } },
-        data: { status: 'EXPIRED' },
+      result.retired = active.kid;
+      result.activated = next.kid;
+      active = await tx.signingKey.update({
+        where: { id: next.id },
+        data: { status: 'ACTIVE', activatedAt: at },
       });
-      result.expired = expired.count;
-      const activatedAt = (active.activatedAt ?? active.createdAt).getTime();
-      const dueAt = activatedAt + (schedule.rotateEverySeconds - schedule.prepublishSeconds) * 1000;
-      if (!next && dueAt <= at.getTime()) {
-        const { count, roomAt } = await publishedCount(tx, scopeId, at);
-        if (count + 1 > MAX_JWKS_KEYS) {
-          // The set is full of keys whose tokens can still be valid: the active key keeps signing until one leaves.
-          result.keySetFull = { published: count, roomAt };
-        } else {
-          const activatesAt = new Date(
-            Math.max(
-              activatedAt + schedule.rotateEverySeconds * 1000,
-              at.getTime() + schedule.prepublishSeconds * 1000,
-            ),
-          );
-          result.prepublished = (await insertKey(tx, kek, scopeId, 'NEXT', at, activatesAt)).kid;
-        }
+      next = null;
+    }
+    const expired = await tx.signingKey.updateMany({
+      where: { ...where, status: 'RETIRING', publishUntil: { lte: at } },
+      data: { status: 'EXPIRED' },
+    });
+    result.expired = expired.count;
+    const activatedAt = (active.activatedAt ?? active.createdAt).getTime();
+    const dueAt = activatedAt + (schedule.rotateEverySeconds - schedule.prepublishSeconds) * 1000;
+    if (!next && dueAt <= at.getTime()) {
+      const { count, roomAt } = await publishedCount(tx, scopeId, at);
+      if (count + 1 > MAX_JWKS_KEYS) {
+        // The set is full of keys whose tokens can still be valid: the active key keeps signing until one leaves.
+        result.keySetFull = { published: count, roomAt };
+      } else {
+        const activatesAt = new Date(
+          Math.max(
+            activatedAt + schedule.rotateEverySeconds * 1000,
+            at.getTime() + schedule.prepublishSeconds * 1000,
+          ),
+        );
+        result.prepublished = (await insertKey(tx, kek, scopeId, 'NEXT', at, activatesAt)).kid;
       }
-      result.changed = !!(result.created || result.activated || result.prepublished || result.expired);
-      return result;
-    },
-    KEY_TX,
-  );
+    }
+    result.changed = !!(result.created || result.activated || result.prepublished || result.expired);
+    return result;
+  }, KEY_TX);
 }
