@@ -14,4 +14,5 @@ export * from './sector-subjects';
 export * from './session-events';
 export * from './snapshot';
 export * from './terms';
+export * from './unanswered-rotations';
 export * from './workload-authority';

@@ -9,7 +9,7 @@
 // rotations of the same event-loop turn.
 import { createHmac } from 'node:crypto';
 import { columnsOf, type Db, dbBoundsOf, gatherOn, runPrepared, type Statement, unnestParams } from '@svc/db';
-import { DependencyTimeoutError } from '@svc/platform';
+import { DependencyTimeoutError, isDependencyFailure } from '@svc/platform';
 import {
   type ApplicationTokenClaims,
   type ClaimView,
@@ -26,6 +26,7 @@ import { isRefreshJtiOf, newRefreshJti } from './refresh-jti';
 import { publishSessionChange } from './session-events';
 import { currentTermsCached, type SnapshotRow, snapshotColumnsSql, toSnapshot } from './snapshot';
 import type { CurrentTerms } from './terms';
+import { markRotationUnanswered, wasRotationUnanswered } from './unanswered-rotations';
 import { workloadAuthoritySql } from './workload-authority';
 
 export interface RotationDeps extends IssuanceDeps {
@@ -248,6 +249,15 @@ async function judge(
   }
   if (presented < row.current_version) {
     if (isRetry(row, input, now)) return 'retry';
+    // The rotation this token made was committed but its answer was lost to a PostgreSQL failure: this is the
+    // client's retry after the outage.
+    if (
+      input.retryAllowanceMs > 0 &&
+      row.current_version === presented + 1 &&
+      (await wasRotationUnanswered(deps.redis, row.id, presented))
+    ) {
+      return 'retry';
+    }
     if (afterLostWrite) return { kind: 'conflict' };
     await revokeFamily(deps, row.id);
     return { kind: 'family_compromised' };
@@ -341,6 +351,11 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
     expiresAt: new Date(pair.refreshExp * 1000),
     jti: next.jti,
     deadline: new Date(session.read_at.getTime() + dbBoundsOf(deps.db).statementTimeoutMs),
+  }).catch(async (err: unknown) => {
+    // The write may have committed before the failure reached us (a timeout, a connection dropped after the
+    // commit): remember it, so the client's retry gets this pair rather than a reuse verdict.
+    if (isDependencyFailure(err)) await markRotationUnanswered(deps.redis, session.id, presented);
+    throw err;
   });
   if (won) {
     return {

@@ -134,7 +134,7 @@ const everyWorker = (outcomes: Outcome[], workers: number, pred: (o: Outcome) =>
  * `load.outcomes`.
  */
 export async function runFault(s: FaultScenario): Promise<FaultFigures> {
-  await until(() => everyWorker(s.load.outcomes, s.workers, (o) => o.status === 200), 30_000, 'warm load');
+  await until(() => everyWorker(s.load.outcomes, s.workers, (o) => o.status === 200), 60_000, 'warm load');
   const faultAt = Date.now();
   if (s.fault === 'stall') s.proxy.stall();
   else await s.proxy.cut();
@@ -164,9 +164,13 @@ export async function runFault(s: FaultScenario): Promise<FaultFigures> {
   await s.proxy.pass();
   await until(
     () => everyWorker(s.load.since(clearAt), s.workers, (o) => o.status === 200),
-    30_000,
+    60_000,
     `recovery from ${s.scenario}`,
-  );
+  ).catch((err: Error) => {
+    // Say what each worker got since the fault ended: a lost chain (401) and a host still refusing (503) differ.
+    const got = s.load.since(clearAt).map((o) => `${o.worker}:${o.status}${o.reason ? `/${o.reason}` : ''}`);
+    throw new Error(`${err.message}; since then: ${[...new Set(got)].join(' ')}`);
+  });
   await until(async () => (await timedGet(`${s.hostUrl}/readyz`)).status === 200, 30_000, '/readyz ready');
   const recoveredAt = Date.now();
   const during = s.load.outcomes.filter((o) => o.at >= faultAt && o.at <= recoveredAt);
