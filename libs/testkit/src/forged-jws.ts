@@ -149,9 +149,12 @@ export function forgeAll(t: ForgeTarget): ForgedJws[] {
   }
   if (t.genuine) {
     const [h, p, s] = t.genuine.split('.') as [string, string, string];
+    // Re-spelt in the standard alphabet. A token with no '-' or '_' anywhere would be left unchanged (genuine, and
+    // rightly accepted), so the trick is only sent when it changes something; that skips about 1 token in 10^4.
+    const standard = t.genuine.replace(/-/g, '+').replace(/_/g, '/');
+    if (standard !== t.genuine) out.push({ trick: 'standard base64 characters', jws: standard });
     out.push(
       { trick: 'padding', jws: `${h}=.${p}==.${s}=` },
-      { trick: 'standard base64 characters', jws: `${h}.${p}.${s.replace(/-/g, '+').replace(/_/g, '/')}` },
       { trick: 'whitespace inside', jws: `${h}.${p.slice(0, 5)} ${p.slice(5)}.${s}` },
       { trick: 'four segments', jws: `${t.genuine}.${s}` },
       { trick: 'two segments', jws: `${h}.${p}` },
