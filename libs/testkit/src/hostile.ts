@@ -8,7 +8,10 @@ import type { Redis } from '@svc/platform';
 import fc from 'fast-check';
 import { type RawAnswer, sendRaw } from './raw-request';
 
-export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+// CI replays one fixed seed, so a submission passes or fails on its code alone; local runs explore a fresh seed each.
+export const FUZZ_SEED = Number(
+  process.env.FUZZ_SEED ?? (process.env.CI ? 20261122 : Math.floor(Math.random() * 2 ** 31)),
+);
 export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 
 /** fast-check parameters of every property: the logged seed, bounded runs, no shrinking past a few seconds. */
