@@ -17,6 +17,15 @@ export function envInt(name: string, fallback: number, env: NodeJS.ProcessEnv = 
   return n;
 }
 
+/** A whole number >= 1 from the environment (bounds, limits), or `fallback` when unset; anything else fails start-up. */
+export function envPositiveInt(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
+  return n;
+}
+
 export function hostUrl(host: HostName, env: NodeJS.ProcessEnv = process.env): string {
   const name = `${host.toUpperCase()}_URL`;
   return (env[name] ?? `http://127.0.0.1:${DEFAULT_PORTS[host]}`).replace(/\/+$/, '');

@@ -1,6 +1,7 @@
 // Redis connections (ioredis) for replay sets, rate limits, caches and pub/sub, each call bounded in time and every
 // connection error logged through pino as JSON (never ioredis's plain-text "Unhandled error event" on stderr).
 import { Redis } from 'ioredis';
+import { envPositiveInt } from './config';
 import { createLogger, type Logger } from './logger';
 
 export { Redis };
@@ -19,18 +20,10 @@ export interface RedisBounds {
   commandTimeoutMs: number;
 }
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
-  return n;
-}
-
 export function redisBoundsFromEnv(env: NodeJS.ProcessEnv = process.env): RedisBounds {
   return {
-    connectTimeoutMs: positiveInt(env, 'REDIS_CONNECT_TIMEOUT_MS', 2000),
-    commandTimeoutMs: positiveInt(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000),
+    connectTimeoutMs: envPositiveInt('REDIS_CONNECT_TIMEOUT_MS', 2000, env),
+    commandTimeoutMs: envPositiveInt('REDIS_COMMAND_TIMEOUT_MS', 1000, env),
   };
 }
 
