@@ -46,6 +46,13 @@ export interface IssueSessionInput {
    * thrown; the caller tells these apart from the inquiry row.
    */
   redeemsInquiry?: { id: string };
+  /**
+   * The device authorization this issue consumes: the session is inserted only together with the authorization's
+   * move from APPROVED to CONSUMED, in one statement, as for an inquiry. When it is no longer consumable (consumed
+   * by a concurrent poll, or expired), or the authority version changed, nothing is written and
+   * AuthorizationArtifactStale is thrown; the caller tells these apart from the authorization's row.
+   */
+  redeemsDeviceAuthorization?: { id: string };
   /** The issue read, when the caller read it in the same statement as its credential (`issueReadColumnsSql`). */
   read?: IssueRead;
 }
@@ -179,6 +186,25 @@ const INSERT_SESSION_REDEEMING: Statement = {
   ),
 };
 
+/**
+ * One session, inserted only together with its device authorization's move from APPROVED to CONSUMED ($19 the
+ * authorization id, $20 the time), which records the session id: the same shape and reasoning as
+ * INSERT_SESSION_REDEEMING, so two polls of one approved authorization (on any replicas) serialize on its row and
+ * only one finds it APPROVED.
+ */
+const INSERT_SESSION_CONSUMING_DEVICE: Statement = {
+  name: 'issue_insert_consuming_device_v1',
+  text: insertSessionsSql(
+    'EXISTS (SELECT 1 FROM redeemed)',
+    `WITH redeemed AS (
+      UPDATE device_authorizations d SET state = 'CONSUMED', session_id = ($1::text[])[1]
+      WHERE d.id = $19::uuid AND d.state = 'APPROVED' AND d.expires_at > $20::timestamptz
+        AND (($18::int[])[1] IS NULL OR EXISTS (
+          SELECT 1 FROM accounts x WHERE x.id = d.account_id AND x.authority_version = ($18::int[])[1]))
+      RETURNING d.id)`,
+  ),
+};
+
 /** One session row to insert, in the order of INSERT_SESSIONS' arrays. */
 export type SessionInsert = [
   id: string,
@@ -232,11 +258,20 @@ export const insertSession = gatherOn(async (db, rows: SessionInsert[]): Promise
   }
 });
 
-/** Inserts one session together with redeeming its inquiry (INSERT_SESSION_REDEEMING); false when neither happened. */
-async function insertRedeeming(db: Db, row: SessionInsert, inquiryId: string, now: Date): Promise<boolean> {
-  const inserted = await runPrepared<{ id: string }>(db, INSERT_SESSION_REDEEMING, [
+/**
+ * Inserts one session together with redeeming its inquiry (INSERT_SESSION_REDEEMING) or consuming its device
+ * authorization (INSERT_SESSION_CONSUMING_DEVICE); false when neither happened.
+ */
+async function insertRedeeming(
+  db: Db,
+  statement: Statement,
+  row: SessionInsert,
+  redeemedId: string,
+  now: Date,
+): Promise<boolean> {
+  const inserted = await runPrepared<{ id: string }>(db, statement, [
     ...columnsOfInserts([row]),
-    inquiryId,
+    redeemedId,
     now,
   ]);
   return inserted.length === 1;
@@ -309,8 +344,16 @@ export async function issueSession(deps: IssuanceDeps, input: IssueSessionInput)
     authorityVersion,
   ];
   const inserted = input.redeemsInquiry
-    ? await insertRedeeming(deps.db, insert, input.redeemsInquiry.id, now)
-    : await insertSession(deps.db, insert);
+    ? await insertRedeeming(deps.db, INSERT_SESSION_REDEEMING, insert, input.redeemsInquiry.id, now)
+    : input.redeemsDeviceAuthorization
+      ? await insertRedeeming(
+          deps.db,
+          INSERT_SESSION_CONSUMING_DEVICE,
+          insert,
+          input.redeemsDeviceAuthorization.id,
+          now,
+        )
+      : await insertSession(deps.db, insert);
   if (typeof inserted === 'object') throw inserted.failed;
   if (!inserted) throw new ServiceError('AuthorizationArtifactStale', 409);
   return {

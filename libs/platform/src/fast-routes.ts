@@ -37,6 +37,11 @@ export interface FastRoute {
   /** POST body limit in bytes. */
   bodyLimit?: number;
   handle(req: FastRequest): Promise<FastAnswer> | FastAnswer;
+  /**
+   * Turns any failure of this route (its body unreadable included) into the error it answers with: an endpoint
+   * whose errors have their own family (device `/device-token`: `{error: invalid_request}` for a bad body too).
+   */
+  mapError?(err: unknown): unknown;
 }
 
 interface CompiledRoute extends FastRoute {
@@ -132,7 +137,7 @@ export function withFastRoutes(app: Express, opts: HostAppOptions, routes: FastR
       }
       write(res, status, headers, bytes);
     } catch (err) {
-      const answer = describeError(err, opts, {
+      const answer = describeError(route.mapError ? route.mapError(err) : err, opts, {
         method: req.method ?? '',
         path,
         acceptLanguage: req.headers['accept-language'],

@@ -1,0 +1,41 @@
+// What the device host needs: the issuance core every issuing host opens, its configuration, and its two stores
+// (device authorizations in PostgreSQL, their polling state in Redis). Tests build the same with `deviceDepsOf`.
+import { type HostParts, openHostCore } from '@svc/issuance';
+import { type DeviceConfig, deviceConfigFromEnv } from './config';
+import { type AuthorizationStore, createAuthorizationStore } from './store/authorizations';
+import { createPollingStore, type PollingStore } from './store/polling';
+
+export interface DeviceDeps extends HostParts {
+  config: DeviceConfig;
+  authorizations: AuthorizationStore;
+  polling: PollingStore;
+}
+
+/** RFC 8628 section 3.5: each slow_down raises the interval by 5 seconds. */
+export const SLOW_DOWN_STEP_SECONDS = 5;
+/** A slow_down never raises the interval past this (a burst of retries cannot push a device past its lifetime). */
+export const SLOW_DOWN_CAP_SECONDS = 60;
+/** Polling state outlives its authorization by this, so late polls answer expired_token from Redis alone. */
+const KEEP_AFTER_EXPIRY_MS = 10 * 60_000;
+
+/** The device host's own parts over the core's connections. */
+export function deviceDepsOf(parts: HostParts, config: DeviceConfig): DeviceDeps {
+  return {
+    ...parts,
+    config,
+    authorizations: createAuthorizationStore(parts.db),
+    polling: createPollingStore(parts.redis, {
+      prefix: config.redisPrefix,
+      leewayMs: config.pollLeewayMs,
+      stepSeconds: SLOW_DOWN_STEP_SECONDS,
+      capSeconds: SLOW_DOWN_CAP_SECONDS,
+      keepAfterExpiryMs: KEEP_AFTER_EXPIRY_MS,
+    }),
+  };
+}
+
+export function openDeviceDeps(): DeviceDeps & { close(): Promise<void> } {
+  const config = deviceConfigFromEnv();
+  const core = openHostCore('device');
+  return { ...deviceDepsOf(core, config), metrics: core.metrics, close: core.close };
+}

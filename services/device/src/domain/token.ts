@@ -1,0 +1,160 @@
+// POST /device-token: a poll of a device authorization, answered as an outcome the route maps to the spec's
+// bodies. A pending poll is one Redis script (store/polling.ts) and nothing else; PostgreSQL answers only when
+// Redis cannot: a decision was (being) made, or Redis lost the state. An approved authorization is redeemed
+// through the issuance core, which re-checks the application, the account and its basic-terms receipt now, and
+// consumes the authorization in the statement that inserts the session: exactly one poll gets the tokens.
+import { isIssuable, issueSession, loadApplication } from '@svc/issuance';
+import { isDependencyFailure, ServiceError } from '@svc/platform';
+import type { ClaimView } from '@svc/token-core';
+import type { DeviceDeps } from '../deps';
+import type { AuthorizationRow } from '../store/authorizations';
+import { DEVICE_AUTH_METHOD } from './authorize';
+import { deviceCodeHash } from './codes';
+
+export interface DeviceTokenResponse {
+  applicationAnchor: string;
+  accessToken: string;
+  refreshToken: string;
+  claims: ClaimView;
+}
+
+/** The spec's device polling errors (Errors, device polling errors). */
+export type DevicePollError =
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'access_denied'
+  | 'expired_token'
+  | 'invalid_request'
+  | 'server_error';
+
+export type PollOutcome =
+  | { kind: 'issued'; tokens: DeviceTokenResponse }
+  | { kind: 'error'; error: DevicePollError; interval?: number; retryAfter?: number };
+
+const fail = (error: DevicePollError): PollOutcome => ({ kind: 'error', error });
+
+export async function pollDeviceToken(deps: DeviceDeps, deviceCode: string): Promise<PollOutcome> {
+  const hash = deviceCodeHash(deviceCode);
+  const verdict = await deps.polling.poll(hash, deps.issuance.now());
+  switch (verdict.kind) {
+    case 'pending':
+      return fail('authorization_pending');
+    case 'slow_down':
+      return { kind: 'error', error: 'slow_down', interval: verdict.interval };
+    case 'expired':
+      return fail('expired_token');
+    case 'consumed':
+      return fail('invalid_request');
+    case 'denied':
+      return fail('access_denied');
+    case 'ask':
+      return fromDatabase(deps, hash);
+  }
+}
+
+/** The answer PostgreSQL gives when Redis could not: a decision, or a state Redis lost. */
+async function fromDatabase(deps: DeviceDeps, hash: string): Promise<PollOutcome> {
+  const row = await deps.authorizations.byCodeHash(hash);
+  if (!row) return fail('invalid_request');
+  if (row.state === 'CONSUMED') return fail('invalid_request');
+  const now = deps.issuance.now();
+  if (row.expiresAt <= now) return fail('expired_token');
+  switch (row.state) {
+    case 'DENIED':
+      await deps.polling.markFinal(hash, 'denied', row.expiresAt);
+      return fail('access_denied');
+    case 'PENDING':
+      // Redis lost the state (or a decision is being written and the poll script saw its mark first): seed it
+      // again from the row, counting this poll; a decision mark already there stays.
+      await deps.polling.reseed(hash, row.interval, row.expiresAt, now);
+      return fail('authorization_pending');
+    case 'APPROVED':
+      return redeem(deps, hash, row);
+  }
+}
+
+/** Refusals of the issuance core that mean the person or policy no longer allows this: access_denied, final. */
+const POLICY_REFUSALS = new Set([
+  'ApplicationNotFound',
+  'ApplicationNotActive',
+  'AccountNotFound',
+  'AccountDisabled',
+  'AccountDeleted',
+  'LegalAgreementRequired',
+  'ClaimConsentRequired',
+  'RequiredClaimDataMissing',
+  'EmailDomainBlocked',
+  'EmailDomainRequiresSso',
+  'SsoAuthorityConflict',
+  'Layer1Denied',
+  'Layer3Denied',
+]);
+
+async function denyAtRedemption(deps: DeviceDeps, hash: string, row: AuthorizationRow): Promise<PollOutcome> {
+  await deps.authorizations.deny(row.id, deps.issuance.now(), ['APPROVED']);
+  await deps.polling.markFinal(hash, 'denied', row.expiresAt);
+  return fail('access_denied');
+}
+
+async function redeem(deps: DeviceDeps, hash: string, row: AuthorizationRow): Promise<PollOutcome> {
+  // The application's standing now, not as cached: it may have been suspended since the approval.
+  const app = await loadApplication(deps.db, { id: row.applicationId });
+  if (
+    !app ||
+    !isIssuable(app) ||
+    !app.authRules.some((r) => r.method === DEVICE_AUTH_METHOD) ||
+    !row.accountId ||
+    row.authorityVersion === null
+  ) {
+    return denyAtRedemption(deps, hash, row);
+  }
+  try {
+    const issued = await issueSession(deps.issuance, {
+      application: app,
+      principal: { kind: 'ACCOUNT', accountId: row.accountId },
+      authMethod: row.authMethod ?? DEVICE_AUTH_METHOD,
+      authTime: row.authTime ?? undefined,
+      expectedAuthorityVersion: row.authorityVersion,
+      redeemsDeviceAuthorization: { id: row.id },
+    });
+    // PostgreSQL holds the consumption; Redis answers the later polls without asking it (best effort: without
+    // the mark, PostgreSQL answers them the same).
+    await deps.polling.markFinal(hash, 'consumed', row.expiresAt).catch(() => undefined);
+    return {
+      kind: 'issued',
+      tokens: {
+        applicationAnchor: app.anchor,
+        accessToken: issued.accessToken,
+        refreshToken: issued.refreshToken,
+        claims: issued.claims,
+      },
+    };
+  } catch (err) {
+    return lostRedemption(deps, hash, row, err);
+  }
+}
+
+/** Why issuance wrote nothing: a concurrent poll consumed it, it expired, or policy refuses; else server_error. */
+async function lostRedemption(
+  deps: DeviceDeps,
+  hash: string,
+  row: AuthorizationRow,
+  err: unknown,
+): Promise<PollOutcome> {
+  if (err instanceof ServiceError && err.reason === 'AuthorizationArtifactStale') {
+    const current = await deps.authorizations.byCodeHash(hash);
+    if (!current || current.state === 'CONSUMED') return fail('invalid_request');
+    if (current.expiresAt <= deps.issuance.now()) return fail('expired_token');
+    if (current.state === 'DENIED') return fail('access_denied');
+    // Still approved: the account's authority changed since the approval (status, passkeys). Approve again.
+    return denyAtRedemption(deps, hash, row);
+  }
+  if (err instanceof ServiceError && POLICY_REFUSALS.has(err.reason))
+    return denyAtRedemption(deps, hash, row);
+  if (isDependencyFailure(err) || (err instanceof ServiceError && err.status === 503)) {
+    // The authorization is untouched (it is consumed only with the session): the device may poll again.
+    return { kind: 'error', error: 'server_error', retryAfter: 1 };
+  }
+  deps.logger.error({ err }, 'device token issuance failed');
+  return fail('server_error');
+}

@@ -1,0 +1,106 @@
+// POST /device-authorize and POST /device-token as fast routes (node:http, no Express): device-token is the hot
+// path of the host (every waiting device polls it every few seconds). Body parsing here, rules in domain/.
+import {
+  createRateLimiter,
+  type FastAnswer,
+  type FastRoute,
+  isDependencyFailure,
+  OAuthError,
+  parseWith,
+  ServiceError,
+  storableText,
+} from '@svc/platform';
+import { z } from 'zod';
+import type { DeviceDeps } from '../deps';
+import { authorizeDevice } from '../domain/authorize';
+import { DEVICE_CODE_PATTERN } from '../domain/codes';
+import { type DevicePollError, type PollOutcome, pollDeviceToken } from '../domain/token';
+
+const BODY_LIMIT = 4 * 1024;
+const ANCHOR = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+const authorizeBody = z.strictObject({ applicationAnchor: storableText().min(3).max(64).regex(ANCHOR) });
+
+/** RFC 6749 section 5.2 / RFC 8628 section 3.5: polling errors are 400; a failed issuance is the server's. */
+const STATUS: Record<DevicePollError, number> = {
+  authorization_pending: 400,
+  slow_down: 400,
+  access_denied: 400,
+  expired_token: 400,
+  invalid_request: 400,
+  server_error: 500,
+};
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+/** The answers without variable parts, serialised once: a pending poll writes these bytes and nothing else. */
+const FIXED = Object.fromEntries(
+  (Object.keys(STATUS) as DevicePollError[]).map((e) => [e, Buffer.from(JSON.stringify({ error: e }))]),
+) as Record<DevicePollError, Buffer>;
+
+function pollAnswer(outcome: PollOutcome): FastAnswer {
+  if (outcome.kind === 'issued') return { json: outcome.tokens, noStore: true };
+  const { error, interval, retryAfter } = outcome;
+  if (retryAfter !== undefined) {
+    return {
+      status: 503,
+      json: { error },
+      noStore: true,
+      headers: { 'Retry-After': String(retryAfter) },
+    };
+  }
+  if (interval !== undefined) return { status: STATUS[error], json: { error, interval }, noStore: true };
+  return { status: STATUS[error], raw: FIXED[error], contentType: JSON_TYPE, noStore: true };
+}
+
+/** Every failure of /device-token is one of the spec's polling errors, never a `reason` body. */
+function asPollError(err: unknown): OAuthError {
+  if (err instanceof OAuthError) return err;
+  if (err instanceof ServiceError && err.status === 400) return new OAuthError('invalid_request', 400);
+  if (err instanceof ServiceError && err.status === 413) return new OAuthError('invalid_request', 400);
+  if (isDependencyFailure(err) || (err instanceof ServiceError && err.status === 503))
+    return new OAuthError('server_error', 503, {}, { 'Retry-After': '1' });
+  if (err instanceof ServiceError && err.status < 500) return new OAuthError('invalid_request', 400);
+  return new OAuthError('server_error', 500);
+}
+
+/** The deviceCode of a well-formed body, or undefined (invalid_request). */
+function deviceCodeOf(body: Record<string, unknown>): string | undefined {
+  const code = body.deviceCode;
+  if (typeof code !== 'string' || !DEVICE_CODE_PATTERN.test(code)) return undefined;
+  for (const k in body) if (k !== 'deviceCode') return undefined;
+  return code;
+}
+
+export function deviceRoutes(deps: DeviceDeps): FastRoute[] {
+  const limiter = createRateLimiter(deps.redis, {
+    keyPrefix: `${deps.config.redisPrefix}:authorize`,
+    points: deps.config.rateLimit.authorizePerAddress,
+    durationSeconds: deps.config.rateLimit.windowSeconds,
+  });
+  return [
+    {
+      method: 'POST',
+      path: '/device-authorize',
+      bodyLimit: BODY_LIMIT,
+      handle: async (req) => {
+        await limiter.consume(req.ip);
+        const { applicationAnchor } = parseWith(authorizeBody, req.body);
+        const answer = await authorizeDevice(deps, applicationAnchor, {
+          address: req.ip,
+          userAgent: req.headers['user-agent'],
+        });
+        return { json: answer, noStore: true };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/device-token',
+      bodyLimit: BODY_LIMIT,
+      handle: async (req) => {
+        const deviceCode = deviceCodeOf(req.body);
+        if (!deviceCode) return pollAnswer({ kind: 'error', error: 'invalid_request' });
+        return pollAnswer(await pollDeviceToken(deps, deviceCode));
+      },
+      mapError: asPollError,
+    },
+  ];
+}

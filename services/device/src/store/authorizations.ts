@@ -1,0 +1,159 @@
+// PostgreSQL statements of device authorizations: insert at /device-authorize (a live user code is unique by a
+// partial index, so a collision inserts nothing), the reads of /device-token and of the approval page, and the
+// decisions. The consuming move APPROVED -> CONSUMED is not here: it happens in the statement that inserts the
+// session (libs/issuance `redeemsDeviceAuthorization`), so the authorization is consumed exactly when a session
+// exists for it.
+import { type Db, gatherOn, runPrepared, type Statement, unnestParams } from '@svc/db';
+
+export type DeviceState = 'PENDING' | 'APPROVED' | 'DENIED' | 'CONSUMED';
+
+export interface NewAuthorization {
+  deviceCodeHash: string;
+  userCode: string;
+  applicationId: string;
+  interval: number;
+  createdAt: Date;
+  expiresAt: Date;
+  deviceAddress: string | null;
+  deviceUserAgent: string | null;
+}
+
+/** What /device-token reads when Redis cannot answer alone. */
+export interface AuthorizationRow {
+  id: string;
+  applicationId: string;
+  state: DeviceState;
+  accountId: string | null;
+  interval: number;
+  expiresAt: Date;
+  authMethod: string | null;
+  authTime: Date | null;
+  authorityVersion: number | null;
+}
+
+/** A live pending authorization, as the approval page shows it. */
+export interface PendingRow {
+  id: string;
+  deviceCodeHash: string;
+  userCode: string;
+  applicationId: string;
+  applicationAnchor: string;
+  deviceAddress: string | null;
+  deviceUserAgent: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface Approval {
+  accountId: string;
+  authMethod: string;
+  authTime: Date;
+  authorityVersion: number;
+  consent: Record<string, string> | null;
+}
+
+const INSERT: Statement = {
+  name: 'device_insert_v1',
+  text: `INSERT INTO device_authorizations (device_code_hash, user_code, application_id, interval, created_at,
+      expires_at, device_address, device_user_agent)
+    SELECT * FROM ${unnestParams(['text', 'text', 'uuid', 'int', 'timestamptz', 'timestamptz', 'text', 'text'])}
+    ON CONFLICT DO NOTHING
+    RETURNING device_code_hash`,
+};
+
+/**
+ * Inserts authorizations gathered per event-loop turn (one round trip for the /device-authorize calls that arrived
+ * together); each answers whether its row went in. A row whose live user code is taken (or, never in practice,
+ * whose device-code hash is) inserts nothing and answers false.
+ */
+const insertGathered = gatherOn(async (db, rows: NewAuthorization[]): Promise<boolean[]> => {
+  const inserted = await runPrepared<{ device_code_hash: string }>(db, INSERT, [
+    rows.map((r) => r.deviceCodeHash),
+    rows.map((r) => r.userCode),
+    rows.map((r) => r.applicationId),
+    rows.map((r) => r.interval),
+    rows.map((r) => r.createdAt),
+    rows.map((r) => r.expiresAt),
+    rows.map((r) => r.deviceAddress),
+    rows.map((r) => r.deviceUserAgent),
+  ]);
+  const done = new Set(inserted.map((r) => r.device_code_hash));
+  return rows.map((r) => done.has(r.deviceCodeHash));
+});
+
+const BY_CODE_HASH: Statement = {
+  name: 'device_by_code_hash_v1',
+  text: `SELECT id, application_id AS "applicationId", state, account_id AS "accountId", interval,
+      expires_at AS "expiresAt", auth_method AS "authMethod", auth_time AS "authTime",
+      authority_version AS "authorityVersion"
+    FROM device_authorizations WHERE device_code_hash = $1`,
+};
+
+export interface AuthorizationStore {
+  insert(row: NewAuthorization): Promise<boolean>;
+  byCodeHash(deviceCodeHash: string): Promise<AuthorizationRow | undefined>;
+  /** The PENDING, unexpired authorization with this stored-form user code. */
+  pendingByUserCode(userCode: string, now: Date): Promise<PendingRow | undefined>;
+  pendingById(id: string, now: Date): Promise<PendingRow | undefined>;
+  /** PENDING -> APPROVED while unexpired; false when it was not pending (decided, consumed) or expired. */
+  approve(id: string, approval: Approval, now: Date): Promise<boolean>;
+  /** PENDING or APPROVED -> DENIED; false when it was neither. Denial is final. */
+  deny(id: string, now: Date, from?: DeviceState[]): Promise<boolean>;
+}
+
+const PENDING_COLUMNS = `d.id, d.device_code_hash AS "deviceCodeHash", d.user_code AS "userCode",
+  d.application_id AS "applicationId", a.anchor AS "applicationAnchor", d.device_address AS "deviceAddress",
+  d.device_user_agent AS "deviceUserAgent", d.created_at AS "createdAt", d.expires_at AS "expiresAt"`;
+
+export function createAuthorizationStore(db: Db): AuthorizationStore {
+  return {
+    insert: (row) => insertGathered(db, row),
+    async byCodeHash(hash) {
+      const [row] = await runPrepared<AuthorizationRow>(db, BY_CODE_HASH, [hash]);
+      return row;
+    },
+    async pendingByUserCode(userCode, now) {
+      const rows = await db.$queryRawUnsafe<PendingRow[]>(
+        `SELECT ${PENDING_COLUMNS} FROM device_authorizations d JOIN applications a ON a.id = d.application_id
+          WHERE d.user_code = $1 AND d.state = 'PENDING' AND d.expires_at > $2::timestamptz`,
+        userCode,
+        now,
+      );
+      return rows[0];
+    },
+    async pendingById(id, now) {
+      const rows = await db.$queryRawUnsafe<PendingRow[]>(
+        `SELECT ${PENDING_COLUMNS} FROM device_authorizations d JOIN applications a ON a.id = d.application_id
+          WHERE d.id = $1::uuid AND d.state = 'PENDING' AND d.expires_at > $2::timestamptz`,
+        id,
+        now,
+      );
+      return rows[0];
+    },
+    async approve(id, approval, now) {
+      const changed = await db.$executeRawUnsafe(
+        `UPDATE device_authorizations SET state = 'APPROVED', account_id = $2::uuid, auth_method = $3,
+            auth_time = $4::timestamptz, authority_version = $5::int, consent = $6::jsonb, decided_at = $7::timestamptz
+          WHERE id = $1::uuid AND state = 'PENDING' AND expires_at > $7::timestamptz`,
+        id,
+        approval.accountId,
+        approval.authMethod,
+        approval.authTime,
+        approval.authorityVersion,
+        approval.consent === null ? null : JSON.stringify(approval.consent),
+        now,
+      );
+      return changed === 1;
+    },
+    async deny(id, now, from = ['PENDING']) {
+      const changed = await db.$executeRawUnsafe(
+        `UPDATE device_authorizations SET state = 'DENIED', decided_at = COALESCE(decided_at, $2::timestamptz)
+          WHERE id = $1::uuid AND state = ANY($3::text[])`,
+        id,
+        now,
+        from,
+      );
+      return changed === 1;
+    },
+  };
+}

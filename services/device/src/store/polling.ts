@@ -1,0 +1,153 @@
+// Polling state of device authorizations in Redis, so a pending poll (the hot path: every waiting device, every
+// few seconds) is one Redis round trip and no PostgreSQL at all. One hash per authorization under its device-code
+// hash, written at /device-authorize: `i` the current interval (seconds), `e` the expiry (ms), `l` the time of the
+// last poll that was not refused as too fast (ms), `d` "decided: ask PostgreSQL" (set before a decision is written
+// there, so a poll can never miss one), `x` a final outcome (`consumed`, `denied`) once PostgreSQL holds it.
+// PostgreSQL stays the truth: a missing hash (Redis lost it) sends the poll to PostgreSQL, which seeds it again.
+import type { Redis } from 'ioredis';
+
+export type PollVerdict =
+  | { kind: 'pending' }
+  | { kind: 'slow_down'; interval: number }
+  | { kind: 'expired' }
+  | { kind: 'consumed' }
+  | { kind: 'denied' }
+  /** Decided or unknown to Redis: PostgreSQL answers. */
+  | { kind: 'ask' };
+
+/**
+ * The poll, atomically on the hash. Final outcomes first (a consumed code is invalid_request whatever its age),
+ * then expiry, then the interval: a poll sooner than the interval after the last accepted poll is slow_down, the
+ * interval grows by 5 s (to at most the cap) and stays grown; the refused poll does not move the last-poll time, so
+ * a client that waits the new interval from its previous accepted poll, or from the refusal, is on time. The first
+ * poll has no last-poll time and is never throttled. An accepted poll records its time and answers pending, or
+ * "ask" when a decision is (being) written.
+ *
+ * KEYS[1] the hash; ARGV now (ms), leeway (ms), step (s), cap (s).
+ * Returns {code, interval}: 0 unknown, 1 pending, 2 slow_down, 3 expired, 4 consumed, 5 denied, 6 decided.
+ */
+const POLL_SCRIPT = `
+local h = redis.call('HMGET', KEYS[1], 'i', 'e', 'l', 'd', 'x')
+if h[5] == 'consumed' then return {4, 0} end
+if not h[1] then return {0, 0} end
+local now = tonumber(ARGV[1])
+if tonumber(h[2]) <= now then return {3, 0} end
+if h[5] == 'denied' then return {5, 0} end
+local interval = tonumber(h[1])
+if h[3] and now - tonumber(h[3]) < interval * 1000 - tonumber(ARGV[2]) then
+  interval = math.min(interval + tonumber(ARGV[3]), math.max(interval, tonumber(ARGV[4])))
+  redis.call('HSET', KEYS[1], 'i', interval)
+  return {2, interval}
+end
+redis.call('HSET', KEYS[1], 'l', now)
+if h[4] then return {6, interval} end
+return {1, interval}
+`;
+
+/** Seeds a hash unless one exists (HSETNX on `i` decides), with the expiry; the hash outlives it by `keepMs`. */
+const SEED_SCRIPT = `
+if redis.call('HSETNX', KEYS[1], 'i', ARGV[1]) == 1 then
+  redis.call('HSET', KEYS[1], 'e', ARGV[2])
+  if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'l', ARGV[3]) end
+end
+redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[4]))
+return 1
+`;
+
+/** Sets one field and the hash's expiry (creating the hash when Redis lost it, so the mark is never lost). */
+const MARK_SCRIPT = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[3]) + tonumber(ARGV[4]))
+return 1
+`;
+
+interface PollingRedis extends Redis {
+  devicePoll(key: string, now: number, leeway: number, step: number, cap: number): Promise<[number, number]>;
+  deviceSeed(
+    key: string,
+    interval: number,
+    expiresAt: number,
+    lastPoll: string,
+    keepMs: number,
+  ): Promise<number>;
+  deviceMark(key: string, field: string, value: string, expiresAt: number, keepMs: number): Promise<number>;
+}
+
+export interface PollingOptions {
+  /** Key prefix; replicas of one deployment share it. */
+  prefix: string;
+  /** Leeway in ms before a poll counts as too fast. */
+  leewayMs: number;
+  /** Seconds a slow_down adds to the interval (RFC 8628: 5). */
+  stepSeconds: number;
+  /** The interval never grows past this by slow_down (seconds). */
+  capSeconds: number;
+  /** How long a hash outlives its authorization's expiry, so late polls still answer expired_token from Redis. */
+  keepAfterExpiryMs: number;
+}
+
+export interface PollingStore {
+  /** A new authorization's state: its interval and expiry, no poll yet. */
+  seed(codeHash: string, interval: number, expiresAt: Date): Promise<void>;
+  /** Seeds again after Redis lost the hash, with the last poll now (that poll was accepted). */
+  reseed(codeHash: string, interval: number, expiresAt: Date, lastPoll: Date): Promise<void>;
+  poll(codeHash: string, now: Date): Promise<PollVerdict>;
+  /**
+   * Marks the authorization decided before PostgreSQL records the decision: every later poll asks PostgreSQL. It
+   * creates the hash when Redis lost it, so a poll that reseeds it meanwhile cannot hide the decision.
+   */
+  markDeciding(codeHash: string, expiresAt: Date): Promise<void>;
+  /** Records a final outcome PostgreSQL now holds, so later polls are answered from Redis alone. */
+  markFinal(codeHash: string, outcome: 'consumed' | 'denied', expiresAt: Date): Promise<void>;
+}
+
+const VERDICTS: Record<number, PollVerdict['kind']> = {
+  0: 'ask',
+  1: 'pending',
+  2: 'slow_down',
+  3: 'expired',
+  4: 'consumed',
+  5: 'denied',
+  6: 'ask',
+};
+
+export function createPollingStore(redis: Redis, opts: PollingOptions): PollingStore {
+  const r = redis as PollingRedis;
+  if (typeof r.devicePoll !== 'function') {
+    redis.defineCommand('devicePoll', { numberOfKeys: 1, lua: POLL_SCRIPT });
+    redis.defineCommand('deviceSeed', { numberOfKeys: 1, lua: SEED_SCRIPT });
+    redis.defineCommand('deviceMark', { numberOfKeys: 1, lua: MARK_SCRIPT });
+  }
+  const key = (hash: string) => `${opts.prefix}:poll:${hash}`;
+  return {
+    async seed(hash, interval, expiresAt) {
+      await r.deviceSeed(key(hash), interval, expiresAt.getTime(), '', opts.keepAfterExpiryMs);
+    },
+    async reseed(hash, interval, expiresAt, lastPoll) {
+      await r.deviceSeed(
+        key(hash),
+        interval,
+        expiresAt.getTime(),
+        String(lastPoll.getTime()),
+        opts.keepAfterExpiryMs,
+      );
+    },
+    async poll(hash, now) {
+      const [code, interval] = await r.devicePoll(
+        key(hash),
+        now.getTime(),
+        opts.leewayMs,
+        opts.stepSeconds,
+        opts.capSeconds,
+      );
+      const kind = VERDICTS[code] ?? 'ask';
+      return kind === 'slow_down' ? { kind, interval } : ({ kind } as PollVerdict);
+    },
+    async markDeciding(hash, expiresAt) {
+      await r.deviceMark(key(hash), 'd', '1', expiresAt.getTime(), opts.keepAfterExpiryMs);
+    },
+    async markFinal(hash, outcome, expiresAt) {
+      await r.deviceMark(key(hash), 'x', outcome, expiresAt.getTime(), opts.keepAfterExpiryMs);
+    },
+  };
+}

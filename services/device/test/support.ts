@@ -1,0 +1,115 @@
+// Device host test support: the real app on a free port over the real database and Redis, a clock tests move
+// instead of sleeping, fixtures (an application with the device return rule and passkey rule, an account), and
+// the approval the page will make, through the domain functions the page calls.
+import { createApplicationCache } from '@svc/issuance';
+import { createLogger } from '@svc/platform';
+import {
+  openInfra,
+  postJson,
+  provisionAccount,
+  provisionApp,
+  type RunningTestHost,
+  startTestHost,
+  type TestInfra,
+  uniqueName,
+} from '@svc/testkit';
+import { createDeviceApp } from '../src/app';
+import { type DeviceConfig, deviceConfigFromEnv } from '../src/config';
+import { type DeviceDeps, deviceDepsOf } from '../src/deps';
+import { approveDeviceAuthorization, findPendingAuthorization } from '../src/domain/approval';
+
+/** A clock that stands still until a test moves it. */
+export interface TestClock {
+  now: () => Date;
+  advance(ms: number): void;
+}
+
+export function testClock(start = Date.now()): TestClock {
+  let at = start;
+  return { now: () => new Date(at), advance: (ms) => (at += ms) };
+}
+
+export interface DeviceHarness {
+  infra: TestInfra;
+  deps: DeviceDeps;
+  clock: TestClock;
+  url: string;
+  host: RunningTestHost;
+  close(): Promise<void>;
+}
+
+/**
+ * The device host over its own infra (own Redis prefix so counters never mix), with a test clock. `shared` makes a
+ * second replica over the same Redis prefix and the same clock.
+ */
+export async function startDevice(
+  config: Partial<DeviceConfig> = {},
+  shared?: { clock: TestClock; redisPrefix: string },
+): Promise<DeviceHarness> {
+  const clock = shared?.clock ?? testClock();
+  const infra = openInfra();
+  const base = deviceConfigFromEnv({});
+  const deps = deviceDepsOf(
+    {
+      db: infra.db,
+      redis: infra.redis,
+      keyRing: infra.keyRing,
+      issuance: { ...infra.issuance, now: clock.now },
+      // No application cache in tests: fixtures change status between requests.
+      apps: createApplicationCache(infra.db, 0),
+      logger: createLogger('device-test'),
+    },
+    {
+      ...base,
+      redisPrefix: shared?.redisPrefix ?? uniqueName('dv'),
+      ...config,
+      rateLimit: { ...base.rateLimit, authorizePerAddress: 1000, ...config.rateLimit },
+    },
+  );
+  const host = await startTestHost(createDeviceApp(deps));
+  return {
+    infra,
+    deps,
+    clock,
+    url: host.url,
+    host,
+    async close() {
+      await host.close();
+      await infra.close();
+    },
+  };
+}
+
+/** An application that may start device authorizations (DEVICE_CODE return rule, passkey sign-in rule). */
+export function provisionDeviceApp(infra: TestInfra, extra: Parameters<typeof provisionApp>[1] = {}) {
+  return provisionApp(infra, { methods: ['PASSKEY_USERNAMELESS'], returnMethods: ['DEVICE_CODE'], ...extra });
+}
+
+export function authorize(
+  h: { url: string },
+  applicationAnchor: string,
+  headers: Record<string, string> = {},
+) {
+  return postJson(`${h.url}/device-authorize`, { applicationAnchor }, headers);
+}
+
+export function poll(h: { url: string }, deviceCode: string) {
+  return postJson(`${h.url}/device-token`, { deviceCode });
+}
+
+/** Approves as the page does after sign-in, by user code, for `accountId` (a fresh account when omitted). */
+export async function approve(h: DeviceHarness, userCode: string, accountId?: string): Promise<string> {
+  const account = accountId ?? (await provisionAccount(h.infra)).id;
+  const found = await findPendingAuthorization(h.deps, userCode);
+  if (found.kind !== 'found') throw new Error(`no pending authorization for ${userCode}: ${found.kind}`);
+  const row = await h.infra.db.account.findUniqueOrThrow({ where: { id: account } });
+  const outcome = await approveDeviceAuthorization(h.deps, found.authorization.id, {
+    accountId: account,
+    authorityVersion: row.authorityVersion,
+    authTime: h.clock.now(),
+  });
+  if (outcome !== 'approved') throw new Error(`approval ${outcome}`);
+  return account;
+}
+
+export { provisionAccount, uniqueName };
