@@ -1,0 +1,56 @@
+// The OIDC host's own sign-in session: who signed in on this browser, when and how, kept server-side in Redis
+// (libs/platform browser sessions) under a cookie of its own, so the person stays signed in across clients until
+// end-session. The cookie carries only the host-issued identifier; a new sign-in always starts a new identifier.
+import { randomUUID } from 'node:crypto';
+import { createBrowserSessionStore, sessionCookie } from '@svc/platform';
+import type { Redis } from 'ioredis';
+
+export interface SignInSession {
+  accountId: string;
+  /** Seconds since the epoch: the ID token's auth_time. */
+  authTime: number;
+  amr: string[];
+  acr?: string;
+  /**
+   * Stable for the life of this sign-in (the cookie identifier is not): codes and OIDC sessions name it, so
+   * end-session can find what this sign-in approved.
+   */
+  handle: string;
+}
+
+/** Cookie `oidc_session`, `__Host-oidc_session` over HTTPS (HttpOnly, SameSite=Lax, Path=/). */
+export const signInCookie = (https: boolean) => sessionCookie('oidc_session', https);
+
+export function createSignInSessions(redis: Redis, opts: { ttlSeconds: number }) {
+  const store = createBrowserSessionStore(redis, { namespace: 'oidc:sign-in', ttlSeconds: opts.ttlSeconds });
+  return {
+    ttlSeconds: opts.ttlSeconds,
+    /** The sign-in behind a cookie value, or undefined (no cookie, not issued here, expired, ended). */
+    async read(id: string | undefined): Promise<SignInSession | undefined> {
+      if (!id) return undefined;
+      const raw = await store.read(id, 'sign-in');
+      return raw ? (JSON.parse(raw) as SignInSession) : undefined;
+    },
+    /** Renews the idle lifetime of a sign-in still in use; false when it is gone. */
+    touch(id: string): Promise<boolean> {
+      return store.write(id, { seen: String(Date.now()) });
+    },
+    /**
+     * Records a new sign-in under a fresh identifier, ending the one the browser held (a new sign-in is a change
+     * of privilege: a copied or planted old cookie must not carry it).
+     */
+    async start(previousId: string | undefined, s: Omit<SignInSession, 'handle'>) {
+      if (previousId) await store.end(previousId);
+      const id = await store.issue();
+      const session: SignInSession = { ...s, handle: randomUUID() };
+      if (!(await store.write(id, { 'sign-in': JSON.stringify(session) })))
+        throw new Error('sign-in session lost');
+      return { id, session };
+    },
+    /** Ends the sign-in (end-session): the identifier stops working at once. */
+    end(id: string): Promise<void> {
+      return store.end(id);
+    },
+  };
+}
+export type SignInSessions = ReturnType<typeof createSignInSessions>;
