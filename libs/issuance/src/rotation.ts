@@ -39,6 +39,11 @@ export interface RotateInput {
   presentedToken: string;
   /** 0 for strict hosts (connect): any reuse or lost race is compromise. */
   retryAllowanceMs: number;
+  /**
+   * The issuance protocol of the sessions this host rotates (default APPLICATION): the OIDC host's /token rotates
+   * only OIDC sessions, every other host only APPLICATION ones; a session of the other protocol is not found.
+   */
+  protocol?: 'APPLICATION' | 'OIDC';
 }
 
 export type RotationOutcome =
@@ -225,7 +230,7 @@ async function judge(
 ): Promise<RotationOutcome | 'retry' | undefined> {
   const { claims } = input;
   const presented = claims.rotationVersion ?? 0;
-  if (!row || row.application_id !== input.app.id || row.protocol !== 'APPLICATION')
+  if (!row || row.application_id !== input.app.id || row.protocol !== (input.protocol ?? 'APPLICATION'))
     return { kind: 'not_found' };
   // The signature proves the token was issued; a version this session never reached was not (a pair minted for a
   // rotation that lost its write is never handed out). Every version binds to the session through its exact jti:

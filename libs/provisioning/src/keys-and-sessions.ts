@@ -4,6 +4,7 @@ import { findBySubject } from '@svc/issuance';
 import {
   activateNextKey,
   KeySetFullError,
+  OIDC_SCOPE,
   prepublishRotation,
   publishedKids,
   publishKeyChange,
@@ -53,6 +54,29 @@ export async function revokeKeyNow(db: Db, kek: Kek, anchor: string, kid: string
   if (!res.found) throw new ProvisioningError('signing key not found for this application');
   if (redis) await publishKeyChange(redis, app.id);
   return { kids: await publishedKids(db, app.id) };
+}
+
+/** `keys rotate --oidc --now`: the platform ID-token key set gets a new signer at once. */
+export async function rotateOidcKeysNow(db: Db, kek: Kek) {
+  await refusingFullSet('the platform OIDC key set', () =>
+    activateNextKey(db, kek, OIDC_SCOPE, { force: true }),
+  );
+  return { kids: await publishedKids(db, OIDC_SCOPE) };
+}
+
+/** `keys rotate --oidc`: a new platform ID-token key is prepublished and signs after `publishedSeconds`. */
+export async function rotateOidcKeysPrepublished(db: Db, kek: Kek, publishedSeconds: number) {
+  await refusingFullSet('the platform OIDC key set', () =>
+    prepublishRotation(db, kek, OIDC_SCOPE, publishedSeconds),
+  );
+  return { kids: await publishedKids(db, OIDC_SCOPE) };
+}
+
+/** `keys revoke --oidc --kid K`: the platform ID-token key leaves the JWKS at once (a new signer if it signed). */
+export async function revokeOidcKeyNow(db: Db, kek: Kek, kid: string) {
+  const res = await revokeKey(db, kek, OIDC_SCOPE, kid);
+  if (!res.found) throw new ProvisioningError('signing key not found in the platform OIDC key set');
+  return { kids: await publishedKids(db, OIDC_SCOPE) };
 }
 
 export async function listSessions(db: Db, anchor: string, subject: string) {

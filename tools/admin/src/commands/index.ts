@@ -1,6 +1,7 @@
 // The full command table of `pnpm admin`, in the order usage lists it.
 import type { Command } from '../registry';
 import { emailDomainCommands } from './email-domains';
+import { oidcClientCommands } from './oidc-clients';
 import { operationCommands } from './operations';
 import { principalCommands } from './principals';
 import { tenancyCommands } from './tenancy';
@@ -10,4 +11,5 @@ export const COMMANDS: readonly Command[] = [
   ...principalCommands,
   ...emailDomainCommands,
   ...operationCommands,
+  ...oidcClientCommands,
 ];

@@ -1,15 +1,20 @@
 // Commands for fleet-wide operations: basic-terms publication, signing-key rotation and revocation, sessions.
+
+import { OIDC_SCOPE } from '@svc/keyring';
 import {
   appByAnchor,
   listSessions,
   moveSession,
   publishTerms,
   revokeKeyNow,
+  revokeOidcKeyNow,
   rotateKeysNow,
   rotateKeysPrepublished,
+  rotateOidcKeysNow,
+  rotateOidcKeysPrepublished,
 } from '@svc/provisioning';
 import type { AdminContext } from '../context';
-import { UsageError } from '../flags';
+import { type Flags, UsageError } from '../flags';
 import { defineCommand } from '../registry';
 
 const KID = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -49,6 +54,22 @@ async function withAnnouncement(
   return warning ? { ...result, warning } : result;
 }
 
+/** The key set a keys command acts on: one application's (--app A) or the platform OIDC set (--oidc), not both. */
+function keyScope(f: Flags): { app: string; oidc: false } | { app: undefined; oidc: true } {
+  if (f.switch('oidc')) {
+    if (f.optional('app') !== undefined) throw new UsageError('give --app or --oidc, not both');
+    return { app: undefined, oidc: true };
+  }
+  return { app: f.anchor('app'), oidc: false };
+}
+
+/** As withAnnouncement, for the platform OIDC key set. */
+async function withOidcAnnouncement(ctx: AdminContext, change: () => Promise<{ kids: string[] }>) {
+  const result = await change();
+  const warning = await ctx.announceKeyChange(OIDC_SCOPE);
+  return warning ? { ...result, warning } : result;
+}
+
 export const operationCommands = [
   defineCommand({
     name: 'terms publish',
@@ -60,26 +81,37 @@ export const operationCommands = [
   defineCommand({
     name: 'keys rotate',
     synopsis:
-      '--app A [--now]   (a new key is prepublished and signs once published for the JWK Set cache lifetime; --now: it signs at once)',
-    flags: { app: {}, now: { switch: true } },
-    parse: (f) => ({ app: f.anchor('app'), now: f.switch('now') }),
-    run: (ctx, i) =>
-      withAnnouncement(ctx, i.app, () =>
+      '--app A | --oidc [--now]   (a new key is prepublished and signs once published for the JWK Set cache lifetime; --now: it signs at once; --oidc: the platform ID-token key set)',
+    flags: { app: {}, oidc: { switch: true }, now: { switch: true } },
+    parse: (f) => ({ ...keyScope(f), now: f.switch('now') }),
+    run: (ctx, i) => {
+      if (i.oidc) {
+        return withOidcAnnouncement(ctx, () =>
+          i.now
+            ? rotateOidcKeysNow(ctx.db(), ctx.kek())
+            : rotateOidcKeysPrepublished(ctx.db(), ctx.kek(), ctx.rotationPrepublishSeconds()),
+        );
+      }
+      return withAnnouncement(ctx, i.app, () =>
         i.now
           ? rotateKeysNow(ctx.db(), ctx.kek(), i.app)
           : rotateKeysPrepublished(ctx.db(), ctx.kek(), i.app, ctx.rotationPrepublishSeconds()),
-      ),
+      );
+    },
   }),
   defineCommand({
     name: 'keys revoke',
-    synopsis: '--app A --kid K   (emergency: the key leaves the JWK Set at once)',
-    flags: { app: {}, kid: {} },
+    synopsis: '--app A | --oidc --kid K   (emergency: the key leaves the JWK Set at once)',
+    flags: { app: {}, oidc: { switch: true }, kid: {} },
     parse: (f) => {
       const kid = f.required('kid');
       if (!KID.test(kid)) throw new UsageError('--kid must be a key id as shown by keys rotate or app show');
-      return { app: f.anchor('app'), kid };
+      return { ...keyScope(f), kid };
     },
-    run: (ctx, i) => withAnnouncement(ctx, i.app, () => revokeKeyNow(ctx.db(), ctx.kek(), i.app, i.kid)),
+    run: (ctx, i) =>
+      i.oidc
+        ? withOidcAnnouncement(ctx, () => revokeOidcKeyNow(ctx.db(), ctx.kek(), i.kid))
+        : withAnnouncement(ctx, i.app, () => revokeKeyNow(ctx.db(), ctx.kek(), i.app, i.kid)),
   }),
   defineCommand({
     name: 'sessions list',

@@ -1,0 +1,113 @@
+// OpenID Connect clients (`oidc-client create`): one or more per application, each with its exact redirect URIs,
+// post-logout redirect URIs, registered response types and token-endpoint authentication method. The secret is a
+// 256-bit random value shown once; only its SHA-256 is stored.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '@svc/db';
+import { ProvisioningError } from './errors';
+import { appByAnchor } from './tenancy';
+
+export const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+export type OidcAuthMethod = (typeof OIDC_AUTH_METHODS)[number];
+
+/** Every response type the OIDC host serves, in canonical order (a client registers a subset; default all). */
+export const OIDC_RESPONSE_TYPES = [
+  'code',
+  'id_token',
+  'id_token token',
+  'code id_token',
+  'code id_token token',
+] as const;
+
+const URI_MAX_BYTES = 2048;
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** SHA-256 hex of a client secret: how it is stored and compared. */
+export function hashClientSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/**
+ * A redirect URI a client may register: absolute, HTTPS (HTTP only on a loopback host, for local development),
+ * no fragment (OAuth 2.0 section 3.1.2), no credentials, at most 2048 bytes. It is matched exactly, never by prefix.
+ */
+export function checkRedirectUri(uri: string, flag: string): string {
+  if (Buffer.byteLength(uri, 'utf8') > URI_MAX_BYTES)
+    throw new ProvisioningError(`${flag} is longer than 2048 bytes`);
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new ProvisioningError(`${flag} must be an absolute URL`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) {
+    throw new ProvisioningError(`${flag} must be HTTPS (HTTP only for localhost, 127.0.0.1 or [::1])`);
+  }
+  if (uri.includes('#')) throw new ProvisioningError(`${flag} must not have a fragment`);
+  if (url.username || url.password) throw new ProvisioningError(`${flag} must not carry credentials`);
+  const control = [...uri].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+  if (control || /\s/.test(uri)) throw new ProvisioningError(`${flag} must not contain whitespace`);
+  return uri;
+}
+
+export interface CreateOidcClientInput {
+  anchor: string;
+  redirectUris: string[];
+  postLogoutRedirectUris?: string[];
+  authMethod?: OidcAuthMethod;
+  responseTypes?: string[];
+}
+
+/** Canonical order of a response type's words ("id_token code" is "code id_token"). */
+export function canonicalResponseType(value: string): string | undefined {
+  const words = value.trim().split(/ +/).sort();
+  const canonical = OIDC_RESPONSE_TYPES.find((t) => t.split(' ').sort().join(' ') === words.join(' '));
+  return canonical;
+}
+
+export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
+  const app = await appByAnchor(db, input.anchor);
+  const rule = await db.authenticationRule.findFirst({
+    where: { applicationId: app.id, method: 'OIDC', enabled: true },
+  });
+  if (!rule) {
+    throw new ProvisioningError(
+      `application ${input.anchor} has no OIDC authentication rule; add one first (app add-rule --app ${input.anchor} --method OIDC)`,
+    );
+  }
+  if (input.redirectUris.length === 0) throw new ProvisioningError('give at least one --redirect-uri');
+  const redirectUris = [...new Set(input.redirectUris.map((u) => checkRedirectUri(u, '--redirect-uri')))];
+  const postLogout = [
+    ...new Set(
+      (input.postLogoutRedirectUris ?? []).map((u) => checkRedirectUri(u, '--post-logout-redirect-uri')),
+    ),
+  ];
+  const authMethod = input.authMethod ?? 'client_secret_basic';
+  const responseTypes = input.responseTypes?.length
+    ? [
+        ...new Set(
+          input.responseTypes.map((t) => {
+            const c = canonicalResponseType(t);
+            if (!c)
+              throw new ProvisioningError(
+                `--response-type must be one of: ${OIDC_RESPONSE_TYPES.join(', ')}`,
+              );
+            return c;
+          }),
+        ),
+      ]
+    : [...OIDC_RESPONSE_TYPES];
+  const clientId = `oidc_${randomBytes(18).toString('base64url')}`;
+  const clientSecret = authMethod === 'none' ? undefined : `oidcs_${randomBytes(32).toString('hex')}`;
+  await db.oidcClient.create({
+    data: {
+      clientId,
+      secretHash: clientSecret ? hashClientSecret(clientSecret) : null,
+      authMethod,
+      applicationId: app.id,
+      redirectUris,
+      postLogoutRedirectUris: postLogout,
+      responseTypes,
+    },
+  });
+  return clientSecret ? { clientId, clientSecret } : { clientId };
+}

@@ -1,0 +1,38 @@
+// The OIDC host: discovery and JWKS as fast routes; token, userinfo, claim-state and end-session on Express
+// (form bodies, Bearer headers); /authorize and the sign-in pages are mounted beside them (see oidcweb's notes).
+import type { RequestListener } from 'node:http';
+import { hostAppOptions } from '@svc/issuance';
+import { ensureActiveKey, OIDC_SCOPE, publishKeyChange } from '@svc/keyring';
+import { createHostApp, finishHostApp, withFastRoutes } from '@svc/platform';
+import type { OidcDeps } from './deps';
+import { discoveryRoutes } from './routes/discovery';
+
+export function createOidcApp(deps: OidcDeps): RequestListener {
+  const base = hostAppOptions('oidc', deps);
+  const opts = { ...base, readiness: oidcReadiness(deps, base.readiness) };
+  const app = createHostApp(opts);
+  finishHostApp(app, opts);
+  return withFastRoutes(app, opts, [...discoveryRoutes(deps)]);
+}
+
+/**
+ * Ready as every issuing host is, and once the platform OIDC key set has a signer: the worker's rotation keeps
+ * its lifecycle, but a fresh deployment whose worker has not run yet gets its first key here (idempotent under the
+ * scope's lock, so replicas starting together make one).
+ */
+function oidcReadiness(deps: OidcDeps, base: (() => Promise<void>) | undefined): () => Promise<void> {
+  let ensured: Promise<unknown> | undefined;
+  return async () => {
+    await base?.();
+    ensured ??= (async () => {
+      if (await deps.keyRing.signer(OIDC_SCOPE)) return;
+      await ensureActiveKey(deps.db, deps.kek, OIDC_SCOPE);
+      deps.keyRing.invalidate(OIDC_SCOPE);
+      await publishKeyChange(deps.redis, OIDC_SCOPE);
+    })().catch((err: unknown) => {
+      ensured = undefined;
+      throw err;
+    });
+    await ensured;
+  };
+}

@@ -1,0 +1,53 @@
+// The OpenID Provider metadata (OpenID Connect Discovery 1.0 section 3) the discovery document publishes: every
+// endpoint under OIDC_URL, the response types, modes, grants and client authentication methods the host serves.
+import { OIDC_RESPONSE_TYPES_SUPPORTED, SCOPES_SUPPORTED } from './scopes';
+
+/** The metadata for issuer `oidcUrl` (no trailing slash). */
+export function providerMetadata(oidcUrl: string): Record<string, unknown> {
+  return {
+    issuer: oidcUrl,
+    authorization_endpoint: `${oidcUrl}/authorize`,
+    token_endpoint: `${oidcUrl}/token`,
+    userinfo_endpoint: `${oidcUrl}/userinfo`,
+    end_session_endpoint: `${oidcUrl}/end-session`,
+    jwks_uri: `${oidcUrl}/.well-known/jwks.json`,
+    claim_state_endpoint: `${oidcUrl}/claim-state`,
+    scopes_supported: [...SCOPES_SUPPORTED],
+    response_types_supported: [...OIDC_RESPONSE_TYPES_SUPPORTED],
+    response_modes_supported: ['query', 'fragment', 'form_post'],
+    grant_types_supported: ['authorization_code', 'implicit', 'refresh_token'],
+    subject_types_supported: ['pairwise'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    code_challenge_methods_supported: ['S256'],
+    claims_supported: [
+      'sub',
+      'iss',
+      'aud',
+      'exp',
+      'iat',
+      'auth_time',
+      'nonce',
+      'acr',
+      'amr',
+      'at_hash',
+      'c_hash',
+      'sid',
+      'email',
+      'email_verified',
+      'name',
+      'given_name',
+      'family_name',
+      'picture',
+      'picture_animated',
+    ],
+    acr_values_supported: ['phr'],
+    prompt_values_supported: ['none', 'login', 'consent'],
+    ui_locales_supported: ['en-US', 'zh-CN'],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    require_request_uri_registration: false,
+    userinfo_signing_alg_values_supported: [],
+  };
+}

@@ -1,0 +1,58 @@
+// ID tokens (spec "OIDC ID token" and its authorization-response rules), signed with the platform-wide OIDC key,
+// never an application key: iss OIDC_URL, aud the client_id, sub the pairwise sector subject (the access token's),
+// nonce on initial issuance only, auth_time, at_hash beside an access token, c_hash beside a code, amr and acr.
+import { createHash } from 'node:crypto';
+import { OIDC_SCOPE } from '@svc/keyring';
+import { CompactSign } from 'jose';
+import type { OidcDeps } from '../deps';
+import { TemporarilyUnavailable } from './oauth-errors';
+
+export interface IdTokenInput {
+  clientId: string;
+  /** The pairwise sector subject: the same value as the accompanying access token's `sub`. */
+  subject: string;
+  authTime: Date;
+  amr: readonly string[];
+  acr?: string | null;
+  /** The /authorize request's nonce; only on initial issuance (never on a refresh grant). */
+  nonce?: string | null;
+  /** The session the accompanying access token belongs to (end-session's id_token_hint names it). */
+  sid?: string;
+  /** The access token issued with it: at_hash is its left-half SHA-256 (OpenID Connect Core 3.1.3.6). */
+  accessToken?: string;
+  /** The code issued with it in an authorization response: c_hash (3.3.2.11). Never from /token. */
+  code?: string;
+  /** Profile claims, for response_type=id_token only (already filtered by scope, consent and claim policy). */
+  profile?: Record<string, unknown>;
+}
+
+/** base64url of the left-most half of SHA-256 of the ASCII value (the RS256 rule for at_hash and c_hash). */
+export function leftHalfHash(value: string): string {
+  return createHash('sha256').update(value, 'ascii').digest().subarray(0, 16).toString('base64url');
+}
+
+const encoder = new TextEncoder();
+
+export async function mintIdToken(deps: OidcDeps, input: IdTokenInput): Promise<string> {
+  const signer = await deps.keyRing.signer(OIDC_SCOPE);
+  if (!signer) throw new TemporarilyUnavailable();
+  const iat = Math.floor(deps.now().getTime() / 1000);
+  const claims: Record<string, unknown> = {
+    ...input.profile,
+    iss: deps.oidc.oidcUrl,
+    sub: input.subject,
+    aud: input.clientId,
+    iat,
+    exp: iat + deps.oidc.idTokenTtlSeconds,
+    auth_time: Math.floor(input.authTime.getTime() / 1000),
+  };
+  if (input.nonce) claims.nonce = input.nonce;
+  if (input.sid) claims.sid = input.sid;
+  if (input.accessToken) claims.at_hash = leftHalfHash(input.accessToken);
+  if (input.code) claims.c_hash = leftHalfHash(input.code);
+  if (input.amr.length > 0) claims.amr = [...input.amr];
+  if (input.acr) claims.acr = input.acr;
+  return new CompactSign(encoder.encode(JSON.stringify(claims)))
+    .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'JWT' })
+    .sign(signer.key);
+}

@@ -1,0 +1,78 @@
+// Issuing an OIDC session: the issuance core's checks and a new session (protocol OIDC) with the application's
+// own access token (typ application-access, aud the anchor, iss ISSUER_URL, sid), plus the OIDC session row that
+// binds it to its client and keeps the authentication references for later ID tokens.
+import { type ApplicationContext, issueSession } from '@svc/issuance';
+import type { OidcDeps } from '../deps';
+import type { OidcClient } from '../store/clients';
+import { UnauthorizedClient } from './oauth-errors';
+
+/** What the person authorized at /authorize, as the sign-in pages hand it over (see `createAuthorizationCode`). */
+export interface AuthorizationGrant {
+  client: OidcClient;
+  accountId: string;
+  /** The exact registered redirect URI the request named. */
+  redirectUri: string;
+  /** Granted scopes, space-separated, including `openid`. */
+  scope: string;
+  nonce?: string;
+  /** PKCE S256 challenge (base64url SHA-256 of the verifier) when the request carried one. */
+  codeChallenge?: string;
+  /** When the person authenticated (kept across refresh grants). */
+  authTime: Date;
+  /** RFC 8176 method references of that authentication (PASSKEY_AMR for a passkey). */
+  amr: readonly string[];
+  acr?: string;
+  /** The OIDC host's browser sign-in session (end-session ends it). */
+  browserSessionId?: string;
+  /** The account's authority version seen at sign-in: a change before issuance is AuthorizationArtifactStale. */
+  authorityVersion?: number;
+}
+
+/** The application of a client, issuable through OIDC (an enabled OIDC authentication rule). */
+export async function clientApplication(deps: OidcDeps, client: OidcClient): Promise<ApplicationContext> {
+  const app = await deps.apps.get(client.applicationAnchor);
+  if (!app || app.id !== client.applicationId) throw new UnauthorizedClient('the client has no application');
+  if (!app.authRules.some((r) => r.method === 'OIDC')) {
+    throw new UnauthorizedClient('the application does not accept OIDC sign-in');
+  }
+  return app;
+}
+
+export interface IssuedOidcSession {
+  sid: string;
+  subject: string;
+  accessToken: string;
+  refreshToken: string;
+  accessTtl: number;
+}
+
+export async function issueOidcSession(
+  deps: OidcDeps,
+  grant: Omit<AuthorizationGrant, 'redirectUri' | 'nonce' | 'codeChallenge'>,
+): Promise<IssuedOidcSession> {
+  const app = await clientApplication(deps, grant.client);
+  const issued = await issueSession(deps, {
+    application: app,
+    principal: { kind: 'ACCOUNT', accountId: grant.accountId },
+    authMethod: 'OIDC',
+    protocol: 'OIDC',
+    authTime: grant.authTime,
+    scope: grant.scope,
+    expectedAuthorityVersion: grant.authorityVersion,
+  });
+  await deps.oidcSessions.insert({
+    sid: issued.sid,
+    oidcClientId: grant.client.id,
+    clientId: grant.client.clientId,
+    amr: [...grant.amr],
+    acr: grant.acr ?? null,
+    browserSessionId: grant.browserSessionId ?? null,
+  });
+  return {
+    sid: issued.sid,
+    subject: issued.subject,
+    accessToken: issued.accessToken,
+    refreshToken: issued.refreshToken,
+    accessTtl: issued.accessTtl,
+  };
+}

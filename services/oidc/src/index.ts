@@ -1,0 +1,3 @@
+// Public surface of the OIDC host package for the benchmark and tests: the app factory and its deps.
+export { createOidcApp } from './app';
+export { type OidcDeps, oidcSettingsFromEnv, openOidcDeps } from './deps';

@@ -1,0 +1,71 @@
+// Registered OIDC clients, read by client_id with a short in-process cache (the token endpoint reads one per
+// request); a revoked or changed client is seen by every replica within the cache lifetime.
+import type { Db } from '@svc/db';
+import { isStorableText } from '@svc/platform';
+
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+export interface OidcClient {
+  /** The row id (codes and OIDC sessions refer to it). */
+  id: string;
+  clientId: string;
+  /** SHA-256 hex of the secret; null for a public client (auth method `none`). */
+  secretHash: string | null;
+  authMethod: ClientAuthMethod;
+  applicationId: string;
+  /** The application's anchor: the access token's aud. */
+  applicationAnchor: string;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  /** Registered response types in canonical order ("code", "code id_token", ...). */
+  responseTypes: string[];
+  active: boolean;
+}
+
+export interface ClientStore {
+  /** The client registered under `clientId`, or undefined (unknown ids never reach the database twice a second). */
+  get(clientId: string): Promise<OidcClient | undefined>;
+  clear(): void;
+}
+
+const CLIENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+export function createClientStore(db: Db, ttlMs = 2000): ClientStore {
+  const cache = new Map<string, { at: number; value: Promise<OidcClient | undefined> }>();
+  async function load(clientId: string): Promise<OidcClient | undefined> {
+    const row = await db.oidcClient.findUnique({ where: { clientId } });
+    if (!row) return undefined;
+    const app = await db.application.findUnique({
+      where: { id: row.applicationId },
+      select: { anchor: true },
+    });
+    if (!app) return undefined;
+    return {
+      id: row.id,
+      clientId: row.clientId,
+      secretHash: row.secretHash,
+      authMethod: row.authMethod as ClientAuthMethod,
+      applicationId: row.applicationId,
+      applicationAnchor: app.anchor,
+      redirectUris: row.redirectUris,
+      postLogoutRedirectUris: row.postLogoutRedirectUris,
+      responseTypes: row.responseTypes,
+      active: row.status === 'ACTIVE',
+    };
+  }
+  return {
+    get(clientId) {
+      if (!CLIENT_ID.test(clientId) || !isStorableText(clientId)) return Promise.resolve(undefined);
+      const hit = cache.get(clientId);
+      if (hit && Date.now() - hit.at < ttlMs) return hit.value;
+      const value = load(clientId);
+      cache.set(clientId, { at: Date.now(), value });
+      value.catch(() => cache.delete(clientId));
+      if (cache.size > 10_000) cache.delete(cache.keys().next().value as string);
+      return value;
+    },
+    clear() {
+      cache.clear();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// What an OIDC-issued session keeps beside its sessions row (oidc_sessions): the client it was issued to, the
+// authentication references of later ID tokens and the browser sign-in session; read with the session's
+// subject, auth_time and scope in one statement.
+import type { Db } from '@svc/db';
+
+export interface NewOidcSession {
+  sid: string;
+  oidcClientId: string;
+  clientId: string;
+  amr: string[];
+  acr: string | null;
+  browserSessionId: string | null;
+}
+
+export interface OidcSessionView extends NewOidcSession {
+  applicationId: string;
+  accountId: string;
+  subject: string;
+  authTime: Date;
+  scope: string | null;
+  status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
+  expiresAt: Date;
+}
+
+interface RawView {
+  sid: string;
+  oidc_client_id: string;
+  client_id: string;
+  amr: string[] | null;
+  acr: string | null;
+  browser_session_id: string | null;
+  application_id: string;
+  account_id: string;
+  subject: string;
+  auth_time: Date;
+  scope: string | null;
+  status: OidcSessionView['status'];
+  expires_at: Date;
+}
+
+export function createOidcSessionStore(db: Db) {
+  return {
+    async insert(row: NewOidcSession): Promise<void> {
+      await db.oidcSession.create({ data: row });
+    },
+
+    /** The OIDC session with its sessions row (protocol OIDC only), or undefined. */
+    async read(sid: string): Promise<OidcSessionView | undefined> {
+      const rows = await db.$queryRaw<RawView[]>`
+        SELECT o.sid, o.oidc_client_id, o.client_id, o.amr, o.acr, o.browser_session_id, s.application_id,
+          s.account_id, s.subject, s.auth_time, s.scope, s.status, s.expires_at
+        FROM oidc_sessions o JOIN sessions s ON s.id = o.sid AND s.protocol = 'OIDC'
+        WHERE o.sid = ${sid}`;
+      const r = rows[0];
+      if (!r) return undefined;
+      return {
+        sid: r.sid,
+        oidcClientId: r.oidc_client_id,
+        clientId: r.client_id,
+        amr: r.amr ?? [],
+        acr: r.acr,
+        browserSessionId: r.browser_session_id,
+        applicationId: r.application_id,
+        accountId: r.account_id,
+        subject: r.subject,
+        authTime: r.auth_time,
+        scope: r.scope,
+        status: r.status,
+        expiresAt: r.expires_at,
+      };
+    },
+  };
+}
+
+export type OidcSessionStore = ReturnType<typeof createOidcSessionStore>;
