@@ -42,7 +42,9 @@ export function providerMetadata(oidcUrl: string): Record<string, unknown> {
       'picture_animated',
     ],
     acr_values_supported: ['phr'],
-    prompt_values_supported: ['none', 'login', 'consent'],
+    prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+    // Every authorization response, success or error, carries `iss` (RFC 9207).
+    authorization_response_iss_parameter_supported: true,
     ui_locales_supported: ['en-US', 'zh-CN'],
     claims_parameter_supported: false,
     request_parameter_supported: false,
