@@ -1,14 +1,16 @@
 // `pnpm build`: bundles every host that exists and the worker into a self-contained folder dist/<host>/ (main.js,
-// migrate.js, the migrations, connect's assets) that runs with `node` alone: no tsx, no pnpm, no node_modules.
+// migrate.js, the migrations, the sign-in pages' assets) that runs with `node` alone: no tsx, no pnpm, no node_modules.
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { browserBundlePath } from '../services/connect/src/routes/assets';
+import { ASSETS_DIR, browserBundlePath } from '../libs/signin/src/routes/assets';
 
 const root = path.resolve(__dirname, '..');
 /** Every host the fleet may have; only those with a services/<host>/src/main.ts are built. */
 const CANDIDATES = ['connect', 'native', 'session', 'device', 'oidc', 'worker'] as const;
+/** Hosts serving the sign-in pages of libs/signin: their assets are copied beside main.js. */
+const SIGNIN_HOSTS = new Set<string>(['connect', 'device', 'oidc']);
 
 export function builtHosts(): string[] {
   return CANDIDATES.filter((h) => existsSync(path.join(root, 'services', h, 'src', 'main.ts')));
@@ -67,11 +69,9 @@ export async function buildAll(outRoot = path.join(root, 'dist')): Promise<strin
       path.join(dir, 'package.json'),
       `${JSON.stringify({ name: `signin-${host}`, private: true, type: 'commonjs', main: 'main.js' }, null, 2)}\n`,
     );
-    if (host === 'connect') {
+    if (SIGNIN_HOSTS.has(host)) {
       mkdirSync(path.join(dir, 'assets'), { recursive: true });
-      cpSync(path.join(root, 'services', 'connect', 'src', 'assets'), path.join(dir, 'assets'), {
-        recursive: true,
-      });
+      cpSync(ASSETS_DIR, path.join(dir, 'assets'), { recursive: true });
       cpSync(browserBundlePath(), path.join(dir, 'assets', 'simplewebauthn-browser.js'));
     }
   }

@@ -2,10 +2,10 @@
 
 import { hostAppOptions } from '@svc/issuance';
 import { createHostApp, finishHostApp } from '@svc/platform';
+import { assetRoutes } from '@svc/signin';
 import type { Express } from 'express';
 import type { ConnectDeps } from './deps';
 import { apiRoutes } from './routes/api';
-import { assetRoutes } from './routes/assets';
 import { pageRoutes } from './routes/pages';
 import { createInquiryStore } from './store/inquiries';
 

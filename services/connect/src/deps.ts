@@ -1,7 +1,7 @@
 // Everything the connect host needs, built from the environment by openConnectDeps (main) or by tests.
 import { type HostParts, openHostCore } from '@svc/issuance';
+import { createMailer, type Mailer } from '@svc/signin';
 import { type ConnectConfig, connectConfigFromEnv } from './config';
-import { createMailer, type Mailer } from './domain/mailer';
 
 export interface ConnectDeps extends HostParts {
   config: ConnectConfig;

@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApplicationCache, currentTerms, recordReceipt } from '@svc/issuance';
 import { createLogger } from '@svc/platform';
+import { createMailer } from '@svc/signin';
 import {
   type AppFixture,
   type AppFixtureOptions,
@@ -21,7 +22,6 @@ import { createConnectApp } from '../src/app';
 import type { ConnectConfig } from '../src/config';
 import type { ConnectDeps } from '../src/deps';
 import { sha256Hex } from '../src/domain/keys';
-import { createMailer } from '../src/domain/mailer';
 import { realizeInquiry } from '../src/domain/realize';
 import { createInquiryStore } from '../src/store/inquiries';
 

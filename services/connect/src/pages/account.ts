@@ -1,5 +1,7 @@
 // The account page's views: sign-in with a passkey, then applications by sector (consent per claim, identifier
 // reset with its warning), passkeys (rename, remove unless the last, add) and sign out. Every value is escaped.
+
+import { html, localizedName, type PageContext, type SafeHtml } from '@svc/signin';
 import type {
   AccountOverview,
   AppEntry,
@@ -7,10 +9,7 @@ import type {
   PasskeyEntry,
   SectorEntry,
 } from '../domain/account-page';
-import { localizedName } from '../domain/locale';
-import { html, type SafeHtml } from './html';
 import { type AccountTranslate, CLAIM_NAMES, formatWhen } from './i18n-account';
-import type { PageContext } from './layout';
 
 export interface AccountPageContext extends PageContext {
   a: AccountTranslate;

@@ -1,5 +1,5 @@
 // Every string of the account page, in en-US and zh-CN (the locale is chosen as for the other pages).
-import type { Locale } from './i18n';
+import type { Locale } from '@svc/signin';
 
 const en = {
   brand: 'Your account',

@@ -1,12 +1,12 @@
 // The JSON endpoints of the connect host: /establish, /redeem, /refresh, /info and the inquiry status poll.
 import { clientAuthFailure, verifyClientAuth } from '@svc/client-auth';
 import { jsonBody, noStore, parseWith, ServiceError } from '@svc/platform';
+import { canonicalLocale, localizedName } from '@svc/signin';
 import { AUDIENCE } from '@svc/token-core';
 import { type Request, type Response, Router } from 'express';
 import type { ConnectDeps } from '../deps';
 import { establishInquiry } from '../domain/establish';
 import { pollInquiry } from '../domain/inquiry-status';
-import { canonicalLocale, localizedName } from '../domain/locale';
 import { redeemInquiry } from '../domain/redeem';
 import { refreshConnectSession } from '../domain/refresh';
 import type { InquiryStore } from '../store/inquiries';

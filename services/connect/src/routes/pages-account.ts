@@ -3,7 +3,32 @@
 // reset, passkeys (add with a notice mail, rename, remove unless the last) and sign out. Forms carry the
 // session's CSRF token; the passkey calls of the page script send it as X-CSRF-Token.
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { formBody, jsonBody, type RateLimiter, sessionCookie } from '@svc/platform';
+import { formBody, jsonBody, sessionCookie } from '@svc/platform';
+import {
+  anyForm,
+  authenticationBody,
+  authenticationOptions,
+  csrfValid,
+  describeUserAgent,
+  deviceLabel,
+  layout,
+  localizedName,
+  noticeBeforeCommit,
+  optionsBody,
+  PageError,
+  parseCookies,
+  passkeyRefused,
+  plainForm,
+  readForm,
+  readJson,
+  registrationBody,
+  registrationOptions,
+  requestLocale,
+  setPageHeaders,
+  translator,
+  verifyAuthentication,
+  verifyNewCredential,
+} from '@svc/signin';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { ConnectDeps } from '../deps';
@@ -15,39 +40,16 @@ import {
   resetSectorIdentifier,
   UUID,
 } from '../domain/account-page';
-import { localizedName } from '../domain/locale';
-import { noticeBeforeCommit } from '../domain/passkey-notice';
-import {
-  authenticationOptions,
-  passkeyRefused,
-  registrationOptions,
-  verifyAuthentication,
-  verifyNewCredential,
-} from '../domain/passkeys';
-import { describeUserAgent, deviceLabel } from '../domain/user-agent';
 import { type AccountPageContext, accountSignInView, accountView } from '../pages/account';
-import { translator } from '../pages/i18n';
 import { type AccountKey, accountTranslator } from '../pages/i18n-account';
-import { layout } from '../pages/layout';
 import { createAccountPageStore } from '../store/account-page';
 import { type AccountSession, createAccountSessionStore } from '../store/account-sessions';
-import type { AccountStore } from '../store/accounts';
-import {
-  csrfValid,
-  PageError,
-  parseCookies,
-  readForm,
-  readJson,
-  requestLocale,
-  setPageHeaders,
-} from './browser';
-import { anyForm, authenticationBody, optionsBody, plainForm, registrationBody } from './page-schemas';
+import type { ConnectSignin } from './pages';
 
 export interface AccountPageDeps {
   deps: ConnectDeps;
-  accounts: AccountStore;
-  /** Passkey ceremonies per client address (shared with the sign-in pages). */
-  signInLimit: RateLimiter;
+  /** The shared sign-in steps: passkey ceremonies, their rate limit (shared with the sign-in pages), locale. */
+  signin: ConnectSignin;
 }
 
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
@@ -69,7 +71,9 @@ interface AccountRequest {
 }
 
 export function accountPages(router: Router, p: AccountPageDeps): void {
-  const { deps, accounts } = p;
+  const { deps } = p;
+  const { site } = p.signin;
+  const { accounts, signInLimit } = site;
   const sessions = createAccountSessionStore(deps.redis, deps.config.flowTtlSeconds);
   const store = createAccountPageStore(deps.db);
   const cookie = sessionCookie(
@@ -82,7 +86,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
   const json = jsonBody(32 * 1024);
 
   function context(req: Request, res: Response, session: AccountSession): AccountPageContext {
-    const locale = requestLocale(deps, req, res);
+    const locale = requestLocale(site, req, res);
     const a = accountTranslator(locale);
     return { locale, t: translator(locale), a, path: '/account', csrf: session.csrf, appName: a('brand') };
   }
@@ -109,7 +113,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
   /** POST: an existing session and its CSRF token (form field or X-CSRF-Token), else 403. */
   async function guarded(req: Request, res: Response): Promise<AccountRequest> {
     const found = await existing(req);
-    if (!found || !csrfValid(deps, req, found.session)) throw new PageError(403, 'sessionExpired');
+    if (!found || !csrfValid(site, req, found.session)) throw new PageError(403, 'sessionExpired');
     setPageHeaders(res);
     return { ...found, ctx: context(req, res, found.session) };
   }
@@ -168,7 +172,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
   router.post('/account/passkey/authentication-options', json, async (req, res) => {
     const r = await guarded(req, res);
     readJson(optionsBody, req);
-    await p.signInLimit.consume(req.ip ?? '');
+    await signInLimit.consume(req.ip ?? '');
     const options = await authenticationOptions(deps.config);
     await sessions.putChallenge(r.id, { value: options.challenge, kind: 'authenticate' });
     res.json(options);
@@ -177,7 +181,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
   router.post('/account/passkey/authentication', json, async (req, res) => {
     const r = await guarded(req, res);
     const body = readJson(authenticationBody, req) as AuthenticationResponseJSON;
-    await p.signInLimit.consume(req.ip ?? '');
+    await signInLimit.consume(req.ip ?? '');
     const challenge = await sessions.takeChallenge(r.id);
     const { accountId } = await verifyAuthentication(
       { config: deps.config, accounts, now: deps.now },
@@ -200,7 +204,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
     readJson(optionsBody, req);
     const accountId = await signedIn(r, res);
     if (!accountId) throw passkeyRefused();
-    await p.signInLimit.consume(req.ip ?? '');
+    await signInLimit.consume(req.ip ?? '');
     const account = await store.account(accountId);
     const existingPasskeys = await store.passkeys(accountId);
     const { options, userHandle } = await registrationOptions(
@@ -217,11 +221,11 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
     const body = readJson(registrationBody, req) as RegistrationResponseJSON;
     const accountId = await signedIn(r, res);
     if (!accountId) throw passkeyRefused();
-    await p.signInLimit.consume(req.ip ?? '');
+    await signInLimit.consume(req.ip ?? '');
     const challenge = await sessions.takeChallenge(r.id);
     const credential = await verifyNewCredential({ config: deps.config, accounts }, body, challenge);
     const device = describeUserAgent(req.headers['user-agent']);
-    const notify = noticeBeforeCommit({ ...deps, connectUrl: deps.config.connectUrl }, device);
+    const notify = noticeBeforeCommit({ ...deps, accountPageUrl: site.config.accountPageUrl }, device);
     if (!(await store.addPasskey(accountId, { ...credential, name: deviceLabel(device) }, notify)))
       throw passkeyRefused();
     flash(r, 'addedNotice');

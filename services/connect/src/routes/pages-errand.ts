@@ -1,35 +1,38 @@
 // The errand pages at /errands/{errandKey}: re-authenticate the account first (its passkey, or an emailed code
 // when it has none), then complete data or change consent; single use and short-lived. Also the errand poll.
+// The passkey, code and details steps are the shared ones of @svc/signin; only the errand's rules are here.
 import { loadApplication } from '@svc/issuance';
-import { formBody, noStore, type RateLimiter } from '@svc/platform';
+import { formBody, noStore } from '@svc/platform';
+import {
+  accountAndView,
+  allClaimItems,
+  type Browser,
+  codeForm,
+  detailsView,
+  messageView,
+  PageError,
+  plainForm,
+  readForm,
+  sendPage,
+} from '@svc/signin';
 import type { Request, Response, Router } from 'express';
 import type { ConnectDeps } from '../deps';
-import type { CodeLimits } from '../domain/email-codes';
 import { sha256Hex } from '../domain/keys';
-import { accountAndView, errandItems } from '../domain/page-steps';
-import { errandReauthView } from '../pages/sign-in';
-import { detailsView, messageView } from '../pages/steps';
-import type { AccountStore, ErrandStore } from '../store/accounts';
-import type { FlowStore } from '../store/flows';
-import { type Browser, csrfValid, openBrowser, PageError, readForm, sendPage } from './browser';
-import { enterCode, mailCode } from './code-entry';
-import { submitDetails } from './details-form';
-import { codeForm, plainForm } from './page-schemas';
-import { passkeyRoutes } from './passkey-routes';
+import { errandReauthView } from '../pages/connect-views';
+import type { ConnectKey } from '../pages/i18n-connect';
+import type { ErrandStore } from '../store/errands';
+import type { ConnectSignin } from './pages';
 
 type ErrandRow = NonNullable<Awaited<ReturnType<ErrandStore['byKeyHash']>>>;
 
-interface ErrandPage extends Browser {
+interface ErrandPage extends Browser<ConnectKey> {
   errand: ErrandRow;
 }
 
 export interface ErrandPageDeps {
   deps: ConnectDeps;
   errands: ErrandStore;
-  flows: FlowStore;
-  accounts: AccountStore;
-  codeLimits: CodeLimits;
-  signInLimit: RateLimiter;
+  signin: ConnectSignin;
 }
 
 const ERRAND_KEY = /^ernd_[A-Za-z0-9_-]{43}$/;
@@ -42,7 +45,8 @@ export function errandState(errand: ErrandRow, now: Date): ErrandState {
 }
 
 export function errandPages(router: Router, p: ErrandPageDeps): void {
-  const { deps, errands, flows, accounts } = p;
+  const { deps, errands, signin } = p;
+  const { accounts } = signin.site;
   const form = formBody();
 
   const find = async (errandKey: string) =>
@@ -54,7 +58,7 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     if (!errand) throw new PageError(404, 'notFound');
     const app = await loadApplication(deps.db, { id: errand.applicationId });
     if (!app) throw new PageError(404, 'notFound');
-    const b = await openBrowser(deps, flows, req, res, {
+    const b = await signin.open(req, res, {
       key: `errand:${errand.id}`,
       base: `/errands/${errandKey}`,
       app,
@@ -66,8 +70,9 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
 
   async function loadPending(req: Request, res: Response): Promise<ErrandPage> {
     const b = await load(req, res);
-    if (!csrfValid(deps, req, b.flow)) throw new PageError(403, 'sessionExpired');
-    if (errandState(b.errand, deps.now()) !== 'pending') throw new PageError(410, 'errandCompleted');
+    signin.guard(b, req);
+    if (errandState(b.errand, deps.now()) !== 'pending')
+      throw new PageError<ConnectKey>(410, 'errandCompleted');
     return b;
   }
 
@@ -89,7 +94,7 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     const notice = b.takeNotice();
     const state = errandState(errand, deps.now());
     if (state === 'completed') {
-      if (!b.flow.realized) throw new PageError(410, 'errandCompleted');
+      if (!b.flow.realized) throw new PageError<ConnectKey>(410, 'errandCompleted');
       const done = messageView(ctx, 'errandDoneHeading', {
         key: 'errandDoneIntro',
         vars: { app: ctx.appName ?? '' },
@@ -113,7 +118,7 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     }
     const page = detailsView(ctx, {
       action: `${b.target.base}/details`,
-      items: errandItems(found.view, found.account),
+      items: allClaimItems(found.view, found.account),
       notice,
     });
     sendPage(res, b, ctx.t('detailsHeading', { app: ctx.appName ?? '' }), page);
@@ -125,7 +130,7 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     const account = await deps.db.account.findUnique({ where: { id: b.errand.accountId } });
     const hasPasskey = (await accounts.passkeysOf(b.errand.accountId)).length > 0;
     // Only an account without a passkey re-authenticates by email.
-    if (account?.email && !hasPasskey) await mailCode(deps, flows, p.codeLimits, b, req, account.email);
+    if (account?.email && !hasPasskey) await signin.mailCode(b, req, account.email);
     await back(b, res);
   });
 
@@ -133,7 +138,7 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     const b = await loadPending(req, res);
     const { code } = readForm(codeForm, req);
     // A right code rotates the flow identifier (re-authentication is a change of privilege).
-    if (await enterCode({ limits: p.codeLimits, now: deps.now }, b, req, code)) {
+    if (await signin.enterCode(b, req, code)) {
       b.flow.accountId = b.errand.accountId;
       b.flow.authTime = deps.now().getTime();
     }
@@ -155,19 +160,14 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     if (b.flow.accountId !== b.errand.accountId) return back(b, res);
     const found = await accountAndView(deps.issuance, b.target.app, b.errand.accountId);
     if (!found) throw new PageError(403, 'accountUnavailable');
-    const shown = errandItems(found.view, found.account);
+    const shown = allClaimItems(found.view, found.account);
     if (
-      (await submitDetails(deps, accounts, b, req, b.errand.accountId, shown)) &&
+      (await signin.submitDetails(b, req, b.errand.accountId, shown)) &&
       (await errands.complete(b.errand.id, deps.now()))
     )
       b.flow.realized = true;
     await back(b, res);
   });
 
-  passkeyRoutes(
-    router,
-    '/errands/:errandKey',
-    { deps, flows, accounts, signInLimit: p.signInLimit, load },
-    false,
-  );
+  router.use('/errands/:errandKey', signin.passkeySignInRoutes(load));
 }

@@ -1,39 +1,44 @@
-// Mounts every browser page: inquiries, errands and the read-only basic-terms page (the LegalAgreementRequired
-// termsUrl), with rate limits and the page error handler (each form route reads its body with `formBody`).
+// Mounts every browser page: inquiries, errands, the account page and the read-only basic-terms page (the
+// LegalAgreementRequired termsUrl), on the shared sign-in steps of @svc/signin, with the page error handler.
 import type { Agreement } from '@svc/issuance';
-import { createRateLimiter } from '@svc/platform';
+import {
+  createSignin,
+  layout,
+  PageError,
+  type Signin,
+  setPageHeaders,
+  termsDocument,
+  translator,
+} from '@svc/signin';
 import { Router } from 'express';
 import type { ConnectDeps } from '../deps';
-import type { CodeLimits } from '../domain/email-codes';
-import { translator } from '../pages/i18n';
-import { layout } from '../pages/layout';
-import { termsDocument } from '../pages/steps';
-import { createAccountStore, createErrandStore } from '../store/accounts';
-import { createFlowStore } from '../store/flows';
+import { CONNECT_MESSAGES, type ConnectKey } from '../pages/i18n-connect';
+import { createErrandStore } from '../store/errands';
 import type { InquiryStore } from '../store/inquiries';
-import { PageError, pageErrors, requestLocale, setPageHeaders } from './browser';
 import { accountPages } from './pages-account';
 import { errandPages } from './pages-errand';
 import { inquiryPages } from './pages-inquiry';
 
+export type ConnectSignin = Signin<ConnectKey>;
+
+/** connect's binding of the sign-in steps: its flow cookie and namespace, its strings, its account page. */
+export function connectSignin(deps: ConnectDeps): ConnectSignin {
+  return createSignin({
+    deps,
+    config: { ...deps.config, accountPageUrl: `${deps.config.connectUrl}/account` },
+    namespace: 'connect',
+    receiptChannel: 'CONNECT_BROWSER',
+    messages: CONNECT_MESSAGES,
+  });
+}
+
 export function pageRoutes(deps: ConnectDeps, inquiries: InquiryStore): Router {
   const router = Router();
-  const flows = createFlowStore(deps.redis, deps.config.flowTtlSeconds);
-  const accounts = createAccountStore(deps.db);
-  const errands = createErrandStore(deps.db);
-  const { rateLimits: rl, rateLimitNamespace: ns } = deps.config;
-  const limiter = (name: string, points: number, durationSeconds: number) =>
-    createRateLimiter(deps.redis, { keyPrefix: `${ns}:${name}`, points, durationSeconds });
-  const codeLimits: CodeLimits = {
-    sendPerIp: limiter('code-send-ip', rl.codeSendPerIp, 600),
-    sendPerRecipient: limiter('code-send-to', rl.codeSendPerRecipient, 600),
-    verify: limiter('code-verify-ip', rl.codeVerifyPerIp, 600),
-  };
-  const signInLimit = limiter('sign-in-ip', rl.signInPerIp, 300);
+  const signin = connectSignin(deps);
 
-  inquiryPages(router, { deps, inquiries, flows, accounts, codeLimits, signInLimit });
-  errandPages(router, { deps, errands, flows, accounts, codeLimits, signInLimit });
-  accountPages(router, { deps, accounts, signInLimit });
+  inquiryPages(router, { deps, inquiries, signin });
+  errandPages(router, { deps, errands: createErrandStore(deps.db), signin });
+  accountPages(router, { deps, signin });
 
   router.get('/terms/:revision', async (req, res) => {
     const revision = Number(req.params.revision);
@@ -43,8 +48,8 @@ export function pageRoutes(deps: ConnectDeps, inquiries: InquiryStore): Router {
         })
       : null;
     if (!doc) throw new PageError(404, 'notFound');
-    const locale = requestLocale(deps, req, res);
-    const t = translator(locale);
+    const locale = signin.locale(req, res);
+    const t = translator(locale, CONNECT_MESSAGES);
     const agreement = doc.body as unknown as Agreement;
     const ctx = { locale, t, path: req.path };
     setPageHeaders(res);
@@ -53,6 +58,6 @@ export function pageRoutes(deps: ConnectDeps, inquiries: InquiryStore): Router {
       .send(layout(ctx, t('termsTitle', { revision }), termsDocument(agreement.locales[locale].document)));
   });
 
-  router.use(pageErrors(deps));
+  router.use(signin.pageErrors());
   return router;
 }

@@ -1,8 +1,8 @@
 // What the account page reads and writes in PostgreSQL (Prisma only): the applications an account has used with
 // their sectors and its consent, its passkeys (add, rename, remove but never the last), and its sector sessions.
 import type { Db } from '@svc/db';
+import { type NewPasskey, PASSKEY_TX_TIMEOUT_MS, type PasskeyOwner, passkeyRow } from '@svc/signin';
 import type { ClaimKey } from '@svc/token-core';
-import { type NewPasskey, PASSKEY_TX_TIMEOUT_MS, type PasskeyOwner, passkeyRow } from './accounts';
 
 export interface UsedApplication {
   id: string;

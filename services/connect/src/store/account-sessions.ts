@@ -4,9 +4,8 @@
 // nothing; signing in moves the session to a fresh id.
 
 import { createBrowserSessionStore } from '@svc/platform';
+import { type Challenge, newKey, putChallengeIn, takeChallengeFrom } from '@svc/signin';
 import type { Redis } from 'ioredis';
-import { newKey } from '../domain/keys';
-import { type Challenge, putChallengeIn, takeChallengeFrom } from './flows';
 
 export interface AccountSession {
   csrf: string;

@@ -76,7 +76,7 @@ export const NOTICE_TIMEOUT_MS = 10_000;
  * passkey is added only once its owner's notice has been accepted by the mail server.
  */
 export function noticeBeforeCommit(
-  deps: { mailer: Mailer; connectUrl: string; now: () => Date; logger: Logger },
+  deps: { mailer: Mailer; accountPageUrl: string; now: () => Date; logger: Logger },
   device: DeviceSummary,
 ): (owner: { email: string | null; locale: string | null }) => Promise<void> {
   return async (owner) => {
@@ -92,7 +92,7 @@ export function noticeBeforeCommit(
           locale: owner.locale === 'en-US' || owner.locale === 'zh-CN' ? owner.locale : null,
           at: deps.now(),
           device,
-          accountUrl: `${deps.connectUrl}/account`,
+          accountUrl: deps.accountPageUrl,
         }),
         timeout,
       ]);

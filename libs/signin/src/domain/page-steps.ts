@@ -35,8 +35,8 @@ function item(key: ClaimKey, view: ClaimView, account: AccountProfile): DetailIt
   };
 }
 
-/** Inquiry: undecided claims, REQUIRED claims not granted, and REQUIRED claims whose data is missing. */
-export function inquiryItems(view: ClaimView, account: AccountProfile): DetailItem[] {
+/** The consent step: undecided claims, REQUIRED claims not granted, and REQUIRED claims whose data is missing. */
+export function consentItems(view: ClaimView, account: AccountProfile): DetailItem[] {
   const values = profileValues(account);
   return CLAIM_KEYS.filter((key) => {
     const { requirement, state } = view[key];
@@ -47,8 +47,8 @@ export function inquiryItems(view: ClaimView, account: AccountProfile): DetailIt
   }).map((key) => item(key, view, account));
 }
 
-/** Errand: every claim the application may ask for, so the person can complete data or change consent. */
-export function errandItems(view: ClaimView, account: AccountProfile): DetailItem[] {
+/** Every claim the application may ask for, so the person can complete data or change consent (errands). */
+export function allClaimItems(view: ClaimView, account: AccountProfile): DetailItem[] {
   return CLAIM_KEYS.filter((key) => ASKED.has(view[key].requirement)).map((key) => item(key, view, account));
 }
 

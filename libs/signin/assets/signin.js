@@ -1,4 +1,4 @@
-// Page script of the connect host (served from /assets, no inline script): passkey ceremonies through
+// Page script of the sign-in pages (served from /assets, no inline script): passkey ceremonies through
 // SimpleWebAuthnBrowser, posting JSON with the page's CSRF token, and the copy button of the reveal page.
 (() => {
   const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';

@@ -1,22 +1,27 @@
-// Sign-in pages: usernameless passkey, sign-up by emailed code then passkey registration, errand re-authentication.
+// Sign-in pages: usernameless passkey, sign-up by emailed code then passkey registration; the passkey button and
+// the code form are exported for a host's own re-authentication page.
 import { html, type SafeHtml } from './html';
 import type { MessageKey } from './i18n';
 import type { PageContext } from './layout';
 
-export interface Notice {
-  key: MessageKey;
+/** A one-time message on the next page view; `K` adds the host's own message keys. */
+export interface Notice<K extends string = MessageKey> {
+  key: K;
   vars?: Record<string, string | number>;
 }
 
-export function noticeBlock(ctx: PageContext, notice: Notice | undefined): SafeHtml | string {
+export function noticeBlock<K extends string>(
+  ctx: PageContext<K>,
+  notice: Notice<K> | undefined,
+): SafeHtml | string {
   return notice ? html`<p class="notice" role="alert">${ctx.t(notice.key, notice.vars)}</p>` : '';
 }
 
-function csrfField(ctx: PageContext): SafeHtml {
+function csrfField(ctx: { csrf?: string }): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${ctx.csrf ?? ''}">`;
 }
 
-function passkeyButton(
+export function passkeyButton(
   ctx: PageContext,
   base: string,
   kind: 'authenticate' | 'register',
@@ -32,7 +37,7 @@ function passkeyButton(
 <noscript><p class="notice">${ctx.t('jsRequired')}</p></noscript>`;
 }
 
-function codeForm(ctx: PageContext, base: string, email: string): SafeHtml {
+export function emailCodeForm(ctx: PageContext, base: string, email: string): SafeHtml {
   return html`<section aria-labelledby="code-h">
 <h2 id="code-h">${ctx.t('codeHeading')}</h2>
 <p>${ctx.t('codeIntro', { email })}</p>
@@ -55,14 +60,14 @@ function originatorWarning(ctx: PageContext, show: boolean | undefined): SafeHtm
 </section>`;
 }
 
-export function inquirySignInView(
-  ctx: PageContext,
+export function signInView<K extends string = never>(
+  ctx: PageContext<MessageKey | K>,
   v: {
     base: string;
     pendingEmail?: string;
     verifiedEmail?: string;
-    notice?: Notice;
-    /** The inquiry returns by STATUS_POLL or REVEAL: warn that the sign-in is handed to where it started. */
+    notice?: Notice<MessageKey | K>;
+    /** The sign-in is handed to wherever it started (connect's STATUS_POLL or REVEAL): warn before signing in. */
     warnOriginator?: boolean;
   },
 ): SafeHtml {
@@ -85,7 +90,7 @@ ${passkeyButton(ctx, v.base, 'authenticate', ctx.t('passkeyButton'))}
 <section aria-labelledby="signup-h" class="card">
 ${
   v.pendingEmail
-    ? codeForm(ctx, v.base, v.pendingEmail)
+    ? emailCodeForm(ctx, v.base, v.pendingEmail)
     : html`<h2 id="signup-h">${ctx.t('signupHeading')}</h2>
 <form method="post" action="${`${v.base}/email`}" class="stack">
 ${csrfField(ctx)}
@@ -95,21 +100,6 @@ ${csrfField(ctx)}
 </form>`
 }
 </section>`;
-}
-
-export function errandReauthView(
-  ctx: PageContext,
-  v: { base: string; hasPasskey: boolean; email: string; codeSent: boolean; notice?: Notice },
-): SafeHtml {
-  const app = ctx.appName ?? '';
-  const alternative = v.codeSent
-    ? codeForm(ctx, v.base, v.email)
-    : html`<p>${ctx.t('reauthEmailIntro', { email: v.email })}</p>
-<form method="post" action="${`${v.base}/email`}">${csrfField(ctx)}<button type="submit">${ctx.t('reauthEmailButton')}</button></form>`;
-  return html`<h1>${ctx.t('reauthHeading')}</h1>
-${noticeBlock(ctx, v.notice)}
-<p>${ctx.t('reauthIntro', { app })}</p>
-${v.hasPasskey ? passkeyButton(ctx, v.base, 'authenticate', ctx.t('passkeyButton')) : alternative}`;
 }
 
 export { csrfField };

@@ -1,6 +1,6 @@
 // Usernameless passkeys (WebAuthn discoverable credentials) with @simplewebauthn/server: options, then
 // verification against the challenge kept in the flow, user verification required.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   type AuthenticationResponseJSON,
   generateAuthenticationOptions,
@@ -10,9 +10,16 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import { ServiceError } from '@svc/platform';
-import type { ConnectConfig } from '../config';
 import type { AccountStore, NewPasskey, PasskeyOwner } from '../store/accounts';
 import type { Challenge } from '../store/flows';
+import { sameText } from './secrets';
+
+/** The WebAuthn relying party: one id for the fleet, this host's origin. */
+export interface RelyingParty {
+  rpId: string;
+  origin: string;
+  rpName: string;
+}
 
 const TIMEOUT_MS = 120_000;
 
@@ -36,13 +43,7 @@ export function isCrossOrigin(clientDataJSON: string): boolean {
   }
 }
 
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-export async function authenticationOptions(config: ConnectConfig) {
+export async function authenticationOptions(config: RelyingParty) {
   // No allowCredentials: the authenticator offers its discoverable credentials (usernameless).
   return generateAuthenticationOptions({
     rpID: config.rpId,
@@ -52,7 +53,7 @@ export async function authenticationOptions(config: ConnectConfig) {
 }
 
 export async function verifyAuthentication(
-  deps: { config: ConnectConfig; accounts: AccountStore; now: () => Date },
+  deps: { config: RelyingParty; accounts: AccountStore; now: () => Date },
   response: AuthenticationResponseJSON,
   challenge: Challenge | undefined,
 ): Promise<{ accountId: string }> {
@@ -89,7 +90,7 @@ export async function verifyAuthentication(
 }
 
 export async function registrationOptions(
-  config: ConnectConfig,
+  config: RelyingParty,
   email: string,
   existing: { credentialId: string; transports: string[] }[],
 ) {
@@ -114,7 +115,7 @@ export async function registrationOptions(
 
 /** Verifies a registration against its challenge; the credential returned is new (not stored yet). */
 export async function verifyNewCredential(
-  deps: { config: ConnectConfig; accounts: AccountStore },
+  deps: { config: RelyingParty; accounts: AccountStore },
   response: RegistrationResponseJSON,
   challenge: Challenge | undefined,
 ): Promise<NewPasskey> {
@@ -149,7 +150,7 @@ export async function verifyNewCredential(
  * sign-up). Added to an existing account, `beforeCommit` tells the owner first (see registerPasskey).
  */
 export async function verifyRegistration(
-  deps: { config: ConnectConfig; accounts: AccountStore },
+  deps: { config: RelyingParty; accounts: AccountStore },
   response: RegistrationResponseJSON,
   challenge: Challenge | undefined,
   email: string,

@@ -1,4 +1,4 @@
-// Accounts, passkeys, claim grants and errands as the browser pages need them (Prisma only).
+// Accounts, passkeys and claim grants as the sign-in steps need them (Prisma only).
 import type { Db } from '@svc/db';
 import type { ClaimKey } from '@svc/token-core';
 
@@ -137,20 +137,3 @@ export function createAccountStore(db: Db) {
   };
 }
 export type AccountStore = ReturnType<typeof createAccountStore>;
-
-export function createErrandStore(db: Db) {
-  return {
-    byKeyHash(errandKeyHash: string) {
-      return db.errand.findUnique({ where: { errandKeyHash } });
-    },
-    /** PENDING -> COMPLETED once, while unexpired. */
-    async complete(id: string, now: Date): Promise<boolean> {
-      const res = await db.errand.updateMany({
-        where: { id, state: 'PENDING', expiresAt: { gt: now } },
-        data: { state: 'COMPLETED', completedAt: now },
-      });
-      return res.count === 1;
-    },
-  };
-}
-export type ErrandStore = ReturnType<typeof createErrandStore>;

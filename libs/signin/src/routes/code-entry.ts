@@ -1,9 +1,8 @@
-// Emailed one-time codes on the inquiry and errand pages: mailing one to an address, and checking the typed code
-// against the flow's pending code (counting a wrong guess, dropping an expired or exhausted code).
+// Emailed one-time codes on the sign-in pages: mailing one to an address, and checking the typed code against
+// the flow's pending code (counting a wrong guess, dropping an expired or exhausted code).
 import type { Request } from 'express';
-import type { ConnectDeps } from '../deps';
-import { type CodeLimits, checkCode, sendCode } from '../domain/email-codes';
-import type { FlowStore } from '../store/flows';
+import { checkCode, sendCode } from '../domain/email-codes';
+import type { Site } from '../site';
 import { type Browser, PageError } from './browser';
 
 /**
@@ -11,17 +10,21 @@ import { type Browser, PageError } from './browser';
  * counter). A failed delivery becomes a notice on the page; a rate limit (TooManyAttempts) goes on to the page's
  * error handler.
  */
-export async function mailCode(
-  deps: Pick<ConnectDeps, 'mailer' | 'config' | 'now' | 'logger'>,
-  flows: FlowStore,
-  limits: CodeLimits,
-  b: Browser,
+export async function mailCode<K extends string>(
+  site: Site<K>,
+  b: Browser<K>,
   req: Request,
   email: string,
 ): Promise<void> {
+  const { deps, flows } = site;
   try {
     const code = await sendCode(
-      { mailer: deps.mailer, limits, ttlSeconds: deps.config.emailCodeTtlSeconds, now: deps.now },
+      {
+        mailer: deps.mailer,
+        limits: site.codeLimits,
+        ttlSeconds: site.config.emailCodeTtlSeconds,
+        now: deps.now,
+      },
       { email, clientIp: req.ip ?? '', locale: b.locale, appName: b.ctx.appName ?? '' },
     );
     if (!(await flows.putCode(b.flowId, b.target.key, code))) throw new PageError(403, 'sessionExpired');
@@ -37,14 +40,18 @@ export async function mailCode(
  * Returns the proven address, or undefined with a notice for the page. A right code is consumed, and the flow
  * moves to a fresh identifier (the caller's privilege changes: sign-up or re-authentication).
  */
-export async function enterCode(
-  deps: { limits: CodeLimits; now: () => Date },
-  b: Browser,
+export async function enterCode<K extends string>(
+  site: Site<K>,
+  b: Browser<K>,
   req: Request,
   typed: string,
 ): Promise<string | undefined> {
   if (!b.flow.pendingEmail) return undefined;
-  const check = await checkCode({ ...deps, codes: b.codes }, typed, req.ip ?? '');
+  const check = await checkCode(
+    { limits: site.codeLimits, now: site.deps.now, codes: b.codes },
+    typed,
+    req.ip ?? '',
+  );
   if (check.result === 'ok') {
     delete b.flow.pendingEmail;
     await b.rotate();

@@ -1,12 +1,16 @@
-// Static assets: the page stylesheet and script, and the @simplewebauthn/browser UMD bundle, read once at start.
+// Static assets of the sign-in pages: the stylesheet and script, and the @simplewebauthn/browser UMD bundle, read
+// once at start and served under /assets by every host that mounts the pages.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Response, Router } from 'express';
 
-/** assets/ beside the built `main.js` (`pnpm build` copies them there), else the source folder's. */
+/** The library's assets folder (`pnpm build` copies it beside each host's built `main.js`). */
+export const ASSETS_DIR = path.resolve(__dirname, '../../assets');
+
+/** assets/ beside the built `main.js`, else the library's source folder. */
 function assetPath(name: string): string {
   const shipped = path.join(__dirname, 'assets', name);
-  return existsSync(shipped) ? shipped : path.join(__dirname, '../assets', name);
+  return existsSync(shipped) ? shipped : path.join(ASSETS_DIR, name);
 }
 
 export function browserBundlePath(): string {
@@ -20,13 +24,13 @@ export function browserBundlePath(): string {
 
 export function assetRoutes(): Router {
   const assets: Record<string, { type: string; body: Buffer }> = {
-    'connect.css': {
+    'signin.css': {
       type: 'text/css; charset=utf-8',
-      body: readFileSync(assetPath('connect.css')),
+      body: readFileSync(assetPath('signin.css')),
     },
-    'connect.js': {
+    'signin.js': {
       type: 'text/javascript; charset=utf-8',
-      body: readFileSync(assetPath('connect.js')),
+      body: readFileSync(assetPath('signin.js')),
     },
     'simplewebauthn-browser.js': {
       type: 'text/javascript; charset=utf-8',

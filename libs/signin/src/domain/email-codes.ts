@@ -4,8 +4,8 @@ import { randomInt } from 'node:crypto';
 import type { RateLimiter } from '@svc/platform';
 import type { Locale } from '../pages/i18n';
 import type { PendingCode } from '../store/flows';
-import { matchesHash, sha256Hex } from './keys';
 import type { Mailer } from './mailer';
+import { matchesHash, sha256Hex } from './secrets';
 
 export const MAX_CODE_ATTEMPTS = 5;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;

@@ -1,4 +1,5 @@
-// The two page locales of the spec (en-US, zh-CN): choosing one for a request, and every string the pages show.
+// The two page locales of the spec (en-US, zh-CN): choosing one for a request, and every string the shared
+// sign-in steps show (a host adds its own strings through `translator(locale, extra)`).
 import { LOCALES, type Locale, localeFromAcceptLanguage } from '@svc/platform';
 
 export { LOCALES, type Locale };
@@ -44,10 +45,6 @@ const en = {
   registerIntro:
     'Your email address {email} is verified. Create a passkey on this device to finish: next time you sign in with it, no password needed.',
   registerButton: 'Create a passkey',
-  reauthHeading: 'Confirm it is you',
-  reauthIntro: '{app} needs a few changes to your account. Confirm it is you with your passkey first.',
-  reauthEmailIntro: 'Your account has no passkey. We will send a code to {email}.',
-  reauthEmailButton: 'Email me a code',
   wrongAccount: 'That passkey belongs to another account.',
   termsHeading: 'Basic terms',
   termsIntro: 'To continue, read and accept the basic terms (revision {revision}).',
@@ -71,19 +68,10 @@ const en = {
   claim_lastName: 'Last name',
   claim_staticAvatar: 'Profile picture (HTTPS URL)',
   claim_animatedAvatar: 'Animated profile picture (HTTPS URL)',
-  revealHeading: 'You are signed in',
-  revealIntro: 'Copy this confirmation key and paste it into {app}.',
-  copy: 'Copy',
-  copied: 'Copied',
-  pollHeading: 'You are signed in',
-  pollIntro: 'You can close this page and return to {app}.',
-  errandDoneHeading: 'All done',
-  errandDoneIntro: 'Your changes are saved. You can close this page and return to {app}.',
   errorHeading: 'Something went wrong',
   notFound: 'This sign-in link is not valid. Start again from the application.',
   expired: 'This link has expired. Start again from the application.',
   completed: 'This sign-in was already completed. Start again from the application if you need to.',
-  errandCompleted: 'These changes were already made. You can close this page.',
   accountUnavailable: 'This account cannot be used to sign in.',
   constraintMismatch: '{app} does not accept this account. Sign in with another account.',
   useAnother: 'Use another account',
@@ -92,7 +80,6 @@ const en = {
   tooMany: 'Too many attempts. Wait a few minutes, then try again.',
   unavailable: 'The service is not available right now. Try again in a moment.',
   mailFailed: 'We could not send the email right now. Try again in a moment.',
-  termsTitle: 'Basic terms, revision {revision}',
   jsRequired: 'Passkeys need JavaScript. Turn it on for this site.',
 };
 
@@ -126,10 +113,6 @@ const zh: Record<MessageKey, string> = {
   registerIntro:
     '您的电子邮箱地址 {email} 已验证。请在本设备上创建通行密钥以完成注册，以后无需密码即可登录。',
   registerButton: '创建通行密钥',
-  reauthHeading: '确认是您本人',
-  reauthIntro: '“{app}”需要您更新账户信息。请先使用通行密钥确认身份。',
-  reauthEmailIntro: '您的账户没有通行密钥。我们将向 {email} 发送验证码。',
-  reauthEmailButton: '发送验证码',
   wrongAccount: '该通行密钥属于其他账户。',
   termsHeading: '基本条款',
   termsIntro: '如需继续，请阅读并接受基本条款（第 {revision} 版）。',
@@ -153,19 +136,10 @@ const zh: Record<MessageKey, string> = {
   claim_lastName: '姓',
   claim_staticAvatar: '头像（HTTPS 链接）',
   claim_animatedAvatar: '动态头像（HTTPS 链接）',
-  revealHeading: '您已登录',
-  revealIntro: '请复制此确认密钥，并粘贴到“{app}”中。',
-  copy: '复制',
-  copied: '已复制',
-  pollHeading: '您已登录',
-  pollIntro: '您可以关闭此页面，返回“{app}”。',
-  errandDoneHeading: '已完成',
-  errandDoneIntro: '您的更改已保存。您可以关闭此页面，返回“{app}”。',
   errorHeading: '出错了',
   notFound: '此登录链接无效。请从应用重新开始。',
   expired: '此链接已过期。请从应用重新开始。',
   completed: '此登录已完成。如有需要，请从应用重新开始。',
-  errandCompleted: '这些更改已完成。您可以关闭此页面。',
   accountUnavailable: '此账户无法用于登录。',
   constraintMismatch: '“{app}”不接受此账户。请使用其他账户登录。',
   useAnother: '使用其他账户',
@@ -174,16 +148,29 @@ const zh: Record<MessageKey, string> = {
   tooMany: '尝试次数过多。请等待几分钟后再试。',
   unavailable: '服务暂时不可用，请稍后重试。',
   mailFailed: '暂时无法发送邮件，请稍后重试。',
-  termsTitle: '基本条款（第 {revision} 版）',
   jsRequired: '通行密钥需要 JavaScript，请为本网站启用。',
 };
 
-const MESSAGES: Record<Locale, Record<MessageKey, string>> = { 'en-US': en, 'zh-CN': zh };
+const MESSAGES: Messages<MessageKey> = { 'en-US': en, 'zh-CN': zh };
 
-export type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
+/** A host's own page strings in both locales (its final step, its errors), added to the shared ones. */
+export type Messages<K extends string> = Record<Locale, Record<K, string>>;
 
 /** Plain-text messages with {name} placeholders; the page templates escape the result. */
-export function translator(locale: Locale): Translate {
-  const table = MESSAGES[locale];
-  return (key, vars = {}) => table[key].replace(/\{(\w+)\}/g, (m, name: string) => String(vars[name] ?? m));
+export type Translate<K extends string = MessageKey> = (
+  key: K,
+  vars?: Record<string, string | number>,
+) => string;
+
+/**
+ * The translator of a locale: the shared sign-in strings, plus the host's own when given (a host key never
+ * replaces a shared one: the shared table wins, so a host cannot reword a security message by accident).
+ */
+export function translator<K extends string = never>(
+  locale: Locale,
+  extra?: Messages<K>,
+): Translate<MessageKey | K> {
+  const table = { ...extra?.[locale], ...MESSAGES[locale] } as Record<MessageKey | K, string>;
+  return (key, vars = {}) =>
+    (table[key] ?? key).replace(/\{(\w+)\}/g, (m, name: string) => String(vars[name] ?? m));
 }

@@ -1,11 +1,11 @@
-// The JSON endpoints the page script calls for passkeys, shared by inquiry and errand pages:
-// <base>/passkey/authentication-options, /authentication, /registration-options, /registration.
+// The JSON endpoints the page script calls for passkeys, under a target's page path: sign-in
+// (/passkey/authentication-options, /passkey/authentication) and sign-up after a proven address
+// (/passkey/registration-options, /passkey/registration). Each answers `{next}`: the page to go to.
 
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { emailDomainPolicyOf } from '@svc/issuance';
-import { jsonBody, type RateLimiter } from '@svc/platform';
-import type { Request, Response, Router } from 'express';
-import type { ConnectDeps } from '../deps';
+import { jsonBody } from '@svc/platform';
+import { type Request, type Response, Router } from 'express';
 import { noticeBeforeCommit } from '../domain/passkey-notice';
 import {
   authenticationOptions,
@@ -15,50 +15,43 @@ import {
   verifyRegistration,
 } from '../domain/passkeys';
 import { describeUserAgent, deviceLabel } from '../domain/user-agent';
-import type { AccountStore } from '../store/accounts';
-import type { FlowStore } from '../store/flows';
+import type { Site } from '../site';
 import { type Browser, csrfValid, PageError, readJson } from './browser';
 import { authenticationBody, optionsBody, registrationBody } from './page-schemas';
 
-export interface PasskeyRouteDeps {
-  deps: ConnectDeps;
-  flows: FlowStore;
-  accounts: AccountStore;
-  /** Sign-in attempts per client address. */
-  signInLimit: RateLimiter;
-  load(req: Request, res: Response): Promise<Browser>;
-}
+/** How a host opens its target's page for a request (finding the target from the path, then openBrowser). */
+export type LoadPage<K extends string, B extends Browser<K> = Browser<K>> = (
+  req: Request,
+  res: Response,
+) => Promise<B>;
 
-async function guarded(r: PasskeyRouteDeps, req: Request, res: Response): Promise<Browser> {
-  const b = await r.load(req, res);
-  if (!csrfValid(r.deps, req, b.flow)) throw new PageError(403, 'sessionExpired');
-  await r.signInLimit.consume(req.ip ?? '');
+async function guarded<K extends string>(site: Site<K>, load: LoadPage<K>, req: Request, res: Response) {
+  const b = await load(req, res);
+  if (!csrfValid(site, req, b.flow)) throw new PageError(403, 'sessionExpired');
+  await site.signInLimit.consume(req.ip ?? '');
   return b;
 }
 
-export function passkeyRoutes(
-  router: Router,
-  prefix: string,
-  r: PasskeyRouteDeps,
-  allowRegistration: boolean,
-): void {
-  const { deps, flows, accounts } = r;
+/** Signs in with a passkey (usernameless); the target's allowed account, if any, is the only one accepted. */
+export function passkeySignInRoutes<K extends string>(site: Site<K>, load: LoadPage<K>): Router {
+  const { deps, config, flows, accounts } = site;
+  const router = Router({ mergeParams: true });
   const json = jsonBody(32 * 1024);
 
-  router.post(`${prefix}/passkey/authentication-options`, json, async (req, res) => {
+  router.post('/passkey/authentication-options', json, async (req, res) => {
     readJson(optionsBody, req);
-    const b = await guarded(r, req, res);
-    const options = await authenticationOptions(deps.config);
+    const b = await guarded(site, load, req, res);
+    const options = await authenticationOptions(config);
     await flows.putChallenge(b.flowId, b.target.key, { value: options.challenge, kind: 'authenticate' });
     res.json(options);
   });
 
-  router.post(`${prefix}/passkey/authentication`, json, async (req, res) => {
+  router.post('/passkey/authentication', json, async (req, res) => {
     const body = readJson(authenticationBody, req);
-    const b = await guarded(r, req, res);
+    const b = await guarded(site, load, req, res);
     const challenge = await flows.takeChallenge(b.flowId, b.target.key);
     const { accountId } = await verifyAuthentication(
-      { config: deps.config, accounts, now: deps.now },
+      { config, accounts, now: deps.now },
       body as AuthenticationResponseJSON,
       challenge,
     );
@@ -70,18 +63,27 @@ export function passkeyRoutes(
     await b.save();
     res.json({ next: b.target.base });
   });
+  return router;
+}
 
-  if (!allowRegistration) return;
+/**
+ * Signs up: registers a passkey for the address the flow proved by its emailed code (a new account, or a new
+ * passkey on the address's account, whose owner is mailed first: no mail, no passkey).
+ */
+export function passkeySignUpRoutes<K extends string>(site: Site<K>, load: LoadPage<K>): Router {
+  const { deps, config, flows, accounts } = site;
+  const router = Router({ mergeParams: true });
+  const json = jsonBody(32 * 1024);
 
-  router.post(`${prefix}/passkey/registration-options`, json, async (req, res) => {
+  router.post('/passkey/registration-options', json, async (req, res) => {
     readJson(optionsBody, req);
-    const b = await guarded(r, req, res);
+    const b = await guarded(site, load, req, res);
     const email = b.flow.verifiedEmail;
     // The domain may have been blocked since the code was mailed: a blocked domain never gets an account.
     if (!email || (await emailDomainPolicyOf(deps.db, email)) === 'BLOCK') throw passkeyRefused();
     const existing = await accounts.byEmail(email);
     const creds = existing ? await accounts.passkeysOf(existing.id) : [];
-    const { options, userHandle } = await registrationOptions(deps.config, email, creds);
+    const { options, userHandle } = await registrationOptions(config, email, creds);
     await flows.putChallenge(b.flowId, b.target.key, {
       value: options.challenge,
       kind: 'register',
@@ -90,15 +92,15 @@ export function passkeyRoutes(
     res.json(options);
   });
 
-  router.post(`${prefix}/passkey/registration`, json, async (req, res) => {
+  router.post('/passkey/registration', json, async (req, res) => {
     const body = readJson(registrationBody, req);
-    const b = await guarded(r, req, res);
+    const b = await guarded(site, load, req, res);
     const email = b.flow.verifiedEmail;
     if (!email) throw passkeyRefused();
     const challenge = await flows.takeChallenge(b.flowId, b.target.key);
     const device = describeUserAgent(req.headers['user-agent']);
     const { accountId } = await verifyRegistration(
-      { config: deps.config, accounts },
+      { config, accounts },
       body as RegistrationResponseJSON,
       challenge,
       email,
@@ -106,7 +108,7 @@ export function passkeyRoutes(
         name: deviceLabel(device),
         locale: b.locale,
         // Added to an existing account through an emailed code: the owner is told, or nothing is added.
-        beforeCommit: noticeBeforeCommit({ ...deps, connectUrl: deps.config.connectUrl }, device),
+        beforeCommit: noticeBeforeCommit({ ...deps, accountPageUrl: config.accountPageUrl }, device),
       },
     );
     // Signed up: a fresh flow identifier, as at sign-in.
@@ -117,4 +119,5 @@ export function passkeyRoutes(
     await b.save();
     res.json({ next: b.target.base });
   });
+  return router;
 }

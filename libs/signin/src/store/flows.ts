@@ -1,7 +1,7 @@
 // Browser flow state in Redis, short-lived and shared by every replica: one server-side session per browser
 // (libs/platform browser sessions: issued by this host only, rotated at every sign-in), holding one record per
-// inquiry or errand (CSRF token, who signed in), the WebAuthn challenge in flight, and the emailed code's hash
-// (never the code) with its atomic guess counter.
+// target (an inquiry, an errand, a device authorization: CSRF token, who signed in), the WebAuthn challenge in
+// flight, and the emailed code's hash (never the code) with its atomic guess counter.
 import { type BrowserSessionStore, createBrowserSessionStore, type Guess } from '@svc/platform';
 import type { Redis } from 'ioredis';
 
@@ -14,7 +14,7 @@ export interface FlowState {
   /** The account that proved itself in this flow, and when. */
   accountId?: string;
   authTime?: number;
-  /** This flow realized the inquiry (or completed the errand), so it may show the final step. */
+  /** This flow finished the host's final step (realized the inquiry, completed the errand, decided the device). */
   realized?: boolean;
   /** A one-time message for the next page view (post, redirect, get). */
   notice?: { key: string; vars?: Record<string, string | number> };
@@ -59,11 +59,8 @@ export async function takeChallengeFrom(
   return expiresAt > Date.now() ? challenge : undefined;
 }
 
-export function createFlowStore(redis: Redis, ttlSeconds: number) {
-  const sessions: BrowserSessionStore = createBrowserSessionStore(redis, {
-    namespace: 'connect:flow',
-    ttlSeconds,
-  });
+export function createFlowStore(redis: Redis, opts: { namespace: string; ttlSeconds: number }) {
+  const sessions: BrowserSessionStore = createBrowserSessionStore(redis, opts);
   return {
     /** A new flow identifier for a browser that has none the host issued. */
     issue: () => sessions.issue(),

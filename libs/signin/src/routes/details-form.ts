@@ -1,29 +1,28 @@
-// The details form of the inquiry and errand pages: reads and saves what the person decided and typed, then tells
-// them what still blocks the application's claim gate.
+// The details form of the sign-in pages (and connect's errands): reads and saves what the person decided and
+// typed, then tells them what still blocks the application's claim gate.
 import type { Request } from 'express';
-import type { ConnectDeps } from '../deps';
 import { accountAndView, gateProblems, readDetails, saveDetails } from '../domain/page-steps';
+import type { MessageKey } from '../pages/i18n';
 import type { DetailItem } from '../pages/steps';
-import type { AccountStore } from '../store/accounts';
+import type { Site } from '../site';
 import type { Browser } from './browser';
 
 /**
  * Saves the form for `accountId` from the items the page showed. Returns true when every value was valid and the
  * claim gate no longer blocks; otherwise sets a notice naming the claims in the way.
  */
-export async function submitDetails(
-  deps: Pick<ConnectDeps, 'issuance'>,
-  accounts: AccountStore,
-  b: Browser,
+export async function submitDetails<K extends string>(
+  site: Site<K>,
+  b: Browser<K>,
   req: Request,
   accountId: string,
   shown: DetailItem[],
 ): Promise<boolean> {
   const input = readDetails(req.body as Record<string, unknown>, shown);
-  await saveDetails(accounts, accountId, b.target.app.id, input);
-  const after = await accountAndView(deps.issuance, b.target.app, accountId);
+  await saveDetails(site.accounts, accountId, b.target.app.id, input);
+  const after = await accountAndView(site.deps.issuance, b.target.app, accountId);
   const problems = after ? gateProblems(after.view, after.account) : { denied: [], missing: [] };
-  const names = (keys: string[]) => keys.map((k) => b.ctx.t(`claim_${k}` as never)).join(', ');
+  const names = (keys: string[]) => keys.map((k) => b.ctx.t(`claim_${k}` as MessageKey)).join(', ');
   if (input.invalid.length) b.flash('invalidValue', { claims: names(input.invalid) });
   else if (problems.denied.length)
     b.flash('requiredDenied', { app: b.ctx.appName ?? '', claims: names(problems.denied) });

@@ -1,22 +1,20 @@
-// Browser plumbing shared by the page routes: cookies, the flow record, locale, CSRF, CSP and page errors.
+// Browser plumbing of every sign-in page: cookies, the flow record, locale, CSRF, CSP, forms and page errors.
 import { timingSafeEqual } from 'node:crypto';
 import type { ApplicationContext } from '@svc/issuance';
 import { isDependencyFailure, parseWith, ServiceError } from '@svc/platform';
 import type { NextFunction, Request, Response } from 'express';
 import type { ZodType } from 'zod';
-import type { ConnectDeps } from '../deps';
 import type { PendingCodes } from '../domain/email-codes';
-import { newKey } from '../domain/keys';
 import { localizedName } from '../domain/locale';
-import { html, type SafeHtml } from '../pages/html';
+import { newKey } from '../domain/secrets';
+import type { SafeHtml } from '../pages/html';
 import { type Locale, type MessageKey, pickLocale, translator } from '../pages/i18n';
 import { layout, type PageContext } from '../pages/layout';
 import type { Notice } from '../pages/sign-in';
 import { messageView } from '../pages/steps';
-import type { FlowState, FlowStore } from '../store/flows';
+import type { Site } from '../site';
+import type { FlowState } from '../store/flows';
 import { anyForm } from './page-schemas';
-
-export const LANG_COOKIE = 'connect_lang';
 
 export function parseCookies(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -36,27 +34,34 @@ export function parseCookies(header: string | undefined): Record<string, string>
   return out;
 }
 
-/** What a page route works on: the inquiry or errand, its application, and this browser's flow record. */
+/**
+ * What a host signs someone in for: the application, the page's path, the flow record's key, and who may sign
+ * in. Everything else about the sign-in steps is the library's.
+ */
 export interface PageTarget {
-  /** Flow namespace, e.g. inquiry:<id>. */
+  /** Flow namespace of this target, e.g. inquiry:<id>. */
   key: string;
-  /** URL path of the page, e.g. /inquiries/<exposureKey>. */
+  /** URL path of the page, e.g. /inquiries/<exposureKey>; the step routes live under it. */
   base: string;
   app: ApplicationContext;
-  /** Origins a form on these pages may end up at (the CALLBACK origin). */
+  /** Origins a form on these pages may end up at (a callback origin), besides this host. */
   formOrigins: string[];
-  /** Errands: only this account may sign in. */
+  /** Only this account may sign in (an errand). */
   accountId?: string;
+  /** Only addresses this admits may sign up or sign in (connect's realize constraints). */
+  admitsEmail?: (email: string | null) => boolean;
+  /** Say before sign-in that it is handed to wherever it started (RFC 8628 section 5.4). */
+  warnOriginator?: boolean;
 }
 
-export interface Browser {
+export interface Browser<K extends string = never> {
   /** The flow identifier this request works under (changes when rotate() runs). */
   flowId: string;
   flow: FlowState;
   /** The emailed code pending on this flow and target. */
   codes: PendingCodes;
   locale: Locale;
-  ctx: PageContext;
+  ctx: PageContext<MessageKey | K>;
   target: PageTarget;
   /** Writes the flow record; refuses (403 sessionExpired) when the identifier was rotated away or expired. */
   save(): Promise<void>;
@@ -66,15 +71,15 @@ export interface Browser {
    */
   rotate(): Promise<void>;
   /** Sets a message for the next page view. */
-  flash(key: MessageKey, vars?: Record<string, string | number>): void;
-  takeNotice(): Notice | undefined;
+  flash(key: MessageKey | K, vars?: Record<string, string | number>): void;
+  takeNotice(): Notice<MessageKey | K> | undefined;
 }
 
-export function cookieOptions(deps: ConnectDeps, maxAgeSeconds: number) {
+export function cookieOptions(site: Site<string>, maxAgeSeconds: number) {
   return {
     httpOnly: true,
     sameSite: 'lax' as const,
-    secure: deps.config.secureCookies,
+    secure: site.config.secureCookies,
     path: '/',
     maxAge: maxAgeSeconds * 1000,
   };
@@ -96,7 +101,7 @@ export function contentSecurityPolicy(formOrigins: string[] = []): string {
 /**
  * Headers of every page: the strict CSP, no caching, and a same-origin referrer policy (under no-referrer the
  * browser sends `Origin: null` on form posts, which the CSRF check would refuse; cross-origin navigations such
- * as the callback redirect still carry no referrer, so no key leaks through it).
+ * as a callback redirect still carry no referrer, so no key leaks through it).
  */
 export function setPageHeaders(res: Response, formOrigins: string[] = []): void {
   res.setHeader('Content-Security-Policy', contentSecurityPolicy(formOrigins));
@@ -105,33 +110,33 @@ export function setPageHeaders(res: Response, formOrigins: string[] = []): void 
 }
 
 /** The flow cookie: `__Host-` prefixed over HTTPS (Secure, Path=/, no Domain), HttpOnly, SameSite=Lax. */
-export function flowCookieOptions(deps: ConnectDeps) {
-  const options = cookieOptions(deps, deps.config.flowTtlSeconds);
-  if (deps.config.flowCookieName.startsWith('__Host-')) options.secure = true;
+export function flowCookieOptions(site: Site<string>) {
+  const options = cookieOptions(site, site.config.flowTtlSeconds);
+  if (site.config.flowCookieName.startsWith('__Host-')) options.secure = true;
   return options;
 }
 
 /** Locale for this request; ?lang= is remembered in a cookie. */
-export function requestLocale(deps: ConnectDeps, req: Request, res: Response): Locale {
+export function requestLocale(site: Site<string>, req: Request, res: Response): Locale {
   const cookies = parseCookies(req.headers.cookie);
-  const locale = pickLocale(req.query.lang, cookies[LANG_COOKIE], req.headers['accept-language']);
+  const locale = pickLocale(req.query.lang, cookies[site.langCookie], req.headers['accept-language']);
   if (typeof req.query.lang === 'string' && req.query.lang === locale) {
-    res.cookie(LANG_COOKIE, locale, cookieOptions(deps, 365 * 24 * 3600));
+    res.cookie(site.langCookie, locale, cookieOptions(site, 365 * 24 * 3600));
   }
   return locale;
 }
 
 /** Opens (or starts) this browser's flow for a target and builds the page context. */
-export async function openBrowser(
-  deps: ConnectDeps,
-  flows: FlowStore,
+export async function openBrowser<K extends string>(
+  site: Site<K>,
   req: Request,
   res: Response,
   target: PageTarget,
-): Promise<Browser> {
+): Promise<Browser<K>> {
+  const { flows } = site;
   const cookies = parseCookies(req.headers.cookie);
-  const cookieName = deps.config.flowCookieName;
-  const setFlowCookie = (id: string) => res.cookie(cookieName, id, flowCookieOptions(deps));
+  const cookieName = site.config.flowCookieName;
+  const setFlowCookie = (id: string) => res.cookie(cookieName, id, flowCookieOptions(site));
   let flowId = cookies[cookieName];
   // Only identifiers this host issued and still holds are accepted; anything else starts a new flow.
   if (!flowId || !(await flows.isIssued(flowId))) {
@@ -139,9 +144,9 @@ export async function openBrowser(
     setFlowCookie(flowId);
   }
   const flow = (await flows.load(flowId, target.key)) ?? { csrf: newKey('') };
-  const locale = requestLocale(deps, req, res);
-  const t = translator(locale);
-  const browser: Browser = {
+  const locale = requestLocale(site, req, res);
+  const t = translator(locale, site.messages);
+  const browser: Browser<K> = {
     flowId,
     flow,
     codes: {
@@ -166,13 +171,14 @@ export async function openBrowser(
       if (!next) throw new PageError(403, 'sessionExpired');
       browser.flowId = next;
       flow.csrf = newKey('');
+      browser.ctx.csrf = flow.csrf;
       setFlowCookie(next);
     },
     flash(key, vars) {
       flow.notice = { key, vars };
     },
     takeNotice() {
-      const n = flow.notice as Notice | undefined;
+      const n = flow.notice as Notice<MessageKey | K> | undefined;
       delete flow.notice;
       return n;
     },
@@ -185,9 +191,9 @@ export async function openBrowser(
  * CSRF: the form field _csrf (or the X-CSRF-Token header of the page's script) must equal the flow's token, and
  * a present Origin must be this host's. SameSite=Lax cookies are the second line.
  */
-export function csrfValid(deps: ConnectDeps, req: Request, flow: FlowState): boolean {
+export function csrfValid(site: Site<string>, req: Request, flow: { csrf: string }): boolean {
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== deps.config.origin) return false;
+  if (origin !== undefined && origin !== site.config.origin) return false;
   const body = (req.body ?? {}) as Record<string, unknown>;
   const presented = typeof body._csrf === 'string' ? body._csrf : req.headers['x-csrf-token'];
   if (typeof presented !== 'string') return false;
@@ -209,20 +215,23 @@ export function readJson<T>(schema: ZodType<T>, req: Request): T {
   return parseWith(schema, req.body);
 }
 
-/** A page-level failure: an HTTP status and the message shown. */
-export class PageError extends Error {
+/**
+ * A page-level failure: an HTTP status and the message shown. `K` names a host's own message keys
+ * (`new PageError<ConnectKey>(410, 'errandCompleted')`); without it only the shared keys are accepted.
+ */
+export class PageError<K extends string = never> extends Error {
   constructor(
     readonly status: number,
-    readonly key: MessageKey,
-    readonly action?: { url: string; label: MessageKey },
+    readonly key: MessageKey | NoInfer<K>,
+    readonly action?: { url: string; label: MessageKey | NoInfer<K> },
   ) {
     super(key);
   }
 }
 
-export function sendPage(
+export function sendPage<K extends string>(
   res: Response,
-  b: Browser,
+  b: Browser<K>,
   title: string,
   body: SafeHtml,
   status = 200,
@@ -235,16 +244,16 @@ export function sendPage(
 }
 
 /** Renders a bare message page when no target could be loaded (unknown or expired link). */
-export function sendBarePage(
-  deps: ConnectDeps,
+export function sendBarePage<K extends string>(
+  site: Site<K>,
   req: Request,
   res: Response,
   status: number,
-  key: MessageKey,
+  key: MessageKey | K,
 ): void {
-  const locale = requestLocale(deps, req, res);
-  const t = translator(locale);
-  const ctx: PageContext = { locale, t, path: req.path };
+  const locale = requestLocale(site, req, res);
+  const t = translator(locale, site.messages);
+  const ctx: PageContext<MessageKey | K> = { locale, t, path: req.path };
   setPageHeaders(res);
   res
     .status(status)
@@ -253,30 +262,28 @@ export function sendBarePage(
 }
 
 /** Error handler of the page routes: HTML for pages, JSON for the passkey endpoints the page script calls. */
-export function pageErrors(deps: ConnectDeps) {
+export function pageErrors<K extends string>(site: Site<K>) {
   return (err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     const json = req.path.includes('/passkey/');
     if (err instanceof PageError) {
       if (json) return void res.status(err.status).json({ reason: err.key });
-      return sendBarePage(deps, req, res, err.status, err.key);
+      return sendBarePage(site, req, res, err.status, err.key as MessageKey | K);
     }
     if (err instanceof ServiceError) {
       if (err.headers) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
       if (json) return void res.status(err.status).json({ reason: err.reason });
       const key: MessageKey =
         err.status === 429 ? 'tooMany' : err.reason === 'InvalidBody' ? 'badForm' : 'unavailable';
-      return sendBarePage(deps, req, res, err.status >= 500 ? 503 : err.status, key);
+      return sendBarePage(site, req, res, err.status >= 500 ? 503 : err.status, key);
     }
     if (isDependencyFailure(err)) {
       res.setHeader('Retry-After', '1');
       if (json) return void res.status(503).json({ reason: 'TemporarilyUnavailable' });
-      return sendBarePage(deps, req, res, 503, 'unavailable');
+      return sendBarePage(site, req, res, 503, 'unavailable');
     }
-    deps.logger.error({ err, path: req.route?.path }, 'page error');
+    site.deps.logger.error({ err, path: req.route?.path }, 'page error');
     if (json) return void res.status(500).end();
-    return sendBarePage(deps, req, res, 500, 'unavailable');
+    return sendBarePage(site, req, res, 500, 'unavailable');
   };
 }
-
-export { html };

@@ -1,4 +1,4 @@
-// Step pages after sign-in: basic terms, consent and missing data per claim, the return (reveal or poll), errors.
+// Step pages after sign-in: basic terms, consent and missing data per claim, and plain message pages.
 import type { AgreementDocumentBody } from '@svc/issuance';
 import type { ClaimKey, Requirement } from '@svc/token-core';
 import { html, type SafeHtml } from './html';
@@ -25,14 +25,14 @@ function safeHref(url: string): string {
   return /^https?:\/\//i.test(url) ? url : '#';
 }
 
-export function termsView(
-  ctx: PageContext,
+export function termsView<K extends string = never>(
+  ctx: PageContext<MessageKey | K>,
   v: {
     action: string;
     revision: number;
     contentSha256: string;
     document: AgreementDocumentBody;
-    notice?: Notice;
+    notice?: Notice<MessageKey | K>;
   },
 ): SafeHtml {
   return html`<h1>${ctx.t('termsHeading')}</h1>
@@ -58,9 +58,9 @@ export interface DetailItem {
   editable: boolean;
 }
 
-export function detailsView(
-  ctx: PageContext,
-  v: { action: string; items: DetailItem[]; notice?: Notice },
+export function detailsView<K extends string = never>(
+  ctx: PageContext<MessageKey | K>,
+  v: { action: string; items: DetailItem[]; notice?: Notice<MessageKey | K> },
 ): SafeHtml {
   const app = ctx.appName ?? '';
   return html`<h1>${ctx.t('detailsHeading', { app })}</h1>
@@ -89,21 +89,11 @@ ${
 </form>`;
 }
 
-export function revealView(ctx: PageContext, confirmationKey: string): SafeHtml {
-  const app = ctx.appName ?? '';
-  return html`<h1>${ctx.t('revealHeading')}</h1>
-<p>${ctx.t('revealIntro', { app })}</p>
-<div class="reveal">
-<input id="confirmation-key" readonly value="${confirmationKey}" aria-label="${ctx.t('revealHeading')}" spellcheck="false">
-<button type="button" data-copy="confirmation-key" data-copied="${ctx.t('copied')}">${ctx.t('copy')}</button>
-</div>`;
-}
-
-export function messageView(
-  ctx: PageContext,
-  heading: MessageKey,
-  message: Notice,
-  action?: { url: string; label: MessageKey },
+export function messageView<K extends string = MessageKey>(
+  ctx: PageContext<K>,
+  heading: K,
+  message: Notice<K>,
+  action?: { url: string; label: K },
 ): SafeHtml {
   return html`<h1>${ctx.t(heading)}</h1>
 <p>${ctx.t(message.key, message.vars)}</p>

@@ -1,18 +1,19 @@
 // The page shell: language, title, stylesheet and scripts from /assets (no inline script or style), CSRF meta.
 import { html, type SafeHtml } from './html';
-import { LOCALES, type Locale, type Translate } from './i18n';
+import { LOCALES, type Locale, type MessageKey, type Translate } from './i18n';
 
-export interface PageContext {
+/** What every page view reads: the locale, its translator (shared strings plus the host's `K`), the CSRF token. */
+export interface PageContext<K extends string = MessageKey> {
   locale: Locale;
-  t: Translate;
+  t: Translate<K>;
   /** Path of the current page, for the language switch. */
   path: string;
   csrf?: string;
   appName?: string;
 }
 
-export function layout(
-  ctx: PageContext,
+export function layout<K extends string>(
+  ctx: PageContext<K>,
   title: string,
   body: SafeHtml,
   opts: { scripts?: boolean } = {},
@@ -28,8 +29,8 @@ export function layout(
 <meta name="referrer" content="same-origin">
 ${ctx.csrf ? html`<meta name="csrf-token" content="${ctx.csrf}">` : ''}
 <title>${title}</title>
-<link rel="stylesheet" href="/assets/connect.css">
-${opts.scripts ? html`<script src="/assets/simplewebauthn-browser.js" defer></script><script src="/assets/connect.js" defer></script>` : ''}
+<link rel="stylesheet" href="/assets/signin.css">
+${opts.scripts ? html`<script src="/assets/simplewebauthn-browser.js" defer></script><script src="/assets/signin.js" defer></script>` : ''}
 </head>
 <body>
 <header class="top"><span class="brand">${ctx.appName ?? ''}</span><nav class="lang" aria-label="Language">${switcher}</nav></header>

@@ -1,0 +1,69 @@
+// createSignin: the shared sign-in steps bound to one host. The host supplies only what is its own (its target,
+// its namespace and strings, its final step); see /work/notes/signin.md and services/connect/src/routes for use.
+import type { Request, Response, Router } from 'express';
+import type { MessageKey } from './pages/i18n';
+import type { DetailItem } from './pages/steps';
+import { assetRoutes } from './routes/assets';
+import {
+  type Browser,
+  csrfValid,
+  openBrowser,
+  PageError,
+  type PageTarget,
+  pageErrors,
+  requestLocale,
+  sendBarePage,
+} from './routes/browser';
+import { enterCode, mailCode } from './routes/code-entry';
+import { submitDetails } from './routes/details-form';
+import { type LoadPage, passkeySignInRoutes } from './routes/passkey-routes';
+import { nextStep, type SignedIn, signInStepRoutes } from './routes/sign-in-steps';
+import { resolveSite, type SigninOptions, type Site } from './site';
+
+export interface Signin<K extends string = never> {
+  site: Site<K>;
+  /** Opens (or starts) this browser's flow for a target: cookie, CSRF token, locale, page headers. */
+  open(req: Request, res: Response, target: PageTarget): Promise<Browser<K>>;
+  /** A form or script post: the flow's CSRF token and this host's Origin, else 403 sessionExpired. */
+  guard(b: Browser<K>, req: Request): void;
+  /** The step endpoints under the target's page path; mount at the page path (`router.use(path, ...)`). */
+  stepRoutes(load: LoadPage<K>): Router;
+  /** Passkey sign-in only (an errand's re-authentication), to mount at the page path. */
+  passkeySignInRoutes(load: LoadPage<K>): Router;
+  /** GET: sends the step page owed and returns undefined, or returns the account for the host's final step. */
+  nextStep(b: Browser<K>, res: Response): Promise<SignedIn | undefined>;
+  /** Mails a code to an address and keeps it pending on the flow. */
+  mailCode(b: Browser<K>, req: Request, email: string): Promise<void>;
+  /** The address a typed code proves (the flow rotates), or undefined with a notice. */
+  enterCode(b: Browser<K>, req: Request, typed: string): Promise<string | undefined>;
+  /** Saves a details form; true when the claim gate passes. */
+  submitDetails(b: Browser<K>, req: Request, accountId: string, shown: DetailItem[]): Promise<boolean>;
+  locale(req: Request, res: Response): ReturnType<typeof requestLocale>;
+  /** A message page when no target could be loaded. */
+  sendBarePage(req: Request, res: Response, status: number, key: MessageKey | K): void;
+  /** The error handler of the page router: mount last. */
+  pageErrors(): ReturnType<typeof pageErrors>;
+  /** /assets/signin.css, /assets/signin.js and the WebAuthn browser bundle. */
+  assetRoutes(): Router;
+}
+
+export function createSignin<K extends string = never>(options: SigninOptions<K>): Signin<K> {
+  const site = resolveSite(options);
+  return {
+    site,
+    open: (req, res, target) => openBrowser(site, req, res, target),
+    guard(b, req) {
+      if (!csrfValid(site, req, b.flow)) throw new PageError(403, 'sessionExpired');
+    },
+    stepRoutes: (load) => signInStepRoutes(site, load),
+    passkeySignInRoutes: (load) => passkeySignInRoutes(site, load),
+    nextStep: (b, res) => nextStep(site, b, res),
+    mailCode: (b, req, email) => mailCode(site, b, req, email),
+    enterCode: (b, req, typed) => enterCode(site, b, req, typed),
+    submitDetails: (b, req, accountId, shown) => submitDetails(site, b, req, accountId, shown),
+    locale: (req, res) => requestLocale(site, req, res),
+    sendBarePage: (req, res, status, key) => sendBarePage(site, req, res, status, key),
+    pageErrors: () => pageErrors(site),
+    assetRoutes,
+  };
+}

@@ -1,0 +1,91 @@
+// What a host hands the shared sign-in steps: its dependencies, its WebAuthn and cookie configuration, its
+// namespace (flow records, language cookie), the channel its terms receipts name, and its own page strings.
+import type { Db } from '@svc/db';
+import type { IssuanceDeps } from '@svc/issuance';
+import { createRateLimiter, type Logger, type RateLimiter } from '@svc/platform';
+import type { Redis } from 'ioredis';
+import type { CodeLimits } from './domain/email-codes';
+import type { Mailer } from './domain/mailer';
+import type { Messages } from './pages/i18n';
+import { type AccountStore, createAccountStore } from './store/accounts';
+import { createFlowStore, type FlowStore } from './store/flows';
+
+export interface SigninConfig {
+  /** WebAuthn relying party id: one for the whole fleet (WEBAUTHN_RP_ID), so every host sees the same passkeys. */
+  rpId: string;
+  /** Origin browsers report in WebAuthn client data and in Origin headers: this host's own. */
+  origin: string;
+  rpName: string;
+  /** Lifetime of an emailed sign-up code. */
+  emailCodeTtlSeconds: number;
+  /** Idle lifetime of a browser flow. */
+  flowTtlSeconds: number;
+  /** Cookies carry Secure unless the host is served over loopback HTTP. */
+  secureCookies: boolean;
+  /** The flow cookie: `__Host-<namespace>_flow` over HTTPS, `<namespace>_flow` on loopback HTTP. */
+  flowCookieName: string;
+  /** Redis key namespace of the rate limits, so separate deployments do not share counters. */
+  rateLimitNamespace: string;
+  rateLimits: {
+    /** Codes sent per client address and per recipient in 10 minutes. */
+    codeSendPerIp: number;
+    codeSendPerRecipient: number;
+    /** Code guesses per client address in 10 minutes (each code also dies after 5 wrong guesses). */
+    codeVerifyPerIp: number;
+    /** Passkey ceremonies per client address in 5 minutes. */
+    signInPerIp: number;
+  };
+  /** The account page where a person removes a passkey (connect's /account), linked from the passkey notice. */
+  accountPageUrl: string;
+}
+
+export interface SigninDeps {
+  db: Db;
+  redis: Redis;
+  issuance: IssuanceDeps;
+  mailer: Mailer;
+  logger: Logger;
+  now: () => Date;
+}
+
+export interface SigninOptions<K extends string = never> {
+  deps: SigninDeps;
+  config: SigninConfig;
+  /** The host's name for its browser state: flow records `<namespace>:flow`, language cookie `<namespace>_lang`. */
+  namespace: string;
+  /** Recorded on basic-terms receipts accepted on these pages, e.g. CONNECT_BROWSER. */
+  receiptChannel: string;
+  /** The host's own page strings (its final step and its errors), in both locales. */
+  messages?: Messages<K>;
+}
+
+/** The resolved options every route of the library works with. */
+export interface Site<K extends string = never> extends SigninOptions<K> {
+  flows: FlowStore;
+  accounts: AccountStore;
+  codeLimits: CodeLimits;
+  /** Passkey ceremonies per client address (sign-in pages and the account page share it). */
+  signInLimit: RateLimiter;
+  langCookie: string;
+}
+
+export function resolveSite<K extends string>(o: SigninOptions<K>): Site<K> {
+  const { rateLimits: rl, rateLimitNamespace: ns } = o.config;
+  const limiter = (name: string, points: number, durationSeconds: number) =>
+    createRateLimiter(o.deps.redis, { keyPrefix: `${ns}:${name}`, points, durationSeconds });
+  return {
+    ...o,
+    flows: createFlowStore(o.deps.redis, {
+      namespace: `${o.namespace}:flow`,
+      ttlSeconds: o.config.flowTtlSeconds,
+    }),
+    accounts: createAccountStore(o.deps.db),
+    codeLimits: {
+      sendPerIp: limiter('code-send-ip', rl.codeSendPerIp, 600),
+      sendPerRecipient: limiter('code-send-to', rl.codeSendPerRecipient, 600),
+      verify: limiter('code-verify-ip', rl.codeVerifyPerIp, 600),
+    },
+    signInLimit: limiter('sign-in-ip', rl.signInPerIp, 300),
+    langCookie: `${o.namespace}_lang`,
+  };
+}
