@@ -106,8 +106,8 @@ describe('pnpm build', () => {
       expect(files).not.toContain('node_modules');
     }
     expect(readdirSync(path.join(copyRoot, 'connect', 'assets')).sort()).toEqual([
-      'connect.css',
-      'connect.js',
+      'signin.css',
+      'signin.js',
       'simplewebauthn-browser.js',
     ]);
   });
@@ -156,7 +156,7 @@ describe('pnpm build', () => {
           expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
           expect(await healthcheck(host, { PORT: String(port) })).toBe(0);
           if (host === 'connect') {
-            const css = await fetch(`http://127.0.0.1:${port}/assets/connect.css`);
+            const css = await fetch(`http://127.0.0.1:${port}/assets/signin.css`);
             expect(css.status).toBe(200);
             const bundle = await fetch(`http://127.0.0.1:${port}/assets/simplewebauthn-browser.js`);
             expect(bundle.status).toBe(200);
