@@ -1,6 +1,7 @@
 // Device host test support: the real app on a free port over the real database and Redis, a clock tests move
 // instead of sleeping, fixtures (an application with the device return rule and passkey rule, an account), and
 // the approval the page will make, through the domain functions the page calls.
+import type { Db } from '@svc/db';
 import { createApplicationCache } from '@svc/issuance';
 import { createLogger } from '@svc/platform';
 import {
@@ -45,9 +46,10 @@ export interface DeviceHarness {
 export async function startDevice(
   config: Partial<DeviceConfig> = {},
   shared?: { clock: TestClock; redisPrefix: string },
+  over?: Db,
 ): Promise<DeviceHarness> {
   const clock = shared?.clock ?? testClock();
-  const infra = openInfra();
+  const infra = openInfra({ over });
   const base = deviceConfigFromEnv({});
   const deps = deviceDepsOf(
     {

@@ -1,0 +1,238 @@
+// POST /device-token over HTTP against the real app: every polling error of the spec, the RFC 8628 polling
+// discipline moving a clock (never sleeping), denial, expiry, and redemption through the issuance core with the
+// checks made again at redemption.
+import { setAccountStatus, setAppStatus } from '@svc/provisioning';
+import { postJson } from '@svc/testkit';
+import { denyDeviceAuthorization, findPendingAuthorization } from '../src/domain/approval';
+import { deviceCodeHash } from '../src/domain/codes';
+import {
+  approve,
+  authorize,
+  type DeviceHarness,
+  poll,
+  provisionAccount,
+  provisionDeviceApp,
+  startDevice,
+} from './support';
+
+let h: DeviceHarness;
+beforeAll(async () => {
+  h = await startDevice();
+});
+afterAll(() => h.close());
+
+async function started(harness = h) {
+  const app = await provisionDeviceApp(harness.infra);
+  const res = await authorize(harness, app.anchor);
+  expect(res.status).toBe(200);
+  return { app, ...(res.body as { deviceCode: string; userCode: string; interval: number }) };
+}
+
+function expectError(res: Awaited<ReturnType<typeof poll>>, error: string, status = 400) {
+  expect(res.status).toBe(status);
+  expect(res.body).toEqual({ error });
+  expect(res.headers.get('cache-control')).toBe('no-store');
+  expect(res.headers.get('pragma')).toBe('no-cache');
+}
+
+describe('POST /device-token: bodies and unknown codes', () => {
+  it('answers invalid_request for every malformed body, never a reason', async () => {
+    const good = `dvc_${'a'.repeat(64)}`;
+    for (const body of [
+      {},
+      { deviceCode: '' },
+      { deviceCode: `dvc_${'a'.repeat(63)}` },
+      { deviceCode: `dvc_${'A'.repeat(64)}` },
+      { deviceCode: `dvx_${'a'.repeat(64)}` },
+      { deviceCode: good, extra: true },
+      { deviceCode: 42 },
+      '[]',
+      'null',
+      '{"deviceCode":',
+    ]) {
+      expectError(await postJson(`${h.url}/device-token`, body), 'invalid_request');
+    }
+    const wrongType = await fetch(`${h.url}/device-token`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ deviceCode: good }),
+    });
+    expect(wrongType.status).toBe(400);
+    expect(await wrongType.json()).toEqual({ error: 'invalid_request' });
+    const huge = await postJson(`${h.url}/device-token`, { deviceCode: good, pad: 'x'.repeat(10_000) });
+    expectError(huge, 'invalid_request');
+  });
+
+  it('answers invalid_request for a well-formed code nobody issued', async () => {
+    expectError(await poll(h, `dvc_${'0'.repeat(64)}`), 'invalid_request');
+  });
+});
+
+describe('POST /device-token: polling discipline (RFC 8628 section 3.5)', () => {
+  it('pending, then slow_down 10, then the 10 s interval holding, then slow_down 15', async () => {
+    const { deviceCode, interval } = await started();
+    expect(interval).toBe(5);
+    // The first poll is never throttled, even right after /device-authorize.
+    expectError(await poll(h, deviceCode), 'authorization_pending');
+    h.clock.advance(1000);
+    const slow = await poll(h, deviceCode);
+    expect(slow.status).toBe(400);
+    expect(slow.body).toEqual({ error: 'slow_down', interval: 10 });
+    // The refused poll did not move the bar: 10 s after the last accepted poll is on time.
+    h.clock.advance(9000);
+    expectError(await poll(h, deviceCode), 'authorization_pending');
+    // The raised interval persists: 10 s holds, again and again.
+    h.clock.advance(10_000);
+    expectError(await poll(h, deviceCode), 'authorization_pending');
+    h.clock.advance(10_000);
+    expectError(await poll(h, deviceCode), 'authorization_pending');
+    // 5 s (the original interval) is now too soon.
+    h.clock.advance(5000);
+    expect((await poll(h, deviceCode)).body).toEqual({ error: 'slow_down', interval: 15 });
+    h.clock.advance(10_000);
+    expectError(await poll(h, deviceCode), 'authorization_pending');
+  });
+
+  it('a client that waits the new interval from the refusal is on time, and a burst cannot lock it out', async () => {
+    const { deviceCode } = await started();
+    expectError(await poll(h, deviceCode), 'authorization_pending');
+    h.clock.advance(2000);
+    expect((await poll(h, deviceCode)).body).toEqual({ error: 'slow_down', interval: 10 });
+    h.clock.advance(10_000);
+    expectError(await poll(h, deviceCode), 'authorization_pending');
+    // A burst of retries raises the interval to the cap and no further.
+    let last: unknown;
+    for (let i = 0; i < 20; i++) last = (await poll(h, deviceCode)).body;
+    expect(last).toEqual({ error: 'slow_down', interval: 60 });
+    h.clock.advance(60_000);
+    expectError(await poll(h, deviceCode), 'authorization_pending');
+  });
+
+  it('polls on time at the interval stay pending for the whole lifetime', async () => {
+    const { deviceCode } = await started();
+    for (let t = 0; t < 10; t++) {
+      expectError(await poll(h, deviceCode), 'authorization_pending');
+      h.clock.advance(5000);
+    }
+  });
+});
+
+describe('POST /device-token: decisions', () => {
+  it('issues once after approval, then answers invalid_request', async () => {
+    const { deviceCode, userCode, app } = await started();
+    expectError(await poll(h, deviceCode), 'authorization_pending');
+    await approve(h, userCode);
+    h.clock.advance(5000);
+    const ok = await poll(h, deviceCode);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('cache-control')).toBe('no-store');
+    expect(Object.keys(ok.body).sort()).toEqual([
+      'accessToken',
+      'applicationAnchor',
+      'claims',
+      'refreshToken',
+    ]);
+    expect(ok.body.applicationAnchor).toBe(app.anchor);
+    const row = await h.infra.db.deviceAuthorization.findFirstOrThrow({
+      where: { userCode, applicationId: app.applicationId },
+    });
+    expect(row.state).toBe('CONSUMED');
+    expect(row.sessionId).toBeTruthy();
+    for (let i = 0; i < 3; i++) {
+      h.clock.advance(5000);
+      expectError(await poll(h, deviceCode), 'invalid_request');
+    }
+    // Even a poll that is too fast: a consumed code is simply unknown.
+    expectError(await poll(h, deviceCode), 'invalid_request');
+  });
+
+  it('answers access_denied after a denial, which is final', async () => {
+    const { deviceCode, userCode } = await started();
+    const found = await findPendingAuthorization(h.deps, userCode.toLowerCase().replace('-', ''));
+    if (found.kind !== 'found') throw new Error('not found');
+    expect(await denyDeviceAuthorization(h.deps, found.authorization.id)).toBe('denied');
+    expectError(await poll(h, deviceCode), 'access_denied');
+    h.clock.advance(5000);
+    expectError(await poll(h, deviceCode), 'access_denied');
+    // No longer findable, approvable or deniable.
+    expect((await findPendingAuthorization(h.deps, userCode)).kind).toBe('not_found');
+    expect(await denyDeviceAuthorization(h.deps, found.authorization.id)).toBe('gone');
+  });
+
+  it('answers expired_token past expiresIn, approved or not', async () => {
+    const short = await startDevice({ codeTtlSeconds: 30 });
+    try {
+      const pending = await started(short);
+      const approved = await started(short);
+      expectError(await poll(short, pending.deviceCode), 'authorization_pending');
+      await approve(short, approved.userCode);
+      short.clock.advance(30_000);
+      expectError(await poll(short, pending.deviceCode), 'expired_token');
+      expectError(await poll(short, approved.deviceCode), 'expired_token');
+      // Also when Redis lost the polling state and PostgreSQL answers.
+      await short.infra.redis.del(
+        `${short.deps.config.redisPrefix}:poll:${deviceCodeHash(approved.deviceCode)}`,
+      );
+      expectError(await poll(short, approved.deviceCode), 'expired_token');
+      // Too late to approve as well.
+      expect((await findPendingAuthorization(short.deps, pending.userCode)).kind).toBe('not_found');
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('answers from PostgreSQL when Redis lost the polling state, and seeds it again', async () => {
+    const { deviceCode, userCode } = await started();
+    const key = `${h.deps.config.redisPrefix}:poll:${deviceCodeHash(deviceCode)}`;
+    await h.infra.redis.del(key);
+    expectError(await poll(h, deviceCode), 'authorization_pending');
+    expect(await h.infra.redis.hget(key, 'i')).toBe('5');
+    // The reseeded state counted that poll.
+    h.clock.advance(1000);
+    expect((await poll(h, deviceCode)).body).toEqual({ error: 'slow_down', interval: 10 });
+    // A decision made while Redis has no state is still seen.
+    await h.infra.redis.del(key);
+    await approve(h, userCode);
+    h.clock.advance(10_000);
+    expect((await poll(h, deviceCode)).status).toBe(200);
+  });
+});
+
+describe('POST /device-token: checks made again at redemption', () => {
+  it('access_denied when the account was disabled after approving', async () => {
+    const { deviceCode, userCode } = await started();
+    const account = await provisionAccount(h.infra);
+    await approve(h, userCode, account.id);
+    await setAccountStatus(h.infra.db, account.id, 'DISABLED');
+    expectError(await poll(h, deviceCode), 'access_denied');
+    h.clock.advance(5000);
+    expectError(await poll(h, deviceCode), 'access_denied');
+  });
+
+  it('access_denied when the application was suspended after approving', async () => {
+    const { deviceCode, userCode, app } = await started();
+    await approve(h, userCode);
+    await setAppStatus(h.infra.db, app.anchor, 'SUSPENDED');
+    expectError(await poll(h, deviceCode), 'access_denied');
+  });
+
+  it('access_denied when the account lacks the current basic-terms receipt at redemption', async () => {
+    const { deviceCode, userCode } = await started();
+    const account = await provisionAccount(h.infra, { acceptTerms: false });
+    await approve(h, userCode, account.id);
+    expectError(await poll(h, deviceCode), 'access_denied');
+  });
+
+  it('server_error when issuance fails (no signing key), leaving the approval in place', async () => {
+    const { deviceCode, userCode, app } = await started();
+    await approve(h, userCode);
+    await h.infra.db.$executeRaw`DELETE FROM signing_keys WHERE application_id = ${app.applicationId}::uuid`;
+    const res = await poll(h, deviceCode);
+    expect(res.body).toEqual({ error: 'server_error' });
+    expect(res.status).toBeGreaterThanOrEqual(500);
+    const row = await h.infra.db.deviceAuthorization.findFirstOrThrow({
+      where: { userCode, applicationId: app.applicationId },
+    });
+    expect(row.state).toBe('APPROVED');
+  });
+});
