@@ -1,0 +1,62 @@
+// `pnpm device-login --app ANCHOR [--device-url URL] [--no-qr] [--print-tokens]`: signs in on this terminal with
+// the device flow. Instructions and the QR code go to stderr; the result goes to stdout as one JSON object (the
+// claims view and what each token says; the tokens themselves only with --print-tokens). Exit 0 when approved.
+import { parseArgs } from 'node:util';
+import { deviceLogin, jwtPayload } from './client';
+
+const USAGE = 'usage: pnpm device-login --app ANCHOR [--device-url URL] [--no-qr] [--print-tokens]';
+
+async function main(): Promise<number> {
+  let values: { app?: string; 'device-url'?: string; 'no-qr'?: boolean; 'print-tokens'?: boolean };
+  try {
+    ({ values } = parseArgs({
+      options: {
+        app: { type: 'string' },
+        'device-url': { type: 'string' },
+        'no-qr': { type: 'boolean' },
+        'print-tokens': { type: 'boolean' },
+      },
+    }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (!values.app) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const deviceUrl = values['device-url'] ?? process.env.DEVICE_URL ?? 'http://127.0.0.1:4104';
+  const result = await deviceLogin({
+    deviceUrl,
+    applicationAnchor: values.app,
+    qr: !values['no-qr'],
+    show: (text) => process.stderr.write(`${text}\n`),
+  });
+  if (!result.ok) {
+    process.stderr.write(`\n  Not signed in: ${result.words} (${result.error})\n`);
+    process.stdout.write(`${JSON.stringify({ error: result.error, message: result.words })}\n`);
+    return 1;
+  }
+  const { tokens } = result;
+  process.stderr.write('\n  Approved: signed in.\n');
+  const out: Record<string, unknown> = {
+    applicationAnchor: tokens.applicationAnchor,
+    claims: tokens.claims,
+    accessTokenClaims: jwtPayload(tokens.accessToken),
+    refreshTokenClaims: jwtPayload(tokens.refreshToken),
+  };
+  if (values['print-tokens']) {
+    out.accessToken = tokens.accessToken;
+    out.refreshToken = tokens.refreshToken;
+  }
+  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`device-login failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
