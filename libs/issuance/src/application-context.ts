@@ -1,7 +1,9 @@
-// Loads an application with its sector, organization and rules, the unit every issuance check reads.
+// An application with its sector, organization and rules, the unit every issuance check reads, and the in-process
+// cache hot paths read it through (store/applications.ts loads it).
 import type { Db } from '@svc/db';
 import { isStorableText } from '@svc/platform';
-import { type ClaimRequirements, normalizeRequirements } from '@svc/token-core';
+import type { ClaimRequirements } from '@svc/token-core';
+import { loadApplication } from './store/applications';
 
 export interface ApplicationContext {
   id: string;
@@ -27,41 +29,6 @@ export interface ApplicationContext {
 /** True when the application, its sector and its organization are all available for issuance. */
 export function isIssuable(app: ApplicationContext): boolean {
   return app.status === 'ACTIVE' && app.sectorActive && app.organizationActive;
-}
-
-export async function loadApplication(
-  db: Db,
-  by: { anchor: string } | { id: string },
-): Promise<ApplicationContext | undefined> {
-  const row = await db.application.findUnique({
-    where: 'anchor' in by ? { anchor: by.anchor } : { id: by.id },
-    include: {
-      sector: { include: { organization: true } },
-      authRules: { where: { enabled: true } },
-      returnRules: { where: { enabled: true } },
-    },
-  });
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    anchor: row.anchor,
-    sectorId: row.sectorId,
-    status: row.status,
-    sectorActive: row.sector.status === 'ACTIVE',
-    organizationActive: row.sector.organization.status === 'ACTIVE',
-    names: (row.names ?? {}) as Record<string, string>,
-    defaultLocale: row.defaultLocale,
-    callbackDomains: row.callbackDomains,
-    claimRequirements: normalizeRequirements(row.claimRequirements),
-    authRules: row.authRules.map((r) => ({
-      id: r.id,
-      method: r.method,
-      platformAppIds: r.platformAppIds,
-      accessTtl: r.accessTtl,
-      refreshTtl: r.refreshTtl,
-    })),
-    returnRules: row.returnRules.map((r) => ({ id: r.id, method: r.method })),
-  };
 }
 
 /** A small in-process cache so hot paths (refresh, introspect) do not reload the application on every request. */

@@ -7,7 +7,8 @@ import { type AccountProfile, profileValues } from './claim-state';
 import type { IssuanceDeps } from './deps';
 import { checkEmailDomain } from './email-domain';
 import { createErrand } from './errands';
-import { currentTermsCached, type IssuanceSnapshot, loadIssuanceSnapshot } from './snapshot';
+import { currentTermsCached } from './snapshot';
+import { type IssuanceSnapshot, loadIssuanceSnapshot } from './store/issuance-reads';
 import { type CurrentTerms, legalAgreementRequired } from './terms';
 
 export function checkApplication(app: ApplicationContext): void {
@@ -40,23 +41,6 @@ export async function checkClaimGate(
     claims: gate.claims,
   });
   throw new ServiceError(gate.reason, 403, { extra: { claims, errand } });
-}
-
-export async function loadAccount(deps: IssuanceDeps, accountId: string): Promise<AccountProfile | null> {
-  return deps.db.account.findUnique({
-    where: { id: accountId },
-    select: {
-      id: true,
-      status: true,
-      email: true,
-      emailVerified: true,
-      givenName: true,
-      familyName: true,
-      picture: true,
-      pictureAnimated: true,
-      authorityVersion: true,
-    },
-  });
 }
 
 /** Runs every check for an account under an application and returns the account and its claim view. */

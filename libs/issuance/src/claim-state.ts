@@ -1,13 +1,7 @@
 // Live claim state of an account for an application: grants, profile values and the five-key view.
 import type { Db } from '@svc/db';
-import {
-  buildClaimView,
-  type ClaimGrants,
-  type ClaimRequirements,
-  type ClaimView,
-  isClaimKey,
-  type ProfileValues,
-} from '@svc/token-core';
+import { buildClaimView, type ClaimRequirements, type ClaimView, type ProfileValues } from '@svc/token-core';
+import { loadGrants } from './store/accounts';
 
 export interface AccountProfile {
   id: string;
@@ -29,13 +23,6 @@ export function profileValues(a: AccountProfile): ProfileValues {
     staticAvatar: a.picture,
     animatedAvatar: a.pictureAnimated,
   };
-}
-
-export async function loadGrants(db: Db, accountId: string, applicationId: string): Promise<ClaimGrants> {
-  const rows = await db.claimGrant.findMany({ where: { accountId, applicationId } });
-  const grants: ClaimGrants = {};
-  for (const r of rows) if (isClaimKey(r.claim)) grants[r.claim] = r.state;
-  return grants;
 }
 
 export async function loadClaimView(

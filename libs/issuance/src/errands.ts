@@ -1,6 +1,7 @@
 // Errands: short-lived, single-use browser hand-offs (ernd_ keys, stored hashed) opened on the connect host.
 import { createHash, randomBytes } from 'node:crypto';
 import type { IssuanceDeps } from './deps';
+import { insertErrand } from './store/errands';
 
 export interface ErrandRef {
   errandKey: string;
@@ -22,15 +23,13 @@ export async function createErrand(
 ): Promise<ErrandRef> {
   const errandKey = `ernd_${randomBytes(32).toString('base64url')}`;
   const expiresAt = new Date(deps.now().getTime() + deps.errandTtlSeconds * 1000);
-  await deps.db.errand.create({
-    data: {
-      errandKeyHash: hashKey(errandKey),
-      applicationId: input.applicationId,
-      accountId: input.accountId,
-      purpose: input.purpose,
-      claims: input.claims,
-      expiresAt,
-    },
+  await insertErrand(deps.db, {
+    errandKeyHash: hashKey(errandKey),
+    applicationId: input.applicationId,
+    accountId: input.accountId,
+    purpose: input.purpose,
+    claims: input.claims,
+    expiresAt,
   });
   return { errandKey, url: errandUrl(deps.connectUrl, errandKey), expiresAt: expiresAt.toISOString() };
 }

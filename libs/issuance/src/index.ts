@@ -1,4 +1,5 @@
-// Issuance core shared by every issuing host: application context, checks, sessions, rotation, errands, terms.
+// Issuance core shared by every issuing host: application context, checks, sessions, rotation, errands, terms; the
+// stores under store/ hold every statement they make.
 export * from './application-context';
 export * from './checks';
 export * from './claim-state';
@@ -10,9 +11,15 @@ export * from './issue';
 export * from './presented-token';
 export * from './refresh-jti';
 export * from './rotation';
-export * from './sector-subjects';
 export * from './session-events';
 export * from './snapshot';
+export * from './store/accounts';
+export * from './store/agreements';
+export * from './store/applications';
+export * from './store/errands';
+export * from './store/issuance-reads';
+export * from './store/sector-subjects';
+export * from './store/sessions';
 export * from './terms';
 export * from './unanswered-rotations';
 export * from './workload-authority';

@@ -1,6 +1,6 @@
-// Basic terms: the current published revision, receipts, content hashes, and the LegalAgreementRequired body.
+// Basic terms: the revision and its documents, content hashes, and the LegalAgreementRequired body (the store of
+// revisions and receipts is store/agreements.ts).
 import { createHash } from 'node:crypto';
-import type { Db } from '@svc/db';
 import { type Locale, ServiceError } from '@svc/platform';
 
 export const AGREEMENT_LOCALES = ['en-US', 'zh-CN'] as const;
@@ -37,65 +37,6 @@ export interface CurrentTerms {
   revision: number;
   acceptanceEpoch: number;
   agreement: Agreement;
-}
-
-export async function currentTerms(db: Db): Promise<CurrentTerms | undefined> {
-  const doc = await db.agreementDocument.findFirst({
-    where: { documentType: 'BASIC_TERMS' },
-    orderBy: { revision: 'desc' },
-  });
-  if (!doc) return undefined;
-  return {
-    revision: doc.revision,
-    acceptanceEpoch: doc.acceptanceEpoch,
-    agreement: doc.body as unknown as Agreement,
-  };
-}
-
-/**
- * True when the account has accepted the current terms: a receipt at the current acceptance epoch or later (of any
- * revision), or no terms were ever published. A new revision re-asks only when it raises `requiredAcceptanceEpoch`;
- * editorial revisions keep existing acceptances valid.
- */
-export async function hasCurrentReceipt(
-  db: Db,
-  accountId: string,
-  terms: CurrentTerms | undefined,
-): Promise<boolean> {
-  if (!terms) return true;
-  const receipt = await db.agreementReceipt.findFirst({
-    where: { accountId, documentType: 'BASIC_TERMS', acceptanceEpoch: { gte: terms.acceptanceEpoch } },
-    select: { id: true },
-  });
-  return !!receipt;
-}
-
-export async function recordReceipt(
-  db: Db,
-  accountId: string,
-  terms: CurrentTerms,
-  channel: string,
-  accepted: { locale?: string; contentSha256?: string } = {},
-): Promise<void> {
-  await db.agreementReceipt.upsert({
-    where: {
-      accountId_documentType_revision: { accountId, documentType: 'BASIC_TERMS', revision: terms.revision },
-    },
-    create: {
-      accountId,
-      documentType: 'BASIC_TERMS',
-      revision: terms.revision,
-      acceptanceEpoch: terms.acceptanceEpoch,
-      locale: accepted.locale,
-      contentSha256: accepted.contentSha256,
-      channel,
-    },
-    update: {
-      acceptanceEpoch: terms.acceptanceEpoch,
-      locale: accepted.locale,
-      contentSha256: accepted.contentSha256,
-    },
-  });
 }
 
 export function termsUrl(connectUrl: string, revision: number): string {

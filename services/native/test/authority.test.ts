@@ -1,12 +1,13 @@
 // Authority on the native host: /errand refuses a workload token whose principal, generation, actor subject or
 // source credential is no longer authoritative (the rule introspection applies), and public-key direct issue
 // answers AuthorizationArtifactStale when the account's authority changes during the attempt. The mid-attempt
-// window is reached with a real lock, not a hook: the test holds claim_grants (read only by the issue read), so
-// the attempt parks after its credential proof and authority read, while an operator changes the account.
+// window is reached with a real lock, not a hook: the test holds the pairwise subject the attempt creates between
+// its one read and its session insert (testkit's holdSubjectCreation).
 import { createPrisma, databaseUrl, dbBoundsFromEnv } from '@svc/db';
 import { loadApplication, rotateSectorSubject } from '@svc/issuance';
 import { revokeAccessKey, setAccountStatus } from '@svc/provisioning';
 import {
+  holdSubjectCreation,
   postJson,
   provisionApp,
   type RunningTestHost,
@@ -107,32 +108,21 @@ describe('POST /direct-issue/public-key', () => {
     const cred = await publicKeyFor(infra, app.anchor, account.id);
     const body = JSON.stringify({ applicationAnchor: app.anchor });
     const jws = await signAssertion(cred.key, cred.kid, body);
-    let attempt: ReturnType<typeof postJson> | undefined;
-    await infra.db.$transaction(
-      async (tx) => {
-        const [me] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
-        await tx.$executeRawUnsafe('LOCK TABLE claim_grants IN ACCESS EXCLUSIVE MODE');
-        attempt = postJson(`${host.url}/direct-issue/public-key`, body, {
-          authorization: `PublicKey ${jws}`,
-        });
-        // The attempt has proven its key, claimed the assertion's jti and read the authority version; its issue
-        // read now waits for claim_grants.
-        await waitUntil(async () => {
-          const parked = await infra.db.$queryRawUnsafe<unknown[]>(
-            `SELECT pid FROM pg_stat_activity
-              WHERE application_name = $1 AND $2::int = ANY (pg_blocking_pids(pid))`,
-            HOST_CONNECTIONS,
-            me!.pid,
-          );
-          return parked.length > 0;
-        });
-        // What `pnpm admin account set-status` does, twice: the account is ACTIVE again, under a new authority.
-        await setAccountStatus(infra.db, account.id, 'DISABLED');
-        await setAccountStatus(infra.db, account.id, 'ACTIVE');
-      },
-      { timeout: 30_000, maxWait: 10_000 },
-    );
-    const res = await attempt!;
+    // The attempt is held in PostgreSQL after its one read (key, workload, authority, snapshot) and before its
+    // session insert, while an operator changes the account.
+    const hold = await holdSubjectCreation(infra, app.sectorId, { kind: 'ACCOUNT', id: account.id });
+    const attempt = postJson(`${host.url}/direct-issue/public-key`, body, {
+      authorization: `PublicKey ${jws}`,
+    });
+    try {
+      await waitUntil(hold.blocked);
+      // What `pnpm admin account set-status` does, twice: the account is ACTIVE again, under a new authority.
+      await setAccountStatus(infra.db, account.id, 'DISABLED');
+      await setAccountStatus(infra.db, account.id, 'ACTIVE');
+    } finally {
+      await hold.release();
+    }
+    const res = await attempt;
     expect([res.status, res.body]).toEqual([409, { reason: 'AuthorizationArtifactStale' }]);
     expect(await sessionCount(infra, account.id)).toBe(0);
     // The whole exchange again, with a freshly signed assertion, succeeds under the new authority.

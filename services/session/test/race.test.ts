@@ -1,6 +1,6 @@
 // Concurrency: many simultaneous /refresh calls with one token, spread over two replicas of the session host,
 // rotate exactly once and leave exactly one live refresh family.
-import { consumeVersions, insertSession, type SessionInsert } from '@svc/issuance';
+import { consumeVersions, insertSession, type NewSession } from '@svc/issuance';
 import { postJson } from '@svc/testkit';
 import { newJti, newSid } from '@svc/token-core';
 import { decodeJwt } from 'jose';
@@ -91,26 +91,26 @@ describe('concurrent refresh across replicas', () => {
   it('gathered session inserts: a row whose id is taken fails alone, the others go in', async () => {
     const { app, account, issued } = await freshSession(a.infra);
     const now = new Date();
-    const row = (sid: string): SessionInsert => [
-      sid,
-      app.applicationId,
-      'APPLICATION',
-      account.id,
-      null,
-      null,
-      `subject-${newJti()}`,
-      null,
-      'ACCESS_KEY_DIRECT',
-      null,
-      300,
-      3600,
-      now,
-      now,
-      new Date(now.getTime() + 3_600_000),
-      null,
-      newJti(),
-      null,
-    ];
+    const row = (id: string): NewSession => ({
+      id,
+      applicationId: app.applicationId,
+      protocol: 'APPLICATION',
+      accountId: account.id,
+      workloadId: null,
+      workloadGeneration: null,
+      subject: `subject-${newJti()}`,
+      actorSubject: null,
+      authMethod: 'ACCESS_KEY_DIRECT',
+      sourceCredentialId: null,
+      accessTtl: 300,
+      refreshTtl: 3600,
+      authTime: now,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+      scope: null,
+      currentJti: newJti(),
+      expectedAuthority: null,
+    });
     const good = row(newSid());
     const taken = row(issued.sid);
     const [ok, failed] = await Promise.all([
@@ -120,9 +120,9 @@ describe('concurrent refresh across replicas', () => {
     expect(ok).toBe(true);
     expect(failed).toEqual({ failed: expect.anything() });
     const existing = await a.infra.db.session.findUniqueOrThrow({ where: { id: issued.sid } });
-    expect((await a.infra.db.session.findUniqueOrThrow({ where: { id: good[0] } })).currentJti).toBe(
-      good[16],
+    expect((await a.infra.db.session.findUniqueOrThrow({ where: { id: good.id } })).currentJti).toBe(
+      good.currentJti,
     );
-    expect(existing.currentJti).not.toBe(taken[16]);
+    expect(existing.currentJti).not.toBe(taken.currentJti);
   });
 });

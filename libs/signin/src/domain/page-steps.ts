@@ -19,7 +19,7 @@ import { type AccountStore, type EditableClaim, PROFILE_COLUMNS } from '../store
 const ASKED = new Set(['OPTIONAL', 'REQUIRED', 'SYNTHETIC_FALLBACK']);
 
 export async function accountAndView(deps: IssuanceDeps, app: ApplicationContext, accountId: string) {
-  const account = await loadAccount(deps, accountId);
+  const account = await loadAccount(deps.db, accountId);
   if (!account) return undefined;
   const view = await loadClaimView(deps.db, account.id, app.id, app.claimRequirements);
   return { account, view };

@@ -7,6 +7,7 @@ import {
   type RotationDeps,
   type RotationOutcome,
   rotateRefreshToken,
+  sessionAuthMethod,
   verifyPresentedToken,
 } from '@svc/issuance';
 import { type Reason, ServiceError } from '@svc/platform';
@@ -48,11 +49,8 @@ export async function refreshConnectSession(
     throw err;
   }
   // Only sessions this host issued (usernameless passkey sign-in) rotate here.
-  const session = await deps.db.session.findUnique({
-    where: { id: presented.claims.sid },
-    select: { authMethod: true },
-  });
-  if (session?.authMethod !== CONNECT_AUTH_METHOD) throw rejected('RefreshTokenNotFound');
+  if ((await sessionAuthMethod(deps.db, presented.claims.sid)) !== CONNECT_AUTH_METHOD)
+    throw rejected('RefreshTokenNotFound');
   const outcome = await rotateRefreshToken(deps.rotation, {
     app: presented.app,
     claims: presented.claims,

@@ -45,7 +45,7 @@ export async function proveAccessKey(
   const found = await store.findAccessKeyForIssue(identifier, {
     applicationId: app.id,
     sectorId: app.sectorId,
-    epoch: terms?.acceptanceEpoch ?? 0,
+    terms,
   });
   const row = found?.key ?? null;
   const matches = secretMatches(row, secret);
@@ -56,8 +56,7 @@ export async function proveAccessKey(
     credentialId: row.id,
     accountId: row.accountId,
     workloadId: row.workloadId,
-    authorityVersion: row.authorityVersion,
     workload: found.workload,
-    read: { row: found.read, terms },
+    read: found.read,
   };
 }

@@ -50,7 +50,7 @@ export async function errandForAccessToken(
     throw unauthorized();
   }
   if (!isIssuable(app)) throw forbidden('ApplicationNotActive');
-  const account = await loadAccount(deps.issuance, session.accountId);
+  const account = await loadAccount(deps.db, session.accountId);
   if (!account) throw unauthorized();
   if (account.status !== 'ACTIVE') throw forbidden('AccountDisabled');
   const claims = await loadClaimView(deps.db, account.id, app.id, app.claimRequirements);

@@ -5,11 +5,12 @@
 // PublicKeyDirectDenied, except a replayed jti, which asks the client to sign a fresh assertion.
 import { generateKeyPairSync } from 'node:crypto';
 import { AssertionError, verifyBoundAssertion } from '@svc/client-auth';
-import type { ApplicationContext } from '@svc/issuance';
+import type { Db } from '@svc/db';
+import { type ApplicationContext, currentTermsCached } from '@svc/issuance';
 import { type Redis, ServiceError } from '@svc/platform';
 import { AUDIENCE, TYP } from '@svc/token-core';
 import type { JWK } from 'jose';
-import type { CredentialStore, PublicKeyRow } from '../store/credentials';
+import type { CredentialForIssue, CredentialStore, PublicKeyRow } from '../store/credentials';
 import type { CredentialBinding } from './issue';
 
 export const PUBLIC_KEY_SCHEME = 'PublicKey';
@@ -24,13 +25,14 @@ export const publicKeyDenied = (cause?: unknown) =>
 export const assertionReplayed = () => new ServiceError('PublicKeyAssertionReplayed', 409);
 
 export async function provePublicKeyAssertion(
-  deps: { redis: Redis; now?: () => number },
+  deps: { db: Db; redis: Redis; now?: () => number },
   store: CredentialStore,
   app: ApplicationContext,
   req: { authorization: string | undefined; rawBody: Buffer },
 ): Promise<CredentialBinding> {
+  const terms = await currentTermsCached(deps.db);
   try {
-    const { key } = await verifyBoundAssertion<{ row: PublicKeyRow | null }>({
+    const { key } = await verifyBoundAssertion<{ found: CredentialForIssue<PublicKeyRow> | null }>({
       authorization: req.authorization,
       scheme: PUBLIC_KEY_SCHEME,
       typ: TYP.publicKeyAssertion,
@@ -41,17 +43,29 @@ export async function provePublicKeyAssertion(
       replayNamespace: 'public-key',
       maxLifetimeSeconds: 60,
       now: deps.now,
+      // The key, its workload and its principal's issue read, in one statement.
       async resolveKey(kid) {
-        const row = await store.findPublicKey(kid);
-        return row ? { row, jwk: row.jwk } : { row: null, jwk: DUMMY_JWK };
+        const found = await store.findPublicKeyForIssue(kid, {
+          applicationId: app.id,
+          sectorId: app.sectorId,
+          terms,
+        });
+        return found ? { found, jwk: found.key.jwk } : { found: null, jwk: DUMMY_JWK };
       },
       // Checked before the jti is consumed: a key that is revoked or not applicable to this application
       // proves nothing here.
-      issuerMatches: (iss, kid, key) =>
-        iss === kid && key.row !== null && key.row.status === 'ACTIVE' && key.row.applicationId === app.id,
+      issuerMatches: (iss, kid, { found }) =>
+        iss === kid && found !== null && found.key.status === 'ACTIVE' && found.key.applicationId === app.id,
     });
-    const row = key.row!;
-    return { type: 'PUBLIC_KEY', credentialId: row.id, accountId: row.accountId, workloadId: row.workloadId };
+    const { key: row, workload, read } = key.found!;
+    return {
+      type: 'PUBLIC_KEY',
+      credentialId: row.id,
+      accountId: row.accountId,
+      workloadId: row.workloadId,
+      workload,
+      read,
+    };
   } catch (err) {
     if (err instanceof AssertionError)
       throw err.failure === 'replayed' ? assertionReplayed() : publicKeyDenied(err);

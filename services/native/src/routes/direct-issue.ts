@@ -93,7 +93,7 @@ export function directIssueRoutes(deps: NativeDeps, ports: PlatformTicketPorts):
           input.accessKeyIdentifier,
           input.accessKeySecret,
         );
-        return issued(await issueForCredential(deps, ports.credentials, app, binding));
+        return issued(await issueForCredential(deps, app, binding));
       },
     },
     {
@@ -106,12 +106,12 @@ export function directIssueRoutes(deps: NativeDeps, ports: PlatformTicketPorts):
         await consume(publicKeyLimits, req.ip, peekKid(authorization));
         const app = await requireApplication(deps, input.applicationAnchor);
         const binding = await provePublicKeyAssertion(
-          { redis: deps.redis, now: () => deps.issuance.now().getTime() },
+          { db: deps.db, redis: deps.redis, now: () => deps.issuance.now().getTime() },
           ports.credentials,
           app,
           { authorization, rawBody: req.rawBody },
         );
-        return issued(await issueForCredential(deps, ports.credentials, app, binding));
+        return issued(await issueForCredential(deps, app, binding));
       },
     },
     {

@@ -1,8 +1,14 @@
-// Store of the credentials direct issue accepts: access keys (hashed secrets), public keys, and the workloads
-// and accounts they are bound to. No rules here; the access-key lookup is a prepared statement shared by the
-// lookups of one event-loop turn (hot path).
+// Store of the credentials direct issue accepts: access keys (hashed secrets) and public keys, each read in one
+// statement together with the workload it is bound to and the issue read of its principal, so a direct issue reads
+// once. No rules here. The access-key lookup is shared by the lookups of one event-loop turn (hot path).
 import { columnsOf, type Db, gather, runPrepared, type Statement, unnestParams } from '@svc/db';
-import { type IssueReadRow, issueReadColumnsSql } from '@svc/issuance';
+import {
+  type CurrentTerms,
+  type IssueRead,
+  type IssueReadColumns,
+  issueReadColumnsSql,
+  toIssueRead,
+} from '@svc/issuance';
 import type { JWK } from 'jose';
 
 export interface AccessKeyRow {
@@ -12,63 +18,7 @@ export interface AccessKeyRow {
   accountId: string;
   workloadId: string | null;
   status: 'ACTIVE' | 'REVOKED';
-  /** The bound account's authority version at lookup (undefined when the account is gone). */
-  authorityVersion?: number;
 }
-
-/** An access key with its workload (null when it has none or the workload is gone) and the issue read. */
-export interface AccessKeyForIssue {
-  key: AccessKeyRow;
-  workload: WorkloadRow | null;
-  read: IssueReadRow;
-}
-
-/** Where the issue read is taken: the application named in the request, its sector and the terms epoch. */
-export interface IssueReadScope {
-  applicationId: string;
-  sectorId: string;
-  epoch: number;
-}
-
-type AccessKeyForIssueRow = IssueReadRow & {
-  id: string;
-  secret_hash: string;
-  application_id: string;
-  key_account_id: string;
-  workload_id: string | null;
-  status: AccessKeyRow['status'];
-  w_id: string | null;
-  w_kind: WorkloadRow['kind'] | null;
-  w_owner_account_id: string | null;
-  w_status: WorkloadRow['status'] | null;
-  w_generation: number | null;
-};
-
-/**
- * The key, its workload and everything issuance reads about its principal, for every lookup of the same
- * event-loop turn: one round trip, one row per input in input order (key columns null for an unknown identifier).
- */
-const FIND_ACCESS_KEYS_FOR_ISSUE: Statement = {
-  name: 'native_access_key_v5',
-  text: `SELECT k.id, k.secret_hash, k.application_id, k.account_id AS key_account_id, k.workload_id, k.status,
-      w.id AS w_id, w.kind AS w_kind, w.owner_account_id AS w_owner_account_id, w.status AS w_status,
-      w.generation AS w_generation,
-      ${issueReadColumnsSql({
-        applicationId: 'q.application_id',
-        epoch: 'q.epoch',
-        sectorId: 'q.sector_id',
-        workloadKind: 'w.kind',
-        workloadId: 'w.id',
-      })}
-    FROM ${unnestParams(['text', 'uuid', 'int', 'uuid'])}
-        WITH ORDINALITY AS q(identifier, application_id, epoch, sector_id, ord)
-      LEFT JOIN access_keys k ON k.identifier = q.identifier
-      LEFT JOIN accounts a ON a.id = k.account_id
-      LEFT JOIN workloads w ON w.id = k.workload_id
-    ORDER BY q.ord`,
-};
-
-type KeyLookup = IssueReadScope & { identifier: string };
 
 export interface PublicKeyRow {
   id: string;
@@ -87,66 +37,145 @@ export interface WorkloadRow {
   generation: number;
 }
 
+/** A credential with its workload (null when it has none or the workload is gone) and its principal's issue read. */
+export interface CredentialForIssue<Key> {
+  key: Key;
+  workload: WorkloadRow | null;
+  read: IssueRead;
+}
+
+/** Where the issue read is taken: the application named in the request, its sector and the current terms. */
+export interface IssueReadScope {
+  applicationId: string;
+  sectorId: string;
+  terms: CurrentTerms | undefined;
+}
+
+/** The columns both lookups share: the key's binding, its workload and the issue read. */
+type CredentialColumns = IssueReadColumns & {
+  id: string;
+  application_id: string;
+  key_account_id: string;
+  workload_id: string | null;
+  status: 'ACTIVE' | 'REVOKED';
+  w_id: string | null;
+  w_kind: WorkloadRow['kind'] | null;
+  w_owner_account_id: string | null;
+  w_status: WorkloadRow['status'] | null;
+  w_generation: number | null;
+};
+
+/** The select list both lookups share, over `k` (the key), `w` (its workload), `a` (its account) and `q`. */
+const CREDENTIAL_COLUMNS_SQL = `k.id, k.application_id, k.account_id AS key_account_id, k.workload_id, k.status,
+      w.id AS w_id, w.kind AS w_kind, w.owner_account_id AS w_owner_account_id, w.status AS w_status,
+      w.generation AS w_generation,
+      ${issueReadColumnsSql({
+        applicationId: 'q.application_id',
+        epoch: 'q.epoch',
+        sectorId: 'q.sector_id',
+        workloadKind: 'w.kind',
+        workloadId: 'w.id',
+      })}`;
+
+/**
+ * The key, its workload and everything issuance reads about its principal, for every lookup of the same
+ * event-loop turn: one round trip, one row per input in input order (key columns null for an unknown identifier).
+ */
+const FIND_ACCESS_KEYS_FOR_ISSUE: Statement = {
+  name: 'native_access_key_v6',
+  text: `SELECT k.secret_hash, ${CREDENTIAL_COLUMNS_SQL}
+    FROM ${unnestParams(['text', 'uuid', 'int', 'uuid'])}
+        WITH ORDINALITY AS q(identifier, application_id, epoch, sector_id, ord)
+      LEFT JOIN access_keys k ON k.identifier = q.identifier
+      LEFT JOIN accounts a ON a.id = k.account_id
+      LEFT JOIN workloads w ON w.id = k.workload_id
+    ORDER BY q.ord`,
+};
+
+/** The same for a public key, by kid (no row for an unknown kid). */
+const FIND_PUBLIC_KEY_FOR_ISSUE: Statement = {
+  name: 'native_public_key_v1',
+  text: `SELECT k.jwk, ${CREDENTIAL_COLUMNS_SQL}
+    FROM (SELECT $2::uuid AS application_id, $3::int AS epoch, $4::uuid AS sector_id) q
+      JOIN public_keys k ON k.kid = $1::text
+      LEFT JOIN accounts a ON a.id = k.account_id
+      LEFT JOIN workloads w ON w.id = k.workload_id`,
+};
+
+interface KeyLookup {
+  identifier: string;
+  applicationId: string;
+  epoch: number;
+  sectorId: string;
+}
+
+function toWorkload(row: CredentialColumns): WorkloadRow | null {
+  return row.w_id && row.w_kind && row.w_owner_account_id && row.w_status && row.w_generation !== null
+    ? {
+        id: row.w_id,
+        kind: row.w_kind,
+        ownerAccountId: row.w_owner_account_id,
+        status: row.w_status,
+        generation: row.w_generation,
+      }
+    : null;
+}
+
+/** The binding every key row has, under its own names. */
+function bindingOf(row: CredentialColumns) {
+  return {
+    id: row.id,
+    applicationId: row.application_id,
+    accountId: row.key_account_id,
+    workloadId: row.workload_id,
+    status: row.status,
+  };
+}
+
 export function createCredentialStore(db: Db) {
   const findAccessKeysForIssue = gather(async (lookups: KeyLookup[]) => {
-    const rows = await runPrepared<AccessKeyForIssueRow | { id: null }>(
+    const rows = await runPrepared<(CredentialColumns & { secret_hash: string }) | { id: null }>(
       db,
       FIND_ACCESS_KEYS_FOR_ISSUE,
       columnsOf(lookups, ['identifier', 'applicationId', 'epoch', 'sectorId']),
     );
-    return rows.map((r) => (r.id === null ? undefined : (r as AccessKeyForIssueRow)));
+    return rows.map((r) => (r.id === null ? undefined : (r as CredentialColumns & { secret_hash: string })));
   });
   return {
     async findAccessKeyForIssue(
       identifier: string,
       scope: IssueReadScope,
-    ): Promise<AccessKeyForIssue | null> {
-      const row = await findAccessKeysForIssue({ identifier, ...scope });
+    ): Promise<CredentialForIssue<AccessKeyRow> | null> {
+      const row = await findAccessKeysForIssue({
+        identifier,
+        applicationId: scope.applicationId,
+        epoch: scope.terms?.acceptanceEpoch ?? 0,
+        sectorId: scope.sectorId,
+      });
       if (!row) return null;
-      const key: AccessKeyRow = {
-        id: row.id,
-        secretHash: row.secret_hash,
-        applicationId: row.application_id,
-        accountId: row.key_account_id,
-        workloadId: row.workload_id,
-        status: row.status,
-        authorityVersion: row.account_id ? row.authority_version : undefined,
+      return {
+        key: { ...bindingOf(row), secretHash: row.secret_hash },
+        workload: toWorkload(row),
+        read: toIssueRead(row, scope.terms),
       };
-      const workload: WorkloadRow | null =
-        row.w_id && row.w_kind && row.w_owner_account_id && row.w_status && row.w_generation !== null
-          ? {
-              id: row.w_id,
-              kind: row.w_kind,
-              ownerAccountId: row.w_owner_account_id,
-              status: row.w_status,
-              generation: row.w_generation,
-            }
-          : null;
-      return { key, workload, read: row };
     },
 
-    async findPublicKey(kid: string): Promise<PublicKeyRow | null> {
-      const row = await db.publicKey.findUnique({
-        where: { kid },
-        select: { id: true, jwk: true, applicationId: true, accountId: true, workloadId: true, status: true },
-      });
-      return row ? { ...row, jwk: row.jwk as JWK } : null;
-    },
-
-    findWorkload(id: string): Promise<WorkloadRow | null> {
-      return db.workload.findUnique({
-        where: { id },
-        select: { id: true, kind: true, ownerAccountId: true, status: true, generation: true },
-      });
-    },
-
-    /** The account's authority version now, or undefined when the account is gone. */
-    async authorityVersion(accountId: string): Promise<number | undefined> {
-      const row = await db.account.findUnique({
-        where: { id: accountId },
-        select: { authorityVersion: true },
-      });
-      return row?.authorityVersion;
+    async findPublicKeyForIssue(
+      kid: string,
+      scope: IssueReadScope,
+    ): Promise<CredentialForIssue<PublicKeyRow> | null> {
+      const [row] = await runPrepared<CredentialColumns & { jwk: JWK }>(db, FIND_PUBLIC_KEY_FOR_ISSUE, [
+        kid,
+        scope.applicationId,
+        scope.terms?.acceptanceEpoch ?? 0,
+        scope.sectorId,
+      ]);
+      if (!row) return null;
+      return {
+        key: { ...bindingOf(row), jwk: row.jwk },
+        workload: toWorkload(row),
+        read: toIssueRead(row, scope.terms),
+      };
     },
   };
 }

@@ -1,5 +1,5 @@
 // Session /logout: any genuine, unexpired refresh-token version of a session revokes it; idempotent.
-import { isRefreshJtiOf, publishSessionChange } from '@svc/issuance';
+import { findSessionVersion, isRefreshJtiOf, publishSessionChange, revokeSession } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { SessionDeps } from '../deps';
 import { verifyRefreshToken } from './refresh';
@@ -9,17 +9,7 @@ export async function logout(deps: SessionDeps, refreshToken: string): Promise<{
   // Genuine means signed for this application (verified above) and naming a version this session really reached
   // under that version's exact jti: the current one is on the row, an older one carries a MAC of the sid and its
   // version (see refresh-jti in libs/issuance).
-  const session = await deps.db.session.findUnique({
-    where: { id: claims.sid },
-    select: {
-      id: true,
-      applicationId: true,
-      status: true,
-      expiresAt: true,
-      currentVersion: true,
-      currentJti: true,
-    },
-  });
+  const session = await findSessionVersion(deps.db, claims.sid);
   const version = claims.rotationVersion ?? 0;
   if (
     !session ||
@@ -34,10 +24,7 @@ export async function logout(deps: SessionDeps, refreshToken: string): Promise<{
   if (session.status === 'REVOKED') return { revoked: true };
   const now = deps.now();
   if (session.status === 'EXPIRED' || session.expiresAt <= now) return { revoked: false };
-  await deps.db.session.updateMany({
-    where: { id: session.id, status: { in: ['ACTIVE', 'SUSPENDED'] } },
-    data: { status: 'REVOKED', revokedReason: 'logout', revokedAt: now },
-  });
+  await revokeSession(deps.db, session.id, 'logout', now);
   deps.sessions.evict(session.id);
   await publishSessionChange(deps.redis, session.id);
   return { revoked: true };

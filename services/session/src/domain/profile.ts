@@ -57,7 +57,7 @@ async function authorize(deps: SessionDeps, token: string) {
   if (isWorkloadToken && !(await workloadAuthoritative(deps.db, session, claims.act?.sub ?? ''))) {
     throw invalidToken();
   }
-  const account = await loadAccount(deps, session.accountId);
+  const account = await loadAccount(deps.db, session.accountId);
   if (account?.status !== 'ACTIVE') throw invalidToken();
   const view = await loadClaimView(deps.db, account.id, app.id, app.claimRequirements);
   return { subject: claims.sub!, account, view };

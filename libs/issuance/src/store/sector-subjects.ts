@@ -68,3 +68,21 @@ export async function rotateSectorSubject(
 export async function findBySubject(db: Db, sectorId: string, subject: string) {
   return db.sectorSubject.findFirst({ where: { sectorId, subject, retiredAt: null } });
 }
+
+/**
+ * The account behind a subject of an application's sector, current or retired (sessions keep the subject they were
+ * issued under); undefined for an unknown application or subject.
+ */
+export async function accountBehindSubject(
+  db: Db,
+  applicationId: string,
+  subject: string,
+): Promise<string | undefined> {
+  const app = await db.application.findUnique({ where: { id: applicationId }, select: { sectorId: true } });
+  if (!app) return undefined;
+  const owner = await db.sectorSubject.findFirst({
+    where: { subject, sectorId: app.sectorId, principalKind: 'ACCOUNT' },
+    select: { principalId: true },
+  });
+  return owner?.principalId;
+}

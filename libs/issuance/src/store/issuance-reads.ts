@@ -1,0 +1,364 @@
+// The combined reads of issuance, each one named prepared statement whose whole text is in this file: the rotation
+// read a refresh makes in its one round trip (session, workload authority, issuance snapshot), the issue read
+// (snapshot and pairwise subjects), the snapshot alone, and the workload authority rule alone. Rows become named
+// values here, once; nothing outside a store sees a column. The two fragments are exported only for the native
+// host's credential and session stores, whose one read per request embeds them too.
+import { columnsOf, type Db, gatherOn, runPrepared, type Statement, unnestParams } from '@svc/db';
+import { type ClaimGrants, isClaimKey } from '@svc/token-core';
+import type { AccountProfile } from '../claim-state';
+import type { EmailDomainStanding } from '../email-domain';
+import type { CurrentTerms } from '../terms';
+import type { SessionStatus } from './sessions';
+
+/** What the issuance checks read about an account under an application (null account: it does not exist). */
+export interface IssuanceSnapshot {
+  account: AccountProfile | null;
+  /** A receipt at the current terms epoch or later (true when no terms were ever published). */
+  hasReceipt: boolean;
+  grants: ClaimGrants;
+  /** Null unless the account's email domain has a BLOCK or REQUIRE_SSO policy. */
+  emailDomain: EmailDomainStanding | null;
+}
+
+/**
+ * The account's email-domain standing as select-list items over an `accounts a` in scope: its SSO link, and
+ * `[policy, authority]` of its email domain's policy when that is not ALLOW (one primary-key probe; null when there
+ * is none). The domain expression is `emailDomainOf` in SQL.
+ */
+const EMAIL_DOMAIN_COLUMNS_SQL = `a.sso_authority,
+    (SELECT ARRAY[p.policy::text, p.sso_authority] FROM email_domain_policies p
+      WHERE p.domain = lower(split_part(a.email, '@', -1)) AND a.email LIKE '%@%' AND p.policy <> 'ALLOW')
+      AS email_domain_policy`;
+
+/**
+ * The snapshot as select-list items over an `accounts a` in scope, for an application id and a terms epoch given as
+ * SQL expressions.
+ */
+function snapshotColumnsSql(applicationId: string, epoch: string): string {
+  return `a.id AS account_id, a.status AS account_status, a.email, a.email_verified, a.given_name, a.family_name,
+    a.picture, a.picture_animated, a.authority_version,
+    ${EMAIL_DOMAIN_COLUMNS_SQL},
+    EXISTS (SELECT 1 FROM agreement_receipts r WHERE r.account_id = a.id AND r.document_type = 'BASIC_TERMS'
+            AND r.acceptance_epoch >= ${epoch}) AS has_receipt,
+    (SELECT json_object_agg(g.claim, g.state) FROM claim_grants g
+      WHERE g.account_id = a.id AND g.application_id = ${applicationId}) AS grants`;
+}
+
+/** The columns of `snapshotColumnsSql`. */
+export interface SnapshotColumns {
+  account_id: string | null;
+  account_status: AccountProfile['status'] | null;
+  email: string | null;
+  email_verified: boolean;
+  given_name: string | null;
+  family_name: string | null;
+  picture: string | null;
+  picture_animated: string | null;
+  authority_version: number;
+  sso_authority: string | null;
+  email_domain_policy: (string | null)[] | null;
+  has_receipt: boolean;
+  grants: Record<string, string> | null;
+}
+
+function toEmailDomainStanding(row: SnapshotColumns): EmailDomainStanding | null {
+  const [policy, requiredAuthority] = row.email_domain_policy ?? [];
+  if (policy !== 'BLOCK' && policy !== 'REQUIRE_SSO') return null;
+  return { policy, requiredAuthority: requiredAuthority ?? null, accountAuthority: row.sso_authority };
+}
+
+/** The snapshot of a row (null account when the account does not exist). */
+function toSnapshot(row: SnapshotColumns | undefined, terms: CurrentTerms | undefined): IssuanceSnapshot {
+  if (!row?.account_id || !row.account_status)
+    return { account: null, hasReceipt: false, grants: {}, emailDomain: null };
+  const grants: ClaimGrants = {};
+  for (const [claim, state] of Object.entries(row.grants ?? {})) {
+    if (isClaimKey(claim) && (state === 'GRANTED' || state === 'DENIED')) grants[claim] = state;
+  }
+  return {
+    account: {
+      id: row.account_id,
+      status: row.account_status,
+      email: row.email,
+      emailVerified: row.email_verified,
+      givenName: row.given_name,
+      familyName: row.family_name,
+      picture: row.picture,
+      pictureAnimated: row.picture_animated,
+      authorityVersion: row.authority_version,
+    },
+    hasReceipt: !terms || row.has_receipt,
+    grants,
+    emailDomain: toEmailDomainStanding(row),
+  };
+}
+
+/**
+ * Whether a workload session is still authoritative, over four SQL expressions naming the session's workload,
+ * generation, actor subject and credential: the workload active at the same generation, its pairwise actor subject
+ * not rotated away, and the credential that started the session still active (always true for account sessions).
+ */
+export function workloadAuthoritySql(c: {
+  workloadId: string;
+  generation: string;
+  actorSubject: string;
+  credentialId: string;
+}): string {
+  return `(${c.workloadId} IS NULL OR (
+    EXISTS (SELECT 1 FROM workloads w WHERE w.id = ${c.workloadId} AND w.status = 'ACTIVE'
+            AND w.generation = ${c.generation})
+    AND EXISTS (SELECT 1 FROM sector_subjects x WHERE x.subject = ${c.actorSubject} AND x.retired_at IS NULL)
+    AND (${c.credentialId} IS NULL OR COALESCE(
+      (SELECT k.status::text FROM access_keys k WHERE k.id = ${c.credentialId}::uuid),
+      (SELECT p.status::text FROM public_keys p WHERE p.id = ${c.credentialId}::uuid),
+      'ACTIVE') = 'ACTIVE')))`;
+}
+
+// ---- The rotation read (refresh) ----
+
+/** A session as a rotation sees it: everything a verdict and a re-mint need. */
+export interface RotationSession {
+  id: string;
+  applicationId: string;
+  protocol: 'APPLICATION' | 'OIDC';
+  subject: string;
+  actorSubject: string | null;
+  status: SessionStatus;
+  revokedReason: string | null;
+  currentVersion: number;
+  /** The current version's refresh jti. */
+  currentJti: string;
+  accessTtl: number;
+  refreshTtl: number;
+  expiresAt: Date;
+  rotatedAt: Date | null;
+  /** The account's authority version when the session was issued (null: issued before it was kept). */
+  authorityVersion: number | null;
+}
+
+export interface RotationRead {
+  session: RotationSession;
+  /** The workload authority rule over the session (true for account sessions). */
+  workloadOk: boolean;
+  snapshot: IssuanceSnapshot;
+  /** When PostgreSQL began the read (its own clock): the write's deadline counts from here. */
+  readAt: Date;
+}
+
+interface RotationRow extends SnapshotColumns {
+  id: string;
+  application_id: string;
+  protocol: RotationSession['protocol'];
+  subject: string;
+  actor_subject: string | null;
+  status: SessionStatus;
+  revoked_reason: string | null;
+  current_version: number;
+  current_jti: string;
+  access_ttl: number;
+  refresh_ttl: number;
+  expires_at: Date;
+  rotated_at: Date | null;
+  session_authority_version: number | null;
+  read_at: Date;
+  workload_ok: boolean;
+}
+
+/**
+ * The session, workload authority and the issuance snapshot, for every rotation that reads in the same event-loop
+ * turn: one round trip, one row per input (all columns null when the session does not exist), in input order.
+ */
+const READ_ROTATIONS: Statement = {
+  name: 'rotation_read_v8',
+  text: `SELECT s.id, s.application_id, s.protocol, s.subject, s.actor_subject,
+      s.status, s.revoked_reason, s.current_version, s.current_jti, s.access_ttl, s.refresh_ttl, s.expires_at,
+      s.rotated_at, s.authority_version AS session_authority_version, statement_timestamp() AS read_at,
+      ${workloadAuthoritySql({
+        workloadId: 's.workload_id',
+        generation: 's.workload_generation',
+        actorSubject: 's.actor_subject',
+        credentialId: 's.source_credential_id',
+      })} AS workload_ok,
+      ${snapshotColumnsSql('s.application_id', 'q.epoch')}
+    FROM ${unnestParams(['text', 'int'])} WITH ORDINALITY AS q(sid, epoch, ord)
+    LEFT JOIN sessions s ON s.id = q.sid
+    LEFT JOIN accounts a ON a.id = s.account_id
+    ORDER BY q.ord`,
+};
+
+interface RotationReadInput {
+  sid: string;
+  epoch: number;
+  terms: CurrentTerms | undefined;
+}
+
+function toRotationRead(row: RotationRow, terms: CurrentTerms | undefined): RotationRead {
+  return {
+    session: {
+      id: row.id,
+      applicationId: row.application_id,
+      protocol: row.protocol,
+      subject: row.subject,
+      actorSubject: row.actor_subject,
+      status: row.status,
+      revokedReason: row.revoked_reason,
+      currentVersion: row.current_version,
+      currentJti: row.current_jti,
+      accessTtl: row.access_ttl,
+      refreshTtl: row.refresh_ttl,
+      expiresAt: row.expires_at,
+      rotatedAt: row.rotated_at,
+      authorityVersion: row.session_authority_version,
+    },
+    workloadOk: row.workload_ok,
+    snapshot: toSnapshot(row, terms),
+    readAt: row.read_at,
+  };
+}
+
+const readRotations = gatherOn(async (db, inputs: RotationReadInput[]) => {
+  const rows = await runPrepared<RotationRow | { id: null }>(
+    db,
+    READ_ROTATIONS,
+    columnsOf(inputs, ['sid', 'epoch']),
+  );
+  return rows.map((r, i) => (r.id === null ? undefined : toRotationRead(r as RotationRow, inputs[i]!.terms)));
+});
+
+/** The rotation read of one session against the current terms, gathered per event-loop turn (see `gather`). */
+export function readRotation(
+  db: Db,
+  sid: string,
+  terms: CurrentTerms | undefined,
+): Promise<RotationRead | undefined> {
+  return readRotations(db, { sid, epoch: terms?.acceptanceEpoch ?? 0, terms });
+}
+
+// ---- The issue read (a new session) ----
+
+const currentSubjectSql = (sectorId: string, kind: string, id: string) =>
+  `(SELECT x.subject FROM sector_subjects x WHERE x.sector_id = ${sectorId} AND x.principal_kind = ${kind}
+     AND x.principal_id = ${id} AND x.retired_at IS NULL ORDER BY x.generation DESC LIMIT 1)`;
+
+/**
+ * The issue read as select-list items over an `accounts a` in scope, for SQL expressions naming the application,
+ * terms epoch, sector and the workload (kind and id; NULL for an account): a host that looks up a credential reads
+ * it in the same statement and maps it with `toIssueRead`.
+ */
+export function issueReadColumnsSql(c: {
+  applicationId: string;
+  epoch: string;
+  sectorId: string;
+  workloadKind: string;
+  workloadId: string;
+}): string {
+  return `${snapshotColumnsSql(c.applicationId, c.epoch)},
+      ${currentSubjectSql(c.sectorId, `'ACCOUNT'`, 'a.id')} AS subject,
+      ${currentSubjectSql(c.sectorId, c.workloadKind, c.workloadId)} AS actor_subject`;
+}
+
+/** The columns of `issueReadColumnsSql`. */
+export type IssueReadColumns = SnapshotColumns & { subject: string | null; actor_subject: string | null };
+
+/** What issuance reads before a new session, with the terms it was read against. */
+export interface IssueRead {
+  snapshot: IssuanceSnapshot;
+  /** The principal's current pairwise subject in the sector (null: none yet, created at issue). */
+  subject: string | null;
+  /** The workload's current pairwise subject (null: an account, or none yet). */
+  actorSubject: string | null;
+  terms: CurrentTerms | undefined;
+}
+
+export function toIssueRead(row: IssueReadColumns | undefined, terms: CurrentTerms | undefined): IssueRead {
+  return {
+    snapshot: toSnapshot(row, terms),
+    subject: row?.subject ?? null,
+    actorSubject: row?.actor_subject ?? null,
+    terms,
+  };
+}
+
+const READ_FOR_ISSUE: Statement = {
+  name: 'issue_read_v3',
+  text: `SELECT ${issueReadColumnsSql({
+    applicationId: '$2::uuid',
+    epoch: '$3::int',
+    sectorId: '$4::uuid',
+    workloadKind: '$5::"PrincipalKind"',
+    workloadId: '$6::uuid',
+  })}
+    FROM accounts a WHERE a.id = $1::uuid`,
+};
+
+/** The issue read of an account (and its workload, if any) under an application and its sector. */
+export async function readForIssue(
+  db: Db,
+  scope: {
+    accountId: string;
+    applicationId: string;
+    sectorId: string;
+    workload?: { kind: 'AGENT' | 'AUTOMATION'; id: string };
+  },
+  terms: CurrentTerms | undefined,
+): Promise<IssueRead> {
+  const [row] = await runPrepared<IssueReadColumns>(db, READ_FOR_ISSUE, [
+    scope.accountId,
+    scope.applicationId,
+    terms?.acceptanceEpoch ?? 0,
+    scope.sectorId,
+    scope.workload?.kind ?? null,
+    scope.workload?.id ?? null,
+  ]);
+  return toIssueRead(row, terms);
+}
+
+// ---- The snapshot alone, and the workload authority rule alone ----
+
+const SNAPSHOT: Statement = {
+  name: 'issuance_snapshot_v2',
+  text: `SELECT ${snapshotColumnsSql('$2::uuid', '$3::int')} FROM accounts a WHERE a.id = $1::uuid`,
+};
+
+export async function loadIssuanceSnapshot(
+  db: Db,
+  accountId: string,
+  applicationId: string,
+  terms: CurrentTerms | undefined,
+): Promise<IssuanceSnapshot> {
+  const rows = await runPrepared<SnapshotColumns>(db, SNAPSHOT, [
+    accountId,
+    applicationId,
+    terms?.acceptanceEpoch ?? 0,
+  ]);
+  return toSnapshot(rows[0], terms);
+}
+
+const WORKLOAD_AUTHORITY: Statement = {
+  name: 'workload_authority_v1',
+  text: `SELECT ${workloadAuthoritySql({
+    workloadId: '$1::uuid',
+    generation: '$2::int',
+    actorSubject: '$3::text',
+    credentialId: '$4::text',
+  })} AS ok`,
+};
+
+/** The workload authority rule over a workload session's references. */
+export async function readWorkloadAuthority(
+  db: Db,
+  ref: {
+    workloadId: string;
+    workloadGeneration: number | null;
+    actorSubject: string;
+    sourceCredentialId: string | null;
+  },
+): Promise<boolean> {
+  const [row] = await runPrepared<{ ok: boolean }>(db, WORKLOAD_AUTHORITY, [
+    ref.workloadId,
+    ref.workloadGeneration,
+    ref.actorSubject,
+    ref.sourceCredentialId,
+  ]);
+  return row?.ok === true;
+}

@@ -1,0 +1,286 @@
+// Store of sessions: the gathered insert of a new session (alone, or together with redeeming its connect inquiry),
+// the gathered conditional write that consumes a refresh version, revocation, and the small reads logout and
+// connect's refresh make. Hot statements are named prepared statements taking their batch as arrays
+// (`unnestParams`; see BENCHMARKS.md); the rest goes through Prisma. The rotation read is in `issuance-reads.ts`.
+import { columnsOf, type Db, gatherOn, runPrepared, type Statement, unnestParams } from '@svc/db';
+
+export type SessionStatus = 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
+
+/** A new session at its first refresh version. */
+export interface NewSession {
+  id: string;
+  applicationId: string;
+  protocol: 'APPLICATION' | 'OIDC';
+  accountId: string;
+  workloadId: string | null;
+  workloadGeneration: number | null;
+  subject: string;
+  actorSubject: string | null;
+  authMethod: string;
+  sourceCredentialId: string | null;
+  accessTtl: number;
+  refreshTtl: number;
+  authTime: Date;
+  createdAt: Date;
+  expiresAt: Date;
+  scope: string | null;
+  currentJti: string;
+  /** Inserted only while the account's authority version is this one (when given); the session keeps it. */
+  expectedAuthority: number | null;
+}
+
+/** The fields of `NewSession` in the order of the insert's arrays. */
+const INSERT_FIELDS = [
+  'id',
+  'applicationId',
+  'protocol',
+  'accountId',
+  'workloadId',
+  'workloadGeneration',
+  'subject',
+  'actorSubject',
+  'authMethod',
+  'sourceCredentialId',
+  'accessTtl',
+  'refreshTtl',
+  'authTime',
+  'createdAt',
+  'expiresAt',
+  'scope',
+  'currentJti',
+  'expectedAuthority',
+] as const satisfies readonly (keyof NewSession)[];
+
+/**
+ * Inserts sessions at their first refresh version, each only while its account's authority version is still the
+ * expected one (when given) and `guard` holds, which the session keeps (refresh compares the account's against it);
+ * the expiry sweep first looks at a session when it would expire. Returns the ids inserted.
+ */
+function insertSessionsSql(guard = 'TRUE', prefix = ''): string {
+  return `${prefix} INSERT INTO sessions (id, application_id, protocol, account_id, workload_id, workload_generation,
+      subject, actor_subject, auth_method, source_credential_id, current_version, current_jti, access_ttl,
+      refresh_ttl, auth_time, created_at, expires_at, sweep_after, scope, authority_version)
+    SELECT v.id, v.application_id, v.protocol, v.account_id, v.workload_id, v.workload_generation, v.subject,
+      v.actor_subject, v.auth_method, v.source_credential_id, 1, v.current_jti, v.access_ttl, v.refresh_ttl,
+      v.auth_time, v.created_at, v.expires_at, v.expires_at, v.scope, v.expected_authority
+    FROM ${unnestParams([
+      'text',
+      'uuid',
+      '"SessionProtocol"',
+      'uuid',
+      'uuid',
+      'int',
+      'text',
+      'text',
+      'text',
+      'text',
+      'int',
+      'int',
+      'timestamptz',
+      'timestamptz',
+      'timestamptz',
+      'text',
+      'text',
+      'int',
+    ])}
+      AS v(id, application_id, protocol, account_id, workload_id, workload_generation, subject, actor_subject,
+        auth_method, source_credential_id, access_ttl, refresh_ttl, auth_time, created_at, expires_at, scope,
+        current_jti, expected_authority)
+    WHERE (${guard}) AND (v.expected_authority IS NULL OR EXISTS (
+      SELECT 1 FROM accounts x WHERE x.id = v.account_id AND x.authority_version = v.expected_authority))
+    RETURNING id`;
+}
+
+/** The sessions of every issue in the same event-loop turn (gathered; see `insertSession`). */
+const INSERT_SESSIONS: Statement = { name: 'issue_insert_v6', text: insertSessionsSql() };
+
+/**
+ * One session, inserted only together with its inquiry's move from REALIZED to REDEEMED ($19 the inquiry id, $20
+ * the time): the inquiry is redeemed exactly when the session exists. Both conditions of the insert (the authority
+ * version, the inquiry still redeemable and unexpired) are in the UPDATE too, and both parts see one snapshot, so
+ * neither happens without the other; two redeems of one inquiry serialize on its row and only one finds it REALIZED.
+ */
+const INSERT_SESSION_REDEEMING: Statement = {
+  name: 'issue_insert_redeeming_v2',
+  text: insertSessionsSql(
+    'EXISTS (SELECT 1 FROM redeemed)',
+    `WITH redeemed AS (
+      UPDATE inquiries i SET state = 'REDEEMED', redeemed_at = $20::timestamptz
+      WHERE i.id = $19::uuid AND i.state = 'REALIZED' AND i.expires_at > $20::timestamptz
+        AND (($18::int[])[1] IS NULL OR EXISTS (
+          SELECT 1 FROM accounts x WHERE x.id = i.account_id AND x.authority_version = ($18::int[])[1]))
+      RETURNING i.id)`,
+  ),
+};
+
+/**
+ * One session, inserted only together with its device authorization's move from APPROVED to CONSUMED ($19 the
+ * authorization id, $20 the time), which records the session id: the same shape and reasoning as
+ * INSERT_SESSION_REDEEMING, so two polls of one approved authorization (on any replicas) serialize on its row and
+ * only one finds it APPROVED.
+ */
+const INSERT_SESSION_CONSUMING_DEVICE: Statement = {
+  name: 'issue_insert_consuming_device_v1',
+  text: insertSessionsSql(
+    'EXISTS (SELECT 1 FROM redeemed)',
+    `WITH redeemed AS (
+      UPDATE device_authorizations d SET state = 'CONSUMED', session_id = ($1::text[])[1]
+      WHERE d.id = $19::uuid AND d.state = 'APPROVED' AND d.expires_at > $20::timestamptz
+        AND (($18::int[])[1] IS NULL OR EXISTS (
+          SELECT 1 FROM accounts x WHERE x.id = d.account_id AND x.authority_version = ($18::int[])[1]))
+      RETURNING d.id)`,
+  ),
+};
+
+export type InsertOutcome = boolean | { failed: unknown };
+
+async function insertSessions(db: Db, rows: NewSession[]): Promise<boolean[]> {
+  const inserted = await runPrepared<{ id: string }>(db, INSERT_SESSIONS, columnsOf(rows, INSERT_FIELDS));
+  const ids = new Set(inserted.map((r) => r.id));
+  return rows.map((r) => ids.has(r.id));
+}
+
+/**
+ * Inserts one session, gathered per event-loop turn; false when its condition (the authority version) failed. A
+ * statement fails whole, so when a batch fails (a constraint one row broke), each row is tried alone and only the
+ * rows that fail alone fail.
+ */
+export const insertSession = gatherOn(async (db, rows: NewSession[]): Promise<InsertOutcome[]> => {
+  try {
+    return await insertSessions(db, rows);
+  } catch (err) {
+    if (rows.length === 1) return [{ failed: err }];
+    return Promise.all(
+      rows.map((row) =>
+        insertSessions(db, [row]).then(
+          ([ok]) => ok!,
+          (failed: unknown) => ({ failed }),
+        ),
+      ),
+    );
+  }
+});
+
+/**
+ * Inserts one session together with redeeming its inquiry (INSERT_SESSION_REDEEMING) or consuming its device
+ * authorization (INSERT_SESSION_CONSUMING_DEVICE); false when neither happened.
+ */
+export async function insertSessionRedeeming(
+  db: Db,
+  row: NewSession,
+  redeemed: { inquiryId: string } | { deviceAuthorizationId: string },
+  now: Date,
+): Promise<boolean> {
+  const [statement, id] =
+    'inquiryId' in redeemed
+      ? [INSERT_SESSION_REDEEMING, redeemed.inquiryId]
+      : [INSERT_SESSION_CONSUMING_DEVICE, redeemed.deviceAuthorizationId];
+  const inserted = await runPrepared<{ id: string }>(db, statement, [
+    ...columnsOf([row], INSERT_FIELDS),
+    id,
+    now,
+  ]);
+  return inserted.length === 1;
+}
+
+/**
+ * The conditional writes of every rotation consuming in the same turn: each session row is updated only if it
+ * still has the presented version as current. It changes no indexed column (sweep_after stays; see the expiry
+ * sweep), so PostgreSQL updates each row in place on its page (HOT). Two consumers of one session in one batch
+ * match the same row; PostgreSQL updates a row once per statement, so only the one whose jti the row now
+ * carries has won.
+ *
+ * A write also carries a deadline on PostgreSQL's own clock (the read's start plus the statement bound): a write
+ * that reaches the server later, because a stall or partition held it on the wire after its client gave up with
+ * a 503, changes nothing. Otherwise it would commit a version whose tokens nobody holds, and the client's retry,
+ * past the retry window by then, would count as reuse and revoke a healthy family.
+ */
+const CONSUME_VERSIONS: Statement = {
+  name: 'rotation_consume_v6',
+  text: `UPDATE sessions s
+    SET current_version = v.next, current_jti = v.jti, rotated_at = v.at, expires_at = v.expires
+    FROM ${unnestParams(['text', 'int', 'int', 'timestamptz', 'timestamptz', 'text', 'timestamptz'])}
+      AS v(id, presented, next, at, expires, jti, deadline)
+    WHERE s.id = v.id AND s.current_version = v.presented AND s.status = 'ACTIVE'
+      AND (v.deadline IS NULL OR statement_timestamp() < v.deadline)
+    RETURNING s.id, s.current_jti`,
+};
+
+export interface ConsumeInput {
+  sid: string;
+  presented: number;
+  next: number;
+  at: Date;
+  expiresAt: Date;
+  jti: string;
+  /** Not applied if PostgreSQL starts the write at or after this instant (its clock); none when absent. */
+  deadline?: Date;
+}
+
+/** Consumes presented versions in one statement; true for each input whose write won. */
+export async function consumeVersions(db: Db, inputs: ConsumeInput[]): Promise<boolean[]> {
+  const won = await runPrepared<{ id: string; current_jti: string }>(
+    db,
+    CONSUME_VERSIONS,
+    columnsOf(inputs, ['sid', 'presented', 'next', 'at', 'expiresAt', 'jti', 'deadline']),
+  );
+  const winners = new Set(won.map((w) => `${w.id} ${w.current_jti}`));
+  return inputs.map((i) => winners.has(`${i.sid} ${i.jti}`));
+}
+
+/** The conditional write of one rotation, gathered per event-loop turn. */
+export const consumeVersion = gatherOn(consumeVersions);
+
+/** Revokes a session that is still ACTIVE or SUSPENDED (a revoked or expired one stays as it is). */
+export async function revokeSession(db: Db, sid: string, reason: string, at: Date): Promise<void> {
+  await db.session.updateMany({
+    where: { id: sid, status: { in: ['ACTIVE', 'SUSPENDED'] } },
+    data: { status: 'REVOKED', revokedReason: reason, revokedAt: at },
+  });
+}
+
+/** Revokes every live session of an account under an application; returns the ids revoked. */
+export async function revokeAccountSessions(
+  db: Db,
+  applicationId: string,
+  accountId: string,
+  reason: string,
+  at: Date,
+): Promise<string[]> {
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    UPDATE sessions SET status = 'REVOKED', revoked_reason = ${reason}, revoked_at = ${at}
+    WHERE application_id = ${applicationId}::uuid AND account_id = ${accountId}::uuid
+      AND status IN ('ACTIVE', 'SUSPENDED')
+    RETURNING id`;
+  return rows.map((r) => r.id);
+}
+
+/** A session's current refresh version, as logout checks a presented one against it. */
+export interface SessionVersion {
+  id: string;
+  applicationId: string;
+  status: SessionStatus;
+  expiresAt: Date;
+  currentVersion: number;
+  currentJti: string;
+}
+
+export function findSessionVersion(db: Db, sid: string): Promise<SessionVersion | null> {
+  return db.session.findUnique({
+    where: { id: sid },
+    select: {
+      id: true,
+      applicationId: true,
+      status: true,
+      expiresAt: true,
+      currentVersion: true,
+      currentJti: true,
+    },
+  });
+}
+
+/** The authentication method a session was issued by (undefined when there is no such session). */
+export async function sessionAuthMethod(db: Db, sid: string): Promise<string | undefined> {
+  const row = await db.session.findUnique({ where: { id: sid }, select: { authMethod: true } });
+  return row?.authMethod;
+}
