@@ -11,7 +11,7 @@ const config: Config = {
     '^.+\\.mjs$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   transformIgnorePatterns: [
-    '/node_modules/(?!(\\.pnpm/)?(jose|@simplewebauthn|@hexagon|@levischuck|@peculiar))',
+    '/node_modules/(?!(\\.pnpm/)?(jose|@simplewebauthn|@hexagon|@levischuck|@peculiar|openid-client|oauth4webapi))',
   ],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   globalSetup: '<rootDir>/test/global-setup.ts',

@@ -6,11 +6,13 @@ import { ensureActiveKey, OIDC_SCOPE, publishKeyChange } from '@svc/keyring';
 import { createHostApp, finishHostApp, withFastRoutes } from '@svc/platform';
 import type { OidcDeps } from './deps';
 import { discoveryRoutes } from './routes/discovery';
+import { pageRoutes } from './routes/pages';
 
 export function createOidcApp(deps: OidcDeps): RequestListener {
   const base = hostAppOptions('oidc', deps);
   const opts = { ...base, readiness: oidcReadiness(deps, base.readiness) };
   const app = createHostApp(opts);
+  app.use(pageRoutes(deps));
   finishHostApp(app, opts);
   return withFastRoutes(app, opts, [...discoveryRoutes(deps)]);
 }

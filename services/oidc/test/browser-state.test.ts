@@ -1,5 +1,6 @@
 // The OIDC host's browser state in real Redis: a sign-in session survives across requests until ended, a new
 // sign-in never reuses the old identifier, and a parked authorization request is finished exactly once.
+import { createHash } from 'node:crypto';
 import { createRedis } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import { createInteractionStore, type Interaction } from '../src/store/interactions';
@@ -52,14 +53,30 @@ test('interactions: parked, read, taken once under concurrency', async () => {
     scopes: ['openid'],
     state: 's',
     prompt: [],
-    freshLogin: true,
     createdAt: Date.now(),
   };
   const uid = await store.park(interaction);
   expect(uid).toMatch(/^[A-Za-z0-9_-]{43}$/);
   expect(await store.get(uid)).toEqual(interaction);
+  expect(await store.flag(uid, { freshLogin: false })).toBe(true);
+  expect(await store.get(uid)).toEqual({ ...interaction, freshLogin: false });
+  await store.flag(uid, { heldOffered: true });
+  await store.flag(uid, { consentReviewed: true });
+  expect(await store.get(uid)).toEqual({
+    ...interaction,
+    freshLogin: false,
+    heldOffered: true,
+    consentReviewed: true,
+  });
+  expect(
+    await redis.ttl(`oidc:interaction:${createHash('sha256').update(uid).digest('hex')}`),
+  ).toBeGreaterThan(50);
   const taken = await Promise.all(Array.from({ length: 8 }, () => store.take(uid)));
-  expect(taken.filter(Boolean)).toHaveLength(1);
+  expect(taken.filter(Boolean)).toEqual([
+    { ...interaction, freshLogin: false, heldOffered: true, consentReviewed: true },
+  ]);
+  expect(await store.get(uid)).toBeUndefined();
+  expect(await store.flag(uid, { heldOffered: true })).toBe(false);
   expect(await store.get(uid)).toBeUndefined();
   expect(await store.get('not-a-uid')).toBeUndefined();
 });

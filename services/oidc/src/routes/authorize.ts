@@ -1,0 +1,87 @@
+// GET and POST /authorize: validate the request (domain/authorize-request), show an error page while the client or
+// its redirect URI is not trusted, send later errors to the client, and park a valid request for the pages at
+// /interaction/{uid}, which decide sign-in, consent and prompt=none with the browser's sign-in cookie in hand
+// (a cross-site POST carries no SameSite=Lax cookie; the redirect to the page is a same-site GET that does).
+import { formBody, OAuthError } from '@svc/platform';
+import type { Signin } from '@svc/signin';
+import { type Request, type Response, Router } from 'express';
+import type { OidcDeps } from '../deps';
+import {
+  type AuthorizeClient,
+  readAuthorizeParams,
+  requestedClientId,
+  validateAuthorizeRequest,
+} from '../domain/authorize-request';
+import { type AuthorizeErrorCode, parseResponseType, type ResponseType } from '../domain/authorize-terms';
+import { clientApplication } from '../domain/issue-oidc';
+import type { OidcKey } from '../pages/i18n-oidc';
+import type { OidcClient } from '../store/clients';
+import { toInteraction } from '../store/interactions';
+import { sendErrorToClient } from './answer-client';
+
+/** What /authorize needs of a registered client; an inactive client is no client. */
+export function authorizeClientOf(client: OidcClient | undefined): AuthorizeClient | undefined {
+  if (!client?.active) return undefined;
+  return {
+    clientId: client.clientId,
+    redirectUris: client.redirectUris,
+    responseTypes: client.responseTypes
+      .map(parseResponseType)
+      .filter((t): t is ResponseType => t !== undefined),
+    isPublic: client.authMethod === 'none',
+  };
+}
+
+function pageKey(error: AuthorizeErrorCode): OidcKey {
+  if (error === 'invalid_client') return 'unknownClient';
+  if (error === 'invalid_redirect_uri') return 'badRedirect';
+  return 'badRequest';
+}
+
+// The query string exactly as sent: repeated parameters stay visible (Express's parser would merge them).
+function queryPairs(req: Request): [string, string][] {
+  const at = req.originalUrl.indexOf('?');
+  return at === -1 ? [] : [...new URLSearchParams(req.originalUrl.slice(at + 1))];
+}
+
+export function authorizeRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Router {
+  const router = Router();
+  const { interactions } = deps.pages;
+
+  async function authorize(req: Request, res: Response, pairs: [string, string][]): Promise<void> {
+    const params = readAuthorizeParams(pairs);
+    const clientId = requestedClientId(params);
+    const record = clientId ? await deps.clients.get(clientId) : undefined;
+    const outcome = validateAuthorizeRequest(params, authorizeClientOf(record));
+    if (outcome.kind === 'page') {
+      return signin.sendBarePage(req, res, 400, pageKey(outcome.error.error));
+    }
+    if (outcome.kind === 'redirect') return sendErrorToClient(res, deps, outcome.target, outcome.error);
+    const { request } = outcome;
+    const target = {
+      redirectUri: request.redirectUri,
+      responseMode: request.responseMode,
+      state: request.state,
+    };
+    try {
+      await clientApplication(deps, record as OidcClient);
+    } catch (err) {
+      if (!(err instanceof OAuthError)) throw err;
+      return sendErrorToClient(res, deps, target, {
+        error: 'unauthorized_client',
+        description: 'This client may not sign people in now.',
+      });
+    }
+    const uid = await interactions.park(toInteraction(request, deps.now().getTime()));
+    const lang = request.uiLocale ? `?lang=${request.uiLocale}` : '';
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(303, `/interaction/${uid}${lang}`);
+  }
+
+  router.get('/authorize', (req, res) => authorize(req, res, queryPairs(req)));
+  // A form body repeats no field (the reader refuses it: an error page, never a redirect).
+  router.post('/authorize', formBody(32 * 1024), (req, res) =>
+    authorize(req, res, Object.entries(req.body as Record<string, string>)),
+  );
+  return router;
+}

@@ -1,0 +1,190 @@
+// The pages of a parked authorization request at /interaction/{uid}: on the first view, decide from the browser's
+// sign-in on this host whether the person must authenticate (prompt=login, max_age) and answer prompt=none without
+// a page; otherwise the shared sign-in steps (passkey or email-code sign-up, basic terms, consent and REQUIRED
+// data), the prompt=consent review, then the sign-in is recorded on this host and the client is answered once.
+import { loadApplication } from '@svc/issuance';
+import { formBody } from '@svc/platform';
+import {
+  accountAndView,
+  allClaimItems,
+  type Browser,
+  detailsView,
+  html,
+  PageError,
+  parseCookies,
+  plainForm,
+  readForm,
+  type Signin,
+  sendPage,
+} from '@svc/signin';
+import { type Request, type Response, Router } from 'express';
+import type { OidcDeps } from '../deps';
+import { needsFreshLogin, promptNoneError } from '../domain/authorize-decision';
+import { owedStep } from '../domain/owed-step';
+import { PASSKEY_ACR, PASSKEY_AMR } from '../domain/scopes';
+import type { OidcKey } from '../pages/i18n-oidc';
+import { isHttps } from '../pages-config';
+import type { OidcClient } from '../store/clients';
+import type { Interaction } from '../store/interactions';
+import { type SignInSession, signInCookie } from '../store/sign-in-sessions';
+import { issueForClient, sendErrorToClient, sendToClient, targetOf } from './answer-client';
+import { authorizeClientOf } from './authorize';
+
+interface InteractionPage extends Browser<OidcKey> {
+  uid: string;
+  interaction: Interaction;
+  client: OidcClient;
+  /** The browser's sign-in on this host and its cookie value, when it has one. */
+  held?: { id: string; session: SignInSession };
+}
+
+export function interactionRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Router {
+  const router = Router();
+  const { interactions } = deps.pages;
+  const cookie = signInCookie(isHttps(deps.oidc.oidcUrl));
+  const nowSeconds = () => Math.floor(deps.now().getTime() / 1000);
+
+  async function load(req: Request, res: Response): Promise<InteractionPage> {
+    const uid = String(req.params.uid);
+    const interaction = await interactions.get(uid);
+    if (!interaction) throw new PageError(410, 'expired');
+    const client = await deps.clients.get(interaction.clientId);
+    const app =
+      client && authorizeClientOf(client)
+        ? await loadApplication(deps.db, { id: client.applicationId })
+        : undefined;
+    if (!client || !app) throw new PageError(410, 'expired');
+    const b = await signin.open(req, res, {
+      key: `oidc:${uid}`,
+      base: `/interaction/${uid}`,
+      app,
+      // The last step ends at the client's redirect URI (a form post's redirect chain is checked by form-action).
+      formOrigins: [originOf(interaction.redirectUri)],
+    });
+    const id = parseCookies(req.headers.cookie)[cookie.name];
+    const session = await deps.signInSessions.read(id);
+    return Object.assign(b, { uid, interaction, client, held: id && session ? { id, session } : undefined });
+  }
+
+  /** Takes the request (once) and answers the client, recording the sign-in on this host first. */
+  async function finish(
+    p: InteractionPage,
+    res: Response,
+    signedIn: { accountId: string; authTime: number; authorityVersion?: number },
+  ): Promise<void> {
+    const request = await interactions.take(p.uid);
+    if (!request) throw new PageError(410, 'completed');
+    let session = p.held?.session;
+    if (!session || session.accountId !== signedIn.accountId || session.authTime !== signedIn.authTime) {
+      const started = await deps.signInSessions.start(p.held?.id, {
+        accountId: signedIn.accountId,
+        authTime: signedIn.authTime,
+        amr: [...PASSKEY_AMR],
+        acr: PASSKEY_ACR,
+      });
+      session = started.session;
+      res.cookie(cookie.name, started.id, {
+        ...cookie.options,
+        maxAge: deps.signInSessions.ttlSeconds * 1000,
+      });
+    } else if (p.held) {
+      await deps.signInSessions.touch(p.held.id);
+    }
+    const answer = await issueForClient(deps, p.client, request, session, signedIn.authorityVersion);
+    p.flow.realized = true;
+    await p.save();
+    if ('error' in answer) return sendErrorToClient(res, deps, targetOf(request), answer.error);
+    sendToClient(res, deps, targetOf(request), answer.params);
+  }
+
+  async function fail(p: InteractionPage, res: Response, error: ReturnType<typeof promptNoneError>) {
+    const request = await interactions.take(p.uid);
+    if (!request || !error) throw new PageError(410, 'completed');
+    p.flow.realized = true;
+    await p.save();
+    sendErrorToClient(res, deps, targetOf(request), error);
+  }
+
+  router.get('/interaction/:uid', async (req, res) => {
+    const p = await load(req, res);
+    const { interaction: it, held } = p;
+    if (p.flow.realized) throw new PageError(410, 'completed');
+    if (it.freshLogin === undefined) {
+      const prompt = new Set(it.prompt);
+      it.freshLogin = needsFreshLogin({ prompt, maxAge: it.maxAge }, held?.session, nowSeconds());
+      await interactions.flag(p.uid, { freshLogin: it.freshLogin });
+      if (prompt.has('none')) {
+        const app = p.target.app;
+        const owed = it.freshLogin || !held ? 'none' : await owedStep(deps, app, held.session.accountId);
+        const error = promptNoneError(it.freshLogin, owed);
+        if (error) return fail(p, res, error);
+        if (held) {
+          const found = await accountAndView(deps, app, held.session.accountId);
+          return finish(p, res, { ...held.session, authorityVersion: found?.account.authorityVersion });
+        }
+      }
+    }
+    // A sign-in this request may use is offered to the steps once; choosing another account there is final.
+    if (!it.freshLogin && held && !it.heldOffered && !p.flow.accountId) {
+      p.flow.accountId = held.session.accountId;
+      p.flow.authTime = held.session.authTime * 1000;
+      await interactions.flag(p.uid, { heldOffered: true });
+    }
+    const signedIn = await signin.nextStep(p, res);
+    if (!signedIn) return;
+    if (it.prompt.includes('consent') && !it.consentReviewed) {
+      const items = allClaimItems(signedIn.view, signedIn.account);
+      if (items.length > 0) return sendReview(p, res, items);
+    }
+    await finish(p, res, {
+      accountId: signedIn.account.id,
+      authTime: Math.floor(signedIn.authTime.getTime() / 1000),
+      authorityVersion: signedIn.account.authorityVersion,
+    });
+  });
+
+  function sendReview(p: InteractionPage, res: Response, items: ReturnType<typeof allClaimItems>) {
+    const { ctx, target } = p;
+    const app = ctx.appName ?? '';
+    const csrf = html`<input type="hidden" name="_csrf" value="${ctx.csrf ?? ''}">`;
+    const body = html`${signinDetails(p, items)}
+<form method="post" action="${`${target.base}/cancel`}">${csrf}<button type="submit" class="link">${ctx.t('cancel', { app })}</button></form>`;
+    sendPage(res, p, ctx.t('reviewHeading', { app }), body);
+  }
+
+  function signinDetails(p: InteractionPage, items: ReturnType<typeof allClaimItems>) {
+    return detailsView(p.ctx, { action: `${p.target.base}/review`, items, notice: p.takeNotice() });
+  }
+
+  // prompt=consent: the person reviews every claim the application asks about, then the request goes on.
+  router.post('/interaction/:uid/review', formBody(), async (req, res) => {
+    const p = await load(req, res);
+    signin.guard(p, req);
+    const accountId = p.flow.accountId;
+    const found = accountId ? await accountAndView(deps, p.target.app, accountId) : undefined;
+    if (accountId && found) {
+      const items = allClaimItems(found.view, found.account);
+      if (await signin.submitDetails(p, req, accountId, items)) {
+        await interactions.flag(p.uid, { consentReviewed: true });
+      }
+    }
+    await p.save();
+    res.redirect(303, p.target.base);
+  });
+
+  // The person declines: the client hears access_denied.
+  router.post('/interaction/:uid/cancel', formBody(), async (req, res) => {
+    const p = await load(req, res);
+    signin.guard(p, req);
+    readForm(plainForm, req);
+    await fail(p, res, { error: 'access_denied', description: 'The person declined the request.' });
+  });
+
+  router.use('/interaction/:uid', signin.stepRoutes(load));
+  return router;
+}
+
+function originOf(uri: string): string {
+  const url = new URL(uri);
+  return url.origin === 'null' ? url.protocol : url.origin;
+}

@@ -1,0 +1,170 @@
+// /authorize over HTTP against the running host: an untrusted client or redirect URI gets a page and no redirect;
+// errors go to the redirect URI in the right mode with state and iss; a valid request is parked for the pages; a
+// browser without a sign-in asking prompt=none hears login_required; the interaction page is the sign-in page.
+import { uniqueName } from '@svc/testkit';
+import {
+  type OidcPagesHost,
+  provisionRelyingParty,
+  type RelyingPartyFixture,
+  startOidcPages,
+} from './pages-kit';
+
+let host: OidcPagesHost;
+let rp: RelyingPartyFixture;
+let publicRp: RelyingPartyFixture;
+const REDIRECT = `https://${uniqueName('rp')}.example/cb`;
+const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+
+beforeAll(async () => {
+  host = await startOidcPages();
+  rp = await provisionRelyingParty(host, { redirectUris: [REDIRECT] });
+  publicRp = await provisionRelyingParty(host, {
+    redirectUris: [REDIRECT],
+    authMethod: 'none',
+    responseTypes: ['code'],
+  });
+});
+afterAll(async () => {
+  await host?.close();
+});
+
+function authorizeUrl(over: Record<string, string | undefined>, client = rp): string {
+  const params = {
+    client_id: client.clientId,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'openid email',
+    state: 'st-1',
+    ...over,
+  };
+  const q = new URLSearchParams(
+    Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  return `${host.url}/authorize?${q}`;
+}
+
+const get = (url: string, headers: Record<string, string> = {}) =>
+  fetch(url, { redirect: 'manual', headers: { 'accept-language': 'en-US', ...headers } });
+
+describe('untrusted client or redirect URI: a page, never a redirect', () => {
+  test.each([
+    ['unknown client', { client_id: 'oidc_nobody' }, 'not registered here'],
+    ['redirect URI not registered', { redirect_uri: 'https://evil.example/cb' }, 'has not registered'],
+    ['redirect URI differing by a slash', { redirect_uri: `${REDIRECT}/` }, 'has not registered'],
+    ['no redirect URI', { redirect_uri: undefined }, 'not valid'],
+  ])('%s', async (_name, over, text) => {
+    const res = await get(authorizeUrl(over));
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await res.text()).toContain(text);
+  });
+
+  test('a repeated redirect_uri and a POST with a repeated field', async () => {
+    const res = await get(`${authorizeUrl({})}&redirect_uri=${encodeURIComponent(REDIRECT)}`);
+    expect([res.status, res.headers.get('location')]).toEqual([400, null]);
+    const body = `${new URL(authorizeUrl({})).search.slice(1)}&state=again`;
+    const posted = await fetch(`${host.url}/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+    expect([posted.status, posted.headers.get('location')]).toEqual([400, null]);
+  });
+
+  test('the page speaks Chinese when asked', async () => {
+    const res = await get(authorizeUrl({ client_id: 'oidc_nobody' }), { 'accept-language': 'zh-CN' });
+    expect(await res.text()).toContain('未在此注册');
+  });
+});
+
+describe('errors sent to the client', () => {
+  function errorOf(res: Response, mode: 'query' | 'fragment') {
+    expect(res.status).toBe(303);
+    const location = new URL(res.headers.get('location') ?? '');
+    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+    const params = new URLSearchParams(mode === 'query' ? location.search : location.hash.slice(1));
+    expect(params.get('iss')).toBe(host.url);
+    return Object.fromEntries(params);
+  }
+
+  test('missing nonce for id_token: invalid_request in the fragment with state', async () => {
+    const res = await get(authorizeUrl({ response_type: 'id_token' }));
+    expect(errorOf(res, 'fragment')).toMatchObject({ error: 'invalid_request', state: 'st-1' });
+  });
+
+  test('scope without openid: invalid_scope in the query', async () => {
+    const res = await get(authorizeUrl({ scope: 'email' }));
+    expect(errorOf(res, 'query')).toMatchObject({ error: 'invalid_scope', state: 'st-1' });
+  });
+
+  test('a public client without PKCE, and with plain PKCE', async () => {
+    const none = await get(authorizeUrl({}, publicRp));
+    expect(errorOf(none, 'query').error).toBe('invalid_request');
+    const plain = await get(
+      authorizeUrl({ code_challenge: CHALLENGE, code_challenge_method: 'plain' }, publicRp),
+    );
+    expect(errorOf(plain, 'query').error_description).toMatch(/S256/);
+  });
+
+  test('a response type the client did not register: unauthorized_client', async () => {
+    const res = await get(authorizeUrl({ response_type: 'id_token', nonce: 'n' }, publicRp));
+    expect(errorOf(res, 'fragment').error).toBe('unauthorized_client');
+  });
+
+  test('request objects are not supported; duplicates refused', async () => {
+    const res = await get(authorizeUrl({ request: 'eyJhbGciOiJub25lIn0.e30.' }));
+    expect(errorOf(res, 'query').error).toBe('request_not_supported');
+    const dup = await get(`${authorizeUrl({})}&scope=openid`);
+    expect(errorOf(dup, 'query').error).toBe('invalid_request');
+  });
+
+  test('form_post errors are an auto-submitting page under a nonce CSP', async () => {
+    const res = await get(authorizeUrl({ scope: 'email', response_mode: 'form_post' }));
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(csp).toContain(`form-action ${new URL(REDIRECT).origin}`);
+    const page = await res.text();
+    expect(page).toContain(`<form method="post" action="${REDIRECT}">`);
+    expect(page).toContain('<input type="hidden" name="error" value="invalid_scope">');
+    expect(page).toContain(`<script nonce="${nonce}">`);
+  });
+});
+
+describe('a valid request', () => {
+  test('is parked for the pages, and ui_locales picks the page language', async () => {
+    const res = await get(authorizeUrl({ ui_locales: 'zh-Hans en' }));
+    expect(res.status).toBe(303);
+    const location = res.headers.get('location') ?? '';
+    expect(location).toMatch(/^\/interaction\/[A-Za-z0-9_-]{43}\?lang=zh-CN$/);
+    const page = await get(`${host.url}${location}`);
+    expect(page.status).toBe(200);
+    const text = await page.text();
+    expect(text).toContain('lang="zh-CN"');
+    expect(page.headers.get('set-cookie')).toMatch(/oidc_flow=/);
+  });
+
+  test('prompt=none without a sign-in: login_required to the client, no page', async () => {
+    const res = await get(authorizeUrl({ prompt: 'none' }));
+    const page = await get(`${host.url}${res.headers.get('location')}`);
+    expect(page.status).toBe(303);
+    const location = new URL(page.headers.get('location') ?? '');
+    expect(Object.fromEntries(location.searchParams)).toEqual({
+      error: 'login_required',
+      error_description: expect.any(String),
+      state: 'st-1',
+      iss: host.url,
+    });
+    // The request was answered: its page is gone.
+    const again = await get(`${host.url}${res.headers.get('location')}`);
+    expect(again.status).toBe(410);
+  });
+
+  test('an unknown interaction is a page', async () => {
+    const res = await get(`${host.url}/interaction/${'A'.repeat(43)}`);
+    expect(res.status).toBe(410);
+  });
+});

@@ -1,0 +1,92 @@
+// Test support for the OIDC host's browser side: the real app on a free port of 127.0.0.1 named `localhost` in
+// OIDC_URL (the WebAuthn relying party id connect's test host uses too), over the real database and Redis, mail
+// to a local SMTP server; and relying-party fixtures (an application with OIDC and passkey rules, a client).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
+import { createOidcClient, type OidcAuthMethod } from '@svc/provisioning';
+import { createMailer } from '@svc/signin';
+import { type AppFixtureOptions, openInfra, provisionApp, type TestInfra, uniqueName } from '@svc/testkit';
+import { createOidcApp } from '../src/app';
+import { type OpenedOidcDeps, openOidcDeps } from '../src/deps';
+
+export interface OidcPagesHost {
+  infra: TestInfra;
+  deps: OpenedOidcDeps;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startOidcPages(
+  opts: { smtpPort?: number; hostname?: string } = {},
+): Promise<OidcPagesHost> {
+  const infra = openInfra();
+  await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE);
+  const server = http.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = `http://${opts.hostname ?? 'localhost'}:${(server.address() as AddressInfo).port}`;
+  const deps = openOidcDeps();
+  deps.oidc.oidcUrl = url;
+  deps.pages.settings.rpId = opts.hostname ?? 'localhost';
+  // Each test host counts on its own, so repeated runs from 127.0.0.1 do not trip each other's limits.
+  deps.pages.settings.rateLimitNamespace = uniqueName('oidc-rl');
+  if (opts.smtpPort) {
+    deps.pages.mailer.close();
+    deps.pages.mailer = createMailer(
+      { SMTP_URL: `smtp://127.0.0.1:${opts.smtpPort}` },
+      'OIDC test <no-reply@localhost>',
+      deps.logger,
+    );
+  }
+  server.on('request', createOidcApp(deps));
+  return {
+    infra,
+    deps,
+    url,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(() => r(undefined)));
+      await deps.close();
+      await infra.close();
+    },
+  };
+}
+
+export interface RelyingPartyFixture {
+  anchor: string;
+  applicationId: string;
+  clientId: string;
+  clientSecret?: string;
+  redirectUri: string;
+}
+
+/** A fresh application (OIDC and passkey rules, a claim policy) and a client registered for `redirectUri`. */
+export async function provisionRelyingParty(
+  host: OidcPagesHost,
+  opts: {
+    redirectUris: string[];
+    authMethod?: OidcAuthMethod;
+    responseTypes?: string[];
+    claims?: AppFixtureOptions['claims'];
+    names?: AppFixtureOptions['names'];
+  },
+): Promise<RelyingPartyFixture> {
+  const app = await provisionApp(host.infra, {
+    methods: ['OIDC', 'PASSKEY_USERNAMELESS'],
+    claims: opts.claims,
+    names: opts.names,
+  });
+  const created = await createOidcClient(host.infra.db, {
+    anchor: app.anchor,
+    redirectUris: opts.redirectUris,
+    authMethod: opts.authMethod,
+    responseTypes: opts.responseTypes,
+  });
+  return {
+    anchor: app.anchor,
+    applicationId: app.applicationId,
+    clientId: created.clientId,
+    clientSecret: created.clientSecret,
+    redirectUri: opts.redirectUris[0] as string,
+  };
+}
