@@ -3,11 +3,10 @@
 // rules (id_token: no hash; id_token token: at_hash; code id_token: c_hash; code id_token token: both; profile
 // claims only for response_type=id_token).
 import { createHash, randomBytes } from 'node:crypto';
-import { resolveSectorSubject, runIssuanceChecks } from '@svc/issuance';
+import { profileClaims, resolveSectorSubject, runIssuanceChecks } from '@svc/issuance';
 import type { OidcDeps } from '../deps';
 import { mintIdToken } from './id-token';
 import { type AuthorizationGrant, clientApplication, issueOidcSession } from './issue-oidc';
-import { profileClaims } from './profile-claims';
 import { parseScope, type ResponseType } from './scopes';
 
 /** SHA-256 hex of an authorization code: how it is stored and looked up. */

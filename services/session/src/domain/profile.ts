@@ -4,11 +4,12 @@ import {
   ACCESS_TYPS,
   loadAccount,
   loadClaimView,
+  profileClaims,
   verifyPresentedToken,
   workloadAuthoritative,
 } from '@svc/issuance';
 import { OAuthError } from '@svc/platform';
-import { type ClaimEntry, type ClaimKey, discloseClaim, TYP, toClaimStateView } from '@svc/token-core';
+import { TYP, toClaimStateView } from '@svc/token-core';
 import type { SessionDeps } from '../deps';
 import { statusOf } from './session-status';
 
@@ -70,22 +71,6 @@ export async function claimState(deps: SessionDeps, token: string) {
 
 export async function userinfo(deps: SessionDeps, token: string): Promise<Record<string, unknown>> {
   const { subject, account, view } = await authorize(deps, token);
-  const disclose = (key: ClaimKey, real: string | null) =>
-    discloseClaim(key, view[key] as ClaimEntry, real, subject);
-  const out: Record<string, unknown> = { sub: subject };
-  const email = disclose('email', account.email);
-  if (email !== undefined) {
-    out.email = email;
-    out.email_verified = email === account.email ? account.emailVerified : false;
-  }
-  const given = disclose('firstName', account.givenName);
-  const family = disclose('lastName', account.familyName);
-  if (given !== undefined) out.given_name = given;
-  if (family !== undefined) out.family_name = family;
-  if (given !== undefined) out.name = family ? `${given} ${family}` : given;
-  const picture = disclose('staticAvatar', account.picture);
-  if (picture !== undefined) out.picture = picture;
-  const animated = disclose('animatedAvatar', account.pictureAnimated);
-  if (animated !== undefined) out.picture_animated = animated;
-  return out;
+  // Session tokens carry no scopes: every profile claim the application's policy and the consent allow.
+  return { sub: subject, ...profileClaims(account, view, subject, ['email', 'profile']) };
 }

@@ -1,22 +1,23 @@
 // Short-lived in-process cache of session records for the hot read paths (introspect, userinfo), dropped at once
 // on every replica when a session changes (Redis pub/sub `sessions:changed`), and after SESSION_CACHE_MS anyway.
 import type { Db } from '@svc/db';
-import { SESSION_CHANGE_CHANNEL } from '@svc/issuance';
+import { type NewSession, SESSION_CHANGE_CHANNEL, type SessionStatus } from '@svc/issuance';
 import type { Redis } from '@svc/platform';
 
-export interface CachedSession {
-  id: string;
-  applicationId: string;
-  protocol: 'APPLICATION' | 'OIDC';
-  accountId: string;
-  workloadId: string | null;
-  workloadGeneration: number | null;
-  sourceCredentialId: string | null;
-  subject: string;
-  actorSubject: string | null;
-  status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
-  expiresAt: Date;
-}
+/** The session fields the hot read paths need. */
+export type CachedSession = Pick<
+  NewSession,
+  | 'id'
+  | 'applicationId'
+  | 'protocol'
+  | 'accountId'
+  | 'workloadId'
+  | 'workloadGeneration'
+  | 'sourceCredentialId'
+  | 'subject'
+  | 'actorSubject'
+  | 'expiresAt'
+> & { status: SessionStatus };
 
 export interface SessionCache {
   get(sid: string): Promise<CachedSession | null>;
