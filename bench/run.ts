@@ -1,6 +1,7 @@
 // `pnpm bench`: the RSA-2048 signing bound of this machine, then /refresh (a fresh valid token on every request),
 // /introspect and jwks.json on the session host, and direct issue with an access key on the native host when it
-// exists, and node-oidc-provider's refresh-token grant as the reference our /refresh is a ratio to. Each scenario
+// exists, the device host's polls and authorizations (bench/device.ts), and node-oidc-provider's refresh-token
+// grant as the reference our /refresh is a ratio to. Each scenario
 // runs RUNS times; medians are reported. The issuing scenarios run at several load levels.
 // Results also go to bench/results/latest-<processes>p.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { issueSession, loadApplication } from '@svc/issuance';
 import { createAccessKey } from '@svc/provisioning';
 import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp } from '@svc/testkit';
 import autocannon from 'autocannon';
+import { benchDevice } from './device';
 import { type BenchHost, startBenchProcess, startHostProcess } from './hosts';
 import { measureSigningRate } from './signing-rate';
 
@@ -25,7 +27,10 @@ const ISSUE_LEVELS = (process.env.BENCH_ISSUE_CONNECTIONS ?? '16,24,32').split('
 const P99_LIMIT_MS = 50;
 /** Processes per host (node:cluster, WEB_CONCURRENCY); 1 measures a single process. */
 const PROCESSES = process.env.BENCH_PROCESSES ?? '1';
-/** Comma-separated scenarios to run (refresh, oidc-provider, introspect, jwks, access-key); all when unset. */
+/**
+ * Comma-separated scenarios to run (refresh, oidc-provider, introspect, jwks, access-key, device-token,
+ * device-authorize); all when unset.
+ */
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (scenario: string) => !ONLY || ONLY.includes(scenario);
 
@@ -333,6 +338,8 @@ async function main(): Promise<void> {
         }),
       );
     }
+
+    Object.assign(results, await benchDevice(infra, hosts, repeated, wanted, PROCESSES));
   } finally {
     for (const h of hosts) await h.stop();
     await infra.close();

@@ -76,23 +76,28 @@ export async function authorizeDevice(
   const expiresAt = new Date(now.getTime() + expiresIn * 1000);
   const deviceCode = newDeviceCode();
   const hash = deviceCodeHash(deviceCode);
-  let userCode: string | undefined;
-  for (let draw = 0; draw < USER_CODE_DRAWS && !userCode; draw++) {
-    const candidate = newUserCode();
-    const inserted = await deps.authorizations.insert({
-      deviceCodeHash: hash,
-      userCode: candidate,
-      applicationId: app.id,
-      interval,
-      createdAt: now,
-      expiresAt,
-      deviceAddress: origin.address.slice(0, 64),
-      deviceUserAgent: displayableUserAgent(origin.userAgent),
-    });
-    if (inserted) userCode = candidate;
-  }
-  if (!userCode) throw new Error('no free user code after repeated draws');
-  await deps.polling.seed(hash, interval, expiresAt);
+  const stored = {
+    deviceAddress: origin.address.slice(0, 64),
+    deviceUserAgent: displayableUserAgent(origin.userAgent),
+  };
+  const insertWithFreeCode = async (): Promise<string> => {
+    for (let draw = 0; draw < USER_CODE_DRAWS; draw++) {
+      const candidate = newUserCode();
+      const row = {
+        deviceCodeHash: hash,
+        userCode: candidate,
+        applicationId: app.id,
+        interval,
+        createdAt: now,
+        expiresAt,
+      };
+      if (await deps.authorizations.insert({ ...row, ...stored })) return candidate;
+    }
+    throw new Error('no free user code after repeated draws');
+  };
+  // The polling state is keyed by the device code alone, so it is written alongside the row, not after it: a poll
+  // can only come once this answer is out, and a row that never went in leaves state that expires unused.
+  const [userCode] = await Promise.all([insertWithFreeCode(), deps.polling.seed(hash, interval, expiresAt)]);
   return {
     applicationAnchor: app.anchor,
     deviceCode,
