@@ -4,8 +4,8 @@ import type { Db } from '@svc/db';
 import { ServiceError } from '@svc/platform';
 import { TYP } from '@svc/token-core';
 import type { Redis } from 'ioredis';
-import type { JWK } from 'jose';
 import { AssertionError, verifyBoundAssertion } from './bound-assertion';
+import { findActiveClientKey } from './store';
 
 export interface ClientAuthResult {
   applicationId: string;
@@ -35,14 +35,7 @@ export async function verifyClientAuth(
       rawBody: req.rawBody,
       redis: deps.redis,
       replayNamespace: 'client-auth',
-      async resolveKey(kid) {
-        const row = await deps.db.clientKey.findUnique({
-          where: { kid },
-          include: { application: { select: { id: true, anchor: true } } },
-        });
-        if (row?.status !== 'ACTIVE') return undefined;
-        return { jwk: row.jwk as JWK, applicationId: row.application.id, anchor: row.application.anchor };
-      },
+      resolveKey: (kid) => findActiveClientKey(deps.db, kid),
       issuerMatches: (iss, _kid, key) => iss === key.anchor,
     });
     return { applicationId: key.applicationId, applicationAnchor: key.anchor, kid };

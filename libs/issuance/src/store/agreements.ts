@@ -60,3 +60,11 @@ export async function recordReceipt(
     },
   });
 }
+
+/** One published revision of the basic terms (undefined when there is no such revision). */
+export async function termsRevision(db: Db, revision: number): Promise<Agreement | undefined> {
+  const doc = await db.agreementDocument.findUnique({
+    where: { documentType_revision: { documentType: 'BASIC_TERMS', revision } },
+  });
+  return doc ? (doc.body as unknown as Agreement) : undefined;
+}

@@ -1,7 +1,7 @@
 // The errand pages at /errands/{errandKey}: re-authenticate the account first (its passkey, or an emailed code
 // when it has none), then complete data or change consent; single use and short-lived. Also the errand poll.
 // The passkey, code and details steps are the shared ones of @svc/signin; only the errand's rules are here.
-import { loadApplication } from '@svc/issuance';
+import { loadAccount, loadApplication } from '@svc/issuance';
 import { formBody, noStore } from '@svc/platform';
 import {
   accountAndView,
@@ -127,7 +127,7 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
   router.post('/errands/:errandKey/email', form, async (req, res) => {
     const b = await loadPending(req, res);
     readForm(plainForm, req);
-    const account = await deps.db.account.findUnique({ where: { id: b.errand.accountId } });
+    const account = await loadAccount(deps.db, b.errand.accountId);
     const hasPasskey = (await accounts.passkeysOf(b.errand.accountId)).length > 0;
     // Only an account without a passkey re-authenticates by email.
     if (account?.email && !hasPasskey) await signin.mailCode(b, req, account.email);

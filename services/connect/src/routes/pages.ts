@@ -1,6 +1,6 @@
 // Mounts every browser page: inquiries, errands, the account page and the read-only basic-terms page (the
 // LegalAgreementRequired termsUrl), on the shared sign-in steps of @svc/signin, with the page error handler.
-import type { Agreement } from '@svc/issuance';
+import { termsRevision } from '@svc/issuance';
 import {
   createSignin,
   layout,
@@ -42,15 +42,10 @@ export function pageRoutes(deps: ConnectDeps, inquiries: InquiryStore): Router {
 
   router.get('/terms/:revision', async (req, res) => {
     const revision = Number(req.params.revision);
-    const doc = Number.isInteger(revision)
-      ? await deps.db.agreementDocument.findUnique({
-          where: { documentType_revision: { documentType: 'BASIC_TERMS', revision } },
-        })
-      : null;
-    if (!doc) throw new PageError(404, 'notFound');
+    const agreement = Number.isInteger(revision) ? await termsRevision(deps.db, revision) : undefined;
+    if (!agreement) throw new PageError(404, 'notFound');
     const locale = signin.locale(req, res);
     const t = translator(locale, CONNECT_MESSAGES);
-    const agreement = doc.body as unknown as Agreement;
     const ctx = { locale, t, path: req.path };
     setPageHeaders(res);
     res
