@@ -6,17 +6,16 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { databaseUrl } from '@svc/db';
-import { uniqueName, waitUntil } from '@svc/testkit';
+import { testUrls, uniqueName, waitUntil } from '@svc/testkit';
 import pg from 'pg';
 import { buildAll } from './build';
 import { dockerStages, healthcheckArgv } from './dockerfile';
 
 const repo = path.resolve(__dirname, '..');
 const copyRoot = mkdtempSync(path.join(tmpdir(), 'dist-'));
-const dbName = `${new URL(databaseUrl()).pathname.slice(1)}_${uniqueName('dist').replace('-', '_')}`;
+const dbName = `${new URL(testUrls.database).pathname.slice(1)}_${uniqueName('dist').replace('-', '_')}`;
 const freshUrl = (() => {
-  const u = new URL(databaseUrl());
+  const u = new URL(testUrls.database);
   u.pathname = `/${dbName}`;
   return u.toString();
 })();
@@ -84,7 +83,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   rmSync(copyRoot, { recursive: true, force: true });
-  const admin = new pg.Client({ connectionString: databaseUrl() });
+  const admin = new pg.Client({ connectionString: testUrls.database });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
   await admin.end();

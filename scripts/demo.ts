@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createPrisma } from '@svc/db';
+import { issuingConfigFromEnv } from '@svc/host';
 import { currentTerms } from '@svc/issuance';
-import { hostUrl } from '@svc/platform';
 import {
   acceptTerms,
   addRule,
@@ -16,18 +16,20 @@ import {
   publishTerms,
 } from '@svc/provisioning';
 import { BASELINE_TERMS } from '@svc/testkit';
-import { loadKek } from '@svc/token-core';
+import { kekFromBytes } from '@svc/token-core';
 
 const ANCHOR = process.env.DEMO_ANCHOR ?? 'demo-app';
 const EMAIL = 'demo@example.com';
 
 async function main(): Promise<void> {
-  const db = createPrisma();
+  // The fleet's shared configuration, read as a host reads it: the same database, KEK and URLs.
+  const config = issuingConfigFromEnv('connect', process.env);
+  const db = createPrisma(config.databaseUrl, config.db);
   try {
     if (!(await db.application.findUnique({ where: { anchor: ANCHOR } }))) {
       const org = await createOrg(db, 'Demo organization');
       const sector = await createSector(db, org.id, 'Demo sector');
-      await createApp(db, loadKek(), {
+      await createApp(db, kekFromBytes(config.kekBytes), {
         sectorId: sector.id,
         anchor: ANCHOR,
         names: { 'en-US': 'Demo App', 'zh-CN': '演示应用' },
@@ -45,15 +47,15 @@ async function main(): Promise<void> {
           return BASELINE_TERMS;
         }
       })();
-      await publishTerms(db, terms, hostUrl('connect'));
+      await publishTerms(db, terms, config.urls.connect);
     }
     const account =
       (await db.account.findUnique({ where: { email: EMAIL } })) ??
       (await createAccount(db, { email: EMAIL, givenName: 'Demo', familyName: 'User' }));
     await acceptTerms(db, account.id);
     const key = await createAccessKey(db, { anchor: ANCHOR, accountId: account.id });
-    const native = hostUrl('native');
-    const session = hostUrl('session');
+    const native = config.urls.native;
+    const session = config.urls.session;
     const body = JSON.stringify({ applicationAnchor: ANCHOR, ...key });
     process.stdout.write(`
 Demo application "${ANCHOR}" is ready. With the fleet running (pnpm start):

@@ -6,10 +6,6 @@ import { PrismaClient } from './generated/client';
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/test';
 
-export function databaseUrl(): string {
-  return process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
-}
-
 export type Db = PrismaClient;
 
 const pools = new WeakMap<Db, pg.Pool>();
@@ -35,24 +31,11 @@ export interface DbBounds {
 /** The client waits this much beyond `statement_timeout` for the server's own cancellation to arrive. */
 export const STATEMENT_MARGIN_MS = 500;
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
-  return n;
-}
-
-export function dbBoundsFromEnv(env: NodeJS.ProcessEnv = process.env): DbBounds {
-  return {
-    poolMax: positiveInt(env, 'DB_POOL_MAX', 10),
-    connectTimeoutMs: positiveInt(env, 'DB_CONNECT_TIMEOUT_MS', 2000),
-    statementTimeoutMs: positiveInt(env, 'DB_STATEMENT_TIMEOUT_MS', 2000),
-  };
-}
+/** The defaults of DB_POOL_MAX, DB_CONNECT_TIMEOUT_MS and DB_STATEMENT_TIMEOUT_MS (a host's schema reads them). */
+export const DEFAULT_DB_BOUNDS: DbBounds = { poolMax: 10, connectTimeoutMs: 2000, statementTimeoutMs: 2000 };
 
 /** Creates a Prisma client over a bounded pg pool; every call through it is bounded as `DbBounds` says. */
-export function createPrisma(url = databaseUrl(), bounds: DbBounds = dbBoundsFromEnv()): PrismaClient {
+export function createPrisma(url: string, bounds: DbBounds = DEFAULT_DB_BOUNDS): PrismaClient {
   const pool = new pg.Pool({
     connectionString: url,
     max: bounds.poolMax,

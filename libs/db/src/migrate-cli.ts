@@ -1,6 +1,6 @@
 // `pnpm db:migrate`: applies every migration to DATABASE_URL (creating the database if it is missing).
 import pg from 'pg';
-import { databaseUrl } from './client';
+import { DEFAULT_DATABASE_URL } from './client';
 import { migrate } from './migrate';
 
 async function ensureDatabase(url: string): Promise<void> {
@@ -19,7 +19,8 @@ async function ensureDatabase(url: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const url = databaseUrl();
+  // A process entry: the one place this tool reads its environment.
+  const url = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
   await ensureDatabase(url);
   const result = await migrate(url);
   process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,11 +1,12 @@
 // unnestParams against the real PostgreSQL: a gathered statement settles on one generic plan, a bare unnest never.
+
+import { testUrls } from '@svc/testkit';
 import pg from 'pg';
-import { databaseUrl } from './client';
 import { unnestParams } from './gather';
 
 let client: pg.Client;
 beforeAll(async () => {
-  client = new pg.Client({ connectionString: databaseUrl() });
+  client = new pg.Client({ connectionString: testUrls.database });
   await client.connect();
   // A table of its own with settled statistics: the plan choice must not follow what other suites write to sessions.
   await client.query('CREATE TEMP TABLE probe_rows (id text PRIMARY KEY)');

@@ -1,8 +1,8 @@
-// What the issuance core needs from its host: database, key ring, secrets and URLs, and a clock.
+// What the issuance core needs from its host: database, key ring, secrets and URLs, and a clock. The host builds
+// it from its parsed configuration (@svc/host issuanceDepsOf); tests from testkit's configuration.
 import type { Db } from '@svc/db';
 import type { KeyRing } from '@svc/keyring';
-import { hostUrl, issuerUrl } from '@svc/platform';
-import { type Kek, loadKek, loadSubjectSecret } from '@svc/token-core';
+import type { Kek } from '@svc/token-core';
 
 export interface IssuanceDeps {
   db: Db;
@@ -14,17 +14,4 @@ export interface IssuanceDeps {
   connectUrl: string;
   errandTtlSeconds: number;
   now: () => Date;
-}
-
-export function issuanceDepsFromEnv(db: Db, keyRing: KeyRing, kek = loadKek()): IssuanceDeps {
-  return {
-    db,
-    keyRing,
-    kek,
-    subjectSecret: loadSubjectSecret(),
-    issuer: issuerUrl(),
-    connectUrl: hostUrl('connect'),
-    errandTtlSeconds: Number(process.env.ERRAND_TTL_SECONDS ?? 600),
-    now: () => new Date(),
-  };
 }

@@ -6,7 +6,6 @@ export * from './claim-state';
 export * from './deps';
 export * from './email-domain';
 export * from './errands';
-export * from './host-core';
 export * from './issue';
 export * from './presented-token';
 export * from './refresh-jti';

@@ -1,6 +1,7 @@
 // The key ring every host reads: per-scope signing and verification keys from PostgreSQL, cached in process,
 // evicted at once by a Redis pub/sub message when keys change, and in any case after KEY_CACHE_TTL_MS.
 import type { Db } from '@svc/db';
+import type { Clock } from '@svc/platform';
 import {
   importSigningKey,
   importVerificationKey,
@@ -50,12 +51,13 @@ export interface KeyRingOptions {
   kek: Kek;
   /** A dedicated subscriber connection; when given, key changes evict the cache immediately. */
   subscriber?: Redis;
+  /** How long keys are kept without a change message (the host's KEY_CACHE_TTL_MS; default 30 s). */
   cacheTtlMs?: number;
-  now?: () => number;
+  now?: Clock;
 }
 
 export function createKeyRing(opts: KeyRingOptions): KeyRing {
-  const ttl = opts.cacheTtlMs ?? Number(process.env.KEY_CACHE_TTL_MS ?? 30_000);
+  const ttl = opts.cacheTtlMs ?? 30_000;
   const now = opts.now ?? Date.now;
   const cache = new Map<string, Promise<ScopeEntry>>();
   const unknownKidReload = new Map<string, number>();

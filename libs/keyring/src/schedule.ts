@@ -39,7 +39,12 @@ export function keyScheduleFromEnv(env: NodeJS.ProcessEnv = process.env): KeySch
  */
 export function jwksMaxAgeSeconds(env: NodeJS.ProcessEnv = process.env): number {
   const configured = positiveInt(env, 'JWKS_MAX_AGE_SECONDS', DEFAULT_JWKS_MAX_AGE_SECONDS);
-  return Math.min(configured, DEFAULT_JWKS_MAX_AGE_SECONDS, keyScheduleFromEnv(env).prepublishSeconds);
+  return jwksMaxAge(configured, keyScheduleFromEnv(env).prepublishSeconds);
+}
+
+/** The JWK Set max-age rule over parsed values: min(configured, 300, prepublication window). */
+export function jwksMaxAge(configuredSeconds: number, prepublishSeconds: number): number {
+  return Math.min(configuredSeconds, DEFAULT_JWKS_MAX_AGE_SECONDS, prepublishSeconds);
 }
 
 /**

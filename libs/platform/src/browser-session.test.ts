@@ -2,6 +2,7 @@
 // replicas: issued ids only, rotation that retires the old id, writes refused under a gone id, and guesses
 // counted atomically before any comparison.
 import { randomBytes } from 'node:crypto';
+import { testUrls } from '@svc/testkit';
 import type { Redis } from 'ioredis';
 import { createBrowserSessionStore, sessionCookie } from './browser-session';
 import { createRedis } from './redis';
@@ -12,8 +13,8 @@ const namespace = `bs-test-${randomBytes(6).toString('hex')}`;
 const store = (r: Redis) => createBrowserSessionStore(r, { namespace, ttlSeconds: 60 });
 
 beforeAll(() => {
-  one = createRedis();
-  two = createRedis();
+  one = createRedis(testUrls.redis);
+  two = createRedis(testUrls.redis);
 });
 afterAll(async () => {
   const keys = await one.keys(`${namespace}:*`);

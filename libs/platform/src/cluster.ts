@@ -7,8 +7,8 @@ import type { Logger } from './logger';
  * Call first in a host's main(). Returns true in the supervising process (which must then do nothing else),
  * false in a worker or when WEB_CONCURRENCY is 1 or unset.
  */
-export function forkWorkers(logger: Logger, concurrency = Number(process.env.WEB_CONCURRENCY ?? 1)): boolean {
-  if (!cluster.isPrimary || !Number.isInteger(concurrency) || concurrency <= 1) return false;
+export function forkWorkers(logger: Logger, concurrency: number): boolean {
+  if (!cluster.isPrimary || concurrency <= 1) return false;
   let stopping = false;
   for (let i = 0; i < concurrency; i++) cluster.fork();
   cluster.on('exit', (worker, code, signal) => {

@@ -1,4 +1,8 @@
-// Environment configuration shared by all hosts, with the defaults of CONTRACTS.md for local runs.
+// Configuration: each process reads its environment once, at start-up, through one zod schema made of the
+// variables below, and passes the typed result down. A bad value fails start-up with a message naming the
+// variable (never echoing its value: some are secrets). Libraries take settings as options, never read process.env.
+import { z } from 'zod';
+
 export const DEFAULT_PORTS = {
   connect: 4101,
   native: 4102,
@@ -8,33 +12,284 @@ export const DEFAULT_PORTS = {
 } as const;
 
 export type HostName = keyof typeof DEFAULT_PORTS;
+export const HOST_NAMES = Object.keys(DEFAULT_PORTS) as HostName[];
 
-export function envInt(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n)) throw new Error(`${name} must be a number`);
-  return n;
+/** The environment as a process sees it (`process.env`, or a plain object in tests). */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** A variable's parser: the raw string (or undefined when unset) to its typed value. */
+export type Var<T> = z.ZodType<T, string | undefined>;
+export type Vars = Record<string, Var<unknown>>;
+/** The parsed values of a set of variables, keyed by variable name. */
+export type VarValues<S extends Vars> = { [K in keyof S]: z.output<S[K]> };
+
+/** Start-up refused: every bad variable with what it must be, one per line; values are never included. */
+export class ConfigError extends Error {
+  constructor(readonly problems: { variable: string; problem: string }[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p.variable} ${p.problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
 }
 
-/** A whole number >= 1 from the environment (bounds, limits), or `fallback` when unset; anything else fails start-up. */
-export function envPositiveInt(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
-  return n;
+const unset = (raw: string | undefined): raw is undefined => raw === undefined || raw.trim() === '';
+
+/** A variable whose raw text `parse` turns into a value, or into a problem message (kept value-free). */
+function variable<T>(fallback: T | (() => T), parse: (raw: string) => T | { problem: string }): Var<T> {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return typeof fallback === 'function' ? (fallback as () => T)() : fallback;
+      const out = parse(raw.trim());
+      if (out && typeof out === 'object' && 'problem' in out) {
+        ctx.addIssue({ code: 'custom', message: out.problem });
+        return z.NEVER;
+      }
+      return out as T;
+    }) as unknown as Var<T>;
 }
 
-export function hostUrl(host: HostName, env: NodeJS.ProcessEnv = process.env): string {
-  const name = `${host.toUpperCase()}_URL`;
-  return (env[name] ?? `http://127.0.0.1:${DEFAULT_PORTS[host]}`).replace(/\/+$/, '');
+/** A whole number in [min, max] (defaults: 0 to 2^31-1), `fallback` when unset. */
+export function intVar(fallback: number, opts: { min?: number; max?: number } = {}): Var<number> {
+  const { min = 0, max = 2 ** 31 - 1 } = opts;
+  const problem = `must be a whole number from ${min} to ${max}`;
+  return variable(fallback, (raw) => {
+    if (!/^-?\d+$/.test(raw)) return { problem };
+    const n = Number(raw);
+    return n < min || n > max ? { problem } : n;
+  });
 }
 
-export function issuerUrl(env: NodeJS.ProcessEnv = process.env): string {
-  return (env.ISSUER_URL ?? 'https://issuer.local.test').replace(/\/+$/, '');
+/** Like intVar, but undefined when unset (an optional feature, such as a metrics port). */
+export function optionalIntVar(opts: { min?: number; max?: number } = {}): Var<number | undefined> {
+  const inner = intVar(0, opts);
+  return variable<number | undefined>(undefined, (raw) => {
+    const out = inner.safeParse(raw);
+    return out.success ? out.data : { problem: out.error.issues[0]?.message ?? 'is invalid' };
+  });
 }
 
-export function portFor(host: HostName, env: NodeJS.ProcessEnv = process.env): number {
-  return envInt('PORT', DEFAULT_PORTS[host], env);
+/** Free text, `fallback` when unset. */
+export function textVar(fallback: string): Var<string> {
+  return variable(fallback, (raw) => raw);
+}
+
+/** One of `values`, `fallback` when unset. */
+export function oneOfVar<const T extends string>(values: readonly T[], fallback: T): Var<T> {
+  const problem = `must be one of ${values.join(', ')}`;
+  return variable(fallback, (raw) =>
+    (values as readonly string[]).includes(raw) ? (raw as T) : { problem },
+  );
+}
+
+/** An absolute URL with one of `protocols` (without the trailing slash), `fallback` when unset. */
+export function urlVar(fallback: string, protocols: readonly string[] = ['http:', 'https:']): Var<string> {
+  const problem = `must be an absolute URL (${protocols.map((p) => `${p}//`).join(' or ')})`;
+  return variable(fallback, (raw) => {
+    try {
+      const url = new URL(raw);
+      return protocols.includes(url.protocol) ? raw.replace(/\/+$/, '') : { problem };
+    } catch {
+      return { problem };
+    }
+  });
+}
+
+/**
+ * A secret: required when `production`, a development default otherwise. Its value never appears in a message,
+ * a log line or an error.
+ */
+export function secretVar<T>(
+  production: boolean,
+  development: T,
+  parse: (raw: string) => T | { problem: string },
+): Var<T> {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) {
+        if (!production) return development;
+        ctx.addIssue({ code: 'custom', message: 'is required in production' });
+        return z.NEVER;
+      }
+      const out = parse(raw.trim());
+      if (out && typeof out === 'object' && 'problem' in out) {
+        ctx.addIssue({ code: 'custom', message: out.problem });
+        return z.NEVER;
+      }
+      return out as T;
+    }) as unknown as Var<T>;
+}
+
+/** Express's `trust proxy` setting from TRUST_PROXY: unset = false, `true`, a hop count, or addresses/subnets. */
+export type TrustProxy = boolean | number | string;
+export function trustProxyVar(): Var<TrustProxy> {
+  return variable<TrustProxy>(false, (raw) => {
+    if (raw === 'true') return true;
+    if (raw === 'false') return false;
+    if (/^\d+$/.test(raw)) return Number(raw);
+    return raw;
+  });
+}
+
+/**
+ * Parses `env` against `vars` (plus `check`, for rules between variables) and hands the values to `build`. Throws
+ * a ConfigError listing every bad variable.
+ */
+export function readConfig<S extends Vars, T>(
+  vars: S,
+  env: Env,
+  build: (values: VarValues<S>) => T,
+  check?: (values: VarValues<S>) => { variable: string; problem: string }[],
+): T {
+  const picked: Record<string, string | undefined> = {};
+  for (const name of Object.keys(vars)) picked[name] = env[name];
+  const result = z.object(vars).safeParse(picked);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((i) => ({
+        variable: String(i.path[0] ?? '(environment)'),
+        problem: i.message,
+      })),
+    );
+  }
+  const values = result.data as VarValues<S>;
+  const problems = check?.(values) ?? [];
+  if (problems.length > 0) throw new ConfigError(problems);
+  return build(values);
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/test';
+const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+/** Development-only KEK, used when KEY_ENCRYPTION_KEY is unset outside production. */
+const DEVELOPMENT_KEK = Buffer.alloc(32, 7);
+const DEVELOPMENT_SUBJECT_SECRET = 'development-only-subject-secret';
+
+function kekBytes(raw: string): Buffer | { problem: string } {
+  const key = Buffer.from(raw, 'base64');
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(raw) && key.length === 32
+    ? key
+    : { problem: 'must be 32 bytes, base64-encoded' };
+}
+
+/**
+ * What every process of the fleet reads (hosts, worker, admin tool): where PostgreSQL and Redis are and how long a
+ * call to them may take (RELIABILITY.md), the KEK, logging, metrics and tracing.
+ */
+export function processVars(production: boolean) {
+  return {
+    LOG_LEVEL: oneOfVar(LOG_LEVELS, 'info'),
+    DATABASE_URL: urlVar(DEFAULT_DATABASE_URL, ['postgresql:', 'postgres:']),
+    DB_POOL_MAX: intVar(10, { min: 1, max: 1000 }),
+    DB_CONNECT_TIMEOUT_MS: intVar(2000, { min: 1 }),
+    DB_STATEMENT_TIMEOUT_MS: intVar(2000, { min: 1 }),
+    REDIS_URL: urlVar(DEFAULT_REDIS_URL, ['redis:', 'rediss:']),
+    REDIS_CONNECT_TIMEOUT_MS: intVar(2000, { min: 1 }),
+    REDIS_COMMAND_TIMEOUT_MS: intVar(1000, { min: 1 }),
+    KEY_ENCRYPTION_KEY: secretVar(production, DEVELOPMENT_KEK, kekBytes),
+    METRICS_PORT: optionalIntVar({ min: 1, max: 65_535 }),
+    OTEL_EXPORTER_OTLP_ENDPOINT: variable<string | undefined>(undefined, (raw) => raw),
+  };
+}
+export type ProcessVars = ReturnType<typeof processVars>;
+
+export interface ProcessConfig {
+  production: boolean;
+  logLevel: LogLevel;
+  databaseUrl: string;
+  /** PostgreSQL bounds (the shape of @svc/db's DbBounds). */
+  db: { poolMax: number; connectTimeoutMs: number; statementTimeoutMs: number };
+  redisUrl: string;
+  /** Redis bounds (RedisBounds). */
+  redis: { connectTimeoutMs: number; commandTimeoutMs: number };
+  /** The key-encryption key's 32 bytes (token-core's kekFromBytes makes the Kek). A secret. */
+  kekBytes: Buffer;
+  metricsPort: number | undefined;
+  /** Tracing is on when set. */
+  otlpEndpoint: string | undefined;
+}
+
+export function processConfigOf(production: boolean, v: VarValues<ProcessVars>): ProcessConfig {
+  return {
+    production,
+    logLevel: v.LOG_LEVEL,
+    databaseUrl: v.DATABASE_URL,
+    db: {
+      poolMax: v.DB_POOL_MAX,
+      connectTimeoutMs: v.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: v.DB_STATEMENT_TIMEOUT_MS,
+    },
+    redisUrl: v.REDIS_URL,
+    redis: { connectTimeoutMs: v.REDIS_CONNECT_TIMEOUT_MS, commandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS },
+    kekBytes: v.KEY_ENCRYPTION_KEY,
+    metricsPort: v.METRICS_PORT,
+    otlpEndpoint: v.OTEL_EXPORTER_OTLP_ENDPOINT,
+  };
+}
+
+/** NODE_ENV=production makes secrets required. */
+export function isProduction(env: Env): boolean {
+  return env.NODE_ENV === 'production';
+}
+
+/** What every HTTP host reads besides processVars: where it listens, how it stops, the fleet's URLs. */
+export function hostVars(name: HostName, production: boolean) {
+  const urls = Object.fromEntries(
+    HOST_NAMES.map((h) => [`${h.toUpperCase()}_URL`, urlVar(`http://127.0.0.1:${DEFAULT_PORTS[h]}`)]),
+  ) as Record<`${Uppercase<HostName>}_URL`, Var<string>>;
+  return {
+    ...processVars(production),
+    ...urls,
+    PORT: intVar(DEFAULT_PORTS[name], { max: 65_535 }),
+    BIND_HOST: textVar('0.0.0.0'),
+    WEB_CONCURRENCY: intVar(1, { min: 1, max: 256 }),
+    SHUTDOWN_GRACE_MS: intVar(10_000),
+    TRUST_PROXY: trustProxyVar(),
+    ISSUER_URL: urlVar('https://issuer.local.test'),
+    SUBJECT_SECRET: secretVar(production, DEVELOPMENT_SUBJECT_SECRET, (raw) =>
+      raw.length >= 16 ? raw : { problem: 'must be at least 16 characters' },
+    ),
+  };
+}
+export type HostVars = ReturnType<typeof hostVars>;
+
+export interface HostConfig extends ProcessConfig {
+  name: HostName;
+  port: number;
+  bindHost: string;
+  /** Processes to fork sharing the port (1 = no cluster). */
+  webConcurrency: number;
+  /** How long shutdown waits for handlers still running after their clients left. */
+  shutdownGraceMs: number;
+  trustProxy: TrustProxy;
+  /** The `iss` of every token, without a trailing slash. */
+  issuer: string;
+  /** Public base URL of every host of the fleet, without a trailing slash. */
+  urls: Record<HostName, string>;
+  /** HMAC secret of pairwise subjects. A secret. */
+  subjectSecret: string;
+}
+
+export function hostConfigOf(name: HostName, production: boolean, v: VarValues<HostVars>): HostConfig {
+  return {
+    ...processConfigOf(production, v),
+    name,
+    port: v.PORT,
+    bindHost: v.BIND_HOST,
+    webConcurrency: v.WEB_CONCURRENCY,
+    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
+    trustProxy: v.TRUST_PROXY,
+    issuer: v.ISSUER_URL,
+    urls: {
+      connect: v.CONNECT_URL,
+      native: v.NATIVE_URL,
+      session: v.SESSION_URL,
+      device: v.DEVICE_URL,
+      oidc: v.OIDC_URL,
+    },
+    subjectSecret: v.SUBJECT_SECRET,
+  };
 }

@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerRespo
 import type { Express } from 'express';
 import proxyAddr from 'proxy-addr';
 import { DEFAULT_BODY_LIMIT, readBody } from './body';
-import { describeError, type HostAppOptions, parseTrustProxy, SECURITY_HEADERS } from './http';
+import { describeError, type HostAppOptions, SECURITY_HEADERS } from './http';
 
 export interface FastRequest {
   /** Path parameters (`:name` segments), URI-decoded. */
@@ -79,7 +79,7 @@ function match(route: CompiledRoute, path: string): Record<string, string> | und
 }
 
 function trustFunction(opts: HostAppOptions): (addr: string, i: number) => boolean {
-  const trust = opts.trustProxy ?? parseTrustProxy(process.env.TRUST_PROXY);
+  const trust = opts.trustProxy ?? false;
   if (trust === true) return () => true;
   if (trust === false) return () => false;
   if (typeof trust === 'number') return (_addr, i) => i < trust;

@@ -27,6 +27,7 @@ export interface HostAppOptions {
   dependencies?: DependencyWatch;
   /** Session API errors may carry a `message`; other hosts send `reason` alone. */
   includeMessages?: boolean;
+  /** Express's `trust proxy` (the host's TRUST_PROXY, parsed at start-up); default false. */
   trustProxy?: boolean | number | string;
 }
 
@@ -62,7 +63,7 @@ export function createHostApp(opts: HostAppOptions): ExpressApp {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  app.set('trust proxy', opts.trustProxy ?? parseTrustProxy(process.env.TRUST_PROXY));
+  app.set('trust proxy', opts.trustProxy ?? false);
   app.use((req, res, next) => {
     for (const [k, v] of SECURITY_HEADERS) res.setHeader(k, v);
     if (opts.metrics) {
@@ -94,13 +95,6 @@ export function finishHostApp(app: ExpressApp, opts: HostAppOptions): void {
     res.status(404).json({ reason: 'NotFound' });
   });
   app.use(errorHandler(opts));
-}
-
-export function parseTrustProxy(v: string | undefined): boolean | number | string {
-  if (!v) return false;
-  if (v === 'true') return true;
-  if (/^\d+$/.test(v)) return Number(v);
-  return v;
 }
 
 /** Parses with a zod schema; a failure is `InvalidBody` naming the offending fields (never their values). */

@@ -1,6 +1,7 @@
 // Platform: configuration, logging, Redis, HTTP scaffolding, errors, rate limits, metrics and telemetry.
 export * from './body';
 export * from './browser-session';
+export * from './clock';
 export * from './cluster';
 export * from './config';
 export * from './dependencies';

@@ -17,7 +17,7 @@ const REDACT = [
   '*.privateKey',
 ];
 
-/** A host's logger; tests may give a `level` and a `destination` to read the lines back. */
+/** A process's logger at `level` (its LOG_LEVEL; default info); tests may give a `destination` to read lines back. */
 export function createLogger(
   name: string,
   opts: { level?: string; destination?: pino.DestinationStream } = {},
@@ -25,7 +25,7 @@ export function createLogger(
   return pino(
     {
       name,
-      level: opts.level ?? process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info'),
+      level: opts.level ?? 'info',
       redact: { paths: REDACT, censor: '[redacted]' },
       base: { host: name },
     },

@@ -1,16 +1,11 @@
 // Redis connections (ioredis) for replay sets, rate limits, caches and pub/sub, each call bounded in time and every
 // connection error logged through pino as JSON (never ioredis's plain-text "Unhandled error event" on stderr).
 import { Redis } from 'ioredis';
-import { envPositiveInt } from './config';
 import { createLogger, type Logger } from './logger';
 
 export { Redis };
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
-
-export function redisUrl(): string {
-  return process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
-}
 
 /** How long a Redis call may take (see RELIABILITY.md). */
 export interface RedisBounds {
@@ -20,12 +15,8 @@ export interface RedisBounds {
   commandTimeoutMs: number;
 }
 
-export function redisBoundsFromEnv(env: NodeJS.ProcessEnv = process.env): RedisBounds {
-  return {
-    connectTimeoutMs: envPositiveInt('REDIS_CONNECT_TIMEOUT_MS', 2000, env),
-    commandTimeoutMs: envPositiveInt('REDIS_COMMAND_TIMEOUT_MS', 1000, env),
-  };
-}
+/** The defaults of REDIS_CONNECT_TIMEOUT_MS and REDIS_COMMAND_TIMEOUT_MS (config.ts reads the variables). */
+export const DEFAULT_REDIS_BOUNDS: RedisBounds = { connectTimeoutMs: 2000, commandTimeoutMs: 1000 };
 
 export interface RedisOptions {
   lazy?: boolean;
@@ -45,8 +36,8 @@ let fallbackLogger: Logger | undefined;
  * A command or subscriber connection. Not for BullMQ's blocking connections: BullMQ builds those itself from
  * plain options, without a command timeout (a blocking pop waits on purpose).
  */
-export function createRedis(url = redisUrl(), opts: RedisOptions = {}): Redis {
-  const bounds = opts.bounds ?? redisBoundsFromEnv();
+export function createRedis(url: string, opts: RedisOptions = {}): Redis {
+  const bounds = opts.bounds ?? DEFAULT_REDIS_BOUNDS;
   const redis = new Redis(url, {
     enableAutoPipelining: opts.autoPipelining ?? false,
     maxRetriesPerRequest: 2,

@@ -2,7 +2,7 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forkWorkers } from './cluster';
-import { type HostName, portFor } from './config';
+import type { Env, HostConfig, HostName } from './config';
 import { createLogger, type Logger } from './logger';
 import { type Metrics, serveMetrics } from './metrics';
 import { startTelemetry } from './telemetry';
@@ -14,11 +14,7 @@ export interface RunningHost {
 }
 
 /** Listens on `port` (0 = any free port) and resolves once bound. */
-export function listen(
-  app: RequestListener,
-  port: number,
-  host = process.env.BIND_HOST ?? '0.0.0.0',
-): Promise<Server> {
+export function listen(app: RequestListener, port: number, host = '0.0.0.0'): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer(app);
     server.once('error', reject);
@@ -69,26 +65,26 @@ export function trackHandlers(app: RequestListener): {
   };
 }
 
-/** How long shutdown waits for handlers still running after their clients left (SHUTDOWN_GRACE_MS). */
-const SHUTDOWN_GRACE_MS = Number(process.env.SHUTDOWN_GRACE_MS ?? 10_000);
-
 export async function runHost(opts: {
   name: string;
   app: RequestListener;
   port: number;
+  /** Address to bind (BIND_HOST; default all interfaces). */
+  bindHost?: string;
   logger: Logger;
   metrics?: Metrics;
+  /** Where Prometheus metrics are served (METRICS_PORT); none when undefined. */
+  metricsPort?: number;
   onClose?: () => Promise<void>;
-  /** Overrides SHUTDOWN_GRACE_MS. */
+  /** How long shutdown waits for handlers still running after their clients left (SHUTDOWN_GRACE_MS). */
   graceMs?: number;
 }): Promise<RunningHost> {
   const handlers = trackHandlers(opts.app);
-  const server = await listen(handlers.app, opts.port);
+  const server = await listen(handlers.app, opts.port, opts.bindHost);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
-  const metricsPort = process.env.METRICS_PORT;
   const metricsServer =
-    opts.metrics && metricsPort ? serveMetrics(opts.metrics, Number(metricsPort)) : undefined;
+    opts.metrics && opts.metricsPort !== undefined ? serveMetrics(opts.metrics, opts.metricsPort) : undefined;
   opts.logger.info({ port }, `${opts.name} listening`);
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -99,7 +95,7 @@ export async function runHost(opts: {
       const stopped = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       handlers.drain();
-      if (!(await handlers.settled(opts.graceMs ?? SHUTDOWN_GRACE_MS))) {
+      if (!(await handlers.settled(opts.graceMs ?? 10_000))) {
         opts.logger.warn('handlers still running at the end of the shutdown grace period');
       }
       server.closeAllConnections();
@@ -127,26 +123,38 @@ export interface HostProcessDeps {
   close(): Promise<void>;
 }
 
+/** A host process: its configuration schema, how it opens its dependencies, and its app. */
+export interface HostProcess<C extends HostConfig, D extends HostProcessDeps> {
+  name: HostName;
+  /** Reads the environment through the host's schema; throws a ConfigError naming every bad variable. */
+  config: (env: Env) => C;
+  open: (config: C) => D | Promise<D>;
+  app: (deps: D) => RequestListener;
+}
+
 /**
- * A host's process entry: forks WEB_CONCURRENCY workers when asked, starts telemetry, opens the dependencies,
- * serves on the host's port and, on SIGTERM/SIGINT, drains, closes them and stops telemetry. A failure to
- * start prints its message (never a stack) and exits 1.
+ * A host's process entry, in named steps: read the configuration once, fork WEB_CONCURRENCY workers when asked,
+ * start telemetry, open the dependencies, serve on the configured port and, on SIGTERM/SIGINT, drain, close them
+ * and stop telemetry. A failure to start prints its message (never a stack, never a secret) and exits 1.
  */
-export function serveHostProcess<D extends HostProcessDeps>(
-  name: HostName,
-  open: () => D | Promise<D>,
-  createApp: (deps: D) => RequestListener,
+export function serveHostProcess<C extends HostConfig, D extends HostProcessDeps>(
+  host: HostProcess<C, D>,
+  env: Env,
 ): void {
   const main = async () => {
-    if (forkWorkers(createLogger(name))) return;
-    const telemetry = startTelemetry(name);
-    const deps = await open();
+    const config = host.config(env);
+    if (forkWorkers(createLogger(host.name, { level: config.logLevel }), config.webConcurrency)) return;
+    const telemetry = startTelemetry(host.name, config.otlpEndpoint);
+    const deps = await host.open(config);
     await runHost({
-      name,
-      app: createApp(deps),
-      port: portFor(name),
+      name: host.name,
+      app: host.app(deps),
+      port: config.port,
+      bindHost: config.bindHost,
       logger: deps.logger,
       metrics: deps.metrics,
+      metricsPort: config.metricsPort,
+      graceMs: config.shutdownGraceMs,
       onClose: async () => {
         await deps.close();
         await telemetry?.shutdown();
@@ -155,7 +163,7 @@ export function serveHostProcess<D extends HostProcessDeps>(
   };
   main().catch((err: unknown) => {
     process.stderr.write(
-      `${name} host failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+      `${host.name} host failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
     );
     process.exit(1);
   });

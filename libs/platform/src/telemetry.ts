@@ -4,8 +4,12 @@ import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 
-export function startTelemetry(serviceName: string): { shutdown(): Promise<void> } | undefined {
-  if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
+/** Starts tracing when `otlpEndpoint` is set (the SDK reads the OTEL_* variables for the exporter itself). */
+export function startTelemetry(
+  serviceName: string,
+  otlpEndpoint: string | undefined,
+): { shutdown(): Promise<void> } | undefined {
+  if (!otlpEndpoint) return undefined;
   const sdk = new NodeSDK({
     serviceName,
     instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation()],

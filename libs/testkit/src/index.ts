@@ -2,9 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import type { RequestListener, Server } from 'node:http';
 import { createPrisma, type Db } from '@svc/db';
-import { type IssuanceDeps, issuanceDepsFromEnv } from '@svc/issuance';
+import { issuanceDepsOf, issuingConfigFromEnv } from '@svc/host';
+import type { IssuanceDeps } from '@svc/issuance';
 import { createKeyRing, type KeyRing } from '@svc/keyring';
-import { createRedis, listen, type Redis } from '@svc/platform';
+import { type Clock, createRedis, listen, type Redis } from '@svc/platform';
 import {
   acceptTerms,
   addClientKey,
@@ -16,8 +17,9 @@ import {
   createSector,
   setClaims,
 } from '@svc/provisioning';
-import { loadKek } from '@svc/token-core';
+import { type Kek, kekFromBytes } from '@svc/token-core';
 import { type CryptoKey, exportJWK, generateKeyPair } from 'jose';
+import { testEnv } from './config';
 
 export interface TestInfra {
   db: Db;
@@ -32,12 +34,14 @@ export interface TestInfra {
  * Opens connections to the test database (or to `over`, a database the caller owns and closes) and Redis (or the
  * Redis at `redisUrl`), and a key ring whose clock is `now`; close them in afterAll.
  */
-export function openInfra(opts: { over?: Db; now?: () => number; redisUrl?: string } = {}): TestInfra {
-  const db = opts.over ?? createPrisma();
-  const redis = createRedis(opts.redisUrl);
-  const subscriber = createRedis(opts.redisUrl);
-  const keyRing = createKeyRing({ db, kek: loadKek(), subscriber, now: opts.now });
-  const issuance = issuanceDepsFromEnv(db, keyRing);
+export function openInfra(opts: { over?: Db; now?: Clock; redisUrl?: string } = {}): TestInfra {
+  const config = issuingConfigFromEnv('session', testEnv());
+  const db = opts.over ?? createPrisma(config.databaseUrl);
+  const redis = createRedis(opts.redisUrl ?? config.redisUrl);
+  const subscriber = createRedis(opts.redisUrl ?? config.redisUrl);
+  const kek = testKek();
+  const keyRing = createKeyRing({ db, kek, subscriber, now: opts.now });
+  const issuance = issuanceDepsOf(config, { db, keyRing, kek });
   return {
     db,
     redis,
@@ -50,6 +54,11 @@ export function openInfra(opts: { over?: Db; now?: () => number; redisUrl?: stri
       if (!opts.over) await db.$disconnect();
     },
   };
+}
+
+/** The KEK of every test process and of the hosts tests start (the development KEK, as testEnv leaves it unset). */
+export function testKek(): Kek {
+  return kekFromBytes(issuingConfigFromEnv('session', testEnv()).kekBytes);
 }
 
 /** Polls `check` every `everyMs` until it holds (a throw counts as not yet); fails after `timeoutMs`. */
@@ -205,6 +214,7 @@ export function expectTokenPair(res: Awaited<ReturnType<typeof postJson>>, membe
 export { type CapturedLog, captureLogger } from './capture-logger';
 export { type ChildHost, spawnHost } from './child-host';
 export { signClientAuth } from './client-auth';
+export { type SettableClock, settableClock, testEnv, testUrls } from './config';
 export {
   countStatuses,
   type FaultFigures,

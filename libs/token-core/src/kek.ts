@@ -1,4 +1,4 @@
-// Key-encryption key (KEK) from the environment: seals private signing keys and other secrets at rest (AES-256-GCM).
+// Key-encryption key (KEK): seals private signing keys and other secrets at rest (AES-256-GCM).
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 export interface Kek {
@@ -7,21 +7,7 @@ export interface Kek {
   key: Buffer;
 }
 
-// Development-only KEK, used when KEY_ENCRYPTION_KEY is unset and NODE_ENV is not production.
-const DEV_KEK = Buffer.alloc(32, 7);
-
-/** Loads the KEK from KEY_ENCRYPTION_KEY (32 bytes, base64). Refuses to run without one in production. */
-export function loadKek(env: NodeJS.ProcessEnv = process.env): Kek {
-  const raw = env.KEY_ENCRYPTION_KEY;
-  if (!raw) {
-    if (env.NODE_ENV === 'production') throw new Error('KEY_ENCRYPTION_KEY is required in production');
-    return kekFromBytes(DEV_KEK);
-  }
-  const key = Buffer.from(raw, 'base64');
-  if (key.length !== 32) throw new Error('KEY_ENCRYPTION_KEY must be 32 bytes, base64-encoded');
-  return kekFromBytes(key);
-}
-
+/** The KEK over its 32 bytes (a process's configuration reads them from KEY_ENCRYPTION_KEY). */
 export function kekFromBytes(key: Buffer): Kek {
   return { id: createHash('sha256').update(key).digest('hex').slice(0, 16), key };
 }

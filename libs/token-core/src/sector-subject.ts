@@ -23,12 +23,3 @@ export function deriveSectorSubject(secret: string | Buffer, input: SectorSubjec
     .digest('base64url');
   return `ss_${mac.slice(0, 32)}`;
 }
-
-const DEV_SUBJECT_SECRET = 'development-only-subject-secret';
-
-export function loadSubjectSecret(env: NodeJS.ProcessEnv = process.env): string {
-  const secret = env.SUBJECT_SECRET;
-  if (secret) return secret;
-  if (env.NODE_ENV === 'production') throw new Error('SUBJECT_SECRET is required in production');
-  return DEV_SUBJECT_SECRET;
-}

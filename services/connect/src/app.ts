@@ -1,6 +1,6 @@
 // createConnectApp: the connect host's Express app (JSON API, browser pages, static assets), used by main and tests.
 
-import { hostAppOptions } from '@svc/issuance';
+import { hostAppOptions } from '@svc/host';
 import { createHostApp, finishHostApp } from '@svc/platform';
 import { assetRoutes } from '@svc/signin';
 import type { Express } from 'express';

@@ -1,7 +1,18 @@
-// Connect host configuration read from the environment: public URL, WebAuthn relying party, mail, lifetimes.
-import { envInt, hostUrl, sessionCookie } from '@svc/platform';
+// The connect host's configuration, read once at start-up: every issuing host's variables plus its public URL,
+// WebAuthn relying party, mail, lifetimes and rate limits.
+import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
+import {
+  type Env,
+  intVar,
+  isProduction,
+  oneOfVar,
+  readConfig,
+  sessionCookie,
+  textVar,
+  urlVar,
+} from '@svc/platform';
 
-export interface ConnectConfig {
+export interface ConnectConfig extends IssuingHostConfig {
   /** Public base URL of this host (CONNECT_URL), without a trailing slash. */
   connectUrl: string;
   /** WebAuthn relying party id (WEBAUTHN_RP_ID, default the CONNECT_URL host name). */
@@ -20,6 +31,8 @@ export interface ConnectConfig {
   /** Name of the flow cookie: `__Host-connect_flow` when CONNECT_URL is HTTPS, `connect_flow` on loopback HTTP. */
   flowCookieName: string;
   mailFrom: string;
+  /** The SMTP relay: SMTP_URL (smtp://user:pass@host:port), else SMTP_HOST + SMTP_PORT (+ SMTP_USER, SMTP_PASS, SMTP_SECURE). */
+  smtp: SmtpTarget;
   /** Redis key namespace of the rate limits (RATE_LIMIT_NAMESPACE), so separate deployments do not share counters. */
   rateLimitNamespace: string;
   rateLimits: {
@@ -39,26 +52,63 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK.has(hostname.toLowerCase());
 }
 
-export function connectConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ConnectConfig {
-  const connectUrl = hostUrl('connect', env);
-  const url = new URL(connectUrl);
+function connectVars(production: boolean) {
   return {
-    connectUrl,
-    rpId: env.WEBAUTHN_RP_ID ?? url.hostname,
-    origin: env.WEBAUTHN_ORIGIN ?? url.origin,
-    rpName: env.WEBAUTHN_RP_NAME ?? 'Sign-in service',
-    inquiryTtlSeconds: envInt('INQUIRY_TTL_SECONDS', 600, env),
-    emailCodeTtlSeconds: envInt('EMAIL_CODE_TTL_SECONDS', 600, env),
-    flowTtlSeconds: envInt('FLOW_TTL_SECONDS', 1800, env),
-    secureCookies: !(url.protocol === 'http:' && isLoopbackHost(url.hostname)),
-    flowCookieName: sessionCookie('connect_flow', url.protocol === 'https:').name,
-    mailFrom: env.MAIL_FROM ?? 'Sign-in service <no-reply@localhost>',
-    rateLimitNamespace: env.RATE_LIMIT_NAMESPACE ?? 'connect',
-    rateLimits: {
-      codeSendPerIp: envInt('RL_CODE_SEND_PER_IP', 20, env),
-      codeSendPerRecipient: envInt('RL_CODE_SEND_PER_RECIPIENT', 5, env),
-      codeVerifyPerIp: envInt('RL_CODE_VERIFY_PER_IP', 30, env),
-      signInPerIp: envInt('RL_SIGN_IN_PER_IP', 60, env),
-    },
+    ...issuingVars('connect', production),
+    WEBAUTHN_RP_ID: textVar(''),
+    WEBAUTHN_ORIGIN: textVar(''),
+    WEBAUTHN_RP_NAME: textVar('Sign-in service'),
+    INQUIRY_TTL_SECONDS: intVar(600, { min: 1 }),
+    EMAIL_CODE_TTL_SECONDS: intVar(600, { min: 1 }),
+    FLOW_TTL_SECONDS: intVar(1800, { min: 1 }),
+    MAIL_FROM: textVar('Sign-in service <no-reply@localhost>'),
+    SMTP_URL: urlVar('', ['smtp:', 'smtps:']),
+    SMTP_HOST: textVar('127.0.0.1'),
+    SMTP_PORT: intVar(25, { min: 1, max: 65_535 }),
+    SMTP_SECURE: oneOfVar(['true', 'false'], 'false'),
+    SMTP_USER: textVar(''),
+    SMTP_PASS: textVar(''),
+    RATE_LIMIT_NAMESPACE: textVar('connect'),
+    RL_CODE_SEND_PER_IP: intVar(20, { min: 1 }),
+    RL_CODE_SEND_PER_RECIPIENT: intVar(5, { min: 1 }),
+    RL_CODE_VERIFY_PER_IP: intVar(30, { min: 1 }),
+    RL_SIGN_IN_PER_IP: intVar(60, { min: 1 }),
   };
+}
+
+export function connectConfigFromEnv(env: Env): ConnectConfig {
+  const production = isProduction(env);
+  return readConfig(connectVars(production), env, (v) => {
+    const base = issuingConfigOf('connect', production, v);
+    const connectUrl = base.urls.connect;
+    const url = new URL(connectUrl);
+    return {
+      ...base,
+      connectUrl,
+      rpId: v.WEBAUTHN_RP_ID || url.hostname,
+      origin: v.WEBAUTHN_ORIGIN || url.origin,
+      rpName: v.WEBAUTHN_RP_NAME,
+      inquiryTtlSeconds: v.INQUIRY_TTL_SECONDS,
+      emailCodeTtlSeconds: v.EMAIL_CODE_TTL_SECONDS,
+      flowTtlSeconds: v.FLOW_TTL_SECONDS,
+      secureCookies: !(url.protocol === 'http:' && isLoopbackHost(url.hostname)),
+      flowCookieName: sessionCookie('connect_flow', url.protocol === 'https:').name,
+      mailFrom: v.MAIL_FROM,
+      smtp:
+        v.SMTP_URL ||
+        ({
+          host: v.SMTP_HOST,
+          port: v.SMTP_PORT,
+          secure: v.SMTP_SECURE === 'true',
+          auth: v.SMTP_USER ? { user: v.SMTP_USER, pass: v.SMTP_PASS } : undefined,
+        } as const),
+      rateLimitNamespace: v.RATE_LIMIT_NAMESPACE,
+      rateLimits: {
+        codeSendPerIp: v.RL_CODE_SEND_PER_IP,
+        codeSendPerRecipient: v.RL_CODE_SEND_PER_RECIPIENT,
+        codeVerifyPerIp: v.RL_CODE_VERIFY_PER_IP,
+        signInPerIp: v.RL_SIGN_IN_PER_IP,
+      },
+    };
+  });
 }

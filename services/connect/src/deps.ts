@@ -1,7 +1,8 @@
-// Everything the connect host needs, built from the environment by openConnectDeps (main) or by tests.
-import { type HostParts, openHostCore } from '@svc/issuance';
+// Everything the connect host needs, opened from its parsed configuration by openConnectDeps (main) or by tests.
+import { type HostParts, openHostCore } from '@svc/host';
+import { type Clock, systemClock } from '@svc/platform';
 import { createMailer, type Mailer } from '@svc/signin';
-import { type ConnectConfig, connectConfigFromEnv } from './config';
+import type { ConnectConfig } from './config';
 
 export interface ConnectDeps extends HostParts {
   config: ConnectConfig;
@@ -10,16 +11,15 @@ export interface ConnectDeps extends HostParts {
   close(): Promise<void>;
 }
 
-export function openConnectDeps(env: NodeJS.ProcessEnv = process.env): ConnectDeps {
-  const core = openHostCore('connect', env);
-  const config = connectConfigFromEnv(env);
-  const mailer = createMailer(env, config.mailFrom, core.logger);
+/** Opens the core connections, then the mailer. */
+export function openConnectDeps(config: ConnectConfig, clock: Clock = systemClock): ConnectDeps {
+  const core = openHostCore(config, clock);
+  const mailer = createMailer(config.smtp, config.mailFrom, core.logger);
   return {
     ...core,
-    issuance: { ...core.issuance, connectUrl: config.connectUrl },
     config,
     mailer,
-    now: () => new Date(),
+    now: () => new Date(clock()),
     async close() {
       mailer.close();
       await core.close();

@@ -1,6 +1,10 @@
-// Process entry of the connect host (`pnpm start:connect`): open connections from the environment and serve.
+// Process entry of the connect host (`pnpm start:connect`): read the configuration, open the connections, serve.
 import { serveHostProcess } from '@svc/platform';
 import { createConnectApp } from './app';
+import { connectConfigFromEnv } from './config';
 import { openConnectDeps } from './deps';
 
-serveHostProcess('connect', openConnectDeps, createConnectApp);
+serveHostProcess(
+  { name: 'connect', config: connectConfigFromEnv, open: openConnectDeps, app: createConnectApp },
+  process.env,
+);

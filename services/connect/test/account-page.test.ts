@@ -8,9 +8,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { issueSession, loadApplication } from '@svc/issuance';
 import { createOrg, createSector } from '@svc/provisioning';
-import { openInfra, postJson, type TestInfra, uniqueName } from '@svc/testkit';
+import { openInfra, postJson, type TestInfra, testEnv, uniqueName } from '@svc/testkit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createSessionApp } from '../../session/src/app';
+import { sessionConfigFromEnv } from '../../session/src/config';
 import { openSessionDeps } from '../../session/src/deps';
 import { accountCookieName } from '../src/routes/pages-account';
 import { pageSession, postForm, type VirtualAuthenticator, virtualAuthenticator } from './account-kit';
@@ -64,7 +65,7 @@ beforeAll(async () => {
     claims: { staticAvatar: 'OPTIONAL' },
     names: { 'en-US': 'Lantern Arcade', 'zh-CN': '灯笼街机' },
   });
-  const sessionDeps = openSessionDeps();
+  const sessionDeps = openSessionDeps(sessionConfigFromEnv(testEnv()));
   const server = http.createServer(createSessionApp(sessionDeps));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   sessionUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

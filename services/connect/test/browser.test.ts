@@ -6,10 +6,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { currentTerms, issueSession, loadApplication } from '@svc/issuance';
 import { publishTerms } from '@svc/provisioning';
-import { openInfra, postJson, type TestInfra, uniqueName } from '@svc/testkit';
+import { openInfra, postJson, type TestInfra, testEnv, uniqueName } from '@svc/testkit';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createSessionApp } from '../../session/src/app';
+import { sessionConfigFromEnv } from '../../session/src/config';
 import { openSessionDeps } from '../../session/src/deps';
 import { addAuthenticator, type Credential, launchChromium, shootBothLocales } from './browser-kit';
 import {
@@ -53,7 +54,7 @@ beforeAll(async () => {
       host.url,
     );
   }
-  const sessionDeps = openSessionDeps();
+  const sessionDeps = openSessionDeps(sessionConfigFromEnv(testEnv()));
   const server = http.createServer(createSessionApp(sessionDeps));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   sessionUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

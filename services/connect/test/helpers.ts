@@ -14,12 +14,13 @@ import {
   provisionClientKey,
   signClientAuth,
   type TestInfra,
+  testEnv,
   uniqueName,
 } from '@svc/testkit';
 import { AUDIENCE } from '@svc/token-core';
 import { SMTPServer } from 'smtp-server';
 import { createConnectApp } from '../src/app';
-import type { ConnectConfig } from '../src/config';
+import { type ConnectConfig, connectConfigFromEnv } from '../src/config';
 import type { ConnectDeps } from '../src/deps';
 import { sha256Hex } from '../src/domain/keys';
 import { realizeInquiry } from '../src/domain/realize';
@@ -93,22 +94,19 @@ export async function startConnect(
   await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', () => r()));
   const port = (server.address() as AddressInfo).port;
   const url = `http://${opts.hostname ?? '127.0.0.1'}:${port}`;
-  const logger = createLogger('connect-test');
+  const logger = createLogger('connect-test', { level: 'silent' });
   const now = opts.now ?? (() => new Date());
   const config: ConnectConfig = {
-    connectUrl: url,
-    rpId: opts.hostname ?? '127.0.0.1',
-    origin: url,
-    rpName: 'Sign-in service (test)',
-    inquiryTtlSeconds: 600,
-    emailCodeTtlSeconds: 600,
-    flowTtlSeconds: 1800,
-    secureCookies: false,
-    flowCookieName: 'connect_flow',
-    mailFrom: 'Sign-in test <no-reply@localhost>',
-    // Each test host counts on its own, so repeated runs from 127.0.0.1 do not trip each other's limits.
-    rateLimitNamespace: uniqueName('connect-rl'),
-    rateLimits: { codeSendPerIp: 20, codeSendPerRecipient: 5, codeVerifyPerIp: 30, signInPerIp: 60 },
+    ...connectConfigFromEnv(
+      testEnv({
+        CONNECT_URL: url,
+        WEBAUTHN_RP_NAME: 'Sign-in service (test)',
+        MAIL_FROM: 'Sign-in test <no-reply@localhost>',
+        SMTP_URL: `smtp://127.0.0.1:${opts.smtpPort ?? 2525}`,
+        // Each test host counts on its own, so repeated runs from 127.0.0.1 do not trip each other's limits.
+        RATE_LIMIT_NAMESPACE: uniqueName('connect-rl'),
+      }),
+    ),
     ...opts.config,
   };
   const deps: ConnectDeps = {
@@ -118,7 +116,7 @@ export async function startConnect(
     issuance: { ...infra.issuance, connectUrl: url, now },
     apps: createApplicationCache(infra.db, 0),
     config,
-    mailer: createMailer({ SMTP_URL: `smtp://127.0.0.1:${opts.smtpPort ?? 2525}` }, config.mailFrom, logger),
+    mailer: createMailer(config.smtp, config.mailFrom, logger),
     logger,
     now,
     close: async () => undefined,

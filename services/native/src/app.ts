@@ -1,7 +1,7 @@
 // The native host: direct issue (access key, public key, platform ticket) as fast routes; /errand, health and
 // readiness on Express.
 import type { RequestListener } from 'node:http';
-import { hostAppOptions } from '@svc/issuance';
+import { hostAppOptions } from '@svc/host';
 import { createHostApp, finishHostApp, withFastRoutes } from '@svc/platform';
 import type { NativeDeps } from './deps';
 import { directIssueRoutes } from './routes/direct-issue';

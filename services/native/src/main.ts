@@ -1,6 +1,10 @@
-// Process entry of the native host (`pnpm start:native`): open connections from the environment and serve.
+// Process entry of the native host (`pnpm start:native`): read the configuration, open the connections, serve.
 import { serveHostProcess } from '@svc/platform';
 import { createNativeApp } from './app';
+import { nativeConfigFromEnv } from './config';
 import { openNativeDeps } from './deps';
 
-serveHostProcess('native', openNativeDeps, createNativeApp);
+serveHostProcess(
+  { name: 'native', config: nativeConfigFromEnv, open: openNativeDeps, app: createNativeApp },
+  process.env,
+);

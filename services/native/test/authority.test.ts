@@ -3,7 +3,7 @@
 // answers AuthorizationArtifactStale when the account's authority changes during the attempt. The mid-attempt
 // window is reached with a real lock, not a hook: the test holds the pairwise subject the attempt creates between
 // its one read and its session insert (testkit's holdSubjectCreation).
-import { createPrisma, databaseUrl, dbBoundsFromEnv } from '@svc/db';
+import { createPrisma, DEFAULT_DB_BOUNDS } from '@svc/db';
 import { loadApplication, rotateSectorSubject } from '@svc/issuance';
 import { revokeAccessKey, setAccountStatus } from '@svc/provisioning';
 import {
@@ -12,6 +12,7 @@ import {
   provisionApp,
   type RunningTestHost,
   type TestInfra,
+  testUrls,
   uniqueName,
   waitUntil,
 } from '@svc/testkit';
@@ -35,11 +36,11 @@ let host: RunningTestHost;
 
 beforeAll(async () => {
   infra = openInfra();
-  const url = new URL(databaseUrl());
+  const url = new URL(testUrls.database);
   url.searchParams.set('application_name', HOST_CONNECTIONS);
   // The attempt waits on the test's table lock as long as the test takes: no 2 s statement bound for it.
   hostInfra = openInfra({
-    over: createPrisma(url.toString(), { ...dbBoundsFromEnv(), statementTimeoutMs: 60_000 }),
+    over: createPrisma(url.toString(), { ...DEFAULT_DB_BOUNDS, statementTimeoutMs: 60_000 }),
   });
   host = await startNative(hostInfra);
 });

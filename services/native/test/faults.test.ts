@@ -2,8 +2,8 @@
 // (connections held open, nothing forwarded) and stopped (connections reset, new ones refused) through a TCP
 // proxy. Every request ends within its bound with 200 or 503 TemporarilyUnavailable and Retry-After (never 500),
 // /readyz says 503 within 2 s, the host recovers without a restart, and the outage is logged once per change.
-import { createPrisma, databaseUrl, dbBoundsFromEnv, STATEMENT_MARGIN_MS } from '@svc/db';
-import { createMetrics, type Metrics, redisBoundsFromEnv, redisUrl } from '@svc/platform';
+import { createPrisma, STATEMENT_MARGIN_MS } from '@svc/db';
+import { createMetrics, type Metrics } from '@svc/platform';
 import {
   type CapturedLog,
   captureLogger,
@@ -17,16 +17,18 @@ import {
   startFaultProxy,
   startLoad,
   type TestInfra,
+  testEnv,
+  testUrls,
 } from '@svc/testkit';
+import { nativeConfigFromEnv } from '../src/config';
 import { accessKeyFor, openInfra, publicKeyFor, settledAccount, signAssertion, startNative } from './helpers';
 
 const WORKERS = 12;
-const db = dbBoundsFromEnv();
+const config = nativeConfigFromEnv(testEnv());
+const db = config.db;
 /** The longest a direct issue may take: its rate-limit command, a connection and its two statements. */
 const BOUND_MS =
-  redisBoundsFromEnv().commandTimeoutMs +
-  db.connectTimeoutMs +
-  2 * (db.statementTimeoutMs + STATEMENT_MARGIN_MS);
+  config.redis.commandTimeoutMs + db.connectTimeoutMs + 2 * (db.statementTimeoutMs + STATEMENT_MARGIN_MS);
 const SLACK_MS = 1000;
 
 let pg: FaultProxy;
@@ -44,10 +46,13 @@ const hostPort = (url: string, fallback: number) => {
 };
 
 beforeAll(async () => {
-  pg = await startFaultProxy(hostPort(databaseUrl(), 5432));
-  redis = await startFaultProxy(hostPort(redisUrl(), 6379));
+  pg = await startFaultProxy(hostPort(testUrls.database, 5432));
+  redis = await startFaultProxy(hostPort(testUrls.redis, 6379));
   infra = openInfra();
-  proxied = openInfra({ over: createPrisma(pg.urlFor(databaseUrl())), redisUrl: redis.urlFor(redisUrl()) });
+  proxied = openInfra({
+    over: createPrisma(pg.urlFor(testUrls.database)),
+    redisUrl: redis.urlFor(testUrls.redis),
+  });
   log = captureLogger('native');
   metrics = createMetrics('native');
   // Limits high enough that the load never meets them: this suite is about dependencies, not rate limits.

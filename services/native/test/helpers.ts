@@ -18,6 +18,7 @@ import {
   type RunningTestHost,
   startTestHost,
   type TestInfra,
+  testEnv,
   uniqueName,
 } from '@svc/testkit';
 import { AUDIENCE, TYP } from '@svc/token-core';
@@ -32,7 +33,7 @@ export function nativeDeps(
   config: Partial<NativeConfig> = {},
   extra: Partial<NativeDeps> = {},
 ): NativeDeps {
-  const base = nativeConfigFromEnv({});
+  const base = nativeConfigFromEnv(testEnv());
   return {
     db: infra.db,
     redis: infra.redis,
@@ -40,7 +41,7 @@ export function nativeDeps(
     issuance: infra.issuance,
     // No application cache in tests: fixtures change status between requests.
     apps: createApplicationCache(infra.db, 0),
-    logger: createLogger('native-test'),
+    logger: createLogger('native-test', { level: 'silent' }),
     config: {
       ...base,
       steamApiKey: 'test-publisher-key',

@@ -7,10 +7,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { currentTerms } from '@svc/issuance';
-import { postJson, type RunningTestHost, startTestHost, type TestInfra, uniqueName } from '@svc/testkit';
+import {
+  postJson,
+  type RunningTestHost,
+  startTestHost,
+  type TestInfra,
+  testEnv,
+  uniqueName,
+} from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createRemoteJWKSet, decodeJwt, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { createSessionApp } from '../../session/src/app';
+import { sessionConfigFromEnv } from '../../session/src/config';
 import { openSessionDeps } from '../../session/src/deps';
 import { openInfra, signAssertion, startNative } from './helpers';
 
@@ -38,7 +46,7 @@ let sessionDeps: ReturnType<typeof openSessionDeps>;
 beforeAll(async () => {
   infra = openInfra();
   native = await startNative(infra);
-  sessionDeps = openSessionDeps();
+  sessionDeps = openSessionDeps(sessionConfigFromEnv(testEnv()));
   session = await startTestHost(createSessionApp(sessionDeps));
 });
 afterAll(async () => {

@@ -1,7 +1,7 @@
 // The session host: refresh, introspect, logout and JWK Sets as fast routes; revoke-all, userinfo, claim-state,
 // health and readiness on Express.
 import type { RequestListener } from 'node:http';
-import { hostAppOptions } from '@svc/issuance';
+import { hostAppOptions } from '@svc/host';
 import { createHostApp, finishHostApp, withFastRoutes } from '@svc/platform';
 import type { SessionDeps } from './deps';
 import { jwksRoute } from './routes/jwks';

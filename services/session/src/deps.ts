@@ -1,7 +1,8 @@
-// Everything the session host needs, built once per process from the environment.
-import { type ApplicationCache, type IssuanceDeps, openHostCore } from '@svc/issuance';
-import { jwksMaxAgeSeconds } from '@svc/keyring';
-import { createRedis, envInt, type Logger, type Metrics, type Redis } from '@svc/platform';
+// Everything the session host needs, opened once per process from its parsed configuration.
+import { openHostCore } from '@svc/host';
+import type { ApplicationCache, IssuanceDeps } from '@svc/issuance';
+import { type Clock, createRedis, type Logger, type Metrics, type Redis, systemClock } from '@svc/platform';
+import type { SessionConfig } from './config';
 import { createSessionCache, type SessionCache } from './store/session-cache';
 
 export interface SessionDeps extends IssuanceDeps {
@@ -16,24 +17,29 @@ export interface SessionDeps extends IssuanceDeps {
   recheckSeconds: number;
   /** JWK Set Cache-Control max-age: never longer than the key prepublication window. */
   jwksMaxAgeSeconds: number;
+  /** Express's `trust proxy` (TRUST_PROXY). */
+  trustProxy: SessionConfig['trustProxy'];
 }
 
 export interface OpenedSessionDeps extends SessionDeps {
   close(): Promise<void>;
 }
 
-export function openSessionDeps(): OpenedSessionDeps {
-  const core = openHostCore('session');
+/** Opens the core connections, then the session cache on its own subscriber connection. */
+export function openSessionDeps(config: SessionConfig, clock: Clock = systemClock): OpenedSessionDeps {
+  const core = openHostCore(config, clock);
+  const subscriber = createRedis(config.redisUrl, { logger: core.logger, bounds: config.redis });
   const deps: SessionDeps = {
     ...core.issuance,
     redis: core.redis,
     apps: core.apps,
-    sessions: createSessionCache(core.db, createRedis()),
+    sessions: createSessionCache(core.db, subscriber, config.sessionCacheMs),
     logger: core.logger,
     metrics: core.metrics,
-    retryAllowanceMs: envInt('REFRESH_RETRY_WINDOW_MS', 2000),
-    recheckSeconds: envInt('INTROSPECT_RECHECK_SECONDS', 60),
-    jwksMaxAgeSeconds: jwksMaxAgeSeconds(),
+    retryAllowanceMs: config.retryAllowanceMs,
+    recheckSeconds: config.recheckSeconds,
+    jwksMaxAgeSeconds: config.jwksMaxAgeSeconds,
+    trustProxy: config.trustProxy,
   };
   return {
     ...deps,

@@ -1,6 +1,10 @@
-// Process entry of the session host (`pnpm start:session`): open connections from the environment and serve.
+// Process entry of the session host (`pnpm start:session`): read the configuration, open the connections, serve.
 import { serveHostProcess } from '@svc/platform';
 import { createSessionApp } from './app';
+import { sessionConfigFromEnv } from './config';
 import { openSessionDeps } from './deps';
 
-serveHostProcess('session', openSessionDeps, createSessionApp);
+serveHostProcess(
+  { name: 'session', config: sessionConfigFromEnv, open: openSessionDeps, app: createSessionApp },
+  process.env,
+);

@@ -2,8 +2,7 @@
 // stopped (connections reset, new ones refused) through a TCP proxy. Every request ends within its bound with 200
 // or 503 TemporarilyUnavailable and Retry-After, /readyz says 503 within 2 s, the host recovers without a restart,
 // no refresh chain forks or is lost, and the outage is logged as one line per state change.
-import { databaseUrl, dbBoundsFromEnv, STATEMENT_MARGIN_MS } from '@svc/db';
-import { redisUrl } from '@svc/platform';
+import { STATEMENT_MARGIN_MS } from '@svc/db';
 import {
   type CapturedLog,
   captureLogger,
@@ -17,14 +16,17 @@ import {
   startFaultProxy,
   startLoad,
   startTestHost,
+  testEnv,
+  testUrls,
 } from '@svc/testkit';
 import { createSessionApp } from '../src/app';
+import { sessionConfigFromEnv } from '../src/config';
 import { openSessionDeps } from '../src/deps';
 import { type RefreshChains, refreshChains } from './chains';
 import { issueFor, type SessionHarness } from './support';
 
 const WORKERS = 12;
-const db = dbBoundsFromEnv();
+const db = sessionConfigFromEnv(testEnv()).db;
 /** The longest a refresh may take: a connection, then its two statements, each within their bound. */
 const BOUND_MS = db.connectTimeoutMs + 2 * (db.statementTimeoutMs + STATEMENT_MARGIN_MS);
 /** What "a little" beyond the bound may be on a loaded 2-core CI machine. */
@@ -37,17 +39,14 @@ let log: CapturedLog;
 const figures: FaultFigures[] = [];
 
 beforeAll(async () => {
-  pg = await startFaultProxy(hostPort(databaseUrl(), 5432));
-  redis = await startFaultProxy(hostPort(redisUrl(), 6379));
-  const saved = { DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL };
-  process.env.DATABASE_URL = pg.urlFor(databaseUrl());
-  process.env.REDIS_URL = redis.urlFor(redisUrl());
-  let deps: ReturnType<typeof openSessionDeps>;
-  try {
-    deps = openSessionDeps();
-  } finally {
-    restore(saved);
-  }
+  pg = await startFaultProxy(hostPort(testUrls.database, 5432));
+  redis = await startFaultProxy(hostPort(testUrls.redis, 6379));
+  // The host reaches PostgreSQL and Redis through the proxies.
+  const deps = openSessionDeps(
+    sessionConfigFromEnv(
+      testEnv({ DATABASE_URL: pg.urlFor(testUrls.database), REDIS_URL: redis.urlFor(testUrls.redis) }),
+    ),
+  );
   log = captureLogger('session');
   deps.logger = log.logger;
   const host = await startTestHost(createSessionApp(deps));
@@ -75,13 +74,6 @@ afterAll(async () => {
 function hostPort(url: string, fallback: number) {
   const u = new URL(url);
   return { host: u.hostname, port: Number(u.port || fallback) };
-}
-
-function restore(saved: Record<string, string | undefined>) {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
 }
 
 async function chainsUnderLoad(): Promise<{ chains: RefreshChains; load: Load }> {

@@ -3,28 +3,25 @@
 // gets an empty 401 and changes nothing. The timing is driven, not slept: a row lock held by the test parks both
 // rotations at their write, and the host's clock (stopped by the test) moves past the allowance before they go on.
 // The same clock also lets a session outlive its expiry without any write to the database.
-import { postJson, waitUntil } from '@svc/testkit';
+import { postJson, settableClock, waitUntil } from '@svc/testkit';
 import { decodeJwt } from 'jose';
 import { freshSession, type SessionHarness, startSessionHost } from './support';
 
 const WINDOW_MS = 2000;
-/** The host's clock: stopped at `stoppedAt` when set, else the real time. */
-let stoppedAt: Date | undefined;
+/** The host's clock: stopped at the start of each test, moved by it. */
+const clock = settableClock();
 let h: SessionHarness;
 beforeAll(async () => {
   h = await startSessionHost(
     // Parked rotations wait on the test's row lock for as long as the test takes on a loaded machine: the
     // statement bound (2 s by default, then 503) must not end them first.
     { REFRESH_RETRY_WINDOW_MS: String(WINDOW_MS), DB_STATEMENT_TIMEOUT_MS: '60000' },
-    { now: () => stoppedAt ?? new Date() },
+    { clock },
   );
 });
 afterAll(() => h.close());
 beforeEach(() => {
-  stoppedAt = new Date();
-});
-afterEach(() => {
-  stoppedAt = undefined;
+  clock.set(Date.now());
 });
 
 const refresh = (refreshToken: string) => postJson(`${h.url}/refresh`, { refreshToken });
@@ -85,7 +82,7 @@ describe('POST /refresh: a lost rotation write', () => {
     const { issued } = await freshSession(h.infra);
     // Both rotations have read and stamped their instant; the loser looks again only after the window.
     const results = await twoParkedRotations(issued.sid, issued.refreshToken, () => {
-      stoppedAt = new Date(stoppedAt!.getTime() + WINDOW_MS + 1);
+      clock.advance(WINDOW_MS + 1);
     });
     const won = results.find((r) => r.status === 200)!;
     const lost = results.find((r) => r !== won)!;
@@ -104,7 +101,7 @@ describe('POST /refresh: a lost rotation write', () => {
     const { issued } = await freshSession(h.infra);
     const first = await refresh(issued.refreshToken);
     expect(first.status).toBe(200);
-    stoppedAt = new Date(stoppedAt!.getTime() + WINDOW_MS + 1);
+    clock.advance(WINDOW_MS + 1);
     const replay = await refresh(issued.refreshToken);
     expect([replay.status, replay.body.reason]).toEqual([401, 'RefreshTokenFamilyCompromised']);
     const session = await h.infra.db.session.findUniqueOrThrow({ where: { id: issued.sid } });
@@ -117,7 +114,7 @@ describe('POST /refresh and the passing of time', () => {
     const { issued } = await freshSession(h.infra);
     // Thirty-one days on (the refresh lifetime is thirty days): the token's own exp has not passed for the
     // verifier (real time), but the session has by the host's clock.
-    stoppedAt = new Date(Date.now() + 31 * 86_400_000);
+    clock.set(Date.now() + 31 * 86_400_000);
     const res = await refresh(issued.refreshToken);
     expect([res.status, res.body.reason]).toEqual([401, 'RefreshTokenExpired']);
     const session = await h.infra.db.session.findUniqueOrThrow({ where: { id: issued.sid } });

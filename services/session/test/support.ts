@@ -1,7 +1,16 @@
 // Session host test support: the real app on a free port, and sessions issued through the issuance core.
 import { issueSession, loadApplication, type Principal } from '@svc/issuance';
-import { openInfra, provisionAccount, provisionApp, startTestHost, type TestInfra } from '@svc/testkit';
+import type { Clock, Env } from '@svc/platform';
+import {
+  openInfra,
+  provisionAccount,
+  provisionApp,
+  startTestHost,
+  type TestInfra,
+  testEnv,
+} from '@svc/testkit';
 import { createSessionApp } from '../src/app';
+import { sessionConfigFromEnv } from '../src/config';
 import { type OpenedSessionDeps, openSessionDeps } from '../src/deps';
 
 export interface SessionHarness {
@@ -11,22 +20,9 @@ export interface SessionHarness {
   close(): Promise<void>;
 }
 
-/** The host over the real database and Redis; `env` is read at start-up, `now` replaces its clock. */
-export async function startSessionHost(
-  env: Record<string, string> = {},
-  opts: { now?: () => Date } = {},
-): Promise<SessionHarness> {
-  const saved: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(env)) {
-    saved[k] = process.env[k];
-    process.env[k] = v;
-  }
-  const deps = openSessionDeps();
-  if (opts.now) deps.now = opts.now;
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
+/** The host over the real database and Redis, configured from `env` (over testEnv's), on `clock`'s time. */
+export async function startSessionHost(env: Env = {}, opts: { clock?: Clock } = {}): Promise<SessionHarness> {
+  const deps = openSessionDeps(sessionConfigFromEnv(testEnv(env)), opts.clock);
   const host = await startTestHost(createSessionApp(deps));
   const infra = openInfra();
   return {

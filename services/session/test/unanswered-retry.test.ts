@@ -2,15 +2,15 @@
 // it): the client's retry after the outage, past the retry window, gets the pair it never received. Without that
 // memory the same late presentation is reuse and revokes the family.
 import { markRotationUnanswered } from '@svc/issuance';
-import { postJson } from '@svc/testkit';
+import { postJson, settableClock } from '@svc/testkit';
 import { freshSession, type SessionHarness, startSessionHost } from './support';
 
 const WINDOW_MS = 2000;
 /** The host's clock, moved by the test. */
-let clock = new Date();
+const clock = settableClock();
 let h: SessionHarness;
 beforeAll(async () => {
-  h = await startSessionHost({ REFRESH_RETRY_WINDOW_MS: String(WINDOW_MS) }, { now: () => clock });
+  h = await startSessionHost({ REFRESH_RETRY_WINDOW_MS: String(WINDOW_MS) }, { clock });
 });
 afterAll(() => h.close());
 
@@ -18,12 +18,12 @@ const refresh = (refreshToken: string) => postJson(`${h.url}/refresh`, { refresh
 
 /** A session whose first rotation committed; the test holds both the presented token and the answer. */
 async function rotatedOnce() {
-  clock = new Date();
+  clock.set(Date.now());
   const { issued } = await freshSession(h.infra);
   const answered = await refresh(issued.refreshToken);
   expect(answered.status).toBe(200);
   // The outage lasted longer than the retry window.
-  clock = new Date(clock.getTime() + WINDOW_MS + 60_000);
+  clock.advance(WINDOW_MS + 60_000);
   return { issued, answered };
 }
 

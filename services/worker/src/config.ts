@@ -1,5 +1,22 @@
-// Worker configuration from the environment: queue naming, schedules, sweep batches and retention periods.
-import { type KeySchedule, keyScheduleFromEnv } from '@svc/keyring';
+// The worker's configuration, read once at start-up: every process's variables plus queue naming, the key
+// schedule, sweep batches and retention periods.
+import {
+  DEFAULT_KEY_PREPUBLISH_SECONDS,
+  DEFAULT_KEY_ROTATE_EVERY_SECONDS,
+  type KeySchedule,
+} from '@svc/keyring';
+import {
+  type Env,
+  intVar,
+  isProduction,
+  optionalIntVar,
+  type ProcessConfig,
+  processConfigOf,
+  processVars,
+  readConfig,
+  textVar,
+  type VarValues,
+} from '@svc/platform';
 
 export interface RetentionConfig {
   /** Expired refresh versions are kept this long past their expiry (logout of old versions, audits). */
@@ -12,7 +29,7 @@ export interface RetentionConfig {
   receiptSeconds: number;
 }
 
-export interface WorkerConfig {
+export interface WorkerConfig extends ProcessConfig {
   queueName: string;
   /** BullMQ key prefix in Redis; tests use a unique one. */
   prefix: string;
@@ -33,46 +50,78 @@ export interface WorkerConfig {
   stalledIntervalMs: number;
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
-  return n;
-}
-
 const DAY = 86_400;
 
-export function workerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
-  const keySchedule = keyScheduleFromEnv(env);
-  const rotationCheckSeconds = int(
-    env,
-    'KEY_ROTATION_CHECK_SECONDS',
-    Math.min(300, keySchedule.prepublishSeconds),
-  );
-  if (rotationCheckSeconds > keySchedule.prepublishSeconds) {
-    throw new Error('KEY_ROTATION_CHECK_SECONDS must not exceed KEY_PREPUBLISH_SECONDS');
-  }
+function workerVars(production: boolean) {
   return {
-    queueName: env.WORKER_QUEUE_NAME || 'svc-jobs',
-    prefix: env.WORKER_QUEUE_PREFIX || 'svc',
-    concurrency: int(env, 'WORKER_CONCURRENCY', 2),
-    keySchedule,
-    rotationCheckMs: rotationCheckSeconds * 1000,
-    sweepEveryMs: int(env, 'SWEEP_INTERVAL_SECONDS', 60) * 1000,
-    sweepBatchSize: int(env, 'SWEEP_BATCH_SIZE', 500),
-    sweepMaxBatches: int(env, 'SWEEP_MAX_BATCHES', 200),
-    rotationBatchSize: int(env, 'KEY_ROTATION_BATCH_SIZE', 100),
-    retention: {
-      sessionSeconds: int(env, 'SESSION_RETENTION_SECONDS', 7 * DAY, 0),
-      inquirySeconds: int(env, 'INQUIRY_RETENTION_SECONDS', DAY, 0),
-      deviceAuthorizationSeconds: int(env, 'DEVICE_AUTHORIZATION_RETENTION_SECONDS', DAY, 0),
-      errandSeconds: int(env, 'ERRAND_RETENTION_SECONDS', DAY, 0),
-      receiptSeconds: int(env, 'RECEIPT_RETENTION_SECONDS', 3 * 365 * DAY, 0),
-    },
-    attempts: int(env, 'JOB_ATTEMPTS', 5),
-    backoffMs: int(env, 'JOB_BACKOFF_MS', 2000),
-    lockDurationMs: int(env, 'JOB_LOCK_DURATION_MS', 30_000),
-    stalledIntervalMs: int(env, 'JOB_STALLED_INTERVAL_MS', 30_000),
+    ...processVars(production),
+    KEY_ROTATE_EVERY_SECONDS: intVar(DEFAULT_KEY_ROTATE_EVERY_SECONDS, { min: 1 }),
+    KEY_PREPUBLISH_SECONDS: intVar(DEFAULT_KEY_PREPUBLISH_SECONDS, { min: 1 }),
+    KEY_ROTATION_CHECK_SECONDS: optionalIntVar({ min: 1 }),
+    WORKER_QUEUE_NAME: textVar('svc-jobs'),
+    WORKER_QUEUE_PREFIX: textVar('svc'),
+    WORKER_CONCURRENCY: intVar(2, { min: 1 }),
+    SWEEP_INTERVAL_SECONDS: intVar(60, { min: 1 }),
+    SWEEP_BATCH_SIZE: intVar(500, { min: 1 }),
+    SWEEP_MAX_BATCHES: intVar(200, { min: 1 }),
+    KEY_ROTATION_BATCH_SIZE: intVar(100, { min: 1 }),
+    SESSION_RETENTION_SECONDS: intVar(7 * DAY),
+    INQUIRY_RETENTION_SECONDS: intVar(DAY),
+    DEVICE_AUTHORIZATION_RETENTION_SECONDS: intVar(DAY),
+    ERRAND_RETENTION_SECONDS: intVar(DAY),
+    RECEIPT_RETENTION_SECONDS: intVar(3 * 365 * DAY),
+    JOB_ATTEMPTS: intVar(5, { min: 1 }),
+    JOB_BACKOFF_MS: intVar(2000, { min: 1 }),
+    JOB_LOCK_DURATION_MS: intVar(30_000, { min: 1 }),
+    JOB_STALLED_INTERVAL_MS: intVar(30_000, { min: 1 }),
   };
+}
+type WorkerVars = VarValues<ReturnType<typeof workerVars>>;
+
+/** The rules between variables: the key schedule's windows nest. */
+function problems(v: WorkerVars) {
+  const found: { variable: string; problem: string }[] = [];
+  if (v.KEY_PREPUBLISH_SECONDS >= v.KEY_ROTATE_EVERY_SECONDS)
+    found.push({
+      variable: 'KEY_PREPUBLISH_SECONDS',
+      problem: 'must be shorter than KEY_ROTATE_EVERY_SECONDS',
+    });
+  if ((v.KEY_ROTATION_CHECK_SECONDS ?? 0) > v.KEY_PREPUBLISH_SECONDS)
+    found.push({ variable: 'KEY_ROTATION_CHECK_SECONDS', problem: 'must not exceed KEY_PREPUBLISH_SECONDS' });
+  return found;
+}
+
+export function workerConfigFromEnv(env: Env): WorkerConfig {
+  const production = isProduction(env);
+  return readConfig(
+    workerVars(production),
+    env,
+    (v) => ({
+      ...processConfigOf(production, v),
+      queueName: v.WORKER_QUEUE_NAME,
+      prefix: v.WORKER_QUEUE_PREFIX,
+      concurrency: v.WORKER_CONCURRENCY,
+      keySchedule: {
+        rotateEverySeconds: v.KEY_ROTATE_EVERY_SECONDS,
+        prepublishSeconds: v.KEY_PREPUBLISH_SECONDS,
+      },
+      rotationCheckMs: (v.KEY_ROTATION_CHECK_SECONDS ?? Math.min(300, v.KEY_PREPUBLISH_SECONDS)) * 1000,
+      sweepEveryMs: v.SWEEP_INTERVAL_SECONDS * 1000,
+      sweepBatchSize: v.SWEEP_BATCH_SIZE,
+      sweepMaxBatches: v.SWEEP_MAX_BATCHES,
+      rotationBatchSize: v.KEY_ROTATION_BATCH_SIZE,
+      retention: {
+        sessionSeconds: v.SESSION_RETENTION_SECONDS,
+        inquirySeconds: v.INQUIRY_RETENTION_SECONDS,
+        deviceAuthorizationSeconds: v.DEVICE_AUTHORIZATION_RETENTION_SECONDS,
+        errandSeconds: v.ERRAND_RETENTION_SECONDS,
+        receiptSeconds: v.RECEIPT_RETENTION_SECONDS,
+      },
+      attempts: v.JOB_ATTEMPTS,
+      backoffMs: v.JOB_BACKOFF_MS,
+      lockDurationMs: v.JOB_LOCK_DURATION_MS,
+      stalledIntervalMs: v.JOB_STALLED_INTERVAL_MS,
+    }),
+    problems,
+  );
 }

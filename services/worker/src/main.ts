@@ -1,22 +1,22 @@
 // `pnpm start:worker`: the background-job process. Connects to PostgreSQL and Redis, registers the repeatable
 // schedules, runs jobs, serves Prometheus metrics on METRICS_PORT, and drains active jobs on SIGTERM/SIGINT.
 import { createPrisma } from '@svc/db';
-import { createLogger, createMetrics, createRedis, redisUrl, serveMetrics } from '@svc/platform';
-import { loadKek } from '@svc/token-core';
+import { createLogger, createMetrics, createRedis, serveMetrics } from '@svc/platform';
+import { kekFromBytes } from '@svc/token-core';
 import { workerConfigFromEnv } from './config';
 import { workerMetrics } from './metrics';
 import { createJobWorker } from './worker';
 
 async function main(): Promise<void> {
-  const logger = createLogger('worker');
-  const config = workerConfigFromEnv();
-  const db = createPrisma();
-  const redis = createRedis();
+  const config = workerConfigFromEnv(process.env);
+  const logger = createLogger('worker', { level: config.logLevel });
+  const db = createPrisma(config.databaseUrl, config.db);
+  const redis = createRedis(config.redisUrl, { logger, bounds: config.redis });
   const metrics = workerMetrics(createMetrics('worker'));
-  const metricsServer = process.env.METRICS_PORT
-    ? serveMetrics(metrics.base, Number(process.env.METRICS_PORT))
-    : undefined;
-  const jobs = createJobWorker({ db, kek: loadKek(), redis, redisUrl: redisUrl(), logger, metrics }, config);
+  const metricsServer =
+    config.metricsPort === undefined ? undefined : serveMetrics(metrics.base, config.metricsPort);
+  const kek = kekFromBytes(config.kekBytes);
+  const jobs = createJobWorker({ db, kek, redis, redisUrl: config.redisUrl, logger, metrics }, config);
   await jobs.schedule();
   logger.info(
     { queue: config.queueName, rotationCheckMs: config.rotationCheckMs, sweepEveryMs: config.sweepEveryMs },

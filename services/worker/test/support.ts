@@ -1,8 +1,9 @@
 // Worker test support: a private PostgreSQL database per test file (the sweeps and rotation ticks act on whole
 // tables, so they must never touch the shared test database other suites run against), and worker wiring.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createPrisma, type Db, databaseUrl, migrate } from '@svc/db';
+import { createPrisma, type Db, migrate } from '@svc/db';
 import { createLogger, createMetrics, type Redis } from '@svc/platform';
+import { testEnv, testUrls } from '@svc/testkit';
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import type { WorkerConfig } from '../src/config';
@@ -16,7 +17,7 @@ export interface PrivateDb {
 }
 
 async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const url = new URL(databaseUrl());
+  const url = new URL(testUrls.database);
   url.pathname = '/postgres';
   const client = new pg.Client({ connectionString: url.toString() });
   await client.connect();
@@ -31,7 +32,7 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 export async function openPrivateDb(): Promise<PrivateDb> {
   const name = `worker_${randomBytes(6).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE "${name}"`));
-  const url = new URL(databaseUrl());
+  const url = new URL(testUrls.database);
   url.pathname = `/${name}`;
   await migrate(url.toString());
   const db = createPrisma(url.toString());
@@ -46,7 +47,7 @@ export async function openPrivateDb(): Promise<PrivateDb> {
 }
 
 export function testConfig(overrides: Partial<WorkerConfig> = {}): WorkerConfig {
-  const base = workerConfigFromEnv({});
+  const base = workerConfigFromEnv(testEnv());
   return {
     ...base,
     queueName: `q-${randomBytes(5).toString('hex')}`,
@@ -56,7 +57,10 @@ export function testConfig(overrides: Partial<WorkerConfig> = {}): WorkerConfig 
 }
 
 export function quietDeps() {
-  return { logger: createLogger('worker-test'), metrics: workerMetrics(createMetrics('worker-test')) };
+  return {
+    logger: createLogger('worker-test', { level: 'silent' }),
+    metrics: workerMetrics(createMetrics('worker-test')),
+  };
 }
 
 export type { Redis };
@@ -64,7 +68,7 @@ export type { Redis };
 /** Removes a test queue's keys from Redis (its prefix is unique to the test). */
 export async function dropQueue(name: string, prefix: string): Promise<void> {
   const queue = new Queue(name, {
-    connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', maxRetriesPerRequest: null },
+    connection: { url: testUrls.redis, maxRetriesPerRequest: null },
     prefix,
   });
   await queue.obliterate({ force: true }).catch(() => undefined);

@@ -4,8 +4,7 @@
 import { createPrisma } from '@svc/db';
 import { runScheduledRotation } from '@svc/keyring';
 import { createLogger, createMetrics, createRedis } from '@svc/platform';
-import { openInfra, provisionApp, type TestInfra, waitUntil } from '@svc/testkit';
-import { loadKek } from '@svc/token-core';
+import { openInfra, provisionApp, type TestInfra, testKek, testUrls, waitUntil } from '@svc/testkit';
 import { runRotationTick } from '../src/jobs/rotate-keys';
 import { workerMetrics } from '../src/metrics';
 import { createJobWorker, JOB_NAMES, type JobWorker } from '../src/worker';
@@ -73,15 +72,15 @@ test('three workers: one scheduler per job, each tick run once by one worker', a
   const config = testConfig({ rotationCheckMs: 700, sweepEveryMs: 700, concurrency: 2 });
   const runs: { id: string; name: string; worker: string }[] = [];
   const workers: JobWorker[] = [];
-  const redis = createRedis();
+  const redis = createRedis(testUrls.redis);
   for (const name of ['w1', 'w2', 'w3']) {
     const w = createJobWorker(
       {
         db: pdb.db,
-        kek: loadKek(),
+        kek: testKek(),
         redis,
-        redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-        logger: createLogger('worker-test'),
+        redisUrl: testUrls.redis,
+        logger: createLogger('worker-test', { level: 'silent' }),
         metrics: workerMetrics(createMetrics('worker-test')),
         name,
       },
@@ -117,15 +116,15 @@ test('three workers: one scheduler per job, each tick run once by one worker', a
 test('a failing job retries with backoff, then is logged and counted as failed', async () => {
   const broken = createPrisma('postgresql://postgres@127.0.0.1:5432/worker_missing_database');
   const metrics = workerMetrics(createMetrics('worker-test'));
-  const redis = createRedis();
+  const redis = createRedis(testUrls.redis);
   const config = testConfig({ rotationCheckMs: 60_000, sweepEveryMs: 60_000, backoffMs: 100, attempts: 3 });
   const w = createJobWorker(
     {
       db: broken,
-      kek: loadKek(),
+      kek: testKek(),
       redis,
-      redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      logger: createLogger('worker-test'),
+      redisUrl: testUrls.redis,
+      logger: createLogger('worker-test', { level: 'silent' }),
       metrics,
     },
     config,

@@ -1,4 +1,6 @@
 // One CLI invocation as a function: argv in, exactly one JSON document and an exit code out (no process globals).
+
+import type { Env } from '@svc/platform';
 import { COMMANDS } from './commands';
 import { type AdminContext, createAdminContext } from './context';
 import { describeFailure, EXIT } from './errors';
@@ -20,8 +22,8 @@ export function toJson(value: unknown): string {
 
 export async function runCli(
   argv: readonly string[],
-  env: NodeJS.ProcessEnv = process.env,
-  makeContext: (env: NodeJS.ProcessEnv) => AdminContext = createAdminContext,
+  env: Env,
+  makeContext: (env: Env) => AdminContext = createAdminContext,
 ): Promise<CliResult> {
   let ctx: AdminContext | undefined;
   try {

@@ -1,10 +1,53 @@
 // What commands run against: the database, the KEK and Redis, each opened only when a command first needs it.
 import { createPrisma, type Db } from '@svc/db';
 import { SESSION_CHANGE_CHANNEL } from '@svc/issuance';
-import { publishKeyChange, rotationPrepublishSeconds } from '@svc/keyring';
-import { hostUrl, Redis, redisUrl } from '@svc/platform';
-import { type Kek, loadKek } from '@svc/token-core';
+import { jwksMaxAge, publishKeyChange } from '@svc/keyring';
+import {
+  ConfigError as BadVariables,
+  type Env,
+  intVar,
+  isProduction,
+  type ProcessConfig,
+  processConfigOf,
+  processVars,
+  Redis,
+  readConfig,
+  urlVar,
+} from '@svc/platform';
+import { type Kek, kekFromBytes } from '@svc/token-core';
 import { ConfigError } from './errors';
+
+function adminVars(production: boolean) {
+  return {
+    ...processVars(production),
+    CONNECT_URL: urlVar('http://127.0.0.1:4101'),
+    JWKS_MAX_AGE_SECONDS: intVar(300, { min: 1 }),
+    KEY_PREPUBLISH_SECONDS: intVar(86_400, { min: 1 }),
+    KEY_CACHE_TTL_MS: intVar(30_000),
+  };
+}
+
+export interface AdminConfig extends ProcessConfig {
+  connectUrl: string;
+  /** See AdminContext.rotationPrepublishSeconds. */
+  rotationPrepublishSeconds: number;
+}
+
+/** The admin tool's configuration; a bad variable is the tool's ConfigError (exit 3), naming it. */
+export function adminConfigFromEnv(env: Env): AdminConfig {
+  const production = isProduction(env);
+  try {
+    return readConfig(adminVars(production), env, (v) => ({
+      ...processConfigOf(production, v),
+      connectUrl: v.CONNECT_URL,
+      rotationPrepublishSeconds:
+        jwksMaxAge(v.JWKS_MAX_AGE_SECONDS, v.KEY_PREPUBLISH_SECONDS) + Math.ceil(v.KEY_CACHE_TTL_MS / 1000),
+    }));
+  } catch (err) {
+    if (err instanceof BadVariables) throw new ConfigError(err.message);
+    throw err;
+  }
+}
 
 export interface AdminContext {
   db(): Db;
@@ -28,7 +71,13 @@ export interface AdminContext {
 
 const REDIS_TIMEOUT_MS = 2000;
 
-export function createAdminContext(env: NodeJS.ProcessEnv = process.env): AdminContext {
+/** `env` is read once, when a command first needs a setting; commands that need none run without it. */
+export function createAdminContext(env: Env): AdminContext {
+  let parsed: AdminConfig | undefined;
+  const config = () => {
+    parsed ??= adminConfigFromEnv(env);
+    return parsed;
+  };
   let db: Db | undefined;
   let kek: Kek | undefined;
   let redis: Redis | undefined;
@@ -36,7 +85,7 @@ export function createAdminContext(env: NodeJS.ProcessEnv = process.env): AdminC
   async function publish(send: (r: Redis) => Promise<unknown>): Promise<boolean> {
     // No retries and no offline queue: an operator waits at most a couple of seconds for an absent Redis.
     if (!redis) {
-      redis = new Redis(env.REDIS_URL ?? redisUrl(), {
+      redis = new Redis(config().redisUrl, {
         lazyConnect: true,
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
@@ -61,25 +110,15 @@ export function createAdminContext(env: NodeJS.ProcessEnv = process.env): AdminC
   }
   return {
     db: () => {
-      db ??= createPrisma();
+      db ??= createPrisma(config().databaseUrl, config().db);
       return db;
     },
     kek: () => {
-      try {
-        kek ??= loadKek(env);
-      } catch (err) {
-        throw new ConfigError((err as Error).message);
-      }
+      kek ??= kekFromBytes(config().kekBytes);
       return kek;
     },
-    connectUrl: () => hostUrl('connect', env),
-    rotationPrepublishSeconds: () => {
-      try {
-        return rotationPrepublishSeconds(env);
-      } catch (err) {
-        throw new ConfigError((err as Error).message);
-      }
-    },
+    connectUrl: () => config().connectUrl,
+    rotationPrepublishSeconds: () => config().rotationPrepublishSeconds,
     async announceKeyChange(scopeId) {
       const failed = await publish((r) => publishKeyChange(r, scopeId));
       return failed

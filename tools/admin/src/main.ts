@@ -2,7 +2,7 @@
 import { runCli } from './cli';
 
 async function main(): Promise<void> {
-  const result = await runCli(process.argv.slice(2));
+  const result = await runCli(process.argv.slice(2), process.env);
   if (result.stderr) process.stderr.write(result.stderr);
   process.exitCode = result.code;
   // Wait for stdout to flush (it may be a pipe), then leave even if a stray handle lingers.

@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { currentTerms, resolveSectorSubject } from '@svc/issuance';
 import { KEY_CHANGE_CHANNEL } from '@svc/keyring';
 import { createRedis } from '@svc/platform';
-import { openInfra, type TestInfra, uniqueName, waitUntil } from '@svc/testkit';
+import { openInfra, type TestInfra, testUrls, uniqueName, waitUntil } from '@svc/testkit';
 import { newJti, newSid } from '@svc/token-core';
 import { exportJWK, generateKeyPair } from 'jose';
 import { jsonFile, ok } from './run-admin';
@@ -260,7 +260,7 @@ describe('pnpm admin: full provisioning flow', () => {
   }, 60_000);
 
   it('rotates keys (the old kid stays published), revokes one (it leaves at once) and tells hosts over Redis', async () => {
-    const subscriber = createRedis();
+    const subscriber = createRedis(testUrls.redis);
     const heard: string[] = [];
     await subscriber.subscribe(KEY_CHANGE_CHANNEL);
     subscriber.on('message', (_c: string, m: string) => heard.push(m));

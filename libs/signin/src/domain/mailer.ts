@@ -2,6 +2,11 @@
 import type { Logger } from '@svc/platform';
 import nodemailer, { type Transporter } from 'nodemailer';
 
+/** The SMTP relay: a URL (smtp://user:pass@host:port), or host, port and credentials (a host's configuration). */
+export type SmtpTarget =
+  | string
+  | { host: string; port: number; secure: boolean; auth: { user: string; pass: string } | undefined };
+
 export interface OutgoingMail {
   to: string;
   subject: string;
@@ -13,16 +18,9 @@ export interface Mailer {
   close(): void;
 }
 
-/** SMTP_URL (smtp://user:pass@host:port) or SMTP_HOST + SMTP_PORT (+ SMTP_USER, SMTP_PASS, SMTP_SECURE). */
-export function createMailer(env: NodeJS.ProcessEnv, from: string, logger: Logger): Mailer {
-  const transport: Transporter = env.SMTP_URL
-    ? nodemailer.createTransport(env.SMTP_URL)
-    : nodemailer.createTransport({
-        host: env.SMTP_HOST ?? '127.0.0.1',
-        port: Number(env.SMTP_PORT ?? 25),
-        secure: env.SMTP_SECURE === 'true',
-        auth: env.SMTP_USER ? { user: env.SMTP_USER, pass: env.SMTP_PASS ?? '' } : undefined,
-      });
+/** A mailer over the configured SMTP relay. */
+export function createMailer(smtp: SmtpTarget, from: string, logger: Logger): Mailer {
+  const transport: Transporter = nodemailer.createTransport(smtp);
   return {
     async send(mail) {
       await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });

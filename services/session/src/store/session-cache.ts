@@ -29,8 +29,9 @@ const MAX_ENTRIES = 50_000;
 
 export function createSessionCache(
   db: Db,
-  subscriber?: Redis,
-  ttlMs = Number(process.env.SESSION_CACHE_MS ?? 1000),
+  subscriber: Redis | undefined,
+  /** How long a row is reused; a change message evicts it at once (SESSION_CACHE_MS). */
+  ttlMs: number,
 ): SessionCache {
   const cache = new Map<string, { at: number; value: Promise<CachedSession | null> }>();
   if (subscriber) {

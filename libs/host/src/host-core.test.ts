@@ -5,8 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { createPrisma } from '@svc/db';
 import { createKeyRing, ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { createHostApp, finishHostApp, listen } from '@svc/platform';
-import { kekFromBytes, loadKek } from '@svc/token-core';
-import { type HostCore, hostAppOptions, openHostCore } from './host-core';
+import { testEnv, testKek } from '@svc/testkit';
+import { kekFromBytes } from '@svc/token-core';
+import { hostAppOptions } from './app-options';
+import { type HostCore, openHostCore } from './host-core';
+import { issuingConfigFromEnv } from './issuing-config';
 
 let core: HostCore;
 let base: string;
@@ -22,9 +25,9 @@ async function serve(deps: Parameters<typeof hostAppOptions>[1]): Promise<string
 
 const servers: Server[] = [];
 beforeAll(async () => {
-  core = openHostCore('host-core-test');
+  core = openHostCore(issuingConfigFromEnv('session', testEnv()));
   // At least one ACTIVE signing key exists (the platform OIDC key, made once if missing).
-  await ensureActiveKey(core.db, loadKek(), OIDC_SCOPE);
+  await ensureActiveKey(core.db, testKek(), OIDC_SCOPE);
   base = await serve(core);
 });
 afterAll(async () => {
@@ -64,7 +67,7 @@ test('/readyz is 503 until the signing keys are loaded: a KEK that cannot open t
   }
   expect((await fetch(`${url}/healthz`)).status).toBe(200);
   // The same host with a key ring that opens them is ready: the load is tried again at each check until it succeeds.
-  const rightKek = createKeyRing({ db: core.db, kek: loadKek() });
+  const rightKek = createKeyRing({ db: core.db, kek: testKek() });
   expect(await rightKek.loadSigningKeys()).toBeGreaterThanOrEqual(1);
   await expect(wrongKek.loadSigningKeys()).rejects.toThrow(/cannot be opened/);
 });

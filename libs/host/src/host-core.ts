@@ -1,0 +1,86 @@
+// The connections and caches every issuing host opens the same way, from its parsed configuration: PostgreSQL,
+// Redis, the key ring with its change subscriber, the issuance core, the application cache, a logger and metrics.
+// Each host adds its own parts in its deps.ts.
+import { createPrisma, type Db } from '@svc/db';
+import { type ApplicationCache, createApplicationCache, type IssuanceDeps } from '@svc/issuance';
+import { createKeyRing, type KeyRing } from '@svc/keyring';
+import {
+  type Clock,
+  createLogger,
+  createMetrics,
+  createRedis,
+  type Logger,
+  type Metrics,
+  type Redis,
+  systemClock,
+  type TrustProxy,
+} from '@svc/platform';
+import { kekFromBytes } from '@svc/token-core';
+import type { IssuingHostConfig } from './issuing-config';
+
+export interface HostCore {
+  db: Db;
+  /** The command connection (auto-pipelined: concurrent commands share round trips). */
+  redis: Redis;
+  keyRing: KeyRing;
+  issuance: IssuanceDeps;
+  apps: ApplicationCache;
+  logger: Logger;
+  metrics: Metrics;
+  /** Express's `trust proxy` (TRUST_PROXY): which forwarded client addresses to believe. */
+  trustProxy: TrustProxy;
+  /** Closes the key ring (and its subscriber), Redis and PostgreSQL, in that order. */
+  close(): Promise<void>;
+}
+
+/** What a host's dependencies carry of the core; tests build it themselves and may leave metrics out. */
+export type HostParts = Omit<HostCore, 'close' | 'metrics' | 'trustProxy'> & {
+  metrics?: Metrics;
+  trustProxy?: TrustProxy;
+};
+
+/** Opens the core of an issuing host; `clock` is the one clock of every part (tests pass a settable one). */
+export function openHostCore(config: IssuingHostConfig, clock: Clock = systemClock): HostCore {
+  const logger = createLogger(config.name, { level: config.logLevel });
+  const db = createPrisma(config.databaseUrl, config.db);
+  const redis = createRedis(config.redisUrl, { autoPipelining: true, logger, bounds: config.redis });
+  const kek = kekFromBytes(config.kekBytes);
+  const keyRing = createKeyRing({
+    db,
+    kek,
+    subscriber: createRedis(config.redisUrl, { logger, bounds: config.redis }),
+    cacheTtlMs: config.keyCacheTtlMs,
+    now: clock,
+  });
+  return {
+    db,
+    redis,
+    keyRing,
+    issuance: issuanceDepsOf(config, { db, keyRing, kek }, clock),
+    apps: createApplicationCache(db, config.appCacheTtlMs),
+    logger,
+    metrics: createMetrics(config.name),
+    trustProxy: config.trustProxy,
+    async close() {
+      await keyRing.close().catch(() => undefined);
+      await redis.quit().catch(() => undefined);
+      await db.$disconnect().catch(() => undefined);
+    },
+  };
+}
+
+/** The issuance core's settings from the host's configuration, over connections the caller opened. */
+export function issuanceDepsOf(
+  config: IssuingHostConfig,
+  parts: Pick<IssuanceDeps, 'db' | 'keyRing' | 'kek'>,
+  clock: Clock = systemClock,
+): IssuanceDeps {
+  return {
+    ...parts,
+    subjectSecret: config.subjectSecret,
+    issuer: config.issuer,
+    connectUrl: config.urls.connect,
+    errandTtlSeconds: config.errandTtlSeconds,
+    now: () => new Date(clock()),
+  };
+}

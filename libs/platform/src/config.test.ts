@@ -1,0 +1,134 @@
+// The shared configuration schema: every bad value fails with a message naming its variable and never its value.
+import {
+  ConfigError,
+  type Env,
+  type HostConfig,
+  hostConfigOf,
+  hostVars,
+  isProduction,
+  readConfig,
+} from './config';
+
+function read(env: Env): HostConfig {
+  const production = isProduction(env);
+  return readConfig(hostVars('session', production), env, (v) => hostConfigOf('session', production, v));
+}
+
+/** The ConfigError `env` raises (the test fails when it raises none). */
+function problems(env: Env): ConfigError {
+  try {
+    read(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const KEK = Buffer.alloc(32, 3).toString('base64');
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  KEY_ENCRYPTION_KEY: KEK,
+  SUBJECT_SECRET: 'a-long-enough-subject-secret',
+};
+
+test('the defaults serve a local run', () => {
+  const c = read({});
+  expect(c).toMatchObject({
+    name: 'session',
+    port: 4103,
+    bindHost: '0.0.0.0',
+    webConcurrency: 1,
+    shutdownGraceMs: 10_000,
+    trustProxy: false,
+    issuer: 'https://issuer.local.test',
+    redis: { connectTimeoutMs: 2000, commandTimeoutMs: 1000 },
+    db: { poolMax: 10, connectTimeoutMs: 2000, statementTimeoutMs: 2000 },
+    metricsPort: undefined,
+    production: false,
+  });
+  expect(c.urls.connect).toBe('http://127.0.0.1:4101');
+  expect(c.kekBytes).toHaveLength(32);
+});
+
+test('values are parsed: whole numbers, URLs without a trailing slash, TRUST_PROXY forms', () => {
+  const c = read({
+    PORT: '0',
+    DB_POOL_MAX: '25',
+    ISSUER_URL: 'https://id.example.com/',
+    CONNECT_URL: 'https://connect.example.com//',
+    TRUST_PROXY: '2',
+    METRICS_PORT: '9464',
+    ...PRODUCTION,
+  });
+  expect([c.port, c.db.poolMax, c.issuer, c.urls.connect, c.trustProxy, c.metricsPort]).toEqual([
+    0,
+    25,
+    'https://id.example.com',
+    'https://connect.example.com',
+    2,
+    9464,
+  ]);
+  expect(c.kekBytes.equals(Buffer.alloc(32, 3))).toBe(true);
+  expect(read({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+  expect(read({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
+});
+
+test.each([
+  ['DB_POOL_MAX', 'ten', 'must be a whole number from 1 to 1000'],
+  ['DB_POOL_MAX', '1.5', 'must be a whole number from 1 to 1000'],
+  ['DB_POOL_MAX', '0', 'must be a whole number from 1 to 1000'],
+  ['DB_POOL_MAX', '-3', 'must be a whole number from 1 to 1000'],
+  ['DB_POOL_MAX', '1e3', 'must be a whole number from 1 to 1000'],
+  ['PORT', '70000', 'must be a whole number from 0 to 65535'],
+  ['SHUTDOWN_GRACE_MS', '-1', 'must be a whole number from 0 to 2147483647'],
+  ['REDIS_COMMAND_TIMEOUT_MS', '0x10', 'must be a whole number from 1 to 2147483647'],
+  ['WEB_CONCURRENCY', '0', 'must be a whole number from 1 to 256'],
+  ['METRICS_PORT', 'abc', 'must be a whole number from 1 to 65535'],
+  ['ISSUER_URL', 'issuer.example.com', 'must be an absolute URL (http:// or https://)'],
+  ['ISSUER_URL', 'ftp://issuer.example.com', 'must be an absolute URL (http:// or https://)'],
+  ['DATABASE_URL', 'mysql://db/x', 'must be an absolute URL (postgresql:// or postgres://)'],
+  ['REDIS_URL', '127.0.0.1:6379', 'must be an absolute URL (redis:// or rediss://)'],
+  ['CONNECT_URL', 'not a url', 'must be an absolute URL (http:// or https://)'],
+  ['LOG_LEVEL', 'verbose', 'must be one of fatal, error, warn, info, debug, trace, silent'],
+  ['KEY_ENCRYPTION_KEY', Buffer.alloc(16, 1).toString('base64'), 'must be 32 bytes, base64-encoded'],
+  ['KEY_ENCRYPTION_KEY', `${KEK}!!`, 'must be 32 bytes, base64-encoded'],
+  ['SUBJECT_SECRET', 'short', 'must be at least 16 characters'],
+])('%s=%s fails start-up naming the variable', (variable, value, problem) => {
+  const err = problems({ [variable]: value });
+  expect(err.problems).toEqual([{ variable, problem }]);
+  expect(err.message).toContain(`${variable} ${problem}`);
+});
+
+test.each(['KEY_ENCRYPTION_KEY', 'SUBJECT_SECRET'])('%s is required in production', (variable) => {
+  const err = problems({ ...PRODUCTION, [variable]: undefined });
+  expect(err.problems).toEqual([{ variable, problem: 'is required in production' }]);
+  // Outside production a development value stands in.
+  expect(() => read({ [variable]: undefined })).not.toThrow();
+});
+
+test('a secret value never appears in the message', () => {
+  const secret = 'sh0rt-s3cret';
+  const kek = Buffer.alloc(31, 9).toString('base64');
+  const err = problems({ ...PRODUCTION, SUBJECT_SECRET: secret, KEY_ENCRYPTION_KEY: kek });
+  expect(err.message).not.toContain(secret);
+  expect(err.message).not.toContain(kek);
+  expect(err.problems.map((p) => p.variable).sort()).toEqual(['KEY_ENCRYPTION_KEY', 'SUBJECT_SECRET']);
+});
+
+test('every bad variable is listed at once, one per line', () => {
+  const err = problems({ PORT: 'x', REDIS_URL: 'nope', DB_STATEMENT_TIMEOUT_MS: '-5' });
+  expect(err.problems.map((p) => p.variable).sort()).toEqual([
+    'DB_STATEMENT_TIMEOUT_MS',
+    'PORT',
+    'REDIS_URL',
+  ]);
+  expect(err.message.split('\n')).toHaveLength(4);
+});
+
+test('an empty value counts as unset', () => {
+  expect(read({ PORT: '', ISSUER_URL: '  ' })).toMatchObject({
+    port: 4103,
+    issuer: 'https://issuer.local.test',
+  });
+});
