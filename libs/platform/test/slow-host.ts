@@ -6,7 +6,7 @@ import { runHost } from '../src/run-host';
 void runHost({
   name: 'slow-host',
   port: 0,
-  logger: createLogger('slow-host'),
+  logger: createLogger('slow-host', { level: 'silent' }),
   app: (_req, res) => {
     process.stdout.write(`${JSON.stringify({ entered: true })}\n`);
     setTimeout(() => res.end('late'), 1500);

@@ -1,8 +1,10 @@
-// Device host configuration read once from the environment: its public URL (the verification URIs), the lifetimes
-// and polling interval of device authorizations, and the /device-authorize rate limit.
-import { envInt, envPositiveInt, hostUrl } from '@svc/platform';
+// The device host's configuration, read once at start-up: every issuing host's variables plus its public URL (the
+// verification URIs), the lifetimes and polling interval of device authorizations, and the /device-authorize rate
+// limit.
+import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
+import { type Env, intVar, isProduction, readConfig, textVar } from '@svc/platform';
 
-export interface DeviceConfig {
+export interface DeviceConfig extends IssuingHostConfig {
   /** Public base URL of this host (DEVICE_URL), without a trailing slash; the verification URIs live under it. */
   deviceUrl: string;
   /** Seconds from /device-authorize until the authorization expires (DEVICE_CODE_TTL_SECONDS, default 600). */
@@ -46,25 +48,38 @@ export function verificationBaseProblem(raw: string): string | undefined {
   return 'is neither HTTPS nor loopback HTTP';
 }
 
-function leewayOf(env: NodeJS.ProcessEnv): number {
-  const ms = envInt('DEVICE_POLL_LEEWAY_MS', 250, env);
-  if (!Number.isInteger(ms) || ms < 0) throw new Error('DEVICE_POLL_LEEWAY_MS must be a whole number >= 0');
-  return ms;
+function deviceVars(production: boolean) {
+  return {
+    ...issuingVars('device', production),
+    DEVICE_CODE_TTL_SECONDS: intVar(600, { min: 1 }),
+    DEVICE_POLL_INTERVAL_SECONDS: intVar(5, { min: 1 }),
+    DEVICE_POLL_LEEWAY_MS: intVar(250),
+    DEVICE_REDIS_PREFIX: textVar('device'),
+    DEVICE_RATE_AUTHORIZE_PER_ADDRESS: intVar(30, { min: 1 }),
+    DEVICE_RATE_WINDOW_SECONDS: intVar(60, { min: 1 }),
+  };
 }
 
-export function deviceConfigFromEnv(env: NodeJS.ProcessEnv = process.env): DeviceConfig {
-  const deviceUrl = hostUrl('device', env);
-  const problem = verificationBaseProblem(deviceUrl);
-  if (problem) throw new Error(`DEVICE_URL ${problem}`);
-  return {
-    deviceUrl,
-    codeTtlSeconds: envPositiveInt('DEVICE_CODE_TTL_SECONDS', 600, env),
-    pollIntervalSeconds: envPositiveInt('DEVICE_POLL_INTERVAL_SECONDS', 5, env),
-    pollLeewayMs: leewayOf(env),
-    redisPrefix: env.DEVICE_REDIS_PREFIX ?? 'device',
-    rateLimit: {
-      authorizePerAddress: envPositiveInt('DEVICE_RATE_AUTHORIZE_PER_ADDRESS', 30, env),
-      windowSeconds: envPositiveInt('DEVICE_RATE_WINDOW_SECONDS', 60, env),
+export function deviceConfigFromEnv(env: Env): DeviceConfig {
+  const production = isProduction(env);
+  return readConfig(
+    deviceVars(production),
+    env,
+    (v) => ({
+      ...issuingConfigOf('device', production, v),
+      deviceUrl: v.DEVICE_URL,
+      codeTtlSeconds: v.DEVICE_CODE_TTL_SECONDS,
+      pollIntervalSeconds: v.DEVICE_POLL_INTERVAL_SECONDS,
+      pollLeewayMs: v.DEVICE_POLL_LEEWAY_MS,
+      redisPrefix: v.DEVICE_REDIS_PREFIX,
+      rateLimit: {
+        authorizePerAddress: v.DEVICE_RATE_AUTHORIZE_PER_ADDRESS,
+        windowSeconds: v.DEVICE_RATE_WINDOW_SECONDS,
+      },
+    }),
+    (v) => {
+      const problem = verificationBaseProblem(v.DEVICE_URL);
+      return problem ? [{ variable: 'DEVICE_URL', problem }] : [];
     },
-  };
+  );
 }

@@ -1,7 +1,8 @@
 // What the device host needs: the issuance core every issuing host opens, its configuration, and its two stores
 // (device authorizations in PostgreSQL, their polling state in Redis). Tests build the same with `deviceDepsOf`.
-import { type HostParts, openHostCore } from '@svc/issuance';
-import { type DeviceConfig, deviceConfigFromEnv } from './config';
+import { type HostParts, openHostCore } from '@svc/host';
+import { type Clock, systemClock } from '@svc/platform';
+import type { DeviceConfig } from './config';
 import { type AuthorizationStore, createAuthorizationStore } from './store/authorizations';
 import { createPollingStore, type PollingStore } from './store/polling';
 
@@ -34,8 +35,11 @@ export function deviceDepsOf(parts: HostParts, config: DeviceConfig): DeviceDeps
   };
 }
 
-export function openDeviceDeps(): DeviceDeps & { close(): Promise<void> } {
-  const config = deviceConfigFromEnv();
-  const core = openHostCore('device');
+/** Opens the core connections from the parsed configuration, then the device host's stores over them. */
+export function openDeviceDeps(
+  config: DeviceConfig,
+  clock: Clock = systemClock,
+): DeviceDeps & { close(): Promise<void> } {
+  const core = openHostCore(config, clock);
   return { ...deviceDepsOf(core, config), metrics: core.metrics, close: core.close };
 }

@@ -12,6 +12,7 @@ import {
   type RunningTestHost,
   startTestHost,
   type TestInfra,
+  testEnv,
   uniqueName,
 } from '@svc/testkit';
 import { createDeviceApp } from '../src/app';
@@ -50,7 +51,7 @@ export async function startDevice(
 ): Promise<DeviceHarness> {
   const clock = shared?.clock ?? testClock();
   const infra = openInfra({ over });
-  const base = deviceConfigFromEnv({});
+  const base = deviceConfigFromEnv(testEnv());
   const deps = deviceDepsOf(
     {
       db: infra.db,
@@ -59,7 +60,7 @@ export async function startDevice(
       issuance: { ...infra.issuance, now: clock.now },
       // No application cache in tests: fixtures change status between requests.
       apps: createApplicationCache(infra.db, 0),
-      logger: createLogger('device-test'),
+      logger: createLogger('device-test', { level: 'silent' }),
     },
     {
       ...base,

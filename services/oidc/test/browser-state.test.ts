@@ -2,13 +2,14 @@
 // sign-in never reuses the old identifier, and a parked authorization request is finished exactly once.
 import { createHash } from 'node:crypto';
 import { createRedis } from '@svc/platform';
+import { testUrls } from '@svc/testkit';
 import type { Redis } from 'ioredis';
 import { createInteractionStore, type Interaction } from '../src/store/interactions';
 import { createSignInSessions, signInCookie } from '../src/store/sign-in-sessions';
 
 let redis: Redis;
 beforeAll(() => {
-  redis = createRedis();
+  redis = createRedis(testUrls.redis);
 });
 afterAll(async () => {
   await redis.quit();
