@@ -11,6 +11,7 @@ import {
   textVar,
   urlVar,
 } from '@svc/platform';
+import { type SmtpTarget, signinRateLimitsOf, signinVars, smtpTargetOf } from '@svc/signin';
 
 export interface ConnectConfig extends IssuingHostConfig {
   /** Public base URL of this host (CONNECT_URL), without a trailing slash. */
@@ -55,24 +56,9 @@ export function isLoopbackHost(hostname: string): boolean {
 function connectVars(production: boolean) {
   return {
     ...issuingVars('connect', production),
-    WEBAUTHN_RP_ID: textVar(''),
+    ...signinVars(),
     WEBAUTHN_ORIGIN: textVar(''),
-    WEBAUTHN_RP_NAME: textVar('Sign-in service'),
     INQUIRY_TTL_SECONDS: intVar(600, { min: 1 }),
-    EMAIL_CODE_TTL_SECONDS: intVar(600, { min: 1 }),
-    FLOW_TTL_SECONDS: intVar(1800, { min: 1 }),
-    MAIL_FROM: textVar('Sign-in service <no-reply@localhost>'),
-    SMTP_URL: urlVar('', ['smtp:', 'smtps:']),
-    SMTP_HOST: textVar('127.0.0.1'),
-    SMTP_PORT: intVar(25, { min: 1, max: 65_535 }),
-    SMTP_SECURE: oneOfVar(['true', 'false'], 'false'),
-    SMTP_USER: textVar(''),
-    SMTP_PASS: textVar(''),
-    RATE_LIMIT_NAMESPACE: textVar('connect'),
-    RL_CODE_SEND_PER_IP: intVar(20, { min: 1 }),
-    RL_CODE_SEND_PER_RECIPIENT: intVar(5, { min: 1 }),
-    RL_CODE_VERIFY_PER_IP: intVar(30, { min: 1 }),
-    RL_SIGN_IN_PER_IP: intVar(60, { min: 1 }),
   };
 }
 
@@ -94,21 +80,9 @@ export function connectConfigFromEnv(env: Env): ConnectConfig {
       secureCookies: !(url.protocol === 'http:' && isLoopbackHost(url.hostname)),
       flowCookieName: sessionCookie('connect_flow', url.protocol === 'https:').name,
       mailFrom: v.MAIL_FROM,
-      smtp:
-        v.SMTP_URL ||
-        ({
-          host: v.SMTP_HOST,
-          port: v.SMTP_PORT,
-          secure: v.SMTP_SECURE === 'true',
-          auth: v.SMTP_USER ? { user: v.SMTP_USER, pass: v.SMTP_PASS } : undefined,
-        } as const),
-      rateLimitNamespace: v.RATE_LIMIT_NAMESPACE,
-      rateLimits: {
-        codeSendPerIp: v.RL_CODE_SEND_PER_IP,
-        codeSendPerRecipient: v.RL_CODE_SEND_PER_RECIPIENT,
-        codeVerifyPerIp: v.RL_CODE_VERIFY_PER_IP,
-        signInPerIp: v.RL_SIGN_IN_PER_IP,
-      },
+      smtp: smtpTargetOf(v),
+      rateLimitNamespace: v.RATE_LIMIT_NAMESPACE || 'connect',
+      rateLimits: signinRateLimitsOf(v),
     };
   });
 }

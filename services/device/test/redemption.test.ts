@@ -4,13 +4,14 @@
 // own: a higher acceptance epoch there cannot disturb other tests' accounts).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPrisma, databaseUrl, migrate } from '@svc/db';
+import { createPrisma, migrate } from '@svc/db';
 import { addRule, publishTerms } from '@svc/provisioning';
-import { BASELINE_TERMS, ensureBaselineTerms, postJson, uniqueName } from '@svc/testkit';
+import { BASELINE_TERMS, ensureBaselineTerms, postJson, testEnv, testUrls, uniqueName } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import pg from 'pg';
 import { createSessionApp } from '../../session/src/app';
+import { sessionConfigFromEnv } from '../../session/src/config';
 import { openSessionDeps } from '../../session/src/deps';
 import { deviceCodeHash } from '../src/domain/codes';
 import { approve, authorize, type DeviceHarness, poll, provisionDeviceApp, startDevice } from './support';
@@ -23,7 +24,7 @@ let closeSession: () => Promise<void>;
 beforeAll(async () => {
   a = await startDevice();
   b = await startDevice({}, { clock: a.clock, redisPrefix: a.deps.config.redisPrefix });
-  const sessionDeps = openSessionDeps();
+  const sessionDeps = openSessionDeps(sessionConfigFromEnv(testEnv()));
   const server = http.createServer(createSessionApp(sessionDeps));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   sessionUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -139,7 +140,7 @@ describe('tokens', () => {
 
 describe('basic terms published between approval and redemption', () => {
   const dbName = uniqueName('wt_device_terms').replace(/-/g, '_');
-  const admin = () => new pg.Client({ connectionString: databaseUrl() });
+  const admin = () => new pg.Client({ connectionString: testUrls.database });
   let own: ReturnType<typeof createPrisma>;
   let h: DeviceHarness;
 
@@ -148,7 +149,7 @@ describe('basic terms published between approval and redemption', () => {
     await client.connect();
     await client.query(`CREATE DATABASE "${dbName}"`);
     await client.end();
-    const url = new URL(databaseUrl());
+    const url = new URL(testUrls.database);
     url.pathname = `/${dbName}`;
     await migrate(url.toString());
     own = createPrisma(url.toString());

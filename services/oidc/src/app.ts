@@ -1,7 +1,7 @@
 // The OIDC host: discovery and JWKS as fast routes; token, userinfo, claim-state and end-session on Express
 // (form bodies, Bearer headers); /authorize and the sign-in pages are mounted beside them (see oidcweb's notes).
 import type { RequestListener } from 'node:http';
-import { hostAppOptions } from '@svc/issuance';
+import { hostAppOptions } from '@svc/host';
 import { ensureActiveKey, OIDC_SCOPE, publishKeyChange } from '@svc/keyring';
 import { createHostApp, finishHostApp, withFastRoutes } from '@svc/platform';
 import type { OidcDeps } from './deps';

@@ -5,9 +5,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { createOidcClient, type OidcAuthMethod } from '@svc/provisioning';
-import { createMailer } from '@svc/signin';
-import { type AppFixtureOptions, openInfra, provisionApp, type TestInfra, uniqueName } from '@svc/testkit';
+import {
+  type AppFixtureOptions,
+  openInfra,
+  provisionApp,
+  type TestInfra,
+  testEnv,
+  uniqueName,
+} from '@svc/testkit';
 import { createOidcApp } from '../src/app';
+import { oidcConfigFromEnv } from '../src/config';
 import { type OpenedOidcDeps, openOidcDeps } from '../src/deps';
 
 export interface OidcPagesHost {
@@ -25,19 +32,18 @@ export async function startOidcPages(
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://${opts.hostname ?? 'localhost'}:${(server.address() as AddressInfo).port}`;
-  const deps = openOidcDeps();
-  deps.oidc.oidcUrl = url;
-  deps.pages.settings.rpId = opts.hostname ?? 'localhost';
-  // Each test host counts on its own, so repeated runs from 127.0.0.1 do not trip each other's limits.
-  deps.pages.settings.rateLimitNamespace = uniqueName('oidc-rl');
-  if (opts.smtpPort) {
-    deps.pages.mailer.close();
-    deps.pages.mailer = createMailer(
-      { SMTP_URL: `smtp://127.0.0.1:${opts.smtpPort}` },
-      'OIDC test <no-reply@localhost>',
-      deps.logger,
-    );
-  }
+  const deps = openOidcDeps(
+    oidcConfigFromEnv(
+      testEnv({
+        OIDC_URL: url,
+        WEBAUTHN_RP_ID: opts.hostname ?? 'localhost',
+        // Each test host counts on its own, so repeated runs from 127.0.0.1 do not trip each other's limits.
+        RATE_LIMIT_NAMESPACE: uniqueName('oidc-rl'),
+        MAIL_FROM: 'OIDC test <no-reply@localhost>',
+        SMTP_URL: `smtp://127.0.0.1:${opts.smtpPort ?? 2525}`,
+      }),
+    ),
+  );
   server.on('request', createOidcApp(deps));
   return {
     infra,

@@ -1,11 +1,7 @@
 // Outbound mail (nodemailer over SMTP): the one-time sign-up codes. The SMTP server is configuration.
 import type { Logger } from '@svc/platform';
 import nodemailer, { type Transporter } from 'nodemailer';
-
-/** The SMTP relay: a URL (smtp://user:pass@host:port), or host, port and credentials (a host's configuration). */
-export type SmtpTarget =
-  | string
-  | { host: string; port: number; secure: boolean; auth: { user: string; pass: string } | undefined };
+import type { SmtpTarget } from '../config';
 
 export interface OutgoingMail {
   to: string;

@@ -1,0 +1,90 @@
+// The OIDC host's configuration, read once at start-up: every issuing host's variables, the sign-in pages'
+// variables, the OpenID Provider's lifetimes and the JWKS max-age rule.
+import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
+import { jwksMaxAge } from '@svc/keyring';
+import { type Env, intVar, isProduction, readConfig } from '@svc/platform';
+import {
+  type SigninConfig,
+  type SmtpTarget,
+  signinRateLimitsOf,
+  signinVars,
+  smtpTargetOf,
+} from '@svc/signin';
+
+export interface OidcSettings {
+  /** The OpenID Provider's issuer and public base URL (OIDC_URL): ID token `iss`, discovery, endpoints. */
+  oidcUrl: string;
+  /** Authorization-code lifetime (OIDC_CODE_TTL_SECONDS, default 60). */
+  codeTtlSeconds: number;
+  /** ID token lifetime (OIDC_ID_TOKEN_TTL_SECONDS, default 3600). */
+  idTokenTtlSeconds: number;
+  /** Idle lifetime of the person's sign-in on this host (OIDC_SIGN_IN_TTL_SECONDS, default 86400). */
+  signInTtlSeconds: number;
+  /** JWKS Cache-Control max-age: never longer than 300 s nor the key prepublication window. */
+  jwksMaxAgeSeconds: number;
+}
+
+/** The /authorize pages' settings: the shared sign-in steps (the fleet's one WEBAUTHN_RP_ID, so the same passkeys
+ * as connect), cookies, lifetimes, rate limits and mail, and how long a parked authorization request may wait. */
+export interface OidcPagesSettings {
+  /** WEBAUTHN_RP_ID; default the OIDC_URL host name. */
+  rpId?: string;
+  rpName: string;
+  emailCodeTtlSeconds: number;
+  flowTtlSeconds: number;
+  rateLimitNamespace: string;
+  rateLimits: SigninConfig['rateLimits'];
+  /** connect's account page, linked from the passkey-added mail. */
+  accountPageUrl: string;
+  mailFrom: string;
+  /** How long an authorization request may wait for the person (OIDC_INTERACTION_TTL_SECONDS, default 1800). */
+  interactionTtlSeconds: number;
+}
+
+export interface OidcConfig extends IssuingHostConfig {
+  oidc: OidcSettings;
+  pages: OidcPagesSettings;
+  smtp: SmtpTarget;
+}
+
+function oidcVars(production: boolean) {
+  return {
+    ...issuingVars('oidc', production),
+    ...signinVars(),
+    OIDC_SIGN_IN_TTL_SECONDS: intVar(86_400, { min: 1 }),
+    OIDC_INTERACTION_TTL_SECONDS: intVar(1800, { min: 1 }),
+    OIDC_CODE_TTL_SECONDS: intVar(60, { min: 1 }),
+    OIDC_ID_TOKEN_TTL_SECONDS: intVar(3600, { min: 1 }),
+    JWKS_MAX_AGE_SECONDS: intVar(300, { min: 1 }),
+    KEY_PREPUBLISH_SECONDS: intVar(86_400, { min: 1 }),
+  };
+}
+
+export function oidcConfigFromEnv(env: Env): OidcConfig {
+  const production = isProduction(env);
+  return readConfig(oidcVars(production), env, (v) => {
+    const base = issuingConfigOf('oidc', production, v);
+    return {
+      ...base,
+      oidc: {
+        oidcUrl: base.urls.oidc,
+        codeTtlSeconds: v.OIDC_CODE_TTL_SECONDS,
+        idTokenTtlSeconds: v.OIDC_ID_TOKEN_TTL_SECONDS,
+        signInTtlSeconds: v.OIDC_SIGN_IN_TTL_SECONDS,
+        jwksMaxAgeSeconds: jwksMaxAge(v.JWKS_MAX_AGE_SECONDS, v.KEY_PREPUBLISH_SECONDS),
+      },
+      pages: {
+        rpId: v.WEBAUTHN_RP_ID || undefined,
+        rpName: v.WEBAUTHN_RP_NAME,
+        emailCodeTtlSeconds: v.EMAIL_CODE_TTL_SECONDS,
+        flowTtlSeconds: v.FLOW_TTL_SECONDS,
+        rateLimitNamespace: v.RATE_LIMIT_NAMESPACE ? `${v.RATE_LIMIT_NAMESPACE}:oidc` : 'oidc',
+        rateLimits: signinRateLimitsOf(v),
+        accountPageUrl: `${base.urls.connect}/account`,
+        mailFrom: v.MAIL_FROM,
+        interactionTtlSeconds: v.OIDC_INTERACTION_TTL_SECONDS,
+      },
+      smtp: smtpTargetOf(v),
+    };
+  });
+}
