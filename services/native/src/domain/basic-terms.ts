@@ -2,9 +2,8 @@
 // confirmation, and retries with `agreementAcceptance` bound to the revision, locale and content hash it showed.
 import {
   type AgreementLocale,
-  currentTerms,
-  hasCurrentReceipt,
   type IssuanceDeps,
+  type IssueRead,
   legalAgreementRequired,
   recordReceipt,
 } from '@svc/issuance';
@@ -20,17 +19,19 @@ export interface AgreementAcceptance {
 export const RECEIPT_CHANNEL = 'PLATFORM_TICKET';
 
 /**
- * Returns when the account holds the current receipt (recording one from a valid acceptance first). Without an
- * acceptance, or with `confirmed: false`, the answer is LegalAgreementRequired with the full agreement; an
- * acceptance of another revision or of content other than the current one is LegalAgreementRevisionMismatch.
+ * The issue read once the account holds the current receipt (recording one from a valid acceptance first; the read
+ * tells whether it holds one and against which terms). Without an acceptance, or with `confirmed: false`, the answer
+ * is LegalAgreementRequired with the full agreement; an acceptance of another revision or of content other than the
+ * current one is LegalAgreementRevisionMismatch.
  */
 export async function settleBasicTerms(
   deps: Pick<IssuanceDeps, 'db' | 'connectUrl'>,
   accountId: string,
+  read: IssueRead,
   acceptance: AgreementAcceptance | undefined,
-): Promise<void> {
-  const terms = await currentTerms(deps.db);
-  if (!terms || (await hasCurrentReceipt(deps.db, accountId, terms))) return;
+): Promise<IssueRead> {
+  const { terms } = read;
+  if (!terms || read.snapshot.hasReceipt) return read;
   if (!acceptance?.confirmed) throw legalAgreementRequired(terms, deps.connectUrl);
   const shown = terms.agreement.locales[acceptance.locale];
   if (acceptance.revision !== terms.revision || !shown || shown.contentSha256 !== acceptance.contentSha256) {
@@ -40,4 +41,5 @@ export async function settleBasicTerms(
     locale: acceptance.locale,
     contentSha256: acceptance.contentSha256,
   });
+  return { ...read, snapshot: { ...read.snapshot, hasReceipt: true } };
 }

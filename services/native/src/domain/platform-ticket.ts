@@ -6,8 +6,9 @@ import {
   checkAccount,
   checkApplication,
   checkEmailDomain,
-  issueSession,
-  loadIssuanceSnapshot,
+  currentTerms,
+  issueFromRead,
+  readForIssue,
 } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { NativeDeps } from '../deps';
@@ -59,18 +60,28 @@ export async function platformTicketSignIn(
     throw new ServiceError('PlatformTicketRejected', 401);
 
   const link = await ports.links.findOrCreate(STEAM_PLATFORM, verdict.steamId);
-  // One read: status, email-domain standing and the authority version the session's insert is conditional on.
-  const standing = await loadIssuanceSnapshot(deps.issuance.db, link.accountId, app.id, undefined);
-  const account = standing.account;
+  // One read: status, email-domain standing, the receipt and the authority version the session's insert is
+  // conditional on. The terms are read afresh (not the hot paths' cache): an acceptance names an exact revision.
+  const db = deps.issuance.db;
+  const terms = await currentTerms(db);
+  const read = await readForIssue(
+    db,
+    { accountId: link.accountId, applicationId: app.id, sectorId: app.sectorId },
+    terms,
+  );
+  const account = read.snapshot.account;
   checkAccount(account);
-  checkEmailDomain(standing.emailDomain);
-  await settleBasicTerms(deps.issuance, account.id, input.agreementAcceptance);
-  const issued = await issueSession(deps.issuance, {
-    application: app,
-    principal: { kind: 'ACCOUNT', accountId: account.id },
-    authMethod: PLATFORM_TICKET_METHOD,
-    expectedAuthorityVersion: account.authorityVersion,
-  });
+  checkEmailDomain(read.snapshot.emailDomain);
+  const settled = await settleBasicTerms(deps.issuance, account.id, read, input.agreementAcceptance);
+  const issued = await issueFromRead(
+    deps.issuance,
+    {
+      application: app,
+      principal: { kind: 'ACCOUNT', accountId: account.id },
+      authMethod: PLATFORM_TICKET_METHOD,
+    },
+    settled,
+  );
   return {
     claims: issued.claims,
     applicationAnchor: app.anchor,
