@@ -34,7 +34,7 @@ async function seedCodes(infra: TestInfra, anchor: string, n: number, parallel =
       apps: createApplicationCache(infra.db),
       logger: createLogger('bench-device', { level: 'warn' }),
     },
-    deviceConfigFromEnv({}),
+    deviceConfigFromEnv(process.env),
   );
   const codes: string[] = [];
   let started = 0;
