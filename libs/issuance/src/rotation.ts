@@ -45,6 +45,8 @@ export interface RotateInput {
    * only OIDC sessions, every other host only APPLICATION ones; a session of the other protocol is not found.
    */
   protocol?: 'APPLICATION' | 'OIDC';
+  /** When given, only sessions issued by this authentication method rotate here (connect: its own sign-ins). */
+  authMethod?: string;
 }
 
 export type RotationOutcome =
@@ -134,7 +136,8 @@ async function judge(
     !read ||
     !session ||
     session.applicationId !== input.app.id ||
-    session.protocol !== (input.protocol ?? 'APPLICATION')
+    session.protocol !== (input.protocol ?? 'APPLICATION') ||
+    (input.authMethod !== undefined && session.authMethod !== input.authMethod)
   )
     return refuse('not_found');
   // The signature proves the token was issued; a version this session never reached was not (a pair minted for a

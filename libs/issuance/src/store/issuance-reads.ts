@@ -121,6 +121,8 @@ export interface RotationSession {
   id: string;
   applicationId: string;
   protocol: 'APPLICATION' | 'OIDC';
+  /** The authentication method the session was issued by. */
+  authMethod: string;
   subject: string;
   actorSubject: string | null;
   status: SessionStatus;
@@ -149,6 +151,7 @@ interface RotationRow extends SnapshotColumns {
   id: string;
   application_id: string;
   protocol: RotationSession['protocol'];
+  auth_method: string;
   subject: string;
   actor_subject: string | null;
   status: SessionStatus;
@@ -169,8 +172,8 @@ interface RotationRow extends SnapshotColumns {
  * turn: one round trip, one row per input (all columns null when the session does not exist), in input order.
  */
 const READ_ROTATIONS: Statement = {
-  name: 'rotation_read_v8',
-  text: `SELECT s.id, s.application_id, s.protocol, s.subject, s.actor_subject,
+  name: 'rotation_read_v9',
+  text: `SELECT s.id, s.application_id, s.protocol, s.auth_method, s.subject, s.actor_subject,
       s.status, s.revoked_reason, s.current_version, s.current_jti, s.access_ttl, s.refresh_ttl, s.expires_at,
       s.rotated_at, s.authority_version AS session_authority_version, statement_timestamp() AS read_at,
       ${workloadAuthoritySql({
@@ -198,6 +201,7 @@ function toRotationRead(row: RotationRow, terms: CurrentTerms | undefined): Rota
       id: row.id,
       applicationId: row.application_id,
       protocol: row.protocol,
+      authMethod: row.auth_method,
       subject: row.subject,
       actorSubject: row.actor_subject,
       status: row.status,

@@ -278,9 +278,3 @@ export function findSessionVersion(db: Db, sid: string): Promise<SessionVersion 
     },
   });
 }
-
-/** The authentication method a session was issued by (undefined when there is no such session). */
-export async function sessionAuthMethod(db: Db, sid: string): Promise<string | undefined> {
-  const row = await db.session.findUnique({ where: { id: sid }, select: { authMethod: true } });
-  return row?.authMethod;
-}

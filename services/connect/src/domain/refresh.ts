@@ -1,13 +1,11 @@
 // Connect POST /refresh: strict rotation (no retry allowance); reuse or a lost race revokes the family.
 // The response carries the three-key claim view with the SYNTHETIC requirement.
-import type { Db } from '@svc/db';
 import {
   type ApplicationCache,
   REFRESH_TYPS,
   type RotationDeps,
   type RotationOutcome,
   rotateRefreshToken,
-  sessionAuthMethod,
   verifyPresentedToken,
 } from '@svc/issuance';
 import { type Reason, ServiceError } from '@svc/platform';
@@ -36,7 +34,7 @@ export function outcomeError(outcome: Exclude<RotationOutcome, { kind: 'rotated'
 }
 
 export async function refreshConnectSession(
-  deps: { rotation: RotationDeps; apps: ApplicationCache; db: Db },
+  deps: { rotation: RotationDeps; apps: ApplicationCache },
   refreshToken: string,
 ): Promise<{ claims: ConnectClaimView; accessToken: string; refreshToken: string }> {
   let presented: Awaited<ReturnType<typeof verifyPresentedToken>>;
@@ -48,14 +46,13 @@ export async function refreshConnectSession(
     }
     throw err;
   }
-  // Only sessions this host issued (usernameless passkey sign-in) rotate here.
-  if ((await sessionAuthMethod(deps.db, presented.claims.sid)) !== CONNECT_AUTH_METHOD)
-    throw rejected('RefreshTokenNotFound');
   const outcome = await rotateRefreshToken(deps.rotation, {
     app: presented.app,
     claims: presented.claims,
     presentedToken: refreshToken,
     retryAllowanceMs: 0,
+    // Only sessions this host issued (usernameless passkey sign-in) rotate here.
+    authMethod: CONNECT_AUTH_METHOD,
   });
   if (outcome.kind !== 'rotated') throw outcomeError(outcome);
   return {

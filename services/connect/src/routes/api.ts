@@ -48,7 +48,7 @@ export function apiRoutes(deps: ConnectDeps, inquiries: InquiryStore): Router {
 
   router.post('/refresh', jsonBody(), async (req, res) => {
     const { refreshToken } = parseWith(refreshSchema, req.body);
-    const result = await refreshConnectSession({ rotation, apps: deps.apps, db: deps.db }, refreshToken);
+    const result = await refreshConnectSession({ rotation, apps: deps.apps }, refreshToken);
     noStore(res);
     res.json(result);
   });
