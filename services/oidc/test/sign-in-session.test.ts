@@ -1,0 +1,148 @@
+// The OIDC host's sign-in session over HTTP (a sign-in recorded server-side, its cookie presented as a browser
+// would): it answers a client with no page; prompt=none succeeds with it and fails without it; prompt=login and an
+// exceeded max_age show the sign-in page; a disabled account or an ended sign-in is login_required; two tabs
+// finishing one request answer the client once; the code names the sign-in for end-session.
+import { grantClaim, setAccountStatus } from '@svc/provisioning';
+import { provisionAccount, uniqueName } from '@svc/testkit';
+import { hashCode } from '../src/domain/authorization';
+import {
+  type OidcPagesHost,
+  provisionRelyingParty,
+  type RelyingPartyFixture,
+  startOidcPages,
+} from './pages-kit';
+
+let host: OidcPagesHost;
+let rp: RelyingPartyFixture;
+const REDIRECT = `https://${uniqueName('rp')}.example/cb`;
+
+beforeAll(async () => {
+  host = await startOidcPages();
+  rp = await provisionRelyingParty(host, { redirectUris: [REDIRECT], claims: { email: 'OPTIONAL' } });
+});
+afterAll(async () => {
+  await host?.close();
+});
+
+/** A person with the terms accepted and the email claim decided, signed in on the host `ageSeconds` ago. */
+async function signedIn(ageSeconds = 0) {
+  const account = await provisionAccount(host.infra);
+  await grantClaim(host.infra.db, account.id, rp.anchor, 'email', 'GRANTED');
+  const authTime = Math.floor(Date.now() / 1000) - ageSeconds;
+  const started = await host.deps.signInSessions.start(undefined, {
+    accountId: account.id,
+    authTime,
+    amr: ['hwk', 'user'],
+    acr: 'phr',
+  });
+  return {
+    account,
+    authTime,
+    cookie: `oidc_session=${started.id}`,
+    id: started.id,
+    handle: started.session.handle,
+  };
+}
+
+const get = (url: string, cookie?: string) =>
+  fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+
+/** /authorize, then the interaction page it parks the request at, with the browser's cookie. */
+async function authorize(over: Record<string, string>, cookie?: string) {
+  const q = new URLSearchParams({
+    client_id: rp.clientId,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'openid',
+    state: 'st-9',
+    ...over,
+  });
+  const parked = await get(`${host.url}/authorize?${q}`, cookie);
+  expect(parked.status).toBe(303);
+  const page = `${host.url}${parked.headers.get('location')}`;
+  return { page, res: await get(page, cookie) };
+}
+
+function clientAnswer(res: Response): Record<string, string> {
+  expect(res.status).toBe(303);
+  const location = new URL(res.headers.get('location') ?? '');
+  expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+  return Object.fromEntries(location.searchParams);
+}
+
+test('a held sign-in answers the client with no page, prompt=none included; the code names the sign-in', async () => {
+  const s = await signedIn();
+  for (const extra of [{}, { prompt: 'none' }, { max_age: '3600' }] as Record<string, string>[]) {
+    const { res } = await authorize(extra, s.cookie);
+    const answer = clientAnswer(res);
+    expect(answer).toMatchObject({ code: expect.any(String), state: 'st-9', iss: host.url });
+    const row = await host.infra.db.oidcAuthorizationCode.findUniqueOrThrow({
+      where: { codeHash: hashCode(answer.code as string) },
+    });
+    expect(row).toMatchObject({ accountId: s.account.id, browserSessionId: s.handle, redirectUri: REDIRECT });
+    expect(Math.floor(row.authTime.getTime() / 1000)).toBe(s.authTime);
+    // Reusing the sign-in sets no new cookie.
+    expect(res.headers.get('set-cookie') ?? '').not.toContain('oidc_session=');
+  }
+});
+
+test('prompt=login, select_account and an exceeded max_age show the sign-in page', async () => {
+  const s = await signedIn(120);
+  for (const extra of [
+    { prompt: 'login' },
+    { prompt: 'select_account' },
+    { max_age: '60' },
+    { max_age: '0' },
+  ] as Record<string, string>[]) {
+    const { res } = await authorize(extra, s.cookie);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('Sign in with a passkey');
+  }
+});
+
+test('prompt=none: max_age exceeded, a disabled account, an ended sign-in are login_required', async () => {
+  const old = await signedIn(120);
+  expect(clientAnswer((await authorize({ prompt: 'none', max_age: '60' }, old.cookie)).res).error).toBe(
+    'login_required',
+  );
+  const disabled = await signedIn();
+  await setAccountStatus(host.infra.db, disabled.account.id, 'DISABLED');
+  expect(clientAnswer((await authorize({ prompt: 'none' }, disabled.cookie)).res).error).toBe(
+    'login_required',
+  );
+  const ended = await signedIn();
+  await host.deps.signInSessions.end(ended.id);
+  expect(clientAnswer((await authorize({ prompt: 'none' }, ended.cookie)).res).error).toBe('login_required');
+  // A cookie value the host never issued is no sign-in.
+  const forged = `oidc_session=${'A'.repeat(43)}`;
+  expect(clientAnswer((await authorize({ prompt: 'none' }, forged)).res).error).toBe('login_required');
+});
+
+test('prompt=none with terms owed: interaction_required', async () => {
+  const account = await provisionAccount(host.infra, { acceptTerms: false });
+  const started = await host.deps.signInSessions.start(undefined, {
+    accountId: account.id,
+    authTime: Math.floor(Date.now() / 1000),
+    amr: ['hwk', 'user'],
+  });
+  const { res } = await authorize({ prompt: 'none' }, `oidc_session=${started.id}`);
+  expect(clientAnswer(res).error).toBe('interaction_required');
+});
+
+test('two tabs finishing one request: the client is answered once', async () => {
+  const s = await signedIn();
+  const q = new URLSearchParams({
+    client_id: rp.clientId,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'openid',
+    state: 'st-race',
+  });
+  const parked = await get(`${host.url}/authorize?${q}`, s.cookie);
+  const page = `${host.url}${parked.headers.get('location')}`;
+  const answers = await Promise.all(Array.from({ length: 6 }, () => get(page, s.cookie)));
+  const toClient = answers.filter((r) => r.status === 303);
+  expect(toClient).toHaveLength(1);
+  expect(answers.filter((r) => r.status === 410)).toHaveLength(5);
+  expect(clientAnswer(toClient[0] as Response).code).toBeTruthy();
+});
