@@ -6,7 +6,8 @@
 // ever stored. Any other reuse revokes the whole family. A rotation that read its version as current but lost the
 // write, where the allowance cannot hand out the winner's pair, is a conflict (the session host's empty 401). One
 // read and one write (a HOT update of the session row, no index entry changes) per rotation, each shared with the
-// rotations of the same event-loop turn.
+// rotations of the same event-loop turn; both are in the stores (store/issuance-reads.ts, store/sessions.ts), and
+// `judge` decides from the read alone: a revocation it calls for is written by the caller through the store.
 import { createHmac } from 'node:crypto';
 import { dbBoundsOf } from '@svc/db';
 import { DependencyTimeoutError, isDependencyFailure } from '@svc/platform';
