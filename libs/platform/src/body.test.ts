@@ -1,12 +1,12 @@
-// The one body reader on both stacks (a fast route and an Express route over one listener): identity encoding,
+// The one body reader on both stacks (a JSON endpoint on the fast dispatcher and page endpoints on the Express adapter): identity encoding,
 // declared media type, UTF-8, storable text, size limits on declared and chunked bodies, page forms.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { sendRaw } from '@svc/testkit';
-import { formBody, jsonBody } from './body';
-import { withFastRoutes } from './fast-routes';
-import { createHostApp, finishHostApp, type HostAppOptions } from './http';
+import { z } from 'zod';
+import { endpoint, pageEndpoint, serveEndpoints } from './endpoints';
+import type { HostAppOptions } from './http';
 import { createLogger } from './logger';
 import { listen } from './run-host';
 
@@ -14,18 +14,38 @@ const opts: HostAppOptions = { name: 'body-test', logger: createLogger('body-tes
 let server: Server;
 let base: string;
 
+const anyObject = z.record(z.string(), z.unknown());
+
 beforeAll(async () => {
-  const app = createHostApp(opts);
-  app.post('/express', jsonBody(1024), (req, res) => {
-    res.json({ body: req.body, raw: req.rawBody?.length });
+  const listener = serveEndpoints(opts, {
+    endpoints: [
+      endpoint({
+        method: 'POST',
+        path: '/fast',
+        body: { kind: 'json', schema: anyObject, limit: 1024 },
+        noStore: false,
+        handle: (req) => ({ json: { body: req.body } }),
+      }),
+      pageEndpoint({
+        method: 'POST',
+        path: '/express',
+        body: { kind: 'json', schema: anyObject, limit: 1024 },
+        noStore: false,
+        page: (req, res) => {
+          res.json({ body: req.body, raw: req.rawBody?.length });
+        },
+      }),
+      pageEndpoint({
+        method: 'POST',
+        path: '/form',
+        body: { kind: 'form', schema: anyObject, limit: 1024, maxFields: 4 },
+        noStore: false,
+        page: (req, res) => {
+          res.json({ body: { ...req.body } });
+        },
+      }),
+    ],
   });
-  app.post('/form', formBody(1024, 4), (req, res) => {
-    res.json({ body: { ...req.body } });
-  });
-  finishHostApp(app, opts);
-  const listener = withFastRoutes(app, opts, [
-    { method: 'POST', path: '/fast', bodyLimit: 1024, handle: (req) => ({ json: { body: req.body } }) },
-  ]);
   server = await listen(listener, 0, '127.0.0.1');
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

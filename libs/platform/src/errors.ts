@@ -1,6 +1,6 @@
 // The one error class hosts throw: the spec's `reason`, the HTTP status and an optional extra body.
 import type { Locale } from './locale';
-import { REASON_ANSWERS } from './reasons';
+import { answerOf, REASON_ANSWERS, type ReasonAnswer } from './reasons';
 
 export type Reason =
   // Shared
@@ -77,6 +77,8 @@ export class ServiceError extends Error {
   readonly publicMessage?: string;
   readonly emptyBody: boolean;
   readonly headers?: Record<string, string>;
+  /** The older form: a status or body shape given at the throw site (wins over the table until it is gone). */
+  private readonly given: boolean;
 
   /**
    * `new ServiceError(reason)` or `new ServiceError(reason, opts)` answers with the reason's status and body shape
@@ -94,11 +96,18 @@ export class ServiceError extends Error {
     this.publicMessage = opts.message;
     this.emptyBody = opts.emptyBody ?? REASON_ANSWERS[reason].body === 'empty';
     this.headers = opts.headers;
+    this.given = typeof status === 'number' || opts.emptyBody !== undefined;
+  }
+
+  /** The status and body shape this error answers with at the endpoint declared as `path`. */
+  answerAt(path?: string): ReasonAnswer {
+    if (this.given) return { status: this.status, body: this.emptyBody ? 'empty' : 'reason' };
+    return answerOf(this.reason, path);
   }
 
   /** The JSON body of this error in `locale` (default en-US), or undefined for a status-only answer. */
-  body(locale: Locale = 'en-US'): Record<string, unknown> | undefined {
-    if (this.emptyBody) return undefined;
+  body(locale: Locale = 'en-US', path?: string): Record<string, unknown> | undefined {
+    if (this.answerAt(path).body === 'empty') return undefined;
     const body: Record<string, unknown> = { reason: this.reason, ...this.extra, ...this.localized?.(locale) };
     if (this.publicMessage) body.message = this.publicMessage;
     return body;

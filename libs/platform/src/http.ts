@@ -6,7 +6,7 @@ import { type DependencyWatch, describeDependencyError, isDependencyFailure } fr
 import { invalidBody, OAuthError, ServiceError } from './errors';
 import { localeFromAcceptLanguage } from './locale';
 import type { Logger } from './logger';
-import type { Metrics } from './metrics';
+import { type Metrics, observeRequest } from './metrics';
 
 declare global {
   namespace Express {
@@ -67,11 +67,10 @@ export function createHostApp(opts: HostAppOptions): ExpressApp {
   app.use((req, res, next) => {
     for (const [k, v] of SECURITY_HEADERS) res.setHeader(k, v);
     if (opts.metrics) {
-      const end = opts.metrics.httpDuration.startTimer();
-      res.on('finish', () => {
-        const route = (req.route?.path as string | undefined) ?? 'unmatched';
-        end({ method: req.method, route, status: String(res.statusCode) });
-      });
+      const observe = observeRequest(opts.metrics);
+      res.on('finish', () =>
+        observe(req.method, (req.route?.path as string | undefined) ?? 'unmatched', res.statusCode),
+      );
     }
     next();
   });
@@ -127,10 +126,12 @@ export function describeError(
   where: { method: string; path: string; acceptLanguage?: string },
 ): ErrorAnswer {
   if (err instanceof ServiceError) {
-    if (err.status === 503 && isDependencyFailure(err.cause)) opts.dependencies?.suspect();
-    const body = err.body(err.localized ? localeFromAcceptLanguage(where.acceptLanguage) : undefined);
+    const { status } = err.answerAt(where.path);
+    if (status === 503 && isDependencyFailure(err.cause)) opts.dependencies?.suspect();
+    const locale = err.localized ? localeFromAcceptLanguage(where.acceptLanguage) : undefined;
+    const body = err.body(locale, where.path);
     if (body && !opts.includeMessages) delete body.message;
-    return { status: err.status, headers: { ...err.headers, ...NO_STORE }, body };
+    return { status, headers: { ...err.headers, ...NO_STORE }, body };
   }
   if (err instanceof OAuthError) {
     return {
@@ -152,7 +153,7 @@ function errorHandler(opts: HostAppOptions): ErrorRequestHandler {
     }
     const answer = describeError(err, opts, {
       method: req.method,
-      path: req.path,
+      path: (req.route?.path as string | undefined) ?? req.path,
       acceptLanguage: req.headers['accept-language'],
     });
     res.status(answer.status).set(answer.headers);

@@ -34,6 +34,18 @@ export function createMetrics(service: string): Metrics {
   };
 }
 
+/**
+ * The metrics hook of every endpoint on both stacks (the fast dispatcher and Express): started when a request
+ * arrives, told its method, declared path and status when it is answered; one histogram observation.
+ */
+export function observeRequest(
+  metrics: Metrics | undefined,
+): (method: string, route: string, status: number) => void {
+  if (!metrics) return () => {};
+  const end = metrics.httpDuration.startTimer();
+  return (method, route, status) => end({ method, route, status: String(status) });
+}
+
 /** Serves GET /metrics on METRICS_PORT when it is set (0 picks a free port). */
 export function serveMetrics(metrics: Metrics, port: number): http.Server {
   const server = http.createServer(async (req, res) => {

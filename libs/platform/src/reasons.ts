@@ -71,5 +71,22 @@ export const REASON_ANSWERS: Readonly<Record<Reason, ReasonAnswer>> = {
   AccessTokenInvalid: r(401),
 };
 
+/**
+ * Where an endpoint answers a reason differently from `REASON_ANSWERS`, by the endpoint's declared path: the spec's
+ * native `/errand` failures carry "no reason beyond status" (empty bodies).
+ */
+export const ENDPOINT_ANSWERS: Readonly<Record<string, Readonly<Partial<Record<Reason, ReasonAnswer>>>>> = {
+  '/errand': {
+    AccessTokenInvalid: r(401, 'empty'),
+    ApplicationNotActive: r(403, 'empty'),
+    AccountDisabled: r(403, 'empty'),
+  },
+};
+
+/** The answer of `reason` at the endpoint declared as `path` (the reason's own unless the endpoint overrides it). */
+export function answerOf(reason: Reason, path?: string): ReasonAnswer {
+  return (path !== undefined ? ENDPOINT_ANSWERS[path]?.[reason] : undefined) ?? REASON_ANSWERS[reason];
+}
+
 /** The status a reason answers with. */
 export const statusOf = (reason: Reason): number => REASON_ANSWERS[reason].status;

@@ -1,23 +1,25 @@
 // GET /applications/{anchor}/jwks.json: the public JWK Set, cacheable no longer than the prepublication window.
-import { type FastRoute, ServiceError } from '@svc/platform';
+import { endpoint, ServiceError } from '@svc/platform';
 import type { SessionDeps } from '../deps';
 
 const ANCHOR = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 
-export function jwksRoute(deps: SessionDeps): FastRoute {
+export function jwksEndpoint(deps: SessionDeps) {
   const cacheControl = `public, max-age=${deps.jwksMaxAgeSeconds}`;
-  return {
+  return endpoint({
     method: 'GET',
     path: '/applications/:anchor/jwks.json',
+    body: { kind: 'none' },
+    noStore: false,
     handle: async (req) => {
       const anchor = req.params.anchor!;
       if (anchor.length < 3 || anchor.length > 64 || !ANCHOR.test(anchor)) {
-        throw new ServiceError('ApplicationNotFound', 404);
+        throw new ServiceError('ApplicationNotFound');
       }
       const app = await deps.apps.get(anchor);
-      if (!app) throw new ServiceError('ApplicationNotFound', 404);
+      if (!app) throw new ServiceError('ApplicationNotFound');
       const { body } = await deps.keyRing.jwks(app.id);
       return { raw: body, headers: { 'Cache-Control': cacheControl } };
     },
-  };
+  });
 }

@@ -1,17 +1,27 @@
 // GET /userinfo and GET /claim-state: Bearer access token, live data, never cached.
-import { Router } from 'express';
+import { endpoint } from '@svc/platform';
 import type { SessionDeps } from '../deps';
 import { BEARER_HEADERS, bearerToken, claimState, userinfo } from '../domain/profile';
 
-export function profileRoutes(deps: SessionDeps): Router {
-  const router = Router();
-  router.get('/userinfo', async (req, res) => {
-    const body = await userinfo(deps, bearerToken(req.headers.authorization));
-    res.set(BEARER_HEADERS).json(body);
-  });
-  router.get('/claim-state', async (req, res) => {
-    const body = await claimState(deps, bearerToken(req.headers.authorization));
-    res.set(BEARER_HEADERS).json(body);
-  });
-  return router;
-}
+export const profileEndpoints = (deps: SessionDeps) => [
+  endpoint({
+    method: 'GET',
+    path: '/userinfo',
+    body: { kind: 'none' },
+    noStore: true,
+    handle: async (req) => ({
+      json: await userinfo(deps, bearerToken(req.headers.authorization)),
+      headers: BEARER_HEADERS,
+    }),
+  }),
+  endpoint({
+    method: 'GET',
+    path: '/claim-state',
+    body: { kind: 'none' },
+    noStore: true,
+    handle: async (req) => ({
+      json: await claimState(deps, bearerToken(req.headers.authorization)),
+      headers: BEARER_HEADERS,
+    }),
+  }),
+];

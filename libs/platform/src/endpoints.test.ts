@@ -1,0 +1,263 @@
+// The endpoint table and its dispatcher against a real node:http server: JSON endpoints on the fast path, page
+// endpoints through the Express adapter, one body reader, error mapper and metrics hook.
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { z } from 'zod';
+import { endpoint, pageEndpoint, serveEndpoints } from './endpoints';
+import { ServiceError } from './errors';
+import type { HostAppOptions } from './http';
+import { createLogger } from './logger';
+import { createMetrics } from './metrics';
+
+const logger = createLogger('endpoints-test');
+const metrics = createMetrics('endpoints-test');
+let server: Server;
+let base: string;
+
+function listenWith(trustProxy: HostAppOptions['trustProxy']): Promise<{ server: Server; base: string }> {
+  const opts: HostAppOptions = { name: 'test', logger, includeMessages: true, trustProxy, metrics };
+  const handler = serveEndpoints(opts, {
+    endpoints: [
+      endpoint({
+        method: 'POST',
+        path: '/echo',
+        body: { kind: 'json', schema: z.strictObject({ value: z.string() }), limit: 64 },
+        noStore: true,
+        handle: (req) => ({ json: { value: req.body.value, ip: req.ip } }),
+      }),
+      endpoint({
+        method: 'GET',
+        path: '/things/:id/doc.json',
+        body: { kind: 'none' },
+        noStore: false,
+        handle: (req) => {
+          if (req.params.id === 'missing') throw new ServiceError('ApplicationNotFound');
+          if (req.params.id === 'boom') throw new Error('internal detail');
+          return {
+            raw: `{"id":${JSON.stringify(req.params.id)}}`,
+            headers: { 'Cache-Control': 'public, max-age=5' },
+          };
+        },
+      }),
+      endpoint({
+        method: 'POST',
+        path: '/guarded',
+        body: { kind: 'json', schema: z.strictObject({ n: z.number() }) },
+        noStore: true,
+        authenticate: (req) => {
+          if (req.headers.authorization !== 'Letmein') throw new ServiceError('ClientAuthDenied');
+          return { bytes: req.rawBody.length };
+        },
+        handle: (req) => ({ json: { n: req.body.n, bytes: req.auth.bytes } }),
+      }),
+      endpoint({
+        method: 'POST',
+        path: '/token-only',
+        body: { kind: 'json', schema: z.strictObject({ t: z.string() }), refusal: 'AccessTokenInvalid' },
+        noStore: true,
+        handle: (req) => ({ json: { t: req.body.t } }),
+      }),
+      pageEndpoint({
+        method: 'GET',
+        path: '/slow/:id',
+        body: { kind: 'none' },
+        noStore: false,
+        page: (req, res) => {
+          res.json({ via: 'express', id: req.params.id });
+        },
+      }),
+      pageEndpoint({
+        method: 'POST',
+        path: '/form',
+        body: { kind: 'form', schema: z.strictObject({ name: z.string().max(5) }), limit: 128 },
+        noStore: true,
+        page: (req, res) => {
+          if (req.body.name === 'oops') throw new Error('page failure');
+          res.type('html').send(`<p>${req.body.name}</p>`);
+        },
+      }),
+    ],
+    pageErrors: (_err, _req, res, _next) => {
+      res.status(500).type('html').send('<p>page error</p>');
+    },
+  });
+  const s = createServer(handler);
+  return new Promise((resolve) =>
+    s.listen(0, '127.0.0.1', () =>
+      resolve({ server: s, base: `http://127.0.0.1:${(s.address() as AddressInfo).port}` }),
+    ),
+  );
+}
+
+beforeAll(async () => {
+  ({ server, base } = await listenWith(false));
+});
+const shut = (s: Server) =>
+  new Promise<void>((r) => {
+    s.closeAllConnections();
+    s.close(() => r());
+  });
+afterAll(() => shut(server));
+
+const post = (path: string, body: string | Buffer, headers: Record<string, string> = {}) =>
+  fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : new Uint8Array(body),
+  });
+
+describe('serveEndpoints', () => {
+  it('answers JSON with the security and no-store headers', async () => {
+    const res = await post('/echo', JSON.stringify({ value: 'hi' }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ value: 'hi', ip: '127.0.0.1' });
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('pragma')).toBe('no-cache');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  it('applies the shared body rules with their InvalidBody answers', async () => {
+    const cases: Array<[string | Buffer, Record<string, string>, number, string | undefined]> = [
+      ['', {}, 400, 'the request body is empty'],
+      ['{"value":', {}, 400, 'the request body is not valid JSON'],
+      ['[1]', {}, 400, 'the request body must be a JSON object'],
+      ['{"value":"x"}', { 'content-type': 'text/plain' }, 400, 'Content-Type must be application/json'],
+      ['{"value":1}', {}, 400, 'invalid or missing fields: value'],
+      ['{"value":"x","extra":1}', {}, 400, undefined],
+      [JSON.stringify({ value: 'x'.repeat(100) }), {}, 413, 'body too large'],
+      [gzipSync('{"value":"x"}'), { 'content-encoding': 'gzip' }, 400, undefined],
+    ];
+    for (const [body, headers, status, message] of cases) {
+      const res = await post('/echo', body, headers);
+      const json = (await res.json()) as { reason: string; message?: string };
+      expect([res.status, json.reason]).toEqual([status, 'InvalidBody']);
+      if (message) expect(json.message).toBe(message);
+    }
+  });
+
+  it('closes the connection after refusing an oversized body it did not read', async () => {
+    const res = await post('/echo', JSON.stringify({ value: 'x'.repeat(1000) }));
+    expect(res.status).toBe(413);
+    expect(res.headers.get('connection')).toBe('close');
+  });
+
+  it('decodes path parameters and serves pre-serialised bodies', async () => {
+    const res = await fetch(`${base}/things/a%20b/doc.json?ignored=1`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: 'a b' });
+    expect(res.headers.get('cache-control')).toBe('public, max-age=5');
+  });
+
+  it('maps a ServiceError to its body and anything unexpected to a bare 500', async () => {
+    const missing = await fetch(`${base}/things/missing/doc.json`);
+    expect([missing.status, ((await missing.json()) as { reason: string }).reason]).toEqual([
+      404,
+      'ApplicationNotFound',
+    ]);
+    const boom = await fetch(`${base}/things/boom/doc.json`);
+    expect(boom.status).toBe(500);
+    expect(await boom.text()).toBe('');
+  });
+
+  it('leaves every other method and path to Express, pages included', async () => {
+    expect(await (await fetch(`${base}/slow/7`)).json()).toEqual({ via: 'express', id: '7' });
+    expect((await fetch(`${base}/echo`)).status).toBe(404);
+    expect((await post('/echo/', '{"value":"x"}')).status).toBe(404);
+    expect((await post('/ECHO', '{"value":"x"}')).status).toBe(404);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  });
+
+  it('runs authenticate over the exact bytes before the schema, so its refusal wins', async () => {
+    const refused = await post('/guarded', '{"n":"not a number"}');
+    expect([refused.status, await refused.text()]).toEqual([401, '']);
+    const bad = await post('/guarded', '{"n":"x"}', { authorization: 'Letmein' });
+    expect([bad.status, ((await bad.json()) as { reason: string }).reason]).toEqual([400, 'InvalidBody']);
+    const ok = await post('/guarded', '{"n":7}', { authorization: 'Letmein' });
+    expect(await ok.json()).toEqual({ n: 7, bytes: 7 });
+  });
+
+  it('answers a schema failure with the declared refusal reason and its table status', async () => {
+    const res = await post('/token-only', '{"t":1}');
+    expect([res.status, ((await res.json()) as { reason: string }).reason]).toEqual([
+      401,
+      'AccessTokenInvalid',
+    ]);
+    // The body rules still answer InvalidBody before the schema.
+    const notJson = await post('/token-only', '{');
+    expect([notJson.status, ((await notJson.json()) as { reason: string }).reason]).toEqual([
+      400,
+      'InvalidBody',
+    ]);
+  });
+
+  it('mounts page endpoints with the same body reader, schema and no-store, and their error handler', async () => {
+    const form = (body: string) =>
+      fetch(`${base}/form`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
+    const ok = await form('name=ab+c');
+    expect([ok.status, await ok.text(), ok.headers.get('cache-control')]).toEqual([
+      200,
+      '<p>ab c</p>',
+      'no-store',
+    ]);
+    expect(ok.headers.get('x-frame-options')).toBe('DENY');
+    const invalid = await form('name=toolong');
+    expect(invalid.status).toBe(500);
+    expect(await invalid.text()).toBe('<p>page error</p>');
+    const failing = await form('name=oops');
+    expect([failing.status, await failing.text()]).toEqual([500, '<p>page error</p>']);
+  });
+
+  it('observes every request once, labelled by the declared path, on both stacks', async () => {
+    await post('/echo', JSON.stringify({ value: 'm' }));
+    await fetch(`${base}/slow/9`);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(
+      /http_request_duration_seconds_count\{service="endpoints-test",method="POST",route="\/echo",status="200"\} \d+/,
+    );
+    expect(text).toMatch(
+      /http_request_duration_seconds_count\{service="endpoints-test",method="GET",route="\/slow\/:id",status="200"\} \d+/,
+    );
+  });
+
+  it('refuses a table that declares one method and path twice', () => {
+    const twice = () =>
+      endpoint({ method: 'GET', path: '/x/:a', body: { kind: 'none' }, noStore: false, handle: () => ({}) });
+    expect(() => serveEndpoints({ name: 't', logger }, { endpoints: [twice(), twice()] })).toThrow(
+      'endpoint declared twice: GET /x/:a',
+    );
+  });
+
+  it('reads the client address behind trusted proxies as Express does', async () => {
+    const trusted = await listenWith('loopback');
+    try {
+      const ip = await new Promise<string>((resolve, reject) => {
+        const req = request(
+          `${trusted.base}/echo`,
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9' },
+          },
+          (res) => {
+            let data = '';
+            res.on('data', (c) => {
+              data += c;
+            });
+            res.on('end', () => resolve((JSON.parse(data) as { ip: string }).ip));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ value: 'x' }));
+      });
+      expect(ip).toBe('203.0.113.9');
+    } finally {
+      await shut(trusted.server);
+    }
+  });
+});

@@ -1,0 +1,321 @@
+// The one way to declare an HTTP endpoint (method, literal path, body kind and zod schema, body limit, no-store,
+// handler) and the one dispatcher that serves a host's table: JSON endpoints on node:http directly (Express costs
+// ~5x more per request on the hot paths, BENCHMARKS.md), page endpoints mounted on Express by the adapter below;
+// both with the same body reader (body.ts), error mapper (describeError), metrics hook and security headers.
+import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type {
+  ErrorRequestHandler,
+  Express,
+  Request as ExpressRequest,
+  Response as ExpressResponse,
+  NextFunction,
+} from 'express';
+import proxyAddr from 'proxy-addr';
+import type { ZodType } from 'zod';
+import { type BodyRule, DEFAULT_BODY_LIMIT, readBody } from './body';
+import type { Reason } from './errors';
+import { ServiceError } from './errors';
+import {
+  createHostApp,
+  describeError,
+  finishHostApp,
+  type HostAppOptions,
+  parseWith,
+  SECURITY_HEADERS,
+} from './http';
+import { observeRequest } from './metrics';
+
+export type Method = 'GET' | 'POST';
+
+/**
+ * What an endpoint reads: `none` (no body is read), a JSON object (`json`) or a page form (`form`), checked by
+ * `schema` (a failure is InvalidBody naming the fields, or the declared `refusal` reason) after the body rules of
+ * body.ts with `limit` bytes (default 64 KiB; 16 KiB for forms).
+ */
+export type BodySpec<B> =
+  | { kind: 'none' }
+  | {
+      kind: 'json' | 'form';
+      schema: ZodType<B>;
+      limit?: number;
+      /** Forms: the most fields accepted. */
+      maxFields?: number;
+      /** The reason a schema failure answers with, when the spec gives it one of its own (native /errand). */
+      refusal?: Reason;
+    };
+
+/** A JSON endpoint's request: the body already checked by the declared schema. */
+export interface EndpointRequest<B = unknown, A = undefined> {
+  /** Path parameters (`:name` segments), URI-decoded. */
+  params: Record<string, string>;
+  headers: IncomingHttpHeaders;
+  body: B;
+  /** The exact request-body bytes (for requestHash binding); empty for `none`. */
+  rawBody: Buffer;
+  /** The client address, honouring TRUST_PROXY exactly as Express's `req.ip` does. */
+  ip: string;
+  /** What the endpoint's `authenticate` step returned. */
+  auth: A;
+}
+
+/** What `authenticate` sees: the request before its body is checked by the schema. */
+export type UncheckedRequest = Omit<EndpointRequest<unknown, undefined>, 'auth'>;
+
+export interface Answer {
+  status?: number;
+  /** A JSON value to serialise, or pre-serialised bytes in `raw` with their `contentType`. */
+  json?: unknown;
+  raw?: Buffer | string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+interface Declared<B> {
+  method: Method;
+  /** A literal path (`grep "'/refresh'"` finds the declaration); `:name` segments match one path segment. */
+  path: string;
+  body: BodySpec<B>;
+  /** Answers carry `Cache-Control: no-store` and `Pragma: no-cache` (issuance and credential-bearing answers). */
+  noStore: boolean;
+}
+
+/** A JSON endpoint, served by the fast dispatcher on node:http. */
+export interface JsonEndpoint<B = unknown, A = undefined> extends Declared<B> {
+  /**
+   * Runs before the body schema, over the exact bytes (client-auth JWTs bound to the body): its refusal answers
+   * before a malformed body's InvalidBody does, and its result is `req.auth`.
+   */
+  authenticate?: (req: UncheckedRequest) => Promise<A> | A;
+  handle(req: EndpointRequest<B, A>): Promise<Answer> | Answer;
+}
+
+/** A page's request on Express, its body checked by the declared schema. */
+export type PageRequest<B = unknown> = Omit<ExpressRequest, 'body'> & { body: B };
+
+/** A browser page (HTML, redirects, cookies), mounted on Express by the page adapter. */
+export interface PageEndpoint<B = unknown> extends Declared<B> {
+  page(req: PageRequest<B>, res: ExpressResponse): Promise<void> | void;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a table holds endpoints of every body type; each is checked where declared.
+export type Endpoint = JsonEndpoint<any, any> | PageEndpoint<any>;
+
+/** Declares a JSON endpoint (infers the body type from its schema and the auth type from `authenticate`). */
+export function endpoint<B = undefined, A = undefined>(declared: JsonEndpoint<B, A>): JsonEndpoint<B, A> {
+  return declared;
+}
+
+/** Declares a page endpoint. */
+export function pageEndpoint<B = undefined>(declared: PageEndpoint<B>): PageEndpoint<B> {
+  return declared;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: narrows the table's union.
+const isPage = (e: Endpoint): e is PageEndpoint<any> => 'page' in e;
+
+function bodyRule(spec: BodySpec<unknown>): BodyRule | undefined {
+  if (spec.kind === 'none') return undefined;
+  const limit = spec.limit ?? (spec.kind === 'form' ? 16 * 1024 : DEFAULT_BODY_LIMIT);
+  return { kind: spec.kind, limit, maxFields: spec.maxFields };
+}
+
+function checkBody<B>(spec: BodySpec<B>, value: unknown): B {
+  if (spec.kind === 'none') return undefined as B;
+  if (!spec.refusal) return parseWith(spec.schema, value);
+  const parsed = spec.schema.safeParse(value);
+  if (!parsed.success) throw new ServiceError(spec.refusal);
+  return parsed.data;
+}
+
+const NO_STORE: ReadonlyArray<readonly [string, string]> = [
+  ['Cache-Control', 'no-store'],
+  ['Pragma', 'no-cache'],
+];
+
+// ---- The page adapter (Express) ----
+
+/**
+ * Mounts page endpoints on Express: the same body reader and schema as the fast dispatcher, no-store when
+ * declared, errors to `errors` (the pages' own error handler) or the host's error mapper.
+ */
+export function mountPages(app: Express, pages: PageEndpoint[], errors?: ErrorRequestHandler): void {
+  for (const page of pages) {
+    const rule = bodyRule(page.body);
+    const handler = (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+      const run = async () => {
+        if (rule) {
+          const { raw, body } = await readBody(req, rule);
+          req.rawBody = raw;
+          req.body = checkBody(page.body, body);
+        }
+        if (page.noStore) for (const [k, v] of NO_STORE) res.setHeader(k, v);
+        await page.page(req as PageRequest, res);
+      };
+      run().catch(next);
+    };
+    if (page.method === 'GET') app.get(page.path, handler);
+    else app.post(page.path, handler);
+  }
+  if (errors) app.use(errors);
+}
+
+// ---- The fast dispatcher (node:http) ----
+
+interface Compiled {
+  endpoint: JsonEndpoint<unknown, unknown>;
+  rule?: BodyRule;
+  pattern?: RegExp;
+  names: string[];
+}
+
+function compile(e: JsonEndpoint<unknown, unknown>): Compiled {
+  const names: string[] = [];
+  const rule = bodyRule(e.body);
+  if (!e.path.includes(':')) return { endpoint: e, rule, names };
+  const source = e.path
+    .split('/')
+    .map((seg) => {
+      if (!seg.startsWith(':')) return seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(seg.slice(1));
+      return '([^/]+)';
+    })
+    .join('/');
+  return { endpoint: e, rule, names, pattern: new RegExp(`^${source}$`) };
+}
+
+function paramsOf(c: Compiled, path: string): Record<string, string> | undefined {
+  const m = c.pattern!.exec(path);
+  if (!m) return undefined;
+  const params: Record<string, string> = {};
+  try {
+    c.names.forEach((name, i) => {
+      params[name] = decodeURIComponent(m[i + 1]!);
+    });
+  } catch {
+    return undefined;
+  }
+  return params;
+}
+
+function trustFunction(opts: HostAppOptions): (addr: string, i: number) => boolean {
+  const trust = opts.trustProxy ?? false;
+  if (trust === true) return () => true;
+  if (trust === false) return () => false;
+  if (typeof trust === 'number') return (_addr, i) => i < trust;
+  return proxyAddr.compile(trust.split(',').map((v) => v.trim()));
+}
+
+function write(res: ServerResponse, status: number, headers: Record<string, string | number>, body?: Buffer) {
+  for (const [k, v] of SECURITY_HEADERS) headers[k] = v;
+  if (body) headers['Content-Length'] = body.length;
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const EMPTY = Buffer.alloc(0);
+
+export interface HostTable {
+  /** Every endpoint of the host: JSON endpoints on the fast dispatcher, pages through the Express adapter. */
+  endpoints: Endpoint[];
+  /** The pages' own error handler (HTML error pages), after the page endpoints. */
+  pageErrors?: ErrorRequestHandler;
+  /**
+   * Express routers not yet declared as endpoints (connect's sign-in pages while they move to libs/signin);
+   * mounted after the page endpoints.
+   */
+  legacy?: (app: Express) => void;
+}
+
+/**
+ * Serves a host's endpoint table: exact method and path match on the JSON endpoints first; everything else
+ * (page endpoints, `/healthz`, `/readyz`, HEAD, trailing slashes, other cases, unknown paths: a JSON 404) goes to
+ * the host's Express app.
+ */
+export function serveEndpoints(opts: HostAppOptions, table: HostTable): RequestListener {
+  const app = createHostApp(opts);
+  mountPages(app, table.endpoints.filter(isPage), table.pageErrors);
+  table.legacy?.(app);
+  finishHostApp(app, opts);
+
+  const exact = new Map<string, Compiled>();
+  const patterns: Compiled[] = [];
+  for (const e of table.endpoints) {
+    if (isPage(e)) continue;
+    const c = compile(e);
+    const key = `${e.method} ${e.path}`;
+    if (exact.has(key) || patterns.some((p) => `${p.endpoint.method} ${p.endpoint.path}` === key)) {
+      throw new Error(`endpoint declared twice: ${key}`);
+    }
+    if (c.pattern) patterns.push(c);
+    else exact.set(key, c);
+  }
+  const trust = trustFunction(opts);
+
+  async function serve(
+    c: Compiled,
+    params: Record<string, string>,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) {
+    const { endpoint: e, rule } = c;
+    const observe = observeRequest(opts.metrics);
+    let status: number;
+    try {
+      const read = rule ? await readBody(req, rule) : undefined;
+      const unchecked: UncheckedRequest = {
+        params,
+        headers: req.headers,
+        body: read?.body,
+        rawBody: read?.raw ?? EMPTY,
+        ip: proxyAddr(req, trust),
+      };
+      const auth = e.authenticate ? await e.authenticate(unchecked) : undefined;
+      const answer = await e.handle({ ...unchecked, body: checkBody(e.body, unchecked.body), auth });
+      status = answer.status ?? 200;
+      const headers: Record<string, string | number> = { ...answer.headers };
+      if (e.noStore) for (const [k, v] of NO_STORE) headers[k] = v;
+      let bytes: Buffer | undefined;
+      if (answer.raw !== undefined) {
+        bytes = typeof answer.raw === 'string' ? Buffer.from(answer.raw) : answer.raw;
+        headers['Content-Type'] = answer.contentType ?? JSON_TYPE;
+      } else if (answer.json !== undefined) {
+        bytes = Buffer.from(JSON.stringify(answer.json));
+        headers['Content-Type'] = JSON_TYPE;
+      }
+      write(res, status, headers, bytes);
+    } catch (err) {
+      const answer = describeError(err, opts, {
+        method: req.method ?? '',
+        path: e.path,
+        acceptLanguage: req.headers['accept-language'],
+      });
+      status = answer.status;
+      const headers: Record<string, string | number> = { ...answer.headers };
+      if (answer.body) headers['Content-Type'] = JSON_TYPE;
+      if (res.headersSent || res.destroyed) res.end();
+      else write(res, status, headers, answer.body ? Buffer.from(JSON.stringify(answer.body)) : undefined);
+    }
+    observe(e.method, e.path, status);
+  }
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const hit = exact.get(`${req.method} ${path}`);
+    if (hit) {
+      void serve(hit, {}, req, res);
+      return;
+    }
+    for (const c of patterns) {
+      if (c.endpoint.method !== req.method) continue;
+      const params = paramsOf(c, path);
+      if (params) {
+        void serve(c, params, req, res);
+        return;
+      }
+    }
+    app(req, res);
+  };
+}
