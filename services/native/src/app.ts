@@ -1,11 +1,11 @@
-// The native host: direct issue (access key, public key, platform ticket) as fast routes; /errand, health and
-// readiness on Express.
+// The native host's endpoint table: direct issue (access key, public key, platform ticket) and /errand on the fast
+// dispatcher (health and readiness on Express).
 import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
-import { createHostApp, finishHostApp, withFastRoutes } from '@svc/platform';
+import { serveEndpoints } from '@svc/platform';
 import type { NativeDeps } from './deps';
-import { directIssueRoutes } from './routes/direct-issue';
-import { errandRouter } from './routes/errand';
+import { directIssueEndpoints } from './routes/direct-issue';
+import { errandEndpoint } from './routes/errand';
 import { createCredentialStore } from './store/credentials';
 import { createPlatformLinkStore } from './store/platform-links';
 import { createSessionStore } from './store/sessions';
@@ -13,8 +13,6 @@ import { createSteamClient } from './store/steam-api';
 import { createTicketReplayStore } from './store/ticket-replay';
 
 export function createNativeApp(deps: NativeDeps): RequestListener {
-  const opts = hostAppOptions('native', deps);
-  const app = createHostApp(opts);
   const ports = {
     credentials: createCredentialStore(deps.db),
     links: createPlatformLinkStore(deps.db),
@@ -27,7 +25,7 @@ export function createNativeApp(deps: NativeDeps): RequestListener {
       logger: deps.logger,
     }),
   };
-  app.use(errandRouter(deps, createSessionStore(deps.db)));
-  finishHostApp(app, opts);
-  return withFastRoutes(app, opts, directIssueRoutes(deps, ports));
+  return serveEndpoints(hostAppOptions('native', deps), {
+    endpoints: [...directIssueEndpoints(deps, ports), errandEndpoint(deps, createSessionStore(deps.db))],
+  });
 }

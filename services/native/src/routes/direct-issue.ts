@@ -2,11 +2,10 @@
 // rate limits), call one domain function, answer `{claims, applicationAnchor, accessToken, refreshToken}` with
 // no-store headers.
 import {
+  type Answer,
   createRateLimiter,
-  type FastAnswer,
-  type FastRoute,
+  endpoint,
   invalidBody,
-  parseWith,
   positiveInt64Member,
   type RateLimiter,
   ServiceError,
@@ -48,7 +47,7 @@ async function consume(limiters: Limiters, address: string, credential: string |
   ]);
 }
 
-function issued(result: DirectIssueResult): FastAnswer {
+function issued(result: DirectIssueResult): Answer {
   return {
     json: {
       claims: result.claims,
@@ -56,7 +55,6 @@ function issued(result: DirectIssueResult): FastAnswer {
       accessToken: result.accessToken,
       refreshToken: result.refreshToken,
     },
-    noStore: true,
   };
 }
 
@@ -72,17 +70,18 @@ function peekKid(authorization: string | undefined): string | undefined {
   }
 }
 
-export function directIssueRoutes(deps: NativeDeps, ports: PlatformTicketPorts): FastRoute[] {
-  const bodyLimit = deps.config.bodyLimitBytes;
+export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPorts) {
+  const limit = deps.config.bodyLimitBytes;
   const accessKeyLimits = limitersFor(deps, 'access-key');
   const publicKeyLimits = limitersFor(deps, 'public-key');
   return [
-    {
+    endpoint({
       method: 'POST',
       path: '/direct-issue/access-key',
-      bodyLimit,
+      body: { kind: 'json', schema: accessKeyBody, limit },
+      noStore: true,
       handle: async (req) => {
-        const input = parseWith(accessKeyBody, req.body);
+        const input = req.body;
         checkAccessKeyFormats(input.accessKeyIdentifier, input.accessKeySecret);
         await consume(accessKeyLimits, req.ip, input.accessKeyIdentifier);
         const app = await requireApplication(deps, input.applicationAnchor);
@@ -95,13 +94,14 @@ export function directIssueRoutes(deps: NativeDeps, ports: PlatformTicketPorts):
         );
         return issued(await issueForCredential(deps, app, binding));
       },
-    },
-    {
+    }),
+    endpoint({
       method: 'POST',
       path: '/direct-issue/public-key',
-      bodyLimit,
+      body: { kind: 'json', schema: publicKeyBody, limit },
+      noStore: true,
       handle: async (req) => {
-        const input = parseWith(publicKeyBody, req.body);
+        const input = req.body;
         const authorization = req.headers.authorization;
         await consume(publicKeyLimits, req.ip, peekKid(authorization));
         const app = await requireApplication(deps, input.applicationAnchor);
@@ -113,13 +113,14 @@ export function directIssueRoutes(deps: NativeDeps, ports: PlatformTicketPorts):
         );
         return issued(await issueForCredential(deps, app, binding));
       },
-    },
-    {
+    }),
+    endpoint({
       method: 'POST',
       path: '/direct-issue/platform-ticket',
-      bodyLimit,
+      body: { kind: 'json', schema: platformTicketBody, limit },
+      noStore: true,
       handle: async (req) => {
-        const input = parseWith(platformTicketBody, req.body);
+        const input = req.body;
         const platformAppId = positiveInt64Member(input.platformAppId, req.rawBody, 'platformAppId');
         // Not an integer (or decimal string) from 1 to 2^63-1: a malformed body like any other.
         if (platformAppId === undefined) throw invalidBody();
@@ -127,6 +128,6 @@ export function directIssueRoutes(deps: NativeDeps, ports: PlatformTicketPorts):
           throw new ServiceError('InvalidPlatformTicket', 400);
         return issued(await platformTicketSignIn(deps, ports, { ...input, platformAppId }));
       },
-    },
+    }),
   ];
 }
