@@ -87,6 +87,12 @@ export interface JsonEndpoint<B = unknown, A = undefined> extends Declared<B> {
    */
   authenticate?: (req: UncheckedRequest) => Promise<A> | A;
   handle(req: EndpointRequest<B, A>): Promise<Answer> | Answer;
+  /**
+   * Turns any failure of this endpoint (its body unreadable included) into the error it answers with, before the
+   * error mapper: for an endpoint whose errors have their own family (device `/device-token`:
+   * `{error: invalid_request}` for a bad body too).
+   */
+  mapError?(err: unknown): unknown;
 }
 
 /** A page's request on Express, its body checked by the declared schema. */
@@ -285,7 +291,7 @@ export function serveEndpoints(opts: HostAppOptions, table: HostTable): RequestL
       }
       write(res, status, headers, bytes);
     } catch (err) {
-      const answer = describeError(err, opts, {
+      const answer = describeError(e.mapError ? e.mapError(err) : err, opts, {
         method: req.method ?? '',
         path: e.path,
         acceptLanguage: req.headers['accept-language'],

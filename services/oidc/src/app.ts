@@ -1,20 +1,21 @@
-// The OIDC host: discovery and JWKS as fast routes; token, userinfo, claim-state and end-session on Express
+// The OIDC host's endpoint table: discovery and JWKS on the fast dispatcher; token, userinfo, claim-state and end-session on Express
 // (form bodies, Bearer headers); /authorize and the sign-in pages are mounted beside them (see oidcweb's notes).
 import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
 import { ensureActiveKey, OIDC_SCOPE, publishKeyChange } from '@svc/keyring';
-import { createHostApp, finishHostApp, withFastRoutes } from '@svc/platform';
+import { serveEndpoints } from '@svc/platform';
 import type { OidcDeps } from './deps';
-import { discoveryRoutes } from './routes/discovery';
+import { discoveryEndpoints } from './routes/discovery';
 import { pageRoutes } from './routes/pages';
 
 export function createOidcApp(deps: OidcDeps): RequestListener {
   const base = hostAppOptions('oidc', deps);
   const opts = { ...base, readiness: oidcReadiness(deps, base.readiness) };
-  const app = createHostApp(opts);
-  app.use(pageRoutes(deps));
-  finishHostApp(app, opts);
-  return withFastRoutes(app, opts, [...discoveryRoutes(deps)]);
+  return serveEndpoints(opts, {
+    endpoints: [...discoveryEndpoints(deps)],
+    // The sign-in and /authorize pages, until they are declared as page endpoints (oidcweb).
+    legacy: (app) => app.use(pageRoutes(deps)),
+  });
 }
 
 /**

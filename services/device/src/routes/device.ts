@@ -1,12 +1,11 @@
-// POST /device-authorize and POST /device-token as fast routes (node:http, no Express): device-token is the hot
-// path of the host (every waiting device polls it every few seconds). Body parsing here, rules in domain/.
+// POST /device-authorize and POST /device-token (the fast dispatcher: node:http, no Express): device-token is the
+// hot path of the host (every waiting device polls it every few seconds). Body parsing here, rules in domain/.
 import {
+  type Answer,
   createRateLimiter,
-  type FastAnswer,
-  type FastRoute,
+  endpoint,
   isDependencyFailure,
   OAuthError,
-  parseWith,
   ServiceError,
   storableText,
 } from '@svc/platform';
@@ -19,6 +18,8 @@ import { type DevicePollError, type PollOutcome, pollDeviceToken } from '../doma
 const BODY_LIMIT = 4 * 1024;
 const ANCHOR = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const authorizeBody = z.strictObject({ applicationAnchor: storableText().min(3).max(64).regex(ANCHOR) });
+/** Any JSON object: /device-token reads its deviceCode itself, so every malformed body is one invalid_request. */
+const tokenBody = z.record(z.string(), z.unknown());
 
 /** RFC 6749 section 5.2 / RFC 8628 section 3.5: polling errors are 400; a failed issuance is the server's. */
 const STATUS: Record<DevicePollError, number> = {
@@ -36,19 +37,18 @@ const FIXED = Object.fromEntries(
   (Object.keys(STATUS) as DevicePollError[]).map((e) => [e, Buffer.from(JSON.stringify({ error: e }))]),
 ) as Record<DevicePollError, Buffer>;
 
-function pollAnswer(outcome: PollOutcome): FastAnswer {
-  if (outcome.kind === 'issued') return { json: outcome.tokens, noStore: true };
+function pollAnswer(outcome: PollOutcome): Answer {
+  if (outcome.kind === 'issued') return { json: outcome.tokens };
   const { error, interval, retryAfter } = outcome;
   if (retryAfter !== undefined) {
     return {
       status: 503,
       json: { error },
-      noStore: true,
       headers: { 'Retry-After': String(retryAfter) },
     };
   }
-  if (interval !== undefined) return { status: STATUS[error], json: { error, interval }, noStore: true };
-  return { status: STATUS[error], raw: FIXED[error], contentType: JSON_TYPE, noStore: true };
+  if (interval !== undefined) return { status: STATUS[error], json: { error, interval } };
+  return { status: STATUS[error], raw: FIXED[error], contentType: JSON_TYPE };
 }
 
 /** Every failure of /device-token is one of the spec's polling errors, never a `reason` body. */
@@ -70,37 +70,39 @@ function deviceCodeOf(body: Record<string, unknown>): string | undefined {
   return code;
 }
 
-export function deviceRoutes(deps: DeviceDeps): FastRoute[] {
+export function deviceEndpoints(deps: DeviceDeps) {
   const limiter = createRateLimiter(deps.redis, {
     keyPrefix: `${deps.config.redisPrefix}:authorize`,
     points: deps.config.rateLimit.authorizePerAddress,
     durationSeconds: deps.config.rateLimit.windowSeconds,
   });
   return [
-    {
+    endpoint({
       method: 'POST',
       path: '/device-authorize',
-      bodyLimit: BODY_LIMIT,
+      body: { kind: 'json', schema: authorizeBody, limit: BODY_LIMIT },
+      noStore: true,
+      // The address is counted before the body is checked: a malformed attempt is an attempt.
+      authenticate: (req) => limiter.consume(req.ip),
       handle: async (req) => {
-        await limiter.consume(req.ip);
-        const { applicationAnchor } = parseWith(authorizeBody, req.body);
-        const answer = await authorizeDevice(deps, applicationAnchor, {
+        const answer = await authorizeDevice(deps, req.body.applicationAnchor, {
           address: req.ip,
           userAgent: req.headers['user-agent'],
         });
-        return { json: answer, noStore: true };
+        return { json: answer };
       },
-    },
-    {
+    }),
+    endpoint({
       method: 'POST',
       path: '/device-token',
-      bodyLimit: BODY_LIMIT,
+      body: { kind: 'json', schema: tokenBody, limit: BODY_LIMIT },
+      noStore: true,
       handle: async (req) => {
         const deviceCode = deviceCodeOf(req.body);
         if (!deviceCode) return pollAnswer({ kind: 'error', error: 'invalid_request' });
         return pollAnswer(await pollDeviceToken(deps, deviceCode));
       },
       mapError: asPollError,
-    },
+    }),
   ];
 }
