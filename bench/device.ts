@@ -31,7 +31,7 @@ async function seedCodes(infra: TestInfra, anchor: string, n: number, parallel =
       redis: infra.redis,
       keyRing: infra.keyRing,
       issuance: infra.issuance,
-      apps: createApplicationCache(infra.db),
+      apps: createApplicationCache(infra.db, 0),
       logger: createLogger('bench-device', { level: 'warn' }),
     },
     deviceConfigFromEnv(process.env),

@@ -81,6 +81,8 @@ export function issuanceDepsOf(
     issuer: config.issuer,
     connectUrl: config.urls.connect,
     errandTtlSeconds: config.errandTtlSeconds,
+    termsCacheMs: config.termsCacheMs,
+    verifiedTokenCacheSize: config.verifiedTokenCacheSize,
     now: () => new Date(clock()),
   };
 }

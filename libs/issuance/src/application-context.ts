@@ -32,7 +32,8 @@ export function isIssuable(app: ApplicationContext): boolean {
 }
 
 /** A small in-process cache so hot paths (refresh, introspect) do not reload the application on every request. */
-export function createApplicationCache(db: Db, ttlMs = Number(process.env.APP_CACHE_TTL_MS ?? 2000)) {
+/** `ttlMs`: the host's APP_CACHE_TTL_MS (0 in tests, whose fixtures change between requests). */
+export function createApplicationCache(db: Db, ttlMs: number) {
   const byAnchor = new Map<string, { at: number; value: Promise<ApplicationContext | undefined> }>();
   return {
     get(anchor: string): Promise<ApplicationContext | undefined> {

@@ -51,7 +51,7 @@ export async function runIssuanceChecks(
   opts: { expectedAuthorityVersion?: number } = {},
 ): Promise<{ account: AccountProfile; claims: ClaimView }> {
   checkApplication(app);
-  const terms = await currentTermsCached(deps.db);
+  const terms = await currentTermsCached(deps.db, deps.termsCacheMs);
   const snapshot = await loadIssuanceSnapshot(deps.db, accountId, app.id, terms);
   return checkSnapshot(deps, app, snapshot, terms, opts);
 }

@@ -13,5 +13,9 @@ export interface IssuanceDeps {
   /** Base URL of the connect host: errand pages and terms live there. */
   connectUrl: string;
   errandTtlSeconds: number;
+  /** How long the current terms are reused in process (TERMS_CACHE_MS; 0 in tests). */
+  termsCacheMs: number;
+  /** How many verified tokens a process remembers; 0 turns it off (VERIFIED_TOKEN_CACHE_SIZE). */
+  verifiedTokenCacheSize: number;
   now: () => Date;
 }

@@ -86,7 +86,7 @@ export async function readIssueFor(
   app: ApplicationContext,
   principal: Principal,
 ): Promise<IssueRead> {
-  const terms = await currentTermsCached(deps.db);
+  const terms = await currentTermsCached(deps.db, deps.termsCacheMs);
   return readForIssue(
     deps.db,
     {

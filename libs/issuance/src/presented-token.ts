@@ -25,7 +25,6 @@ interface VerifiedEntry {
   claims: ApplicationTokenClaims;
 }
 
-const VERIFIED_MAX = Number(process.env.VERIFIED_TOKEN_CACHE_SIZE ?? 10_000);
 /**
  * Tokens whose signature already verified, so a token presented again (introspection, userinfo) skips the RSA
  * work. A hit is trusted only while its key is still published for the application, and expiry is re-checked on
@@ -33,14 +32,14 @@ const VERIFIED_MAX = Number(process.env.VERIFIED_TOKEN_CACHE_SIZE ?? 10_000);
  */
 const verified = new Map<string, VerifiedEntry>();
 
-function remember(token: string, entry: VerifiedEntry): void {
-  if (VERIFIED_MAX <= 0) return;
-  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
+function remember(token: string, entry: VerifiedEntry, max: number): void {
+  if (max <= 0) return;
+  if (verified.size >= max) verified.delete(verified.keys().next().value as string);
   verified.set(token, entry);
 }
 
 export async function verifyPresentedToken(
-  deps: Pick<IssuanceDeps, 'keyRing' | 'issuer'>,
+  deps: Pick<IssuanceDeps, 'keyRing' | 'issuer' | 'verifiedTokenCacheSize'>,
   apps: ApplicationCache,
   token: string,
   opts: { typ: readonly string[]; ignoreExpiry?: boolean },
@@ -64,6 +63,6 @@ export async function verifyPresentedToken(
     peek,
   );
   // A refresh token is presented once (rotation consumes it), so caching it would only hold memory.
-  if (typ !== TYP.refresh) remember(token, { kid: peek.kid, typ, claims });
+  if (typ !== TYP.refresh) remember(token, { kid: peek.kid, typ, claims }, deps.verifiedTokenCacheSize);
   return { app, typ, claims };
 }

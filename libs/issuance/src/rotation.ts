@@ -250,7 +250,7 @@ async function retryRotation(
 export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput): Promise<RotationOutcome> {
   const { app, claims } = input;
   const presented = claims.rotationVersion ?? 0;
-  const terms = await currentTermsCached(deps.db);
+  const terms = await currentTermsCached(deps.db, deps.termsCacheMs);
 
   const read = await readRotation(deps.db, claims.sid, terms);
   const verdict = await judge(deps, read, input);

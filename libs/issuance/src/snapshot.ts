@@ -6,11 +6,11 @@ import type { CurrentTerms } from './terms';
 const termsCaches = new WeakMap<Db, { at: number; value: Promise<CurrentTerms | undefined> }>();
 
 /**
- * The current terms, cached in process for TERMS_CACHE_MS (default 1000 ms; 0 under test): a new revision is
- * enforced everywhere within that window.
+ * The current terms, cached in process for `ttlMs` (the host's TERMS_CACHE_MS, default 1000 ms; 0 in tests): a
+ * new revision is enforced everywhere within that window.
  */
-export function currentTermsCached(db: Db): Promise<CurrentTerms | undefined> {
-  const ttl = Number(process.env.TERMS_CACHE_MS ?? (process.env.NODE_ENV === 'test' ? 0 : 1000));
+export function currentTermsCached(db: Db, ttlMs: number): Promise<CurrentTerms | undefined> {
+  const ttl = ttlMs;
   const hit = termsCaches.get(db);
   if (ttl > 0 && hit && Date.now() - hit.at < ttl) return hit.value;
   const value = currentTerms(db);

@@ -14,34 +14,6 @@ export interface KeySchedule {
   prepublishSeconds: number;
 }
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer number of seconds`);
-  return n;
-}
-
-/** Reads KEY_ROTATE_EVERY_SECONDS and KEY_PREPUBLISH_SECONDS; the prepublication must be shorter than a period. */
-export function keyScheduleFromEnv(env: NodeJS.ProcessEnv = process.env): KeySchedule {
-  const rotateEverySeconds = positiveInt(env, 'KEY_ROTATE_EVERY_SECONDS', DEFAULT_KEY_ROTATE_EVERY_SECONDS);
-  const prepublishSeconds = positiveInt(env, 'KEY_PREPUBLISH_SECONDS', DEFAULT_KEY_PREPUBLISH_SECONDS);
-  if (prepublishSeconds >= rotateEverySeconds) {
-    throw new Error('KEY_PREPUBLISH_SECONDS must be shorter than KEY_ROTATE_EVERY_SECONDS');
-  }
-  return { rotateEverySeconds, prepublishSeconds };
-}
-
-/**
- * The `max-age` of a JWK Set response: min(JWKS_MAX_AGE_SECONDS, 300, prepublication window). Never above 300 s:
- * verifiers may keep an emergency-revoked key for up to 300 s after their last fetch (spec). Serve it as
- * `Cache-Control: public, max-age=<this>`.
- */
-export function jwksMaxAgeSeconds(env: NodeJS.ProcessEnv = process.env): number {
-  const configured = positiveInt(env, 'JWKS_MAX_AGE_SECONDS', DEFAULT_JWKS_MAX_AGE_SECONDS);
-  return jwksMaxAge(configured, keyScheduleFromEnv(env).prepublishSeconds);
-}
-
 /** The JWK Set max-age rule over parsed values: min(configured, 300, prepublication window). */
 export function jwksMaxAge(configuredSeconds: number, prepublishSeconds: number): number {
   return Math.min(configuredSeconds, DEFAULT_JWKS_MAX_AGE_SECONDS, prepublishSeconds);
@@ -51,7 +23,6 @@ export function jwksMaxAge(configuredSeconds: number, prepublishSeconds: number)
  * How long an operator's rotation (`keys rotate` without `--now`) publishes the new key before it signs: the JWK
  * Set cache lifetime, plus the hosts' key cache lifetime (KEY_CACHE_TTL_MS) in case one missed the change message.
  */
-export function rotationPrepublishSeconds(env: NodeJS.ProcessEnv = process.env): number {
-  const keyCacheMs = Math.max(Number(env.KEY_CACHE_TTL_MS ?? 30_000) || 0, 0);
-  return jwksMaxAgeSeconds(env) + Math.ceil(keyCacheMs / 1000);
+export function rotationPrepublishSeconds(jwksMaxAgeSeconds: number, keyCacheTtlMs: number): number {
+  return jwksMaxAgeSeconds + Math.ceil(Math.max(keyCacheTtlMs, 0) / 1000);
 }

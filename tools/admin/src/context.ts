@@ -1,7 +1,7 @@
 // What commands run against: the database, the KEK and Redis, each opened only when a command first needs it.
 import { createPrisma, type Db } from '@svc/db';
 import { SESSION_CHANGE_CHANNEL } from '@svc/issuance';
-import { jwksMaxAge, publishKeyChange } from '@svc/keyring';
+import { jwksMaxAge, publishKeyChange, rotationPrepublishSeconds } from '@svc/keyring';
 import {
   ConfigError as BadVariables,
   type Env,
@@ -40,8 +40,10 @@ export function adminConfigFromEnv(env: Env): AdminConfig {
     return readConfig(adminVars(production), env, (v) => ({
       ...processConfigOf(production, v),
       connectUrl: v.CONNECT_URL,
-      rotationPrepublishSeconds:
-        jwksMaxAge(v.JWKS_MAX_AGE_SECONDS, v.KEY_PREPUBLISH_SECONDS) + Math.ceil(v.KEY_CACHE_TTL_MS / 1000),
+      rotationPrepublishSeconds: rotationPrepublishSeconds(
+        jwksMaxAge(v.JWKS_MAX_AGE_SECONDS, v.KEY_PREPUBLISH_SECONDS),
+        v.KEY_CACHE_TTL_MS,
+      ),
     }));
   } catch (err) {
     if (err instanceof BadVariables) throw new ConfigError(err.message);

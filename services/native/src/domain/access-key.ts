@@ -41,7 +41,7 @@ export async function proveAccessKey(
   identifier: string,
   secret: string,
 ): Promise<CredentialBinding> {
-  const terms = await currentTermsCached(deps.db);
+  const terms = await currentTermsCached(deps.db, deps.issuance.termsCacheMs);
   const found = await store.findAccessKeyForIssue(identifier, {
     applicationId: app.id,
     sectorId: app.sectorId,

@@ -25,12 +25,12 @@ export const publicKeyDenied = (cause?: unknown) =>
 export const assertionReplayed = () => new ServiceError('PublicKeyAssertionReplayed', 409);
 
 export async function provePublicKeyAssertion(
-  deps: { db: Db; redis: Redis; now?: () => number },
+  deps: { db: Db; redis: Redis; termsCacheMs: number; now?: () => number },
   store: CredentialStore,
   app: ApplicationContext,
   req: { authorization: string | undefined; rawBody: Buffer },
 ): Promise<CredentialBinding> {
-  const terms = await currentTermsCached(deps.db);
+  const terms = await currentTermsCached(deps.db, deps.termsCacheMs);
   try {
     const { key } = await verifyBoundAssertion<{ found: CredentialForIssue<PublicKeyRow> | null }>({
       authorization: req.authorization,

@@ -106,7 +106,12 @@ export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPort
         await consume(publicKeyLimits, req.ip, peekKid(authorization));
         const app = await requireApplication(deps, input.applicationAnchor);
         const binding = await provePublicKeyAssertion(
-          { db: deps.db, redis: deps.redis, now: () => deps.issuance.now().getTime() },
+          {
+            db: deps.db,
+            redis: deps.redis,
+            termsCacheMs: deps.issuance.termsCacheMs,
+            now: () => deps.issuance.now().getTime(),
+          },
           ports.credentials,
           app,
           { authorization, rawBody: req.rawBody },

@@ -1,0 +1,39 @@
+// The device host's schema: DEVICE_URL must be able to carry verification URIs, and its own numbers are bounded.
+import { ConfigError } from '@svc/platform';
+import { testEnv } from '@svc/testkit';
+import { deviceConfigFromEnv } from '../src/config';
+
+function problemsOf(env: Record<string, string>) {
+  try {
+    deviceConfigFromEnv(testEnv(env));
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+test('defaults and a public HTTPS URL', () => {
+  const c = deviceConfigFromEnv(testEnv({ DEVICE_URL: 'https://device.example.com/' }));
+  expect([c.deviceUrl, c.codeTtlSeconds, c.pollIntervalSeconds, c.pollLeewayMs]).toEqual([
+    'https://device.example.com',
+    600,
+    5,
+    250,
+  ]);
+});
+
+test.each([
+  [{ DEVICE_URL: 'http://device.example.com' }, 'DEVICE_URL', 'is neither HTTPS nor loopback HTTP'],
+  [{ DEVICE_URL: 'https://user:pw@device.example.com' }, 'DEVICE_URL', 'carries credentials'],
+  [{ DEVICE_URL: 'https://device.example.com/?x=1' }, 'DEVICE_URL', 'carries a query or fragment'],
+  [{ DEVICE_URL: 'device.example.com' }, 'DEVICE_URL', 'must be an absolute URL (http:// or https://)'],
+  [{ DEVICE_POLL_LEEWAY_MS: '-1' }, 'DEVICE_POLL_LEEWAY_MS', 'must be a whole number from 0 to 2147483647'],
+  [
+    { DEVICE_CODE_TTL_SECONDS: '0' },
+    'DEVICE_CODE_TTL_SECONDS',
+    'must be a whole number from 1 to 2147483647',
+  ],
+])('%j is refused', (env, variable, problem) => {
+  expect(problemsOf(env)).toEqual([{ variable, problem }]);
+});

@@ -1,0 +1,53 @@
+// The worker's schema: the key schedule's windows nest, retention may be 0 but never negative, and every bad
+// value names its variable.
+import { ConfigError } from '@svc/platform';
+import { testEnv } from '@svc/testkit';
+import { workerConfigFromEnv } from '../src/config';
+
+function problemsOf(env: Record<string, string>) {
+  try {
+    workerConfigFromEnv(testEnv(env));
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+test('defaults: rotation checked every 300 s within a 24 h prepublication', () => {
+  const c = workerConfigFromEnv(testEnv());
+  expect(c.keySchedule).toEqual({ rotateEverySeconds: 2_592_000, prepublishSeconds: 86_400 });
+  expect([c.rotationCheckMs, c.sweepEveryMs, c.retention.receiptSeconds]).toEqual([
+    300_000, 60_000, 94_608_000,
+  ]);
+  // A short prepublication shortens the default check interval with it.
+  expect(workerConfigFromEnv(testEnv({ KEY_PREPUBLISH_SECONDS: '120' })).rotationCheckMs).toBe(120_000);
+  expect(workerConfigFromEnv(testEnv({ SESSION_RETENTION_SECONDS: '0' })).retention.sessionSeconds).toBe(0);
+});
+
+test.each([
+  [{ KEY_PREPUBLISH_SECONDS: '0' }, 'KEY_PREPUBLISH_SECONDS', 'must be a whole number from 1 to 2147483647'],
+  [
+    { KEY_PREPUBLISH_SECONDS: '7200', KEY_ROTATE_EVERY_SECONDS: '3600' },
+    'KEY_PREPUBLISH_SECONDS',
+    'must be shorter than KEY_ROTATE_EVERY_SECONDS',
+  ],
+  [
+    { KEY_PREPUBLISH_SECONDS: '600', KEY_ROTATION_CHECK_SECONDS: '900' },
+    'KEY_ROTATION_CHECK_SECONDS',
+    'must not exceed KEY_PREPUBLISH_SECONDS',
+  ],
+  [
+    { SESSION_RETENTION_SECONDS: '-1' },
+    'SESSION_RETENTION_SECONDS',
+    'must be a whole number from 0 to 2147483647',
+  ],
+  [{ WORKER_CONCURRENCY: '2.5' }, 'WORKER_CONCURRENCY', 'must be a whole number from 1 to 2147483647'],
+  [{ JOB_ATTEMPTS: '' }, undefined, undefined],
+])('%j', (env, variable, problem) => {
+  if (variable === undefined) {
+    expect(() => workerConfigFromEnv(testEnv(env))).not.toThrow();
+    return;
+  }
+  expect(problemsOf(env)).toEqual([{ variable, problem }]);
+});
