@@ -21,6 +21,11 @@ export interface DeviceConfig extends IssuingHostConfig {
   rateLimit: {
     /** /device-authorize calls per client address per window (DEVICE_RATE_AUTHORIZE_PER_ADDRESS, default 30). */
     authorizePerAddress: number;
+    /**
+     * Polls per client address per window of device codes Redis does not know (DEVICE_RATE_UNKNOWN_PER_ADDRESS,
+     * default 60): only those polls read PostgreSQL, so a flood of invented codes is slowed before it reaches it.
+     */
+    unknownPerAddress: number;
     /** Window length in seconds (DEVICE_RATE_WINDOW_SECONDS, default 60). */
     windowSeconds: number;
   };
@@ -56,6 +61,7 @@ function deviceVars(production: boolean) {
     DEVICE_POLL_LEEWAY_MS: intVar(250),
     DEVICE_REDIS_PREFIX: textVar('device'),
     DEVICE_RATE_AUTHORIZE_PER_ADDRESS: intVar(30, { min: 1 }),
+    DEVICE_RATE_UNKNOWN_PER_ADDRESS: intVar(60, { min: 1 }),
     DEVICE_RATE_WINDOW_SECONDS: intVar(60, { min: 1 }),
   };
 }
@@ -74,6 +80,7 @@ export function deviceConfigFromEnv(env: Env): DeviceConfig {
       redisPrefix: v.DEVICE_REDIS_PREFIX,
       rateLimit: {
         authorizePerAddress: v.DEVICE_RATE_AUTHORIZE_PER_ADDRESS,
+        unknownPerAddress: v.DEVICE_RATE_UNKNOWN_PER_ADDRESS,
         windowSeconds: v.DEVICE_RATE_WINDOW_SECONDS,
       },
     }),

@@ -1,7 +1,7 @@
 // What the device host needs: the issuance core every issuing host opens, its configuration, and its two stores
 // (device authorizations in PostgreSQL, their polling state in Redis). Tests build the same with `deviceDepsOf`.
 import { type HostParts, openHostCore } from '@svc/host';
-import { type Clock, systemClock } from '@svc/platform';
+import { type Clock, createRateLimiter, type RateLimiter, systemClock } from '@svc/platform';
 import type { DeviceConfig } from './config';
 import { type AuthorizationStore, createAuthorizationStore } from './store/authorizations';
 import { createPollingStore, type PollingStore } from './store/polling';
@@ -10,6 +10,10 @@ export interface DeviceDeps extends HostParts {
   config: DeviceConfig;
   authorizations: AuthorizationStore;
   polling: PollingStore;
+  /** Counts /device-authorize calls per client address. */
+  authorizeLimit: RateLimiter;
+  /** Counts polls of codes Redis does not know, per client address (they are the polls that read PostgreSQL). */
+  unknownCodeLimit: RateLimiter;
 }
 
 /** RFC 8628 section 3.5: each slow_down raises the interval by 5 seconds. */
@@ -31,6 +35,16 @@ export function deviceDepsOf(parts: HostParts, config: DeviceConfig): DeviceDeps
       stepSeconds: SLOW_DOWN_STEP_SECONDS,
       capSeconds: SLOW_DOWN_CAP_SECONDS,
       keepAfterExpiryMs: KEEP_AFTER_EXPIRY_MS,
+    }),
+    authorizeLimit: createRateLimiter(parts.redis, {
+      keyPrefix: `${config.redisPrefix}:authorize`,
+      points: config.rateLimit.authorizePerAddress,
+      durationSeconds: config.rateLimit.windowSeconds,
+    }),
+    unknownCodeLimit: createRateLimiter(parts.redis, {
+      keyPrefix: `${config.redisPrefix}:unknown`,
+      points: config.rateLimit.unknownPerAddress,
+      durationSeconds: config.rateLimit.windowSeconds,
     }),
   };
 }

@@ -31,6 +31,11 @@ export function testClock(start = Date.now()): TestClock {
   return { now: () => new Date(at), advance: (ms) => (at += ms) };
 }
 
+/** Configuration a test changes; the rest is the defaults. */
+export type DeviceOverrides = Partial<Omit<DeviceConfig, 'rateLimit'>> & {
+  rateLimit?: Partial<DeviceConfig['rateLimit']>;
+};
+
 export interface DeviceHarness {
   infra: TestInfra;
   deps: DeviceDeps;
@@ -45,7 +50,7 @@ export interface DeviceHarness {
  * second replica over the same Redis prefix and the same clock.
  */
 export async function startDevice(
-  config: Partial<DeviceConfig> = {},
+  config: DeviceOverrides = {},
   shared?: { clock: TestClock; redisPrefix: string },
   over?: Db,
 ): Promise<DeviceHarness> {
@@ -66,7 +71,12 @@ export async function startDevice(
       ...base,
       redisPrefix: shared?.redisPrefix ?? uniqueName('dv'),
       ...config,
-      rateLimit: { ...base.rateLimit, authorizePerAddress: 1000, ...config.rateLimit },
+      rateLimit: {
+        ...base.rateLimit,
+        authorizePerAddress: 1000,
+        unknownPerAddress: 1000,
+        ...config.rateLimit,
+      },
     },
   );
   const host = await startTestHost(createDeviceApp(deps));

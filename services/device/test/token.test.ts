@@ -68,6 +68,35 @@ describe('POST /device-token: bodies and unknown codes', () => {
   });
 });
 
+describe('POST /device-token: a flood of invented codes', () => {
+  it('slows an address down before PostgreSQL once it polled too many codes Redis does not know', async () => {
+    const limited = await startDevice({ rateLimit: { unknownPerAddress: 3 } });
+    try {
+      const known = await started(limited);
+      for (let i = 0; i < 3; i++) {
+        expectError(await poll(limited, `dvc_${String(i).repeat(64)}`), 'invalid_request');
+      }
+      const slowed = await poll(limited, `dvc_${'9'.repeat(64)}`);
+      expect(slowed.status).toBe(400);
+      expect(slowed.body).toEqual({ error: 'slow_down', interval: 10 });
+      // Codes Redis knows are untouched by the limit: the hot path never counts.
+      expectError(await poll(limited, known.deviceCode), 'authorization_pending');
+      // A real code whose Redis state was lost is not read from PostgreSQL either while the limit holds...
+      await limited.infra.redis.del(
+        `${limited.deps.config.redisPrefix}:poll:${deviceCodeHash(known.deviceCode)}`,
+      );
+      expect((await poll(limited, known.deviceCode)).body).toEqual({ error: 'slow_down', interval: 10 });
+      // ...and it is slow_down, not a final error: the device polls again and is answered once the window passed.
+      await limited.infra.redis.del(
+        ...(await limited.infra.redis.keys(`rl:${limited.deps.config.redisPrefix}:unknown*`)),
+      );
+      expectError(await poll(limited, known.deviceCode), 'authorization_pending');
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('POST /device-token: polling discipline (RFC 8628 section 3.5)', () => {
   it('pending, then slow_down 10, then the 10 s interval holding, then slow_down 15', async () => {
     const { deviceCode, interval } = await started();

@@ -6,7 +6,7 @@
 import { isIssuable, issueSession, loadApplication } from '@svc/issuance';
 import { isDependencyFailure, ServiceError } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
-import type { DeviceDeps } from '../deps';
+import { type DeviceDeps, SLOW_DOWN_STEP_SECONDS } from '../deps';
 import type { AuthorizationRow } from '../store/authorizations';
 import { DEVICE_AUTH_METHOD } from './authorize';
 import { deviceCodeHash } from './codes';
@@ -33,7 +33,16 @@ export type PollOutcome =
 
 const fail = (error: DevicePollError): PollOutcome => ({ kind: 'error', error });
 
-export async function pollDeviceToken(deps: DeviceDeps, deviceCode: string): Promise<PollOutcome> {
+/**
+ * One poll. `clientAddress` is counted only when Redis does not know the code: those polls read PostgreSQL, so
+ * past DEVICE_RATE_UNKNOWN_PER_ADDRESS of them an address is told to slow down without PostgreSQL being asked
+ * (an invented code learns nothing from it; a real one whose state Redis lost is answered again later).
+ */
+export async function pollDeviceToken(
+  deps: DeviceDeps,
+  deviceCode: string,
+  clientAddress: string,
+): Promise<PollOutcome> {
   const hash = deviceCodeHash(deviceCode);
   const verdict = await deps.polling.poll(hash, deps.issuance.now());
   switch (verdict.kind) {
@@ -48,6 +57,20 @@ export async function pollDeviceToken(deps: DeviceDeps, deviceCode: string): Pro
     case 'denied':
       return fail('access_denied');
     case 'ask':
+      return fromDatabase(deps, hash);
+    case 'unknown':
+      try {
+        await deps.unknownCodeLimit.consume(clientAddress);
+      } catch (err) {
+        if (err instanceof ServiceError && err.reason === 'TooManyAttempts') {
+          return {
+            kind: 'error',
+            error: 'slow_down',
+            interval: deps.config.pollIntervalSeconds + SLOW_DOWN_STEP_SECONDS,
+          };
+        }
+        throw err;
+      }
       return fromDatabase(deps, hash);
   }
 }

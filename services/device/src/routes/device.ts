@@ -2,7 +2,6 @@
 // hot path of the host (every waiting device polls it every few seconds). Body parsing here, rules in domain/.
 import {
   type Answer,
-  createRateLimiter,
   endpoint,
   isDependencyFailure,
   OAuthError,
@@ -71,11 +70,6 @@ function deviceCodeOf(body: Record<string, unknown>): string | undefined {
 }
 
 export function deviceEndpoints(deps: DeviceDeps) {
-  const limiter = createRateLimiter(deps.redis, {
-    keyPrefix: `${deps.config.redisPrefix}:authorize`,
-    points: deps.config.rateLimit.authorizePerAddress,
-    durationSeconds: deps.config.rateLimit.windowSeconds,
-  });
   return [
     endpoint({
       method: 'POST',
@@ -83,7 +77,7 @@ export function deviceEndpoints(deps: DeviceDeps) {
       body: { kind: 'json', schema: authorizeBody, limit: BODY_LIMIT },
       noStore: true,
       // The address is counted before the body is checked: a malformed attempt is an attempt.
-      authenticate: (req) => limiter.consume(req.ip),
+      authenticate: (req) => deps.authorizeLimit.consume(req.ip),
       handle: async (req) => {
         const answer = await authorizeDevice(deps, req.body.applicationAnchor, {
           address: req.ip,
@@ -100,7 +94,7 @@ export function deviceEndpoints(deps: DeviceDeps) {
       handle: async (req) => {
         const deviceCode = deviceCodeOf(req.body);
         if (!deviceCode) return pollAnswer({ kind: 'error', error: 'invalid_request' });
-        return pollAnswer(await pollDeviceToken(deps, deviceCode));
+        return pollAnswer(await pollDeviceToken(deps, deviceCode, req.ip));
       },
       mapError: asPollError,
     }),

@@ -12,8 +12,10 @@ export type PollVerdict =
   | { kind: 'expired' }
   | { kind: 'consumed' }
   | { kind: 'denied' }
-  /** Decided or unknown to Redis: PostgreSQL answers. */
-  | { kind: 'ask' };
+  /** Decided (or a decision is being written): PostgreSQL answers. */
+  | { kind: 'ask' }
+  /** Redis has no state for the code: unknown, or Redis lost it; PostgreSQL answers. */
+  | { kind: 'unknown' };
 
 /**
  * The poll, atomically on the hash. Final outcomes first (a consumed code is invalid_request whatever its age),
@@ -102,7 +104,7 @@ export interface PollingStore {
 }
 
 const VERDICTS: Record<number, PollVerdict['kind']> = {
-  0: 'ask',
+  0: 'unknown',
   1: 'pending',
   2: 'slow_down',
   3: 'expired',
