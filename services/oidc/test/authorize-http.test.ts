@@ -134,6 +134,41 @@ describe('errors sent to the client', () => {
   });
 });
 
+describe('hostile input', () => {
+  test('a NUL in state: invalid_request, and the state is not echoed', async () => {
+    const res = await get(`${authorizeUrl({ state: undefined })}&state=a%00b`);
+    const location = new URL(res.headers.get('location') ?? '');
+    expect(location.searchParams.get('error')).toBe('invalid_request');
+    expect(location.searchParams.has('state')).toBe(false);
+  });
+
+  test('CR LF in state stays encoded in the Location header; nothing is injected', async () => {
+    const res = await get(authorizeUrl({ state: 'a\r\nSet-Cookie: planted=1', scope: 'email' }));
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toContain('state=a%0D%0ASet-Cookie%3A+planted%3D1');
+    expect(res.headers.get('set-cookie') ?? '').not.toContain('planted');
+  });
+
+  test.each([
+    ['client_id of invalid UTF-8', 'client_id=%ff%fe'],
+    ['client_id with a NUL', 'client_id=oidc_%00'],
+    ['redirect_uri with CR LF', `client_id=CLIENT&redirect_uri=${encodeURIComponent(`${REDIRECT}\r\nX: 1`)}`],
+    ['broken percent-encoding', 'client_id=%zz&redirect_uri=%'],
+  ])('%s: an error page', async (_name, query) => {
+    const res = await get(
+      `${host.url}/authorize?${query.replace('CLIENT', rp.clientId)}&response_type=code&scope=openid`,
+    );
+    expect([res.status, res.headers.get('location')]).toEqual([400, null]);
+  });
+
+  test('a state far beyond the limit is refused, not echoed', async () => {
+    const res = await get(authorizeUrl({ state: 's'.repeat(5000) }));
+    const location = new URL(res.headers.get('location') ?? '');
+    expect(location.searchParams.get('error')).toBe('invalid_request');
+    expect(location.searchParams.has('state')).toBe(false);
+  });
+});
+
 describe('a valid request', () => {
   test('is parked for the pages, and ui_locales picks the page language', async () => {
     const res = await get(authorizeUrl({ ui_locales: 'zh-Hans en' }));
