@@ -1,18 +1,26 @@
-// The OIDC host's endpoint table: discovery and JWKS on the fast dispatcher; token, userinfo, claim-state and end-session on Express
-// (form bodies, Bearer headers); /authorize and the sign-in pages are mounted beside them (see oidcweb's notes).
+// The OIDC host's endpoint table: discovery, JWKS, /token, /userinfo and /claim-state on the fast dispatcher;
+// /end-session as pages; /authorize and the sign-in pages are mounted beside them (see oidcweb's notes).
 import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
 import { ensureActiveKey, OIDC_SCOPE, publishKeyChange } from '@svc/keyring';
 import { serveEndpoints } from '@svc/platform';
 import type { OidcDeps } from './deps';
 import { discoveryEndpoints } from './routes/discovery';
+import { endSessionEndpoints } from './routes/end-session';
 import { pageRoutes } from './routes/pages';
+import { tokenEndpoints } from './routes/token';
+import { userinfoEndpoints } from './routes/userinfo';
 
 export function createOidcApp(deps: OidcDeps): RequestListener {
   const base = hostAppOptions('oidc', deps);
   const opts = { ...base, readiness: oidcReadiness(deps, base.readiness) };
   return serveEndpoints(opts, {
-    endpoints: [...discoveryEndpoints(deps)],
+    endpoints: [
+      ...discoveryEndpoints(deps),
+      ...tokenEndpoints(deps),
+      ...userinfoEndpoints(deps),
+      ...endSessionEndpoints(deps),
+    ],
     // The sign-in and /authorize pages, until they are declared as page endpoints (oidcweb).
     legacy: (app) => app.use(pageRoutes(deps)),
   });

@@ -18,6 +18,8 @@ export interface OidcSettings {
   codeTtlSeconds: number;
   /** ID token lifetime (OIDC_ID_TOKEN_TTL_SECONDS, default 3600). */
   idTokenTtlSeconds: number;
+  /** Window in which a retry of the same refresh rotation gets the pair already issued (REFRESH_RETRY_WINDOW_MS). */
+  refreshRetryWindowMs: number;
   /** Idle lifetime of the person's sign-in on this host (OIDC_SIGN_IN_TTL_SECONDS, default 86400). */
   signInTtlSeconds: number;
   /** JWKS Cache-Control max-age: never longer than 300 s nor the key prepublication window. */
@@ -55,6 +57,7 @@ function oidcVars(production: boolean) {
     OIDC_INTERACTION_TTL_SECONDS: intVar(1800, { min: 1 }),
     OIDC_CODE_TTL_SECONDS: intVar(60, { min: 1 }),
     OIDC_ID_TOKEN_TTL_SECONDS: intVar(3600, { min: 1 }),
+    REFRESH_RETRY_WINDOW_MS: intVar(2000, { min: 0 }),
     JWKS_MAX_AGE_SECONDS: intVar(300, { min: 1 }),
     KEY_PREPUBLISH_SECONDS: intVar(86_400, { min: 1 }),
   };
@@ -70,6 +73,7 @@ export function oidcConfigFromEnv(env: Env): OidcConfig {
         oidcUrl: base.urls.oidc,
         codeTtlSeconds: v.OIDC_CODE_TTL_SECONDS,
         idTokenTtlSeconds: v.OIDC_ID_TOKEN_TTL_SECONDS,
+        refreshRetryWindowMs: v.REFRESH_RETRY_WINDOW_MS,
         signInTtlSeconds: v.OIDC_SIGN_IN_TTL_SECONDS,
         jwksMaxAgeSeconds: jwksMaxAge(v.JWKS_MAX_AGE_SECONDS, v.KEY_PREPUBLISH_SECONDS),
       },

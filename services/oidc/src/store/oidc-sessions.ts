@@ -18,6 +18,7 @@ export interface OidcSessionView extends NewOidcSession {
   subject: string;
   authTime: Date;
   scope: string | null;
+  accessTtl: number;
   status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
   expiresAt: Date;
 }
@@ -34,6 +35,7 @@ interface RawView {
   subject: string;
   auth_time: Date;
   scope: string | null;
+  access_ttl: number;
   status: OidcSessionView['status'];
   expires_at: Date;
 }
@@ -48,7 +50,7 @@ export function createOidcSessionStore(db: Db) {
     async read(sid: string): Promise<OidcSessionView | undefined> {
       const rows = await db.$queryRaw<RawView[]>`
         SELECT o.sid, o.oidc_client_id, o.client_id, o.amr, o.acr, o.browser_session_id, s.application_id,
-          s.account_id, s.subject, s.auth_time, s.scope, s.status, s.expires_at
+          s.account_id, s.subject, s.auth_time, s.scope, s.access_ttl, s.status, s.expires_at
         FROM oidc_sessions o JOIN sessions s ON s.id = o.sid AND s.protocol = 'OIDC'
         WHERE o.sid = ${sid}`;
       const r = rows[0];
@@ -65,6 +67,7 @@ export function createOidcSessionStore(db: Db) {
         subject: r.subject,
         authTime: r.auth_time,
         scope: r.scope,
+        accessTtl: r.access_ttl,
         status: r.status,
         expiresAt: r.expires_at,
       };

@@ -1,0 +1,104 @@
+// RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0; CONTRACTS "OIDC host"): an id_token_hint the host
+// signed names the client and the session; that session is revoked as session /logout revokes one, the person's
+// sign-in on the OIDC host ends, and the browser goes to a post_logout_redirect_uri registered for that client,
+// with `state`. Without a hint nothing is revoked before the person confirms on a page.
+import { revokeFamily } from '@svc/issuance';
+import { OIDC_SCOPE } from '@svc/keyring';
+import { compactVerify, type JWSHeaderParameters } from 'jose';
+import type { OidcDeps } from '../deps';
+import type { OidcClient } from '../store/clients';
+
+export class EndSessionRefused extends Error {
+  constructor(readonly description: string) {
+    super(description);
+    this.name = 'EndSessionRefused';
+  }
+}
+
+export interface EndSessionRequest {
+  idTokenHint?: string;
+  postLogoutRedirectUri?: string;
+  state?: string;
+  clientId?: string;
+}
+
+export interface HintClaims {
+  sub: string;
+  aud: string;
+  sid?: string;
+}
+
+/**
+ * Verifies an id_token_hint: signed by a published platform OIDC key (active or retiring), `iss` this host, one
+ * `aud`. Its expiry is not checked: an RP may send the last ID token it holds, long after it expired.
+ */
+export async function verifyIdTokenHint(deps: OidcDeps, hint: string): Promise<HintClaims> {
+  let payload: Record<string, unknown>;
+  try {
+    const verified = await compactVerify(hint, async (header: JWSHeaderParameters) => {
+      if (header.alg !== 'RS256' || typeof header.kid !== 'string') throw new Error('unexpected header');
+      const key = await deps.keyRing.verificationKey(OIDC_SCOPE, header.kid);
+      if (!key) throw new Error('unknown key');
+      return key;
+    });
+    payload = JSON.parse(new TextDecoder().decode(verified.payload)) as Record<string, unknown>;
+  } catch {
+    throw new EndSessionRefused('id_token_hint is not an ID token this provider issued');
+  }
+  const { iss, aud, sub, sid } = payload;
+  if (iss !== deps.oidc.oidcUrl || typeof aud !== 'string' || typeof sub !== 'string') {
+    throw new EndSessionRefused('id_token_hint is not an ID token this provider issued');
+  }
+  return { sub, aud, sid: typeof sid === 'string' ? sid : undefined };
+}
+
+/** Where to send the browser after logout, or undefined for the host's own signed-out page. */
+function redirectTarget(client: OidcClient | undefined, uri: string | undefined, state: string | undefined) {
+  if (uri === undefined) return undefined;
+  if (!client || !client.postLogoutRedirectUris.includes(uri)) {
+    throw new EndSessionRefused('post_logout_redirect_uri is not registered for this client');
+  }
+  if (state === undefined) return uri;
+  const url = new URL(uri);
+  url.searchParams.set('state', state);
+  return url.toString();
+}
+
+export interface EndSessionPlan {
+  /** Whether the request names its client through a verified hint (then no confirmation is asked). */
+  hinted: boolean;
+  hint?: HintClaims;
+  client?: OidcClient;
+  /** The post-logout redirect with `state`, checked against the client's registered URIs. */
+  redirectTo?: string;
+}
+
+/** Checks the request before anything changes: the hint, the client, and the post-logout redirect. */
+export async function planEndSession(deps: OidcDeps, req: EndSessionRequest): Promise<EndSessionPlan> {
+  const hint = req.idTokenHint ? await verifyIdTokenHint(deps, req.idTokenHint) : undefined;
+  if (hint && req.clientId !== undefined && req.clientId !== hint.aud) {
+    throw new EndSessionRefused('client_id differs from the audience of id_token_hint');
+  }
+  const clientId = hint?.aud ?? req.clientId;
+  const client = clientId ? await deps.clients.get(clientId) : undefined;
+  if (clientId && !client) throw new EndSessionRefused('unknown client');
+  return {
+    hinted: !!hint,
+    hint,
+    client,
+    redirectTo: redirectTarget(client, req.postLogoutRedirectUri, req.state),
+  };
+}
+
+/**
+ * Revokes the session the hint names, when it is an OIDC session of the hint's client and subject (idempotent:
+ * a session already revoked or expired stays so). Returns whether a session was found.
+ */
+export async function revokeHintedSession(deps: OidcDeps, plan: EndSessionPlan): Promise<boolean> {
+  const sid = plan.hint?.sid;
+  if (!sid || !plan.client) return false;
+  const session = await deps.oidcSessions.read(sid);
+  if (!session || session.oidcClientId !== plan.client.id || session.subject !== plan.hint!.sub) return false;
+  await revokeFamily(deps, sid, 'logout');
+  return true;
+}

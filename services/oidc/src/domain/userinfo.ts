@@ -1,0 +1,52 @@
+// /userinfo (OpenID Connect Core 5.3) and /claim-state for access tokens the OIDC host issued: an account access
+// token (workload tokens are refused) of an active OIDC-protocol session. Data is read live, never from the token;
+// userinfo discloses by the session's granted scopes, then the claim policy and the person's consent.
+import { loadAccount, loadClaimView, verifyPresentedToken } from '@svc/issuance';
+import { TYP, toClaimStateView } from '@svc/token-core';
+import type { OidcDeps } from '../deps';
+import { InvalidToken } from './oauth-errors';
+import { profileClaims } from './profile-claims';
+import { parseScope } from './scopes';
+
+/** The token of an `Authorization: Bearer` header (RFC 6750 2.1); a missing header is a challenge without error. */
+export function bearerToken(header: string | undefined): string {
+  if (header === undefined || header.trim() === '') throw new InvalidToken('no access token', false);
+  const m = /^Bearer +([A-Za-z0-9_.~+/-]+=*)\s*$/i.exec(header);
+  if (!m?.[1]) throw new InvalidToken('malformed Authorization header');
+  return m[1];
+}
+
+async function authorize(deps: OidcDeps, token: string) {
+  let presented: Awaited<ReturnType<typeof verifyPresentedToken>>;
+  try {
+    // Account access tokens only: a workload token (typ workload-access) fails here however valid its signature.
+    presented = await verifyPresentedToken(deps, deps.apps, token, { typ: [TYP.accountAccess] });
+  } catch {
+    throw new InvalidToken('the access token is invalid or expired');
+  }
+  const { app, claims } = presented;
+  const session = await deps.oidcSessions.read(claims.sid);
+  if (
+    !session ||
+    session.applicationId !== app.id ||
+    session.subject !== claims.sub ||
+    session.status !== 'ACTIVE' ||
+    session.expiresAt <= deps.now()
+  ) {
+    throw new InvalidToken('the access token is not of an active OIDC session');
+  }
+  const account = await loadAccount(deps, session.accountId);
+  if (account?.status !== 'ACTIVE') throw new InvalidToken('the account is not active');
+  const view = await loadClaimView(deps.db, account.id, app.id, app.claimRequirements);
+  return { subject: session.subject, account, view, scopes: parseScope(session.scope ?? '') };
+}
+
+export async function userinfo(deps: OidcDeps, token: string): Promise<Record<string, unknown>> {
+  const { subject, account, view, scopes } = await authorize(deps, token);
+  return { sub: subject, ...profileClaims(account, view, subject, scopes) };
+}
+
+export async function claimState(deps: OidcDeps, token: string) {
+  const { subject, view } = await authorize(deps, token);
+  return { sub: subject, claims: toClaimStateView(view) };
+}

@@ -1,0 +1,140 @@
+// GET and POST /end-session: RP-initiated logout. With a verified id_token_hint: revoke the hinted session, end the
+// person's sign-in on this host, redirect (303) to the registered post_logout_redirect_uri with state, or show the
+// signed-out page. Without one: a confirmation page (CSRF double-submit: a random value in a cookie and the form),
+// and only the confirmed POST ends the sign-in. A refused request gets a page, never a redirect.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { type Locale, localeFromAcceptLanguage, pageEndpoint } from '@svc/platform';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import type { OidcDeps } from '../deps';
+import {
+  type EndSessionPlan,
+  EndSessionRefused,
+  planEndSession,
+  revokeHintedSession,
+} from '../domain/end-session';
+import { signInCookie } from '../store/sign-in-sessions';
+import { confirmPage, pageHeaders, refusedPage, signedOutPage } from './end-session-page';
+
+const CSRF_COOKIE = 'oidc_logout_csrf';
+const PARAM_MAX = 8192;
+
+function cookies(req: Request): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0) out.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+  }
+  return out;
+}
+
+function localeOf(req: Request, uiLocales: string | undefined): Locale {
+  for (const tag of (uiLocales ?? '').split(' ')) {
+    if (/^zh\b/i.test(tag)) return 'zh-CN';
+    if (/^en\b/i.test(tag)) return 'en-US';
+  }
+  return localeFromAcceptLanguage(req.headers['accept-language']);
+}
+
+/** The request's parameters: the query of a GET, the form of a POST (both flat strings, each at most once). */
+function params(req: Request, form: Record<string, string> | undefined): Record<string, string> {
+  const raw: Record<string, unknown> = form ?? (req.query as Record<string, unknown>);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (typeof v !== 'string') throw new EndSessionRefused(`${k} is given more than once`);
+    if (v.length > PARAM_MAX) throw new EndSessionRefused(`${k} is too long`);
+    out[k] = v;
+  }
+  return out;
+}
+
+function sameSecret(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b || a.length !== b.length) return false;
+  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+export function endSessionEndpoints(deps: OidcDeps) {
+  const https = deps.oidc.oidcUrl.startsWith('https:');
+  const signIn = signInCookie(https);
+
+  /** Ends the person's sign-in on this host (the oidc_session cookie) and clears the cookie. */
+  async function endSignIn(req: Request, res: Response): Promise<void> {
+    const id = cookies(req).get(signIn.name);
+    if (id) await deps.signInSessions.end(decodeURIComponent(id));
+    res.clearCookie(signIn.name, signIn.options);
+  }
+
+  function finish(res: Response, locale: Locale, plan: EndSessionPlan) {
+    if (plan.redirectTo) {
+      res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).redirect(303, plan.redirectTo);
+      return;
+    }
+    res.status(200).set(pageHeaders()).send(signedOutPage(locale));
+  }
+
+  const handle = async (req: Request, res: Response, form: Record<string, string> | undefined) => {
+    let locale = localeOf(req, undefined);
+    try {
+      const p = params(req, form);
+      locale = localeOf(req, p.ui_locales);
+      const plan = await planEndSession(deps, {
+        idTokenHint: p.id_token_hint || undefined,
+        postLogoutRedirectUri: p.post_logout_redirect_uri || undefined,
+        state: p.state,
+        clientId: p.client_id || undefined,
+      });
+      if (plan.hinted) {
+        await revokeHintedSession(deps, plan);
+        await endSignIn(req, res);
+        finish(res, locale, plan);
+        return;
+      }
+      const csrfCookie = cookies(req).get(CSRF_COOKIE);
+      const csrfOptions = {
+        httpOnly: true,
+        sameSite: 'strict' as const,
+        secure: https,
+        path: '/end-session',
+      };
+      if (req.method === 'POST' && p.confirm === 'yes' && sameSecret(csrfCookie, p.csrf)) {
+        await endSignIn(req, res);
+        res.clearCookie(CSRF_COOKIE, csrfOptions);
+        finish(res, locale, plan);
+        return;
+      }
+      const csrf = randomBytes(24).toString('base64url');
+      res.cookie(CSRF_COOKIE, csrf, csrfOptions);
+      res
+        .status(200)
+        .set(pageHeaders(plan.redirectTo))
+        .send(
+          confirmPage(locale, {
+            csrf,
+            client_id: plan.client?.clientId,
+            post_logout_redirect_uri: p.post_logout_redirect_uri || undefined,
+            state: p.state,
+            ui_locales: p.ui_locales,
+          }),
+        );
+    } catch (err) {
+      if (!(err instanceof EndSessionRefused)) throw err;
+      res.status(400).set(pageHeaders()).send(refusedPage(locale, err.description));
+    }
+  };
+  return [
+    pageEndpoint({
+      method: 'GET',
+      path: '/end-session',
+      body: { kind: 'none' },
+      noStore: true,
+      page: (req, res) => handle(req as unknown as Request, res, undefined),
+    }),
+    pageEndpoint({
+      method: 'POST',
+      path: '/end-session',
+      body: { kind: 'form', schema: z.record(z.string(), z.string()), limit: 32 * 1024, maxFields: 20 },
+      noStore: true,
+      page: (req, res) => handle(req as unknown as Request, res, req.body),
+    }),
+  ];
+}

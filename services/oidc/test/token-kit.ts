@@ -1,0 +1,228 @@
+// Test support for the OIDC host's token side: the real app on a free port over the real database and Redis,
+// fixtures (application with an OIDC rule, account, registered client), authorization codes made through the
+// domain function /authorize calls, form posts to /token, and independent verifiers for every token.
+import { createHash, createPublicKey, randomBytes } from 'node:crypto';
+import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
+import { createOidcClient, type OidcAuthMethod } from '@svc/provisioning';
+import { openInfra, provisionAccount, provisionApp, startTestHost, type TestInfra } from '@svc/testkit';
+import { TYP } from '@svc/token-core';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  type JWTPayload,
+  jwtVerify,
+} from 'jose';
+import jsonwebtoken from 'jsonwebtoken';
+import { createOidcApp } from '../src/app';
+import { type OpenedOidcDeps, openOidcDeps } from '../src/deps';
+import { createAuthorizationCode } from '../src/domain/authorization';
+import type { AuthorizationGrant } from '../src/domain/issue-oidc';
+import { PASSKEY_ACR, PASSKEY_AMR } from '../src/domain/scopes';
+import type { OidcClient } from '../src/store/clients';
+
+export interface OidcHarness {
+  infra: TestInfra;
+  deps: OpenedOidcDeps;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The host with OIDC_URL its own address (the issuer RPs discover), over the real database and Redis. */
+export async function startOidcHost(): Promise<OidcHarness> {
+  const infra = openInfra();
+  await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE);
+  let url = '';
+  const deps = openOidcDeps();
+  const host = await startTestHost((req, res) => app(req, res));
+  url = host.url;
+  deps.oidc.oidcUrl = url;
+  const app = createOidcApp(deps);
+  return {
+    infra,
+    deps,
+    url,
+    async close() {
+      await host.close();
+      await deps.close();
+      await infra.close();
+    },
+  };
+}
+
+export interface RpFixture {
+  anchor: string;
+  applicationId: string;
+  accountId: string;
+  client: OidcClient;
+  clientSecret?: string;
+  redirectUri: string;
+  postLogoutRedirectUri: string;
+}
+
+/** A fresh application (OIDC rule, claim policy), account and client registered with `authMethod`. */
+export async function provisionRp(
+  h: OidcHarness,
+  opts: {
+    authMethod?: OidcAuthMethod;
+    claims?: NonNullable<Parameters<typeof provisionApp>[1]>['claims'];
+    account?: Parameters<typeof provisionAccount>[1];
+  } = {},
+): Promise<RpFixture> {
+  const app = await provisionApp(h.infra, { methods: ['OIDC'], claims: opts.claims });
+  const account = await provisionAccount(
+    h.infra,
+    opts.account ?? { givenName: 'Ada', familyName: 'Lovelace' },
+  );
+  const redirectUri = `https://rp-${randomBytes(4).toString('hex')}.example/callback`;
+  const postLogoutRedirectUri = `${new URL(redirectUri).origin}/signed-out`;
+  const created = await createOidcClient(h.infra.db, {
+    anchor: app.anchor,
+    redirectUris: [redirectUri],
+    postLogoutRedirectUris: [postLogoutRedirectUri],
+    authMethod: opts.authMethod ?? 'client_secret_basic',
+  });
+  const client = await h.deps.clients.get(created.clientId);
+  if (!client) throw new Error('client not readable');
+  return {
+    anchor: app.anchor,
+    applicationId: app.applicationId,
+    accountId: account.id,
+    client,
+    clientSecret: 'clientSecret' in created ? created.clientSecret : undefined,
+    redirectUri,
+    postLogoutRedirectUri,
+  };
+}
+
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** The grant /authorize would hand over after a passkey sign-in a minute ago. */
+export function grantFor(rp: RpFixture, extra: Partial<AuthorizationGrant> = {}): AuthorizationGrant {
+  return {
+    client: rp.client,
+    accountId: rp.accountId,
+    redirectUri: rp.redirectUri,
+    scope: 'openid profile email offline_access',
+    nonce: randomBytes(12).toString('base64url'),
+    authTime: new Date(Math.floor(Date.now() / 1000 - 60) * 1000),
+    amr: PASSKEY_AMR,
+    acr: PASSKEY_ACR,
+    browserSessionId: randomBytes(8).toString('hex'),
+    ...extra,
+  };
+}
+
+export function codeFor(h: OidcHarness, grant: AuthorizationGrant): Promise<string> {
+  return createAuthorizationCode(h.deps, grant);
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** POSTs a form to /token (or `path`), authenticating as `auth` says. */
+export async function postForm(
+  h: OidcHarness,
+  fields: Record<string, string | undefined>,
+  auth?: { basic?: [string, string] },
+  path = '/token',
+): Promise<Answer> {
+  const form = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) form.set(k, v);
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (auth?.basic) {
+    const [id, secret] = auth.basic.map((v) => encodeURIComponent(v));
+    headers.authorization = `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+  }
+  const res = await fetch(`${h.url}${path}`, { method: 'POST', headers, body: form.toString() });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+/** Exchanges a code as the fixture's client (Basic or post by its method, client_id alone for none). */
+export function exchange(h: OidcHarness, rp: RpFixture, code: string, extra: Record<string, string> = {}) {
+  return postForm(
+    h,
+    tokenFields(rp, { grant_type: 'authorization_code', code, redirect_uri: rp.redirectUri, ...extra }),
+    authOf(rp),
+  );
+}
+
+export function refresh(h: OidcHarness, rp: RpFixture, refreshToken: string) {
+  return postForm(
+    h,
+    tokenFields(rp, { grant_type: 'refresh_token', refresh_token: refreshToken }),
+    authOf(rp),
+  );
+}
+
+function authOf(rp: RpFixture) {
+  return rp.client.authMethod === 'client_secret_basic'
+    ? { basic: [rp.client.clientId, rp.clientSecret!] as [string, string] }
+    : undefined;
+}
+
+function tokenFields(rp: RpFixture, fields: Record<string, string>) {
+  if (rp.client.authMethod === 'client_secret_post') {
+    return { ...fields, client_id: rp.client.clientId, client_secret: rp.clientSecret! };
+  }
+  if (rp.client.authMethod === 'none') return { ...fields, client_id: rp.client.clientId };
+  return fields;
+}
+
+/** OpenID Connect Core 3.1.3.6: base64url of the left half of SHA-256 of the ASCII token, computed here. */
+export function halfHash(value: string): string {
+  return createHash('sha256').update(value, 'ascii').digest().subarray(0, 16).toString('base64url');
+}
+
+/**
+ * Verifies an ID token twice, independently: jose against the host's remote JWKS (as an RP does), and
+ * jsonwebtoken against the published JWK turned into a PEM key. Both must agree.
+ */
+export async function verifyIdToken(h: OidcHarness, idToken: string, clientId: string): Promise<JWTPayload> {
+  const jwks = createRemoteJWKSet(new URL(`${h.url}/.well-known/jwks.json`));
+  const { payload, protectedHeader } = await jwtVerify(idToken, jwks, {
+    issuer: h.url,
+    audience: clientId,
+    algorithms: ['RS256'],
+  });
+  expect(protectedHeader.alg).toBe('RS256');
+  const set = (await (await fetch(`${h.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
+  const jwk = set.keys.find((k) => k.kid === protectedHeader.kid);
+  const pem = createPublicKey({ key: jwk as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
+  const second = jsonwebtoken.verify(idToken, pem, {
+    algorithms: ['RS256'],
+    issuer: h.url,
+    audience: clientId,
+  });
+  expect(second).toEqual(payload);
+  return payload;
+}
+
+/** Verifies an access token as the application backend does: the application's own JWK Set, typ, aud, iss. */
+export async function verifyAccessToken(h: OidcHarness, token: string, rp: RpFixture): Promise<JWTPayload> {
+  const { keys } = await h.infra.keyRing.jwks(rp.applicationId);
+  const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet({ keys: keys as never }), {
+    issuer: h.deps.issuer,
+    audience: rp.anchor,
+    typ: TYP.accountAccess,
+    algorithms: ['RS256'],
+  });
+  // Never the platform OIDC key.
+  const oidcKids = (await h.infra.keyRing.jwks(OIDC_SCOPE)).keys.map((k) => k.kid);
+  expect(oidcKids).not.toContain(protectedHeader.kid);
+  expect(decodeProtectedHeader(token).typ).toBe(TYP.accountAccess);
+  return payload;
+}
