@@ -31,8 +31,8 @@ function decodeBasic(header: string): { clientId: string; secret: string } {
   const colon = decoded.indexOf(':');
   if (colon < 0) throw new InvalidClient('malformed Basic credentials', true);
   try {
-    const unescape = (v: string) => decodeURIComponent(v.replace(/\+/g, ' '));
-    return { clientId: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+    const formDecode = (v: string) => decodeURIComponent(v.replace(/\+/g, ' '));
+    return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
   } catch {
     throw new InvalidClient('malformed Basic credentials', true);
   }

@@ -22,11 +22,11 @@ const TEXT = {
   },
 } as const;
 
-const escape = (s: string) =>
+const htmlEscape = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function layout(locale: Locale, title: string, body: string): string {
-  return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(title)}</title></head><body><main><h1>${escape(title)}</h1>${body}</main></body></html>`;
+  return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${htmlEscape(title)}</title></head><body><main><h1>${htmlEscape(title)}</h1>${body}</main></body></html>`;
 }
 
 export function pageHeaders(formTarget?: string): Record<string, string> {
@@ -43,20 +43,20 @@ export function confirmPage(locale: Locale, fields: Record<string, string | unde
   const t = TEXT[locale];
   const hidden = Object.entries(fields)
     .filter((e): e is [string, string] => e[1] !== undefined)
-    .map(([k, v]) => `<input type="hidden" name="${escape(k)}" value="${escape(v)}">`)
+    .map(([k, v]) => `<input type="hidden" name="${htmlEscape(k)}" value="${htmlEscape(v)}">`)
     .join('');
   return layout(
     locale,
     t.confirmTitle,
-    `<p>${escape(t.confirmBody)}</p><form method="post" action="/end-session">${hidden}<button type="submit" name="confirm" value="yes">${escape(t.confirm)}</button></form>`,
+    `<p>${htmlEscape(t.confirmBody)}</p><form method="post" action="/end-session">${hidden}<button type="submit" name="confirm" value="yes">${htmlEscape(t.confirm)}</button></form>`,
   );
 }
 
 export function signedOutPage(locale: Locale): string {
   const t = TEXT[locale];
-  return layout(locale, t.doneTitle, `<p>${escape(t.doneBody)}</p>`);
+  return layout(locale, t.doneTitle, `<p>${htmlEscape(t.doneBody)}</p>`);
 }
 
 export function refusedPage(locale: Locale, description: string): string {
-  return layout(locale, TEXT[locale].refusedTitle, `<p>${escape(description)}</p>`);
+  return layout(locale, TEXT[locale].refusedTitle, `<p>${htmlEscape(description)}</p>`);
 }
