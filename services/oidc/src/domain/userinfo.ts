@@ -1,11 +1,11 @@
 // /userinfo (OpenID Connect Core 5.3) and /claim-state for access tokens the OIDC host issued: an account access
 // token (workload tokens are refused) of an active OIDC-protocol session. Data is read live, never from the token;
 // userinfo discloses by the session's granted scopes, then the claim policy and the person's consent.
-import { loadAccount, loadClaimView, verifyPresentedToken } from '@svc/issuance';
+import { loadAccount, loadClaimView, profileClaims, verifyPresentedToken } from '@svc/issuance';
 import { TYP, toClaimStateView } from '@svc/token-core';
 import type { OidcDeps } from '../deps';
 import { InvalidToken } from './oauth-errors';
-import { profileClaims } from './profile-claims';
+
 import { parseScope } from './scopes';
 
 /** The token of an `Authorization: Bearer` header (RFC 6750 2.1); a missing header is a challenge without error. */
@@ -35,7 +35,7 @@ async function authorize(deps: OidcDeps, token: string) {
   ) {
     throw new InvalidToken('the access token is not of an active OIDC session');
   }
-  const account = await loadAccount(deps, session.accountId);
+  const account = await loadAccount(deps.db, session.accountId);
   if (account?.status !== 'ACTIVE') throw new InvalidToken('the account is not active');
   const view = await loadClaimView(deps.db, account.id, app.id, app.claimRequirements);
   return { subject: session.subject, account, view, scopes: parseScope(session.scope ?? '') };
