@@ -2,9 +2,11 @@
 // fixtures (application with an OIDC rule, account, registered client), authorization codes made through the
 // domain function /authorize calls, form posts to /token, and independent verifiers for every token.
 import { createHash, createPublicKey, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { createOidcClient, type OidcAuthMethod } from '@svc/provisioning';
-import { openInfra, provisionAccount, provisionApp, startTestHost, type TestInfra } from '@svc/testkit';
+import { openInfra, provisionAccount, provisionApp, type TestInfra, testEnv } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import {
   createLocalJWKSet,
@@ -15,6 +17,7 @@ import {
 } from 'jose';
 import jsonwebtoken from 'jsonwebtoken';
 import { createOidcApp } from '../src/app';
+import { oidcConfigFromEnv } from '../src/config';
 import { type OpenedOidcDeps, openOidcDeps } from '../src/deps';
 import { createAuthorizationCode } from '../src/domain/authorization';
 import type { AuthorizationGrant } from '../src/domain/issue-oidc';
@@ -32,18 +35,18 @@ export interface OidcHarness {
 export async function startOidcHost(): Promise<OidcHarness> {
   const infra = openInfra();
   await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE);
-  let url = '';
-  const deps = openOidcDeps();
-  const host = await startTestHost((req, res) => app(req, res));
-  url = host.url;
-  deps.oidc.oidcUrl = url;
-  const app = createOidcApp(deps);
+  const server = http.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const deps = openOidcDeps(oidcConfigFromEnv(testEnv({ OIDC_URL: url })));
+  server.on('request', createOidcApp(deps));
   return {
     infra,
     deps,
     url,
     async close() {
-      await host.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(() => r(undefined)));
       await deps.close();
       await infra.close();
     },
