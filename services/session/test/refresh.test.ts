@@ -1,15 +1,18 @@
 // POST /refresh on the session host: rotation, retry allowance, reuse detection and every rejection reason.
 import { loadApplication } from '@svc/issuance';
 import { setAccountStatus, setAppStatus, setClaims } from '@svc/provisioning';
-import { expectTokenPair, postJson, provisionAccount, tamper } from '@svc/testkit';
+import { expectTokenPair, postJson, provisionAccount, settableClock, tamper } from '@svc/testkit';
 import { mintRefreshToken } from '@svc/token-core';
 import { decodeJwt } from 'jose';
 import { freshSession, issueForWorkload, type SessionHarness, startSessionHost } from './support';
 
 let h: SessionHarness;
+/** The host's clock: set to the real time before each test, standing still unless the test moves it. */
+const clock = settableClock();
 beforeAll(async () => {
-  h = await startSessionHost({ REFRESH_RETRY_WINDOW_MS: '1500', SESSION_CACHE_MS: '0' });
+  h = await startSessionHost({ REFRESH_RETRY_WINDOW_MS: '1500', SESSION_CACHE_MS: '0' }, { clock });
 });
+beforeEach(() => clock.set(Date.now()));
 afterAll(() => h.close());
 
 const refresh = (refreshToken: string) => postJson(`${h.url}/refresh`, { refreshToken });
@@ -54,7 +57,8 @@ describe('POST /refresh', () => {
   it('revokes the whole family when a consumed version is reused after the allowance', async () => {
     const { issued } = await freshSession(h.infra);
     const first = await refresh(issued.refreshToken);
-    await new Promise((r) => setTimeout(r, 1700));
+    // Past the 1500 ms allowance by the host's clock, without waiting for it.
+    clock.advance(1700);
     const reuse = await refresh(issued.refreshToken);
     expect(reuse.status).toBe(401);
     expect(reuse.body.reason).toBe('RefreshTokenFamilyCompromised');
