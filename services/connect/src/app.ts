@@ -1,21 +1,21 @@
-// createConnectApp: the connect host's Express app (JSON API, browser pages, static assets), used by main and tests.
-
+// The connect host's endpoint table: the JSON API on the fast dispatcher; the static assets and browser pages on
+// Express (the pages join the table as page endpoints), used by main and tests.
+import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
-import { createHostApp, finishHostApp } from '@svc/platform';
+import { serveEndpoints } from '@svc/platform';
 import { assetRoutes } from '@svc/signin';
-import type { Express } from 'express';
 import type { ConnectDeps } from './deps';
-import { apiRoutes } from './routes/api';
+import { apiEndpoints } from './routes/api';
 import { pageRoutes } from './routes/pages';
 import { createInquiryStore } from './store/inquiries';
 
-export function createConnectApp(deps: ConnectDeps): Express {
-  const opts = hostAppOptions('connect', deps);
-  const app = createHostApp(opts);
+export function createConnectApp(deps: ConnectDeps): RequestListener {
   const inquiries = createInquiryStore(deps.db);
-  app.use(apiRoutes(deps, inquiries));
-  app.use(assetRoutes());
-  app.use(pageRoutes(deps, inquiries));
-  finishHostApp(app, opts);
-  return app;
+  return serveEndpoints(hostAppOptions('connect', deps), {
+    endpoints: apiEndpoints(deps, inquiries),
+    legacy: (app) => {
+      app.use(assetRoutes());
+      app.use(pageRoutes(deps, inquiries));
+    },
+  });
 }

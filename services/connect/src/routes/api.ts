@@ -1,9 +1,8 @@
 // The JSON endpoints of the connect host: /establish, /redeem, /refresh, /info and the inquiry status poll.
 import { clientAuthFailure, verifyClientAuth } from '@svc/client-auth';
-import { jsonBody, noStore, parseWith, ServiceError } from '@svc/platform';
+import { endpoint, ServiceError } from '@svc/platform';
 import { canonicalLocale, localizedName } from '@svc/signin';
 import { AUDIENCE } from '@svc/token-core';
-import { type Request, type Response, Router } from 'express';
 import type { ConnectDeps } from '../deps';
 import { establishInquiry } from '../domain/establish';
 import { pollInquiry } from '../domain/inquiry-status';
@@ -12,69 +11,77 @@ import { refreshConnectSession } from '../domain/refresh';
 import type { InquiryStore } from '../store/inquiries';
 import { establishSchema, infoSchema, inquiryStatusSchema, redeemSchema, refreshSchema } from './schemas';
 
-/** /establish reads more than the default 64 KiB: the three arrays alone may reach 65,536 bytes. */
-const ESTABLISH_BODY_LIMIT = 256 * 1024;
-
-export function apiRoutes(deps: ConnectDeps, inquiries: InquiryStore): Router {
-  const router = Router();
+export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
   const rotation = { ...deps.issuance, redis: deps.redis };
-
-  router.post('/establish', jsonBody(ESTABLISH_BODY_LIMIT), async (req: Request, res: Response) => {
-    const auth = await verifyClientAuth(deps, {
-      authorization: req.headers.authorization,
-      rawBody: req.rawBody ?? Buffer.alloc(0),
-      audience: AUDIENCE.connect,
-    });
-    const body = parseWith(establishSchema, req.body);
-    // The signing application must be the one the inquiry is for.
-    if (body.applicationAnchor !== auth.applicationAnchor) throw clientAuthFailure();
-    const app = await deps.apps.get(auth.applicationAnchor);
-    if (!app) throw new ServiceError('ApplicationNotActive', 403);
-    const result = await establishInquiry(
-      { inquiries, now: deps.now, inquiryTtlSeconds: deps.config.inquiryTtlSeconds },
-      app,
-      body,
-    );
-    noStore(res);
-    res.json(result);
-  });
-
-  router.post('/redeem', jsonBody(), async (req, res) => {
-    const keys = parseWith(redeemSchema, req.body);
-    const result = await redeemInquiry({ inquiries, issuance: deps.issuance, now: deps.now }, keys);
-    noStore(res);
-    res.json(result);
-  });
-
-  router.post('/refresh', jsonBody(), async (req, res) => {
-    const { refreshToken } = parseWith(refreshSchema, req.body);
-    const result = await refreshConnectSession({ rotation, apps: deps.apps }, refreshToken);
-    noStore(res);
-    res.json(result);
-  });
-
-  router.post('/info', jsonBody(), async (req, res) => {
-    const body = parseWith(infoSchema, req.body);
-    if (!canonicalLocale(body.locale)) throw new ServiceError('InvalidBody', 400);
-    const app = await deps.apps.get(body.applicationAnchor);
-    if (!app) throw new ServiceError('ApplicationNotFound', 404);
-    res.json({
-      applicationAnchor: app.anchor,
-      applicationName: localizedName(app.names, app.defaultLocale, body.locale),
-    });
-  });
-
-  router.post('/inquiries/:exposureKey/status', jsonBody(), async (req, res) => {
-    const { hiddenKey } = parseWith(inquiryStatusSchema, req.body);
-    const exposureKey = String(req.params.exposureKey);
-    const result = await pollInquiry(
-      { inquiries, kek: deps.issuance.kek, now: deps.now },
-      exposureKey,
-      hiddenKey,
-    );
-    noStore(res);
-    res.json(result);
-  });
-
-  return router;
+  return [
+    endpoint({
+      method: 'POST',
+      path: '/establish',
+      // More than the default 64 KiB: the three arrays alone may reach 65,536 bytes.
+      body: { kind: 'json', schema: establishSchema, limit: 256 * 1024 },
+      noStore: true,
+      authenticate: (req) =>
+        verifyClientAuth(deps, {
+          authorization: req.headers.authorization,
+          rawBody: req.rawBody,
+          audience: AUDIENCE.connect,
+        }),
+      handle: async ({ body, auth }) => {
+        // The signing application must be the one the inquiry is for.
+        if (body.applicationAnchor !== auth.applicationAnchor) throw clientAuthFailure();
+        const app = await deps.apps.get(auth.applicationAnchor);
+        if (!app) throw new ServiceError('ApplicationNotActive');
+        const config = { inquiries, now: deps.now, inquiryTtlSeconds: deps.config.inquiryTtlSeconds };
+        return { json: await establishInquiry(config, app, body) };
+      },
+    }),
+    endpoint({
+      method: 'POST',
+      path: '/redeem',
+      body: { kind: 'json', schema: redeemSchema },
+      noStore: true,
+      handle: async ({ body }) => ({
+        json: await redeemInquiry({ inquiries, issuance: deps.issuance, now: deps.now }, body),
+      }),
+    }),
+    endpoint({
+      method: 'POST',
+      path: '/refresh',
+      body: { kind: 'json', schema: refreshSchema },
+      noStore: true,
+      handle: async ({ body }) => ({
+        json: await refreshConnectSession({ rotation, apps: deps.apps }, body.refreshToken),
+      }),
+    }),
+    endpoint({
+      method: 'POST',
+      path: '/info',
+      body: { kind: 'json', schema: infoSchema },
+      noStore: false,
+      handle: async ({ body }) => {
+        if (!canonicalLocale(body.locale)) throw new ServiceError('InvalidBody');
+        const app = await deps.apps.get(body.applicationAnchor);
+        if (!app) throw new ServiceError('ApplicationNotFound');
+        return {
+          json: {
+            applicationAnchor: app.anchor,
+            applicationName: localizedName(app.names, app.defaultLocale, body.locale),
+          },
+        };
+      },
+    }),
+    endpoint({
+      method: 'POST',
+      path: '/inquiries/:exposureKey/status',
+      body: { kind: 'json', schema: inquiryStatusSchema },
+      noStore: true,
+      handle: async ({ params, body }) => ({
+        json: await pollInquiry(
+          { inquiries, kek: deps.issuance.kek, now: deps.now },
+          params.exposureKey!,
+          body.hiddenKey,
+        ),
+      }),
+    }),
+  ];
 }
