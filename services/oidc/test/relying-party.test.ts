@@ -369,6 +369,53 @@ describe('a person signed up on connect signs in on the OIDC host with the same 
     }
   });
 
+  test('the sign-in cookie: HttpOnly, SameSite=Lax, host-only', async () => {
+    const cookie = (await context.cookies(oidc.url)).find((c) => c.name === 'oidc_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/', domain: 'localhost' });
+    expect(cookie?.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  test('prompt=consent: a review of every claim, then the code; cancelling answers access_denied', async () => {
+    const reviewUrl = async (state: string, verifier: string) =>
+      client.buildAuthorizationUrl(config, {
+        redirect_uri: rp.redirectUri,
+        scope: 'openid email',
+        state,
+        prompt: 'consent',
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      });
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const page = await keychain.page(context);
+    await page.goto((await reviewUrl(state, verifier)).href);
+    await page.getByRole('heading', { name: 'What Harbor Photos can see' }).waitFor();
+    expect(await page.title()).toBe('Review what Harbor Photos can see');
+    // Every claim the application asks about, as decided before.
+    expect(await page.locator('input[name="consent_email"][value="GRANTED"]').isChecked()).toBe(true);
+    expect(await page.locator('input[name="consent_lastName"][value="DENIED"]').isChecked()).toBe(true);
+    await shootBothLocales(page, '04-consent-review');
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    await atRp(page);
+    const tokens = await client.authorizationCodeGrant(config, new URL(page.url()), {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+    });
+    expect(tokens.access_token).toBeTruthy();
+
+    const declined = client.randomState();
+    await page.goto((await reviewUrl(declined, client.randomPKCECodeVerifier())).href);
+    await page.getByRole('button', { name: 'Cancel and return to Harbor Photos' }).click();
+    await atRp(page);
+    const landed = new URL(page.url());
+    await page.close();
+    await expect(
+      client.authorizationCodeGrant(config, landed, { expectedState: declined }),
+    ).rejects.toMatchObject({
+      error: 'access_denied',
+    });
+  });
+
   test('prompt=none with a sign-in but no consent for a new application: consent_required', async () => {
     const other = await provisionRelyingParty(oidc, {
       redirectUris: [`${rpServer.origin}/cb`],
