@@ -442,6 +442,61 @@ describe('a person signed up on connect signs in on the OIDC host with the same 
   });
 });
 
+describe('a newcomer signs up on the OIDC pages', () => {
+  test('email code, passkey, basic terms, consent, then the code; the passkey then signs in on connect', async () => {
+    const newcomer = `${uniqueName('newcomer')}@example.test`;
+    const own = new Keychain();
+    const fresh = await browser.newContext({ locale: 'zh-CN' });
+    fresh.setDefaultTimeout(15_000);
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: rp.redirectUri,
+      scope: 'openid email',
+      state,
+      nonce,
+      ui_locales: 'en',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const page = await own.page(fresh);
+    await page.goto(url.href);
+    // ui_locales=en wins over the browser's Chinese.
+    await page.getByRole('heading', { name: 'Sign in to Harbor Photos' }).waitFor();
+    await page.getByLabel('Email address').fill(newcomer);
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    await page.getByLabel('Code').fill(await mailbox.codeFor(newcomer));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('button', { name: 'Create a passkey' }).click();
+    await page.getByLabel('I have read and accept the basic terms').check();
+    await page.getByRole('button', { name: 'Accept and continue' }).click();
+    await page.getByRole('heading', { name: 'What Harbor Photos can see' }).waitFor();
+    await page.locator('input[name="consent_email"][value="GRANTED"]').check();
+    await page.locator('input[name="consent_firstName"][value="DENIED"]').check();
+    await page.locator('input[name="consent_lastName"][value="DENIED"]').check();
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    await atRp(page);
+    const tokens = await client.authorizationCodeGrant(config, new URL(page.url()), {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+    });
+    expect(tokens.claims()?.sub).toBeTruthy();
+    const account = await infra.db.account.findUniqueOrThrow({ where: { email: newcomer } });
+    expect(account.status).toBe('ACTIVE');
+
+    // The passkey made on the OIDC host signs in on connect.
+    const backend = await provisionBackend(infra, connect.url, {});
+    const est = await backend.establish({ returnMethods: [{ type: 'REVEAL' }] });
+    await page.goto(`${connect.url}/inquiries/${est.body.exposureKey}?lang=en-US`);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('heading', { name: 'You are signed in' }).waitFor();
+    await page.close();
+    await fresh.close();
+  });
+});
+
 describe('refusals', () => {
   test('prompt=none in a browser without a sign-in: login_required, no page', async () => {
     const fresh = await browser.newContext({ locale: 'en-US' });
