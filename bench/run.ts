@@ -12,6 +12,7 @@ import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp } from '
 import autocannon from 'autocannon';
 import { benchDevice } from './device';
 import { type BenchHost, startBenchProcess, startHostProcess } from './hosts';
+import { memoryScenario } from './memory';
 import { measureSigningRate } from './signing-rate';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -29,7 +30,7 @@ const P99_LIMIT_MS = 50;
 const PROCESSES = process.env.BENCH_PROCESSES ?? '1';
 /**
  * Comma-separated scenarios to run (refresh, oidc-provider, introspect, jwks, access-key, device-token,
- * device-authorize); all when unset.
+ * device-authorize, memory); all when unset.
  */
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (scenario: string) => !ONLY || ONLY.includes(scenario);
@@ -210,7 +211,16 @@ function compareRefresh(ours: LevelFigures[], theirs: LevelFigures[]) {
   return rows;
 }
 
+/** The memory scenario alone (`BENCH_ONLY=memory`): built hosts, no signing bound, no host run from source. */
+async function memoryOnly(): Promise<void> {
+  const memory = await memoryScenario();
+  const dir = path.join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'latest-memory.json'), `${JSON.stringify({ memory }, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
+  if (ONLY?.length === 1 && ONLY[0] === 'memory') return memoryOnly();
   console.log(
     `bench: ${RUNS} runs x ${DURATION}s per scenario, ${CONNECTIONS} connections (issuing scenarios: ${ISSUE_LEVELS.join(', ')}), ${PROCESSES} process(es) per host; medians reported, after a ${WARMUP}s warm-up`,
   );
@@ -243,6 +253,8 @@ async function main(): Promise<void> {
     issueConnections: ISSUE_LEVELS,
   };
   try {
+    // First, before any host from source runs beside the built ones it measures.
+    if (wanted('memory')) results.memory = await memoryScenario();
     const session = await startHostProcess('session', 24103, { WEB_CONCURRENCY: PROCESSES });
     hosts.push(session);
 

@@ -2,7 +2,7 @@
 // PostgreSQL and Redis, migrates a fresh database, answers /readyz (the worker: logs it started), and exits 0 on SIGTERM.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -101,8 +101,22 @@ describe('pnpm build', () => {
       expect(existsSync(path.join(dir, 'node_modules'))).toBe(false);
     for (const host of hosts) {
       const files = readdirSync(path.join(copyRoot, host));
-      expect(files).toEqual(expect.arrayContaining(['main.js', 'migrate.js', 'package.json', 'prisma']));
+      expect(files).toEqual(
+        expect.arrayContaining([
+          'main.js',
+          'migrate.js',
+          'package.json',
+          'prisma',
+          'query-compiler.wasm',
+          'telemetry-sdk.js',
+        ]),
+      );
       expect(files).not.toContain('node_modules');
+      // Kept out of main.js (V8 holds its source for the life of the process): the SDK and the 4.5 MB literal.
+      const main = readFileSync(path.join(copyRoot, host, 'main.js'), 'utf8');
+      expect(main).not.toContain('@opentelemetry/sdk-trace');
+      expect(main).not.toContain('AGFzbQEAAAAB');
+      expect(main.length).toBeLessThan(6_000_000);
     }
     expect(readdirSync(path.join(copyRoot, 'connect', 'assets')).sort()).toEqual([
       'signin.css',

@@ -3,7 +3,7 @@
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
 import { ASSETS_DIR, browserBundlePath } from '../libs/signin/src/routes/assets';
 
 const root = path.resolve(__dirname, '..');
@@ -23,9 +23,55 @@ export function builtHosts(): string[] {
  */
 const NEVER_LOADED = new Set(['pg-native', '@simplewebauthn/browser', '@valkey/valkey-glide']);
 
+/**
+ * Files of the folder itself that main.js loads when needed: the OpenTelemetry SDK (only when tracing is
+ * configured, so an idle host never parses it) and the Prisma query compiler's WebAssembly.
+ */
+const TELEMETRY_SDK = './telemetry-sdk.js';
+const QUERY_COMPILER_WASM = 'query-compiler.wasm';
+const PRISMA_WASM_MODULE = '@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.js';
+
+/**
+ * Keeps two things out of main.js, which V8 holds in memory whole for as long as the process runs (its source,
+ * for lazy compilation): the telemetry SDK (telemetry.ts requires it from the folder) and the query compiler,
+ * which Prisma ships as a 4.5 MB base64 string literal (read from query-compiler.wasm when the client starts).
+ */
+const outOfMain: Plugin = {
+  name: 'out-of-main',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/telemetry-sdk$/ }, (args) =>
+      args.importer.endsWith(path.join('libs', 'platform', 'src', 'telemetry.ts'))
+        ? { path: TELEMETRY_SDK, external: true }
+        : undefined,
+    );
+    b.onResolve({ filter: /wasm-base64\.js$/ }, (args) =>
+      args.path === PRISMA_WASM_MODULE ? { path: args.path, namespace: 'query-compiler-wasm' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'query-compiler-wasm' }, () => ({
+      loader: 'js',
+      contents: `const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
+module.exports = { get wasm() { return readFileSync(join(__dirname, ${JSON.stringify(QUERY_COMPILER_WASM)})).toString('base64'); } };`,
+    }));
+  },
+};
+
+/** The query compiler's WebAssembly bytes, decoded from the module Prisma generates against. */
+function queryCompilerWasm(): Buffer {
+  const generated = path.join(root, 'libs', 'db', 'src', 'generated', 'internal', 'class.ts');
+  const module = require(require.resolve(PRISMA_WASM_MODULE, { paths: [path.dirname(generated)] })) as {
+    wasm: string;
+  };
+  return Buffer.from(module.wasm, 'base64');
+}
+
 /** The bundle may import Node's own modules only: anything else would need a node_modules beside it. */
 function assertSelfContained(metafile: Metafile): void {
-  const builtins = new Set([...NEVER_LOADED, ...builtinModules.flatMap((m) => [m, `node:${m}`])]);
+  const builtins = new Set([
+    ...NEVER_LOADED,
+    TELEMETRY_SDK,
+    ...builtinModules.flatMap((m) => [m, `node:${m}`]),
+  ]);
   for (const [file, output] of Object.entries(metafile.outputs)) {
     for (const imp of output.imports) {
       if (imp.external && !builtins.has(imp.path) && !imp.path.startsWith('node:'))
@@ -40,6 +86,7 @@ export async function buildAll(outRoot = path.join(root, 'dist')): Promise<strin
   for (const host of hosts) {
     entryPoints[`${host}/main`] = path.join(root, 'services', host, 'src', 'main.ts');
     entryPoints[`${host}/migrate`] = path.join(root, 'libs', 'db', 'src', 'migrate-cli.ts');
+    entryPoints[`${host}/telemetry-sdk`] = path.join(root, 'libs', 'platform', 'src', 'telemetry-sdk.ts');
   }
   for (const host of hosts) rmSync(path.join(outRoot, host), { recursive: true, force: true });
   const result = await build({
@@ -57,10 +104,13 @@ export async function buildAll(outRoot = path.join(root, 'dist')): Promise<strin
     logLevel: 'warning',
     // assets.ts resolves @simplewebauthn/browser only when run from source; the build copies the file instead.
     logOverride: { 'require-resolve-not-external': 'silent' },
+    plugins: [outOfMain],
   });
   assertSelfContained(result.metafile);
+  const wasm = queryCompilerWasm();
   for (const host of hosts) {
     const dir = path.join(outRoot, host);
+    writeFileSync(path.join(dir, QUERY_COMPILER_WASM), wasm);
     cpSync(path.join(root, 'prisma', 'migrations'), path.join(dir, 'prisma', 'migrations'), {
       recursive: true,
     });

@@ -52,14 +52,15 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock = systemClo
     cacheTtlMs: config.keyCacheTtlMs,
     now: clock,
   });
+  const metrics = createMetrics(config.name);
   return {
     db,
     redis,
     keyRing,
-    issuance: issuanceDepsOf(config, { db, keyRing, kek }, clock),
+    issuance: { ...issuanceDepsOf(config, { db, keyRing, kek }, clock), metrics },
     apps: createApplicationCache(db, config.appCacheTtlMs),
     logger,
-    metrics: createMetrics(config.name),
+    metrics,
     trustProxy: config.trustProxy,
     async close() {
       await keyRing.close().catch(() => undefined);

@@ -2,6 +2,7 @@
 // it from its parsed configuration (@svc/host issuanceDepsOf); tests from testkit's configuration.
 import type { Db } from '@svc/db';
 import type { KeyRing } from '@svc/keyring';
+import type { Metrics } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
 
 export interface IssuanceDeps {
@@ -18,4 +19,6 @@ export interface IssuanceDeps {
   /** How many verified tokens a process remembers; 0 turns it off (VERIFIED_TOKEN_CACHE_SIZE). */
   verifiedTokenCacheSize: number;
   now: () => Date;
+  /** Where issued pairs are counted (tokens_issued_total); tests may leave it out. */
+  metrics?: Metrics;
 }

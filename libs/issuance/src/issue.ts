@@ -1,5 +1,5 @@
 // The issuance core every host shares: checks, then a new session with its first access and refresh tokens.
-import { ServiceError } from '@svc/platform';
+import { countTokensIssued, ServiceError } from '@svc/platform';
 import {
   type ClaimView,
   foldTtls,
@@ -176,6 +176,7 @@ export async function issueFromRead(
       : await insertSession(deps.db, session);
   if (typeof inserted === 'object') throw inserted.failed;
   if (!inserted) throw new ServiceError('AuthorizationArtifactStale', 409);
+  countTokensIssued(deps.metrics, input.authMethod);
   return {
     sid,
     subject,

@@ -60,3 +60,49 @@ export function serveMetrics(metrics: Metrics, port: number): http.Server {
   server.listen(port, '127.0.0.1');
   return server;
 }
+
+/**
+ * Business metrics beside the route histograms. Their names are what deploy/observability's alert rules and
+ * dashboard query (a test checks every expression against these), so they change only together with those.
+ */
+export const BUSINESS_METRICS = {
+  tokensIssued: 'tokens_issued_total',
+  refreshOutcomes: 'refresh_outcomes_total',
+  devicePolls: 'device_polls_total',
+} as const;
+
+/** The answers a device poll can get (RFC 8628 section 3.5), plus `approved` (tokens issued) and `invalid`. */
+export type DevicePollAnswer =
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'access_denied'
+  | 'expired_token'
+  | 'approved'
+  | 'invalid';
+
+/** One token pair minted: `method` is the session's authentication method, or `refresh` for a rotation. */
+export function countTokensIssued(metrics: Metrics | undefined, method: string): void {
+  metrics
+    ?.counter(
+      BUSINESS_METRICS.tokensIssued,
+      'Token pairs issued, by authentication method (refresh: rotations)',
+      ['method'],
+    )
+    .inc({ method });
+}
+
+/** One /refresh answered: `rotated`, `retried` (the allowance re-answered a retry) or the refusal's reason. */
+export function countRefreshOutcome(metrics: Metrics | undefined, outcome: string): void {
+  metrics
+    ?.counter(
+      BUSINESS_METRICS.refreshOutcomes,
+      'Refresh requests by outcome (rotated, retried, or the reason)',
+      ['outcome'],
+    )
+    .inc({ outcome });
+}
+
+/** One device-token poll, by the answer it got. */
+export function countDevicePoll(metrics: Metrics | undefined, answer: DevicePollAnswer): void {
+  metrics?.counter(BUSINESS_METRICS.devicePolls, 'Device-token polls by answer', ['answer']).inc({ answer });
+}

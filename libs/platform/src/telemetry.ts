@@ -1,19 +1,63 @@
-// OpenTelemetry tracing, started only when an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT).
+// OpenTelemetry tracing, loaded only when an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT, in the
+// host's configuration). With tracing off nothing of the SDK is loaded: `pnpm build` emits it as a file of its own
+// beside main.js (telemetry-sdk.js), read only here, and the hot paths pay one undefined check.
+import http from 'node:http';
+import https from 'node:https';
+import express from 'express';
+import Redis from 'ioredis';
+import pg from 'pg';
+import type { TracingModules } from './telemetry-sdk';
 
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+export interface Telemetry {
+  /** Flushes the spans still buffered and stops exporting. */
+  shutdown(): Promise<void>;
+}
 
-/** Starts tracing when `otlpEndpoint` is set (the SDK reads the OTEL_* variables for the exporter itself). */
+/**
+ * Whether this process exports traces: an OTLP endpoint is configured and tracing is not switched off with the
+ * SDK's own variables (OTEL_SDK_DISABLED, OTEL_TRACES_EXPORTER=none).
+ */
+export function tracingConfigured(otlpEndpoint: string | undefined, env: NodeJS.ProcessEnv): boolean {
+  if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return false;
+  return Boolean(otlpEndpoint);
+}
+
+let routeNamer: ((method: string, route: string) => void) | undefined;
+
+/**
+ * Names the current request's server span after its route (`POST /refresh`, attribute http.route). The fast
+ * dispatcher calls it; Express routes are named by the Express instrumentation. Tracing off: one check, nothing else.
+ */
+export function nameServerSpan(method: string, route: string): void {
+  routeNamer?.(method, route);
+}
+
+let started: Telemetry | undefined;
+
+/**
+ * Starts tracing for this process when `tracingConfigured()`, else returns undefined and loads nothing. The
+ * instrumentations patch the very modules this process runs (passed in here), not whatever `require` would find:
+ * in a built host every library is inside one bundle, where require hooks never see them. The exporter, the
+ * sampler and the protocol read the SDK's standard OTEL_* variables from `env` (the process's, by default).
+ */
 export function startTelemetry(
   serviceName: string,
   otlpEndpoint: string | undefined,
-): { shutdown(): Promise<void> } | undefined {
-  if (!otlpEndpoint) return undefined;
-  const sdk = new NodeSDK({
-    serviceName,
-    instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation()],
-  });
-  sdk.start();
-  return sdk;
+  env: NodeJS.ProcessEnv = process.env,
+): Telemetry | undefined {
+  if (!tracingConfigured(otlpEndpoint, env)) return undefined;
+  if (started) return started;
+  // A plain require of a sibling: from source it is telemetry-sdk.ts; the build keeps it out of main.js.
+  const sdk = require('./telemetry-sdk') as typeof import('./telemetry-sdk');
+  const modules: TracingModules = { http, https, pg, ioredis: Redis, express };
+  const tracing = sdk.startTracing(serviceName, modules, env);
+  routeNamer = tracing.nameServerSpan;
+  started = {
+    async shutdown() {
+      routeNamer = undefined;
+      started = undefined;
+      await tracing.shutdown();
+    },
+  };
+  return started;
 }

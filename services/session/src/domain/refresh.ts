@@ -1,6 +1,6 @@
 // Session /refresh: verify the refresh token, then rotate it with the near-simultaneous retry allowance.
 import { REFRESH_TYPS, rotateRefreshToken, verifyPresentedToken } from '@svc/issuance';
-import { ServiceError } from '@svc/platform';
+import { countRefreshOutcome, countTokensIssued, ServiceError } from '@svc/platform';
 import { type ClaimView, TokenVerificationError } from '@svc/token-core';
 import type { SessionDeps } from '../deps';
 
@@ -43,7 +43,20 @@ export async function verifyRefreshToken(deps: SessionDeps, token: string) {
   }
 }
 
+/** A /refresh, counted by outcome (refresh_outcomes_total) and, when it rotates, as a pair issued. */
 export async function refreshSession(deps: SessionDeps, refreshToken: string): Promise<RefreshResult> {
+  try {
+    const result = await rotateOnce(deps, refreshToken);
+    countRefreshOutcome(deps.metrics, 'rotated');
+    countTokensIssued(deps.metrics, 'refresh');
+    return result;
+  } catch (err) {
+    countRefreshOutcome(deps.metrics, err instanceof ServiceError ? err.reason : 'unavailable');
+    throw err;
+  }
+}
+
+async function rotateOnce(deps: SessionDeps, refreshToken: string): Promise<RefreshResult> {
   const { app, claims } = await verifyRefreshToken(deps, refreshToken);
   const outcome = await rotateRefreshToken(deps, {
     app,

@@ -1,0 +1,266 @@
+// `BENCH_ONLY=memory pnpm bench`: the memory of every host process as operators run it, built by `pnpm build` and
+// started with `node dist/<host>/main.js` alone. RSS is read from /proc after the hosts settle (idle) and at the end
+// of each host's own load scenario, together with the process's peak (VmHWM), against issue 16's targets.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { issueSession, loadApplication } from '@svc/issuance';
+import { createAccessKey } from '@svc/provisioning';
+import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp } from '@svc/testkit';
+import { loadKek, loadSubjectSecret } from '@svc/token-core';
+import autocannon from 'autocannon';
+import { buildAll } from '../scripts/build';
+
+/** Issue 16's targets, MiB of RSS. */
+export const MEMORY_TARGETS = {
+  host: { idle: 120, load: 200 },
+  worker: { idle: 150, load: 150 },
+} as const;
+
+const SETTLE_SECONDS = Number(process.env.BENCH_MEMORY_SETTLE_SECONDS ?? 10);
+const LOAD_SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? 15);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const PORTS: Record<string, number> = {
+  connect: 24201,
+  native: 24202,
+  session: 24203,
+  device: 24204,
+  oidc: 24205,
+};
+
+export interface ProcessMemory {
+  host: string;
+  idleMiB: number;
+  loadMiB?: number;
+  peakMiB: number;
+  load?: string;
+  requestsPerSec?: number;
+  target: { idle: number; load: number };
+  met: boolean;
+}
+
+interface Started {
+  host: string;
+  child: ChildProcess;
+  url?: string;
+}
+
+/** VmRSS and VmHWM of a live process, MiB. */
+function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+  return { rss: kib('VmRSS') / 1024, hwm: kib('VmHWM') / 1024 };
+}
+
+/**
+ * The environment an orchestrator would give a built host (production, its secrets set: the bench's own, so the
+ * tokens it issues verify), with no loader of the bench (tsx) carried over.
+ */
+function hostEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    KEY_ENCRYPTION_KEY: loadKek().key.toString('base64'),
+    SUBJECT_SECRET: loadSubjectSecret(),
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+  delete env.NODE_OPTIONS;
+  for (const name of Object.keys(env)) if (name.startsWith('TSX')) delete env[name];
+  return env;
+}
+
+async function start(dir: string, host: string): Promise<Started> {
+  const worker = host === 'worker';
+  const env = worker
+    ? hostEnv({
+        // The worker's load: a sweep and a rotation tick every second for the whole bench.
+        SWEEP_INTERVAL_SECONDS: '1',
+        KEY_ROTATION_CHECK_SECONDS: '1',
+        WORKER_QUEUE_PREFIX: `bench-mem-${process.pid}`,
+        // Its readiness is its "worker started" line.
+        LOG_LEVEL: 'info',
+      })
+    : hostEnv({
+        PORT: String(PORTS[host]),
+        NATIVE_RATE_ADDRESS_POINTS: '1000000000',
+        NATIVE_RATE_CREDENTIAL_POINTS: '1000000000',
+      });
+  const child = spawn(process.execPath, [path.join(dir, host, 'main.js')], {
+    cwd: path.join(dir, host),
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const url = worker ? undefined : `http://127.0.0.1:${PORTS[host]}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${host} exited with ${child.exitCode}`);
+    if (worker ? out.includes('"msg":"worker started"') : await ready(url!)) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${host} did not become ready`);
+    }
+    await sleep(200);
+  }
+  // Logs are not measured: drop them from here on.
+  child.stdout?.removeAllListeners('data');
+  child.stdout?.resume();
+  return { host, child, url };
+}
+
+async function ready(url: string): Promise<boolean> {
+  try {
+    return (await fetch(`${url}/readyz`)).ok;
+  } catch {
+    return false;
+  }
+}
+
+/** A fresh refresh token for every request: each answer's new token goes back into the pool. */
+function refreshTokenOf(body: string): string {
+  const key = '"refreshToken":"';
+  const start = body.indexOf(key) + key.length;
+  return body.slice(start, body.indexOf('"', start));
+}
+
+export async function memoryScenario(): Promise<ProcessMemory[]> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-dist-'));
+  const infra = openInfra();
+  const started: Started[] = [];
+  try {
+    const hosts = await buildAll(dir);
+    await ensureBaselineTerms(infra.db);
+    const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
+    const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
+    const account = await provisionAccount(infra);
+    const terms = await infra.db.agreementDocument.findFirst({ orderBy: { revision: 'desc' } });
+    // The worker first: its rotation tick would otherwise race the hosts' first key load.
+    for (const host of ['worker', ...hosts.filter((h) => h !== 'worker')])
+      started.push(await start(dir, host));
+    await sleep(SETTLE_SECONDS * 1000);
+    const idle = new Map(started.map((s) => [s.host, memoryOf(s.child.pid!).rss]));
+
+    const loads: Record<string, { label: string; opts: () => Promise<autocannon.Options> }> = {
+      session: {
+        label: 'POST /refresh (fresh token each) + /introspect + jwks.json',
+        opts: async () => {
+          const pool = await Promise.all(
+            Array.from({ length: CONNECTIONS * 4 }, () =>
+              issueSession(infra.issuance, {
+                application,
+                principal: { kind: 'ACCOUNT', accountId: account.id },
+                authMethod: 'ACCESS_KEY_DIRECT',
+              }),
+            ),
+          );
+          const refresh = pool.map((c) => c.refreshToken);
+          const access = pool.map((c) => c.accessToken);
+          let k = 0;
+          return {
+            url: `http://127.0.0.1:${PORTS.session}`,
+            requests: [
+              {
+                method: 'POST',
+                path: '/refresh',
+                headers: { 'content-type': 'application/json' },
+                setupRequest: (req) => ({ ...req, body: JSON.stringify({ refreshToken: refresh.shift() }) }),
+                onResponse: (status, body) => {
+                  if (status === 200) refresh.push(refreshTokenOf(body));
+                },
+              },
+              {
+                method: 'POST',
+                path: '/introspect',
+                headers: { 'content-type': 'application/json' },
+                setupRequest: (req) => ({
+                  ...req,
+                  body: JSON.stringify({ accessToken: access[k++ % access.length] }),
+                }),
+              },
+              { method: 'GET', path: `/applications/${app.anchor}/jwks.json` },
+            ],
+          };
+        },
+      },
+      native: {
+        label: 'POST /direct-issue/access-key',
+        opts: async () => {
+          const key = await createAccessKey(infra.db, { anchor: app.anchor, accountId: account.id });
+          return {
+            url: `http://127.0.0.1:${PORTS.native}/direct-issue/access-key`,
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ applicationAnchor: app.anchor, ...key }),
+          };
+        },
+      },
+      connect: {
+        label: 'GET /terms/{revision} (rendered page) + POST /info',
+        opts: async () => ({
+          url: `http://127.0.0.1:${PORTS.connect}`,
+          requests: [
+            { method: 'GET', path: `/terms/${terms?.revision ?? 1}` },
+            {
+              method: 'POST',
+              path: '/info',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ applicationAnchor: app.anchor, locale: 'en-US' }),
+            },
+          ],
+        }),
+      },
+    };
+
+    const results: ProcessMemory[] = [];
+    const loaded = new Map<string, { rss: number; rps: number }>();
+    for (const s of started) {
+      const load = loads[s.host];
+      if (!load) continue;
+      const r = await autocannon({
+        ...(await load.opts()),
+        duration: LOAD_SECONDS,
+        connections: CONNECTIONS,
+      });
+      loaded.set(s.host, { rss: memoryOf(s.child.pid!).rss, rps: r.requests.average });
+    }
+    for (const s of started) {
+      const worker = s.host === 'worker';
+      const target = worker ? MEMORY_TARGETS.worker : MEMORY_TARGETS.host;
+      const now = memoryOf(s.child.pid!);
+      const l = loaded.get(s.host);
+      // The worker's load is its 1 s ticks over the whole bench: its figure under load is the last one.
+      const loadMiB = l?.rss ?? (worker ? now.rss : undefined);
+      const row: ProcessMemory = {
+        host: s.host,
+        idleMiB: idle.get(s.host)!,
+        ...(loadMiB !== undefined ? { loadMiB } : {}),
+        peakMiB: now.hwm,
+        ...(loads[s.host] ? { load: loads[s.host]!.label, requestsPerSec: l?.rps } : {}),
+        ...(worker ? { load: 'a sweep and a rotation tick every second' } : {}),
+        target: { idle: target.idle, load: target.load },
+        met: idle.get(s.host)! < target.idle && (loadMiB ?? 0) < target.load,
+      };
+      results.push(row);
+      console.log(
+        `memory ${s.host.padEnd(8)} idle ${row.idleMiB.toFixed(0).padStart(4)} MiB   under load ${row.loadMiB?.toFixed(0).padStart(4) ?? '   -'} MiB   peak ${row.peakMiB.toFixed(0).padStart(4)} MiB   (targets < ${target.idle} / < ${target.load}: ${row.met ? 'met' : 'NOT met'})${row.requestsPerSec ? `   ${row.requestsPerSec.toFixed(0)} req/s` : ''}`,
+      );
+    }
+    return results;
+  } finally {
+    for (const s of started) {
+      if (s.child.exitCode === null) {
+        const exited = new Promise((r) => s.child.once('exit', r));
+        s.child.kill('SIGTERM');
+        await exited;
+      }
+    }
+    await infra.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
