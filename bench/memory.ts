@@ -6,10 +6,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { issuingConfigFromEnv } from '@svc/host';
 import { issueSession, loadApplication } from '@svc/issuance';
 import { createAccessKey } from '@svc/provisioning';
-import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp } from '@svc/testkit';
-import { loadKek, loadSubjectSecret } from '@svc/token-core';
+import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp, testEnv } from '@svc/testkit';
 import autocannon from 'autocannon';
 import { buildAll } from '../scripts/build';
 
@@ -54,6 +54,9 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
   return { rss: kib('VmRSS') / 1024, hwm: kib('VmHWM') / 1024 };
 }
 
+/** The development KEK and subject secret the bench's own sessions are made with (testEnv leaves both unset). */
+const BENCH_CONFIG = issuingConfigFromEnv('session', testEnv());
+
 /**
  * The environment an orchestrator would give a built host (production, its secrets set: the bench's own, so the
  * tokens it issues verify), with no loader of the bench (tsx) carried over.
@@ -62,8 +65,8 @@ function hostEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'production',
-    KEY_ENCRYPTION_KEY: loadKek().key.toString('base64'),
-    SUBJECT_SECRET: loadSubjectSecret(),
+    KEY_ENCRYPTION_KEY: Buffer.from(BENCH_CONFIG.kekBytes).toString('base64'),
+    SUBJECT_SECRET: BENCH_CONFIG.subjectSecret,
     LOG_LEVEL: 'warn',
     ...extra,
   };
