@@ -1,14 +1,24 @@
 // `pnpm start:worker`: the background-job process. Connects to PostgreSQL and Redis, registers the repeatable
 // schedules, runs jobs, serves Prometheus metrics on METRICS_PORT, and drains active jobs on SIGTERM/SIGINT.
 import { createPrisma } from '@svc/db';
-import { createLogger, createMetrics, createRedis, serveMetrics } from '@svc/platform';
+import { createLogger, createMetrics, createRedis, serveMetrics, startTelemetry } from '@svc/platform';
 import { kekFromBytes } from '@svc/token-core';
+import type { Telemetry } from 'bullmq';
 import { workerConfigFromEnv } from './config';
-import { workerMetrics } from './metrics';
+import { registerWorkerGauges, workerMetrics } from './metrics';
 import { createJobWorker } from './worker';
+
+/** BullMQ's OpenTelemetry adapter, required only when tracing is on. */
+function bullmqTelemetry(): Telemetry {
+  const { BullMQOtel } = require('bullmq-otel') as typeof import('bullmq-otel');
+  return new BullMQOtel({ tracerName: 'worker' });
+}
 
 async function main(): Promise<void> {
   const config = workerConfigFromEnv(process.env);
+  // Before any connection: spans for PostgreSQL, Redis and each job (BullMQ's own telemetry, the trace of the
+  // code that added a job carried inside it). Nothing is loaded when no OTLP endpoint is configured.
+  const telemetry = startTelemetry('worker', config.otlpEndpoint);
   const logger = createLogger('worker', { level: config.logLevel });
   const db = createPrisma(config.databaseUrl, config.db);
   const redis = createRedis(config.redisUrl, { logger, bounds: config.redis });
@@ -16,7 +26,19 @@ async function main(): Promise<void> {
   const metricsServer =
     config.metricsPort === undefined ? undefined : serveMetrics(metrics.base, config.metricsPort);
   const kek = kekFromBytes(config.kekBytes);
-  const jobs = createJobWorker({ db, kek, redis, redisUrl: config.redisUrl, logger, metrics }, config);
+  const jobs = createJobWorker(
+    {
+      db,
+      kek,
+      redis,
+      redisUrl: config.redisUrl,
+      logger,
+      metrics,
+      telemetry: telemetry ? bullmqTelemetry() : undefined,
+    },
+    config,
+  );
+  registerWorkerGauges(metrics.base, { queue: jobs.queue, db });
   await jobs.schedule();
   logger.info(
     { queue: config.queueName, rotationCheckMs: config.rotationCheckMs, sweepEveryMs: config.sweepEveryMs },
@@ -32,6 +54,7 @@ async function main(): Promise<void> {
         () => new Promise<void>((r) => (metricsServer ? metricsServer.close(() => r()) : r())),
         () => redis.quit(),
         () => db.$disconnect(),
+        async () => telemetry?.shutdown(),
       ];
       for (const step of steps)
         await step().catch((err: unknown) => logger.error({ err }, 'error during shutdown'));

@@ -1,5 +1,9 @@
-// The worker's Prometheus counters: jobs by outcome, sweep removals per target, key lifecycle steps per kind.
+// The worker's Prometheus metrics: jobs by outcome, sweep removals per target, key lifecycle steps per kind, and,
+// read at scrape time, the queue's jobs by state and each scope's signing-key age and JWK Set size.
+import type { Db } from '@svc/db';
 import type { Metrics } from '@svc/platform';
+import { Gauge } from 'prom-client';
+import { readScopeKeys } from './store/key-gauges-store';
 
 type Counter = ReturnType<Metrics['counter']>;
 
@@ -23,4 +27,72 @@ export function workerMetrics(base: Metrics): WorkerMetrics {
       'step',
     ]),
   };
+}
+
+/** Names the alert rules and the dashboard read (deploy/observability); the test there checks them. */
+export const WORKER_GAUGES = {
+  queueJobs: 'worker_queue_jobs',
+  signingKeyAge: 'signing_key_age_seconds',
+  jwksKeys: 'jwks_keys',
+} as const;
+
+/** Anything that counts a queue's jobs by state (BullMQ's Queue). */
+export interface JobCounter {
+  getJobCounts(...states: string[]): Promise<Record<string, number>>;
+}
+
+const QUEUE_STATES = ['waiting', 'delayed', 'active', 'failed', 'prioritized', 'waiting-children'];
+
+/**
+ * Gauges read when Prometheus scrapes: the queue's jobs by state (a backlog is waiting jobs that do not drain), and
+ * per signing scope the active key's age (rotation overdue) and the JWK Set's size (near the 32-key limit).
+ */
+export function registerWorkerGauges(
+  base: Metrics,
+  sources: { queue: JobCounter; db: Db; now?: () => Date },
+): void {
+  const now = sources.now ?? (() => new Date());
+  new Gauge({
+    name: WORKER_GAUGES.queueJobs,
+    help: 'Jobs in the worker queue by state',
+    labelNames: ['state'],
+    registers: [base.registry],
+    async collect() {
+      const counts = await sources.queue.getJobCounts(...QUEUE_STATES);
+      this.reset();
+      for (const state of QUEUE_STATES) this.set({ state }, counts[state] ?? 0);
+    },
+  });
+  let scopes: Promise<Awaited<ReturnType<typeof readScopeKeys>>> | undefined;
+  // One read serves both key gauges of a scrape.
+  const readOnce = () => {
+    scopes ??= readScopeKeys(sources.db, now()).finally(() => {
+      setImmediate(() => {
+        scopes = undefined;
+      });
+    });
+    return scopes;
+  };
+  new Gauge({
+    name: WORKER_GAUGES.signingKeyAge,
+    help: "Seconds since the scope's active signing key was activated (scope: application anchor or oidc)",
+    labelNames: ['scope'],
+    registers: [base.registry],
+    async collect() {
+      const rows = await readOnce();
+      this.reset();
+      for (const r of rows) if (r.activeAgeSeconds !== null) this.set({ scope: r.scope }, r.activeAgeSeconds);
+    },
+  });
+  new Gauge({
+    name: WORKER_GAUGES.jwksKeys,
+    help: "Keys the scope's JWK Set publishes (the set holds at most 32)",
+    labelNames: ['scope'],
+    registers: [base.registry],
+    async collect() {
+      const rows = await readOnce();
+      this.reset();
+      for (const r of rows) this.set({ scope: r.scope }, r.published);
+    },
+  });
 }

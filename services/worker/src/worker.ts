@@ -5,7 +5,7 @@
 import type { Db } from '@svc/db';
 import type { Logger } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
-import { type Job, type JobsOptions, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { type Job, type JobsOptions, Queue, type Telemetry, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { WorkerConfig } from './config';
 import { runRotationTick } from './jobs/rotate-keys';
@@ -25,6 +25,8 @@ export interface JobWorkerDeps {
   now?: () => Date;
   /** Worker name stored on the jobs it processes. */
   name?: string;
+  /** BullMQ's telemetry (spans for adding and processing jobs) when tracing is on. */
+  telemetry?: Telemetry;
 }
 
 export interface JobWorker {
@@ -39,7 +41,7 @@ export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobW
   const now = deps.now ?? (() => new Date());
   const connection = { url: deps.redisUrl, maxRetriesPerRequest: null };
   let stopping = false;
-  const queue = new Queue(config.queueName, { connection, prefix: config.prefix });
+  const queue = new Queue(config.queueName, { connection, prefix: config.prefix, telemetry: deps.telemetry });
 
   async function process(job: Job): Promise<unknown> {
     switch (job.name) {
@@ -76,6 +78,7 @@ export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobW
     connection,
     prefix: config.prefix,
     name: deps.name,
+    telemetry: deps.telemetry,
     concurrency: config.concurrency,
     lockDuration: config.lockDurationMs,
     stalledInterval: config.stalledIntervalMs,
