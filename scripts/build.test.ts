@@ -28,7 +28,8 @@ function hostEnv(): NodeJS.ProcessEnv {
     NODE_ENV: 'production',
     DATABASE_URL: freshUrl,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0',
-    KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
+    // Standard base64, as the configuration schema requires (base64url's - and _ are refused).
+    KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     SUBJECT_SECRET: randomBytes(32).toString('base64url'),
     PORT: '0',
     WORKER_QUEUE_PREFIX: uniqueName('distq'),
