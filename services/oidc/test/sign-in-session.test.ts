@@ -4,7 +4,7 @@
 // finishing one request answer the client once; the code names the sign-in for end-session.
 import { grantClaim, setAccountStatus } from '@svc/provisioning';
 import { provisionAccount, uniqueName } from '@svc/testkit';
-import { hashCode } from '../src/domain/authorization';
+import { hashCode, issueAuthorizationResponse } from '../src/domain/authorization';
 import {
   type OidcPagesHost,
   provisionRelyingParty,
@@ -145,4 +145,41 @@ test('two tabs finishing one request: the client is answered once', async () => 
   expect(toClient).toHaveLength(1);
   expect(answers.filter((r) => r.status === 410)).toHaveLength(5);
   expect(clientAnswer(toClient[0] as Response).code).toBeTruthy();
+});
+
+test('id_token_hint: the held sign-in answers prompt=none only when the hint names the same person', async () => {
+  const client = await host.deps.clients.get(rp.clientId);
+  if (!client) throw new Error('client missing');
+  /** An ID token this host issued to the client for an account (what an RP keeps and sends back as a hint). */
+  const idTokenFor = async (accountId: string) =>
+    (
+      await issueAuthorizationResponse(
+        host.deps,
+        {
+          client,
+          accountId,
+          redirectUri: REDIRECT,
+          scope: 'openid',
+          nonce: 'n',
+          authTime: new Date(),
+          amr: ['hwk', 'user'],
+        },
+        'id_token',
+      )
+    ).id_token as string;
+  const a = await signedIn();
+  const b = await signedIn();
+  const same = await authorize({ prompt: 'none', id_token_hint: await idTokenFor(a.account.id) }, a.cookie);
+  expect(clientAnswer(same.res).code).toBeTruthy();
+  const other = await authorize({ prompt: 'none', id_token_hint: await idTokenFor(b.account.id) }, a.cookie);
+  expect(clientAnswer(other.res).error).toBe('login_required');
+  const garbage = await authorize(
+    { prompt: 'none', id_token_hint: 'eyJhbGciOiJSUzI1NiJ9.e30.AAAA' },
+    a.cookie,
+  );
+  expect(clientAnswer(garbage.res).error).toBe('login_required');
+  // Without prompt=none a hint for someone else asks for the passkey.
+  const page = await authorize({ id_token_hint: await idTokenFor(b.account.id) }, a.cookie);
+  expect(page.res.status).toBe(200);
+  expect(await page.res.text()).toContain('Sign in with a passkey');
 });

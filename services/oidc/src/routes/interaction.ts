@@ -20,6 +20,7 @@ import {
 import { type Request, type Response, Router } from 'express';
 import type { OidcDeps } from '../deps';
 import { needsFreshLogin, promptNoneError } from '../domain/authorize-decision';
+import { hintedAccount } from '../domain/id-token-hint';
 import { owedStep } from '../domain/owed-step';
 import { PASSKEY_ACR, PASSKEY_AMR } from '../domain/scopes';
 import type { OidcKey } from '../pages/i18n-oidc';
@@ -112,6 +113,10 @@ export function interactionRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Rout
     if (it.freshLogin === undefined) {
       const prompt = new Set(it.prompt);
       it.freshLogin = needsFreshLogin({ prompt, maxAge: it.maxAge }, held?.session, nowSeconds());
+      // A hint naming someone other than the browser's sign-in: that sign-in does not answer this request.
+      if (!it.freshLogin && held && it.idTokenHint) {
+        it.freshLogin = (await hintedAccount(deps, p.client, it.idTokenHint)) !== held.session.accountId;
+      }
       await interactions.flag(p.uid, { freshLogin: it.freshLogin });
       if (prompt.has('none')) {
         const app = p.target.app;

@@ -19,6 +19,7 @@ export interface Interaction {
   prompt: Prompt[];
   maxAge?: number;
   uiLocale?: string;
+  idTokenHint?: string;
   /** Milliseconds since the epoch. */
   createdAt: number;
   /**
@@ -47,6 +48,7 @@ export function toInteraction(request: AuthorizationRequest, createdAt: number):
     prompt: [...request.prompt],
     maxAge: request.maxAge,
     uiLocale: request.uiLocale,
+    idTokenHint: request.idTokenHint,
     createdAt,
   };
 }
