@@ -1,0 +1,219 @@
+// /userinfo, /claim-state and /end-session against the running host, and platform key rotation while a relying
+// party holds a cached JWKS (jose createRemoteJWKSet).
+
+import { issueSession, loadApplication } from '@svc/issuance';
+import { activateNextKey, OIDC_SCOPE, prepublishRotation, publishKeyChange } from '@svc/keyring';
+import { grantClaim } from '@svc/provisioning';
+import { waitUntil } from '@svc/testkit';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
+import {
+  codeFor,
+  exchange,
+  grantFor,
+  type OidcHarness,
+  postForm,
+  provisionRp,
+  startOidcHost,
+  verifyIdToken,
+} from './token-kit';
+
+let h: OidcHarness;
+beforeAll(async () => {
+  h = await startOidcHost();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const bearer = (token: string, method = 'GET') =>
+  fetch(`${h.url}/userinfo`, { method, headers: { authorization: `Bearer ${token}` } });
+
+describe('/userinfo and /claim-state', () => {
+  it('GET and POST answer claims by scope, consent and claim policy, never cached', async () => {
+    const rp = await provisionRp(h, {
+      claims: { email: 'OPTIONAL', firstName: 'OPTIONAL', lastName: 'OPTIONAL' },
+    });
+    await grantClaim(h.infra.db, rp.accountId, rp.anchor, 'email', 'GRANTED');
+    await grantClaim(h.infra.db, rp.accountId, rp.anchor, 'firstName', 'GRANTED');
+    await grantClaim(h.infra.db, rp.accountId, rp.anchor, 'lastName', 'DENIED');
+    const tokens = (await exchange(h, rp, await codeFor(h, grantFor(rp)))).body;
+    const sub = decodeJwt(tokens.access_token).sub;
+    for (const method of ['GET', 'POST']) {
+      const res = await bearer(tokens.access_token, method);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('vary')).toBe('Authorization');
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body.sub).toBe(sub);
+      expect(body.email).toMatch(/@example\.test$/);
+      expect(body.given_name).toBe('Ada');
+      expect(body.name).toBe('Ada');
+      expect(body).not.toHaveProperty('family_name');
+    }
+    // Scope openid email only: no profile claims whatever the consent.
+    const narrow = (await exchange(h, rp, await codeFor(h, grantFor(rp, { scope: 'openid email' })))).body;
+    const body = (await (await bearer(narrow.access_token)).json()) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(['email', 'email_verified', 'sub']);
+
+    const state = await fetch(`${h.url}/claim-state`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(state.status).toBe(200);
+    const view = (await state.json()) as { sub: string; claims: Record<string, { state: string }> };
+    expect(view.sub).toBe(sub);
+    expect(view.claims.email!.state).toBe('GRANTED');
+    expect(view.claims.family_name!.state).toBe('DENIED');
+  });
+
+  it('refuses a missing, malformed, foreign-protocol or revoked token with a Bearer challenge', async () => {
+    const rp = await provisionRp(h);
+    const none = await fetch(`${h.url}/userinfo`);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="oidc"');
+    expect(((await none.json()) as { error: string }).error).toBe('invalid_token');
+    const bad = await bearer('not-a-token');
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    // A session-host (APPLICATION protocol) token of the same application is not an OIDC token.
+    const application = (await loadApplication(h.infra.db, { anchor: rp.anchor }))!;
+    const app = await issueSession(h.infra.issuance, {
+      application,
+      principal: { kind: 'ACCOUNT', accountId: rp.accountId },
+      authMethod: 'OIDC',
+    });
+    expect((await bearer(app.accessToken)).status).toBe(401);
+    const claimState = await fetch(`${h.url}/claim-state`, {
+      headers: { authorization: `Bearer ${app.accessToken}` },
+    });
+    expect(claimState.status).toBe(401);
+  });
+
+  it('refuses a workload token however valid its signature', async () => {
+    const rp = await provisionRp(h);
+    const workload = await h.infra.db.workload.create({
+      data: { kind: 'AGENT', ownerAccountId: rp.accountId, name: 'agent' },
+    });
+    const application = (await loadApplication(h.infra.db, { anchor: rp.anchor }))!;
+    const issued = await issueSession(h.infra.issuance, {
+      application,
+      principal: { kind: 'AGENT', accountId: rp.accountId, workloadId: workload.id, workloadGeneration: 1 },
+      authMethod: 'OIDC',
+      protocol: 'OIDC',
+    });
+    expect(decodeProtectedHeader(issued.accessToken).typ).toBe('vnd.service.workload-access+jwt');
+    expect((await bearer(issued.accessToken)).status).toBe(401);
+  });
+});
+
+describe('/end-session', () => {
+  it('with id_token_hint: revokes the hinted session, redirects to the registered URI with state', async () => {
+    const rp = await provisionRp(h);
+    const tokens = (await exchange(h, rp, await codeFor(h, grantFor(rp)))).body;
+    const url = new URL(`${h.url}/end-session`);
+    url.searchParams.set('id_token_hint', tokens.id_token);
+    url.searchParams.set('post_logout_redirect_uri', rp.postLogoutRedirectUri);
+    url.searchParams.set('state', 'xyz 1');
+    // The person's sign-in on the OIDC host ends too.
+    const signIn = await h.deps.signInSessions.start(undefined, {
+      accountId: rp.accountId,
+      authTime: Math.floor(Date.now() / 1000),
+      amr: ['hwk', 'user'],
+    });
+    const res = await fetch(url, { redirect: 'manual', headers: { cookie: `oidc_session=${signIn.id}` } });
+    expect(res.status).toBe(303);
+    expect(await h.deps.signInSessions.read(signIn.id)).toBeUndefined();
+    expect(res.headers.get('set-cookie')).toMatch(/^oidc_session=;/);
+    const to = new URL(res.headers.get('location')!);
+    expect(`${to.origin}${to.pathname}`).toBe(rp.postLogoutRedirectUri);
+    expect(to.searchParams.get('state')).toBe('xyz 1');
+    const sid = decodeJwt(tokens.access_token).sid as string;
+    expect((await h.infra.db.session.findUniqueOrThrow({ where: { id: sid } })).status).toBe('REVOKED');
+    expect((await bearer(tokens.access_token)).status).toBe(401);
+    const refreshed = await postForm(
+      h,
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+      { basic: [rp.client.clientId, rp.clientSecret!] },
+    );
+    expect(refreshed.body.error).toBe('invalid_grant');
+    // Idempotent: the same hint again still redirects.
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(303);
+  });
+
+  it('an unregistered post_logout_redirect_uri or a forged hint gets a page, never a redirect, and revokes nothing', async () => {
+    const rp = await provisionRp(h);
+    const tokens = (await exchange(h, rp, await codeFor(h, grantFor(rp)))).body;
+    const url = new URL(`${h.url}/end-session`);
+    url.searchParams.set('id_token_hint', tokens.id_token);
+    url.searchParams.set('post_logout_redirect_uri', 'https://evil.example/');
+    const res = await fetch(url, { redirect: 'manual' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const [head, payload] = tokens.id_token.split('.');
+    const forged = `${head}.${payload}.${'A'.repeat(342)}`;
+    const forgedRes = await fetch(`${h.url}/end-session?id_token_hint=${forged}`, { redirect: 'manual' });
+    expect(forgedRes.status).toBe(400);
+    expect((await bearer(tokens.access_token)).status).toBe(200);
+  });
+
+  it('without a hint: a confirmation page; only the confirmed POST with its CSRF value signs out', async () => {
+    const rp = await provisionRp(h);
+    const page = await fetch(
+      `${h.url}/end-session?client_id=${rp.client.clientId}&post_logout_redirect_uri=${encodeURIComponent(rp.postLogoutRedirectUri)}&state=s1`,
+      { headers: { 'accept-language': 'zh-CN' } },
+    );
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await page.text();
+    expect(html).toContain('退出登录');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+    const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
+    const form = (fields: Record<string, string>) =>
+      fetch(`${h.url}/end-session`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+        body: new URLSearchParams(fields).toString(),
+      });
+    const base = {
+      client_id: rp.client.clientId,
+      post_logout_redirect_uri: rp.postLogoutRedirectUri,
+      state: 's1',
+    };
+    // A cross-site POST without the CSRF value only shows the page again.
+    const forged = await form({ ...base, confirm: 'yes', csrf: 'x'.repeat(csrf.length) });
+    expect(forged.status).toBe(200);
+    const ok = await form({ ...base, confirm: 'yes', csrf });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get('location')).toBe(`${rp.postLogoutRedirectUri}?state=s1`);
+  });
+});
+
+describe('platform key rotation', () => {
+  it('a relying party holding a cached JWKS verifies ID tokens across a rotation; the host serves new keys without a restart', async () => {
+    const rp = await provisionRp(h);
+    const jwks = createRemoteJWKSet(new URL(`${h.url}/.well-known/jwks.json`), { cooldownDuration: 0 });
+    const before = (await exchange(h, rp, await codeFor(h, grantFor(rp)))).body.id_token as string;
+    await jwtVerify(before, jwks, { issuer: h.url, audience: rp.client.clientId });
+    const oldKid = decodeProtectedHeader(before).kid;
+
+    // `keys rotate --oidc` then its activation (as --now does), announced over Redis like the admin tool does.
+    const { kek } = h.infra.issuance;
+    await prepublishRotation(h.infra.db, kek, OIDC_SCOPE, 0);
+    await activateNextKey(h.infra.db, kek, OIDC_SCOPE, { force: true });
+    await publishKeyChange(h.infra.redis, OIDC_SCOPE);
+    let after = '';
+    await waitUntil(async () => {
+      after = (await exchange(h, rp, await codeFor(h, grantFor(rp)))).body.id_token;
+      return decodeProtectedHeader(after).kid !== oldKid;
+    });
+    // The cached set misses the new kid, refetches once, and verifies; the retired key stays published.
+    await jwtVerify(after, jwks, { issuer: h.url, audience: rp.client.clientId });
+    await jwtVerify(before, jwks, { issuer: h.url, audience: rp.client.clientId });
+    const published = (
+      (await (await fetch(`${h.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }
+    ).keys.map((k) => k.kid);
+    expect(published).toEqual(expect.arrayContaining([oldKid, decodeProtectedHeader(after).kid]));
+    await verifyIdToken(h, after, rp.client.clientId);
+  });
+});
