@@ -63,6 +63,13 @@ describe('POST /device-token: bodies and unknown codes', () => {
     expectError(huge, 'invalid_request');
   });
 
+  it('refuses a live code sent with an extra own __proto__ member (found by the hostile-input suite)', async () => {
+    const { deviceCode } = await started();
+    const res = await postJson(`${h.url}/device-token`, `{"deviceCode":"${deviceCode}","__proto__":{"x":1}}`);
+    expectError(res, 'invalid_request');
+    expectError(await poll(h, deviceCode), 'authorization_pending');
+  });
+
   it('answers invalid_request for a well-formed code nobody issued', async () => {
     expectError(await poll(h, `dvc_${'0'.repeat(64)}`), 'invalid_request');
   });

@@ -17,8 +17,11 @@ import { type DevicePollError, type PollOutcome, pollDeviceToken } from '../doma
 const BODY_LIMIT = 4 * 1024;
 const ANCHOR = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const authorizeBody = z.strictObject({ applicationAnchor: storableText().min(3).max(64).regex(ANCHOR) });
-/** Any JSON object: /device-token reads its deviceCode itself, so every malformed body is one invalid_request. */
-const tokenBody = z.record(z.string(), z.unknown());
+/**
+ * Exactly `{deviceCode}` (a strict object also refuses an own `__proto__` member); a failure is InvalidBody, which
+ * this endpoint's mapError answers as invalid_request, like every other malformed body.
+ */
+const tokenBody = z.strictObject({ deviceCode: z.string().regex(DEVICE_CODE_PATTERN) });
 
 /** RFC 6749 section 5.2 / RFC 8628 section 3.5: polling errors are 400; a failed issuance is the server's. */
 const STATUS: Record<DevicePollError, number> = {
@@ -61,14 +64,6 @@ function asPollError(err: unknown): OAuthError {
   return new OAuthError('server_error', 500);
 }
 
-/** The deviceCode of a well-formed body, or undefined (invalid_request). */
-function deviceCodeOf(body: Record<string, unknown>): string | undefined {
-  const code = body.deviceCode;
-  if (typeof code !== 'string' || !DEVICE_CODE_PATTERN.test(code)) return undefined;
-  for (const k in body) if (k !== 'deviceCode') return undefined;
-  return code;
-}
-
 export function deviceEndpoints(deps: DeviceDeps) {
   return [
     endpoint({
@@ -92,9 +87,7 @@ export function deviceEndpoints(deps: DeviceDeps) {
       body: { kind: 'json', schema: tokenBody, limit: BODY_LIMIT },
       noStore: true,
       handle: async (req) => {
-        const deviceCode = deviceCodeOf(req.body);
-        if (!deviceCode) return pollAnswer({ kind: 'error', error: 'invalid_request' });
-        return pollAnswer(await pollDeviceToken(deps, deviceCode, req.ip));
+        return pollAnswer(await pollDeviceToken(deps, req.body.deviceCode, req.ip));
       },
       mapError: asPollError,
     }),

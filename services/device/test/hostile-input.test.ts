@@ -1,0 +1,64 @@
+// Hostile input against the real device host, PostgreSQL and Redis: mutation and property-based fuzzing of both
+// JSON endpoints. No 5xx, no stack trace or internal id in any answer, and refusals change nothing (authorizations, sessions, the approved authorization stays redeemable).
+// FUZZ_SEED replays a run.
+import {
+  fuzzBodies,
+  type HostileContext,
+  newTally,
+  provisionAccount,
+  reportTally,
+  snapshotState,
+} from '@svc/testkit';
+import { approve, authorize, type DeviceHarness, poll, provisionDeviceApp, startDevice } from './support';
+
+jest.setTimeout(120_000);
+
+let h: DeviceHarness;
+let ctx: HostileContext;
+let app: Awaited<ReturnType<typeof provisionDeviceApp>>;
+let approved: { deviceCode: string; userCode: string };
+let accountId: string;
+const tally = newTally();
+
+beforeAll(async () => {
+  h = await startDevice({ rateLimit: { authorizePerAddress: 100_000 } });
+  app = await provisionDeviceApp(h.infra);
+  const res = await authorize(h, app.anchor);
+  approved = res.body;
+  accountId = (await provisionAccount(h.infra)).id;
+  await approve(h, approved.userCode, accountId);
+  ctx = {
+    tally,
+    internalIds: [app.applicationId, accountId],
+    state: () =>
+      snapshotState(h.infra, {
+        applicationId: app.applicationId,
+        accountIds: [accountId],
+        redisPatterns: [],
+      }),
+  };
+});
+afterAll(async () => {
+  reportTally('device', tally);
+  await h.close();
+});
+
+describe('JSON bodies', () => {
+  it('POST /device-authorize', () =>
+    fuzzBodies(ctx, {
+      url: `${h.url}/device-authorize`,
+      valid: { applicationAnchor: app.anchor },
+      limit: 4096,
+    }));
+
+  it('POST /device-token (an approved code: no mutation redeems it)', async () => {
+    await fuzzBodies(ctx, {
+      url: `${h.url}/device-token`,
+      valid: { deviceCode: approved.deviceCode },
+      limit: 4096,
+    });
+    // Still redeemable by the genuine body, once.
+    h.clock.advance(60_000);
+    expect((await poll(h, approved.deviceCode)).status).toBe(200);
+  });
+});
