@@ -559,3 +559,40 @@ describe('refusals', () => {
     });
   });
 });
+
+describe('end-session', () => {
+  test('ends the sign-in on this host: the next prompt=none is login_required', async () => {
+    const implicit = await discover(rp, [client.useIdTokenResponseType]);
+    const nonce = client.randomNonce();
+    const url = client.buildAuthorizationUrl(implicit, {
+      redirect_uri: rp.redirectUri,
+      scope: 'openid',
+      nonce,
+    });
+    const page = await keychain.page(context);
+    await page.goto(url.href);
+    await atRp(page);
+    const idToken = new URLSearchParams(new URL(page.url()).hash.slice(1)).get('id_token') as string;
+    expect(idToken).toBeTruthy();
+    const signedOut = await page.goto(client.buildEndSessionUrl(config, { id_token_hint: idToken }).href);
+    expect(signedOut?.status()).toBe(200);
+    expect((await context.cookies(oidc.url)).find((c) => c.name === 'oidc_session')).toBeUndefined();
+    const state = client.randomState();
+    await page.goto(
+      client.buildAuthorizationUrl(config, {
+        redirect_uri: rp.redirectUri,
+        scope: 'openid',
+        state,
+        prompt: 'none',
+      }).href,
+    );
+    await atRp(page);
+    const landed = new URL(page.url());
+    await page.close();
+    await expect(
+      client.authorizationCodeGrant(config, landed, { expectedState: state }),
+    ).rejects.toMatchObject({
+      error: 'login_required',
+    });
+  });
+});
