@@ -3,38 +3,23 @@
 // planted ids refused), change a consent and see it in /refresh and /userinfo, reset a sector's identifier (new
 // subject; that sector's sessions stop refreshing, the other sector's do not), add (with the notice mail), rename
 // and remove passkeys (never the last, also under concurrency), sign out. Screenshots in both languages.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { issueSession, loadApplication } from '@svc/issuance';
 import { createOrg, createSector } from '@svc/provisioning';
-import { openInfra, postJson, type TestInfra, testEnv, uniqueName } from '@svc/testkit';
+import { postJson, uniqueName } from '@svc/testkit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createSessionApp } from '../../session/src/app';
-import { sessionConfigFromEnv } from '../../session/src/config';
-import { openSessionDeps } from '../../session/src/deps';
 import { accountCookieName } from '../src/routes/pages-account';
 import { pageSession, postForm, type VirtualAuthenticator, virtualAuthenticator } from './account-kit';
 import { ARTIFACTS, type Credential, launchChromium } from './browser-kit';
-import {
-  type Backend,
-  type ConnectHost,
-  type Mailbox,
-  provisionBackend,
-  startConnect,
-  startMailbox,
-} from './helpers';
+import { type Backend, provisionBackend, startConnect, useConnectHost, useSessionHost } from './helpers';
 import { codeAfter, mailCount, mailsTo, waitForMail } from './mail-kit';
+
+const cx = useConnectHost({ hostname: 'localhost', replicas: 1 });
+const session = useSessionHost();
 
 jest.setTimeout(180_000);
 
-let infra: TestInfra;
-let mailbox: Mailbox;
-let host: ConnectHost;
-let replica: ConnectHost;
 let browser: Browser;
-let sessionUrl: string;
-let closeSession: () => Promise<void>;
 let notes: Backend;
 let tasks: Backend;
 let arcade: Backend;
@@ -43,47 +28,29 @@ const NOTICE = /passkey was added|添加了新的通行密钥/;
 const email = `${uniqueName('ada')}@example.test`;
 
 beforeAll(async () => {
-  infra = openInfra();
-  mailbox = await startMailbox();
-  host = await startConnect(infra, { hostname: 'localhost', smtpPort: mailbox.port });
-  replica = await startConnect(infra, { hostname: 'localhost', smtpPort: mailbox.port });
-  const org = await createOrg(infra.db, uniqueName('org'));
-  const office = await createSector(infra.db, org.id, 'Lantern Office');
-  const games = await createSector(infra.db, org.id, 'Lantern Games');
-  notes = await provisionBackend(infra, host.url, {
+  const org = await createOrg(cx.infra.db, uniqueName('org'));
+  const office = await createSector(cx.infra.db, org.id, 'Lantern Office');
+  const games = await createSector(cx.infra.db, org.id, 'Lantern Games');
+  notes = await provisionBackend(cx.infra, cx.host.url, {
     sectorId: office.id,
     claims: { email: 'REQUIRED', firstName: 'OPTIONAL', lastName: 'SYNTHETIC_FALLBACK' },
     names: { 'en-US': 'Lantern Notes', 'zh-CN': '灯笼笔记' },
   });
-  tasks = await provisionBackend(infra, host.url, {
+  tasks = await provisionBackend(cx.infra, cx.host.url, {
     sectorId: office.id,
     claims: { firstName: 'OPTIONAL' },
     names: { 'en-US': 'Lantern Tasks', 'zh-CN': '灯笼任务' },
   });
-  arcade = await provisionBackend(infra, host.url, {
+  arcade = await provisionBackend(cx.infra, cx.host.url, {
     sectorId: games.id,
     claims: { staticAvatar: 'OPTIONAL' },
     names: { 'en-US': 'Lantern Arcade', 'zh-CN': '灯笼街机' },
   });
-  const sessionDeps = openSessionDeps(sessionConfigFromEnv(testEnv()));
-  const server = http.createServer(createSessionApp(sessionDeps));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  sessionUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  closeSession = async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(() => r(undefined)));
-    await sessionDeps.close();
-  };
   browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
-  await closeSession?.();
-  await host.close();
-  await replica.close();
-  await mailbox.close();
-  await infra.close();
 });
 
 /** The person's passkeys as their authenticator holds them (carried between pages). */
@@ -107,12 +74,12 @@ async function shoot(page: Page, name: string): Promise<void> {
 }
 
 async function signInToAccount(page: Page): Promise<void> {
-  await page.goto(`${host.url}/account`);
+  await page.goto(`${cx.host.url}/account`);
   await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   await page.getByRole('heading', { name: 'Applications you use' }).waitFor();
 }
 
-const refreshAtSession = (refreshToken: string) => postJson(`${sessionUrl}/refresh`, { refreshToken });
+const refreshAtSession = (refreshToken: string) => postJson(`${session.url}/refresh`, { refreshToken });
 
 describe('the account page', () => {
   let notesTokens: { accessToken: string; refreshToken: string };
@@ -123,11 +90,11 @@ describe('the account page', () => {
   test('a person signs up on connect (Lantern Notes) and uses two more applications', async () => {
     const est = await notes.establish({ returnMethods: [{ type: 'REVEAL' }] });
     const { context, page, authenticator } = await openPage();
-    await page.goto(`${host.url}/inquiries/${est.body.exposureKey}`);
-    const seen = mailCount(mailbox, email);
+    await page.goto(`${cx.host.url}/inquiries/${est.body.exposureKey}`);
+    const seen = mailCount(cx.mailbox, email);
     await page.getByLabel('Email address').fill(email);
     await page.getByRole('button', { name: 'Send me a code' }).click();
-    await page.getByLabel('Code').fill(await codeAfter(mailbox, email, seen));
+    await page.getByLabel('Code').fill(await codeAfter(cx.mailbox, email, seen));
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.getByRole('button', { name: 'Create a passkey' }).click();
     await page.getByLabel('I have read and accept the basic terms').check();
@@ -140,20 +107,20 @@ describe('the account page', () => {
     const confirmationKey = await page.inputValue('#confirmation-key');
     held = await authenticator.credentials();
     await context.close();
-    const redeemed = await postJson(`${host.url}/redeem`, {
+    const redeemed = await postJson(`${cx.host.url}/redeem`, {
       exposureKey: est.body.exposureKey,
       hiddenKey: est.body.hiddenKey,
       confirmationKey,
     });
     expect(redeemed.status).toBe(200);
     notesTokens = redeemed.body;
-    expect(mailsTo(mailbox, email, NOTICE)).toHaveLength(0);
+    expect(mailsTo(cx.mailbox, email, NOTICE)).toHaveLength(0);
 
-    const account = await infra.db.account.findUniqueOrThrow({ where: { email } });
+    const account = await cx.infra.db.account.findUniqueOrThrow({ where: { email } });
     accountId = account.id;
     const issue = async (anchor: string) =>
-      issueSession(host.deps.issuance, {
-        application: (await loadApplication(infra.db, { anchor }))!,
+      issueSession(cx.host.deps.issuance, {
+        application: (await loadApplication(cx.infra.db, { anchor }))!,
         principal: { kind: 'ACCOUNT', accountId },
         authMethod: 'PASSKEY_USERNAMELESS',
       });
@@ -163,16 +130,16 @@ describe('the account page', () => {
 
   test('sign-in page, then signed in with the passkey made on connect under a fresh session id', async () => {
     const { context, page, authenticator } = await openPage();
-    await page.goto(`${host.url}/account`);
+    await page.goto(`${cx.host.url}/account`);
     expect(await page.textContent('h1')).toBe('Your account');
-    const csp = (await page.request.get(`${host.url}/account`)).headers()['content-security-policy'];
+    const csp = (await page.request.get(`${cx.host.url}/account`)).headers()['content-security-policy'];
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
     await shoot(page, '20-account-sign-in.en-US');
-    await page.goto(`${host.url}/account?lang=zh-CN`);
+    await page.goto(`${cx.host.url}/account?lang=zh-CN`);
     expect(await page.textContent('h1')).toBe('您的账户');
     await shoot(page, '20-account-sign-in.zh-CN');
-    await page.goto(`${host.url}/account?lang=en-US`);
+    await page.goto(`${cx.host.url}/account?lang=en-US`);
 
     const before = await pageSession(context, page);
     const cookie = (await context.cookies()).find((c) => c.name === 'connect_account');
@@ -185,31 +152,31 @@ describe('the account page', () => {
     expect(after.csrf).not.toBe(before.csrf);
     expect(await page.textContent('main')).toContain(`Signed in as ${email}.`);
     // The id held before sign-in does not become signed in (it no longer exists at all).
-    const old = await (await fetch(`${host.url}/account`, { headers: { cookie: before.cookie } })).text();
+    const old = await (await fetch(`${cx.host.url}/account`, { headers: { cookie: before.cookie } })).text();
     expect(old).not.toContain(email);
     held = await authenticator.credentials();
     await context.close();
   });
 
   test('a planted session id (never issued, or issued to the attacker) is never signed in by the victim', async () => {
-    const attacker = await fetch(`${host.url}/account`);
+    const attacker = await fetch(`${cx.host.url}/account`);
     const planted = /connect_account=([^;]+)/.exec(attacker.headers.get('set-cookie') ?? '')?.[1] ?? '';
     expect(planted).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const invented = 'A'.repeat(43);
     const { context, page, authenticator } = await openPage();
-    await context.addCookies([{ name: 'connect_account', value: planted, url: host.url }]);
-    await page.goto(`${host.url}/account`);
+    await context.addCookies([{ name: 'connect_account', value: planted, url: cx.host.url }]);
+    await page.goto(`${cx.host.url}/account`);
     expect((await context.cookies()).find((c) => c.name === 'connect_account')?.value).toBe(planted);
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.getByRole('heading', { name: 'Applications you use' }).waitFor();
     expect((await context.cookies()).find((c) => c.name === 'connect_account')?.value).not.toBe(planted);
     const replay = await (
-      await fetch(`${host.url}/account`, { headers: { cookie: `connect_account=${planted}` } })
+      await fetch(`${cx.host.url}/account`, { headers: { cookie: `connect_account=${planted}` } })
     ).text();
     expect(replay).not.toContain(email);
     expect(replay).toContain('Sign in with a passkey');
     // An id the host never issued is replaced at once, not adopted.
-    const res = await fetch(`${host.url}/account`, { headers: { cookie: `connect_account=${invented}` } });
+    const res = await fetch(`${cx.host.url}/account`, { headers: { cookie: `connect_account=${invented}` } });
     expect(res.headers.get('set-cookie')).toMatch(/^connect_account=(?!A{43})[A-Za-z0-9_-]{43};/);
     held = await authenticator.credentials();
     await context.close();
@@ -224,10 +191,10 @@ describe('the account page', () => {
     const games = page.locator('section.sector', { hasText: 'Lantern Games' });
     await expect(games.getByRole('heading', { name: 'Lantern Arcade' }).count()).resolves.toBe(1);
     await shoot(page, '21-account.en-US');
-    await page.goto(`${host.url}/account?lang=zh-CN`);
+    await page.goto(`${cx.host.url}/account?lang=zh-CN`);
     await page.getByRole('heading', { name: '您使用的应用' }).waitFor();
     await shoot(page, '21-account.zh-CN');
-    await page.goto(`${host.url}/account?lang=en-US`);
+    await page.goto(`${cx.host.url}/account?lang=en-US`);
 
     const form = page.locator('form', { has: page.getByRole('heading', { name: 'Lantern Notes' }) });
     expect(await form.locator('input[name="consent_firstName"][value="GRANTED"]').isChecked()).toBe(true);
@@ -243,11 +210,11 @@ describe('the account page', () => {
     held = await authenticator.credentials();
     await context.close();
 
-    const refreshed = await postJson(`${host.url}/refresh`, { refreshToken: notesTokens.refreshToken });
+    const refreshed = await postJson(`${cx.host.url}/refresh`, { refreshToken: notesTokens.refreshToken });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.claims.firstName).toEqual({ requirement: 'OPTIONAL', state: 'DENIED' });
     notesTokens = refreshed.body;
-    const userinfo = await fetch(`${sessionUrl}/userinfo`, {
+    const userinfo = await fetch(`${session.url}/userinfo`, {
       headers: { authorization: `Bearer ${notesTokens.accessToken}` },
     });
     const info = (await userinfo.json()) as Record<string, unknown>;
@@ -266,13 +233,15 @@ describe('the account page', () => {
     held = await authenticator.credentials();
     await context.close();
 
-    const current = await infra.db.sectorSubject.findFirstOrThrow({
+    const current = await cx.infra.db.sectorSubject.findFirstOrThrow({
       where: { sectorId: notes.fixture.sectorId, principalId: accountId, retiredAt: null },
     });
     expect(current.subject).not.toBe(tasksSession.subject);
     expect(current.generation).toBe(2);
     // That sector's sessions no longer refresh, at connect or at the session host.
-    expect((await postJson(`${host.url}/refresh`, { refreshToken: notesTokens.refreshToken })).body).toEqual({
+    expect(
+      (await postJson(`${cx.host.url}/refresh`, { refreshToken: notesTokens.refreshToken })).body,
+    ).toEqual({
       reason: 'RefreshTokenNotFound',
     });
     const tasksRefresh = await refreshAtSession(tasksSession.refreshToken);
@@ -281,13 +250,13 @@ describe('the account page', () => {
     // The other sector: same subject, still refreshing.
     const arcadeRefresh = await refreshAtSession(arcadeSession.refreshToken);
     expect(arcadeRefresh.status).toBe(200);
-    const games = await infra.db.sectorSubject.findFirstOrThrow({
+    const games = await cx.infra.db.sectorSubject.findFirstOrThrow({
       where: { sectorId: arcade.fixture.sectorId, principalId: accountId, retiredAt: null },
     });
     expect(games.subject).toBe(arcadeSession.subject);
     // The next sign-in to the sector's applications carries the new subject.
-    const again = await issueSession(host.deps.issuance, {
-      application: (await loadApplication(infra.db, { anchor: tasks.fixture.anchor }))!,
+    const again = await issueSession(cx.host.deps.issuance, {
+      application: (await loadApplication(cx.infra.db, { anchor: tasks.fixture.anchor }))!,
       principal: { kind: 'ACCOUNT', accountId },
       authMethod: 'PASSKEY_USERNAMELESS',
     });
@@ -302,12 +271,12 @@ describe('the account page', () => {
     await context.close();
     const sector = arcade.fixture.sectorId;
     const answers = await Promise.all(
-      [host, replica].map((h) =>
+      [cx.host, cx.replica].map((h) =>
         postForm(`${h.url}/account/sectors/${sector}/reset`, s.cookie, { _csrf: s.csrf, confirm: 'yes' }),
       ),
     );
     expect(answers.map((a) => a.status)).toEqual([303, 303]);
-    const rows = await infra.db.sectorSubject.findMany({
+    const rows = await cx.infra.db.sectorSubject.findMany({
       where: { sectorId: sector, principalId: accountId },
       orderBy: { generation: 'asc' },
     });
@@ -322,13 +291,13 @@ describe('the account page', () => {
     // The first passkey stays with the person; this authenticator makes a second one (as a security key would).
     const first = held[0]!;
     await authenticator.remove(first.credentialId);
-    const notices = mailsTo(mailbox, email, NOTICE).length;
+    const notices = mailsTo(cx.mailbox, email, NOTICE).length;
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.getByText('Your new passkey is added. We emailed you about it.').waitFor();
-    const mail = await waitForMail(mailbox, email, NOTICE);
-    expect(mailsTo(mailbox, email, NOTICE)).toHaveLength(notices + 1);
+    const mail = await waitForMail(cx.mailbox, email, NOTICE);
+    expect(mailsTo(cx.mailbox, email, NOTICE)).toHaveLength(notices + 1);
     expect(mail.subject).toBe('A passkey was added to your account');
-    expect(mail.text).toContain(`${host.url}/account`);
+    expect(mail.text).toContain(`${cx.host.url}/account`);
     expect(mail.text).toMatch(/from Chrome \(headless\) \d+ on Linux/);
     const second = (await authenticator.credentials())[0]!;
     expect(await page.locator('li.passkey').count()).toBe(2);
@@ -353,17 +322,17 @@ describe('the account page', () => {
     expect(await page.locator('li.passkey').count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Remove' }).count()).toBe(0);
     await page.getByText('This is your only passkey, so it cannot be removed.').waitFor();
-    await page.goto(`${host.url}/account?lang=zh-CN`);
+    await page.goto(`${cx.host.url}/account?lang=zh-CN`);
     await shoot(page, '23-account-one-passkey.zh-CN');
-    await page.goto(`${host.url}/account?lang=en-US`);
+    await page.goto(`${cx.host.url}/account?lang=en-US`);
     const s = await pageSession(context, page);
-    const last = await infra.db.passkey.findFirstOrThrow({ where: { accountId } });
-    const forged = await postForm(`${host.url}/account/passkeys/${last.id}/remove`, s.cookie, {
+    const last = await cx.infra.db.passkey.findFirstOrThrow({ where: { accountId } });
+    const forged = await postForm(`${cx.host.url}/account/passkeys/${last.id}/remove`, s.cookie, {
       _csrf: s.csrf,
     });
     expect(forged.status).toBe(303);
-    expect(await infra.db.passkey.count({ where: { accountId } })).toBe(1);
-    await page.goto(`${host.url}/account`);
+    expect(await cx.infra.db.passkey.count({ where: { accountId } })).toBe(1);
+    await page.goto(`${cx.host.url}/account`);
     await page.getByText('You cannot remove your last passkey.').waitFor();
     held = [second];
     await context.close();
@@ -372,7 +341,7 @@ describe('the account page', () => {
     const stale = await openPage();
     await stale.authenticator.remove(second.credentialId);
     await stale.authenticator.add(first);
-    await stale.page.goto(`${host.url}/account`);
+    await stale.page.goto(`${cx.host.url}/account`);
     const refused = stale.page.waitForResponse((r) => r.url().endsWith('/account/passkey/authentication'));
     await stale.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     expect((await refused).status()).toBe(401);
@@ -381,8 +350,8 @@ describe('the account page', () => {
 
   test('removing a passkey ends the other sessions signed in with it; a disabled account is signed out', async () => {
     // An application session from before: adding a passkey leaves it valid, removing one makes it stale.
-    const app = await issueSession(host.deps.issuance, {
-      application: (await loadApplication(infra.db, { anchor: tasks.fixture.anchor }))!,
+    const app = await issueSession(cx.host.deps.issuance, {
+      application: (await loadApplication(cx.infra.db, { anchor: tasks.fixture.anchor }))!,
       principal: { kind: 'ACCOUNT', accountId },
       authMethod: 'PASSKEY_USERNAMELESS',
     });
@@ -405,7 +374,7 @@ describe('the account page', () => {
     const item = a.page.locator('li.passkey').nth(1);
     await item.getByRole('button', { name: 'Remove' }).click();
     await a.page.getByText('The passkey is removed: it can no longer sign in').waitFor();
-    await b.page.goto(`${host.url}/account`);
+    await b.page.goto(`${cx.host.url}/account`);
     await b.page.getByText('the passkey you signed in with was removed').waitFor();
     expect(await b.page.getByRole('button', { name: 'Sign in with a passkey' }).count()).toBe(1);
     await b.context.close();
@@ -413,17 +382,17 @@ describe('the account page', () => {
     expect([stale.status, stale.body.reason]).toEqual([409, 'AuthorizationArtifactStale']);
 
     // An account disabled by the operator: its open session ends at the next request.
-    await a.page.goto(`${host.url}/account`);
+    await a.page.goto(`${cx.host.url}/account`);
     await a.page.getByRole('heading', { name: 'Applications you use' }).waitFor();
-    await infra.db.account.update({ where: { id: accountId }, data: { status: 'DISABLED' } });
+    await cx.infra.db.account.update({ where: { id: accountId }, data: { status: 'DISABLED' } });
     try {
-      await a.page.goto(`${host.url}/account`);
+      await a.page.goto(`${cx.host.url}/account`);
       await a.page.getByText('this account cannot be used right now').waitFor();
       const refused = a.page.waitForResponse((r) => r.url().endsWith('/account/passkey/authentication'));
       await a.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
       expect((await refused).status()).toBe(403);
     } finally {
-      await infra.db.account.update({ where: { id: accountId }, data: { status: 'ACTIVE' } });
+      await cx.infra.db.account.update({ where: { id: accountId }, data: { status: 'ACTIVE' } });
     }
     held = await a.authenticator.credentials();
     await a.context.close();
@@ -431,8 +400,8 @@ describe('the account page', () => {
 
   test('two removals at once on two replicas never remove the last passkey', async () => {
     // Give the account a second passkey row directly (the ceremony is tested above), then race two removals.
-    const only = await infra.db.passkey.findFirstOrThrow({ where: { accountId } });
-    const extra = await infra.db.passkey.create({
+    const only = await cx.infra.db.passkey.findFirstOrThrow({ where: { accountId } });
+    const extra = await cx.infra.db.passkey.create({
       data: {
         credentialId: uniqueName('cred'),
         accountId,
@@ -448,14 +417,14 @@ describe('the account page', () => {
     held = await authenticator.credentials();
     await context.close();
     await Promise.all([
-      postForm(`${host.url}/account/passkeys/${only.id}/remove`, s.cookie, { _csrf: s.csrf }),
-      postForm(`${replica.url}/account/passkeys/${extra.id}/remove`, s.cookie, { _csrf: s.csrf }),
+      postForm(`${cx.host.url}/account/passkeys/${only.id}/remove`, s.cookie, { _csrf: s.csrf }),
+      postForm(`${cx.replica.url}/account/passkeys/${extra.id}/remove`, s.cookie, { _csrf: s.csrf }),
     ]);
-    expect(await infra.db.passkey.count({ where: { accountId } })).toBe(1);
+    expect(await cx.infra.db.passkey.count({ where: { accountId } })).toBe(1);
     // Whichever survived, put the person's real passkey back as the one left.
-    if (await infra.db.passkey.findUnique({ where: { id: extra.id } })) {
-      await infra.db.passkey.create({ data: { ...only, id: undefined } });
-      await infra.db.passkey.delete({ where: { id: extra.id } });
+    if (await cx.infra.db.passkey.findUnique({ where: { id: extra.id } })) {
+      await cx.infra.db.passkey.create({ data: { ...only, id: undefined } });
+      await cx.infra.db.passkey.delete({ where: { id: extra.id } });
     }
   });
 
@@ -465,7 +434,7 @@ describe('the account page', () => {
     const s = await pageSession(context, page);
     held = await authenticator.credentials();
     await context.close();
-    const consent = `${host.url}/account/applications/${notes.fixture.anchor}/consent`;
+    const consent = `${cx.host.url}/account/applications/${notes.fixture.anchor}/consent`;
     expect((await postForm(consent, s.cookie, { consent_firstName: 'GRANTED' })).status).toBe(403);
     expect(
       (await postForm(consent, s.cookie, { _csrf: 'x'.repeat(s.csrf.length), consent_firstName: 'GRANTED' }))
@@ -478,22 +447,24 @@ describe('the account page', () => {
       { origin: 'https://evil.example' },
     );
     expect(crossSite.status).toBe(403);
-    const grant = await infra.db.claimGrant.findFirstOrThrow({
+    const grant = await cx.infra.db.claimGrant.findFirstOrThrow({
       where: { accountId, applicationId: notes.fixture.applicationId, claim: 'firstName' },
     });
     expect(grant.state).toBe('DENIED');
     // An application the person never used: nothing changes.
-    const other = await provisionBackend(infra, host.url, { claims: { firstName: 'OPTIONAL' } });
-    await postForm(`${host.url}/account/applications/${other.fixture.anchor}/consent`, s.cookie, {
+    const other = await provisionBackend(cx.infra, cx.host.url, { claims: { firstName: 'OPTIONAL' } });
+    await postForm(`${cx.host.url}/account/applications/${other.fixture.anchor}/consent`, s.cookie, {
       _csrf: s.csrf,
       consent_firstName: 'GRANTED',
     });
     expect(
-      await infra.db.claimGrant.count({ where: { accountId, applicationId: other.fixture.applicationId } }),
+      await cx.infra.db.claimGrant.count({
+        where: { accountId, applicationId: other.fixture.applicationId },
+      }),
     ).toBe(0);
 
     const post = (p: string, body: string) =>
-      fetch(`${host.url}/account/passkey/${p}`, {
+      fetch(`${cx.host.url}/account/passkey/${p}`, {
         method: 'POST',
         headers: { cookie: s.cookie, 'x-csrf-token': s.csrf, 'content-type': 'application/json' },
         body,
@@ -518,7 +489,7 @@ describe('the account page', () => {
 
   test('sign out deletes the session: the old cookie is refused', async () => {
     const { context, page, authenticator } = await openPage('zh-CN');
-    await page.goto(`${host.url}/account?lang=zh-CN`);
+    await page.goto(`${cx.host.url}/account?lang=zh-CN`);
     await page.getByRole('button', { name: '使用通行密钥登录' }).click();
     await page.getByRole('heading', { name: '您使用的应用' }).waitFor();
     const s = await pageSession(context, page);
@@ -526,21 +497,21 @@ describe('the account page', () => {
     await page.getByText('您已退出登录。').waitFor();
     held = await authenticator.credentials();
     await context.close();
-    const old = await fetch(`${host.url}/account`, { headers: { cookie: s.cookie } });
+    const old = await fetch(`${cx.host.url}/account`, { headers: { cookie: s.cookie } });
     const text = await old.text();
     expect(text).not.toContain(email);
     expect(old.headers.get('set-cookie')).toMatch(/^connect_account=/);
-    const posted = await postForm(`${host.url}/account/sign-out`, s.cookie, { _csrf: s.csrf });
+    const posted = await postForm(`${cx.host.url}/account/sign-out`, s.cookie, { _csrf: s.csrf });
     expect(posted.status).toBe(403);
     // Signing in on the zh-CN page remembered the owner's language for notices.
-    expect((await infra.db.account.findUniqueOrThrow({ where: { id: accountId } })).locale).toBe('zh-CN');
+    expect((await cx.infra.db.account.findUniqueOrThrow({ where: { id: accountId } })).locale).toBe('zh-CN');
   });
 });
 
 test('over HTTPS the account cookie carries the __Host- prefix, Secure, HttpOnly, SameSite=Lax, Path=/', async () => {
   expect(accountCookieName('https://connect.example.test')).toBe('__Host-connect_account');
   expect(accountCookieName('http://127.0.0.1:4101')).toBe('connect_account');
-  const https = await startConnect(infra, {
+  const https = await startConnect(cx.infra, {
     config: {
       connectUrl: 'https://connect.example.test',
       origin: 'https://connect.example.test',

@@ -3,39 +3,18 @@
 // re-authenticate, then replay the cookie. A fresh identifier at every change of privilege leaves the copy with
 // nothing: no callback, no confirmation key, no consent change. Also the __Host- cookie over HTTPS.
 import { createErrand } from '@svc/issuance';
-import { openInfra, provisionAccount, type TestInfra } from '@svc/testkit';
+import { provisionAccount } from '@svc/testkit';
 import { connectConfigFromEnv } from '../src/config';
-import {
-  type Agent,
-  type ConnectHost,
-  type Mailbox,
-  makeAgent,
-  provisionBackend,
-  startConnect,
-  startMailbox,
-} from './helpers';
+import { type Agent, makeAgent, provisionBackend, startConnect, useConnectHost } from './helpers';
 import { type SoftPasskey, softPasskey } from './soft-passkey';
 
-let infra: TestInfra;
-let mailbox: Mailbox;
-let host: ConnectHost;
-
-beforeAll(async () => {
-  infra = openInfra();
-  mailbox = await startMailbox();
-  host = await startConnect(infra, { smtpPort: mailbox.port });
-});
-afterAll(async () => {
-  await host.close();
-  await mailbox.close();
-  await infra.close();
-});
+const cx = useConnectHost();
 
 const FLOW = 'connect_flow';
 
 /** The attacker opens the page and keeps the cookie the host issued (and the page's CSRF token). */
 async function attackerOpens(path: string): Promise<Agent & { kept: string }> {
-  const attacker = makeAgent(host.url);
+  const attacker = makeAgent(cx.host.url);
   const { res } = await attacker.request(path);
   expect(res.status).toBe(200);
   return Object.assign(attacker, { kept: attacker.cookie(FLOW)! });
@@ -43,7 +22,7 @@ async function attackerOpens(path: string): Promise<Agent & { kept: string }> {
 
 /** The victim's browser, carrying the cookie the attacker planted (a sibling subdomain or an HTTP hop can). */
 async function victimWithPlanted(path: string, planted: string): Promise<Agent> {
-  const victim = makeAgent(host.url);
+  const victim = makeAgent(cx.host.url);
   victim.plant(FLOW, planted);
   const { res } = await victim.request(path);
   expect(res.status).toBe(200);
@@ -57,37 +36,37 @@ async function passkeySignIn(b: Agent, path: string, passkey: SoftPasskey) {
   const options = await b.json(`${path}/passkey/authentication-options`, {});
   expect(options.res.status).toBe(200);
   const { challenge } = JSON.parse(options.text) as { challenge: string };
-  const assertion = passkey.assert({ challenge, origin: host.url, rpId: '127.0.0.1' });
+  const assertion = passkey.assert({ challenge, origin: cx.host.url, rpId: '127.0.0.1' });
   return b.json(`${path}/passkey/authentication`, assertion);
 }
 
 describe('hole 1: a fixed flow cookie gains nothing once the victim signs in', () => {
   test('an invented 43-character cookie is never adopted: the host issues its own, the invented one authorizes nothing', async () => {
-    const backend = await provisionBackend(infra, host.url);
+    const backend = await provisionBackend(cx.infra, cx.host.url);
     const est = await backend.establish({});
     const path = `/inquiries/${est.body.exposureKey}`;
     const invented = Buffer.alloc(32, 7).toString('base64url');
     expect(invented).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const victim = makeAgent(host.url);
+    const victim = makeAgent(cx.host.url);
     victim.plant(FLOW, invented);
     await victim.request(path);
     const issued = victim.cookie(FLOW)!;
     expect(issued).not.toBe(invented);
     // The attacker knows the invented value and the page's CSRF token: still not a flow of this host.
-    const attacker = makeAgent(host.url);
+    const attacker = makeAgent(cx.host.url);
     attacker.plant(FLOW, invented);
     attacker.csrf = victim.csrf;
     const email = `invented-${Date.now()}@example.test`;
     const { res } = await attacker.form(`${path}/email`, { email });
     expect(res.status).toBe(403);
     expect(attacker.cookie(FLOW)).not.toBe(invented);
-    expect(mailbox.messages.some((m) => m.to === email)).toBe(false);
+    expect(cx.mailbox.messages.some((m) => m.to === email)).toBe(false);
   });
 
   test('inquiry, passkey sign-in: the replayed cookie reaches neither the callback nor the confirmation key', async () => {
-    const backend = await provisionBackend(infra, host.url);
-    const account = await provisionAccount(infra);
-    const passkey = await softPasskey(infra, account.id);
+    const backend = await provisionBackend(cx.infra, cx.host.url);
+    const account = await provisionAccount(cx.infra);
+    const passkey = await softPasskey(cx.infra, account.id);
     const callbackUrl = 'https://app.example.test/cb';
     const est = await backend.establish({ returnMethods: [{ type: 'CALLBACK', payload: { callbackUrl } }] });
     const path = `/inquiries/${est.body.exposureKey}`;
@@ -111,7 +90,7 @@ describe('hole 1: a fixed flow cookie gains nothing once the victim signs in', (
 
     // After the victim returned: replaying the kept cookie again gets no redirect and no key.
     for (const cookie of [attacker.kept, attacker.cookie(FLOW)!]) {
-      const replay = makeAgent(host.url);
+      const replay = makeAgent(cx.host.url);
       replay.plant(FLOW, cookie);
       const late = await replay.request(path);
       expect(late.res.status).toBe(410);
@@ -121,14 +100,14 @@ describe('hole 1: a fixed flow cookie gains nothing once the victim signs in', (
   });
 
   test('inquiry, sign-up by emailed code: the replayed cookie cannot register a passkey for the proven address', async () => {
-    const backend = await provisionBackend(infra, host.url);
+    const backend = await provisionBackend(cx.infra, cx.host.url);
     const est = await backend.establish({ returnMethods: [{ type: 'REVEAL' }] });
     const path = `/inquiries/${est.body.exposureKey}`;
     const attacker = await attackerOpens(path);
     const victim = await victimWithPlanted(path, attacker.kept);
     const email = `fixed-${Date.now()}@example.test`;
     await victim.form(`${path}/email`, { email });
-    const code = await mailbox.codeFor(email);
+    const code = await cx.mailbox.codeFor(email);
     expect((await victim.form(`${path}/email/code`, { code })).res.status).toBe(303);
     expect(victim.cookie(FLOW)).not.toBe(attacker.kept);
 
@@ -149,10 +128,10 @@ describe('hole 1: a fixed flow cookie gains nothing once the victim signs in', (
   ])(
     'errand re-authenticated by %s: the attacker’s copy cannot change consent or data',
     async (_how, withPasskey) => {
-      const backend = await provisionBackend(infra, host.url, { claims: { firstName: 'REQUIRED' } });
-      const account = await provisionAccount(infra);
-      const passkey = withPasskey ? await softPasskey(infra, account.id) : undefined;
-      const errand = await createErrand(host.deps.issuance, {
+      const backend = await provisionBackend(cx.infra, cx.host.url, { claims: { firstName: 'REQUIRED' } });
+      const account = await provisionAccount(cx.infra);
+      const passkey = withPasskey ? await softPasskey(cx.infra, account.id) : undefined;
+      const errand = await createErrand(cx.host.deps.issuance, {
         applicationId: backend.fixture.applicationId,
         accountId: account.id,
         purpose: 'CLAIMS',
@@ -165,7 +144,7 @@ describe('hole 1: a fixed flow cookie gains nothing once the victim signs in', (
         expect((await passkeySignIn(victim, path, passkey)).res.status).toBe(200);
       } else {
         await victim.form(`${path}/email`, {});
-        const code = await mailbox.codeFor(account.email);
+        const code = await cx.mailbox.codeFor(account.email);
         expect((await victim.form(`${path}/email/code`, { code })).res.status).toBe(303);
       }
       expect(victim.cookie(FLOW)).not.toBe(attacker.kept);
@@ -175,9 +154,9 @@ describe('hole 1: a fixed flow cookie gains nothing once the victim signs in', (
         value_firstName: 'Mallory',
       });
       expect(forged.res.status).toBe(403);
-      const row = await infra.db.account.findUniqueOrThrow({ where: { id: account.id } });
+      const row = await cx.infra.db.account.findUniqueOrThrow({ where: { id: account.id } });
       expect(row.givenName).toBeNull();
-      expect(await infra.db.claimGrant.count({ where: { accountId: account.id } })).toBe(0);
+      expect(await cx.infra.db.claimGrant.count({ where: { accountId: account.id } })).toBe(0);
       const page = await attacker.request(path);
       expect(page.text).toContain('Confirm it is you');
       expect(page.text).not.toContain('value_firstName');
@@ -190,7 +169,7 @@ describe('hole 1: a fixed flow cookie gains nothing once the victim signs in', (
       });
       expect(done.res.status).toBe(303);
       expect((await victim.request(path)).text).toContain('All done');
-      expect((await infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).givenName).toBe(
+      expect((await cx.infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).givenName).toBe(
         'Grace',
       );
     },
@@ -208,11 +187,11 @@ describe('hole 1: the __Host- cookie over HTTPS', () => {
   });
 
   test('the __Host- cookie is Secure, Path=/, without Domain; a plain-named cookie planted beside it is ignored', async () => {
-    const secure = await startConnect(infra, {
+    const secure = await startConnect(cx.infra, {
       config: { secureCookies: true, flowCookieName: '__Host-connect_flow' },
     });
     try {
-      const backend = await provisionBackend(infra, secure.url);
+      const backend = await provisionBackend(cx.infra, secure.url);
       const est = await backend.establish({});
       const path = `/inquiries/${est.body.exposureKey}`;
       // A sibling subdomain can set connect_flow (no prefix): the host does not read it.

@@ -4,41 +4,16 @@
 // ports (spot 7).
 import { randomInt } from 'node:crypto';
 import { createErrand } from '@svc/issuance';
-import { openInfra, provisionAccount, type TestInfra } from '@svc/testkit';
+import { provisionAccount } from '@svc/testkit';
 import { domainAdmits } from '../src/domain/callback-url';
-import {
-  type Agent,
-  type ConnectHost,
-  type Mailbox,
-  makeAgent,
-  provisionBackend,
-  startConnect,
-  startMailbox,
-} from './helpers';
+import { type Agent, makeAgent, provisionBackend, useConnectHost } from './helpers';
 import { type AssertionOptions, softPasskey } from './soft-passkey';
-
-let infra: TestInfra;
-let mailbox: Mailbox;
-let host: ConnectHost;
-let replica: ConnectHost;
 
 // Limits high enough that only the per-code counter stands between the guesses and the code.
 const config = {
   rateLimits: { codeSendPerIp: 1000, codeSendPerRecipient: 1000, codeVerifyPerIp: 10_000, signInPerIp: 1000 },
 };
-
-beforeAll(async () => {
-  infra = openInfra();
-  mailbox = await startMailbox();
-  host = await startConnect(infra, { smtpPort: mailbox.port, config });
-  replica = await startConnect(infra, { smtpPort: mailbox.port, config });
-});
-afterAll(async () => {
-  await host.close();
-  await replica.close();
-  await mailbox.close();
-  await infra.close();
-});
+const cx = useConnectHost({ config, replicas: 1 });
 
 /** Six-digit codes other than `right`, all different. */
 function wrongCodes(right: string, n: number): string[] {
@@ -52,14 +27,14 @@ function wrongCodes(right: string, n: number): string[] {
 
 /** A sign-up in progress: the page opened, a code mailed. */
 async function pendingSignUp(): Promise<{ a: Agent; path: string; email: string; code: string }> {
-  const backend = await provisionBackend(infra, host.url);
+  const backend = await provisionBackend(cx.infra, cx.host.url);
   const est = await backend.establish({ returnMethods: [{ type: 'REVEAL' }] });
   const path = `/inquiries/${est.body.exposureKey}`;
-  const a = makeAgent(host.url);
+  const a = makeAgent(cx.host.url);
   await a.request(path);
   const email = `guess-${randomInt(1e9)}@example.test`;
   await a.form(`${path}/email`, { email });
-  return { a, path, email, code: await mailbox.codeFor(email) };
+  return { a, path, email, code: await cx.mailbox.codeFor(email) };
 }
 
 describe('hole 2: code guesses raced in parallel', () => {
@@ -68,7 +43,7 @@ describe('hole 2: code guesses raced in parallel', () => {
       const { a, path, code } = await pendingSignUp();
       const answers = await Promise.all(
         wrongCodes(code, 30).map((wrong, i) =>
-          a.form(`${(i % 2 ? replica : host).url}${path}/email/code`, { code: wrong }),
+          a.form(`${(i % 2 ? cx.replica : cx.host).url}${path}/email/code`, { code: wrong }),
         ),
       );
       expect(answers.map((r) => r.res.status)).toEqual(Array(30).fill(303));
@@ -93,7 +68,7 @@ describe('hole 2: code guesses raced in parallel', () => {
     const dead = await pendingSignUp();
     await Promise.all(
       wrongCodes(dead.code, 5).map((wrong, i) =>
-        dead.a.form(`${(i % 2 ? replica : host).url}${dead.path}/email/code`, { code: wrong }),
+        dead.a.form(`${(i % 2 ? cx.replica : cx.host).url}${dead.path}/email/code`, { code: wrong }),
       ),
     );
     await dead.a.request(dead.path);
@@ -107,7 +82,7 @@ describe('hole 2: code guesses raced in parallel', () => {
     const { a, path, code } = await pendingSignUp();
     const answers = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        a.form(`${(i % 2 ? replica : host).url}${path}/email/code`, { code }),
+        a.form(`${(i % 2 ? cx.replica : cx.host).url}${path}/email/code`, { code }),
       ),
     );
     // The one request that proved the code moved the flow to a fresh identifier; no other got through.
@@ -134,11 +109,11 @@ describe('spot 4: STATUS_POLL and REVEAL inquiries warn before sign-in', () => {
     ],
     [[{ type: 'CALLBACK', payload: { callbackUrl: 'https://app.example.test/cb' } }], false],
   ])('return methods %j: warning %s', async (returnMethods, warned) => {
-    const backend = await provisionBackend(infra, host.url, {
+    const backend = await provisionBackend(cx.infra, cx.host.url, {
       names: { 'en-US': 'Harbor TV', 'zh-CN': '港湾电视' },
     });
     const est = await backend.establish({ returnMethods });
-    const a = makeAgent(host.url);
+    const a = makeAgent(cx.host.url);
     const en = await a.request(`/inquiries/${est.body.exposureKey}?lang=en-US`);
     const zh = await a.request(`/inquiries/${est.body.exposureKey}?lang=zh-CN`);
     expect(en.text.includes(HEADING)).toBe(warned);
@@ -174,19 +149,19 @@ describe('spot 5: malformed page bodies are 400, never 500', () => {
   ];
 
   async function pages(): Promise<{ a: Agent; base: string; registration: boolean }[]> {
-    const backend = await provisionBackend(infra, host.url);
+    const backend = await provisionBackend(cx.infra, cx.host.url);
     const est = await backend.establish({});
-    const inquiry = makeAgent(host.url);
+    const inquiry = makeAgent(cx.host.url);
     await inquiry.request(`/inquiries/${est.body.exposureKey}`);
-    const account = await provisionAccount(infra);
-    const errand = await createErrand(host.deps.issuance, {
+    const account = await provisionAccount(cx.infra);
+    const errand = await createErrand(cx.host.deps.issuance, {
       applicationId: backend.fixture.applicationId,
       accountId: account.id,
       purpose: 'CLAIMS',
       claims: ['firstName'],
     });
     const errandPath = new URL(errand.url).pathname;
-    const e = makeAgent(host.url);
+    const e = makeAgent(cx.host.url);
     await e.request(errandPath);
     return [
       { a: inquiry, base: `/inquiries/${est.body.exposureKey}`, registration: true },
@@ -250,19 +225,19 @@ describe('spot 5: malformed page bodies are 400, never 500', () => {
 
 describe('spot 6: usernameless assertions', () => {
   test('without a user handle, with another account’s, or from a cross-origin frame: refused; the genuine one signs in', async () => {
-    const backend = await provisionBackend(infra, host.url);
+    const backend = await provisionBackend(cx.infra, cx.host.url);
     const est = await backend.establish({ returnMethods: [{ type: 'REVEAL' }] });
     const path = `/inquiries/${est.body.exposureKey}`;
-    const victim = await provisionAccount(infra);
-    const other = await provisionAccount(infra);
-    const passkey = await softPasskey(infra, victim.id);
-    const otherKey = await softPasskey(infra, other.id);
-    const a = makeAgent(host.url);
+    const victim = await provisionAccount(cx.infra);
+    const other = await provisionAccount(cx.infra);
+    const passkey = await softPasskey(cx.infra, victim.id);
+    const otherKey = await softPasskey(cx.infra, other.id);
+    const a = makeAgent(cx.host.url);
     await a.request(path);
     const attempt = async (o: Partial<AssertionOptions>) => {
       const options = await a.json(`${path}/passkey/authentication-options`, {});
       const { challenge } = JSON.parse(options.text) as { challenge: string };
-      const assertion = passkey.assert({ challenge, origin: host.url, rpId: '127.0.0.1', ...o });
+      const assertion = passkey.assert({ challenge, origin: cx.host.url, rpId: '127.0.0.1', ...o });
       return (await a.json(`${path}/passkey/authentication`, assertion)).res.status;
     };
     expect(await attempt({ userHandle: null })).toBe(401);
@@ -278,7 +253,7 @@ describe('spot 6: usernameless assertions', () => {
 
 describe('spot 7: callback ports', () => {
   test('a domain without a port admits any port on loopback only; elsewhere the default port', async () => {
-    const backend = await provisionBackend(infra, host.url, {
+    const backend = await provisionBackend(cx.infra, cx.host.url, {
       callbackDomains: ['app.example.test', 'port.example.test:8443', 'localhost', '127.0.0.1', '[::1]'],
     });
     const verdict = async (callbackUrl: string) =>

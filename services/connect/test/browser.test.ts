@@ -6,41 +6,25 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { currentTerms, issueSession, loadApplication } from '@svc/issuance';
 import { publishTerms } from '@svc/provisioning';
-import { openInfra, postJson, type TestInfra, testEnv, uniqueName } from '@svc/testkit';
+import { postJson, uniqueName } from '@svc/testkit';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createSessionApp } from '../../session/src/app';
-import { sessionConfigFromEnv } from '../../session/src/config';
-import { openSessionDeps } from '../../session/src/deps';
 import { addAuthenticator, type Credential, launchChromium, shootBothLocales } from './browser-kit';
-import {
-  type Backend,
-  type ConnectHost,
-  type Mailbox,
-  makeAgent,
-  provisionBackend,
-  startConnect,
-  startMailbox,
-} from './helpers';
+import { type Backend, makeAgent, provisionBackend, useConnectHost, useSessionHost } from './helpers';
+
+const cx = useConnectHost({ hostname: 'localhost' });
+const session = useSessionHost();
 
 jest.setTimeout(120_000);
 
-let infra: TestInfra;
-let mailbox: Mailbox;
-let host: ConnectHost;
 let browser: Browser;
 let context: BrowserContext;
-let sessionUrl: string;
-let closeSession: () => Promise<void>;
 let callbackServer: http.Server;
 let callbackPort: number;
 const callbacks: string[] = [];
 
 beforeAll(async () => {
-  infra = openInfra();
-  mailbox = await startMailbox();
-  host = await startConnect(infra, { hostname: 'localhost', smtpPort: mailbox.port });
-  if (!(await currentTerms(infra.db))) {
+  if (!(await currentTerms(cx.infra.db))) {
     const doc = (title: string) => ({
       schemaVersion: 1,
       title,
@@ -49,20 +33,11 @@ beforeAll(async () => {
       ],
     });
     await publishTerms(
-      infra.db,
+      cx.infra.db,
       { locales: { 'en-US': { document: doc('Basic Terms') }, 'zh-CN': { document: doc('基本条款') } } },
-      host.url,
+      cx.host.url,
     );
   }
-  const sessionDeps = openSessionDeps(sessionConfigFromEnv(testEnv()));
-  const server = http.createServer(createSessionApp(sessionDeps));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  sessionUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  closeSession = async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(() => r(undefined)));
-    await sessionDeps.close();
-  };
   callbackServer = http.createServer((req, res) => {
     callbacks.push(req.url ?? '');
     res.setHeader('content-type', 'text/html');
@@ -80,10 +55,6 @@ afterAll(async () => {
   await browser?.close();
   callbackServer?.closeAllConnections();
   await new Promise((r) => callbackServer?.close(() => r(undefined)));
-  await closeSession?.();
-  await host.close();
-  await mailbox.close();
-  await infra.close();
 });
 
 const keysOf = (est: { body: { exposureKey: string; hiddenKey: string } }) => ({
@@ -91,7 +62,7 @@ const keysOf = (est: { body: { exposureKey: string; hiddenKey: string } }) => ({
   hiddenKey: est.body.hiddenKey,
 });
 const redeem = (k: { exposureKey: string; hiddenKey: string }, confirmationKey: string) =>
-  postJson(`${host.url}/redeem`, { ...k, confirmationKey });
+  postJson(`${cx.host.url}/redeem`, { ...k, confirmationKey });
 
 /** The passkey as the authenticator holds it (its signature counter moves on with every use). */
 let credentials: Credential[] = [];
@@ -118,7 +89,7 @@ describe('browser sign-in, end to end', () => {
   const email = `${uniqueName('person')}@example.test`;
 
   beforeAll(async () => {
-    backend = await provisionBackend(infra, host.url, {
+    backend = await provisionBackend(cx.infra, cx.host.url, {
       claims: { email: 'REQUIRED', firstName: 'OPTIONAL', lastName: 'SYNTHETIC_FALLBACK' },
       names: { 'en-US': 'Lantern Notes', 'zh-CN': '灯笼笔记' },
     });
@@ -130,7 +101,7 @@ describe('browser sign-in, end to end', () => {
     expect(est.status).toBe(200);
     const page = await context.newPage();
     const authenticator = await addAuthenticator(context, page);
-    await page.goto(`${host.url}/inquiries/${est.body.exposureKey}`);
+    await page.goto(`${cx.host.url}/inquiries/${est.body.exposureKey}`);
     expect(await page.textContent('h1')).toBe('Sign in to Lantern Notes');
     await shootBothLocales(page, '01-sign-in');
 
@@ -141,7 +112,7 @@ describe('browser sign-in, end to end', () => {
     await page.getByLabel('Code').fill('000000');
     await page.getByRole('button', { name: 'Continue' }).click();
     expect(await page.textContent('.notice')).toContain('not right');
-    const code = await mailbox.codeFor(email);
+    const code = await cx.mailbox.codeFor(email);
     await page.getByLabel('Code').fill(code);
     await page.getByRole('button', { name: 'Continue' }).click();
 
@@ -188,7 +159,7 @@ describe('browser sign-in, end to end', () => {
     expect(res.body.claims.lastName).toEqual({ requirement: 'SYNTHETIC_FALLBACK', state: 'DENIED' });
     // An independent verifier: the session host's published JWK Set, fetched over HTTP.
     const jwks = createRemoteJWKSet(
-      new URL(`${sessionUrl}/applications/${backend.fixture.anchor}/jwks.json`),
+      new URL(`${session.url}/applications/${backend.fixture.anchor}/jwks.json`),
     );
     const verified = await jwtVerify(res.body.accessToken, jwks, {
       audience: backend.fixture.anchor,
@@ -196,13 +167,13 @@ describe('browser sign-in, end to end', () => {
       algorithms: ['RS256'],
     });
     expect(verified.payload.sub).toBeTruthy();
-    const userinfo = await fetch(`${sessionUrl}/userinfo`, {
+    const userinfo = await fetch(`${session.url}/userinfo`, {
       headers: { authorization: `Bearer ${res.body.accessToken}` },
     });
     expect(userinfo.status).toBe(200);
     expect(await userinfo.json()).toMatchObject({ email, given_name: 'Ada' });
 
-    const refreshed = await postJson(`${host.url}/refresh`, { refreshToken: res.body.refreshToken });
+    const refreshed = await postJson(`${cx.host.url}/refresh`, { refreshToken: res.body.refreshToken });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.claims.email).toEqual({ requirement: 'REQUIRED', state: 'GRANTED' });
     await jwtVerify(refreshed.body.accessToken, jwks, { audience: backend.fixture.anchor });
@@ -215,7 +186,7 @@ describe('browser sign-in, end to end', () => {
   test('usernameless sign-in again in a fresh page: REVEAL', async () => {
     const est = await backend.establish({ returnMethods: [{ type: 'REVEAL' }] });
     const page = await freshPage();
-    await passkeySignIn(page, `${host.url}/inquiries/${est.body.exposureKey}`);
+    await passkeySignIn(page, `${cx.host.url}/inquiries/${est.body.exposureKey}`);
     await page.getByRole('heading', { name: 'You are signed in' }).waitFor();
     const confirmationKey = await page.inputValue('#confirmation-key');
     await shootBothLocales(page, '06-reveal');
@@ -226,12 +197,12 @@ describe('browser sign-in, end to end', () => {
   test('STATUS_POLL: the originating client receives the confirmation key by polling', async () => {
     const est = await backend.establish({ returnMethods: [{ type: 'STATUS_POLL' }] });
     const poll = () =>
-      postJson(`${host.url}/inquiries/${est.body.exposureKey}/status`, { hiddenKey: est.body.hiddenKey });
+      postJson(`${cx.host.url}/inquiries/${est.body.exposureKey}/status`, { hiddenKey: est.body.hiddenKey });
     expect((await poll()).body.state).toBe('established');
     const early = await redeem(keysOf(est), 'iqc_not-yet');
     expect(early.body).toEqual({ reason: 'InquiryNotRealized' });
     const page = await freshPage();
-    await passkeySignIn(page, `${host.url}/inquiries/${est.body.exposureKey}`);
+    await passkeySignIn(page, `${cx.host.url}/inquiries/${est.body.exposureKey}`);
     await page.getByText('You can close this page and return to Lantern Notes.').waitFor();
     await shootBothLocales(page, '07-poll-done');
     await page.close();
@@ -246,7 +217,7 @@ describe('browser sign-in, end to end', () => {
       ['REVEAL', '13-warning-reveal'],
     ] as const) {
       const est = await backend.establish({ returnMethods: [{ type }] });
-      const url = `${host.url}/inquiries/${est.body.exposureKey}`;
+      const url = `${cx.host.url}/inquiries/${est.body.exposureKey}`;
       const page = await context.newPage();
       await page.goto(url);
       await page.getByRole('heading', { name: 'Did you start this sign-in yourself?' }).waitFor();
@@ -268,21 +239,21 @@ describe('browser sign-in, end to end', () => {
     const est = await backend.establish({ returnMethods: [{ type: 'CALLBACK', payload: { callbackUrl } }] });
     const path = `/inquiries/${est.body.exposureKey}`;
     // The attacker opens the sign-in page and keeps the flow cookie the host issued...
-    const attacker = makeAgent(host.url);
+    const attacker = makeAgent(cx.host.url);
     await attacker.request(path);
     const kept = attacker.cookie('connect_flow')!;
     expect(kept).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // ...and plants it in the victim's browser (as a sibling subdomain or a plain-HTTP hop could).
     const victim = await browser.newContext({ locale: 'en-US' });
     victim.setDefaultTimeout(10_000);
-    await victim.addCookies([{ name: 'connect_flow', value: kept, url: host.url }]);
+    await victim.addCookies([{ name: 'connect_flow', value: kept, url: cx.host.url }]);
     const page = await victim.newPage();
     const authenticator = await addAuthenticator(victim, page, credentials);
-    await passkeySignIn(page, `${host.url}${path}`);
+    await passkeySignIn(page, `${cx.host.url}${path}`);
     await page.waitForURL((u) => u.port === String(callbackPort), { timeout: 15_000 });
     expect(new URL(page.url()).searchParams.get('confirmationKey')).toMatch(/^iqc_/);
     credentials = await authenticator.credentials();
-    const now = (await victim.cookies(host.url)).find((c) => c.name === 'connect_flow')!;
+    const now = (await victim.cookies(cx.host.url)).find((c) => c.name === 'connect_flow')!;
     expect(now.value).not.toBe(kept);
     await victim.close();
     // The attacker replays the kept cookie: no redirect to the callback, no confirmation key.
@@ -298,7 +269,7 @@ describe('browser sign-in, end to end', () => {
       returnMethods: [{ type: 'REVEAL' }],
     });
     const page = await freshPage();
-    await passkeySignIn(page, `${host.url}/inquiries/${est.body.exposureKey}`);
+    await passkeySignIn(page, `${cx.host.url}/inquiries/${est.body.exposureKey}`);
     await page.getByText('Lantern Notes does not accept this account.').waitFor();
     await shootBothLocales(page, '08-constraint-mismatch');
     await page.getByRole('button', { name: 'Use another account' }).click();
@@ -306,21 +277,21 @@ describe('browser sign-in, end to end', () => {
     await page.getByRole('button', { name: 'Send me a code' }).click();
     expect(await page.textContent('.notice')).toContain('cannot be used to sign in to Lantern Notes');
     await page.close();
-    const poll = await postJson(`${host.url}/inquiries/${est.body.exposureKey}/status`, {
+    const poll = await postJson(`${cx.host.url}/inquiries/${est.body.exposureKey}/status`, {
       hiddenKey: est.body.hiddenKey,
     });
     expect(poll.body.state).toBe('established');
   });
 
   test('an errand completed in the browser lets the blocked issuance succeed', async () => {
-    const other = await provisionBackend(infra, host.url, {
+    const other = await provisionBackend(cx.infra, cx.host.url, {
       claims: { firstName: 'REQUIRED', lastName: 'REQUIRED', staticAvatar: 'OPTIONAL' },
       names: { 'en-US': 'Kite Mail', 'zh-CN': '风筝邮件' },
     });
-    const account = await infra.db.account.findUniqueOrThrow({ where: { email } });
-    const application = (await loadApplication(infra.db, { anchor: other.fixture.anchor }))!;
+    const account = await cx.infra.db.account.findUniqueOrThrow({ where: { email } });
+    const application = (await loadApplication(cx.infra.db, { anchor: other.fixture.anchor }))!;
     const attempt = () =>
-      issueSession(host.deps.issuance, {
+      issueSession(cx.host.deps.issuance, {
         application,
         principal: { kind: 'ACCOUNT', accountId: account.id },
         authMethod: 'PASSKEY_USERNAMELESS',
@@ -330,7 +301,7 @@ describe('browser sign-in, end to end', () => {
     );
     expect('reason' in blocked && blocked.reason).toBe('ClaimConsentRequired');
     const errand = (blocked as { extra: { errand: { url: string; errandKey: string } } }).extra.errand;
-    const status = () => fetch(`${host.url}/errands/${errand.errandKey}/status`).then((r) => r.json());
+    const status = () => fetch(`${cx.host.url}/errands/${errand.errandKey}/status`).then((r) => r.json());
     expect((await status()).state).toBe('pending');
 
     const page = await freshPage();

@@ -3,64 +3,45 @@
 // in en-US and zh-CN). Policies are set with `pnpm admin` where the CLI itself is under test, else its library.
 import path from 'node:path';
 import { linkSsoAuthority, setEmailDomainPolicy } from '@svc/provisioning';
-import { openInfra, postJson, provisionAccount, type TestInfra, uniqueDomain } from '@svc/testkit';
+import { postJson, provisionAccount, uniqueDomain } from '@svc/testkit';
 import { admin } from '../../../tools/admin/test/run-admin';
 import { ARTIFACTS, launchChromium } from './browser-kit';
-import {
-  type Backend,
-  type ConnectHost,
-  type Mailbox,
-  makeAgent,
-  provisionBackend,
-  realizeFor,
-  startConnect,
-  startMailbox,
-} from './helpers';
+import { type Backend, makeAgent, provisionBackend, realizeFor, useConnectHost } from './helpers';
 
-let infra: TestInfra;
-let mailbox: Mailbox;
-let host: ConnectHost;
+const cx = useConnectHost();
+
 let backend: Backend;
 
 beforeAll(async () => {
-  infra = openInfra();
-  mailbox = await startMailbox();
-  host = await startConnect(infra, { smtpPort: mailbox.port });
-  backend = await provisionBackend(infra, host.url);
+  backend = await provisionBackend(cx.infra, cx.host.url);
 });
-afterAll(async () => {
-  await host.close();
-  await mailbox.close();
-  await infra.close();
-});
-
 const REASONS = ['EmailDomainBlocked', 'EmailDomainRequiresSso', 'SsoAuthorityConflict'] as const;
 type Reason = (typeof REASONS)[number];
 
 /** Puts `domain` under the policy that gives `reason` to `accountId` (in that domain); returns how to lift it. */
 async function applyPolicy(reason: Reason, domain: string, accountId: string): Promise<() => Promise<void>> {
   if (reason === 'EmailDomainBlocked') {
-    await setEmailDomainPolicy(infra.db, { domain, policy: 'BLOCK' });
-    return async () => void (await setEmailDomainPolicy(infra.db, { domain, policy: 'ALLOW' }));
+    await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'BLOCK' });
+    return async () => void (await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'ALLOW' }));
   }
-  await setEmailDomainPolicy(infra.db, { domain, policy: 'REQUIRE_SSO', ssoAuthority: 'okta-acme' });
-  if (reason === 'SsoAuthorityConflict') await linkSsoAuthority(infra.db, accountId, 'azure-other');
-  return async () => void (await linkSsoAuthority(infra.db, accountId, 'okta-acme'));
+  await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'REQUIRE_SSO', ssoAuthority: 'okta-acme' });
+  if (reason === 'SsoAuthorityConflict') await linkSsoAuthority(cx.infra.db, accountId, 'azure-other');
+  return async () => void (await linkSsoAuthority(cx.infra.db, accountId, 'okta-acme'));
 }
 
 /** An account in a fresh domain and a realized inquiry for it: the keys /redeem takes. */
 async function realizedInquiry() {
   const domain = uniqueDomain();
-  const account = await provisionAccount(infra, { emailDomain: domain });
+  const account = await provisionAccount(cx.infra, { emailDomain: domain });
   const est = await backend.establish({});
   expect(est.status).toBe(200);
-  const confirmationKey = await realizeFor(infra, est.body.exposureKey, account.id);
+  const confirmationKey = await realizeFor(cx.infra, est.body.exposureKey, account.id);
   const keys = { exposureKey: est.body.exposureKey, hiddenKey: est.body.hiddenKey, confirmationKey };
   return { domain, account, keys };
 }
 
-const redeem = (keys: Record<string, string>) => postJson(`${host.url}/redeem`, keys);
-const refresh = (refreshToken: string) => postJson(`${host.url}/refresh`, { refreshToken });
+const redeem = (keys: Record<string, string>) => postJson(`${cx.host.url}/redeem`, keys);
+const refresh = (refreshToken: string) => postJson(`${cx.host.url}/refresh`, { refreshToken });
 
 describe('email-domain policy on /redeem and connect /refresh', () => {
   test.each(REASONS)('/redeem: %s, and the inquiry redeems once the policy allows', async (reason) => {
@@ -96,7 +77,7 @@ describe('sign-up on the pages', () => {
     for (const [lang, message] of cases) {
       const est = await backend.establish({});
       const path = `/inquiries/${est.body.exposureKey}`;
-      const page = makeAgent(host.url);
+      const page = makeAgent(cx.host.url);
       await page.request(`${path}?lang=${lang}`);
       // Case does not matter: the domain is compared without it.
       const email = `newcomer-${lang}@${domain.toUpperCase()}`;
@@ -106,16 +87,16 @@ describe('sign-up on the pages', () => {
       expect(after.res.status).toBe(200);
       expect(after.text).toContain(message);
       expect(after.text).not.toContain('name="code"');
-      expect(mailbox.messages.filter((m) => m.to === email.toLowerCase())).toEqual([]);
+      expect(cx.mailbox.messages.filter((m) => m.to === email.toLowerCase())).toEqual([]);
     }
     // A subdomain is not blocked: its newcomer gets a code.
     const est = await backend.establish({});
     const path = `/inquiries/${est.body.exposureKey}`;
-    const page = makeAgent(host.url);
+    const page = makeAgent(cx.host.url);
     await page.request(path);
     const allowed = `newcomer@eu.${domain}`;
     await page.form(`${path}/email`, { email: allowed });
-    expect(await mailbox.codeFor(allowed)).toMatch(/^\d{6}$/);
+    expect(await cx.mailbox.codeFor(allowed)).toMatch(/^\d{6}$/);
     expect((await page.request(path)).text).toContain('name="code"');
   }, 60_000);
 });
@@ -123,7 +104,7 @@ describe('sign-up on the pages', () => {
 describe('sign-up in Chromium', () => {
   test('the page tells a newcomer at a blocked domain why, in en-US and zh-CN, and mails no code', async () => {
     const domain = uniqueDomain();
-    await setEmailDomainPolicy(infra.db, { domain, policy: 'BLOCK' });
+    await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'BLOCK' });
     const browser = await launchChromium();
     try {
       const context = await browser.newContext({ locale: 'en-US' });
@@ -134,7 +115,7 @@ describe('sign-up in Chromium', () => {
       ] as const) {
         const est = await backend.establish({});
         const page = await context.newPage();
-        await page.goto(`${host.url}/inquiries/${est.body.exposureKey}?lang=${lang}`);
+        await page.goto(`${cx.host.url}/inquiries/${est.body.exposureKey}?lang=${lang}`);
         const email = `chromium-${lang}@${domain}`;
         await page.locator('input[name="email"]').fill(email);
         await page.locator('form[action$="/email"] button[type="submit"]').click();
@@ -147,7 +128,7 @@ describe('sign-up in Chromium', () => {
           path: path.join(ARTIFACTS, `email-domain-blocked.${lang}.png`),
           fullPage: true,
         });
-        expect(mailbox.messages.filter((m) => m.to === email)).toEqual([]);
+        expect(cx.mailbox.messages.filter((m) => m.to === email)).toEqual([]);
         await page.close();
       }
       await context.close();

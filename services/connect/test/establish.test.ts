@@ -1,24 +1,17 @@
 // POST /establish over HTTP: client-auth binding, every constraint rule, callback URLs, limits, application state.
 import { setAppStatus, setOrgStatus, setSectorStatus } from '@svc/provisioning';
-import { openInfra, postJson, provisionClientKey, signClientAuth, type TestInfra } from '@svc/testkit';
+import { postJson, provisionClientKey, signClientAuth } from '@svc/testkit';
 import { AUDIENCE } from '@svc/token-core';
 import { sha256Hex } from '../src/domain/keys';
-import { type Backend, type ConnectHost, provisionBackend, startConnect } from './helpers';
+import { type Backend, provisionBackend, useConnectHost } from './helpers';
 
-let infra: TestInfra;
-let host: ConnectHost;
+const cx = useConnectHost();
+
 let backend: Backend;
 
 beforeAll(async () => {
-  infra = openInfra();
-  host = await startConnect(infra);
-  backend = await provisionBackend(infra, host.url);
+  backend = await provisionBackend(cx.infra, cx.host.url);
 });
-afterAll(async () => {
-  await host.close();
-  await infra.close();
-});
-
 const passkey = { method: 'PASSKEY_USERNAMELESS', payload: {} };
 const emails = (allowedEmails: unknown) => ({ constraintType: 'EMAIL', payload: { allowedEmails } });
 const callback = (callbackUrl: string) => ({ type: 'CALLBACK', payload: { callbackUrl } });
@@ -35,7 +28,7 @@ describe('POST /establish', () => {
     expect(res.body.applicationAnchor).toBe(backend.fixture.anchor);
     expect(res.body.exposureKey).toMatch(/^iqe_[A-Za-z0-9_-]{43}$/);
     expect(res.body.hiddenKey).toMatch(/^iqh_[A-Za-z0-9_-]{43}$/);
-    const row = await infra.db.inquiry.findUnique({
+    const row = await cx.infra.db.inquiry.findUnique({
       where: { exposureKeyHash: sha256Hex(res.body.exposureKey) },
     });
     expect(row?.hiddenKeyHash).toBe(sha256Hex(res.body.hiddenKey));
@@ -50,10 +43,10 @@ describe('POST /establish', () => {
 
   test('client-auth: missing, replayed, wrong audience, other bytes and another application are bare 401s', async () => {
     const text = JSON.stringify({ applicationAnchor: backend.fixture.anchor });
-    const missing = await postJson(`${host.url}/establish`, text);
+    const missing = await postJson(`${cx.host.url}/establish`, text);
     expect(missing.status).toBe(401);
     expect(missing.text).toBe('');
-    const { kid, key } = await provisionClientKey(infra, backend.fixture.anchor);
+    const { kid, key } = await provisionClientKey(cx.infra, backend.fixture.anchor);
     const jws = await signClientAuth({
       key,
       kid,
@@ -62,9 +55,9 @@ describe('POST /establish', () => {
       body: text,
     });
     expect(
-      (await postJson(`${host.url}/establish`, text, { authorization: `ClientAuth ${jws}` })).status,
+      (await postJson(`${cx.host.url}/establish`, text, { authorization: `ClientAuth ${jws}` })).status,
     ).toBe(200);
-    const replay = await postJson(`${host.url}/establish`, text, { authorization: `ClientAuth ${jws}` });
+    const replay = await postJson(`${cx.host.url}/establish`, text, { authorization: `ClientAuth ${jws}` });
     expect(replay.status).toBe(401);
     const wrongAud = await signClientAuth({
       key,
@@ -74,7 +67,7 @@ describe('POST /establish', () => {
       body: text,
     });
     expect(
-      (await postJson(`${host.url}/establish`, text, { authorization: `ClientAuth ${wrongAud}` })).status,
+      (await postJson(`${cx.host.url}/establish`, text, { authorization: `ClientAuth ${wrongAud}` })).status,
     ).toBe(401);
     const other = await signClientAuth({
       key,
@@ -85,7 +78,7 @@ describe('POST /establish', () => {
     });
     const tampered = `${text} `;
     expect(
-      (await postJson(`${host.url}/establish`, tampered, { authorization: `ClientAuth ${other}` })).status,
+      (await postJson(`${cx.host.url}/establish`, tampered, { authorization: `ClientAuth ${other}` })).status,
     ).toBe(401);
     // Signed correctly by this application's key, but for another anchor in the body.
     const foreign = JSON.stringify({ applicationAnchor: 'some-other-app' });
@@ -96,7 +89,7 @@ describe('POST /establish', () => {
       aud: AUDIENCE.connect,
       body: foreign,
     });
-    const res = await postJson(`${host.url}/establish`, foreign, { authorization: `ClientAuth ${f}` });
+    const res = await postJson(`${cx.host.url}/establish`, foreign, { authorization: `ClientAuth ${f}` });
     expect(res.status).toBe(401);
     expect(res.text).toBe('');
   });
@@ -194,26 +187,29 @@ describe('POST /establish', () => {
   });
 
   test('the application must enable usernameless passkeys and every requested return method', async () => {
-    const bare = await provisionBackend(infra, host.url, { methods: [], returnMethods: ['STATUS_POLL'] });
+    const bare = await provisionBackend(cx.infra, cx.host.url, {
+      methods: [],
+      returnMethods: ['STATUS_POLL'],
+    });
     const l1 = await bare.establish({});
     expect(l1.status).toBe(403);
     expect(l1.body).toEqual({ reason: 'Layer1Denied' });
-    const pollOnly = await provisionBackend(infra, host.url, { returnMethods: ['STATUS_POLL'] });
+    const pollOnly = await provisionBackend(cx.infra, cx.host.url, { returnMethods: ['STATUS_POLL'] });
     expect((await pollOnly.establish({ returnMethods: [{ type: 'REVEAL' }] })).body).toEqual({
       reason: 'Layer3Denied',
     });
     expect((await pollOnly.establish({ returnMethods: [{ type: 'STATUS_POLL' }] })).status).toBe(200);
-    const callbackOnly = await provisionBackend(infra, host.url, { returnMethods: ['CALLBACK'] });
+    const callbackOnly = await provisionBackend(cx.infra, cx.host.url, { returnMethods: ['CALLBACK'] });
     // Without returnMethods there is no URL, and CALLBACK is the only method: nothing is left.
     expect((await callbackOnly.establish({})).body).toEqual({ reason: 'Layer3Denied' });
   });
 
   test('ApplicationNotActive when the application, its sector or its organization is unavailable', async () => {
     for (const disable of ['app', 'sector', 'org'] as const) {
-      const b = await provisionBackend(infra, host.url);
-      if (disable === 'app') await setAppStatus(infra.db, b.fixture.anchor, 'SUSPENDED');
-      if (disable === 'sector') await setSectorStatus(infra.db, b.fixture.sectorId, 'DISABLED');
-      if (disable === 'org') await setOrgStatus(infra.db, b.fixture.orgId, 'DISABLED');
+      const b = await provisionBackend(cx.infra, cx.host.url);
+      if (disable === 'app') await setAppStatus(cx.infra.db, b.fixture.anchor, 'SUSPENDED');
+      if (disable === 'sector') await setSectorStatus(cx.infra.db, b.fixture.sectorId, 'DISABLED');
+      if (disable === 'org') await setOrgStatus(cx.infra.db, b.fixture.orgId, 'DISABLED');
       const res = await b.establish({});
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ reason: 'ApplicationNotActive' });
@@ -226,7 +222,7 @@ describe('POST /establish', () => {
       realizeConstraints: [{ ...emails(['*@example.test']), refreshTokenTtlSeconds: 86_400 }],
       returnMethods: [callback('https://app.example.test/cb'), { type: 'REVEAL' }],
     });
-    const row = await infra.db.inquiry.findUniqueOrThrow({
+    const row = await cx.infra.db.inquiry.findUniqueOrThrow({
       where: { exposureKeyHash: sha256Hex(res.body.exposureKey) },
     });
     expect(row.constraints).toMatchObject({

@@ -19,6 +19,9 @@ import {
 } from '@svc/testkit';
 import { AUDIENCE } from '@svc/token-core';
 import { SMTPServer } from 'smtp-server';
+import { createSessionApp } from '../../session/src/app';
+import { sessionConfigFromEnv } from '../../session/src/config';
+import { openSessionDeps } from '../../session/src/deps';
 import { createConnectApp } from '../src/app';
 import { type ConnectConfig, connectConfigFromEnv } from '../src/config';
 import type { ConnectDeps } from '../src/deps';
@@ -132,6 +135,66 @@ export async function startConnect(
         server.close(() => r());
       }),
   };
+}
+
+/** One connect host (and optional replicas over the same PostgreSQL and Redis) with its mailbox, per test file. */
+export interface ConnectSetup {
+  infra: TestInfra;
+  mailbox: Mailbox;
+  /** The host the backends are provisioned against. */
+  host: ConnectHost;
+  /** A second replica, when asked for. */
+  replica: ConnectHost;
+}
+
+/**
+ * Opens the infrastructure, a capturing mailbox and the connect host (plus `replicas` more) before the file's
+ * tests and closes them after; the fields are filled in by beforeAll. Options are startConnect's.
+ */
+export function useConnectHost(
+  opts: { hostname?: string; config?: Partial<ConnectConfig>; replicas?: 0 | 1 } = {},
+): ConnectSetup {
+  const setup = {} as ConnectSetup;
+  beforeAll(async () => {
+    setup.infra = openInfra();
+    setup.mailbox = await startMailbox();
+    const start = () =>
+      startConnect(setup.infra, {
+        hostname: opts.hostname,
+        config: opts.config,
+        smtpPort: setup.mailbox.port,
+      });
+    setup.host = await start();
+    if (opts.replicas) setup.replica = await start();
+  });
+  afterAll(async () => {
+    await setup.host?.close();
+    await setup.replica?.close();
+    await setup.mailbox?.close();
+    await setup.infra?.close();
+  });
+  return setup;
+}
+
+/** The session host on a free port of 127.0.0.1 for the file's tests (JWK Set, /refresh). */
+export function useSessionHost(): { url: string } {
+  const session = { url: '' };
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const deps = openSessionDeps(sessionConfigFromEnv(testEnv()));
+    const server = http.createServer(createSessionApp(deps));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    session.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    close = async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(() => r(undefined)));
+      await deps.close();
+    };
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+  return session;
 }
 
 export interface Backend {

@@ -11,25 +11,21 @@ import {
   fuzzTransport,
   type HostileContext,
   newTally,
-  openInfra,
   provisionAccount,
   provisionClientKey,
   reportTally,
   sendProbe,
   signClientAuth,
   snapshotState,
-  type TestInfra,
   uniqueName,
 } from '@svc/testkit';
 import { AUDIENCE, TYP } from '@svc/token-core';
 import fc from 'fast-check';
 import { decodeJwt, type JWK } from 'jose';
-import { acceptCurrentTerms, type ConnectHost, provisionBackend, realizeFor, startConnect } from './helpers';
+import { acceptCurrentTerms, provisionBackend, realizeFor, useConnectHost } from './helpers';
 
 jest.setTimeout(120_000);
 
-let infra: TestInfra;
-let host: ConnectHost;
 let anchor: string;
 let applicationId: string;
 let accountId: string;
@@ -40,6 +36,12 @@ let tokens: { accessToken: string; refreshToken: string };
 let csrf: string;
 let cookie: string;
 const namespace = uniqueName('connect-rl');
+const cx = useConnectHost({
+  config: {
+    rateLimitNamespace: namespace,
+    rateLimits: { codeSendPerIp: 1e6, codeSendPerRecipient: 1e6, codeVerifyPerIp: 1e6, signInPerIp: 1e6 },
+  },
+});
 const tally = newTally();
 let ctx: HostileContext;
 
@@ -49,7 +51,7 @@ const clientAuth = async (body: Buffer | string) => ({
 
 async function establish(): Promise<{ exposureKey: string; hiddenKey: string }> {
   const body = JSON.stringify({ applicationAnchor: anchor });
-  const res = await fetch(`${host.url}/establish`, {
+  const res = await fetch(`${cx.host.url}/establish`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(await clientAuth(body)) },
     body,
@@ -60,33 +62,26 @@ async function establish(): Promise<{ exposureKey: string; hiddenKey: string }> 
 }
 
 beforeAll(async () => {
-  infra = openInfra();
-  host = await startConnect(infra, {
-    config: {
-      rateLimitNamespace: namespace,
-      rateLimits: { codeSendPerIp: 1e6, codeSendPerRecipient: 1e6, codeVerifyPerIp: 1e6, signInPerIp: 1e6 },
-    },
-  });
-  const backend = await provisionBackend(infra, host.url);
+  const backend = await provisionBackend(cx.infra, cx.host.url);
   anchor = backend.fixture.anchor;
   applicationId = backend.fixture.applicationId;
-  client = (await provisionClientKey(infra, anchor)) as typeof client;
-  const account = await provisionAccount(infra);
+  client = (await provisionClientKey(cx.infra, anchor)) as typeof client;
+  const account = await provisionAccount(cx.infra);
   accountId = account.id;
-  await acceptCurrentTerms(infra, accountId);
+  await acceptCurrentTerms(cx.infra, accountId);
   pending = await establish();
   const r = await establish();
-  redeemable = { ...r, confirmationKey: await realizeFor(infra, r.exposureKey, accountId) };
+  redeemable = { ...r, confirmationKey: await realizeFor(cx.infra, r.exposureKey, accountId) };
   const s = await establish();
-  const confirmationKey = await realizeFor(infra, s.exposureKey, accountId);
-  const redeemed = await fetch(`${host.url}/redeem`, {
+  const confirmationKey = await realizeFor(cx.infra, s.exposureKey, accountId);
+  const redeemed = await fetch(`${cx.host.url}/redeem`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ ...s, confirmationKey }),
   });
   expect(redeemed.status).toBe(200);
   tokens = (await redeemed.json()) as typeof tokens;
-  const opened = await fetch(`${host.url}/inquiries/${pending.exposureKey}`);
+  const opened = await fetch(`${cx.host.url}/inquiries/${pending.exposureKey}`);
   csrf = /name="csrf-token" content="([^"]+)"/.exec(await opened.text())?.[1] ?? '';
   cookie = opened.headers
     .getSetCookie()
@@ -97,7 +92,7 @@ beforeAll(async () => {
     tally,
     internalIds: [applicationId, accountId, decodeJwt(tokens.accessToken).sid as string],
     state: () =>
-      snapshotState(infra, {
+      snapshotState(cx.infra, {
         applicationId,
         accountIds: [accountId],
         redisPatterns: [`replay:client-auth:${client.kid}:*`, `rl:${namespace}*`],
@@ -106,15 +101,13 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   reportTally('connect', tally);
-  await host.close();
-  await infra.close();
 });
 
 const LIMIT = 64 * 1024;
 const ceremonies = (): HostileContext => ({
   ...ctx,
   state: () =>
-    snapshotState(infra, {
+    snapshotState(cx.infra, {
       applicationId,
       accountIds: [accountId],
       redisPatterns: [`replay:client-auth:${client.kid}:*`],
@@ -126,7 +119,7 @@ describe('JSON API bodies', () => {
   it('POST /establish, unauthenticated (the JWT binds the genuine body)', async () => {
     const auth = await clientAuth(JSON.stringify({ applicationAnchor: anchor }));
     await fuzzBodies(ctx, {
-      url: `${host.url}/establish`,
+      url: `${cx.host.url}/establish`,
       valid: { applicationAnchor: anchor },
       limit: 256 * 1024,
       headers: () => auth,
@@ -141,30 +134,31 @@ describe('JSON API bodies', () => {
       },
     };
     await fuzzBodies(sessionsOnly, {
-      url: `${host.url}/establish`,
+      url: `${cx.host.url}/establish`,
       valid: { applicationAnchor: anchor },
       limit: 256 * 1024,
       headers: clientAuth,
       allow2xx: true,
     });
   });
-  it('POST /redeem', () => fuzzBodies(ctx, { url: `${host.url}/redeem`, valid: redeemable, limit: LIMIT }));
+  it('POST /redeem', () =>
+    fuzzBodies(ctx, { url: `${cx.host.url}/redeem`, valid: redeemable, limit: LIMIT }));
   it('POST /refresh', () =>
     fuzzBodies(ctx, {
-      url: `${host.url}/refresh`,
+      url: `${cx.host.url}/refresh`,
       valid: { refreshToken: tokens.refreshToken },
       limit: LIMIT,
     }));
   it('POST /info', () =>
     fuzzBodies(ctx, {
-      url: `${host.url}/info`,
+      url: `${cx.host.url}/info`,
       valid: { applicationAnchor: anchor, locale: 'en-US' },
       limit: LIMIT,
       allow2xx: true,
     }));
   it('POST /inquiries/{exposureKey}/status', () =>
     fuzzBodies(ctx, {
-      url: `${host.url}/inquiries/${pending.exposureKey}/status`,
+      url: `${cx.host.url}/inquiries/${pending.exposureKey}/status`,
       valid: { hiddenKey: pending.hiddenKey },
       limit: LIMIT,
     }));
@@ -185,7 +179,7 @@ describe('page script JSON endpoints (with the flow cookie and CSRF token)', () 
     // A well-formed ceremony attempt with the flow's CSRF token counts against the sign-in limit (that is the limit's
     // purpose); everything else must stay as it was.
     fuzzBodies(ceremonies(), {
-      url: `${host.url}/inquiries/${pending.exposureKey}/passkey/${step}`,
+      url: `${cx.host.url}/inquiries/${pending.exposureKey}/passkey/${step}`,
       valid: valid as Record<string, unknown>,
       limit: 32 * 1024,
       headers: browser,
@@ -195,7 +189,7 @@ describe('page script JSON endpoints (with the flow cookie and CSRF token)', () 
   it('POST /account/passkey/authentication-options', () =>
     fuzzTransport(
       ctx,
-      { url: `${host.url}/account/passkey/authentication-options`, valid: {}, limit: 32 * 1024 },
+      { url: `${cx.host.url}/account/passkey/authentication-options`, valid: {}, limit: 32 * 1024 },
       20,
     ));
 });
@@ -266,7 +260,7 @@ describe('page forms', () => {
           if (withFlow) headers.cookie = cookie;
           await sendProbe(
             tally,
-            `${host.url}${path}`,
+            `${cx.host.url}${path}`,
             { label: `${path} ${type} ${enc} ${body.slice(0, 60)}`, headers, body },
             {
               internalIds: ctx.internalIds,
@@ -284,8 +278,8 @@ describe('page forms', () => {
 
 describe('forged JWS', () => {
   it('refresh tokens on /refresh', async () => {
-    const signer = await infra.keyRing.signer(applicationId);
-    const { keys } = await infra.keyRing.jwks(applicationId);
+    const signer = await cx.infra.keyRing.signer(applicationId);
+    const { keys } = await cx.infra.keyRing.jwks(applicationId);
     const forged = forgeAll({
       alg: 'RS256',
       kid: signer!.kid,
@@ -295,7 +289,7 @@ describe('forged JWS', () => {
       realKey: signer!.key,
       genuine: tokens.refreshToken,
     });
-    await fuzzForgeries(ctx, `${host.url}/refresh`, forged, (jws) => ({
+    await fuzzForgeries(ctx, `${cx.host.url}/refresh`, forged, (jws) => ({
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ refreshToken: jws }),
     }));
@@ -310,7 +304,7 @@ describe('forged JWS', () => {
       aud: AUDIENCE.connect,
       body,
     });
-    const { jwk } = await infra.db.clientKey.findUniqueOrThrow({ where: { kid: client.kid } });
+    const { jwk } = await cx.infra.db.clientKey.findUniqueOrThrow({ where: { kid: client.kid } });
     const forged = forgeAll({
       alg: 'EdDSA',
       kid: client.kid,
@@ -320,14 +314,14 @@ describe('forged JWS', () => {
       realKey: client.key,
       genuine,
     });
-    await fuzzForgeries(ctx, `${host.url}/establish`, forged, (jws) => ({
+    await fuzzForgeries(ctx, `${cx.host.url}/establish`, forged, (jws) => ({
       headers: { 'content-type': 'application/json', authorization: `ClientAuth ${jws}` },
       body,
     }));
   });
 
   it('the genuine refresh token still works after everything above', async () => {
-    const res = await fetch(`${host.url}/refresh`, {
+    const res = await fetch(`${cx.host.url}/refresh`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ refreshToken: tokens.refreshToken }),

@@ -3,43 +3,26 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createErrand } from '@svc/issuance';
-import { openInfra, provisionAccount, type TestInfra } from '@svc/testkit';
+import { provisionAccount } from '@svc/testkit';
 import { sha256Hex } from '../src/domain/keys';
 import {
   acceptCurrentTerms,
   type ConnectHost,
-  type Mailbox,
   makeAgent,
   provisionBackend,
   startConnect,
-  startMailbox,
+  useConnectHost,
 } from './helpers';
 
-let infra: TestInfra;
-let mailbox: Mailbox;
-let host: ConnectHost;
-
-beforeAll(async () => {
-  infra = openInfra();
-  mailbox = await startMailbox();
-  host = await startConnect(infra, {
-    smtpPort: mailbox.port,
-    config: {
-      rateLimits: { codeSendPerIp: 20, codeSendPerRecipient: 5, codeVerifyPerIp: 4, signInPerIp: 3 },
-    },
-  });
-});
-afterAll(async () => {
-  await host.close();
-  await mailbox.close();
-  await infra.close();
+const cx = useConnectHost({
+  config: { rateLimits: { codeSendPerIp: 20, codeSendPerRecipient: 5, codeVerifyPerIp: 4, signInPerIp: 3 } },
 });
 
-const agent = (base = host.url) => makeAgent(base);
+const agent = (base = cx.host.url) => makeAgent(base);
 
 describe('inquiry pages', () => {
   test('strict CSP, no inline script or style, HttpOnly SameSite=Lax cookie, escaped application name', async () => {
-    const backend = await provisionBackend(infra, host.url, {
+    const backend = await provisionBackend(cx.infra, cx.host.url, {
       names: { 'en-US': '<script>alert(1)</script> & Co', 'zh-CN': '测试' },
     });
     const est = await backend.establish({});
@@ -67,8 +50,8 @@ describe('inquiry pages', () => {
   });
 
   test('Secure cookies off loopback', async () => {
-    const secure = await startConnect(infra, { config: { secureCookies: true } });
-    const backend = await provisionBackend(infra, secure.url);
+    const secure = await startConnect(cx.infra, { config: { secureCookies: true } });
+    const backend = await provisionBackend(cx.infra, secure.url);
     const est = await backend.establish({});
     const { res } = await agent(secure.url).request(`/inquiries/${est.body.exposureKey}`);
     expect(res.headers.getSetCookie().find((c) => c.startsWith('connect_flow='))).toMatch(/Secure/);
@@ -76,7 +59,7 @@ describe('inquiry pages', () => {
   });
 
   test('CSRF: a form without the token, with another token, or from another origin changes nothing', async () => {
-    const backend = await provisionBackend(infra, host.url);
+    const backend = await provisionBackend(cx.infra, cx.host.url);
     const est = await backend.establish({});
     const path = `/inquiries/${est.body.exposureKey}`;
     const a = agent();
@@ -90,20 +73,20 @@ describe('inquiry pages', () => {
       const { res } = await a.form(`${path}/email`, fields, extra);
       expect(res.status).toBe(403);
     }
-    expect(mailbox.messages.some((m) => m.to === email)).toBe(false);
+    expect(cx.mailbox.messages.some((m) => m.to === email)).toBe(false);
     const ok = await a.form(`${path}/email`, { email });
     expect(ok.res.status).toBe(303);
     expect(ok.res.headers.get('location')).toBe(path);
-    await mailbox.codeFor(email);
+    await cx.mailbox.codeFor(email);
   });
 
   test('unknown, malformed, expired and completed links are plain error pages', async () => {
     const a = agent();
     expect((await a.request('/inquiries/iqe_nope')).res.status).toBe(404);
     expect((await a.request(`/inquiries/iqe_${'A'.repeat(43)}`)).res.status).toBe(404);
-    const backend = await provisionBackend(infra, host.url);
+    const backend = await provisionBackend(cx.infra, cx.host.url);
     const est = await backend.establish({});
-    await infra.db.inquiry.update({
+    await cx.infra.db.inquiry.update({
       where: { exposureKeyHash: sha256Hex(est.body.exposureKey) },
       data: { expiresAt: new Date(Date.now() - 1000) },
     });
@@ -114,14 +97,14 @@ describe('inquiry pages', () => {
   });
 
   test('code entry is rate limited, and a code dies after five wrong guesses', async () => {
-    const backend = await provisionBackend(infra, host.url);
+    const backend = await provisionBackend(cx.infra, cx.host.url);
     const est = await backend.establish({});
     const path = `/inquiries/${est.body.exposureKey}`;
     const a = agent();
     await a.request(path);
     const email = `guess-${Date.now()}@example.test`;
     await a.form(`${path}/email`, { email });
-    await mailbox.codeFor(email);
+    await cx.mailbox.codeFor(email);
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++)
       statuses.push((await a.form(`${path}/email/code`, { code: '000000' })).res.status);
@@ -135,9 +118,9 @@ describe('inquiry pages', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
     const deadPort = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    const mailless = await startConnect(infra, { smtpPort: deadPort });
+    const mailless = await startConnect(cx.infra, { smtpPort: deadPort });
     try {
-      const backend = await provisionBackend(infra, mailless.url);
+      const backend = await provisionBackend(cx.infra, mailless.url);
       const est = await backend.establish({});
       const path = `/inquiries/${est.body.exposureKey}`;
       const a = makeAgent(mailless.url);
@@ -154,7 +137,7 @@ describe('inquiry pages', () => {
   });
 
   test('passkey sign-in attempts are rate limited and need the CSRF header', async () => {
-    const backend = await provisionBackend(infra, host.url);
+    const backend = await provisionBackend(cx.infra, cx.host.url);
     const est = await backend.establish({});
     const path = `/inquiries/${est.body.exposureKey}`;
     const a = agent();
@@ -186,7 +169,7 @@ describe('inquiry pages', () => {
   });
 
   test('the basic-terms page of a revision renders read-only', async () => {
-    const terms = await infra.db.agreementDocument.findFirst({ orderBy: { revision: 'desc' } });
+    const terms = await cx.infra.db.agreementDocument.findFirst({ orderBy: { revision: 'desc' } });
     const a = agent();
     if (terms) {
       const { res, text } = await a.request(`/terms/${terms.revision}?lang=zh-CN`);
@@ -202,8 +185,8 @@ describe('errand pages', () => {
   let host: ConnectHost;
   let replica: ConnectHost;
   beforeAll(async () => {
-    host = await startConnect(infra, { smtpPort: mailbox.port });
-    replica = await startConnect(infra, { smtpPort: mailbox.port });
+    host = await startConnect(cx.infra, { smtpPort: cx.mailbox.port });
+    replica = await startConnect(cx.infra, { smtpPort: cx.mailbox.port });
   });
   afterAll(async () => {
     await host.close();
@@ -212,9 +195,9 @@ describe('errand pages', () => {
   const agent = (base = host.url) => makeAgent(base);
 
   test('an account without a passkey re-authenticates by emailed code, then completes the errand once, across replicas', async () => {
-    const backend = await provisionBackend(infra, host.url, { claims: { firstName: 'REQUIRED' } });
-    const account = await provisionAccount(infra);
-    await acceptCurrentTerms(infra, account.id);
+    const backend = await provisionBackend(cx.infra, host.url, { claims: { firstName: 'REQUIRED' } });
+    const account = await provisionAccount(cx.infra);
+    await acceptCurrentTerms(cx.infra, account.id);
     const errand = await createErrand(host.deps.issuance, {
       applicationId: backend.fixture.applicationId,
       accountId: account.id,
@@ -229,10 +212,10 @@ describe('errand pages', () => {
     expect(first.text).toContain('Confirm it is you');
     // Nothing changes before re-authentication.
     await a.form(`${path}/details`, { consent_firstName: 'GRANTED', value_firstName: 'Mallory' });
-    expect((await infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).givenName).toBeNull();
+    expect((await cx.infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).givenName).toBeNull();
     // The flow lives in Redis: each step may land on another replica.
     await a.form(`${replica.url}${path}/email`, {});
-    const code = await mailbox.codeFor(account.email);
+    const code = await cx.mailbox.codeFor(account.email);
     const entered = await a.form(`${replica.url}${path}/email/code`, { code });
     expect(entered.res.status).toBe(303);
     const details = await a.request(path);
@@ -254,7 +237,9 @@ describe('errand pages', () => {
     expect(done.res.status).toBe(303);
     expect((await a.request(path)).text).toContain('All done');
     expect(await status()).toBe('completed');
-    expect((await infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).givenName).toBe('Grace');
+    expect((await cx.infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).givenName).toBe(
+      'Grace',
+    );
     const again = await agent().request(path);
     expect(again.res.status).toBe(410);
     expect((await fetch(`${host.url}/errands/ernd_unknown/status`)).status).toBe(404);
