@@ -18,7 +18,7 @@ export * from './routes/assets';
 export * from './routes/browser';
 export * from './routes/page-schemas';
 export type { LoadPage } from './routes/passkey-routes';
-export type { SignedIn } from './routes/sign-in-steps';
+export type { OwedStep, SignedIn } from './routes/sign-in-steps';
 export * from './signin';
 export * from './site';
 export * from './store/accounts';

@@ -17,7 +17,7 @@ import {
 import { enterCode, mailCode } from './routes/code-entry';
 import { submitDetails } from './routes/details-form';
 import { type LoadPage, passkeySignInRoutes } from './routes/passkey-routes';
-import { nextStep, type SignedIn, signInStepRoutes } from './routes/sign-in-steps';
+import { nextStep, type OwedStep, owedStep, type SignedIn, signInStepRoutes } from './routes/sign-in-steps';
 import { resolveSite, type SigninOptions, type Site } from './site';
 
 export interface Signin<K extends string = never> {
@@ -32,6 +32,8 @@ export interface Signin<K extends string = never> {
   passkeySignInRoutes(load: LoadPage<K>): Router;
   /** GET: sends the step page owed and returns undefined, or returns the account for the host's final step. */
   nextStep(b: Browser<K>, res: Response): Promise<SignedIn | undefined>;
+  /** The step owed without rendering: a host's own post (approve) checks `step === 'done'` first. */
+  owedStep(b: Browser<K>): Promise<OwedStep>;
   /** Mails a code to an address and keeps it pending on the flow. */
   mailCode(b: Browser<K>, req: Request, email: string): Promise<void>;
   /** The address a typed code proves (the flow rotates), or undefined with a notice. */
@@ -58,6 +60,7 @@ export function createSignin<K extends string = never>(options: SigninOptions<K>
     stepRoutes: (load) => signInStepRoutes(site, load),
     passkeySignInRoutes: (load) => passkeySignInRoutes(site, load),
     nextStep: (b, res) => nextStep(site, b, res),
+    owedStep: (b) => owedStep(site, b),
     mailCode: (b, req, email) => mailCode(site, b, req, email),
     enterCode: (b, req, typed) => enterCode(site, b, req, typed),
     submitDetails: (b, req, accountId, shown) => submitDetails(site, b, req, accountId, shown),

@@ -213,6 +213,7 @@ export function expectTokenPair(res: Awaited<ReturnType<typeof postJson>>, membe
 
 export { type CapturedLog, captureLogger } from './capture-logger';
 export { type ChildHost, spawnHost } from './child-host';
+export * from './chromium';
 export { signClientAuth } from './client-auth';
 export { type SettableClock, settableClock, testEnv, testUrls } from './config';
 export {
@@ -249,6 +250,7 @@ export {
   snapshotState,
   type Tally,
 } from './hostile';
+export * from './mailbox';
 export { type RawAnswer, type RawRequest, sendRaw } from './raw-request';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';
 export {

@@ -1,68 +1,13 @@
-// Headless Chromium (Debian's /usr/bin/chromium through playwright-core) with a CDP WebAuthn virtual
-// authenticator, plus screenshots of each page in both locales under test-artifacts/connect/.
-import { mkdirSync } from 'node:fs';
+// connect's page tests in Chromium: testkit's browser kit with the screenshots under test-artifacts/connect/.
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { launchChromium as launch, shootBothLocales as shoot } from '@svc/testkit';
+import type { Browser, Page } from 'playwright-core';
+
+export { addAuthenticator, type Credential } from '@svc/testkit';
 
 export const ARTIFACTS = path.resolve(__dirname, '../../../test-artifacts/connect');
 
-export async function launchChromium(): Promise<Browser> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
-
-export interface Credential {
-  credentialId: string;
-  isResidentCredential: boolean;
-  rpId?: string;
-  privateKey: string;
-  userHandle?: string;
-  signCount: number;
-}
-
-/** Adds a virtual platform authenticator (resident keys, user verification) to a page; returns its helpers. */
-export async function addAuthenticator(context: BrowserContext, page: Page, credentials: Credential[] = []) {
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  for (const credential of credentials)
-    await cdp.send('WebAuthn.addCredential', { authenticatorId, credential });
-  return {
-    async credentials(): Promise<Credential[]> {
-      const res = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
-      return res.credentials as Credential[];
-    },
-  };
-}
+export const launchChromium = (): Promise<Browser> => launch(ARTIFACTS);
 
 /** Screenshots the current page in English and Simplified Chinese (re-loading it with ?lang=). */
-export async function shootBothLocales(page: Page, name: string): Promise<void> {
-  const url = new URL(page.url());
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.en-US.png`), fullPage: true });
-  url.searchParams.set('lang', 'zh-CN');
-  await page.goto(url.toString());
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.zh-CN.png`), fullPage: true });
-  url.searchParams.set('lang', 'en-US');
-  await page.goto(url.toString());
-}
+export const shootBothLocales = (page: Page, name: string): Promise<void> => shoot(page, ARTIFACTS, name);

@@ -1,5 +1,5 @@
 // Test support for the connect host: deps over testkit infra, the app on a free port with CONNECT_URL set to it,
-// a local SMTP server capturing mail, and an application backend that signs /establish requests.
+// a local SMTP server capturing mail (testkit's), and an application backend that signs /establish requests.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApplicationCache, currentTerms, recordReceipt } from '@svc/issuance';
@@ -8,17 +8,18 @@ import { createMailer } from '@svc/signin';
 import {
   type AppFixture,
   type AppFixtureOptions,
+  type Mailbox,
   openInfra,
   postJson,
   provisionApp,
   provisionClientKey,
   signClientAuth,
+  startMailbox,
   type TestInfra,
   testEnv,
   uniqueName,
 } from '@svc/testkit';
 import { AUDIENCE } from '@svc/token-core';
-import { SMTPServer } from 'smtp-server';
 import { createSessionApp } from '../../session/src/app';
 import { sessionConfigFromEnv } from '../../session/src/config';
 import { openSessionDeps } from '../../session/src/deps';
@@ -28,53 +29,6 @@ import type { ConnectDeps } from '../src/deps';
 import { sha256Hex } from '../src/domain/keys';
 import { realizeInquiry } from '../src/domain/realize';
 import { createInquiryStore } from '../src/store/inquiries';
-
-export interface Mailbox {
-  port: number;
-  messages: { to: string; text: string }[];
-  /** Waits for the next mail to `to` and returns its one-time code. */
-  codeFor(to: string, timeoutMs?: number): Promise<string>;
-  close(): Promise<void>;
-}
-
-export async function startMailbox(): Promise<Mailbox> {
-  const messages: { to: string; text: string }[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        const to = session.envelope.rcptTo.map((r) => r.address.toLowerCase()).join(',');
-        messages.push({ to, text: Buffer.concat(chunks).toString('utf8') });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    port,
-    messages,
-    async codeFor(to, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      const seen = messages.filter((m) => m.to === to.toLowerCase()).length;
-      while (Date.now() < deadline) {
-        const mine = messages.filter((m) => m.to === to.toLowerCase());
-        const last = mine[mine.length - 1];
-        if (mine.length > seen - 1 && last) {
-          const m = /\b(\d{6})\b/.exec(last.text.replace(/=\r?\n/g, ''));
-          if (m?.[1]) return m[1];
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`no mail to ${to}`);
-    },
-    close: () => new Promise((r) => server.close(() => r())),
-  };
-}
 
 export interface ConnectHost {
   url: string;
@@ -332,3 +286,5 @@ export function makeAgent(base: string) {
   };
 }
 export type Agent = ReturnType<typeof makeAgent>;
+
+export { type Mailbox, startMailbox };

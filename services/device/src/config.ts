@@ -3,6 +3,7 @@
 // limit.
 import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
 import { type Env, intVar, isProduction, readConfig, textVar } from '@svc/platform';
+import { type DevicePagesConfig, devicePagesConfigOf, devicePagesVars } from './pages/config';
 
 export interface DeviceConfig extends IssuingHostConfig {
   /** Public base URL of this host (DEVICE_URL), without a trailing slash; the verification URIs live under it. */
@@ -29,6 +30,8 @@ export interface DeviceConfig extends IssuingHostConfig {
     /** Window length in seconds (DEVICE_RATE_WINDOW_SECONDS, default 60). */
     windowSeconds: number;
   };
+  /** The approval page: sign-in settings (WebAuthn, cookie, lifetimes, limits, mail) and user-code guess limits. */
+  pages: DevicePagesConfig;
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -56,6 +59,7 @@ export function verificationBaseProblem(raw: string): string | undefined {
 function deviceVars(production: boolean) {
   return {
     ...issuingVars('device', production),
+    ...devicePagesVars(),
     DEVICE_CODE_TTL_SECONDS: intVar(600, { min: 1 }),
     DEVICE_POLL_INTERVAL_SECONDS: intVar(5, { min: 1 }),
     DEVICE_POLL_LEEWAY_MS: intVar(250),
@@ -71,19 +75,27 @@ export function deviceConfigFromEnv(env: Env): DeviceConfig {
   return readConfig(
     deviceVars(production),
     env,
-    (v) => ({
-      ...issuingConfigOf('device', production, v),
-      deviceUrl: v.DEVICE_URL,
-      codeTtlSeconds: v.DEVICE_CODE_TTL_SECONDS,
-      pollIntervalSeconds: v.DEVICE_POLL_INTERVAL_SECONDS,
-      pollLeewayMs: v.DEVICE_POLL_LEEWAY_MS,
-      redisPrefix: v.DEVICE_REDIS_PREFIX,
-      rateLimit: {
-        authorizePerAddress: v.DEVICE_RATE_AUTHORIZE_PER_ADDRESS,
-        unknownPerAddress: v.DEVICE_RATE_UNKNOWN_PER_ADDRESS,
-        windowSeconds: v.DEVICE_RATE_WINDOW_SECONDS,
-      },
-    }),
+    (v) => {
+      const base = issuingConfigOf('device', production, v);
+      return {
+        ...base,
+        deviceUrl: v.DEVICE_URL,
+        codeTtlSeconds: v.DEVICE_CODE_TTL_SECONDS,
+        pollIntervalSeconds: v.DEVICE_POLL_INTERVAL_SECONDS,
+        pollLeewayMs: v.DEVICE_POLL_LEEWAY_MS,
+        redisPrefix: v.DEVICE_REDIS_PREFIX,
+        rateLimit: {
+          authorizePerAddress: v.DEVICE_RATE_AUTHORIZE_PER_ADDRESS,
+          unknownPerAddress: v.DEVICE_RATE_UNKNOWN_PER_ADDRESS,
+          windowSeconds: v.DEVICE_RATE_WINDOW_SECONDS,
+        },
+        pages: devicePagesConfigOf(
+          v,
+          { device: v.DEVICE_URL, connect: base.urls.connect },
+          v.DEVICE_REDIS_PREFIX,
+        ),
+      };
+    },
     (v) => {
       const problem = verificationBaseProblem(v.DEVICE_URL);
       return problem ? [{ variable: 'DEVICE_URL', problem }] : [];

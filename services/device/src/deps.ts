@@ -2,6 +2,7 @@
 // (device authorizations in PostgreSQL, their polling state in Redis). Tests build the same with `deviceDepsOf`.
 import { type HostParts, openHostCore } from '@svc/host';
 import { type Clock, createRateLimiter, type RateLimiter, systemClock } from '@svc/platform';
+import { createMailer, type Mailer } from '@svc/signin';
 import type { DeviceConfig } from './config';
 import { type AuthorizationStore, createAuthorizationStore } from './store/authorizations';
 import { createPollingStore, type PollingStore } from './store/polling';
@@ -14,6 +15,8 @@ export interface DeviceDeps extends HostParts {
   authorizeLimit: RateLimiter;
   /** Counts polls of codes Redis does not know, per client address (they are the polls that read PostgreSQL). */
   unknownCodeLimit: RateLimiter;
+  /** The approval page's mail: sign-up codes and the passkey-added notice (SMTP_* and MAIL_FROM as on connect). */
+  mailer: Mailer;
 }
 
 /** RFC 8628 section 3.5: each slow_down raises the interval by 5 seconds. */
@@ -23,11 +26,16 @@ export const SLOW_DOWN_CAP_SECONDS = 60;
 /** Polling state outlives its authorization by this, so late polls answer expired_token from Redis alone. */
 const KEEP_AFTER_EXPIRY_MS = 10 * 60_000;
 
-/** The device host's own parts over the core's connections. */
-export function deviceDepsOf(parts: HostParts, config: DeviceConfig): DeviceDeps {
+/** The device host's own parts over the core's connections; the mailer is the configured SMTP relay's. */
+export function deviceDepsOf(
+  parts: HostParts,
+  config: DeviceConfig,
+  mailer: Mailer = createMailer(config.pages.smtp, config.pages.mailFrom, parts.logger),
+): DeviceDeps {
   return {
     ...parts,
     config,
+    mailer,
     authorizations: createAuthorizationStore(parts.db),
     polling: createPollingStore(parts.redis, {
       prefix: config.redisPrefix,
@@ -55,5 +63,13 @@ export function openDeviceDeps(
   clock: Clock = systemClock,
 ): DeviceDeps & { close(): Promise<void> } {
   const core = openHostCore(config, clock);
-  return { ...deviceDepsOf(core, config), metrics: core.metrics, close: core.close };
+  const deps = deviceDepsOf(core, config);
+  return {
+    ...deps,
+    metrics: core.metrics,
+    async close() {
+      deps.mailer.close();
+      await core.close();
+    },
+  };
 }

@@ -43,7 +43,11 @@ export interface PageTarget {
   key: string;
   /** URL path of the page, e.g. /inquiries/<exposureKey>; the step routes live under it. */
   base: string;
-  app: ApplicationContext;
+  /**
+   * The application signed in for. Absent while the host does not know it yet (the device page before a user code
+   * is entered): the step routes then answer 404 notFound.
+   */
+  app?: ApplicationContext;
   /** Origins a form on these pages may end up at (a callback origin), besides this host. */
   formOrigins: string[];
   /** Only this account may sign in (an errand). */
@@ -161,7 +165,7 @@ export async function openBrowser<K extends string>(
       t,
       path: target.base,
       csrf: flow.csrf,
-      appName: localizedName(target.app.names, target.app.defaultLocale, locale),
+      appName: target.app && localizedName(target.app.names, target.app.defaultLocale, locale),
     },
     async save() {
       if (!(await flows.save(browser.flowId, target.key, flow))) throw new PageError(403, 'sessionExpired');
@@ -185,6 +189,12 @@ export async function openBrowser<K extends string>(
   };
   setPageHeaders(res, target.formOrigins);
   return browser;
+}
+
+/** The target's application; a step that needs one and has none is 404 notFound. */
+export function appOf(target: PageTarget): ApplicationContext {
+  if (!target.app) throw new PageError(404, 'notFound');
+  return target.app;
 }
 
 /**

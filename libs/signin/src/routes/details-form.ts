@@ -5,7 +5,7 @@ import { accountAndView, gateProblems, readDetails, saveDetails } from '../domai
 import type { MessageKey } from '../pages/i18n';
 import type { DetailItem } from '../pages/steps';
 import type { Site } from '../site';
-import type { Browser } from './browser';
+import { appOf, type Browser } from './browser';
 
 /**
  * Saves the form for `accountId` from the items the page showed. Returns true when every value was valid and the
@@ -19,8 +19,9 @@ export async function submitDetails<K extends string>(
   shown: DetailItem[],
 ): Promise<boolean> {
   const input = readDetails(req.body as Record<string, unknown>, shown);
-  await saveDetails(site.accounts, accountId, b.target.app.id, input);
-  const after = await accountAndView(site.deps.issuance, b.target.app, accountId);
+  const app = appOf(b.target);
+  await saveDetails(site.accounts, accountId, app.id, input);
+  const after = await accountAndView(site.deps.issuance, app, accountId);
   const problems = after ? gateProblems(after.view, after.account) : { denied: [], missing: [] };
   const names = (keys: string[]) => keys.map((k) => b.ctx.t(`claim_${k}` as MessageKey)).join(', ');
   if (input.invalid.length) b.flash('invalidValue', { claims: names(input.invalid) });

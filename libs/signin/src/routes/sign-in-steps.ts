@@ -1,16 +1,22 @@
 // The sign-in steps every host shows before its own final step: sign in with a passkey or sign up by emailed code
 // then passkey, accept the basic terms when owed, decide per claim and fill in REQUIRED data. `signInStepRoutes`
 // are the form and passkey endpoints under the target's page path; `nextStep` renders the page owed (GET).
-import { type AccountProfile, emailDomainOf, emailDomainPolicyOf, recordReceipt } from '@svc/issuance';
+import {
+  type AccountProfile,
+  type CurrentTerms,
+  emailDomainOf,
+  emailDomainPolicyOf,
+  recordReceipt,
+} from '@svc/issuance';
 import { formBody } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
 import { type Response, Router } from 'express';
 import { normalizeEmail } from '../domain/email-codes';
 import { accountAndView, consentItems, termsOwed } from '../domain/page-steps';
 import { signInView } from '../pages/sign-in';
-import { detailsView, messageView, termsView } from '../pages/steps';
+import { type DetailItem, detailsView, messageView, termsView } from '../pages/steps';
 import type { Site } from '../site';
-import { type Browser, csrfValid, PageError, readForm, sendPage } from './browser';
+import { appOf, type Browser, csrfValid, PageError, readForm, sendPage } from './browser';
 import { enterCode, mailCode } from './code-entry';
 import { submitDetails } from './details-form';
 import { codeForm, emailForm, plainForm, termsForm } from './page-schemas';
@@ -105,7 +111,7 @@ export function signInStepRoutes<K extends string>(site: Site<K>, load: LoadPage
     const b = await loadForPost(req, res);
     readForm(plainForm, req);
     const accountId = b.flow.accountId;
-    const found = accountId ? await accountAndView(deps.issuance, b.target.app, accountId) : undefined;
+    const found = accountId ? await accountAndView(deps.issuance, appOf(b.target), accountId) : undefined;
     if (found && accountId)
       await submitDetails(site, b, req, accountId, consentItems(found.view, found.account));
     await back(b, res);
@@ -113,6 +119,33 @@ export function signInStepRoutes<K extends string>(site: Site<K>, load: LoadPage
 
   router.use(passkeySignInRoutes(site, load), passkeySignUpRoutes(site, load));
   return router;
+}
+
+/** The first step still owed on a target, or `done` with the signed-in account for the host's final step. */
+export type OwedStep =
+  | { step: 'signIn' }
+  | { step: 'accountUnavailable' }
+  | { step: 'constraintMismatch' }
+  | { step: 'terms'; terms: CurrentTerms }
+  | { step: 'details'; items: DetailItem[] }
+  | { step: 'done'; signedIn: SignedIn };
+
+/** Decides the step owed without rendering (a host's own post checks that every step has passed). */
+export async function owedStep<K extends string>(site: Site<K>, b: Browser<K>): Promise<OwedStep> {
+  const { deps } = site;
+  if (!b.flow.accountId) return { step: 'signIn' };
+  const found = await accountAndView(deps.issuance, appOf(b.target), b.flow.accountId);
+  if (found?.account.status !== 'ACTIVE') return { step: 'accountUnavailable' };
+  const { account, view } = found;
+  if (b.target.admitsEmail && !b.target.admitsEmail(account.email)) return { step: 'constraintMismatch' };
+  const terms = await termsOwed(deps.issuance, account.id);
+  if (terms) return { step: 'terms', terms };
+  const items = consentItems(view, account);
+  if (items.length) return { step: 'details', items };
+  return {
+    step: 'done',
+    signedIn: { account, view, authTime: new Date(b.flow.authTime ?? deps.now().getTime()) },
+  };
 }
 
 /**
@@ -125,57 +158,56 @@ export async function nextStep<K extends string>(
   b: Browser<K>,
   res: Response,
 ): Promise<SignedIn | undefined> {
-  const { deps } = site;
   const { ctx, target } = b;
   const notice = b.takeNotice();
   await b.save();
-  if (!b.flow.accountId) {
-    const view = signInView(ctx, {
-      base: target.base,
-      pendingEmail: b.flow.pendingEmail,
-      verifiedEmail: b.flow.verifiedEmail,
-      notice,
-      warnOriginator: target.warnOriginator,
-    });
-    sendPage(res, b, ctx.t('title'), view, 200, true);
-    return undefined;
-  }
+  const owed = await owedStep(site, b);
   const anotherAccount = { url: `${target.base}/sign-out`, label: 'useAnother' as const };
-  const found = await accountAndView(deps.issuance, target.app, b.flow.accountId);
-  if (found?.account.status !== 'ACTIVE') {
-    const msg = messageView(ctx, 'errorHeading', { key: 'accountUnavailable' }, anotherAccount);
-    sendPage(res, b, ctx.t('errorHeading'), msg, 403);
-    return undefined;
+  switch (owed.step) {
+    case 'done':
+      return owed.signedIn;
+    case 'signIn': {
+      const view = signInView(ctx, {
+        base: target.base,
+        pendingEmail: b.flow.pendingEmail,
+        verifiedEmail: b.flow.verifiedEmail,
+        notice,
+        warnOriginator: target.warnOriginator,
+      });
+      sendPage(res, b, ctx.t('title'), view, 200, true);
+      return undefined;
+    }
+    case 'accountUnavailable': {
+      const msg = messageView(ctx, 'errorHeading', { key: 'accountUnavailable' }, anotherAccount);
+      sendPage(res, b, ctx.t('errorHeading'), msg, 403);
+      return undefined;
+    }
+    case 'constraintMismatch': {
+      const msg = messageView(
+        ctx,
+        'errorHeading',
+        { key: 'constraintMismatch', vars: { app: ctx.appName ?? '' } },
+        anotherAccount,
+      );
+      sendPage(res, b, ctx.t('errorHeading'), msg, 403);
+      return undefined;
+    }
+    case 'terms': {
+      const entry = owed.terms.agreement.locales[b.locale];
+      const page = termsView(ctx, {
+        action: `${target.base}/terms`,
+        revision: owed.terms.revision,
+        contentSha256: entry.contentSha256,
+        document: entry.document,
+        notice,
+      });
+      sendPage(res, b, ctx.t('termsHeading'), page);
+      return undefined;
+    }
+    case 'details': {
+      const page = detailsView(ctx, { action: `${target.base}/details`, items: owed.items, notice });
+      sendPage(res, b, ctx.t('detailsHeading', { app: ctx.appName ?? '' }), page);
+      return undefined;
+    }
   }
-  const { account, view } = found;
-  if (target.admitsEmail && !target.admitsEmail(account.email)) {
-    const msg = messageView(
-      ctx,
-      'errorHeading',
-      { key: 'constraintMismatch', vars: { app: ctx.appName ?? '' } },
-      anotherAccount,
-    );
-    sendPage(res, b, ctx.t('errorHeading'), msg, 403);
-    return undefined;
-  }
-  const terms = await termsOwed(deps.issuance, account.id);
-  if (terms) {
-    const entry = terms.agreement.locales[b.locale];
-    const page = termsView(ctx, {
-      action: `${target.base}/terms`,
-      revision: terms.revision,
-      contentSha256: entry.contentSha256,
-      document: entry.document,
-      notice,
-    });
-    sendPage(res, b, ctx.t('termsHeading'), page);
-    return undefined;
-  }
-  const items = consentItems(view, account);
-  if (items.length) {
-    const page = detailsView(ctx, { action: `${target.base}/details`, items, notice });
-    sendPage(res, b, ctx.t('detailsHeading', { app: ctx.appName ?? '' }), page);
-    return undefined;
-  }
-  return { account, view, authTime: new Date(b.flow.authTime ?? deps.now().getTime()) };
 }

@@ -16,6 +16,8 @@ export interface FlowState {
   authTime?: number;
   /** This flow finished the host's final step (realized the inquiry, completed the errand, decided the device). */
   realized?: boolean;
+  /** The host's current choice within this target (device: the authorization the typed user code selected). */
+  selected?: string;
   /** A one-time message for the next page view (post, redirect, get). */
   notice?: { key: string; vars?: Record<string, string | number> };
 }

@@ -6,6 +6,7 @@ import { formBody, noStore } from '@svc/platform';
 import {
   accountAndView,
   allClaimItems,
+  appOf,
   type Browser,
   codeForm,
   detailsView,
@@ -102,7 +103,7 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
       return sendPage(res, b, ctx.t('errandDoneHeading'), done);
     }
     if (state === 'expired') throw new PageError(410, 'expired');
-    const found = await accountAndView(deps.issuance, b.target.app, errand.accountId);
+    const found = await accountAndView(deps.issuance, appOf(b.target), errand.accountId);
     if (found?.account.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
     await b.save();
     if (b.flow.accountId !== errand.accountId) {
@@ -158,7 +159,7 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     readForm(plainForm, req);
     // Nothing changes before the person has re-authenticated as the errand's account.
     if (b.flow.accountId !== b.errand.accountId) return back(b, res);
-    const found = await accountAndView(deps.issuance, b.target.app, b.errand.accountId);
+    const found = await accountAndView(deps.issuance, appOf(b.target), b.errand.accountId);
     if (!found) throw new PageError(403, 'accountUnavailable');
     const shown = allClaimItems(found.view, found.account);
     if (

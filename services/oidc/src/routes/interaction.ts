@@ -7,6 +7,7 @@ import { formBody } from '@svc/platform';
 import {
   accountAndView,
   allClaimItems,
+  appOf,
   type Browser,
   detailsView,
   html,
@@ -119,7 +120,7 @@ export function interactionRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Rout
       }
       await interactions.flag(p.uid, { freshLogin: it.freshLogin });
       if (prompt.has('none')) {
-        const app = p.target.app;
+        const app = appOf(p.target);
         const owed = it.freshLogin || !held ? 'none' : await owedStep(deps, app, held.session.accountId);
         const error = promptNoneError(it.freshLogin, owed);
         if (error) return fail(p, res, error);
@@ -166,7 +167,7 @@ export function interactionRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Rout
     const p = await load(req, res);
     signin.guard(p, req);
     const accountId = p.flow.accountId;
-    const found = accountId ? await accountAndView(deps, p.target.app, accountId) : undefined;
+    const found = accountId ? await accountAndView(deps, appOf(p.target), accountId) : undefined;
     if (accountId && found) {
       const items = allClaimItems(found.view, found.account);
       if (await signin.submitDetails(p, req, accountId, items)) {

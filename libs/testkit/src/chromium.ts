@@ -1,0 +1,67 @@
+// Headless Chromium (Debian's /usr/bin/chromium through playwright-core, loaded only when a test launches it) with
+// a CDP WebAuthn virtual authenticator, and screenshots of a page in both locales, for every host's page tests.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+
+export async function launchChromium(artifacts?: string): Promise<Browser> {
+  if (artifacts) mkdirSync(artifacts, { recursive: true });
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export interface Credential {
+  credentialId: string;
+  isResidentCredential: boolean;
+  rpId?: string;
+  privateKey: string;
+  userHandle?: string;
+  signCount: number;
+}
+
+/** Adds a virtual platform authenticator (resident keys, user verification) to a page; returns its helpers. */
+export async function addAuthenticator(context: BrowserContext, page: Page, credentials: Credential[] = []) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  for (const credential of credentials)
+    await cdp.send('WebAuthn.addCredential', { authenticatorId, credential });
+  return {
+    async credentials(): Promise<Credential[]> {
+      const res = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+      return res.credentials as Credential[];
+    },
+  };
+}
+
+/** Screenshots the current page into `dir` in English and Simplified Chinese (re-loading it with ?lang=). */
+export async function shootBothLocales(page: Page, dir: string, name: string): Promise<void> {
+  const url = new URL(page.url());
+  await page.screenshot({ path: path.join(dir, `${name}.en-US.png`), fullPage: true });
+  url.searchParams.set('lang', 'zh-CN');
+  await page.goto(url.toString());
+  await page.screenshot({ path: path.join(dir, `${name}.zh-CN.png`), fullPage: true });
+  url.searchParams.set('lang', 'en-US');
+  await page.goto(url.toString());
+}

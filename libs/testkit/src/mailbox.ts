@@ -1,0 +1,67 @@
+// A local SMTP server on a free port that captures every mail (sign-up codes, passkey notices) for the tests of
+// the hosts that send mail through libs/signin.
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+export interface Mailbox {
+  port: number;
+  messages: { to: string; text: string }[];
+  /** Waits for the next mail to `to` and returns its one-time code. */
+  codeFor(to: string, timeoutMs?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The text body of a raw single-part mail, decoded from base64 or quoted-printable (nodemailer's choice). */
+export function mailBodyText(raw: string): string {
+  const split = raw.indexOf('\r\n\r\n');
+  const headers = split < 0 ? '' : raw.slice(0, split);
+  const body = split < 0 ? raw : raw.slice(split + 4);
+  const encoding = /^content-transfer-encoding:\s*([\w-]+)/im.exec(headers)?.[1]?.toLowerCase();
+  if (encoding === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  if (encoding === 'quoted-printable') {
+    const bytes = body
+      .replace(/=\r?\n/g, '')
+      .replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+    return Buffer.from(bytes, 'latin1').toString('utf8');
+  }
+  return body;
+}
+
+export async function startMailbox(): Promise<Mailbox> {
+  const messages: { to: string; text: string }[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        const to = session.envelope.rcptTo.map((r) => r.address.toLowerCase()).join(',');
+        messages.push({ to, text: Buffer.concat(chunks).toString('utf8') });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    port,
+    messages,
+    async codeFor(to, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      const seen = messages.filter((m) => m.to === to.toLowerCase()).length;
+      while (Date.now() < deadline) {
+        const mine = messages.filter((m) => m.to === to.toLowerCase());
+        const last = mine[mine.length - 1];
+        if (mine.length > seen - 1 && last) {
+          const m = /\b(\d{6})\b/.exec(mailBodyText(last.text));
+          if (m?.[1]) return m[1];
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`no mail to ${to}`);
+    },
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}

@@ -1,0 +1,181 @@
+// The approval page at {DEVICE_URL}/device (the verification URI): type the user code (case, spaces and hyphens
+// ignored; guesses limited per client address and per signed-in account, malformed ones included), then the shared
+// sign-in steps of @svc/signin (passkey sign-in, or sign-up by emailed code then passkey; basic terms; consent per
+// claim), then the confirmation screen, always: Approve or Deny (final). verificationUriComplete only fills in the
+// code. The browser's flow record (key `device`) keeps who signed in and which authorization the code selected.
+import { loadApplication } from '@svc/issuance';
+import { createRateLimiter, formBody } from '@svc/platform';
+import {
+  type Browser,
+  createSignin,
+  localizedName,
+  PageError,
+  plainForm,
+  readForm,
+  sendPage,
+} from '@svc/signin';
+import { CLAIM_KEYS } from '@svc/token-core';
+import { type Request, type Response, Router } from 'express';
+import { z } from 'zod';
+import type { DeviceDeps } from '../deps';
+import {
+  approveDeviceAuthorization,
+  denyDeviceAuthorization,
+  findPendingAuthorization,
+  type PendingAuthorization,
+  pendingAuthorizationById,
+} from '../domain/approval';
+import { DEVICE_MESSAGES, type DeviceKey } from '../pages/i18n-device';
+import { confirmView, entryView, outcomeView } from '../pages/views';
+
+interface DevicePage extends Browser<DeviceKey> {
+  /** The live pending authorization this browser's typed code selected, if any. */
+  authorization?: PendingAuthorization;
+}
+
+const userCodeForm = z.object({ _csrf: z.string().max(4096), code: z.string().max(64) });
+
+export function devicePages(deps: DeviceDeps): Router {
+  const { pages } = deps.config;
+  const signin = createSignin<DeviceKey>({
+    deps: { ...deps, now: deps.issuance.now },
+    config: pages,
+    namespace: 'device',
+    receiptChannel: 'DEVICE_BROWSER',
+    messages: DEVICE_MESSAGES,
+  });
+  const limiter = (name: string, points: number) =>
+    createRateLimiter(deps.redis, {
+      keyPrefix: `${pages.rateLimitNamespace}:${name}`,
+      points,
+      durationSeconds: pages.codeGuesses.windowSeconds,
+    });
+  const guessesPerAddress = limiter('user-code-ip', pages.codeGuesses.perAddress);
+  const guessesPerAccount = limiter('user-code-account', pages.codeGuesses.perAccount);
+  const router = Router();
+  const form = formBody();
+
+  /** This browser's device flow, with the authorization its typed code selected while that is still pending. */
+  async function open(req: Request, res: Response): Promise<DevicePage> {
+    const b: DevicePage = await signin.open(req, res, {
+      key: 'device',
+      base: '/device',
+      formOrigins: [],
+      // RFC 8628 section 5.4: the sign-in goes to the device that shows the code, which may not be this one.
+      warnOriginator: true,
+    });
+    const selected = b.flow.selected;
+    const authorization = selected ? await pendingAuthorizationById(deps, selected) : undefined;
+    const app = authorization && (await loadApplication(deps.db, { id: authorization.applicationId }));
+    if (authorization && app) {
+      b.authorization = authorization;
+      b.target.app = app;
+      b.ctx.appName = localizedName(app.names, app.defaultLocale, b.locale);
+    } else if (selected) {
+      // Decided, expired or consumed meanwhile: the browser starts over with a code.
+      delete b.flow.selected;
+      b.flash('requestGone');
+    }
+    return b;
+  }
+
+  /** The sign-in steps and decisions work only on a selected, still pending authorization. */
+  async function openSelected(
+    req: Request,
+    res: Response,
+  ): Promise<DevicePage & { authorization: PendingAuthorization }> {
+    const b = await open(req, res);
+    if (!b.authorization) {
+      await b.save();
+      throw new PageError<DeviceKey>(410, 'requestGone');
+    }
+    return b as DevicePage & { authorization: PendingAuthorization };
+  }
+
+  const back = async (b: DevicePage, res: Response) => {
+    await b.save();
+    res.redirect(303, '/device');
+  };
+
+  router.get('/device', async (req, res) => {
+    const b = await open(req, res);
+    const query = typeof req.query.user_code === 'string' ? req.query.user_code.slice(0, 64) : undefined;
+    // verificationUriComplete fills in the code; it never selects one by itself (a link must not decide).
+    if (!b.authorization || (query !== undefined && query !== b.authorization.userCode)) {
+      const notice = b.takeNotice();
+      await b.save();
+      if (notice?.key === 'approvedIntro')
+        return sendPage(res, b, b.ctx.t('approvedHeading'), outcomeView(b.ctx, 'approvedHeading', notice));
+      if (notice?.key === 'deniedIntro')
+        return sendPage(res, b, b.ctx.t('deniedHeading'), outcomeView(b.ctx, 'deniedHeading', notice));
+      return sendPage(res, b, b.ctx.t('entryTitle'), entryView(b.ctx, { typed: query ?? '', notice }));
+    }
+    const signedIn = await signin.nextStep(b, res);
+    if (!signedIn) return;
+    const view = confirmView(b.ctx, { authorization: b.authorization, email: signedIn.account.email });
+    sendPage(res, b, b.ctx.t('confirmHeading'), view);
+  });
+
+  router.post('/device', form, async (req, res) => {
+    const b = await open(req, res);
+    signin.guard(b, req);
+    const { code } = readForm(userCodeForm, req);
+    // RFC 8628 section 5.1: every entry counts, right, wrong or malformed, before anything is looked up.
+    await guessesPerAddress.consume(req.ip ?? '');
+    if (b.flow.accountId) await guessesPerAccount.consume(b.flow.accountId);
+    const found = await findPendingAuthorization(deps, code);
+    if (found.kind === 'found') b.flow.selected = found.authorization.id;
+    else {
+      delete b.flow.selected;
+      b.flash(found.kind === 'malformed' ? 'codeMalformed' : 'codeUnknown');
+    }
+    await back(b, res);
+  });
+
+  router.post('/device/approve', form, async (req, res) => {
+    const b = await openSelected(req, res);
+    signin.guard(b, req);
+    readForm(plainForm, req);
+    const owed = await signin.owedStep(b);
+    // Only from the confirmation screen: every step must have passed (the terms or consent may have changed).
+    if (owed.step !== 'done') return back(b, res);
+    const { account, view, authTime } = owed.signedIn;
+    const consent: Record<string, 'GRANTED' | 'DENIED'> = {};
+    for (const key of CLAIM_KEYS) {
+      const state = view[key].state;
+      if (state === 'GRANTED' || state === 'DENIED') consent[key] = state;
+    }
+    const outcome = await approveDeviceAuthorization(deps, b.authorization.id, {
+      accountId: account.id,
+      authorityVersion: account.authorityVersion,
+      authTime,
+      consent,
+    });
+    delete b.flow.selected;
+    if (outcome === 'approved') b.flash('approvedIntro', { app: b.ctx.appName ?? '' });
+    else b.flash('requestGone');
+    await back(b, res);
+  });
+
+  router.post('/device/deny', form, async (req, res) => {
+    const b = await openSelected(req, res);
+    signin.guard(b, req);
+    readForm(plainForm, req);
+    const outcome = await denyDeviceAuthorization(deps, b.authorization.id);
+    delete b.flow.selected;
+    b.flash(outcome === 'denied' ? 'deniedIntro' : 'requestGone');
+    await back(b, res);
+  });
+
+  router.post('/device/cancel', form, async (req, res) => {
+    const b = await open(req, res);
+    signin.guard(b, req);
+    readForm(plainForm, req);
+    delete b.flow.selected;
+    await back(b, res);
+  });
+
+  router.use('/device', signin.stepRoutes(openSelected));
+  router.use(signin.pageErrors());
+  return router;
+}

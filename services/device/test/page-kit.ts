@@ -1,0 +1,111 @@
+// The approval page's test harness: the device host on a free port of `localhost` whose DEVICE_URL names that port
+// (the WebAuthn origin), connect beside it on the same relying party id (so a passkey made on connect signs in
+// here), one capturing mailbox for both, Chromium with a virtual authenticator, screenshots under
+// test-artifacts/device/.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { createApplicationCache, currentTerms } from '@svc/issuance';
+import { createLogger } from '@svc/platform';
+import { publishTerms } from '@svc/provisioning';
+import { createMailer } from '@svc/signin';
+import {
+  type Mailbox,
+  openInfra,
+  shootBothLocales,
+  startMailbox,
+  type TestInfra,
+  uniqueName,
+} from '@svc/testkit';
+import type { Page } from 'playwright-core';
+import { type ConnectHost, startConnect } from '../../connect/test/helpers';
+import { createDeviceApp } from '../src/app';
+import { deviceConfigFromEnv } from '../src/config';
+import { type DeviceDeps, deviceDepsOf } from '../src/deps';
+import type { DevicePagesConfig } from '../src/pages/config';
+
+export const ARTIFACTS = path.resolve(__dirname, '../../../test-artifacts/device');
+
+export interface PageHarness {
+  infra: TestInfra;
+  mailbox: Mailbox;
+  /** The device host, http://localhost:PORT. */
+  url: string;
+  deps: DeviceDeps;
+  connect: ConnectHost;
+  close(): Promise<void>;
+}
+
+/** Both hosts over one infra; `guesses` sets the user-code guess limits (own counters per harness). */
+export async function startPages(
+  guesses: Partial<DevicePagesConfig['codeGuesses']> = {},
+): Promise<PageHarness> {
+  const infra = openInfra();
+  const mailbox = await startMailbox();
+  const connect = await startConnect(infra, { hostname: 'localhost', smtpPort: mailbox.port });
+  const server = http.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = `http://localhost:${(server.address() as AddressInfo).port}`;
+  const logger = createLogger('device-pages-test', { level: 'silent' });
+  const base = deviceConfigFromEnv({
+    DEVICE_URL: url,
+    CONNECT_URL: connect.url,
+    WEBAUTHN_RP_ID: 'localhost',
+  });
+  const redisPrefix = uniqueName('dvp');
+  const config = {
+    ...base,
+    redisPrefix,
+    rateLimit: { ...base.rateLimit, authorizePerAddress: 1000 },
+    pages: {
+      ...base.pages,
+      rateLimitNamespace: `${redisPrefix}:pages`,
+      codeGuesses: { ...base.pages.codeGuesses, ...guesses },
+    },
+  };
+  const deps = deviceDepsOf(
+    {
+      db: infra.db,
+      redis: infra.redis,
+      keyRing: infra.keyRing,
+      issuance: infra.issuance,
+      apps: createApplicationCache(infra.db, 0),
+      logger,
+    },
+    config,
+    createMailer(`smtp://127.0.0.1:${mailbox.port}`, config.pages.mailFrom, logger),
+  );
+  server.on('request', createDeviceApp(deps));
+  return {
+    infra,
+    mailbox,
+    url,
+    deps,
+    connect,
+    async close() {
+      deps.mailer.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(() => r(undefined)));
+      await connect.close();
+      await mailbox.close();
+      await infra.close();
+    },
+  };
+}
+
+/** Basic terms are fleet-wide: published once when none are, so the terms step shows for new accounts. */
+export async function ensureTerms(h: PageHarness): Promise<void> {
+  if (await currentTerms(h.infra.db)) return;
+  const doc = (title: string) => ({
+    schemaVersion: 1,
+    title,
+    sections: [{ heading: '1', paragraphs: ['Be kind.'] }],
+  });
+  await publishTerms(
+    h.infra.db,
+    { locales: { 'en-US': { document: doc('Basic Terms') }, 'zh-CN': { document: doc('基本条款') } } },
+    h.connect.url,
+  );
+}
+
+export const shoot = (page: Page, name: string) => shootBothLocales(page, ARTIFACTS, name);
