@@ -13,6 +13,7 @@ import autocannon from 'autocannon';
 import { benchDevice } from './device';
 import { type BenchHost, startBenchProcess, startHostProcess } from './hosts';
 import { memoryScenario } from './memory';
+import { benchOidcRefresh, compareOidcRefresh } from './oidc';
 import { measureSigningRate } from './signing-rate';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -30,7 +31,7 @@ const P99_LIMIT_MS = 50;
 const PROCESSES = process.env.BENCH_PROCESSES ?? '1';
 /**
  * Comma-separated scenarios to run (refresh, oidc-provider, introspect, jwks, access-key, device-token,
- * device-authorize, memory); all when unset.
+ * device-authorize, oidc-refresh, memory); all when unset.
  */
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (scenario: string) => !ONLY || ONLY.includes(scenario);
@@ -64,8 +65,12 @@ async function cannon(
   };
 }
 
-/** The refresh bound now: this machine's signing rate (along the service's path) / 2 signatures per refresh. */
-const boundNow = async () => (await measureSigningRate(BOUND_SECONDS)).joseParallelPerSec / 2;
+/**
+ * The bound now: this machine's signing rate (along the service's path) / the signatures per request (2 for a
+ * refresh: access and refresh token; 3 for the OIDC refresh grant: access, refresh and ID token).
+ */
+const boundNow = async (signatures = 2) =>
+  (await measureSigningRate(BOUND_SECONDS)).joseParallelPerSec / signatures;
 /** Seconds of signing measured before each run of an issuing scenario. */
 const BOUND_SECONDS = Number(process.env.BENCH_BOUND_SECONDS ?? 2);
 
@@ -78,17 +83,17 @@ const BOUND_SECONDS = Number(process.env.BENCH_BOUND_SECONDS ?? 2);
 async function repeated(
   name: string,
   make: () => autocannon.Options | Promise<autocannon.Options>,
-  opts: { againstBound?: boolean; connections?: number } = {},
+  opts: { againstBound?: boolean; connections?: number; signatures?: number } = {},
 ): Promise<Figures> {
   const runs: Figures[] = [];
   const ratios: number[] = [];
   if (WARMUP > 0) await cannon(await make(), WARMUP, opts.connections);
-  let before = opts.againstBound ? await boundNow() : undefined;
+  let before = opts.againstBound ? await boundNow(opts.signatures) : undefined;
   for (let i = 0; i < RUNS; i++) {
     const run = await cannon(await make(), DURATION, opts.connections);
     runs.push(run);
     if (before !== undefined) {
-      const after = await boundNow();
+      const after = await boundNow(opts.signatures);
       ratios.push(run.requestsPerSec / ((before + after) / 2));
       before = after;
     }
@@ -133,10 +138,15 @@ async function atLevels(
   label: string,
   target: string,
   make: () => autocannon.Options | Promise<autocannon.Options>,
+  signatures = 2,
 ): Promise<{ levels: LevelFigures[]; reported?: LevelFigures }> {
   const levels: LevelFigures[] = [];
   for (const connections of ISSUE_LEVELS) {
-    const f = await repeated(`${name} @${connections}`, make, { againstBound: true, connections });
+    const f = await repeated(`${name} @${connections}`, make, {
+      againstBound: true,
+      connections,
+      signatures,
+    });
     levels.push({ ...f, connections });
     console.log(ratioLine(label, f, target));
   }
@@ -352,6 +362,15 @@ async function main(): Promise<void> {
     }
 
     Object.assign(results, await benchDevice(infra, hosts, repeated, wanted, PROCESSES));
+    if (wanted('oidc-refresh')) {
+      results.oidcRefresh = await benchOidcRefresh(infra, hosts, atLevels, refreshTokenOf, {
+        processes: PROCESSES,
+        poolSize: Math.max(CONNECTIONS, ...ISSUE_LEVELS) * 2,
+      });
+      const theirs = results.oidcProvider as { levels: LevelFigures[] } | undefined;
+      const ours = results.oidcRefresh as { levels: LevelFigures[] };
+      if (theirs) results.oidcRefreshToOidcProvider = compareOidcRefresh(ours.levels, theirs.levels);
+    }
   } finally {
     for (const h of hosts) await h.stop();
     await infra.close();

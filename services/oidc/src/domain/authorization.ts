@@ -18,7 +18,10 @@ export function hashCode(code: string): string {
  * Creates a single-use authorization code for the grant, bound to its client, redirect URI, PKCE challenge, nonce,
  * auth_time, amr, acr, scope and browser session; it expires after OIDC_CODE_TTL_SECONDS. Returns the code.
  */
-export async function createAuthorizationCode(deps: OidcDeps, grant: AuthorizationGrant): Promise<string> {
+export async function createAuthorizationCode(
+  deps: Pick<OidcDeps, 'codes' | 'now'> & { oidc: Pick<OidcDeps['oidc'], 'codeTtlSeconds'> },
+  grant: AuthorizationGrant,
+): Promise<string> {
   const code = randomBytes(32).toString('base64url');
   const now = deps.now();
   await deps.codes.insert({
