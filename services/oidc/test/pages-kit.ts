@@ -20,18 +20,23 @@ import { type OpenedOidcDeps, openOidcDeps } from '../src/deps';
 export interface OidcPagesHost {
   infra: TestInfra;
   deps: OpenedOidcDeps;
+  /** The issuer (OIDC_URL). */
   url: string;
+  /** Where this replica listens (differs from `url` for a second replica of the same issuer). */
+  address: string;
   close(): Promise<void>;
 }
 
+/** A replica of the host; `issuer` makes it another replica of an issuer already started (same OIDC_URL). */
 export async function startOidcPages(
-  opts: { smtpPort?: number; hostname?: string } = {},
+  opts: { smtpPort?: number; hostname?: string; issuer?: string } = {},
 ): Promise<OidcPagesHost> {
   const infra = openInfra();
   await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE);
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const url = `http://${opts.hostname ?? 'localhost'}:${(server.address() as AddressInfo).port}`;
+  const address = `http://${opts.hostname ?? 'localhost'}:${(server.address() as AddressInfo).port}`;
+  const url = opts.issuer ?? address;
   const deps = openOidcDeps(
     oidcConfigFromEnv(
       testEnv({
@@ -49,6 +54,7 @@ export async function startOidcPages(
     infra,
     deps,
     url,
+    address,
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(() => r(undefined)));

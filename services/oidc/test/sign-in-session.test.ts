@@ -183,3 +183,30 @@ test('id_token_hint: the held sign-in answers prompt=none only when the hint nam
   expect(page.res.status).toBe(200);
   expect(await page.res.text()).toContain('Sign in with a passkey');
 });
+
+test('two replicas: a request parked on one is finished on the other, and racing replicas answer once', async () => {
+  const replica = await startOidcPages({ issuer: host.url });
+  try {
+    const s = await signedIn();
+    const q = new URLSearchParams({
+      client_id: rp.clientId,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'openid',
+      state: 'st-replica',
+    });
+    const parked = await get(`${host.url}/authorize?${q}`, s.cookie);
+    const path = parked.headers.get('location');
+    const answers = await Promise.all(
+      [host.address, replica.address, host.address, replica.address].map((base) =>
+        get(`${base}${path}`, s.cookie),
+      ),
+    );
+    const toClient = answers.filter((r) => r.status === 303);
+    expect(toClient).toHaveLength(1);
+    expect(answers.filter((r) => r.status === 410)).toHaveLength(3);
+    expect(clientAnswer(toClient[0] as Response)).toMatchObject({ state: 'st-replica', iss: host.url });
+  } finally {
+    await replica.close();
+  }
+});
