@@ -1,9 +1,14 @@
 // Traces: a session host exporting to an in-process OTLP/HTTP receiver shows a refresh as a server span under the
 // caller's trace (its traceparent honoured) with its PostgreSQL children, and a replayed refresh token also with
-// its Redis children (the unanswered-rotation check and the revocation's announcement).
+// its Redis children (the unanswered-rotation check and the revocation's announcement). Run from source and from
+// the built folder (`pnpm build`: the SDK is telemetry-sdk.js beside main.js and patches the bundled modules).
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { issueSession, loadApplication } from '@svc/issuance';
 import {
   type ChildHost,
@@ -13,8 +18,10 @@ import {
   provisionApp,
   spawnHost,
   type TestInfra,
+  testUrls,
   waitUntil,
 } from '@svc/testkit';
+import { buildAll } from '../../../scripts/build';
 
 interface OtlpSpan {
   traceId: string;
@@ -33,7 +40,55 @@ let endpoint: string;
 const spans: OtlpSpan[] = [];
 const paths: string[] = [];
 let infra: TestInfra;
-let host: ChildHost;
+let host: { url: string; stop(): Promise<void> };
+const built = mkdtempSync(path.join(tmpdir(), 'traces-dist-'));
+
+const tracingEnv = () => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  OTEL_BSP_SCHEDULE_DELAY: '100',
+  // A retry allowance of 1 ms: a replay just after is a reuse, and the unanswered-rotation check reads Redis.
+  REFRESH_RETRY_WINDOW_MS: '1',
+});
+
+async function fromSource() {
+  const child: ChildHost = await spawnHost('services/session/src/main.ts', tracingEnv());
+  return { url: child.url, stop: () => child.kill() };
+}
+
+/** `node session/main.js` from the built folder, as operators run it. */
+async function fromBuild() {
+  const child: ChildProcess = spawn(process.execPath, ['main.js'], {
+    cwd: path.join(built, 'session'),
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      PORT: '0',
+      BIND_HOST: '127.0.0.1',
+      DATABASE_URL: testUrls.database,
+      REDIS_URL: testUrls.redis,
+      ...tracingEnv(),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  await waitUntil(async () => /"port":\d+/.test(out) || child.exitCode !== null, 60_000);
+  const port = Number(/"port":(\d+)/.exec(out)?.[1]);
+  if (!port) throw new Error(`the built session host did not start: ${out}`);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((r) => {
+        if (child.exitCode !== null) return r();
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+      }),
+  };
+}
 
 beforeAll(async () => {
   // OTLP/HTTP with the JSON encoding (OTEL_EXPORTER_OTLP_PROTOCOL=http/json): POST /v1/traces.
@@ -54,19 +109,12 @@ beforeAll(async () => {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   infra = openInfra();
-  host = await spawnHost('services/session/src/main.ts', {
-    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_BSP_SCHEDULE_DELAY: '100',
-    // A retry allowance of 1 ms: a replay just after is a reuse, and the unanswered-rotation check reads Redis.
-    REFRESH_RETRY_WINDOW_MS: '1',
-  });
 }, 90_000);
 
 afterAll(async () => {
-  await host?.kill();
   await infra?.close();
   await new Promise((r) => receiver?.close(r));
+  rmSync(built, { recursive: true, force: true });
 });
 
 const attribute = (span: OtlpSpan, key: string) =>
@@ -108,34 +156,49 @@ async function refreshInTrace(refreshToken: string) {
   return { res, traceId, parentId, server: server! };
 }
 
-it('shows a refresh as a server span under the caller trace, with its PostgreSQL and Redis children', async () => {
-  const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
-  const account = await provisionAccount(infra);
-  const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
-  const issued = await issueSession(infra.issuance, {
-    application,
-    principal: { kind: 'ACCOUNT', accountId: account.id },
-    authMethod: 'ACCESS_KEY_DIRECT',
+describe.each([
+  ['from source', fromSource],
+  ['built (node session/main.js)', fromBuild],
+])('a session host %s', (label, start) => {
+  beforeAll(async () => {
+    if (label.startsWith('built')) await buildAll(built);
+    host = await start();
+  }, 180_000);
+  afterAll(async () => {
+    await host.stop();
   });
 
-  const first = await refreshInTrace(issued.refreshToken);
-  expect(first.res.status).toBe(200);
-  // The server span continues the caller's trace: its parent is the caller's span.
-  expect(first.server).toMatchObject({ traceId: first.traceId, parentSpanId: first.parentId });
-  expect(first.server.name).toBe('POST /refresh');
-  expect(attribute(first.server, 'http.route')).toBe('/refresh');
-  await waitUntil(async () => descendants(first.traceId, first.server).some(isPostgres), 20_000);
+  it('shows a refresh as a server span under the caller trace, with its PostgreSQL and Redis children', async () => {
+    const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
+    const account = await provisionAccount(infra);
+    const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
+    const issued = await issueSession(infra.issuance, {
+      application,
+      principal: { kind: 'ACCOUNT', accountId: account.id },
+      authMethod: 'ACCESS_KEY_DIRECT',
+    });
 
-  // The first token again, after the 1 ms allowance: a reuse. The Redis check and announcement are children too.
-  const replay = await refreshInTrace(issued.refreshToken);
-  expect(replay.res.status).toBe(401);
-  expect(replay.server).toMatchObject({ traceId: replay.traceId, parentSpanId: replay.parentId });
-  await waitUntil(async () => {
+    const first = await refreshInTrace(issued.refreshToken);
+    expect(first.res.status).toBe(200);
+    // The server span continues the caller's trace: its parent is the caller's span.
+    expect(first.server).toMatchObject({ traceId: first.traceId, parentSpanId: first.parentId });
+    expect(first.server.name).toBe('POST /refresh');
+    expect(attribute(first.server, 'http.route')).toBe('/refresh');
+    await waitUntil(async () => descendants(first.traceId, first.server).some(isPostgres), 20_000);
+
+    // The first token again, after the 1 ms allowance: a reuse. The Redis check and announcement are children too.
+    const replay = await refreshInTrace(issued.refreshToken);
+    expect(replay.res.status).toBe(401);
+    expect(replay.server).toMatchObject({ traceId: replay.traceId, parentSpanId: replay.parentId });
+    await waitUntil(async () => {
+      const children = descendants(replay.traceId, replay.server);
+      return children.some(isPostgres) && children.some(isRedis);
+    }, 20_000);
     const children = descendants(replay.traceId, replay.server);
-    return children.some(isPostgres) && children.some(isRedis);
-  }, 20_000);
-  const children = descendants(replay.traceId, replay.server);
-  expect(children.every((c) => c.traceId === replay.traceId)).toBe(true);
-  expect(children.filter(isRedis).map((s) => s.name)).toEqual(expect.arrayContaining(['exists', 'publish']));
-  expect(paths.every((p) => p === '/v1/traces')).toBe(true);
-}, 60_000);
+    expect(children.every((c) => c.traceId === replay.traceId)).toBe(true);
+    expect(children.filter(isRedis).map((s) => s.name)).toEqual(
+      expect.arrayContaining(['exists', 'publish']),
+    );
+    expect(paths.every((p) => p === '/v1/traces')).toBe(true);
+  }, 60_000);
+});
