@@ -14,8 +14,7 @@ export interface ClientAuthResult {
 }
 
 export function clientAuthFailure(cause?: unknown): ServiceError {
-  return new ServiceError('ClientAuthDenied', 401, {
-    emptyBody: true,
+  return new ServiceError('ClientAuthDenied', {
     headers: { 'WWW-Authenticate': 'ClientAuth error="invalid_token"' },
     cause,
   });

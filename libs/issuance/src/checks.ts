@@ -12,13 +12,13 @@ import { type IssuanceSnapshot, loadIssuanceSnapshot } from './store/issuance-re
 import { type CurrentTerms, legalAgreementRequired } from './terms';
 
 export function checkApplication(app: ApplicationContext): void {
-  if (!isIssuable(app)) throw new ServiceError('ApplicationNotActive', 403);
+  if (!isIssuable(app)) throw new ServiceError('ApplicationNotActive');
 }
 
 export function checkAccount(account: AccountProfile | null | undefined): asserts account is AccountProfile {
-  if (!account) throw new ServiceError('AccountNotFound', 404);
-  if (account.status === 'DELETED') throw new ServiceError('AccountDeleted', 403);
-  if (account.status === 'DISABLED') throw new ServiceError('AccountDisabled', 403);
+  if (!account) throw new ServiceError('AccountNotFound');
+  if (account.status === 'DELETED') throw new ServiceError('AccountDeleted');
+  if (account.status === 'DISABLED') throw new ServiceError('AccountDisabled');
 }
 
 /**
@@ -40,7 +40,7 @@ export async function checkClaimGate(
     purpose: 'CLAIMS',
     claims: gate.claims,
   });
-  throw new ServiceError(gate.reason, 403, { extra: { claims, errand } });
+  throw new ServiceError(gate.reason, { extra: { claims, errand } });
 }
 
 /** Runs every check for an account under an application and returns the account and its claim view. */
@@ -71,7 +71,7 @@ export async function checkSnapshot(
     opts.expectedAuthorityVersion !== undefined &&
     account.authorityVersion !== opts.expectedAuthorityVersion
   ) {
-    throw new ServiceError('AuthorizationArtifactStale', 409);
+    throw new ServiceError('AuthorizationArtifactStale');
   }
   if (!snapshot.hasReceipt) throw legalAgreementRequired(terms!, deps.connectUrl);
   const claims = await checkClaimGate(deps, app, account, snapshot.grants);

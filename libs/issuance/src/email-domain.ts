@@ -24,8 +24,8 @@ export function emailDomainOf(email: string | null | undefined): string | undefi
 /** The rule: EmailDomainBlocked, EmailDomainRequiresSso or SsoAuthorityConflict (403), or nothing. */
 export function checkEmailDomain(standing: EmailDomainStanding | null): void {
   if (!standing) return;
-  if (standing.policy === 'BLOCK') throw new ServiceError('EmailDomainBlocked', 403);
-  if (standing.accountAuthority === null) throw new ServiceError('EmailDomainRequiresSso', 403);
+  if (standing.policy === 'BLOCK') throw new ServiceError('EmailDomainBlocked');
+  if (standing.accountAuthority === null) throw new ServiceError('EmailDomainRequiresSso');
   if (standing.accountAuthority !== standing.requiredAuthority)
-    throw new ServiceError('SsoAuthorityConflict', 403);
+    throw new ServiceError('SsoAuthorityConflict');
 }

@@ -68,7 +68,7 @@ export interface IssuedSession {
 
 export async function activeSigner(deps: IssuanceDeps, applicationId: string): Promise<Signer> {
   const signer = await deps.keyRing.signer(applicationId);
-  if (!signer) throw new ServiceError('TemporarilyUnavailable', 503, { headers: { 'Retry-After': '5' } });
+  if (!signer) throw new ServiceError('TemporarilyUnavailable', { headers: { 'Retry-After': '5' } });
   return signer;
 }
 
@@ -175,7 +175,7 @@ export async function issueFromRead(
         )
       : await insertSession(deps.db, session);
   if (typeof inserted === 'object') throw inserted.failed;
-  if (!inserted) throw new ServiceError('AuthorizationArtifactStale', 409);
+  if (!inserted) throw new ServiceError('AuthorizationArtifactStale');
   countTokensIssued(deps.metrics, input.authMethod);
   return {
     sid,

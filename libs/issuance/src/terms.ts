@@ -51,7 +51,7 @@ export function agreementConfirmation(revision: number, locale: Locale): string 
 }
 
 export function legalAgreementRequired(terms: CurrentTerms, connectUrl: string): ServiceError {
-  return new ServiceError('LegalAgreementRequired', 403, {
+  return new ServiceError('LegalAgreementRequired', {
     extra: {
       requiredRevision: terms.revision,
       termsUrl: termsUrl(connectUrl, terms.revision),

@@ -28,12 +28,13 @@ const BACKSLASH = 0x5c;
 const MEDIA_TYPE = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
 
 function refuse(message: string): ServiceError {
-  return new ServiceError('InvalidBody', 400, { message });
+  return new ServiceError('InvalidBody', { message });
 }
 
 /** An unread oversized body is not drained: the connection closes after the answer. */
 function tooLarge(): ServiceError {
-  return new ServiceError('InvalidBody', 413, {
+  return new ServiceError('InvalidBody', {
+    variant: 'tooLarge',
     message: 'body too large',
     headers: { Connection: 'close' },
   });

@@ -1,6 +1,7 @@
-// The one error class hosts throw: the spec's `reason`, the HTTP status and an optional extra body.
+// The one error class hosts throw: the spec's `reason` (its HTTP status is the reason table's) and an optional
+// extra body.
 import type { Locale } from './locale';
-import { answerOf, REASON_ANSWERS, type ReasonAnswer } from './reasons';
+import { type AnswerSite, answerOf, type ReasonAnswer, type Variant } from './reasons';
 
 export type Reason =
   // Shared
@@ -63,58 +64,50 @@ export interface ServiceErrorOptions {
   localized?: (locale: Locale) => Record<string, unknown>;
   /** Human-readable `message` (Session API errors only). */
   message?: string;
-  /** Answer with the status alone: empty body, no Content-Type. */
-  emptyBody?: boolean;
+  /** A named condition with its own answer in the reason table (an InvalidBody too large to read). */
+  variant?: Variant;
   headers?: Record<string, string>;
   cause?: unknown;
 }
 
 export class ServiceError extends Error {
   readonly reason: Reason;
+  /** The reason's status in the table (an endpoint may answer otherwise: `answerAt`). */
   readonly status: number;
   readonly extra?: Record<string, unknown>;
   readonly localized?: (locale: Locale) => Record<string, unknown>;
   readonly publicMessage?: string;
-  readonly emptyBody: boolean;
+  readonly variant?: Variant;
   readonly headers?: Record<string, string>;
-  /** The older form: a status or body shape given at the throw site (wins over the table until it is gone). */
-  private readonly given: boolean;
 
-  /**
-   * `new ServiceError(reason)` or `new ServiceError(reason, opts)` answers with the reason's status and body shape
-   * from `REASON_ANSWERS`; an explicit status (the older form) still wins, until every throw site names only the
-   * reason.
-   */
-  constructor(reason: Reason, status?: number | ServiceErrorOptions, options: ServiceErrorOptions = {}) {
-    const opts = typeof status === 'object' ? status : options;
+  /** Names the reason only: its status and body shape are the reason table's (libs/platform/src/reasons.ts). */
+  constructor(reason: Reason, opts: ServiceErrorOptions = {}) {
     super(opts.message ?? reason, { cause: opts.cause });
     this.name = 'ServiceError';
     this.reason = reason;
-    this.status = typeof status === 'number' ? status : REASON_ANSWERS[reason].status;
+    this.variant = opts.variant;
+    this.status = answerOf(reason, {}, opts.variant).status;
     this.extra = opts.extra;
     this.localized = opts.localized;
     this.publicMessage = opts.message;
-    this.emptyBody = opts.emptyBody ?? REASON_ANSWERS[reason].body === 'empty';
     this.headers = opts.headers;
-    this.given = typeof status === 'number' || opts.emptyBody !== undefined;
   }
 
-  /** The status and body shape this error answers with at the endpoint declared as `path`. */
-  answerAt(path?: string): ReasonAnswer {
-    if (this.given) return { status: this.status, body: this.emptyBody ? 'empty' : 'reason' };
-    return answerOf(this.reason, path);
+  /** The status and body shape this error answers with at `site` (the host and the endpoint's declared path). */
+  answerAt(site?: AnswerSite): ReasonAnswer {
+    return answerOf(this.reason, site, this.variant);
   }
 
-  /** The JSON body of this error in `locale` (default en-US), or undefined for a status-only answer. */
-  body(locale: Locale = 'en-US', path?: string): Record<string, unknown> | undefined {
-    if (this.answerAt(path).body === 'empty') return undefined;
+  /** The JSON body of this error at `site` in `locale` (default en-US), or undefined for a status-only answer. */
+  body(locale: Locale = 'en-US', site?: AnswerSite): Record<string, unknown> | undefined {
+    if (this.answerAt(site).body === 'empty') return undefined;
     const body: Record<string, unknown> = { reason: this.reason, ...this.extra, ...this.localized?.(locale) };
     if (this.publicMessage) body.message = this.publicMessage;
     return body;
   }
 }
 
-export const invalidBody = (message?: string) => new ServiceError('InvalidBody', 400, { message });
+export const invalidBody = (message?: string) => new ServiceError('InvalidBody', { message });
 
 /** OAuth-shaped errors (`{error, error_description?}`) for device, OIDC and bearer endpoints. */
 export class OAuthError extends Error {

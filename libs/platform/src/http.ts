@@ -126,10 +126,11 @@ export function describeError(
   where: { method: string; path: string; acceptLanguage?: string },
 ): ErrorAnswer {
   if (err instanceof ServiceError) {
-    const { status } = err.answerAt(where.path);
+    const site = { host: opts.name, path: where.path };
+    const { status } = err.answerAt(site);
     if (status === 503 && isDependencyFailure(err.cause)) opts.dependencies?.suspect();
     const locale = err.localized ? localeFromAcceptLanguage(where.acceptLanguage) : undefined;
-    const body = err.body(locale, where.path);
+    const body = err.body(locale, site);
     if (body && !opts.includeMessages) delete body.message;
     return { status, headers: { ...err.headers, ...NO_STORE }, body };
   }

@@ -32,7 +32,7 @@ export function createRateLimiter(redis: Redis, opts: RateLimitOptions): RateLim
       for (const r of results) {
         if (r.status === 'fulfilled') continue;
         if (!(r.reason instanceof RateLimiterRes)) {
-          throw new ServiceError('TemporarilyUnavailable', 503, {
+          throw new ServiceError('TemporarilyUnavailable', {
             headers: { 'Retry-After': '1' },
             cause: r.reason,
           });
@@ -41,7 +41,7 @@ export function createRateLimiter(redis: Redis, opts: RateLimitOptions): RateLim
       }
       if (wait !== undefined) {
         const retry = Math.max(1, Math.ceil(wait / 1000));
-        throw new ServiceError('TooManyAttempts', 429, { headers: { 'Retry-After': String(retry) } });
+        throw new ServiceError('TooManyAttempts', { headers: { 'Retry-After': String(retry) } });
       }
     },
   };

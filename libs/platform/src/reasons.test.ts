@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Reason, ServiceError } from './errors';
-import { REASON_ANSWERS, statusOf } from './reasons';
+import { ENDPOINT_ANSWERS, REASON_ANSWERS, statusOf } from './reasons';
 
 const SPEC = path.resolve(__dirname, '../../../../shared/spec/interface-spec.md');
 
@@ -121,8 +121,62 @@ describe('ServiceError takes its answer from the table', () => {
     expect([gate.status, gate.body()]).toEqual([403, { reason: 'ClaimConsentRequired', claims: {} }]);
   });
 
-  test('an explicit status still wins (the older form, until throw sites name only the reason)', () => {
-    const e = new ServiceError('AuthenticationNotFound', 401, { emptyBody: true });
-    expect([e.status, e.body()]).toEqual([401, undefined]);
+  test('an endpoint answers a reason otherwise only where ENDPOINT_ANSWERS says so', () => {
+    // The spec's /redeem row: AuthenticationNotFound is an unavailable issuance authority (404) ...
+    expect(new ServiceError('AuthenticationNotFound').answerAt({ host: 'connect', path: '/redeem' })).toEqual(
+      {
+        status: 404,
+        body: 'reason',
+      },
+    );
+    // ... while a refused passkey ceremony, on every host that mounts the sign-in steps, is a 401.
+    for (const path of [
+      '/inquiries/:exposureKey/passkey/authentication',
+      '/errands/:errandKey/passkey/registration',
+      '/passkey/authentication-options',
+    ]) {
+      expect([path, new ServiceError('AuthenticationNotFound').answerAt({ path }).status]).toEqual([
+        path,
+        401,
+      ]);
+    }
+    // Session /refresh's rotation conflict is status-only; connect's /refresh names the reason.
+    const raceLost = new ServiceError('RefreshTokenRotationRaceLost');
+    expect(raceLost.body('en-US', { host: 'session', path: '/refresh' })).toBeUndefined();
+    expect(raceLost.body('en-US', { host: 'connect', path: '/refresh' })).toEqual({
+      reason: 'RefreshTokenRotationRaceLost',
+    });
+    // Native /errand answers without a reason; the same reasons elsewhere keep theirs.
+    const disabled = new ServiceError('AccountDisabled');
+    expect(disabled.answerAt({ host: 'native', path: '/errand' })).toEqual({ status: 403, body: 'empty' });
+    expect(disabled.answerAt({ host: 'native', path: '/direct-issue/access-key' })).toEqual({
+      status: 403,
+      body: 'reason',
+    });
+    expect(disabled.answerAt({ host: 'session', path: '/errand' }).body).toBe('reason');
+  });
+
+  test('a variant names its condition, not a status', () => {
+    const tooLarge = new ServiceError('InvalidBody', { variant: 'tooLarge', message: 'body too large' });
+    expect([tooLarge.status, tooLarge.body()]).toEqual([
+      413,
+      { reason: 'InvalidBody', message: 'body too large' },
+    ]);
+    expect(new ServiceError('InvalidBody').status).toBe(400);
+  });
+
+  test('every per-endpoint answer is a client or dependency failure, for a known reason, with its why', () => {
+    for (const e of ENDPOINT_ANSWERS) {
+      expect(e.why.length).toBeGreaterThan(10);
+      for (const [reason, answer] of Object.entries(e.answers)) {
+        expect(known(reason)).toBe(true);
+        expect(answer!.status >= 400 && answer!.status < 600 && answer!.status !== 500).toBe(true);
+      }
+    }
+  });
+
+  test('no throw site passes a status: the constructor takes the reason and options only', () => {
+    expect(new ServiceError('InquiryExpired', {}).status).toBe(410);
+    expect(ServiceError.length).toBe(1);
   });
 });

@@ -13,7 +13,15 @@ export interface ReasonAnswer {
   body: BodyShape;
 }
 
+/** A named condition under which a reason answers otherwise (an InvalidBody too large to read is a 413). */
+export type Variant = 'tooLarge';
+
 const r = (status: number, body: BodyShape = 'reason'): ReasonAnswer => ({ status, body });
+
+/** The answers of a reason's variants (`new ServiceError(reason, {variant})`). */
+export const VARIANT_ANSWERS: Readonly<Partial<Record<Reason, Readonly<Record<Variant, ReasonAnswer>>>>> = {
+  InvalidBody: { tooLarge: r(413) },
+};
 
 /**
  * The spec fixes the 403 of direct-issue refusals and claim gates and the empty 401 of session `/refresh`; the
@@ -71,21 +79,61 @@ export const REASON_ANSWERS: Readonly<Record<Reason, ReasonAnswer>> = {
   AccessTokenInvalid: r(401),
 };
 
-/**
- * Where an endpoint answers a reason differently from `REASON_ANSWERS`, by the endpoint's declared path: the spec's
- * native `/errand` failures carry "no reason beyond status" (empty bodies).
- */
-export const ENDPOINT_ANSWERS: Readonly<Record<string, Readonly<Partial<Record<Reason, ReasonAnswer>>>>> = {
-  '/errand': {
-    AccessTokenInvalid: r(401, 'empty'),
-    ApplicationNotActive: r(403, 'empty'),
-    AccountDisabled: r(403, 'empty'),
-  },
-};
+/** Where an endpoint (by host and declared path) answers a reason otherwise than `REASON_ANSWERS`. */
+export interface EndpointAnswers {
+  /** The host (`HostAppOptions.name`); any host when absent. */
+  host?: string;
+  /** The declared paths it covers. */
+  paths: RegExp;
+  why: string;
+  answers: Readonly<Partial<Record<Reason, ReasonAnswer>>>;
+}
 
-/** The answer of `reason` at the endpoint declared as `path` (the reason's own unless the endpoint overrides it). */
-export function answerOf(reason: Reason, path?: string): ReasonAnswer {
-  return (path !== undefined ? ENDPOINT_ANSWERS[path]?.[reason] : undefined) ?? REASON_ANSWERS[reason];
+export const ENDPOINT_ANSWERS: ReadonlyArray<EndpointAnswers> = [
+  {
+    host: 'native',
+    paths: /^\/errand$/,
+    why: 'the spec: /errand failures carry no reason beyond the status',
+    answers: {
+      AccessTokenInvalid: r(401, 'empty'),
+      ApplicationNotActive: r(403, 'empty'),
+      AccountDisabled: r(403, 'empty'),
+    },
+  },
+  {
+    host: 'session',
+    paths: /^\/refresh$/,
+    why: 'the spec: an unrecoverable rotation conflict of private classification is an empty 401 on session /refresh',
+    answers: { RefreshTokenRotationRaceLost: r(401, 'empty') },
+  },
+  {
+    paths: /\/passkey\/(authentication|registration)(-options)?$/,
+    why: 'a refused passkey ceremony is a failed authentication (401, docs/connect.md), not an unavailable authority',
+    answers: { AuthenticationNotFound: r(401) },
+  },
+];
+
+/** Where an error is answered: the host and the endpoint's declared path. */
+export interface AnswerSite {
+  host?: string;
+  path?: string;
+}
+
+/** The answer of `reason` (in `variant`) at `site`: the endpoint's own if the table has one, else the reason's. */
+export function answerOf(reason: Reason, site: AnswerSite = {}, variant?: Variant): ReasonAnswer {
+  if (variant) {
+    const v = VARIANT_ANSWERS[reason]?.[variant];
+    if (v) return v;
+  }
+  const { host, path } = site;
+  if (path !== undefined) {
+    for (const e of ENDPOINT_ANSWERS) {
+      if ((e.host === undefined || e.host === host) && e.paths.test(path) && e.answers[reason]) {
+        return e.answers[reason]!;
+      }
+    }
+  }
+  return REASON_ANSWERS[reason];
 }
 
 /** The status a reason answers with. */

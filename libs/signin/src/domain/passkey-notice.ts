@@ -98,7 +98,7 @@ export function noticeBeforeCommit(
       ]);
     } catch (err) {
       deps.logger.warn({ err: (err as Error).message }, 'passkey notice failed; passkey not added');
-      throw new ServiceError('TemporarilyUnavailable', 503, { cause: err });
+      throw new ServiceError('TemporarilyUnavailable', { cause: err });
     } finally {
       clearTimeout(timer);
     }

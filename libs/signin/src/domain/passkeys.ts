@@ -24,7 +24,7 @@ export interface RelyingParty {
 const TIMEOUT_MS = 120_000;
 
 /** Every way a passkey ceremony can fail is the same opaque refusal. */
-export const passkeyRefused = (cause?: unknown) => new ServiceError('AuthenticationNotFound', 401, { cause });
+export const passkeyRefused = (cause?: unknown) => new ServiceError('AuthenticationNotFound', { cause });
 
 /**
  * True when the client data says the ceremony ran in a cross-origin frame (`crossOrigin: true`) or names a top

@@ -282,10 +282,12 @@ export function pageErrors<K extends string>(site: Site<K>) {
     }
     if (err instanceof ServiceError) {
       if (err.headers) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
-      if (json) return void res.status(err.status).json({ reason: err.reason });
+      // The reason table's answer at this endpoint (a refused passkey ceremony is a 401 there).
+      const { status } = err.answerAt({ path: req.path });
+      if (json) return void res.status(status).json({ reason: err.reason });
       const key: MessageKey =
-        err.status === 429 ? 'tooMany' : err.reason === 'InvalidBody' ? 'badForm' : 'unavailable';
-      return sendBarePage(site, req, res, err.status >= 500 ? 503 : err.status, key);
+        status === 429 ? 'tooMany' : err.reason === 'InvalidBody' ? 'badForm' : 'unavailable';
+      return sendBarePage(site, req, res, status >= 500 ? 503 : status, key);
     }
     if (isDependencyFailure(err)) {
       res.setHeader('Retry-After', '1');

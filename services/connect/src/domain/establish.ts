@@ -23,13 +23,12 @@ export function checkConstraintSize(body: EstablishRequest): void {
 export function checkApplicationActive(
   app: ApplicationContext | undefined,
 ): asserts app is ApplicationContext {
-  if (!app || !isIssuable(app)) throw new ServiceError('ApplicationNotActive', 403);
+  if (!app || !isIssuable(app)) throw new ServiceError('ApplicationNotActive');
 }
 
 /** Layer 1: the application must accept usernameless passkeys; constraints can only narrow that. */
 export function checkAuthenticationLayer(app: ApplicationContext): void {
-  if (!app.authRules.some((r) => r.method === CONNECT_AUTH_METHOD))
-    throw new ServiceError('Layer1Denied', 403);
+  if (!app.authRules.some((r) => r.method === CONNECT_AUTH_METHOD)) throw new ServiceError('Layer1Denied');
 }
 
 /**
@@ -42,7 +41,7 @@ export function resolveReturnMethods(
 ): { methods: ReturnMethodType[]; callbackUrl?: string } {
   const enabled = new Set(app.returnRules.map((r) => r.method));
   if (requested) {
-    if (requested.some((m) => !enabled.has(m.type))) throw new ServiceError('Layer3Denied', 403);
+    if (requested.some((m) => !enabled.has(m.type))) throw new ServiceError('Layer3Denied');
     const callback = requested.find((m) => m.type === 'CALLBACK');
     const callbackUrl = callback?.type === 'CALLBACK' ? callback.payload.callbackUrl : undefined;
     if (callbackUrl !== undefined && checkCallbackUrl(callbackUrl, app.callbackDomains)) {
@@ -51,7 +50,7 @@ export function resolveReturnMethods(
     return { methods: requested.map((m) => m.type), callbackUrl };
   }
   const methods = (['STATUS_POLL', 'REVEAL'] as const).filter((m) => enabled.has(m));
-  if (!methods.length) throw new ServiceError('Layer3Denied', 403);
+  if (!methods.length) throw new ServiceError('Layer3Denied');
   return { methods };
 }
 

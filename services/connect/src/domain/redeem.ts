@@ -21,7 +21,7 @@ export interface RedeemResult {
   accessToken: string;
 }
 
-const notFound = () => new ServiceError('InquiryNotFound', 404);
+const notFound = () => new ServiceError('InquiryNotFound');
 
 /** Finds the inquiry the first two keys name; any mismatch is the same InquiryNotFound. */
 export async function findByKeyPair(
@@ -35,17 +35,17 @@ export async function findByKeyPair(
 }
 
 function checkRedeemable(inquiry: InquiryRow, confirmationKey: string, now: Date): void {
-  if (inquiry.state === 'REDEEMED') throw new ServiceError('InquiryAlreadyRedeemed', 409);
-  if (inquiry.expiresAt <= now) throw new ServiceError('InquiryExpired', 410);
-  if (inquiry.state === 'ESTABLISHED') throw new ServiceError('InquiryNotRealized', 409);
+  if (inquiry.state === 'REDEEMED') throw new ServiceError('InquiryAlreadyRedeemed');
+  if (inquiry.expiresAt <= now) throw new ServiceError('InquiryExpired');
+  if (inquiry.state === 'ESTABLISHED') throw new ServiceError('InquiryNotRealized');
   if (!matchesHash(confirmationKey, inquiry.confirmationKeyHash)) throw notFound();
 }
 
 /** Why issuance wrote nothing for a still-realized-looking inquiry: what its row says now. */
 async function lostRedemption(deps: RedeemDeps, inquiryId: string, err: unknown): Promise<unknown> {
   const current = await deps.inquiries.byId(inquiryId);
-  if (current?.state === 'REDEEMED') return new ServiceError('InquiryAlreadyRedeemed', 409);
-  if (!current || current.expiresAt <= deps.now()) return new ServiceError('InquiryExpired', 410);
+  if (current?.state === 'REDEEMED') return new ServiceError('InquiryAlreadyRedeemed');
+  if (!current || current.expiresAt <= deps.now()) return new ServiceError('InquiryExpired');
   return err;
 }
 
@@ -57,10 +57,10 @@ export async function redeemInquiry(
   const now = deps.now();
   checkRedeemable(inquiry, keys.confirmationKey, now);
   if (!inquiry.accountId || inquiry.authorityVersion === null)
-    throw new ServiceError('AuthenticationNotFound', 404);
+    throw new ServiceError('AuthenticationNotFound');
   try {
     const application = await loadApplication(deps.issuance.db, { id: inquiry.applicationId });
-    if (!application) throw new ServiceError('ApplicationNotFound', 404);
+    if (!application) throw new ServiceError('ApplicationNotFound');
     const issued = await issueSession(deps.issuance, {
       application,
       principal: { kind: 'ACCOUNT', accountId: inquiry.accountId },

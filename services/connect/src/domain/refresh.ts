@@ -12,7 +12,7 @@ import { type Reason, ServiceError } from '@svc/platform';
 import { type ConnectClaimView, TokenVerificationError, toConnectClaimView } from '@svc/token-core';
 import { CONNECT_AUTH_METHOD } from './establish';
 
-const rejected = (reason: Reason) => new ServiceError(reason, 401);
+const rejected = (reason: Reason) => new ServiceError(reason);
 
 /** Maps every non-success outcome of the rotation core to connect's reasons. */
 export function outcomeError(outcome: Exclude<RotationOutcome, { kind: 'rotated' }>): ServiceError {

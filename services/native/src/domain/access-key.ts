@@ -17,11 +17,11 @@ const DUMMY_HASH = Buffer.from(createHash('sha256').update('acs_t_unknown-access
 const HEX64 = /^[0-9a-f]{64}$/;
 
 export function checkAccessKeyFormats(identifier: string, secret: string): void {
-  if (!ACCESS_KEY_IDENTIFIER.test(identifier)) throw new ServiceError('InvalidAccessKeyIdentifier', 400);
-  if (!ACCESS_KEY_SECRET.test(secret)) throw new ServiceError('InvalidAccessKeySecret', 400);
+  if (!ACCESS_KEY_IDENTIFIER.test(identifier)) throw new ServiceError('InvalidAccessKeyIdentifier');
+  if (!ACCESS_KEY_SECRET.test(secret)) throw new ServiceError('InvalidAccessKeySecret');
 }
 
-export const accessKeyDenied = () => new ServiceError('AccessKeyDirectDenied', 401);
+export const accessKeyDenied = () => new ServiceError('AccessKeyDirectDenied');
 
 function secretMatches(row: AccessKeyRow | null, secret: string): boolean {
   const presented = createHash('sha256').update(secret).digest();

@@ -35,7 +35,7 @@ export async function settleBasicTerms(
   if (!acceptance?.confirmed) throw legalAgreementRequired(terms, deps.connectUrl);
   const shown = terms.agreement.locales[acceptance.locale];
   if (acceptance.revision !== terms.revision || !shown || shown.contentSha256 !== acceptance.contentSha256) {
-    throw new ServiceError('LegalAgreementRevisionMismatch', 409);
+    throw new ServiceError('LegalAgreementRevisionMismatch');
   }
   await recordReceipt(deps.db, accountId, terms, RECEIPT_CHANNEL, {
     locale: acceptance.locale,

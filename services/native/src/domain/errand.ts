@@ -15,11 +15,10 @@ import { type ClaimView, evaluateClaimGate, TokenVerificationError, TYP } from '
 import type { NativeDeps } from '../deps';
 import type { SessionStore } from '../store/sessions';
 
-// The spec's /errand failures carry no reason beyond the status: bodies are empty.
-const unauthorized = (cause?: unknown) =>
-  new ServiceError('AccessTokenInvalid', 401, { emptyBody: true, cause });
-const forbidden = (reason: 'ApplicationNotActive' | 'AccountDisabled') =>
-  new ServiceError(reason, 403, { emptyBody: true });
+// The spec's /errand failures carry no reason beyond the status: the reason table answers them with empty bodies
+// on /errand (ENDPOINT_ANSWERS).
+const unauthorized = (cause?: unknown) => new ServiceError('AccessTokenInvalid', { cause });
+const forbidden = (reason: 'ApplicationNotActive' | 'AccountDisabled') => new ServiceError(reason);
 
 export async function errandForAccessToken(
   deps: NativeDeps,

@@ -29,7 +29,7 @@ export interface DirectIssueResult {
 /** Looks up an application by its public anchor; unknown is ApplicationNotFound (404). */
 export async function requireApplication(deps: NativeDeps, anchor: string): Promise<ApplicationContext> {
   const app = await deps.apps.get(anchor);
-  if (!app) throw new ServiceError('ApplicationNotFound', 404);
+  if (!app) throw new ServiceError('ApplicationNotFound');
   return app;
 }
 
@@ -41,7 +41,7 @@ export async function issueForCredential(
   checkApplication(app);
   const { workload } = binding;
   if (binding.workloadId && (!workload || workload.kind === 'ACCOUNT'))
-    throw new ServiceError('Layer2Denied', 403);
+    throw new ServiceError('Layer2Denied');
   const kind: PrincipalKind = workload ? workload.kind : 'ACCOUNT';
   const method = requiredMethod(binding.type, kind);
   checkLayer1(app, method);

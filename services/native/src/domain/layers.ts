@@ -34,7 +34,7 @@ export function requiredMethod(type: CredentialType, kind: PrincipalKind): strin
 }
 
 export function checkLayer1(app: ApplicationContext, method: string): void {
-  if (!app.authRules.some((r) => r.method === method)) throw new ServiceError('Layer1Denied', 403);
+  if (!app.authRules.some((r) => r.method === method)) throw new ServiceError('Layer1Denied');
 }
 
 /** Layer 1 for platform tickets: an enabled PLATFORM_TICKET rule whose allow-list names the platform app id. */
@@ -42,7 +42,7 @@ export function checkPlatformLayer1(app: ApplicationContext, platformAppId: bigi
   const allowed = app.authRules.some(
     (r) => r.method === PLATFORM_TICKET_METHOD && r.platformAppIds.some((id) => id === platformAppId),
   );
-  if (!allowed) throw new ServiceError('Layer1Denied', 403);
+  if (!allowed) throw new ServiceError('Layer1Denied');
 }
 
 /**
@@ -60,7 +60,7 @@ export function checkLayer2(
     workload.status !== 'ACTIVE' ||
     workload.ownerAccountId !== binding.accountId
   ) {
-    throw new ServiceError('Layer2Denied', 403);
+    throw new ServiceError('Layer2Denied');
   }
   return {
     kind: workload.kind,

@@ -49,15 +49,15 @@ export async function platformTicketSignIn(
   // Hex is case-insensitive: normalize before hashing so case variants of one ticket are the same ticket.
   const ticket = input.platformTicketHex.toLowerCase();
   const hash = ticketHash(ticket);
-  if (!(await ports.replay.claim(hash))) throw new ServiceError('ReplayProtectionAlreadySeen', 409);
+  if (!(await ports.replay.claim(hash))) throw new ServiceError('ReplayProtectionAlreadySeen');
 
   const verdict = await ports.steam.authenticateUserTicket(input.platformAppId, ticket);
   if (verdict.kind === 'unavailable') {
     await ports.replay.release(hash);
-    throw new ServiceError('TemporarilyUnavailable', 503, { headers: { 'Retry-After': '5' } });
+    throw new ServiceError('TemporarilyUnavailable', { headers: { 'Retry-After': '5' } });
   }
   if (verdict.kind === 'rejected' || verdict.publisherBanned)
-    throw new ServiceError('PlatformTicketRejected', 401);
+    throw new ServiceError('PlatformTicketRejected');
 
   const link = await ports.links.findOrCreate(STEAM_PLATFORM, verdict.steamId);
   // One read: status, email-domain standing, the receipt and the authority version the session's insert is

@@ -17,12 +17,12 @@ export const PUBLIC_KEY_SCHEME = 'PublicKey';
 const DUMMY_JWK = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }) as JWK;
 
 export const publicKeyDenied = (cause?: unknown) =>
-  new ServiceError('PublicKeyDirectDenied', 401, {
+  new ServiceError('PublicKeyDirectDenied', {
     headers: { 'WWW-Authenticate': `${PUBLIC_KEY_SCHEME} error="invalid_token"` },
     cause,
   });
 
-export const assertionReplayed = () => new ServiceError('PublicKeyAssertionReplayed', 409);
+export const assertionReplayed = () => new ServiceError('PublicKeyAssertionReplayed');
 
 export async function provePublicKeyAssertion(
   deps: { db: Db; redis: Redis; termsCacheMs: number; now?: () => number },

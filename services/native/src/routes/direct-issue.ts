@@ -130,7 +130,7 @@ export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPort
         // Not an integer (or decimal string) from 1 to 2^63-1: a malformed body like any other.
         if (platformAppId === undefined) throw invalidBody();
         if (!PLATFORM_TICKET_HEX.test(input.platformTicketHex))
-          throw new ServiceError('InvalidPlatformTicket', 400);
+          throw new ServiceError('InvalidPlatformTicket');
         return issued(await platformTicketSignIn(deps, ports, { ...input, platformAppId }));
       },
     }),

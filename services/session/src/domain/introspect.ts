@@ -22,7 +22,7 @@ export async function introspect(deps: SessionDeps, accessToken: string): Promis
     });
   } catch (err) {
     if (err instanceof TokenVerificationError) {
-      throw new ServiceError('AccessTokenInvalid', 401, {
+      throw new ServiceError('AccessTokenInvalid', {
         message: 'the access token is malformed or its signature does not verify against a published key',
       });
     }

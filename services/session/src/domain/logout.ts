@@ -19,7 +19,7 @@ export async function logout(deps: SessionDeps, refreshToken: string): Promise<{
       ? session.currentJti !== claims.jti
       : !isRefreshJtiOf(deps.kek, claims.jti, session.id, version))
   ) {
-    throw new ServiceError('RefreshTokenInvalid', 401, { message: 'no session matches this refresh token' });
+    throw new ServiceError('RefreshTokenInvalid', { message: 'no session matches this refresh token' });
   }
   if (session.status === 'REVOKED') return { revoked: true };
   const now = deps.now();

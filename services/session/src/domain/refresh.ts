@@ -11,7 +11,7 @@ export interface RefreshResult {
 }
 
 const rejected = (reason: ConstructorParameters<typeof ServiceError>[0], message: string) =>
-  new ServiceError(reason, 401, { message });
+  new ServiceError(reason, { message });
 
 /** Maps a verification failure of a presented refresh token to the session host's reasons. */
 export function refreshVerificationError(err: unknown): ServiceError {
@@ -81,9 +81,9 @@ async function rotateOnce(deps: SessionDeps, refreshToken: string): Promise<Refr
     case 'conflict':
       // The spec's unrecoverable rotation conflict "of private classification": a status-only 401. The reason
       // stays internal (logs); the session is left as the concurrent rotation that won it left it.
-      throw new ServiceError('RefreshTokenRotationRaceLost', 401, { emptyBody: true });
+      throw new ServiceError('RefreshTokenRotationRaceLost');
     case 'stale':
-      throw new ServiceError('AuthorizationArtifactStale', 409, {
+      throw new ServiceError('AuthorizationArtifactStale', {
         message: 'the identity authority changed; restart through an initial issuance flow',
       });
   }
