@@ -1,8 +1,10 @@
 // POST /device-token over HTTP against the real app: every polling error of the spec, the RFC 8628 polling
 // discipline moving a clock (never sleeping), denial, expiry, and redemption through the issuance core with the
 // checks made again at redemption.
+
+import { createMetrics } from '@svc/platform';
 import { setAccountStatus, setAppStatus } from '@svc/provisioning';
-import { postJson } from '@svc/testkit';
+import { postJson, uniqueName } from '@svc/testkit';
 import { denyDeviceAuthorization, findPendingAuthorization } from '../src/domain/approval';
 import { deviceCodeHash } from '../src/domain/codes';
 import {
@@ -72,6 +74,35 @@ describe('POST /device-token: bodies and unknown codes', () => {
 
   it('answers invalid_request for a well-formed code nobody issued', async () => {
     expectError(await poll(h, `dvc_${'0'.repeat(64)}`), 'invalid_request');
+  });
+});
+
+describe('POST /device-token: device_polls_total', () => {
+  it('counts every poll once by its answer', async () => {
+    const counted = await startDevice();
+    const metrics = createMetrics(uniqueName('device-metrics'));
+    counted.deps.metrics = metrics;
+    const value = async (answer: string) =>
+      (await metrics.registry.getSingleMetric('device_polls_total')?.get())?.values.find(
+        (v) => v.labels.answer === answer,
+      )?.value ?? 0;
+    try {
+      const { deviceCode, userCode } = await started(counted);
+      await poll(counted, deviceCode);
+      counted.clock.advance(1000);
+      await poll(counted, deviceCode);
+      await postJson(`${counted.url}/device-token`, { deviceCode: 'nope' });
+      await poll(counted, `dvc_${'e'.repeat(64)}`);
+      await approve(counted, userCode);
+      counted.clock.advance(10_000);
+      expect((await poll(counted, deviceCode)).status).toBe(200);
+      expect(await value('authorization_pending')).toBe(1);
+      expect(await value('slow_down')).toBe(1);
+      expect(await value('invalid')).toBe(2);
+      expect(await value('approved')).toBe(1);
+    } finally {
+      await counted.close();
+    }
   });
 });
 

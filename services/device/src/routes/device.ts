@@ -2,6 +2,8 @@
 // hot path of the host (every waiting device polls it every few seconds). Body parsing here, rules in domain/.
 import {
   type Answer,
+  countDevicePoll,
+  type DevicePollAnswer,
   endpoint,
   isDependencyFailure,
   OAuthError,
@@ -38,6 +40,21 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const FIXED = Object.fromEntries(
   (Object.keys(STATUS) as DevicePollError[]).map((e) => [e, Buffer.from(JSON.stringify({ error: e }))]),
 ) as Record<DevicePollError, Buffer>;
+
+/** The answer a poll is counted under in `device_polls_total` (deploy/observability's dashboard). */
+function countedAs(outcome: PollOutcome): DevicePollAnswer {
+  if (outcome.kind === 'issued') return 'approved';
+  switch (outcome.error) {
+    case 'authorization_pending':
+    case 'slow_down':
+    case 'access_denied':
+    case 'expired_token':
+      return outcome.error;
+    case 'invalid_request':
+    case 'server_error':
+      return 'invalid';
+  }
+}
 
 function pollAnswer(outcome: PollOutcome): Answer {
   if (outcome.kind === 'issued') return { json: outcome.tokens };
@@ -87,9 +104,14 @@ export function deviceEndpoints(deps: DeviceDeps) {
       body: { kind: 'json', schema: tokenBody, limit: BODY_LIMIT },
       noStore: true,
       handle: async (req) => {
-        return pollAnswer(await pollDeviceToken(deps, req.body.deviceCode, req.ip));
+        const outcome = await pollDeviceToken(deps, req.body.deviceCode, req.ip);
+        countDevicePoll(deps.metrics, countedAs(outcome));
+        return pollAnswer(outcome);
       },
-      mapError: asPollError,
+      mapError: (err) => {
+        countDevicePoll(deps.metrics, 'invalid');
+        return asPollError(err);
+      },
     }),
   ];
 }
