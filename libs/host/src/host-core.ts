@@ -84,6 +84,6 @@ export function issuanceDepsOf(
     errandTtlSeconds: config.errandTtlSeconds,
     termsCacheMs: config.termsCacheMs,
     verifiedTokenCacheSize: config.verifiedTokenCacheSize,
-    now: () => new Date(clock()),
+    now: clock,
   };
 }

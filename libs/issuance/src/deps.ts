@@ -2,7 +2,7 @@
 // it from its parsed configuration (@svc/host issuanceDepsOf); tests from testkit's configuration.
 import type { Db } from '@svc/db';
 import type { KeyRing } from '@svc/keyring';
-import type { Metrics } from '@svc/platform';
+import type { Clock, Metrics } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
 
 export interface IssuanceDeps {
@@ -18,7 +18,8 @@ export interface IssuanceDeps {
   termsCacheMs: number;
   /** How many verified tokens a process remembers; 0 turns it off (VERIFIED_TOKEN_CACHE_SIZE). */
   verifiedTokenCacheSize: number;
-  now: () => Date;
+  /** The host's clock (ms since the epoch); tests pass a settable one. */
+  now: Clock;
   /** Where issued pairs are counted (tokens_issued_total); tests may leave it out. */
   metrics?: Metrics;
 }

@@ -22,7 +22,7 @@ export async function createErrand(
   input: { applicationId: string; accountId: string; purpose: 'CLAIMS'; claims: string[] },
 ): Promise<ErrandRef> {
   const errandKey = `ernd_${randomBytes(32).toString('base64url')}`;
-  const expiresAt = new Date(deps.now().getTime() + deps.errandTtlSeconds * 1000);
+  const expiresAt = new Date(deps.now() + deps.errandTtlSeconds * 1000);
   await insertErrand(deps.db, {
     errandKeyHash: hashKey(errandKey),
     applicationId: input.applicationId,

@@ -70,7 +70,7 @@ export async function startConnect(
     db: infra.db,
     redis: infra.redis,
     keyRing: infra.keyRing,
-    issuance: { ...infra.issuance, connectUrl: url, now },
+    issuance: { ...infra.issuance, connectUrl: url, now: () => now().getTime() },
     apps: createApplicationCache(infra.db, 0),
     config,
     mailer: createMailer(config.smtp, config.mailFrom, logger),

@@ -62,7 +62,7 @@ export async function startDevice(
       db: infra.db,
       redis: infra.redis,
       keyRing: infra.keyRing,
-      issuance: { ...infra.issuance, now: clock.now },
+      issuance: { ...infra.issuance, now: () => clock.now().getTime() },
       // No application cache in tests: fixtures change status between requests.
       apps: createApplicationCache(infra.db, 0),
       logger: createLogger('device-test', { level: 'silent' }),

@@ -24,7 +24,7 @@ describe('POST /introspect', () => {
     // Issued four hours ago: the access token (3 h) has expired, the session (30 days) has not.
     const past = new Date(Date.now() - 4 * 3600_000);
     const issued = await issueSession(
-      { ...h.infra.issuance, now: () => past },
+      { ...h.infra.issuance, now: () => past.getTime() },
       {
         application: (await loadApplication(h.infra.db, { anchor: s.app.anchor }))!,
         principal: { kind: 'ACCOUNT', accountId: s.account.id },

@@ -50,7 +50,7 @@ test('prepublish, activate, retire and omit, with a cached verifier working thro
       db: pdb.db,
       kek: infra.issuance.kek,
       redis: infra.redis,
-      now: () => new Date(t),
+      now: () => t,
       schedule,
       batchSize: 2,
     });

@@ -41,7 +41,7 @@ test('three racing rotation ticks prepublish exactly one next key', async () => 
       db: pdb.db,
       kek: infra.issuance.kek,
       redis: infra.redis,
-      now: () => new Date(),
+      now: Date.now,
       schedule,
       batchSize: 10,
     });

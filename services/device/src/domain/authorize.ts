@@ -71,7 +71,7 @@ export async function authorizeDevice(
   checkStanding(app);
   checkReturnRule(app);
   checkAuthenticationRule(app);
-  const now = deps.issuance.now();
+  const now = new Date(deps.issuance.now());
   const { codeTtlSeconds: expiresIn, pollIntervalSeconds: interval } = deps.config;
   const expiresAt = new Date(now.getTime() + expiresIn * 1000);
   const deviceCode = newDeviceCode();

@@ -110,7 +110,7 @@ export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPort
             db: deps.db,
             redis: deps.redis,
             termsCacheMs: deps.issuance.termsCacheMs,
-            now: () => deps.issuance.now().getTime(),
+            now: deps.issuance.now,
           },
           ports.credentials,
           app,

@@ -23,7 +23,7 @@ export async function createAuthorizationCode(
   grant: AuthorizationGrant,
 ): Promise<string> {
   const code = randomBytes(32).toString('base64url');
-  const now = deps.now();
+  const now = new Date(deps.now());
   await deps.codes.insert({
     codeHash: hashCode(code),
     oidcClientId: grant.client.id,

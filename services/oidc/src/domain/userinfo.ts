@@ -31,7 +31,7 @@ async function authorize(deps: OidcDeps, token: string) {
     session.applicationId !== app.id ||
     session.subject !== claims.sub ||
     session.status !== 'ACTIVE' ||
-    session.expiresAt <= deps.now()
+    session.expiresAt <= new Date(deps.now())
   ) {
     throw new InvalidToken('the access token is not of an active OIDC session');
   }

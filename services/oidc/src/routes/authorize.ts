@@ -72,7 +72,7 @@ export function authorizeRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Router
         description: 'This client may not sign people in now.',
       });
     }
-    const uid = await interactions.park(toInteraction(request, deps.now().getTime()));
+    const uid = await interactions.park(toInteraction(request, deps.now()));
     const lang = request.uiLocale ? `?lang=${request.uiLocale}` : '';
     res.setHeader('Cache-Control', 'no-store');
     res.redirect(303, `/interaction/${uid}${lang}`);

@@ -44,7 +44,7 @@ export function interactionRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Rout
   const router = Router();
   const { interactions } = deps.pages;
   const cookie = signInCookie(isHttps(deps.oidc.oidcUrl));
-  const nowSeconds = () => Math.floor(deps.now().getTime() / 1000);
+  const nowSeconds = () => Math.floor(deps.now() / 1000);
 
   async function load(req: Request, res: Response): Promise<InteractionPage> {
     const uid = String(req.params.uid);

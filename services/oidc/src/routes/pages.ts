@@ -11,7 +11,14 @@ import { interactionRoutes } from './interaction';
 export function oidcSignin(deps: OidcDeps): Signin<OidcKey> {
   const { mailer, settings } = deps.pages;
   return createSignin({
-    deps: { db: deps.db, redis: deps.redis, issuance: deps, mailer, logger: deps.logger, now: deps.now },
+    deps: {
+      db: deps.db,
+      redis: deps.redis,
+      issuance: deps,
+      mailer,
+      logger: deps.logger,
+      now: () => new Date(deps.now()),
+    },
     config: signinConfig(settings, deps.oidc.oidcUrl),
     namespace: 'oidc',
     receiptChannel: 'OIDC_BROWSER',

@@ -14,7 +14,13 @@ export async function revokeAll(
 ): Promise<{ revoked: true }> {
   const accountId = await accountBehindSubject(deps.db, applicationId, subject);
   if (!accountId) return { revoked: true };
-  const sids = await revokeAccountSessions(deps.db, applicationId, accountId, 'revoke_all', deps.now());
+  const sids = await revokeAccountSessions(
+    deps.db,
+    applicationId,
+    accountId,
+    'revoke_all',
+    new Date(deps.now()),
+  );
   for (const sid of sids) deps.sessions.evict(sid);
   await publishSessionChanges(deps.redis, sids);
   return { revoked: true };

@@ -11,7 +11,7 @@ import {
   runScheduledRotation,
   type ScheduledRotationResult,
 } from '@svc/keyring';
-import type { Logger } from '@svc/platform';
+import type { Clock, Logger } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
 import type { Redis } from 'ioredis';
 
@@ -19,7 +19,7 @@ export interface RotationDeps {
   db: Db;
   kek: Kek;
   redis: Redis;
-  now: () => Date;
+  now: Clock;
   schedule: KeySchedule;
   batchSize: number;
   logger?: Logger;
@@ -64,7 +64,7 @@ async function rotateOne(deps: RotationDeps, scopeId: string, at: Date): Promise
 
 /** One tick at `deps.now()`. A scope that fails is skipped and the tick throws at the end, so the job retries. */
 export async function runRotationTick(deps: RotationDeps): Promise<RotationTickResult> {
-  const at = deps.now();
+  const at = new Date(deps.now());
   const total: RotationTickResult = { scopes: 0, prepublished: 0, activated: 0, expired: 0, failed: 0 };
   const add = (r: ScheduledRotationResult) => {
     total.scopes++;

@@ -3,6 +3,7 @@
 // are done, and the rerun (stalled-job recovery or the next tick) picks up exactly the rows still left.
 import type { Db } from '@svc/db';
 import { publishSessionChanges } from '@svc/issuance';
+import type { Clock } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import type { RetentionConfig } from '../config';
 import * as store from '../store/sweep-store';
@@ -19,7 +20,7 @@ export type SweepTarget = (typeof SWEEP_TARGETS)[number];
 export interface SweepDeps {
   db: Db;
   redis: Redis;
-  now: () => Date;
+  now: Clock;
   batchSize: number;
   maxBatches: number;
   retention: RetentionConfig;
@@ -57,7 +58,7 @@ function batchOf(deps: SweepDeps, target: SweepTarget, at: Date): () => Promise<
 
 /** Runs every sweep target once; returns how many rows each changed in this run. */
 export async function runSweeps(deps: SweepDeps): Promise<SweepResult> {
-  const at = deps.now();
+  const at = new Date(deps.now());
   const result = Object.fromEntries(SWEEP_TARGETS.map((t) => [t, 0])) as SweepResult;
   for (const target of SWEEP_TARGETS) {
     const batch = batchOf(deps, target, at);
