@@ -44,7 +44,7 @@ export async function benchOidcRefresh(
   const created = await createOidcClient(infra.db, { anchor: app.anchor, redirectUris: [redirectUri] });
   const client = (await createClientStore(infra.db).get(created.clientId))!;
   const basic = `Basic ${Buffer.from(`${created.clientId}:${created.clientSecret}`).toString('base64')}`;
-  const codeDeps = { codes: createCodeStore(infra.db), now: () => new Date(), oidc: { codeTtlSeconds: 600 } };
+  const codeDeps = { codes: createCodeStore(infra.db), now: Date.now, oidc: { codeTtlSeconds: 600 } };
 
   let seeded = 0;
   /** One OIDC session through the real exchange: a code from the domain, then POST /token; its refresh token. */

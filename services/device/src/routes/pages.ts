@@ -38,7 +38,7 @@ const userCodeForm = z.object({ _csrf: z.string().max(4096), code: z.string().ma
 export function devicePages(deps: DeviceDeps): Router {
   const { pages } = deps.config;
   const signin = createSignin<DeviceKey>({
-    deps: { ...deps, now: deps.issuance.now },
+    deps: { ...deps, now: () => new Date(deps.issuance.now()) },
     config: pages,
     namespace: 'device',
     receiptChannel: 'DEVICE_BROWSER',
