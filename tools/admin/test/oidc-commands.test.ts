@@ -1,0 +1,152 @@
+// `oidc-client create` and `keys rotate|revoke --oidc`: the command line parsed without spawning, the operations
+// run against the real database (the secret shown once and stored only as its SHA-256).
+import { createHash } from 'node:crypto';
+import { OIDC_SCOPE, publishedKids } from '@svc/keyring';
+import {
+  createOidcClient,
+  ProvisioningError,
+  revokeOidcKeyNow,
+  rotateOidcKeysNow,
+  rotateOidcKeysPrepublished,
+} from '@svc/provisioning';
+import { openInfra, provisionApp, type TestInfra } from '@svc/testkit';
+import { COMMANDS } from '../src/commands';
+import { UsageError } from '../src/flags';
+import { parseCommandLine } from '../src/registry';
+
+let infra: TestInfra;
+beforeAll(() => {
+  infra = openInfra();
+});
+afterAll(async () => {
+  await infra.close();
+});
+
+function parse(line: string[]) {
+  const p = parseCommandLine(COMMANDS, line);
+  if (p.kind !== 'command') throw new Error('expected a command');
+  return p.input as Record<string, unknown>;
+}
+
+function usageError(line: string[]): string {
+  try {
+    parseCommandLine(COMMANDS, line);
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a usage error');
+}
+
+describe('oidc-client create', () => {
+  it('parses repeated URIs and the auth method; refuses a missing redirect URI or an unknown method', () => {
+    expect(
+      parse([
+        'oidc-client',
+        'create',
+        '--app',
+        'my-game',
+        '--redirect-uri',
+        'https://a.example/cb',
+        '--redirect-uri',
+        'http://localhost:3000/cb',
+        '--post-logout-redirect-uri',
+        'https://a.example/',
+        '--auth-method',
+        'none',
+      ]),
+    ).toEqual({
+      anchor: 'my-game',
+      redirectUris: ['https://a.example/cb', 'http://localhost:3000/cb'],
+      postLogoutRedirectUris: ['https://a.example/'],
+      authMethod: 'none',
+      responseTypes: [],
+    });
+    expect(usageError(['oidc-client', 'create', '--app', 'my-game'])).toMatch(/redirect-uri/);
+    expect(
+      usageError([
+        'oidc-client',
+        'create',
+        '--app',
+        'my-game',
+        '--redirect-uri',
+        'https://a/',
+        '--auth-method',
+        'x',
+      ]),
+    ).toMatch(/auth-method/);
+  });
+
+  it('needs an OIDC rule; prints the secret once and stores only its hash; refuses bad redirect URIs', async () => {
+    const bare = await provisionApp(infra);
+    await expect(
+      createOidcClient(infra.db, { anchor: bare.anchor, redirectUris: ['https://rp.example/cb'] }),
+    ).rejects.toThrow(/OIDC authentication rule/);
+
+    const app = await provisionApp(infra, { methods: ['OIDC'] });
+    const created = await createOidcClient(infra.db, {
+      anchor: app.anchor,
+      redirectUris: ['https://rp.example/cb'],
+    });
+    expect(created.clientId).toMatch(/^oidc_[A-Za-z0-9_-]{24}$/);
+    expect((created as { clientSecret: string }).clientSecret).toMatch(/^oidcs_[0-9a-f]{64}$/);
+    const row = await infra.db.oidcClient.findUniqueOrThrow({ where: { clientId: created.clientId } });
+    expect(row.secretHash).toBe(
+      createHash('sha256')
+        .update((created as { clientSecret: string }).clientSecret)
+        .digest('hex'),
+    );
+    expect(row.authMethod).toBe('client_secret_basic');
+    expect(row.responseTypes).toEqual([
+      'code',
+      'id_token',
+      'id_token token',
+      'code id_token',
+      'code id_token token',
+    ]);
+
+    const pub = await createOidcClient(infra.db, {
+      anchor: app.anchor,
+      redirectUris: ['https://rp.example/cb'],
+      authMethod: 'none',
+      responseTypes: ['token id_token'],
+    });
+    expect(pub).not.toHaveProperty('clientSecret');
+    const pubRow = await infra.db.oidcClient.findUniqueOrThrow({ where: { clientId: pub.clientId } });
+    expect(pubRow.secretHash).toBeNull();
+    expect(pubRow.responseTypes).toEqual(['id_token token']);
+
+    for (const uri of ['http://rp.example/cb', 'https://rp.example/cb#x', 'https://u:p@rp.example/', 'cb']) {
+      await expect(
+        createOidcClient(infra.db, { anchor: app.anchor, redirectUris: [uri] }),
+      ).rejects.toBeInstanceOf(ProvisioningError);
+    }
+  });
+});
+
+describe('keys --oidc', () => {
+  it('parses --oidc, refuses --app with --oidc', () => {
+    expect(parse(['keys', 'rotate', '--oidc', '--now'])).toEqual({ app: undefined, oidc: true, now: true });
+    expect(parse(['keys', 'revoke', '--oidc', '--kid', 'rk_x'])).toEqual({
+      app: undefined,
+      oidc: true,
+      kid: 'rk_x',
+    });
+    expect(usageError(['keys', 'rotate', '--oidc', '--app', 'my-game'])).toBe(
+      'give --app or --oidc, not both',
+    );
+  });
+
+  it('rotate --now publishes a new signer beside the old; revoke removes a prepublished key at once', async () => {
+    const before = await publishedKids(infra.db, OIDC_SCOPE);
+    const rotated = await rotateOidcKeysNow(infra.db, infra.issuance.kek);
+    expect(rotated.kids.some((k) => !before.includes(k))).toBe(true);
+    // A prepublished key that never signed: revoking it touches no live token (other tests sign meanwhile).
+    const prepublished = await rotateOidcKeysPrepublished(infra.db, infra.issuance.kek, 3600);
+    const waiting = prepublished.kids.find((k) => !rotated.kids.includes(k));
+    expect(waiting).toBeDefined();
+    const after = await revokeOidcKeyNow(infra.db, infra.issuance.kek, waiting!);
+    expect(after.kids).not.toContain(waiting);
+    await expect(revokeOidcKeyNow(infra.db, infra.issuance.kek, 'rk_nosuchkey')).rejects.toThrow(/not found/);
+  });
+});
