@@ -6,16 +6,19 @@ import { serveEndpoints } from '@svc/platform';
 import { assetRoutes } from '@svc/signin';
 import type { ConnectDeps } from './deps';
 import { apiEndpoints } from './routes/api';
-import { pageRoutes } from './routes/pages';
+import { connectSignin, pageRoutes, termsPage } from './routes/pages';
 import { createInquiryStore } from './store/inquiries';
 
 export function createConnectApp(deps: ConnectDeps): RequestListener {
   const inquiries = createInquiryStore(deps.db);
+  const signin = connectSignin(deps);
   return serveEndpoints(hostAppOptions('connect', deps), {
-    endpoints: apiEndpoints(deps, inquiries),
+    endpoints: [...apiEndpoints(deps, inquiries), termsPage(deps, signin)],
+    pageErrors: signin.pageErrors(),
+    // The sign-in pages, until they are declared as page endpoints.
     legacy: (app) => {
       app.use(assetRoutes());
-      app.use(pageRoutes(deps, inquiries));
+      app.use(pageRoutes(deps, inquiries, signin));
     },
   });
 }

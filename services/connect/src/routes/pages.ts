@@ -1,6 +1,7 @@
 // Mounts every browser page: inquiries, errands, the account page and the read-only basic-terms page (the
 // LegalAgreementRequired termsUrl), on the shared sign-in steps of @svc/signin, with the page error handler.
 import { termsRevision } from '@svc/issuance';
+import { pageEndpoint } from '@svc/platform';
 import {
   createSignin,
   layout,
@@ -10,7 +11,7 @@ import {
   termsDocument,
   translator,
 } from '@svc/signin';
-import { Router } from 'express';
+import { type Request, Router } from 'express';
 import type { ConnectDeps } from '../deps';
 import { CONNECT_MESSAGES, type ConnectKey } from '../pages/i18n-connect';
 import { createErrandStore } from '../store/errands';
@@ -32,27 +33,32 @@ export function connectSignin(deps: ConnectDeps): ConnectSignin {
   });
 }
 
-export function pageRoutes(deps: ConnectDeps, inquiries: InquiryStore): Router {
+export function pageRoutes(deps: ConnectDeps, inquiries: InquiryStore, signin: ConnectSignin): Router {
   const router = Router();
-  const signin = connectSignin(deps);
-
   inquiryPages(router, { deps, inquiries, signin });
   errandPages(router, { deps, errands: createErrandStore(deps.db), signin });
   accountPages(router, { deps, signin });
-
-  router.get('/terms/:revision', async (req, res) => {
-    const revision = Number(req.params.revision);
-    const agreement = Number.isInteger(revision) ? await termsRevision(deps.db, revision) : undefined;
-    if (!agreement) throw new PageError(404, 'notFound');
-    const locale = signin.locale(req, res);
-    const t = translator(locale, CONNECT_MESSAGES);
-    const ctx = { locale, t, path: req.path };
-    setPageHeaders(res);
-    res
-      .type('html')
-      .send(layout(ctx, t('termsTitle', { revision }), termsDocument(agreement.locales[locale].document)));
-  });
-
   router.use(signin.pageErrors());
   return router;
 }
+
+/** GET /terms/{revision}: the read-only basic-terms page (the LegalAgreementRequired termsUrl). */
+export const termsPage = (deps: ConnectDeps, signin: ConnectSignin) =>
+  pageEndpoint({
+    method: 'GET',
+    path: '/terms/:revision',
+    body: { kind: 'none' },
+    noStore: false,
+    page: async (req, res) => {
+      const revision = Number(req.params.revision);
+      const agreement = Number.isInteger(revision) ? await termsRevision(deps.db, revision) : undefined;
+      if (!agreement) throw new PageError(404, 'notFound');
+      const locale = signin.locale(req as Request, res);
+      const t = translator(locale, CONNECT_MESSAGES);
+      const ctx = { locale, t, path: req.path };
+      setPageHeaders(res);
+      res
+        .type('html')
+        .send(layout(ctx, t('termsTitle', { revision }), termsDocument(agreement.locales[locale].document)));
+    },
+  });
