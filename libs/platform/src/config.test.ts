@@ -70,6 +70,8 @@ test('values are parsed: whole numbers, URLs without a trailing slash, TRUST_PRO
     9464,
   ]);
   expect(c.kekBytes.equals(Buffer.alloc(32, 3))).toBe(true);
+  const urlSafe = Buffer.alloc(32, 0xfb);
+  expect(read({ KEY_ENCRYPTION_KEY: urlSafe.toString('base64url') }).kekBytes.equals(urlSafe)).toBe(true);
   expect(read({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
   expect(read({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
 });

@@ -170,7 +170,8 @@ const DEVELOPMENT_SUBJECT_SECRET = 'development-only-subject-secret';
 
 function kekBytes(raw: string): Buffer | { problem: string } {
   const key = Buffer.from(raw, 'base64');
-  return /^[A-Za-z0-9+/]+={0,2}$/.test(raw) && key.length === 32
+  // Standard or URL-safe base64 (Node decodes both), padded or not.
+  return /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw) && key.length === 32
     ? key
     : { problem: 'must be 32 bytes, base64-encoded' };
 }
