@@ -47,6 +47,14 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "main.js"]
 
+FROM runtime AS oidc
+COPY --chown=0:0 dist/oidc/ /app/
+ENV PORT=4105
+EXPOSE 4105
+HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "main.js"]
+
 # The worker serves no HTTP but its Prometheus metrics (on 127.0.0.1:METRICS_PORT): the health check asks those.
 FROM runtime AS worker
 COPY --chown=0:0 dist/worker/ /app/

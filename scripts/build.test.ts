@@ -136,7 +136,7 @@ describe('pnpm build', () => {
     expect(JSON.parse(again.stdout)).toEqual({ applied: [], alreadyApplied: shipped.sort() });
   }, 60_000);
 
-  it.each(['connect', 'native', 'session', 'device', 'worker'])(
+  it.each(['connect', 'native', 'session', 'device', 'oidc', 'worker'])(
     'node %s/main.js starts alone, becomes ready, and exits 0 on SIGTERM',
     async (host) => {
       const env = { ...hostEnv(), ...(host === 'worker' ? { METRICS_PORT: String(await freePort()) } : {}) };
