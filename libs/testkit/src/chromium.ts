@@ -52,8 +52,18 @@ export async function addAuthenticator(context: BrowserContext, page: Page, cred
       const res = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
       return res.credentials as Credential[];
     },
+    /** Puts a credential (back) into the authenticator, e.g. to present a removed passkey. */
+    async add(credential: Credential): Promise<void> {
+      await cdp.send('WebAuthn.addCredential', { authenticatorId, credential });
+    },
+    async remove(credentialId: string): Promise<void> {
+      await cdp.send('WebAuthn.removeCredential', { authenticatorId, credentialId });
+    },
   };
 }
+
+/** What `addAuthenticator` returns: the authenticator's credentials, and adding or removing one. */
+export type VirtualAuthenticator = Awaited<ReturnType<typeof addAuthenticator>>;
 
 /** Screenshots the current page into `dir` in English and Simplified Chinese (re-loading it with ?lang=). */
 export async function shootBothLocales(page: Page, dir: string, name: string): Promise<void> {

@@ -1,42 +1,6 @@
-// Test support for the account page: a virtual authenticator whose credentials a test can take out and put back
-// (to add a second passkey, or to present a removed one), and HTTP requests carrying the page's session cookie.
-import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import type { Credential } from './browser-kit';
-
-export interface VirtualAuthenticator {
-  credentials(): Promise<Credential[]>;
-  add(credential: Credential): Promise<void>;
-  remove(credentialId: string): Promise<void>;
-}
-
-export async function virtualAuthenticator(
-  context: BrowserContext,
-  page: Page,
-): Promise<VirtualAuthenticator> {
-  const cdp: CDPSession = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return {
-    async credentials() {
-      return (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials as Credential[];
-    },
-    async add(credential) {
-      await cdp.send('WebAuthn.addCredential', { authenticatorId, credential });
-    },
-    async remove(credentialId) {
-      await cdp.send('WebAuthn.removeCredential', { authenticatorId, credentialId });
-    },
-  };
-}
+// Test support for the account page: HTTP requests carrying the page's session cookie and CSRF token (the virtual
+// authenticator whose credentials a test takes out and puts back is testkit's addAuthenticator).
+import type { BrowserContext, Page } from 'playwright-core';
 
 /** The account page's cookie and CSRF token as the browser holds them. */
 export async function pageSession(

@@ -6,10 +6,10 @@
 import path from 'node:path';
 import { issueSession, loadApplication } from '@svc/issuance';
 import { createOrg, createSector } from '@svc/provisioning';
-import { postJson, uniqueName } from '@svc/testkit';
+import { addAuthenticator, postJson, uniqueName, type VirtualAuthenticator } from '@svc/testkit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { accountCookieName } from '../src/routes/pages-account';
-import { pageSession, postForm, type VirtualAuthenticator, virtualAuthenticator } from './account-kit';
+import { pageSession, postForm } from './account-kit';
 import { ARTIFACTS, type Credential, launchChromium } from './browser-kit';
 import { type Backend, provisionBackend, startConnect, useConnectHost, useSessionHost } from './helpers';
 import { codeAfter, mailCount, mailsTo, waitForMail } from './mail-kit';
@@ -64,7 +64,7 @@ async function openPage(locale: 'en-US' | 'zh-CN' = 'en-US'): Promise<{
   const context = await browser.newContext({ locale });
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
-  const authenticator = await virtualAuthenticator(context, page);
+  const authenticator = await addAuthenticator(context, page);
   for (const c of held) await authenticator.add(c);
   return { context, page, authenticator };
 }

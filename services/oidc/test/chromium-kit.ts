@@ -1,11 +1,11 @@
-// Chromium for the OIDC pages: connect's launcher and CDP virtual authenticator, pages whose authenticator keeps
+// Chromium for the OIDC pages: testkit's launcher and CDP virtual authenticator, pages whose authenticator keeps
 // the person's passkey between pages (its signature counter moves on), and screenshots under test-artifacts/oidc.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { addAuthenticator, type Credential } from '@svc/testkit';
 import type { BrowserContext, Page } from 'playwright-core';
-import { addAuthenticator, type Credential } from '../../connect/test/browser-kit';
 
-export { type Credential, launchChromium } from '../../connect/test/browser-kit';
+export { type Credential, launchChromium } from '@svc/testkit';
 
 export const ARTIFACTS = path.resolve(__dirname, '../../../test-artifacts/oidc');
 
