@@ -1,6 +1,7 @@
 // The shared sign-in steps of connect, device and OIDC: passkey sign-in, email-code sign-up then passkey, basic
 // terms, consent per claim, pages (layout, i18n, CSP, CSRF, cookies, escaping) and their static assets.
 export * from './config';
+export * from './domain/auth-references';
 export * from './domain/email-codes';
 export * from './domain/locale';
 export * from './domain/mailer';

@@ -105,8 +105,10 @@ function expectIdToken(idToken: string, opts: { nonce?: string; accessToken?: st
   const claims = decodeJwt(idToken);
   expect(claims.iss).toBe(oidc.url);
   expect(claims.aud).toBe(rp.clientId);
-  expect(claims.amr).toEqual(['hwk', 'user']);
-  expect(claims.acr).toBe('phr');
+  // A passkey sign-in with user verification; the virtual authenticator's keys are device-bound.
+  expect(claims.amr).toEqual(['hwk', 'user', 'mfa']);
+  expect(claims.acr).toBe('phrh');
+  expect(claims).not.toHaveProperty('sid');
   expect(typeof claims.auth_time).toBe('number');
   if (opts.nonce) expect(claims.nonce).toBe(opts.nonce);
   if (opts.accessToken) expect(claims.at_hash).toBe(idTokenHash(opts.accessToken));
@@ -483,6 +485,9 @@ describe('a newcomer signs up on the OIDC pages', () => {
       expectedNonce: nonce,
     });
     expect(tokens.claims()?.sub).toBeTruthy();
+    // Signed up by emailed code (the passkey made then authenticated nothing yet): otp, no acr.
+    expect(tokens.claims()?.amr).toEqual(['otp']);
+    expect(tokens.claims()).not.toHaveProperty('acr');
     const account = await infra.db.account.findUniqueOrThrow({ where: { email: newcomer } });
     expect(account.status).toBe('ACTIVE');
 

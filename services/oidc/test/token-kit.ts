@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { createOidcClient, type OidcAuthMethod } from '@svc/provisioning';
+import { passkeySignInReferences } from '@svc/signin';
 import { openInfra, provisionAccount, provisionApp, type TestInfra, testEnv } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import {
@@ -21,7 +22,6 @@ import { oidcConfigFromEnv } from '../src/config';
 import { type OpenedOidcDeps, openOidcDeps } from '../src/deps';
 import { createAuthorizationCode } from '../src/domain/authorization';
 import type { AuthorizationGrant } from '../src/domain/issue-oidc';
-import { PASSKEY_ACR, PASSKEY_AMR } from '../src/domain/scopes';
 import type { OidcClient } from '../src/store/clients';
 
 export interface OidcHarness {
@@ -112,8 +112,7 @@ export function grantFor(rp: RpFixture, extra: Partial<AuthorizationGrant> = {})
     scope: 'openid profile email offline_access',
     nonce: randomBytes(12).toString('base64url'),
     authTime: new Date(Math.floor(Date.now() / 1000 - 60) * 1000),
-    amr: PASSKEY_AMR,
-    acr: PASSKEY_ACR,
+    ...passkeySignInReferences(true),
     browserSessionId: randomBytes(8).toString('hex'),
     ...extra,
   };

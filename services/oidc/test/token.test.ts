@@ -44,13 +44,13 @@ describe('authorization_code grant', () => {
     expect(id.iss).toBe(h.url);
     expect(id.aud).toBe(rp.client.clientId);
     expect(id.sub).toBe(access.sub);
-    expect(id.sid).toBe(access.sid);
+    expect(id).not.toHaveProperty('sid');
     expect(id.nonce).toBe(grant.nonce);
     expect(id.auth_time).toBe(grant.authTime.getTime() / 1000);
     expect(id.at_hash).toBe(halfHash(res.body.access_token));
     expect(id).not.toHaveProperty('c_hash');
-    expect(id.amr).toEqual(['hwk', 'user']);
-    expect(id.acr).toBe('phr');
+    expect(id.amr).toEqual(['hwk', 'user', 'mfa']);
+    expect(id.acr).toBe('phrh');
     // No profile data in a /token ID token.
     for (const claim of ['email', 'name', 'given_name', 'family_name', 'picture'])
       expect(id).not.toHaveProperty(claim);

@@ -56,7 +56,7 @@ export async function verifyAuthentication(
   deps: { config: RelyingParty; accounts: AccountStore; now: () => Date },
   response: AuthenticationResponseJSON,
   challenge: Challenge | undefined,
-): Promise<{ accountId: string }> {
+): Promise<{ accountId: string; deviceBound: boolean }> {
   if (challenge?.kind !== 'authenticate') throw passkeyRefused();
   if (isCrossOrigin(response.response.clientDataJSON)) throw passkeyRefused();
   const passkey = await deps.accounts.passkeyByCredentialId(response.id);
@@ -86,7 +86,9 @@ export async function verifyAuthentication(
   }
   if (!verified.verified) throw passkeyRefused();
   await deps.accounts.touchPasskey(passkey.id, verified.authenticationInfo.newCounter, deps.now());
-  return { accountId: passkey.accountId };
+  // Backup-ineligible (`singleDevice`): the key stays on its authenticator (auth-references.ts).
+  const deviceBound = verified.authenticationInfo.credentialDeviceType === 'singleDevice';
+  return { accountId: passkey.accountId, deviceBound };
 }
 
 export async function registrationOptions(

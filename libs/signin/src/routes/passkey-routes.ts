@@ -6,6 +6,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import { emailDomainPolicyOf } from '@svc/issuance';
 import { jsonBody } from '@svc/platform';
 import { type Request, type Response, Router } from 'express';
+import { emailCodeReferences, passkeySignInReferences } from '../domain/auth-references';
 import { noticeBeforeCommit } from '../domain/passkey-notice';
 import {
   authenticationOptions,
@@ -50,7 +51,7 @@ export function passkeySignInRoutes<K extends string>(site: Site<K>, load: LoadP
     const body = readJson(authenticationBody, req);
     const b = await guarded(site, load, req, res);
     const challenge = await flows.takeChallenge(b.flowId, b.target.key);
-    const { accountId } = await verifyAuthentication(
+    const { accountId, deviceBound } = await verifyAuthentication(
       { config, accounts, now: deps.now },
       body as AuthenticationResponseJSON,
       challenge,
@@ -60,6 +61,7 @@ export function passkeySignInRoutes<K extends string>(site: Site<K>, load: LoadP
     await b.rotate();
     b.flow.accountId = accountId;
     b.flow.authTime = deps.now().getTime();
+    Object.assign(b.flow, passkeySignInReferences(deviceBound));
     await b.save();
     res.json({ next: b.target.base });
   });
@@ -114,8 +116,10 @@ export function passkeySignUpRoutes<K extends string>(site: Site<K>, load: LoadP
     // Signed up: a fresh flow identifier, as at sign-in.
     await b.rotate();
     delete b.flow.verifiedEmail;
+    delete b.flow.acr;
     b.flow.accountId = accountId;
     b.flow.authTime = deps.now().getTime();
+    Object.assign(b.flow, emailCodeReferences());
     await b.save();
     res.json({ next: b.target.base });
   });

@@ -28,6 +28,9 @@ export interface SignedIn {
   view: ClaimView;
   /** When the person proved themselves in this flow. */
   authTime: Date;
+  /** How (RFC 8176 values, domain/auth-references.ts); empty for a flow recorded before these were kept. */
+  amr: string[];
+  acr?: string;
 }
 
 /**
@@ -88,6 +91,8 @@ export function signInStepRoutes<K extends string>(site: Site<K>, load: LoadPage
     await b.rotate();
     delete b.flow.accountId;
     delete b.flow.authTime;
+    delete b.flow.amr;
+    delete b.flow.acr;
     await back(b, res);
   });
 
@@ -144,7 +149,13 @@ export async function owedStep<K extends string>(site: Site<K>, b: Browser<K>): 
   if (items.length) return { step: 'details', items };
   return {
     step: 'done',
-    signedIn: { account, view, authTime: new Date(b.flow.authTime ?? deps.now().getTime()) },
+    signedIn: {
+      account,
+      view,
+      authTime: new Date(b.flow.authTime ?? deps.now().getTime()),
+      amr: b.flow.amr ?? [],
+      acr: b.flow.acr,
+    },
   };
 }
 

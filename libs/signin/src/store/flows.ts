@@ -14,6 +14,9 @@ export interface FlowState {
   /** The account that proved itself in this flow, and when. */
   accountId?: string;
   authTime?: number;
+  /** How it proved itself (RFC 8176 `amr`, and `acr` when one applies: domain/auth-references.ts). */
+  amr?: string[];
+  acr?: string;
   /** This flow finished the host's final step (realized the inquiry, completed the errand, decided the device). */
   realized?: boolean;
   /** The host's current choice within this target (device: the authorization the typed user code selected). */

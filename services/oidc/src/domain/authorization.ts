@@ -70,12 +70,10 @@ export async function issueAuthorizationResponse(
   if (!words.has('id_token')) return out;
 
   let subject: string;
-  let sid: string | undefined;
   let profile: Record<string, unknown> | undefined;
   if (words.has('token')) {
     const issued = await issueOidcSession(deps, grant);
     subject = issued.subject;
-    sid = issued.sid;
     out.access_token = issued.accessToken;
     out.token_type = 'Bearer';
     out.expires_in = issued.accessTtl;
@@ -100,7 +98,6 @@ export async function issueAuthorizationResponse(
     amr: grant.amr,
     acr: grant.acr,
     nonce: grant.nonce,
-    sid,
     accessToken: out.access_token,
     code: out.code,
     profile,

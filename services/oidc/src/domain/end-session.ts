@@ -2,7 +2,7 @@
 // signed names the client and the session; that session is revoked as session /logout revokes one, the person's
 // sign-in on the OIDC host ends, and the browser goes to a post_logout_redirect_uri registered for that client,
 // with `state`. Without a hint nothing is revoked before the person confirms on a page.
-import { revokeFamily } from '@svc/issuance';
+import { accountBehindSubject, revokeFamily } from '@svc/issuance';
 import { OIDC_SCOPE } from '@svc/keyring';
 import { compactVerify, type JWSHeaderParameters } from 'jose';
 import type { OidcDeps } from '../deps';
@@ -25,7 +25,8 @@ export interface EndSessionRequest {
 export interface HintClaims {
   sub: string;
   aud: string;
-  sid?: string;
+  /** Seconds since the epoch: the sign-in the ID token states (ID tokens carry no `sid`, spec table). */
+  authTime?: number;
 }
 
 /**
@@ -45,11 +46,11 @@ export async function verifyIdTokenHint(deps: OidcDeps, hint: string): Promise<H
   } catch {
     throw new EndSessionRefused('id_token_hint is not an ID token this provider issued');
   }
-  const { iss, aud, sub, sid } = payload;
+  const { iss, aud, sub, auth_time } = payload;
   if (iss !== deps.oidc.oidcUrl || typeof aud !== 'string' || typeof sub !== 'string') {
     throw new EndSessionRefused('id_token_hint is not an ID token this provider issued');
   }
-  return { sub, aud, sid: typeof sid === 'string' ? sid : undefined };
+  return { sub, aud, authTime: Number.isSafeInteger(auth_time) ? (auth_time as number) : undefined };
 }
 
 /** Where to send the browser after logout, or undefined for the host's own signed-out page. */
@@ -91,14 +92,22 @@ export async function planEndSession(deps: OidcDeps, req: EndSessionRequest): Pr
 }
 
 /**
- * Revokes the session the hint names, when it is an OIDC session of the hint's client and subject (idempotent:
- * a session already revoked or expired stays so). Returns whether a session was found.
+ * Revokes the OIDC sessions the hint stands for: those issued to the hint's client, for its subject, from the
+ * sign-in its auth_time states (every code and refresh of that sign-in shares it; ID tokens carry no `sid`, as
+ * the spec's table has none). Idempotent: sessions already revoked or expired stay so. Returns how many.
  */
-export async function revokeHintedSession(deps: OidcDeps, plan: EndSessionPlan): Promise<boolean> {
-  const sid = plan.hint?.sid;
-  if (!sid || !plan.client) return false;
-  const session = await deps.oidcSessions.read(sid);
-  if (!session || session.oidcClientId !== plan.client.id || session.subject !== plan.hint!.sub) return false;
-  await revokeFamily(deps, sid, 'logout');
-  return true;
+export async function revokeHintedSession(deps: OidcDeps, plan: EndSessionPlan): Promise<number> {
+  const hint = plan.hint;
+  if (!hint || hint.authTime === undefined || !plan.client) return 0;
+  const accountId = await accountBehindSubject(deps.db, plan.client.applicationId, hint.sub);
+  if (!accountId) return 0;
+  const sids = await deps.oidcSessions.liveOfSignIn({
+    oidcClientId: plan.client.id,
+    applicationId: plan.client.applicationId,
+    accountId,
+    subject: hint.sub,
+    authTime: hint.authTime,
+  });
+  for (const sid of sids) await revokeFamily(deps, sid, 'logout');
+  return sids.length;
 }

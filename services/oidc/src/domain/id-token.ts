@@ -1,6 +1,8 @@
 // ID tokens (spec "OIDC ID token" and its authorization-response rules), signed with the platform-wide OIDC key,
 // never an application key: iss OIDC_URL, aud the client_id, sub the pairwise sector subject (the access token's),
 // nonce on initial issuance only, auth_time, at_hash beside an access token, c_hash beside a code, amr and acr.
+// Exactly the spec table's claims (plus profile claims for response_type=id_token): no `sid`, `jti` or `azp`
+// (one audience; OIDC Core 2 needs azp only for several). end-session finds sessions by sub, aud and auth_time.
 import { createHash } from 'node:crypto';
 import { OIDC_SCOPE } from '@svc/keyring';
 import { CompactSign } from 'jose';
@@ -16,8 +18,6 @@ export interface IdTokenInput {
   acr?: string | null;
   /** The /authorize request's nonce; only on initial issuance (never on a refresh grant). */
   nonce?: string | null;
-  /** The session the accompanying access token belongs to (end-session's id_token_hint names it). */
-  sid?: string;
   /** The access token issued with it: at_hash is its left-half SHA-256 (OpenID Connect Core 3.1.3.6). */
   accessToken?: string;
   /** The code issued with it in an authorization response: c_hash (3.3.2.11). Never from /token. */
@@ -47,7 +47,6 @@ export async function mintIdToken(deps: OidcDeps, input: IdTokenInput): Promise<
     auth_time: Math.floor(input.authTime.getTime() / 1000),
   };
   if (input.nonce) claims.nonce = input.nonce;
-  if (input.sid) claims.sid = input.sid;
   if (input.accessToken) claims.at_hash = leftHalfHash(input.accessToken);
   if (input.code) claims.c_hash = leftHalfHash(input.code);
   if (input.amr.length > 0) claims.amr = [...input.amr];

@@ -19,7 +19,7 @@ export interface AuthorizationGrant {
   codeChallenge?: string;
   /** When the person authenticated (kept across refresh grants). */
   authTime: Date;
-  /** RFC 8176 method references of that authentication (PASSKEY_AMR for a passkey). */
+  /** RFC 8176 method references of that authentication (libs/signin auth-references.ts). */
   amr: readonly string[];
   acr?: string;
   /** The OIDC host's browser sign-in session (end-session ends it). */

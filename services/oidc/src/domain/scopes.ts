@@ -1,4 +1,5 @@
 // Scopes, response types and the authentication references of the OIDC host (CONTRACTS "OIDC host").
+import { passkeySignInReferences } from '@svc/signin';
 
 export const SCOPES_SUPPORTED = ['openid', 'profile', 'email', 'offline_access'] as const;
 export type Scope = (typeof SCOPES_SUPPORTED)[number];
@@ -14,14 +15,11 @@ export const OIDC_RESPONSE_TYPES_SUPPORTED = [
 export type ResponseType = (typeof OIDC_RESPONSE_TYPES_SUPPORTED)[number];
 
 /**
- * `amr` for a passkey sign-in (RFC 8176): `hwk`, proof of possession of a key held by an authenticator, and
- * `user`, the user-presence test every WebAuthn assertion carries. A sign-in whose assertion also verified the
- * user (a PIN or biometric; the UV flag) may add `pin` or `fpt`; the sign-in pages pass what they saw.
+ * `amr` and `acr` of a sign-in with a device-bound passkey (libs/signin auth-references.ts decides the values of
+ * each sign-in; these name the common case for seeded codes in the benchmark).
  */
-export const PASSKEY_AMR: readonly string[] = ['hwk', 'user'];
-
-/** `acr` of a passkey sign-in: `phr`, phishing-resistant authentication (OpenID EAP ACR Values 1.0). */
-export const PASSKEY_ACR = 'phr';
+export const PASSKEY_AMR: readonly string[] = passkeySignInReferences(true).amr;
+export const PASSKEY_ACR = passkeySignInReferences(true).acr as string;
 
 /** The space-separated scope parameter as a set of known scopes (unknown scopes are dropped, RFC 6749 3.3). */
 export function parseScope(scope: string): Scope[] {

@@ -104,7 +104,6 @@ export async function exchangeCode(
     amr: code.amr,
     acr: code.acr,
     nonce: code.nonce,
-    sid: issued.sid,
     accessToken: issued.accessToken,
   });
   return {
@@ -166,7 +165,6 @@ export async function refreshGrant(
     authTime: session.authTime,
     amr: session.amr,
     acr: session.acr,
-    sid: session.sid,
     accessToken: outcome.accessToken,
   });
   return {

@@ -23,7 +23,6 @@ import type { OidcDeps } from '../deps';
 import { needsFreshLogin, promptNoneError } from '../domain/authorize-decision';
 import { hintedAccount } from '../domain/id-token-hint';
 import { owedStep } from '../domain/owed-step';
-import { PASSKEY_ACR, PASSKEY_AMR } from '../domain/scopes';
 import type { OidcKey } from '../pages/i18n-oidc';
 import { isHttps } from '../pages-config';
 import type { OidcClient } from '../store/clients';
@@ -72,7 +71,13 @@ export function interactionRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Rout
   async function finish(
     p: InteractionPage,
     res: Response,
-    signedIn: { accountId: string; authTime: number; authorityVersion?: number },
+    signedIn: {
+      accountId: string;
+      authTime: number;
+      amr: readonly string[];
+      acr?: string;
+      authorityVersion?: number;
+    },
   ): Promise<void> {
     const request = await interactions.take(p.uid);
     if (!request) throw new PageError(410, 'completed');
@@ -81,8 +86,9 @@ export function interactionRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Rout
       const started = await deps.signInSessions.start(p.held?.id, {
         accountId: signedIn.accountId,
         authTime: signedIn.authTime,
-        amr: [...PASSKEY_AMR],
-        acr: PASSKEY_ACR,
+        // How the person authenticated in this flow (libs/signin auth-references: passkey or email code).
+        amr: [...signedIn.amr],
+        ...(signedIn.acr ? { acr: signedIn.acr } : {}),
       });
       session = started.session;
       res.cookie(cookie.name, started.id, {
@@ -134,6 +140,8 @@ export function interactionRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Rout
     if (!it.freshLogin && held && !it.heldOffered && !p.flow.accountId) {
       p.flow.accountId = held.session.accountId;
       p.flow.authTime = held.session.authTime * 1000;
+      p.flow.amr = held.session.amr;
+      p.flow.acr = held.session.acr;
       await interactions.flag(p.uid, { heldOffered: true });
     }
     const signedIn = await signin.nextStep(p, res);
@@ -145,6 +153,8 @@ export function interactionRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Rout
     await finish(p, res, {
       accountId: signedIn.account.id,
       authTime: Math.floor(signedIn.authTime.getTime() / 1000),
+      amr: signedIn.amr,
+      acr: signedIn.acr,
       authorityVersion: signedIn.account.authorityVersion,
     });
   });

@@ -72,6 +72,27 @@ export function createOidcSessionStore(db: Db) {
         expiresAt: r.expires_at,
       };
     },
+
+    /**
+     * The live (active or suspended) OIDC sessions of one client for one person from one sign-in (auth_time to the
+     * second, as ID tokens state it); found through the sessions (account, application) index.
+     */
+    async liveOfSignIn(q: {
+      oidcClientId: string;
+      applicationId: string;
+      accountId: string;
+      subject: string;
+      authTime: number;
+    }): Promise<string[]> {
+      const rows = await db.$queryRaw<{ sid: string }[]>`
+        SELECT s.id AS sid
+        FROM sessions s JOIN oidc_sessions o ON o.sid = s.id
+        WHERE s.account_id = ${q.accountId}::uuid AND s.application_id = ${q.applicationId}::uuid
+          AND s.protocol = 'OIDC' AND s.status IN ('ACTIVE', 'SUSPENDED') AND s.subject = ${q.subject}
+          AND o.oidc_client_id = ${q.oidcClientId}::uuid
+          AND s.auth_time >= to_timestamp(${q.authTime}) AND s.auth_time < to_timestamp(${q.authTime + 1})`;
+      return rows.map((r) => r.sid);
+    },
   };
 }
 

@@ -1,0 +1,125 @@
+// ID tokens carry exactly the spec table's claims (iss, sub, aud, exp, iat, nonce, auth_time, at_hash, c_hash, amr,
+// acr; profile claims only for response_type=id_token): no sid, jti or azp. Checked for the five response types at
+// /authorize, the code exchange and the refresh grant; amr and acr are those of the sign-in (an email-code
+// sign-up is not a passkey) and stay across refresh grants with auth_time; end-session finds the sessions a hint
+// stands for without a sid.
+import { emailCodeReferences, passkeySignInReferences } from '@svc/signin';
+import { decodeJwt } from 'jose';
+import { issueAuthorizationResponse } from '../src/domain/authorization';
+import { OIDC_RESPONSE_TYPES_SUPPORTED } from '../src/domain/scopes';
+import {
+  codeFor,
+  exchange,
+  grantFor,
+  halfHash,
+  type OidcHarness,
+  provisionRp,
+  refresh,
+  startOidcHost,
+  verifyIdToken,
+} from './token-kit';
+
+let h: OidcHarness;
+beforeAll(async () => {
+  h = await startOidcHost();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const BASE = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'acr'];
+const keys = (claims: object) => Object.keys(claims).sort();
+const sorted = (list: string[]) => [...list].sort();
+
+describe('the claim set of every ID token', () => {
+  test.each(OIDC_RESPONSE_TYPES_SUPPORTED.filter((t) => t.includes('id_token')))(
+    'response_type=%s at /authorize: exactly the table, hashes by the authorization-response rules',
+    async (responseType) => {
+      const rp = await provisionRp(h);
+      const grant = grantFor(rp, { scope: 'openid' });
+      const out = await issueAuthorizationResponse(h.deps, grant, responseType);
+      const id = await verifyIdToken(h, out.id_token as string, rp.client.clientId);
+      const expected = [...BASE, 'nonce'];
+      if (out.access_token) expected.push('at_hash');
+      if (out.code) expected.push('c_hash');
+      expect(keys(id)).toEqual(sorted(expected));
+      expect(id.nonce).toBe(grant.nonce);
+      if (out.access_token) expect(id.at_hash).toBe(halfHash(out.access_token));
+      if (out.code) expect(id.c_hash).toBe(halfHash(out.code));
+      expect(Boolean(out.access_token)).toBe(responseType.split(' ').includes('token'));
+      expect(Boolean(out.code)).toBe(responseType.startsWith('code'));
+    },
+  );
+
+  test('response_type=id_token adds only profile claims the scopes ask for', async () => {
+    const rp = await provisionRp(h, { claims: { email: 'OPTIONAL', firstName: 'OPTIONAL' } });
+    const out = await issueAuthorizationResponse(h.deps, grantFor(rp, { scope: 'openid email' }), 'id_token');
+    const id = decodeJwt(out.id_token as string);
+    const extra = keys(id).filter((k) => ![...BASE, 'nonce'].includes(k));
+    for (const k of extra) expect(['email', 'email_verified']).toContain(k);
+    const hybrid = await issueAuthorizationResponse(
+      h.deps,
+      grantFor(rp, { scope: 'openid email' }),
+      'code id_token',
+    );
+    expect(keys(decodeJwt(hybrid.id_token as string))).toEqual(sorted([...BASE, 'nonce', 'c_hash']));
+  });
+
+  test('code exchange and refresh grant: the table, no sid; an email-code sign-in keeps otp and no acr', async () => {
+    const rp = await provisionRp(h);
+    const grant = grantFor(rp, { ...emailCodeReferences(), acr: undefined });
+    const first = await exchange(h, rp, await codeFor(h, grant));
+    expect(first.status).toBe(200);
+    const id = await verifyIdToken(h, first.body.id_token, rp.client.clientId);
+    expect(keys(id)).toEqual(
+      sorted(['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'nonce', 'at_hash']),
+    );
+    expect(id.amr).toEqual(['otp']);
+    const renewed = await refresh(h, rp, first.body.refresh_token);
+    expect(renewed.status).toBe(200);
+    const again = await verifyIdToken(h, renewed.body.id_token, rp.client.clientId);
+    expect(keys(again)).toEqual(sorted(['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'at_hash']));
+    expect(again).toMatchObject({ amr: ['otp'], auth_time: id.auth_time });
+    expect(again.at_hash).toBe(halfHash(renewed.body.access_token));
+  });
+
+  test('a passkey sign-in: amr and acr of the passkey, on the code exchange and after refresh', async () => {
+    const rp = await provisionRp(h);
+    const refs = passkeySignInReferences(false);
+    const first = await exchange(h, rp, await codeFor(h, grantFor(rp, refs)));
+    expect(decodeJwt(first.body.id_token)).toMatchObject({ amr: ['pop', 'user', 'mfa'], acr: 'phr' });
+    const renewed = await refresh(h, rp, first.body.refresh_token);
+    expect(decodeJwt(renewed.body.id_token)).toMatchObject({ amr: ['pop', 'user', 'mfa'], acr: 'phr' });
+  });
+});
+
+describe('/end-session with an ID token that has no sid', () => {
+  test('revokes the sessions of the sign-in the hint states, for its client only', async () => {
+    const rp = await provisionRp(h);
+    const other = await provisionRp(h);
+    const authTime = new Date(Math.floor(Date.now() / 1000 - 30) * 1000);
+    const hinted = await exchange(h, rp, await codeFor(h, grantFor(rp, { authTime })));
+    const sameSignIn = await exchange(h, rp, await codeFor(h, grantFor(rp, { authTime })));
+    const earlier = new Date(authTime.getTime() - 10_000);
+    const olderSignIn = await exchange(h, rp, await codeFor(h, grantFor(rp, { authTime: earlier })));
+    const otherClient = await exchange(
+      h,
+      other,
+      await codeFor(h, grantFor(other, { authTime, accountId: rp.accountId })),
+    );
+    const status = async (accessToken: string) =>
+      (
+        await h.infra.db.session.findUniqueOrThrow({
+          where: { id: decodeJwt(accessToken).sid as string },
+        })
+      ).status;
+    const url = new URL(`${h.url}/end-session`);
+    url.searchParams.set('id_token_hint', hinted.body.id_token);
+    url.searchParams.set('post_logout_redirect_uri', rp.postLogoutRedirectUri);
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(303);
+    expect(await status(hinted.body.access_token)).toBe('REVOKED');
+    expect(await status(sameSignIn.body.access_token)).toBe('REVOKED');
+    expect(await status(olderSignIn.body.access_token)).toBe('ACTIVE');
+    expect(await status(otherClient.body.access_token)).toBe('ACTIVE');
+  });
+});
