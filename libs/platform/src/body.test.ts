@@ -44,6 +44,15 @@ beforeAll(async () => {
           res.json({ body: { ...req.body } });
         },
       }),
+      pageEndpoint({
+        method: 'POST',
+        path: '/form-repeats',
+        body: { kind: 'form', schema: anyObject, limit: 1024, maxFields: 4, repeats: 'list' },
+        noStore: false,
+        page: (req, res) => {
+          res.json({ body: { ...req.body } });
+        },
+      }),
     ],
   });
   server = await listen(listener, 0, '127.0.0.1');
@@ -160,5 +169,14 @@ describe('page forms', () => {
 
   it('refuses a body over the limit with 413', async () => {
     expect((await post(`a=${'x'.repeat(2000)}`)).status).toBe(413);
+  });
+
+  it('repeats: list keeps every value of a repeated field in order; the other checks still apply', async () => {
+    const at = (body: string) => sendRaw(`${base}/form-repeats`, { headers: FORM_TYPE, body });
+    const res = await at('a=1&b=2&a=3&a=');
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text).body).toEqual({ a: ['1', '3', ''], b: '2' });
+    expect((await at('a=1&a=%00')).status).toBe(400);
+    expect((await at('a=1&a=2&a=3&a=4&a=5')).status).toBe(400);
   });
 });

@@ -16,6 +16,11 @@ export interface BodyRule {
   limit: number;
   /** Forms: the most fields accepted. */
   maxFields?: number;
+  /**
+   * Forms: a repeated field is refused (`refuse`, the default), or kept with every value in order as a string
+   * array (`list`: for a protocol that answers repetition itself, OAuth 2.0 3.1's `invalid_request` at /authorize).
+   */
+  repeats?: 'refuse' | 'list';
 }
 
 export interface ReadBody {
@@ -110,7 +115,7 @@ function decodeFormPart(part: string): string {
   return text;
 }
 
-function parseForm(raw: Buffer, maxFields: number): Record<string, unknown> {
+function parseForm(raw: Buffer, maxFields: number, repeats: 'refuse' | 'list'): Record<string, unknown> {
   const fields: Record<string, unknown> = Object.create(null);
   const text = raw.toString('utf8');
   if (text.length === 0) return fields;
@@ -121,8 +126,9 @@ function parseForm(raw: Buffer, maxFields: number): Record<string, unknown> {
     const eq = pair.indexOf('=');
     const name = decodeFormPart(eq < 0 ? pair : pair.slice(0, eq));
     const value = eq < 0 ? '' : decodeFormPart(pair.slice(eq + 1));
-    if (Object.hasOwn(fields, name)) throw refuse('a form field is repeated');
-    fields[name] = value;
+    if (!Object.hasOwn(fields, name)) fields[name] = value;
+    else if (repeats === 'refuse') throw refuse('a form field is repeated');
+    else fields[name] = [...[fields[name]].flat(), value];
   }
   return fields;
 }
@@ -132,7 +138,8 @@ export async function readBody(req: IncomingMessage, rule: BodyRule): Promise<Re
   checkHeaders(req, rule);
   const raw = await collect(req, rule.limit);
   if (!isUtf8(raw)) throw refuse('the request body is not valid UTF-8');
-  const body = rule.kind === 'json' ? parseJson(raw) : parseForm(raw, rule.maxFields ?? 50);
+  const body =
+    rule.kind === 'json' ? parseJson(raw) : parseForm(raw, rule.maxFields ?? 50, rule.repeats ?? 'refuse');
   return { raw, body };
 }
 
@@ -151,4 +158,5 @@ export function bodyReader(rule: BodyRule) {
 export const jsonBody = (limit = DEFAULT_BODY_LIMIT) => bodyReader({ kind: 'json', limit });
 
 /** A page form's fields, up to `limit` bytes and `maxFields` fields. */
-export const formBody = (limit = 16 * 1024, maxFields = 50) => bodyReader({ kind: 'form', limit, maxFields });
+export const formBody = (limit = 16 * 1024, maxFields = 50, repeats: 'refuse' | 'list' = 'refuse') =>
+  bodyReader({ kind: 'form', limit, maxFields, repeats });

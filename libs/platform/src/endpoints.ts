@@ -41,6 +41,8 @@ export type BodySpec<B> =
       limit?: number;
       /** Forms: the most fields accepted. */
       maxFields?: number;
+      /** Forms: refuse a repeated field (default) or keep its values as a string array (body.ts). */
+      repeats?: 'refuse' | 'list';
       /** The reason a schema failure answers with, when the spec gives it one of its own (native /errand). */
       refusal?: Reason;
     };
@@ -123,7 +125,7 @@ const isPage = (e: Endpoint): e is PageEndpoint<any> => 'page' in e;
 function bodyRule(spec: BodySpec<unknown>): BodyRule | undefined {
   if (spec.kind === 'none') return undefined;
   const limit = spec.limit ?? (spec.kind === 'form' ? 16 * 1024 : DEFAULT_BODY_LIMIT);
-  return { kind: spec.kind, limit, maxFields: spec.maxFields };
+  return { kind: spec.kind, limit, maxFields: spec.maxFields, repeats: spec.repeats };
 }
 
 function checkBody<B>(spec: BodySpec<B>, value: unknown): B {

@@ -46,6 +46,17 @@ function authorizeUrl(over: Record<string, string | undefined>, client = rp): st
 const get = (url: string, headers: Record<string, string> = {}) =>
   fetch(url, { redirect: 'manual', headers: { 'accept-language': 'en-US', ...headers } });
 
+/** /authorize with `query` as the query string (GET) or the form body (POST). */
+const send = (method: string, query: string) =>
+  method === 'GET'
+    ? get(`${host.url}/authorize?${query}`)
+    : fetch(`${host.url}/authorize`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'en-US' },
+        body: query,
+      });
+
 describe('untrusted client or redirect URI: a page, never a redirect', () => {
   test.each([
     ['unknown client', { client_id: 'oidc_nobody' }, 'not registered here'],
@@ -61,18 +72,17 @@ describe('untrusted client or redirect URI: a page, never a redirect', () => {
     expect(await res.text()).toContain(text);
   });
 
-  test('a repeated redirect_uri and a POST with a repeated field', async () => {
-    const res = await get(`${authorizeUrl({})}&redirect_uri=${encodeURIComponent(REDIRECT)}`);
-    expect([res.status, res.headers.get('location')]).toEqual([400, null]);
-    const body = `${new URL(authorizeUrl({})).search.slice(1)}&state=again`;
-    const posted = await fetch(`${host.url}/authorize`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body,
-    });
-    expect([posted.status, posted.headers.get('location')]).toEqual([400, null]);
-  });
+  test.each(['GET', 'POST'])(
+    '%s: a repeated client_id or redirect_uri is an error page, even with equal values',
+    async (method) => {
+      const base = new URL(authorizeUrl({})).search.slice(1);
+      for (const extra of [`client_id=${rp.clientId}`, `redirect_uri=${encodeURIComponent(REDIRECT)}`]) {
+        const res = await send(method, `${base}&${extra}`);
+        expect([res.status, res.headers.get('location')]).toEqual([400, null]);
+        expect(await res.text()).toContain('not valid');
+      }
+    },
+  );
 
   test('the page speaks Chinese when asked', async () => {
     const res = await get(authorizeUrl({ client_id: 'oidc_nobody' }), { 'accept-language': 'zh-CN' });
@@ -120,6 +130,24 @@ describe('errors sent to the client', () => {
     const dup = await get(`${authorizeUrl({})}&scope=openid`);
     expect(errorOf(dup, 'query').error).toBe('invalid_request');
   });
+
+  test.each(['GET', 'POST'])(
+    '%s: any other repeated parameter is invalid_request to the client, in the response mode, without state',
+    async (method) => {
+      for (const [over, extra, mode] of [
+        [{}, 'state=again', 'query'],
+        [{}, 'scope=openid', 'query'],
+        [{ response_type: 'id_token', nonce: 'n' }, 'nonce=m', 'fragment'],
+        [{ response_mode: 'fragment' }, 'prompt=login&prompt=none', 'fragment'],
+      ] as const) {
+        const res = await send(method, `${new URL(authorizeUrl(over)).search.slice(1)}&${extra}`);
+        const answer = errorOf(res, mode);
+        expect(answer.error).toBe('invalid_request');
+        expect(answer.error_description).toMatch(/more than once/);
+        expect('state' in answer).toBe(extra !== 'state=again');
+      }
+    },
+  );
 
   test('form_post errors are an auto-submitting page under a nonce CSP', async () => {
     const res = await get(authorizeUrl({ scope: 'email', response_mode: 'form_post' }));

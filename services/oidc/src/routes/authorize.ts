@@ -44,6 +44,13 @@ function queryPairs(req: Request): [string, string][] {
   return at === -1 ? [] : [...new URLSearchParams(req.originalUrl.slice(at + 1))];
 }
 
+// A form body read with repeats kept (a repeated field's values are a list) as name-value pairs in order.
+function formPairs(body: Record<string, string | string[]>): [string, string][] {
+  return Object.entries(body).flatMap(([name, v]) =>
+    (Array.isArray(v) ? v : [v]).map((value): [string, string] => [name, value]),
+  );
+}
+
 export function authorizeRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Router {
   const router = Router();
   const { interactions } = deps.pages;
@@ -79,9 +86,10 @@ export function authorizeRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Router
   }
 
   router.get('/authorize', (req, res) => authorize(req, res, queryPairs(req)));
-  // A form body repeats no field (the reader refuses it: an error page, never a redirect).
-  router.post('/authorize', formBody(32 * 1024), (req, res) =>
-    authorize(req, res, Object.entries(req.body as Record<string, string>)),
+  // The form as sent, repeats kept: a repeated parameter is the same invalid_request as on GET (sent to the
+  // client when client_id and redirect_uri are single and trusted, an error page otherwise).
+  router.post('/authorize', formBody(32 * 1024, 50, 'list'), (req, res) =>
+    authorize(req, res, formPairs(req.body as Record<string, string | string[]>)),
   );
   return router;
 }
