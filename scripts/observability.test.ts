@@ -2,7 +2,13 @@
 // an expression reads is one the code registers (a renamed metric would silently blind an alert otherwise).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { countDevicePoll, countRefreshOutcome, countTokensIssued, createMetrics } from '@svc/platform';
+import {
+  countAuthorizeOutcome,
+  countDevicePoll,
+  countRefreshOutcome,
+  countTokensIssued,
+  createMetrics,
+} from '@svc/platform';
 import { parse } from 'yaml';
 import { registerWorkerGauges, workerMetrics } from '../services/worker/src/metrics';
 
@@ -14,6 +20,7 @@ function exportedNames(): Set<string> {
   countTokensIssued(host, 'ACCESS_KEY_DIRECT');
   countRefreshOutcome(host, 'rotated');
   countDevicePoll(host, 'authorization_pending');
+  countAuthorizeOutcome(host, 'issued');
   const worker = workerMetrics(createMetrics('worker'));
   // Registered only: the gauges read their sources when scraped, which this test never does.
   registerWorkerGauges(worker.base, {

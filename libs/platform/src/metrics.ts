@@ -69,6 +69,7 @@ export const BUSINESS_METRICS = {
   tokensIssued: 'tokens_issued_total',
   refreshOutcomes: 'refresh_outcomes_total',
   devicePolls: 'device_polls_total',
+  oidcAuthorize: 'oidc_authorize_total',
 } as const;
 
 /** The answers a device poll can get (RFC 8628 section 3.5), plus `approved` (tokens issued) and `invalid`. */
@@ -105,4 +106,20 @@ export function countRefreshOutcome(metrics: Metrics | undefined, outcome: strin
 /** One device-token poll, by the answer it got. */
 export function countDevicePoll(metrics: Metrics | undefined, answer: DevicePollAnswer): void {
   metrics?.counter(BUSINESS_METRICS.devicePolls, 'Device-token polls by answer', ['answer']).inc({ answer });
+}
+
+/**
+ * One OIDC /authorize outcome: `error_page` (client or redirect URI not trusted: a page, no redirect),
+ * `interaction` (the browser was sent to the sign-in pages), `issued` (the client got its code or tokens), or the
+ * OIDC Core 3.1.2.6 error code the client got (`invalid_request`, `login_required`, `access_denied`, ...). A request
+ * that goes through the pages counts `interaction`, then `issued` or its error when it is answered.
+ */
+export function countAuthorizeOutcome(metrics: Metrics | undefined, outcome: string): void {
+  metrics
+    ?.counter(
+      BUSINESS_METRICS.oidcAuthorize,
+      'OIDC /authorize outcomes (issued, interaction, error_page, or the error code)',
+      ['outcome'],
+    )
+    .inc({ outcome });
 }

@@ -1,6 +1,9 @@
 // /authorize over HTTP against the running host: an untrusted client or redirect URI gets a page and no redirect;
 // errors go to the redirect URI in the right mode with state and iss; a valid request is parked for the pages; a
 // browser without a sign-in asking prompt=none hears login_required; the interaction page is the sign-in page.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { createMetrics, serveMetrics } from '@svc/platform';
 import { uniqueName } from '@svc/testkit';
 import {
   type OidcPagesHost,
@@ -229,5 +232,38 @@ describe('a valid request', () => {
   test('an unknown interaction is a page', async () => {
     const res = await get(`${host.url}/interaction/${'A'.repeat(43)}`);
     expect(res.status).toBe(410);
+  });
+});
+
+describe('oidc_authorize_total', () => {
+  test('counts each outcome, read at the metrics endpoint', async () => {
+    const metrics = createMetrics(uniqueName('oidc-metrics'));
+    const server = serveMetrics(metrics, 0);
+    await once(server, 'listening');
+    host.deps.metrics = metrics;
+    try {
+      await get(authorizeUrl({ client_id: 'oidc_nobody' }));
+      await get(authorizeUrl({ scope: 'email' }));
+      await get(`${authorizeUrl({})}&state=again`);
+      const parked = await get(authorizeUrl({ prompt: 'none' }));
+      await get(`${host.url}${parked.headers.get('location')}`);
+      await get(authorizeUrl({}));
+      const port = (server.address() as AddressInfo).port;
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const count = (outcome: string) =>
+        Number(
+          new RegExp(`^oidc_authorize_total\\{[^}]*outcome="${outcome}"[^}]*\\} (\\d+)$`, 'm').exec(
+            text,
+          )?.[1],
+        );
+      expect(count('error_page')).toBe(1);
+      expect(count('invalid_scope')).toBe(1);
+      expect(count('invalid_request')).toBe(1);
+      expect(count('interaction')).toBe(2);
+      expect(count('login_required')).toBe(1);
+    } finally {
+      host.deps.metrics = undefined;
+      await new Promise((r) => server.close(r));
+    }
   });
 });

@@ -1,6 +1,6 @@
 // Answering the client at the end of /authorize: the code and tokens of the response type from the oidc domain
 // (or the OIDC Core 3.1.2.6 error an issuance refusal becomes), encoded in the request's response mode.
-import { isDependencyFailure, OAuthError, ServiceError } from '@svc/platform';
+import { countAuthorizeOutcome, isDependencyFailure, OAuthError, ServiceError } from '@svc/platform';
 import type { Response } from 'express';
 import type { OidcDeps } from '../deps';
 import { issueAuthorizationResponse } from '../domain/authorization';
@@ -11,13 +11,17 @@ import type { Interaction } from '../store/interactions';
 import type { SignInSession } from '../store/sign-in-sessions';
 import { encodeAuthorizationResponse, errorParams, type ResponseParams } from './authorize-response';
 
-/** Sends an authorization response (success or error parameters) to the target in its response mode. */
+/**
+ * Sends an authorization response (success or error parameters) to the target in its response mode, counted in
+ * oidc_authorize_total as `issued` or its error code.
+ */
 export function sendToClient(
   res: Response,
   deps: OidcDeps,
   target: ResponseTarget,
   params: ResponseParams,
 ): void {
+  countAuthorizeOutcome(deps.metrics, params.error ?? 'issued');
   const answer = encodeAuthorizationResponse(target, params, { issuer: deps.oidc.oidcUrl });
   for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
   if (answer.kind === 'redirect') res.redirect(answer.status, answer.location);

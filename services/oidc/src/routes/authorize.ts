@@ -2,7 +2,7 @@
 // its redirect URI is not trusted, send later errors to the client, and park a valid request for the pages at
 // /interaction/{uid}, which decide sign-in, consent and prompt=none with the browser's sign-in cookie in hand
 // (a cross-site POST carries no SameSite=Lax cookie; the redirect to the page is a same-site GET that does).
-import { formBody, OAuthError } from '@svc/platform';
+import { countAuthorizeOutcome, formBody, OAuthError } from '@svc/platform';
 import type { Signin } from '@svc/signin';
 import { type Request, type Response, Router } from 'express';
 import type { OidcDeps } from '../deps';
@@ -61,6 +61,7 @@ export function authorizeRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Router
     const record = clientId ? await deps.clients.get(clientId) : undefined;
     const outcome = validateAuthorizeRequest(params, authorizeClientOf(record));
     if (outcome.kind === 'page') {
+      countAuthorizeOutcome(deps.metrics, 'error_page');
       return signin.sendBarePage(req, res, 400, pageKey(outcome.error.error));
     }
     if (outcome.kind === 'redirect') return sendErrorToClient(res, deps, outcome.target, outcome.error);
@@ -80,6 +81,7 @@ export function authorizeRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Router
       });
     }
     const uid = await interactions.park(toInteraction(request, deps.now()));
+    countAuthorizeOutcome(deps.metrics, 'interaction');
     const lang = request.uiLocale ? `?lang=${request.uiLocale}` : '';
     res.setHeader('Cache-Control', 'no-store');
     res.redirect(303, `/interaction/${uid}${lang}`);
