@@ -48,10 +48,27 @@ export interface RotateInput {
   protocol?: 'APPLICATION' | 'OIDC';
   /** When given, only sessions issued by this authentication method rotate here (connect: its own sign-ins). */
   authMethod?: string;
+  /**
+   * The host's own condition on the session (the OIDC host: the client the session was issued to, its granted
+   * scope), decided from the read before anything is consumed or revoked: it throws the host's refusal, and the
+   * presented version stays as it was.
+   */
+  admit?: (read: RotationRead) => void;
+  /** The session's scope from this rotation on (the OIDC host's narrowing), written by the consuming write. */
+  scope?: string;
 }
 
 export type RotationOutcome =
-  | { kind: 'rotated'; accessToken: string; refreshToken: string; claims: ClaimView; rotationVersion: number }
+  | {
+      kind: 'rotated';
+      accessToken: string;
+      refreshToken: string;
+      claims: ClaimView;
+      rotationVersion: number;
+      /** The session as read before this rotation (what the OIDC host's ID token takes its claims from). */
+      session: RotationSession;
+      oidc: RotationRead['oidc'];
+    }
   | { kind: 'not_found' }
   | { kind: 'revoked' }
   | { kind: 'suspended' }
@@ -141,6 +158,7 @@ async function judge(
     (input.authMethod !== undefined && session.authMethod !== input.authMethod)
   )
     return refuse('not_found');
+  input.admit?.(read);
   // The signature proves the token was issued; a version this session never reached was not (a pair minted for a
   // rotation that lost its write is never handed out). Every version binds to the session through its exact jti:
   // the current one is on the row, an older one carries a MAC of the sid and its version (see refresh-jti).
@@ -243,7 +261,14 @@ async function retryRotation(
     jti: session.currentJti,
     at: session.rotatedAt!,
   });
-  return { kind: 'rotated', ...pair, claims: view, rotationVersion: session.currentVersion };
+  return {
+    kind: 'rotated',
+    ...pair,
+    claims: view,
+    rotationVersion: session.currentVersion,
+    session,
+    oidc: read.oidc,
+  };
 }
 
 // Module-level steps rather than closures: this runs once per refresh, and each closure would be a fresh function.
@@ -269,6 +294,7 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
     at: now,
     expiresAt: new Date(pair.refreshExp * 1000),
     jti: next.jti,
+    scope: input.scope ?? null,
     deadline: new Date(read!.readAt.getTime() + dbBoundsOf(deps.db).statementTimeoutMs),
   }).catch(async (err: unknown) => {
     // The write may have committed before the failure reached us (a timeout, a connection dropped after the
@@ -283,6 +309,8 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
       refreshToken: pair.refreshToken,
       claims: view,
       rotationVersion: next.number,
+      session,
+      oidc: read!.oidc,
     };
   }
   const again = await readRotation(deps.db, claims.sid, terms);

@@ -136,10 +136,24 @@ export interface RotationSession {
   rotatedAt: Date | null;
   /** The account's authority version when the session was issued (null: issued before it was kept). */
   authorityVersion: number | null;
+  /** When the person authenticated (the OIDC host's ID tokens keep it across refreshes). */
+  authTime: Date;
+  /** The session's granted scope (OIDC sessions; null for the others). */
+  scope: string | null;
+}
+
+/** What an OIDC session keeps beside its sessions row (oidc_sessions): its client and authentication references. */
+export interface OidcRotationView {
+  /** The client's row id (oidc_clients.id). */
+  oidcClientId: string;
+  amr: string[];
+  acr: string | null;
 }
 
 export interface RotationRead {
   session: RotationSession;
+  /** The OIDC session row of an OIDC-protocol session (null for every other session, or when it is missing). */
+  oidc: OidcRotationView | null;
   /** The workload authority rule over the session (true for account sessions). */
   workloadOk: boolean;
   snapshot: IssuanceSnapshot;
@@ -163,19 +177,29 @@ interface RotationRow extends SnapshotColumns {
   expires_at: Date;
   rotated_at: Date | null;
   session_authority_version: number | null;
+  auth_time: Date;
+  scope: string | null;
+  /** `[oidc_client_id, acr, ...amr]` of an OIDC session's oidc_sessions row; null otherwise. */
+  oidc: (string | null)[] | null;
   read_at: Date;
   workload_ok: boolean;
 }
 
 /**
  * The session, workload authority and the issuance snapshot, for every rotation that reads in the same event-loop
- * turn: one round trip, one row per input (all columns null when the session does not exist), in input order.
+ * turn: one round trip, one row per input (all columns null when the session does not exist), in input order. An
+ * OIDC session also brings its oidc_sessions row (client, amr, acr), which the OIDC host's refresh grant checks and
+ * its ID token carries, so that grant makes exactly the round trips of a session-host refresh. It is a subquery
+ * under CASE, not a join, so that no other session probes that table (a join filter would probe, then discard).
  */
 const READ_ROTATIONS: Statement = {
-  name: 'rotation_read_v9',
+  name: 'rotation_read_v10',
   text: `SELECT s.id, s.application_id, s.protocol, s.auth_method, s.subject, s.actor_subject,
       s.status, s.revoked_reason, s.current_version, s.current_jti, s.access_ttl, s.refresh_ttl, s.expires_at,
-      s.rotated_at, s.authority_version AS session_authority_version, statement_timestamp() AS read_at,
+      s.rotated_at, s.authority_version AS session_authority_version, s.auth_time, s.scope,
+      CASE WHEN s.protocol = 'OIDC' THEN (SELECT ARRAY[o.oidc_client_id::text, o.acr] || o.amr
+        FROM oidc_sessions o WHERE o.sid = s.id) END AS oidc,
+      statement_timestamp() AS read_at,
       ${workloadAuthoritySql({
         workloadId: 's.workload_id',
         generation: 's.workload_generation',
@@ -193,6 +217,11 @@ interface RotationReadInput {
   sid: string;
   epoch: number;
   terms: CurrentTerms | undefined;
+}
+
+function toOidcView(oidc: (string | null)[] | null): OidcRotationView | null {
+  if (!oidc?.[0]) return null;
+  return { oidcClientId: oidc[0], acr: oidc[1] ?? null, amr: oidc.slice(2) as string[] };
 }
 
 function toRotationRead(row: RotationRow, terms: CurrentTerms | undefined): RotationRead {
@@ -213,7 +242,10 @@ function toRotationRead(row: RotationRow, terms: CurrentTerms | undefined): Rota
       expiresAt: row.expires_at,
       rotatedAt: row.rotated_at,
       authorityVersion: row.session_authority_version,
+      authTime: row.auth_time,
+      scope: row.scope,
     },
+    oidc: toOidcView(row.oidc),
     workloadOk: row.workload_ok,
     snapshot: toSnapshot(row, terms),
     readAt: row.read_at,

@@ -196,11 +196,12 @@ export async function insertSessionRedeeming(
  * past the retry window by then, would count as reuse and revoke a healthy family.
  */
 const CONSUME_VERSIONS: Statement = {
-  name: 'rotation_consume_v6',
+  name: 'rotation_consume_v7',
   text: `UPDATE sessions s
-    SET current_version = v.next, current_jti = v.jti, rotated_at = v.at, expires_at = v.expires
-    FROM ${unnestParams(['text', 'int', 'int', 'timestamptz', 'timestamptz', 'text', 'timestamptz'])}
-      AS v(id, presented, next, at, expires, jti, deadline)
+    SET current_version = v.next, current_jti = v.jti, rotated_at = v.at, expires_at = v.expires,
+      scope = COALESCE(v.scope, s.scope)
+    FROM ${unnestParams(['text', 'int', 'int', 'timestamptz', 'timestamptz', 'text', 'text', 'timestamptz'])}
+      AS v(id, presented, next, at, expires, jti, scope, deadline)
     WHERE s.id = v.id AND s.current_version = v.presented AND s.status = 'ACTIVE'
       AND (v.deadline IS NULL OR statement_timestamp() < v.deadline)
     RETURNING s.id, s.current_jti`,
@@ -213,6 +214,8 @@ export interface ConsumeInput {
   at: Date;
   expiresAt: Date;
   jti: string;
+  /** The session's scope from this version on (the OIDC host's narrowing); unchanged when null or absent. */
+  scope?: string | null;
   /** Not applied if PostgreSQL starts the write at or after this instant (its clock); none when absent. */
   deadline?: Date;
 }
@@ -222,7 +225,7 @@ export async function consumeVersions(db: Db, inputs: ConsumeInput[]): Promise<b
   const won = await runPrepared<{ id: string; current_jti: string }>(
     db,
     CONSUME_VERSIONS,
-    columnsOf(inputs, ['sid', 'presented', 'next', 'at', 'expiresAt', 'jti', 'deadline']),
+    columnsOf(inputs, ['sid', 'presented', 'next', 'at', 'expiresAt', 'jti', 'scope', 'deadline']),
   );
   const winners = new Set(won.map((w) => `${w.id} ${w.current_jti}`));
   return inputs.map((i) => winners.has(`${i.sid} ${i.jti}`));

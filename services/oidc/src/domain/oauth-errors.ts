@@ -39,6 +39,13 @@ export class InvalidGrant extends OAuthError {
   }
 }
 
+/** 400: a requested scope exceeds what was granted (RFC 6749 5.2, for the refresh grant's `scope`). */
+export class InvalidScope extends OAuthError {
+  constructor(description: string) {
+    super('invalid_scope', 400, described(description));
+  }
+}
+
 export class UnauthorizedClient extends OAuthError {
   constructor(description: string) {
     super('unauthorized_client', 400, described(description));

@@ -11,18 +11,20 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   REFRESH_TYPS,
   type RotationOutcome,
+  type RotationRead,
   revokeFamily,
   rotateRefreshToken,
   verifyPresentedToken,
 } from '@svc/issuance';
-import { ServiceError } from '@svc/platform';
+import { countRefreshOutcome, countTokensIssued, type Reason, ServiceError } from '@svc/platform';
+import { TokenVerificationError } from '@svc/token-core';
 import type { OidcDeps } from '../deps';
 import type { OidcClient } from '../store/clients';
 import { hashCode } from './authorization';
 import { mintIdToken } from './id-token';
 import { issueOidcSession } from './issue-oidc';
-import { InvalidGrant, InvalidRequest, TemporarilyUnavailable } from './oauth-errors';
-import { parseScope } from './scopes';
+import { InvalidGrant, InvalidRequest, InvalidScope, TemporarilyUnavailable } from './oauth-errors';
+import { parseScope, type Scope } from './scopes';
 
 export interface TokenResponse {
   access_token: string;
@@ -127,44 +129,127 @@ const ROTATION_REFUSALS: Record<Exclude<RotationOutcome['kind'], 'rotated'>, str
   stale: 'the authorization changed since sign-in; sign in again',
 };
 
+/** The session host's reason for each refusal, so refresh_outcomes_total counts both hosts' refreshes alike. */
+const OUTCOME_REASONS: Record<Exclude<RotationOutcome['kind'], 'rotated'>, Reason> = {
+  not_found: 'RefreshTokenInvalid',
+  revoked: 'RefreshTokenRevoked',
+  suspended: 'RefreshTokenSuspended',
+  expired: 'RefreshTokenExpired',
+  family_compromised: 'RefreshTokenFamilyCompromised',
+  race_lost: 'RefreshTokenFamilyCompromised',
+  conflict: 'RefreshTokenRotationRaceLost',
+  stale: 'AuthorizationArtifactStale',
+};
+
+/** The session host's reason for a refresh token that does not verify (as its /refresh classifies it). */
+function verificationReason(err: unknown): Reason {
+  if (!(err instanceof TokenVerificationError)) return 'RefreshTokenInvalid';
+  switch (err.failure) {
+    case 'wrong_type':
+      return 'RefreshTokenInvalidType';
+    case 'bad_signature':
+    case 'unknown_key':
+      return 'RefreshTokenInvalidSignature';
+    case 'expired':
+      return 'RefreshTokenExpired';
+    default:
+      return 'RefreshTokenInvalid';
+  }
+}
+
+/** An OAuth refusal of the refresh grant, with the outcome refresh_outcomes_total counts it under. */
+class RefreshRefusal {
+  constructor(
+    readonly error: unknown,
+    readonly outcome: string,
+  ) {}
+}
+
+const refusal = (outcome: string, error: unknown) => new RefreshRefusal(error, outcome);
+const notFound = () => refusal('RefreshTokenInvalid', new InvalidGrant(ROTATION_REFUSALS.not_found));
+
+/**
+ * The refresh grant's own conditions, from the rotation read before anything is consumed: the session was issued
+ * to this client (another client of the same application gets invalid_grant and the token stays usable), it still
+ * holds offline_access, and a requested scope is no wider than the session's (RFC 6749 6: invalid_scope).
+ */
+function admitFor(client: OidcClient, requested: Scope[] | undefined) {
+  return (read: RotationRead): void => {
+    if (read.oidc?.oidcClientId !== client.id) throw notFound();
+    const granted = parseScope(read.session.scope ?? '');
+    if (!granted.includes('offline_access')) throw notFound();
+    if (requested?.some((s) => !granted.includes(s))) {
+      throw refusal('invalid_scope', new InvalidScope('scope exceeds the scope originally granted'));
+    }
+  };
+}
+
+/**
+ * The refresh grant, counted as the session host counts its /refresh: refresh_outcomes_total by outcome (rotated,
+ * or the session host's reason for the refusal) and, when it rotates, tokens_issued_total{method="refresh"}.
+ */
 export async function refreshGrant(
   deps: OidcDeps,
   client: OidcClient,
   p: { refreshToken?: string; scope?: string },
 ): Promise<TokenResponse> {
   if (!p.refreshToken) throw new InvalidRequest('refresh_token is required');
+  try {
+    const response = await rotateGrant(deps, client, p.refreshToken, p.scope);
+    countRefreshOutcome(deps.metrics, 'rotated');
+    countTokensIssued(deps.metrics, 'refresh');
+    return response;
+  } catch (err) {
+    if (err instanceof RefreshRefusal) {
+      countRefreshOutcome(deps.metrics, err.outcome);
+      throw err.error;
+    }
+    countRefreshOutcome(deps.metrics, err instanceof ServiceError ? err.reason : 'unavailable');
+    throw grantRefusal(err);
+  }
+}
+
+/**
+ * One rotation, in the round trips of a session-host refresh: the rotation read brings the OIDC session (client,
+ * amr, acr) and the session's auth_time and scope, so nothing else is read. A requested scope narrower than the
+ * session's becomes the session's scope from this rotation on (the consuming write stores it): /userinfo answers
+ * by it, and without offline_access the answer has no refresh token and the session refreshes no more.
+ */
+async function rotateGrant(
+  deps: OidcDeps,
+  client: OidcClient,
+  refreshToken: string,
+  scope: string | undefined,
+): Promise<TokenResponse> {
   let presented: Awaited<ReturnType<typeof verifyPresentedToken>>;
   try {
-    presented = await verifyPresentedToken(deps, deps.apps, p.refreshToken, { typ: REFRESH_TYPS });
-  } catch {
-    throw new InvalidGrant(ROTATION_REFUSALS.not_found);
+    presented = await verifyPresentedToken(deps, deps.apps, refreshToken, { typ: REFRESH_TYPS });
+  } catch (err) {
+    throw refusal(verificationReason(err), new InvalidGrant(ROTATION_REFUSALS.not_found));
   }
   const { app, claims } = presented;
-  if (app.id !== client.applicationId) throw new InvalidGrant(ROTATION_REFUSALS.not_found);
-  // The session must have been issued to this client: another client of the same application cannot refresh it.
-  const session = await deps.oidcSessions.read(claims.sid);
-  if (!session || session.oidcClientId !== client.id) throw new InvalidGrant(ROTATION_REFUSALS.not_found);
-  const scopes = parseScope(session.scope ?? '');
-  if (!scopes.includes('offline_access')) throw new InvalidGrant(ROTATION_REFUSALS.not_found);
-  if (p.scope !== undefined && parseScope(p.scope).some((s) => !scopes.includes(s))) {
-    throw new InvalidGrant('scope exceeds the scope originally granted');
-  }
+  if (app.id !== client.applicationId) throw notFound();
+  const requested = scope === undefined ? undefined : parseScope(scope);
   const outcome = await rotateRefreshToken(deps, {
     app,
     claims,
-    presentedToken: p.refreshToken,
+    presentedToken: refreshToken,
     retryAllowanceMs: deps.oidc.refreshRetryWindowMs,
     protocol: 'OIDC',
-  }).catch((err: unknown) => {
-    throw grantRefusal(err);
+    admit: admitFor(client, requested),
+    scope: requested?.join(' '),
   });
-  if (outcome.kind !== 'rotated') throw new InvalidGrant(ROTATION_REFUSALS[outcome.kind]);
+  if (outcome.kind !== 'rotated') {
+    throw refusal(OUTCOME_REASONS[outcome.kind], new InvalidGrant(ROTATION_REFUSALS[outcome.kind]));
+  }
+  const { session, oidc } = outcome;
+  const scopes = requested ?? parseScope(session.scope ?? '');
   const idToken = await mintIdToken(deps, {
     clientId: client.clientId,
     subject: session.subject,
     authTime: session.authTime,
-    amr: session.amr,
-    acr: session.acr,
+    amr: oidc?.amr ?? [],
+    acr: oidc?.acr,
     accessToken: outcome.accessToken,
   });
   return {
@@ -172,7 +257,7 @@ export async function refreshGrant(
     token_type: 'Bearer',
     expires_in: session.accessTtl,
     id_token: idToken,
-    refresh_token: outcome.refreshToken,
+    ...(scopes.includes('offline_access') ? { refresh_token: outcome.refreshToken } : {}),
     scope: scopes.join(' '),
   };
 }

@@ -1,0 +1,128 @@
+// Core-ms per OIDC refresh grant: host process CPU + PostgreSQL backend CPU (this database's backends) over N
+// grants, from /proc/<pid>/stat, which holds under machine load. Not part of `pnpm bench`.
+//   tsx bench/oidc-core-ms.ts [grants=2000] [chains=8]
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createOidcClient } from '@svc/provisioning';
+import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp } from '@svc/testkit';
+import { createAuthorizationCode } from '../services/oidc/src/domain/authorization';
+import { PASSKEY_ACR, PASSKEY_AMR } from '../services/oidc/src/domain/scopes';
+import { createClientStore } from '../services/oidc/src/store/clients';
+import { createCodeStore } from '../services/oidc/src/store/codes';
+
+const N = Number(process.argv[2] ?? 2000);
+const CHAINS = Number(process.argv[3] ?? 8);
+const PORT = Number(process.env.CORE_MS_PORT ?? 27391);
+const TICK = 100; // USER_HZ
+
+function cpuTicks(pid: number): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(f[11]) + Number(f[12]); // utime, stime (fields 14, 15)
+  } catch {
+    return 0;
+  }
+}
+
+async function main() {
+  const infra = await openInfra();
+  await ensureBaselineTerms(infra.db);
+  const url = `http://127.0.0.1:${PORT}`;
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'services/oidc/src/main.ts'],
+    { env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(PORT), OIDC_URL: url, WEB_CONCURRENCY: '1' }, stdio: 'inherit' },
+  );
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${url}/readyz`)).ok) break;
+      } catch {}
+      if (i > 150) throw new Error('not ready');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const app = await provisionApp(infra, { methods: ['OIDC'] });
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => provisionAccount(infra)));
+    const redirectUri = 'https://bench-rp.example/callback';
+    const created = await createOidcClient(infra.db, { anchor: app.anchor, redirectUris: [redirectUri] });
+    const client = (await createClientStore(infra.db).get(created.clientId))!;
+    const basic = `Basic ${Buffer.from(`${created.clientId}:${created.clientSecret}`).toString('base64')}`;
+    const codeDeps = { codes: createCodeStore(infra.db), now: Date.now, oidc: { codeTtlSeconds: 600 } };
+    let seeded = 0;
+    const seed = async () => {
+      const code = await createAuthorizationCode(codeDeps, {
+        client,
+        accountId: accounts[seeded++ % accounts.length]!.id,
+        redirectUri,
+        scope: 'openid offline_access',
+        authTime: new Date(),
+        amr: PASSKEY_AMR,
+        acr: PASSKEY_ACR,
+      });
+      const res = await fetch(`${url}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri }).toString(),
+      });
+      if (res.status !== 200) throw new Error(`seed ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { refresh_token: string }).refresh_token;
+    };
+    const run = async (grants: number) => {
+      const tokens = await Promise.all(Array.from({ length: CHAINS }, seed));
+      let left = grants;
+      await Promise.all(
+        tokens.map(async (t0) => {
+          let t = t0;
+          while (left-- > 0) {
+            const res = await fetch(`${url}/token`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
+              body: `grant_type=refresh_token&refresh_token=${t}`,
+            });
+            const body = await res.text();
+            if (res.status !== 200) throw new Error(`refresh ${res.status} ${body}`);
+            t = (JSON.parse(body) as { refresh_token: string }).refresh_token;
+          }
+        }),
+      );
+    };
+    await run(Math.min(500, N)); // warm-up: JIT, pools, prepared statements
+    const dbName = new URL(process.env.DATABASE_URL!).pathname.slice(1);
+    const backends = (
+      await infra.db.$queryRawUnsafe<{ pid: number }[]>(
+        `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+        dbName,
+      )
+    ).map((r) => r.pid);
+    const hostBefore = cpuTicks(child.pid!);
+    const pgBefore = backends.map(cpuTicks);
+    const t0 = Date.now();
+    await run(N);
+    const wall = Date.now() - t0;
+    const hostMs = ((cpuTicks(child.pid!) - hostBefore) * 1000) / TICK;
+    const pgMs = (backends.map(cpuTicks).reduce((a, b) => a + b, 0) - pgBefore.reduce((a, b) => a + b, 0)) * (1000 / TICK);
+    console.log(
+      JSON.stringify({
+        grants: N,
+        chains: CHAINS,
+        backends: backends.length,
+        hostCoreMsPerGrant: +(hostMs / N).toFixed(3),
+        pgCoreMsPerGrant: +(pgMs / N).toFixed(3),
+        coreMsPerGrant: +((hostMs + pgMs) / N).toFixed(3),
+        wallMs: wall,
+      }),
+    );
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+    await infra.close?.();
+  }
+}
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
