@@ -30,8 +30,16 @@ async function main() {
   const url = `http://127.0.0.1:${PORT}`;
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'services/oidc/src/main.ts'],
-    { env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(PORT), OIDC_URL: url, WEB_CONCURRENCY: '1' }, stdio: 'inherit' },
+    [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      'services/oidc/src/main.ts',
+    ],
+    {
+      env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(PORT), OIDC_URL: url, WEB_CONCURRENCY: '1' },
+      stdio: 'inherit',
+    },
   );
   try {
     for (let i = 0; ; i++) {
@@ -62,7 +70,11 @@ async function main() {
       const res = await fetch(`${url}/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUri,
+        }).toString(),
       });
       if (res.status !== 200) throw new Error(`seed ${res.status} ${await res.text()}`);
       return ((await res.json()) as { refresh_token: string }).refresh_token;
@@ -100,7 +112,9 @@ async function main() {
     await run(N);
     const wall = Date.now() - t0;
     const hostMs = ((cpuTicks(child.pid!) - hostBefore) * 1000) / TICK;
-    const pgMs = (backends.map(cpuTicks).reduce((a, b) => a + b, 0) - pgBefore.reduce((a, b) => a + b, 0)) * (1000 / TICK);
+    const pgMs =
+      (backends.map(cpuTicks).reduce((a, b) => a + b, 0) - pgBefore.reduce((a, b) => a + b, 0)) *
+      (1000 / TICK);
     console.log(
       JSON.stringify({
         grants: N,
