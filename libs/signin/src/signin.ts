@@ -42,7 +42,7 @@ export interface Signin<K extends string = never> {
   submitDetails(b: Browser<K>, req: Request, accountId: string, shown: DetailItem[]): Promise<boolean>;
   locale(req: Request, res: Response): ReturnType<typeof requestLocale>;
   /** A message page when no target could be loaded. */
-  sendBarePage(req: Request, res: Response, status: number, key: MessageKey | K): void;
+  sendBarePage(req: Request, res: Response, status: number, key: MessageKey | K, here?: string): void;
   /** The error handler of the page router: mount last. */
   pageErrors(): ReturnType<typeof pageErrors>;
   /** /assets/signin.css, /assets/signin.js and the WebAuthn browser bundle. */
@@ -65,7 +65,7 @@ export function createSignin<K extends string = never>(options: SigninOptions<K>
     enterCode: (b, req, typed) => enterCode(site, b, req, typed),
     submitDetails: (b, req, accountId, shown) => submitDetails(site, b, req, accountId, shown),
     locale: (req, res) => requestLocale(site, req, res),
-    sendBarePage: (req, res, status, key) => sendBarePage(site, req, res, status, key),
+    sendBarePage: (req, res, status, key, here) => sendBarePage(site, req, res, status, key, here),
     pageErrors: () => pageErrors(site),
     assetRoutes,
   };

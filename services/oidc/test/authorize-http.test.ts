@@ -49,6 +49,16 @@ function authorizeUrl(over: Record<string, string | undefined>, client = rp): st
 const get = (url: string, headers: Record<string, string> = {}) =>
   fetch(url, { redirect: 'manual', headers: { 'accept-language': 'en-US', ...headers } });
 
+/** The href of the page's language switch to `locale`, unescaped. */
+function switchLink(page: string, locale: string): string {
+  const href = new RegExp(`<a href="([^"]*)" hreflang="${locale}"`).exec(page)?.[1];
+  if (href === undefined) throw new Error('no language switch');
+  return href
+    .replace(/&amp;/g, '&')
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"');
+}
+
 /** /authorize with `query` as the query string (GET) or the form body (POST). */
 const send = (method: string, query: string) =>
   method === 'GET'
@@ -84,6 +94,25 @@ describe('untrusted client or redirect URI: a page, never a redirect', () => {
         expect([res.status, res.headers.get('location')]).toEqual([400, null]);
         expect(await res.text()).toContain('not valid');
       }
+    },
+  );
+
+  test.each(['GET', 'POST'])(
+    '%s: the language switch of the error page keeps the request and lands on the same page',
+    async (method) => {
+      const query = new URL(authorizeUrl({ client_id: 'oidc_nobody', state: 'a&b c' })).search.slice(1);
+      const res = await send(method, query);
+      expect(res.status).toBe(400);
+      const href = switchLink(await res.text(), 'zh-CN');
+      const to = new URL(href, host.url);
+      expect(to.pathname).toBe('/authorize');
+      expect(Object.fromEntries(to.searchParams)).toEqual({
+        ...Object.fromEntries(new URLSearchParams(query)),
+        lang: 'zh-CN',
+      });
+      const switched = await get(to.toString());
+      expect(switched.status).toBe(400);
+      expect(await switched.text()).toContain('未在此注册');
     },
   );
 
@@ -210,6 +239,8 @@ describe('a valid request', () => {
     expect(page.status).toBe(200);
     const text = await page.text();
     expect(text).toContain('lang="zh-CN"');
+    // Its language switch leads back to the same interaction.
+    expect(switchLink(text, 'en-US')).toBe(`${location.split('?')[0]}?lang=en-US`);
     expect(page.headers.get('set-cookie')).toMatch(/oidc_flow=/);
   });
 

@@ -6,7 +6,10 @@ import { LOCALES, type Locale, type MessageKey, type Translate } from './i18n';
 export interface PageContext<K extends string = MessageKey> {
   locale: Locale;
   t: Translate<K>;
-  /** Path of the current page, for the language switch. */
+  /**
+   * Path of the current page, with the query that lands back on it (an /authorize request's parameters), for the
+   * language switch, which replaces only `lang`.
+   */
   path: string;
   csrf?: string;
   appName?: string;
@@ -19,7 +22,7 @@ export function layout<K extends string>(
   opts: { scripts?: boolean } = {},
 ): string {
   const switcher = LOCALES.filter((l) => l !== ctx.locale).map(
-    (l) => html`<a href="${`${ctx.path}?lang=${l}`}" hreflang="${l}" lang="${l}">${label(l)}</a>`,
+    (l) => html`<a href="${switchHref(ctx.path, l)}" hreflang="${l}" lang="${l}">${label(l)}</a>`,
   );
   return html`<!doctype html>
 <html lang="${ctx.locale}">
@@ -39,6 +42,15 @@ ${body}
 </main>
 </body>
 </html>`.value;
+}
+
+/** The current page (path and query) in locale `l`: its query kept, `lang` set (escaped by the template). */
+export function switchHref(path: string, l: Locale): string {
+  const at = path.indexOf('?');
+  if (at === -1) return `${path}?lang=${l}`;
+  const query = new URLSearchParams(path.slice(at + 1));
+  query.set('lang', l);
+  return `${path.slice(0, at)}?${query}`;
 }
 
 function label(l: Locale): string {

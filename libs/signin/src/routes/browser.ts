@@ -260,10 +260,13 @@ export function sendBarePage<K extends string>(
   res: Response,
   status: number,
   key: MessageKey | K,
+  /** Where the language switch leads: by default the request's own URL for a GET (query kept), else its path. */
+  here?: string,
 ): void {
   const locale = requestLocale(site, req, res);
   const t = translator(locale, site.messages);
-  const ctx: PageContext<MessageKey | K> = { locale, t, path: req.path };
+  const path = here ?? (req.method === 'GET' || req.method === 'HEAD' ? req.originalUrl : req.path);
+  const ctx: PageContext<MessageKey | K> = { locale, t, path };
   setPageHeaders(res);
   res
     .status(status)

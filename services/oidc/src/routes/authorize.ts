@@ -44,6 +44,15 @@ function queryPairs(req: Request): [string, string][] {
   return at === -1 ? [] : [...new URLSearchParams(req.originalUrl.slice(at + 1))];
 }
 
+// Where the error page's language switch leads: the same request as a GET (a POSTed form's parameters as the
+// query; OIDC Core 3.1.2.1 takes both), so the person lands back on this page in the other language. A form too
+// large for a sensible URL gets the bare path.
+function sameRequestHere(req: Request, pairs: [string, string][]): string {
+  if (req.method === 'GET') return req.originalUrl;
+  const query = new URLSearchParams(pairs).toString();
+  return query.length > 0 && query.length <= 4096 ? `${req.path}?${query}` : req.path;
+}
+
 // A form body read with repeats kept (a repeated field's values are a list) as name-value pairs in order.
 function formPairs(body: Record<string, string | string[]>): [string, string][] {
   return Object.entries(body).flatMap(([name, v]) =>
@@ -62,7 +71,7 @@ export function authorizeRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Router
     const outcome = validateAuthorizeRequest(params, authorizeClientOf(record));
     if (outcome.kind === 'page') {
       countAuthorizeOutcome(deps.metrics, 'error_page');
-      return signin.sendBarePage(req, res, 400, pageKey(outcome.error.error));
+      return signin.sendBarePage(req, res, 400, pageKey(outcome.error.error), sameRequestHere(req, pairs));
     }
     if (outcome.kind === 'redirect') return sendErrorToClient(res, deps, outcome.target, outcome.error);
     const { request } = outcome;
