@@ -6,7 +6,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } fr
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { testUrls, uniqueName, waitUntil } from '@svc/testkit';
+import { startMailbox, testUrls, uniqueName, waitUntil } from '@svc/testkit';
 import pg from 'pg';
 import { buildAll } from './build';
 import { dockerStages, healthcheckArgv } from './dockerfile';
@@ -118,6 +118,14 @@ describe('pnpm build', () => {
       expect(main).not.toContain('@opentelemetry/sdk-trace');
       expect(main).not.toContain('AGFzbQEAAAAB');
       expect(main.length).toBeLessThan(6_000_000);
+      // ASCII only: one other character anywhere (a comment) and V8 holds the whole source at two bytes a character.
+      for (const file of files.filter((f) => f.endsWith('.js')))
+        expect(/[\u0080-\uffff]/.test(readFileSync(path.join(copyRoot, host, file), 'utf8'))).toBe(false);
+      // Loaded on first use only, from files of their own: WebAuthn (the sign-in hosts) and nodemailer.
+      expect(main).not.toContain('node_modules/@simplewebauthn/server/');
+      expect(main).not.toContain('node_modules/nodemailer/');
+      if (['connect', 'device', 'oidc'].includes(host))
+        expect(files).toEqual(expect.arrayContaining(['webauthn.js', 'smtp.js']));
     }
     expect(readdirSync(path.join(copyRoot, 'connect', 'assets')).sort()).toEqual([
       'signin.css',
@@ -125,6 +133,34 @@ describe('pnpm build', () => {
       'simplewebauthn-browser.js',
     ]);
   });
+
+  it('the side files of the sign-in hosts work from the folder alone: WebAuthn options and an SMTP mail', async () => {
+    const mailbox = await startMailbox();
+    try {
+      const script = `
+        const webauthn = require('./webauthn.js');
+        const smtp = require('./smtp.js');
+        (async () => {
+          const options = await webauthn.generateAuthenticationOptions({ rpID: 'example.test' });
+          const mail = smtp.openSmtpTransport('smtp://127.0.0.1:${mailbox.port}');
+          await mail.sendMail({ from: 'a@example.test', to: 'side-files@example.test', subject: 's', text: 'sent' });
+          mail.close();
+          process.stdout.write(options.rpId);
+        })();`;
+      const out = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+        execFile(
+          process.execPath,
+          ['-e', script],
+          { cwd: path.join(copyRoot, 'connect'), env: hostEnv(), timeout: 30_000 },
+          (err, stdout, stderr) => done({ code: err ? -1 : 0, stdout, stderr }),
+        );
+      });
+      expect(out).toEqual({ code: 0, stdout: 'example.test', stderr: '' });
+      expect(mailbox.messages.map((m) => m.to)).toEqual(['side-files@example.test']);
+    } finally {
+      await mailbox.close();
+    }
+  }, 60_000);
 
   it('migrate.js creates and migrates a fresh database from the folder alone', async () => {
     const first = await run('migrate.js', path.join(copyRoot, 'session'));

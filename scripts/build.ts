@@ -1,6 +1,6 @@
 // `pnpm build`: bundles every host that exists and the worker into a self-contained folder dist/<host>/ (main.js,
 // migrate.js, the migrations, the sign-in pages' assets) that runs with `node` alone: no tsx, no pnpm, no node_modules.
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
@@ -24,26 +24,36 @@ export function builtHosts(): string[] {
 const NEVER_LOADED = new Set(['pg-native', '@simplewebauthn/browser', '@valkey/valkey-glide']);
 
 /**
- * Files of the folder itself that main.js loads when needed: the OpenTelemetry SDK (only when tracing is
- * configured, so an idle host never parses it) and the Prisma query compiler's WebAssembly.
+ * Files of the folder itself that main.js loads when needed, each a bundle of its own beside it, so that a process
+ * neither parses nor keeps in memory what it may never run (V8 holds a script's source for the life of the process,
+ * for lazy compilation). The importing module requires the sibling by this name (`require('./telemetry-sdk')`:
+ * from source the .ts file); the build points that require at the file beside main.js.
+ *   - the OpenTelemetry SDK: only when tracing is configured;
+ *   - @simplewebauthn/server (with @peculiar/x509, asn1js, tsyringe): on the first passkey ceremony;
+ *   - nodemailer: on the first mail.
  */
-const TELEMETRY_SDK = './telemetry-sdk.js';
+const SIDE_FILES: { name: string; importer: string; hosts: 'all' | 'signin' }[] = [
+  { name: 'telemetry-sdk', importer: 'libs/platform/src/telemetry.ts', hosts: 'all' },
+  { name: 'webauthn', importer: 'libs/signin/src/domain/passkeys.ts', hosts: 'signin' },
+  { name: 'smtp', importer: 'libs/signin/src/domain/mailer.ts', hosts: 'signin' },
+];
 const QUERY_COMPILER_WASM = 'query-compiler.wasm';
 const PRISMA_WASM_MODULE = '@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.js';
 
 /**
- * Keeps two things out of main.js, which V8 holds in memory whole for as long as the process runs (its source,
- * for lazy compilation): the telemetry SDK (telemetry.ts requires it from the folder) and the query compiler,
- * which Prisma ships as a 4.5 MB base64 string literal (read from query-compiler.wasm when the client starts).
+ * Keeps things out of main.js: the side files above (their importer requires them from the folder) and the query
+ * compiler, which Prisma ships as a 4.5 MB base64 string literal (read from query-compiler.wasm when the client
+ * starts).
  */
 const outOfMain: Plugin = {
   name: 'out-of-main',
   setup(b) {
-    b.onResolve({ filter: /^\.\/telemetry-sdk$/ }, (args) =>
-      args.importer.endsWith(path.join('libs', 'platform', 'src', 'telemetry.ts'))
-        ? { path: TELEMETRY_SDK, external: true }
-        : undefined,
-    );
+    for (const side of SIDE_FILES) {
+      const importer = path.join(root, side.importer);
+      b.onResolve({ filter: new RegExp(`^\\./${side.name}$`) }, (args) =>
+        args.importer === importer ? { path: `./${side.name}.js`, external: true } : undefined,
+      );
+    }
     b.onResolve({ filter: /wasm-base64\.js$/ }, (args) =>
       args.path === PRISMA_WASM_MODULE ? { path: args.path, namespace: 'query-compiler-wasm' } : undefined,
     );
@@ -69,15 +79,38 @@ function queryCompilerWasm(): Buffer {
 function assertSelfContained(metafile: Metafile): void {
   const builtins = new Set([
     ...NEVER_LOADED,
-    TELEMETRY_SDK,
+    ...SIDE_FILES.map((side) => `./${side.name}.js`),
     ...builtinModules.flatMap((m) => [m, `node:${m}`]),
   ]);
   for (const [file, output] of Object.entries(metafile.outputs)) {
     for (const imp of output.imports) {
       if (imp.external && !builtins.has(imp.path) && !imp.path.startsWith('node:'))
         throw new Error(`${file} imports ${imp.path}, which is not bundled`);
+      // A side file must be emitted for the host that requires it.
+      if (
+        imp.external &&
+        imp.path.startsWith('./') &&
+        !(path.join(path.dirname(file), imp.path) in metafile.outputs)
+      )
+        throw new Error(`${file} requires ${imp.path}, which is not built beside it`);
     }
   }
+}
+
+/**
+ * Rewrites what is left of non-ASCII characters in an emitted file as \u escapes. esbuild escapes them in strings,
+ * template literals, regular expressions and identifiers (its ASCII charset) but copies comments as they are, and a
+ * single "—" in a comment makes V8 hold the whole script source as a two-byte string: main.js, kept in memory for
+ * the life of the process, would take twice its size (a 5 MB main.js: 10 MiB of heap instead of 5). An escape means
+ * the same character wherever else one could still stand.
+ */
+function asciiOnly(file: string): void {
+  const text = readFileSync(file, 'utf8');
+  if (!/[\u0080-\uffff]/.test(text)) return;
+  writeFileSync(
+    file,
+    text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  );
 }
 
 export async function buildAll(outRoot = path.join(root, 'dist')): Promise<string[]> {
@@ -86,7 +119,10 @@ export async function buildAll(outRoot = path.join(root, 'dist')): Promise<strin
   for (const host of hosts) {
     entryPoints[`${host}/main`] = path.join(root, 'services', host, 'src', 'main.ts');
     entryPoints[`${host}/migrate`] = path.join(root, 'libs', 'db', 'src', 'migrate-cli.ts');
-    entryPoints[`${host}/telemetry-sdk`] = path.join(root, 'libs', 'platform', 'src', 'telemetry-sdk.ts');
+    for (const side of SIDE_FILES) {
+      if (side.hosts === 'signin' && !SIGNIN_HOSTS.has(host)) continue;
+      entryPoints[`${host}/${side.name}`] = path.join(root, path.dirname(side.importer), `${side.name}.ts`);
+    }
   }
   for (const host of hosts) rmSync(path.join(outRoot, host), { recursive: true, force: true });
   const result = await build({
@@ -107,6 +143,7 @@ export async function buildAll(outRoot = path.join(root, 'dist')): Promise<strin
     plugins: [outOfMain],
   });
   assertSelfContained(result.metafile);
+  for (const file of Object.keys(result.metafile.outputs)) if (file.endsWith('.js')) asciiOnly(file);
   const wasm = queryCompilerWasm();
   for (const host of hosts) {
     const dir = path.join(outRoot, host);

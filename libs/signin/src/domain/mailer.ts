@@ -1,7 +1,7 @@
 // Outbound mail (nodemailer over SMTP): the one-time sign-up codes. The SMTP server is configuration.
 import type { Logger } from '@svc/platform';
-import nodemailer, { type Transporter } from 'nodemailer';
 import type { SmtpTarget } from '../config';
+import type { SmtpTransport } from './smtp';
 
 export interface OutgoingMail {
   to: string;
@@ -14,17 +14,23 @@ export interface Mailer {
   close(): void;
 }
 
-/** A mailer over the configured SMTP relay. */
+/**
+ * A mailer over the configured SMTP relay. nodemailer is loaded and its transport opened on the first mail (smtp.ts,
+ * in a built host smtp.js beside main.js): most processes of a host never send one, and the library costs about
+ * 2 MiB of heap.
+ */
 export function createMailer(smtp: SmtpTarget, from: string, logger: Logger): Mailer {
-  const transport: Transporter = nodemailer.createTransport(smtp);
+  let transport: SmtpTransport | undefined;
   return {
     async send(mail) {
+      transport ??= (require('./smtp') as typeof import('./smtp')).openSmtpTransport(smtp);
       await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
       // Never log the body: it carries the code.
       logger.info({ subject: mail.subject }, 'mail sent');
     },
     close() {
-      transport.close();
+      transport?.close();
+      transport = undefined;
     },
   };
 }

@@ -1,18 +1,12 @@
 // Usernameless passkeys (WebAuthn discoverable credentials) with @simplewebauthn/server: options, then
 // verification against the challenge kept in the flow, user verification required.
 import { randomBytes } from 'node:crypto';
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { ServiceError } from '@svc/platform';
 import type { AccountStore, NewPasskey, PasskeyOwner } from '../store/accounts';
 import type { Challenge } from '../store/flows';
 import { sameText } from './secrets';
+import type { verifyAuthenticationResponse, verifyRegistrationResponse } from './webauthn';
 
 /** The WebAuthn relying party: one id for the fleet, this host's origin. */
 export interface RelyingParty {
@@ -22,6 +16,14 @@ export interface RelyingParty {
 }
 
 const TIMEOUT_MS = 120_000;
+
+/**
+ * @simplewebauthn/server, loaded on the first ceremony (webauthn.ts): a plain require of a sibling, from source
+ * webauthn.ts, in a built host webauthn.js beside main.js.
+ */
+function webauthn(): typeof import('./webauthn') {
+  return require('./webauthn') as typeof import('./webauthn');
+}
 
 /** Every way a passkey ceremony can fail is the same opaque refusal. */
 export const passkeyRefused = (cause?: unknown) => new ServiceError('AuthenticationNotFound', { cause });
@@ -45,7 +47,7 @@ export function isCrossOrigin(clientDataJSON: string): boolean {
 
 export async function authenticationOptions(config: RelyingParty) {
   // No allowCredentials: the authenticator offers its discoverable credentials (usernameless).
-  return generateAuthenticationOptions({
+  return webauthn().generateAuthenticationOptions({
     rpID: config.rpId,
     userVerification: 'required',
     timeout: TIMEOUT_MS,
@@ -68,7 +70,7 @@ export async function verifyAuthentication(
   }
   let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
-    verified = await verifyAuthenticationResponse({
+    verified = await webauthn().verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge.value,
       expectedOrigin: deps.config.origin,
@@ -97,7 +99,7 @@ export async function registrationOptions(
   existing: { credentialId: string; transports: string[] }[],
 ) {
   const userHandle = randomBytes(32);
-  const options = await generateRegistrationOptions({
+  const options = await webauthn().generateRegistrationOptions({
     rpName: config.rpName,
     rpID: config.rpId,
     userName: email,
@@ -125,7 +127,7 @@ export async function verifyNewCredential(
   if (isCrossOrigin(response.response.clientDataJSON)) throw passkeyRefused();
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
-    verified = await verifyRegistrationResponse({
+    verified = await webauthn().verifyRegistrationResponse({
       response,
       expectedChallenge: challenge.value,
       expectedOrigin: deps.config.origin,
