@@ -93,6 +93,27 @@ describe('the claim set of every ID token', () => {
   });
 });
 
+test('discovery names the claims ID tokens and userinfo carry (no sid) and every acr a sign-in states', async () => {
+  const meta = (await (await fetch(`${h.url}/.well-known/openid-configuration`)).json()) as Record<
+    string,
+    string[]
+  >;
+  const profile = [
+    'email',
+    'email_verified',
+    'name',
+    'given_name',
+    'family_name',
+    'picture',
+    'picture_animated',
+  ];
+  expect(sorted(meta.claims_supported as string[])).toEqual(
+    sorted([...BASE, 'nonce', 'at_hash', 'c_hash', ...profile]),
+  );
+  const stated = [passkeySignInReferences(true).acr, passkeySignInReferences(false).acr];
+  expect(sorted(meta.acr_values_supported as string[])).toEqual(sorted(stated as string[]));
+});
+
 describe('/end-session with an ID token that has no sid', () => {
   test('revokes the sessions of the sign-in the hint states, for its client only', async () => {
     const rp = await provisionRp(h);

@@ -32,7 +32,6 @@ export function providerMetadata(oidcUrl: string): Record<string, unknown> {
       'amr',
       'at_hash',
       'c_hash',
-      'sid',
       'email',
       'email_verified',
       'name',
@@ -41,7 +40,8 @@ export function providerMetadata(oidcUrl: string): Record<string, unknown> {
       'picture',
       'picture_animated',
     ],
-    acr_values_supported: ['phr'],
+    // What a sign-in can state (libs/signin auth-references.ts); an email-code sign-up states no acr.
+    acr_values_supported: ['phrh', 'phr'],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     // Every authorization response, success or error, carries `iss` (RFC 9207).
     authorization_response_iss_parameter_supported: true,
