@@ -3,3 +3,4 @@ export * from './due-scopes';
 export * from './key-ring';
 export * from './lifecycle';
 export * from './schedule';
+export { OIDC_SCOPE } from './store/signing-keys';

@@ -13,10 +13,9 @@ import {
 } from '@svc/token-core';
 import type { Redis } from 'ioredis';
 import type { CryptoKey } from 'jose';
+import { readActiveSealedKeys, readRingKeys } from './store/signing-keys';
 
 export const KEY_CHANGE_CHANNEL = 'keyring:changed';
-/** The scope id of the platform-wide OIDC key set. */
-export const OIDC_SCOPE = 'oidc';
 
 interface ScopeEntry {
   loadedAt: number;
@@ -72,20 +71,13 @@ export function createKeyRing(opts: KeyRingOptions): KeyRing {
   }
 
   async function load(scopeId: string): Promise<ScopeEntry> {
-    const where =
-      scopeId === OIDC_SCOPE
-        ? { scope: 'OIDC' as const, applicationId: null }
-        : { scope: 'APPLICATION' as const, applicationId: scopeId };
-    const rows = await opts.db.signingKey.findMany({
-      where: { ...where, status: { in: ['NEXT', 'ACTIVE', 'RETIRING'] } },
-      orderBy: { createdAt: 'desc' },
-    });
+    const rows = await readRingKeys(opts.db, scopeId);
     const at = now();
     const published = rows.filter(
       (r) => r.status !== 'RETIRING' || !r.publishUntil || r.publishUntil.getTime() > at,
     );
     const active = published.find((r) => r.status === 'ACTIVE');
-    const jwks = toJwkSet(published.map((r) => r.publicJwk as unknown as PublicJwk)).keys;
+    const jwks = toJwkSet(published.map((r) => r.publicJwk)).keys;
     const entry: ScopeEntry = {
       loadedAt: at,
       verifiers: new Map(),
@@ -95,7 +87,7 @@ export function createKeyRing(opts: KeyRingOptions): KeyRing {
       signerEnc: active?.privateKeyEnc,
     };
     for (const r of published) {
-      entry.verifiers.set(r.kid, importVerificationKey(r.publicJwk as unknown as PublicJwk));
+      entry.verifiers.set(r.kid, importVerificationKey(r.publicJwk));
     }
     return entry;
   }
@@ -146,12 +138,7 @@ export function createKeyRing(opts: KeyRingOptions): KeyRing {
       let loaded = 0;
       let after: string | undefined;
       for (;;) {
-        const rows = await opts.db.signingKey.findMany({
-          where: { status: 'ACTIVE', ...(after ? { id: { gt: after } } : {}) },
-          orderBy: { id: 'asc' },
-          take: LOAD_BATCH,
-          select: { id: true, kid: true, privateKeyEnc: true },
-        });
+        const rows = await readActiveSealedKeys(opts.db, after, LOAD_BATCH);
         for (const r of rows) {
           try {
             open(opts.kek, r.privateKeyEnc, r.kid).fill(0);

@@ -4,53 +4,31 @@
 // published while its tokens can be valid, so the set is never cut and a rotation that would overfill it is refused.
 import type { Db } from '@svc/db';
 import { generateSigningKey, type Kek, MAX_JWKS_KEYS, REFRESH_TTL } from '@svc/token-core';
-import { OIDC_SCOPE } from './key-ring';
 import type { KeySchedule } from './schedule';
-
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
-
-/**
- * Lifecycle transactions generate RSA-2048 keys while they hold the scope's lock (so two operators or workers never
- * both add one). Generation takes from tens of ms to over a second on a busy machine, so they get more room than
- * Prisma's 5 s default before the transaction is cut.
- */
-const KEY_TX = { maxWait: 10_000, timeout: 30_000 } as const;
-
-function scopeWhere(scopeId: string) {
-  return scopeId === OIDC_SCOPE
-    ? { scope: 'OIDC' as const, applicationId: null }
-    : { scope: 'APPLICATION' as const, applicationId: scopeId };
-}
-
-async function lockScope(tx: Tx, scopeId: string): Promise<void> {
-  // One advisory lock per scope serializes rotations from admins and workers across all replicas.
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`signing-keys:${scopeId}`}))`;
-}
+import { OIDC_SCOPE, type ScopeKeys, scopeKeys, withLockedScope } from './store/signing-keys';
 
 /**
  * How long after a key retires a host may still sign with it: hosts drop their cached signer on the pub/sub key
  * change at once, but one that missed the message keeps it until its cache TTL (KEY_CACHE_TTL_MS) runs out.
  */
-function staleSignerGraceMs(): number {
-  return Math.max(Number(process.env.KEY_CACHE_TTL_MS ?? 30_000), 0) + 60_000;
-}
-
-/** Longest refresh lifetime a new session of this application can get (rules can only narrow the default). */
-async function longestRefreshTtl(tx: Tx, applicationId: string): Promise<number> {
-  const agg = await tx.authenticationRule.aggregate({ where: { applicationId }, _max: { refreshTtl: true } });
-  const ruled = agg._max.refreshTtl ?? 0;
-  return Math.min(Math.max(REFRESH_TTL.default, ruled), REFRESH_TTL.max);
+function staleSignerGraceMs(keyCacheTtlMs: number): number {
+  return Math.max(keyCacheTtlMs, 0) + 60_000;
 }
 
 /**
  * Latest moment a token signed by this scope's retiring key could still be valid: the newest session expiry, and
- * any session a host with a stale cached signer could still start during the grace period.
+ * any session a host with a stale cached signer could still start during the grace period (with the longest
+ * refresh lifetime a new session can get: rules can only narrow the default).
  */
-async function outstandingUntil(tx: Tx, scopeId: string, at: Date): Promise<Date> {
+async function outstandingUntil(keys: ScopeKeys, scopeId: string, at: Date, keyCacheTtlMs: number) {
   if (scopeId === OIDC_SCOPE) return new Date(at.getTime() + REFRESH_TTL.max * 1000);
-  const agg = await tx.session.aggregate({ where: { applicationId: scopeId }, _max: { expiresAt: true } });
-  const latest = agg._max.expiresAt?.getTime() ?? at.getTime();
-  const staleSigned = at.getTime() + staleSignerGraceMs() + (await longestRefreshTtl(tx, scopeId)) * 1000;
+  const { latestExpiry, longestRuledRefreshTtl } = await keys.sessionHorizon();
+  const longestRefreshTtl = Math.min(
+    Math.max(REFRESH_TTL.default, longestRuledRefreshTtl ?? 0),
+    REFRESH_TTL.max,
+  );
+  const latest = latestExpiry?.getTime() ?? at.getTime();
+  const staleSigned = at.getTime() + staleSignerGraceMs(keyCacheTtlMs) + longestRefreshTtl * 1000;
   return new Date(Math.max(latest, staleSigned));
 }
 
@@ -67,58 +45,24 @@ export class KeySetFullError extends Error {
   }
 }
 
-/** The keys a scope publishes at `at` (NEXT, ACTIVE, RETIRING inside its window) and when the first one leaves. */
-async function publishedCount(tx: Tx, scopeId: string, at: Date) {
-  const where = scopeWhere(scopeId);
-  const [held, retiring] = await Promise.all([
-    tx.signingKey.count({ where: { ...where, status: { in: ['NEXT', 'ACTIVE'] } } }),
-    tx.signingKey.findMany({
-      where: { ...where, status: 'RETIRING', OR: [{ publishUntil: null }, { publishUntil: { gt: at } }] },
-      select: { publishUntil: true },
-      orderBy: { publishUntil: 'asc' },
-    }),
-  ]);
-  return { count: held + retiring.length, roomAt: retiring[0]?.publishUntil ?? undefined };
-}
-
 /** Throws KeySetFullError when one more key would publish more than MAX_JWKS_KEYS in the scope. */
-async function assertRoomForKey(tx: Tx, scopeId: string, at: Date): Promise<void> {
-  const { count, roomAt } = await publishedCount(tx, scopeId, at);
+async function assertRoomForKey(keys: ScopeKeys, scopeId: string, at: Date): Promise<void> {
+  const { count, roomAt } = await keys.publishedCount(at);
   if (count + 1 > MAX_JWKS_KEYS) throw new KeySetFullError(scopeId, count, roomAt);
 }
 
-function insertKey(
-  tx: Tx,
-  kek: Kek,
-  scopeId: string,
-  status: 'NEXT' | 'ACTIVE',
-  at: Date,
-  activatesAt?: Date,
-) {
-  const g = generateSigningKey(kek);
-  return tx.signingKey.create({
-    data: {
-      kid: g.kid,
-      ...scopeWhere(scopeId),
-      status,
-      publicJwk: g.publicJwk as object,
-      privateKeyEnc: g.privateKeyEnc,
-      kekId: g.kekId,
-      createdAt: at,
-      activatesAt: activatesAt ?? at,
-      activatedAt: status === 'ACTIVE' ? at : null,
-    },
-  });
+/** A new key generated under the KEK and stored with `status`. */
+function insertKey(keys: ScopeKeys, kek: Kek, status: 'NEXT' | 'ACTIVE', at: Date, activatesAt?: Date) {
+  return keys.insert(generateSigningKey(kek), status, at, activatesAt);
 }
 
 /** Makes sure a scope has an active signer (first key of a new application, or the OIDC key). */
 export async function ensureActiveKey(db: Db, kek: Kek, scopeId: string, at = new Date()): Promise<string> {
-  return db.$transaction(async (tx) => {
-    await lockScope(tx, scopeId);
-    const active = await tx.signingKey.findFirst({ where: { ...scopeWhere(scopeId), status: 'ACTIVE' } });
+  return withLockedScope(db, scopeId, async (keys) => {
+    const active = await keys.active();
     if (active) return active.kid;
-    return (await insertKey(tx, kek, scopeId, 'ACTIVE', at)).kid;
-  }, KEY_TX);
+    return (await insertKey(keys, kek, 'ACTIVE', at)).kid;
+  });
 }
 
 /** Prepublishes a NEXT key that becomes the signer at `activatesAt` (no-op if one is already waiting). */
@@ -129,54 +73,58 @@ export async function prepublishNextKey(
   activatesAt: Date,
   at = new Date(),
 ) {
-  return db.$transaction(async (tx) => {
-    await lockScope(tx, scopeId);
-    const waiting = await tx.signingKey.findFirst({ where: { ...scopeWhere(scopeId), status: 'NEXT' } });
+  return withLockedScope(db, scopeId, async (keys) => {
+    const waiting = await keys.firstNext();
     if (waiting) return { kid: waiting.kid, created: false };
-    await assertRoomForKey(tx, scopeId, at);
-    return { kid: (await insertKey(tx, kek, scopeId, 'NEXT', at, activatesAt)).kid, created: true };
-  }, KEY_TX);
+    await assertRoomForKey(keys, scopeId, at);
+    return { kid: (await insertKey(keys, kek, 'NEXT', at, activatesAt)).kid, created: true };
+  });
 }
 
 /** Makes `next` the signer at `at` and retires the old one, which stays published while its tokens can be valid. */
-async function activate(tx: Tx, scopeId: string, next: { id: string; kid: string }, at: Date) {
-  const old = await tx.signingKey.findFirst({ where: { ...scopeWhere(scopeId), status: 'ACTIVE' } });
-  if (old) {
-    await tx.signingKey.update({
-      where: { id: old.id },
-      data: { status: 'RETIRING', retiredAt: at, publishUntil: await outstandingUntil(tx, scopeId, at) },
-    });
-  }
-  await tx.signingKey.update({ where: { id: next.id }, data: { status: 'ACTIVE', activatedAt: at } });
+async function activate(
+  keys: ScopeKeys,
+  scopeId: string,
+  next: { id: string; kid: string },
+  at: Date,
+  keyCacheTtlMs: number,
+) {
+  const old = await keys.active();
+  if (old) await keys.retire(old.id, at, await outstandingUntil(keys, scopeId, at, keyCacheTtlMs));
+  await keys.activate(next.id, at);
   return { activated: next.kid, retired: old?.kid };
 }
 
 /**
  * Promotes the NEXT key whose time has come (or, with `force`, any NEXT key or a fresh one) to ACTIVE and retires
- * the old signer, which stays published until every token it signed has expired. A fresh key is refused with
- * KeySetFullError when the set already holds MAX_JWKS_KEYS keys.
+ * the old signer, which stays published until every token it signed has expired (`keyCacheTtlMs`: the hosts'
+ * KEY_CACHE_TTL_MS). A fresh key is refused with KeySetFullError when the set already holds MAX_JWKS_KEYS keys.
  */
 export async function activateNextKey(
   db: Db,
   kek: Kek,
   scopeId: string,
-  opts: { at?: Date; force?: boolean } = {},
+  opts: { keyCacheTtlMs: number; at?: Date; force?: boolean },
 ): Promise<{ activated?: string; retired?: string }> {
   const at = opts.at ?? new Date();
-  return db.$transaction(async (tx) => {
-    await lockScope(tx, scopeId);
-    let next = await tx.signingKey.findFirst({
-      where: { ...scopeWhere(scopeId), status: 'NEXT' },
-      orderBy: { createdAt: 'asc' },
-    });
+  return withLockedScope(db, scopeId, async (keys) => {
+    let next = await keys.firstNext();
     if (next && !opts.force && next.activatesAt && next.activatesAt > at) return {};
     if (!next) {
       if (!opts.force) return {};
-      await assertRoomForKey(tx, scopeId, at);
-      next = await insertKey(tx, kek, scopeId, 'NEXT', at);
+      await assertRoomForKey(keys, scopeId, at);
+      next = await insertKey(keys, kek, 'NEXT', at);
     }
-    return activate(tx, scopeId, next, at);
-  }, KEY_TX);
+    return activate(keys, scopeId, next, at, opts.keyCacheTtlMs);
+  });
+}
+
+/** An operator's rotation windows: how long a new key is published before it signs, and the hosts' key cache life. */
+export interface RotationWindows {
+  /** The JWK Set cache lifetime plus the hosts' key cache lifetime (rotationPrepublishSeconds). */
+  publishedSeconds: number;
+  /** The hosts' KEY_CACHE_TTL_MS (how long a retiring key may still sign on a host that missed the change). */
+  keyCacheTtlMs: number;
 }
 
 export interface PrepublishedRotation {
@@ -198,37 +146,33 @@ export async function prepublishRotation(
   db: Db,
   kek: Kek,
   scopeId: string,
-  publishedSeconds: number,
+  opts: RotationWindows,
   at = new Date(),
 ): Promise<PrepublishedRotation> {
-  return db.$transaction(async (tx) => {
-    await lockScope(tx, scopeId);
-    const next = await tx.signingKey.findFirst({
-      where: { ...scopeWhere(scopeId), status: 'NEXT' },
-      orderBy: { createdAt: 'asc' },
-    });
+  return withLockedScope(db, scopeId, async (keys) => {
+    const next = await keys.firstNext();
     if (next) {
-      const publishedLongEnough = new Date(next.createdAt.getTime() + publishedSeconds * 1000);
+      const publishedLongEnough = new Date(next.createdAt.getTime() + opts.publishedSeconds * 1000);
       if (publishedLongEnough <= at)
-        return { next: next.kid, activatesAt: at, ...(await activate(tx, scopeId, next, at)) };
+        return {
+          next: next.kid,
+          activatesAt: at,
+          ...(await activate(keys, scopeId, next, at, opts.keyCacheTtlMs)),
+        };
       const activatesAt =
         next.activatesAt && next.activatesAt < publishedLongEnough ? next.activatesAt : publishedLongEnough;
-      await tx.signingKey.update({ where: { id: next.id }, data: { activatesAt } });
+      await keys.setActivatesAt(next.id, activatesAt);
       return { next: next.kid, activatesAt };
     }
-    await assertRoomForKey(tx, scopeId, at);
-    const activatesAt = new Date(at.getTime() + publishedSeconds * 1000);
-    return { next: (await insertKey(tx, kek, scopeId, 'NEXT', at, activatesAt)).kid, activatesAt };
-  }, KEY_TX);
+    await assertRoomForKey(keys, scopeId, at);
+    const activatesAt = new Date(at.getTime() + opts.publishedSeconds * 1000);
+    return { next: (await insertKey(keys, kek, 'NEXT', at, activatesAt)).kid, activatesAt };
+  });
 }
 
 /** Moves retiring keys past their publication window to EXPIRED (omitted from the JWK Set). */
-export async function expireRetiredKeys(db: Db, scopeId: string, at = new Date()): Promise<number> {
-  const res = await db.signingKey.updateMany({
-    where: { ...scopeWhere(scopeId), status: 'RETIRING', publishUntil: { lte: at } },
-    data: { status: 'EXPIRED' },
-  });
-  return res.count;
+export function expireRetiredKeys(db: Db, scopeId: string, at = new Date()): Promise<number> {
+  return scopeKeys(db, scopeId).expireRetired(at);
 }
 
 /**
@@ -236,41 +180,28 @@ export async function expireRetiredKeys(db: Db, scopeId: string, at = new Date()
  * a waiting NEXT key or makes a fresh one, so the scope is never left without a signer.
  */
 export async function revokeKey(db: Db, kek: Kek, scopeId: string, kid: string, at = new Date()) {
-  return db.$transaction(async (tx) => {
-    await lockScope(tx, scopeId);
-    const where = scopeWhere(scopeId);
-    const key = await tx.signingKey.findFirst({ where: { ...where, kid } });
+  return withLockedScope(db, scopeId, async (keys) => {
+    const key = await keys.byKid(kid);
     if (!key) return { found: false as const };
     if (key.status === 'REVOKED') return { found: true as const, replacement: undefined };
-    await tx.signingKey.update({ where: { id: key.id }, data: { status: 'REVOKED', revokedAt: at } });
+    await keys.revoke(key.id, at);
     let replacement: string | undefined;
     if (key.status === 'ACTIVE') {
-      const next = await tx.signingKey.findFirst({
-        where: { ...where, status: 'NEXT' },
-        orderBy: { createdAt: 'asc' },
-      });
+      const next = await keys.firstNext();
       if (next) {
-        await tx.signingKey.update({ where: { id: next.id }, data: { status: 'ACTIVE', activatedAt: at } });
+        await keys.activate(next.id, at);
         replacement = next.kid;
       } else {
-        replacement = (await insertKey(tx, kek, scopeId, 'ACTIVE', at)).kid;
+        replacement = (await insertKey(keys, kek, 'ACTIVE', at)).kid;
       }
     }
     return { found: true as const, replacement };
-  }, KEY_TX);
+  });
 }
 
 /** The kids currently published for a scope, newest first. */
-export async function publishedKids(db: Db, scopeId: string, at = new Date()): Promise<string[]> {
-  const rows = await db.signingKey.findMany({
-    where: {
-      ...scopeWhere(scopeId),
-      OR: [{ status: { in: ['NEXT', 'ACTIVE'] } }, { status: 'RETIRING', publishUntil: { gt: at } }],
-    },
-    orderBy: { createdAt: 'desc' },
-    select: { kid: true },
-  });
-  return rows.map((r) => r.kid);
+export function publishedKids(db: Db, scopeId: string, at = new Date()): Promise<string[]> {
+  return scopeKeys(db, scopeId).publishedKids(at);
 }
 
 export interface ScheduledRotationResult {
@@ -299,41 +230,26 @@ export async function runScheduledRotation(
   schedule: KeySchedule,
   at = new Date(),
 ): Promise<ScheduledRotationResult> {
-  return db.$transaction(async (tx) => {
-    await lockScope(tx, scopeId);
-    const where = scopeWhere(scopeId);
+  return withLockedScope(db, scopeId, async (keys) => {
     const result: ScheduledRotationResult = { expired: 0, changed: false };
-    let active = await tx.signingKey.findFirst({ where: { ...where, status: 'ACTIVE' } });
+    let active = await keys.active();
     if (!active) {
-      active = await insertKey(tx, kek, scopeId, 'ACTIVE', at);
+      active = await insertKey(keys, kek, 'ACTIVE', at);
       result.created = active.kid;
     }
-    let next = await tx.signingKey.findFirst({
-      where: { ...where, status: 'NEXT' },
-      orderBy: { createdAt: 'asc' },
-    });
+    let next = await keys.firstNext();
     if (next?.activatesAt && next.activatesAt <= at) {
-      await tx.signingKey.update({
-        where: { id: active.id },
-        data: { status: 'RETIRING', retiredAt: at, publishUntil: await outstandingUntil(tx, scopeId, at) },
-      });
+      await keys.retire(active.id, at, await outstandingUntil(keys, scopeId, at, schedule.keyCacheTtlMs));
       result.retired = active.kid;
       result.activated = next.kid;
-      active = await tx.signingKey.update({
-        where: { id: next.id },
-        data: { status: 'ACTIVE', activatedAt: at },
-      });
-      next = null;
+      active = await keys.activate(next.id, at);
+      next = undefined;
     }
-    const expired = await tx.signingKey.updateMany({
-      where: { ...where, status: 'RETIRING', publishUntil: { lte: at } },
-      data: { status: 'EXPIRED' },
-    });
-    result.expired = expired.count;
+    result.expired = await keys.expireRetired(at);
     const activatedAt = (active.activatedAt ?? active.createdAt).getTime();
     const dueAt = activatedAt + (schedule.rotateEverySeconds - schedule.prepublishSeconds) * 1000;
     if (!next && dueAt <= at.getTime()) {
-      const { count, roomAt } = await publishedCount(tx, scopeId, at);
+      const { count, roomAt } = await keys.publishedCount(at);
       if (count + 1 > MAX_JWKS_KEYS) {
         // The set is full of keys whose tokens can still be valid: the active key keeps signing until one leaves.
         result.keySetFull = { published: count, roomAt };
@@ -344,10 +260,10 @@ export async function runScheduledRotation(
             at.getTime() + schedule.prepublishSeconds * 1000,
           ),
         );
-        result.prepublished = (await insertKey(tx, kek, scopeId, 'NEXT', at, activatesAt)).kid;
+        result.prepublished = (await insertKey(keys, kek, 'NEXT', at, activatesAt)).kid;
       }
     }
     result.changed = !!(result.created || result.activated || result.prepublished || result.expired);
     return result;
-  }, KEY_TX);
+  });
 }

@@ -12,6 +12,11 @@ export interface KeySchedule {
   rotateEverySeconds: number;
   /** How long a NEXT key is published before it signs. */
   prepublishSeconds: number;
+  /**
+   * The hosts' key cache lifetime (their KEY_CACHE_TTL_MS): a host that missed a key change may sign with a retired
+   * key this long, so a retiring key stays published for the tokens it could still sign then.
+   */
+  keyCacheTtlMs: number;
 }
 
 /** The JWK Set max-age rule over parsed values: min(configured, 300, prepublication window). */

@@ -8,6 +8,7 @@ import {
   prepublishRotation,
   publishedKids,
   publishKeyChange,
+  type RotationWindows,
   revokeKey,
 } from '@svc/keyring';
 import type { Kek } from '@svc/token-core';
@@ -31,20 +32,28 @@ async function refusingFullSet<T>(anchor: string, change: () => Promise<T>): Pro
 }
 
 /** `keys rotate --now`: the waiting NEXT key (or a fresh one) signs at once. */
-export async function rotateKeysNow(db: Db, kek: Kek, anchor: string, redis?: Redis) {
+export async function rotateKeysNow(
+  db: Db,
+  kek: Kek,
+  anchor: string,
+  windows: RotationWindows,
+  redis?: Redis,
+) {
   const app = await appByAnchor(db, anchor);
-  await refusingFullSet(anchor, () => activateNextKey(db, kek, app.id, { force: true }));
+  await refusingFullSet(anchor, () =>
+    activateNextKey(db, kek, app.id, { force: true, keyCacheTtlMs: windows.keyCacheTtlMs }),
+  );
   if (redis) await publishKeyChange(redis, app.id);
   return { kids: await publishedKids(db, app.id) };
 }
 
 /**
- * `keys rotate`: the new key is prepublished and signs only once it has been published for `publishedSeconds`
- * (the JWK Set cache lifetime; the worker's rotation tick activates it then).
+ * `keys rotate`: the new key is prepublished and signs only once it has been published for
+ * `windows.publishedSeconds` (the JWK Set cache lifetime; the worker's rotation tick activates it then).
  */
-export async function rotateKeysPrepublished(db: Db, kek: Kek, anchor: string, publishedSeconds: number) {
+export async function rotateKeysPrepublished(db: Db, kek: Kek, anchor: string, windows: RotationWindows) {
   const app = await appByAnchor(db, anchor);
-  await refusingFullSet(anchor, () => prepublishRotation(db, kek, app.id, publishedSeconds));
+  await refusingFullSet(anchor, () => prepublishRotation(db, kek, app.id, windows));
   return { kids: await publishedKids(db, app.id) };
 }
 
@@ -57,18 +66,16 @@ export async function revokeKeyNow(db: Db, kek: Kek, anchor: string, kid: string
 }
 
 /** `keys rotate --oidc --now`: the platform ID-token key set gets a new signer at once. */
-export async function rotateOidcKeysNow(db: Db, kek: Kek) {
+export async function rotateOidcKeysNow(db: Db, kek: Kek, windows: RotationWindows) {
   await refusingFullSet('the platform OIDC key set', () =>
-    activateNextKey(db, kek, OIDC_SCOPE, { force: true }),
+    activateNextKey(db, kek, OIDC_SCOPE, { force: true, keyCacheTtlMs: windows.keyCacheTtlMs }),
   );
   return { kids: await publishedKids(db, OIDC_SCOPE) };
 }
 
-/** `keys rotate --oidc`: a new platform ID-token key is prepublished and signs after `publishedSeconds`. */
-export async function rotateOidcKeysPrepublished(db: Db, kek: Kek, publishedSeconds: number) {
-  await refusingFullSet('the platform OIDC key set', () =>
-    prepublishRotation(db, kek, OIDC_SCOPE, publishedSeconds),
-  );
+/** `keys rotate --oidc`: a new platform ID-token key is prepublished and signs after `windows.publishedSeconds`. */
+export async function rotateOidcKeysPrepublished(db: Db, kek: Kek, windows: RotationWindows) {
+  await refusingFullSet('the platform OIDC key set', () => prepublishRotation(db, kek, OIDC_SCOPE, windows));
   return { kids: await publishedKids(db, OIDC_SCOPE) };
 }
 

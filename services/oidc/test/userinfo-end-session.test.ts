@@ -199,8 +199,9 @@ describe('platform key rotation', () => {
 
     // `keys rotate --oidc` then its activation (as --now does), announced over Redis like the admin tool does.
     const { kek } = h.infra.issuance;
-    await prepublishRotation(h.infra.db, kek, OIDC_SCOPE, 0);
-    await activateNextKey(h.infra.db, kek, OIDC_SCOPE, { force: true });
+    const windows = { publishedSeconds: 0, keyCacheTtlMs: 30_000 };
+    await prepublishRotation(h.infra.db, kek, OIDC_SCOPE, windows);
+    await activateNextKey(h.infra.db, kek, OIDC_SCOPE, { force: true, keyCacheTtlMs: windows.keyCacheTtlMs });
     await publishKeyChange(h.infra.redis, OIDC_SCOPE);
     let after = '';
     await waitUntil(async () => {

@@ -17,6 +17,9 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
+/** The lifecycle's windows as an operator's defaults give them (KEY_CACHE_TTL_MS 30 s). */
+const WINDOWS = { publishedSeconds: 330, keyCacheTtlMs: 30_000 };
+
 const served = async (anchor: string) => {
   const res = await fetch(`${h.url}/applications/${anchor}/jwks.json`);
   expect(res.status).toBe(200);
@@ -32,7 +35,7 @@ test('32 keys whose tokens can be valid are all served; a 33rd is refused by the
   const app = await provisionApp(h.infra);
   const first = await signedToken(app.anchor);
   for (let i = 1; i < MAX_JWKS_KEYS; i++) {
-    await rotateKeysNow(h.infra.db, h.infra.issuance.kek, app.anchor, h.infra.redis);
+    await rotateKeysNow(h.infra.db, h.infra.issuance.kek, app.anchor, WINDOWS, h.infra.redis);
   }
   const kids = () => served(app.anchor).then((keys) => keys.map((k) => k.kid));
   await waitUntil(async () => (await kids()).length === MAX_JWKS_KEYS);
@@ -52,7 +55,7 @@ test('32 keys whose tokens can be valid are all served; a 33rd is refused by the
   expect(await h.infra.db.signingKey.count({ where: { applicationId: app.applicationId } })).toBe(32);
 
   // The worker's step, with a successor due: nothing is prepublished while the set is full...
-  const schedule = { rotateEverySeconds: 2, prepublishSeconds: 1 };
+  const schedule = { rotateEverySeconds: 2, prepublishSeconds: 1, keyCacheTtlMs: WINDOWS.keyCacheTtlMs };
   const later = new Date(Date.now() + 10_000);
   const full = await runScheduledRotation(
     h.infra.db,
@@ -95,7 +98,11 @@ test('keys rotate prepublishes: served at once, signing only after the cache lif
   expect(next.activatesAt!.getTime() - next.createdAt.getTime()).toBe(330_000);
   expect(decodeProtectedHeader((await signedToken(app.anchor)).accessToken).kid).toBe(firstKid);
   const kek = h.infra.issuance.kek;
-  const schedule = { rotateEverySeconds: 2_592_000, prepublishSeconds: 86_400 };
+  const schedule = {
+    rotateEverySeconds: 2_592_000,
+    prepublishSeconds: 86_400,
+    keyCacheTtlMs: WINDOWS.keyCacheTtlMs,
+  };
   const early = new Date(next.activatesAt!.getTime() - 1000);
   expect(
     (await runScheduledRotation(h.infra.db, kek, app.applicationId, schedule, early)).activated,
@@ -112,6 +119,7 @@ test('a verifier that missed a key change reloads the JWK Set on an unknown kid'
   // Rotated without telling anyone (no pub/sub message), as when an operator's Redis was unreachable.
   const { activated } = await activateNextKey(h.infra.db, h.infra.issuance.kek, app.applicationId, {
     force: true,
+    keyCacheTtlMs: WINDOWS.keyCacheTtlMs,
   });
   const fresh = openInfra();
   try {

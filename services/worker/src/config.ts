@@ -58,6 +58,7 @@ function workerVars(production: boolean) {
     KEY_ROTATE_EVERY_SECONDS: intVar(DEFAULT_KEY_ROTATE_EVERY_SECONDS, { min: 1 }),
     KEY_PREPUBLISH_SECONDS: intVar(DEFAULT_KEY_PREPUBLISH_SECONDS, { min: 1 }),
     KEY_ROTATION_CHECK_SECONDS: optionalIntVar({ min: 1 }),
+    KEY_CACHE_TTL_MS: intVar(30_000),
     WORKER_QUEUE_NAME: textVar('svc-jobs'),
     WORKER_QUEUE_PREFIX: textVar('svc'),
     WORKER_CONCURRENCY: intVar(2, { min: 1 }),
@@ -104,6 +105,7 @@ export function workerConfigFromEnv(env: Env): WorkerConfig {
       keySchedule: {
         rotateEverySeconds: v.KEY_ROTATE_EVERY_SECONDS,
         prepublishSeconds: v.KEY_PREPUBLISH_SECONDS,
+        keyCacheTtlMs: v.KEY_CACHE_TTL_MS,
       },
       rotationCheckMs: (v.KEY_ROTATION_CHECK_SECONDS ?? Math.min(300, v.KEY_PREPUBLISH_SECONDS)) * 1000,
       sweepEveryMs: v.SWEEP_INTERVAL_SECONDS * 1000,

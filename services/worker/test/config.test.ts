@@ -1,5 +1,6 @@
-// The worker's schema: the key schedule's windows nest, retention may be 0 but never negative, and every bad
-// value names its variable.
+// The worker's schema: the key schedule's windows nest, the hosts' key cache lifetime (KEY_CACHE_TTL_MS) is read
+// for how long a retired key stays published, retention may be 0 but never negative, and every bad value names its
+// variable.
 import { ConfigError } from '@svc/platform';
 import { testEnv } from '@svc/testkit';
 import { workerConfigFromEnv } from '../src/config';
@@ -16,7 +17,15 @@ function problemsOf(env: Record<string, string>) {
 
 test('defaults: rotation checked every 300 s within a 24 h prepublication', () => {
   const c = workerConfigFromEnv(testEnv());
-  expect(c.keySchedule).toEqual({ rotateEverySeconds: 2_592_000, prepublishSeconds: 86_400 });
+  expect(c.keySchedule).toEqual({
+    rotateEverySeconds: 2_592_000,
+    prepublishSeconds: 86_400,
+    keyCacheTtlMs: 30_000,
+  });
+  // The hosts' key cache lifetime: how long a retired key stays published past any signer a host may still hold.
+  expect(workerConfigFromEnv(testEnv({ KEY_CACHE_TTL_MS: '3600000' })).keySchedule.keyCacheTtlMs).toBe(
+    3_600_000,
+  );
   expect([c.rotationCheckMs, c.sweepEveryMs, c.retention.receiptSeconds]).toEqual([
     300_000, 60_000, 94_608_000,
   ]);
@@ -42,6 +51,8 @@ test.each([
     'SESSION_RETENTION_SECONDS',
     'must be a whole number from 0 to 2147483647',
   ],
+  [{ KEY_CACHE_TTL_MS: '1.5' }, 'KEY_CACHE_TTL_MS', 'must be a whole number from 0 to 2147483647'],
+  [{ KEY_CACHE_TTL_MS: '-1' }, 'KEY_CACHE_TTL_MS', 'must be a whole number from 0 to 2147483647'],
   [{ WORKER_CONCURRENCY: '2.5' }, 'WORKER_CONCURRENCY', 'must be a whole number from 1 to 2147483647'],
   [{ JOB_ATTEMPTS: '' }, undefined, undefined],
 ])('%j', (env, variable, problem) => {

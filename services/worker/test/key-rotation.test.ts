@@ -9,7 +9,7 @@ import { openPrivateDb, type PrivateDb } from './support';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const schedule = { rotateEverySeconds: 2 * 86_400, prepublishSeconds: 3_600 };
+const schedule = { rotateEverySeconds: 2 * 86_400, prepublishSeconds: 3_600, keyCacheTtlMs: 30_000 };
 const maxAgeMs = jwksMaxAge(DEFAULT_JWKS_MAX_AGE_SECONDS, schedule.prepublishSeconds) * 1000;
 
 let pdb: PrivateDb;

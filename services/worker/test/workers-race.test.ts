@@ -35,7 +35,7 @@ async function dueApp() {
 
 test('three racing rotation ticks prepublish exactly one next key', async () => {
   const app = await dueApp();
-  const schedule = { rotateEverySeconds: 2_592_000, prepublishSeconds: 86_400 };
+  const schedule = { rotateEverySeconds: 2_592_000, prepublishSeconds: 86_400, keyCacheTtlMs: 30_000 };
   const tick = () =>
     runRotationTick({
       db: pdb.db,

@@ -1,7 +1,7 @@
 // What commands run against: the database, the KEK and Redis, each opened only when a command first needs it.
 import { createPrisma, type Db } from '@svc/db';
 import { SESSION_CHANGE_CHANNEL } from '@svc/issuance';
-import { jwksMaxAge, publishKeyChange, rotationPrepublishSeconds } from '@svc/keyring';
+import { jwksMaxAge, publishKeyChange, type RotationWindows, rotationPrepublishSeconds } from '@svc/keyring';
 import {
   ConfigError as BadVariables,
   type Env,
@@ -29,8 +29,8 @@ function adminVars(production: boolean) {
 
 export interface AdminConfig extends ProcessConfig {
   connectUrl: string;
-  /** See AdminContext.rotationPrepublishSeconds. */
-  rotationPrepublishSeconds: number;
+  /** See AdminContext.keyRotation. */
+  keyRotation: RotationWindows;
 }
 
 /** The admin tool's configuration; a bad variable is the tool's ConfigError (exit 3), naming it. */
@@ -40,10 +40,13 @@ export function adminConfigFromEnv(env: Env): AdminConfig {
     return readConfig(adminVars(production), env, (v) => ({
       ...processConfigOf(production, v),
       connectUrl: v.CONNECT_URL,
-      rotationPrepublishSeconds: rotationPrepublishSeconds(
-        jwksMaxAge(v.JWKS_MAX_AGE_SECONDS, v.KEY_PREPUBLISH_SECONDS),
-        v.KEY_CACHE_TTL_MS,
-      ),
+      keyRotation: {
+        publishedSeconds: rotationPrepublishSeconds(
+          jwksMaxAge(v.JWKS_MAX_AGE_SECONDS, v.KEY_PREPUBLISH_SECONDS),
+          v.KEY_CACHE_TTL_MS,
+        ),
+        keyCacheTtlMs: v.KEY_CACHE_TTL_MS,
+      },
     }));
   } catch (err) {
     if (err instanceof BadVariables) throw new ConfigError(err.message);
@@ -58,9 +61,10 @@ export interface AdminContext {
   connectUrl(): string;
   /**
    * How long `keys rotate` (without --now) publishes a new key before it signs: the hosts' JWK Set max-age (from
-   * KEY_PREPUBLISH_SECONDS, JWKS_MAX_AGE_SECONDS) plus their key cache lifetime (KEY_CACHE_TTL_MS).
+   * KEY_PREPUBLISH_SECONDS, JWKS_MAX_AGE_SECONDS) plus their key cache lifetime (KEY_CACHE_TTL_MS); and that key
+   * cache lifetime, for how long a retired key stays published.
    */
-  rotationPrepublishSeconds(): number;
+  keyRotation(): RotationWindows;
   /**
    * Tells every host's key ring that a scope's keys changed. Never throws: returns a warning for the operator
    * when Redis cannot be reached (the change is saved; hosts then pick it up when their key cache expires).
@@ -120,7 +124,7 @@ export function createAdminContext(env: Env): AdminContext {
       return kek;
     },
     connectUrl: () => config().connectUrl,
-    rotationPrepublishSeconds: () => config().rotationPrepublishSeconds,
+    keyRotation: () => config().keyRotation,
     async announceKeyChange(scopeId) {
       const failed = await publish((r) => publishKeyChange(r, scopeId));
       return failed

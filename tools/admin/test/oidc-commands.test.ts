@@ -15,6 +15,8 @@ import { UsageError } from '../src/flags';
 import { parseCommandLine } from '../src/registry';
 
 let infra: TestInfra;
+/** The rotation windows as the admin tool's defaults give them (KEY_CACHE_TTL_MS 30 s). */
+const WINDOWS = { publishedSeconds: 330, keyCacheTtlMs: 30_000 };
 beforeAll(() => {
   infra = openInfra();
 });
@@ -139,10 +141,13 @@ describe('keys --oidc', () => {
 
   it('rotate --now publishes a new signer beside the old; revoke removes a prepublished key at once', async () => {
     const before = await publishedKids(infra.db, OIDC_SCOPE);
-    const rotated = await rotateOidcKeysNow(infra.db, infra.issuance.kek);
+    const rotated = await rotateOidcKeysNow(infra.db, infra.issuance.kek, WINDOWS);
     expect(rotated.kids.some((k) => !before.includes(k))).toBe(true);
     // A prepublished key that never signed: revoking it touches no live token (other tests sign meanwhile).
-    const prepublished = await rotateOidcKeysPrepublished(infra.db, infra.issuance.kek, 3600);
+    const prepublished = await rotateOidcKeysPrepublished(infra.db, infra.issuance.kek, {
+      ...WINDOWS,
+      publishedSeconds: 3600,
+    });
     const waiting = prepublished.kids.find((k) => !rotated.kids.includes(k));
     expect(waiting).toBeDefined();
     const after = await revokeOidcKeyNow(infra.db, infra.issuance.kek, waiting!);

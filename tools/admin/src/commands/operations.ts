@@ -88,14 +88,14 @@ export const operationCommands = [
       if (i.oidc) {
         return withOidcAnnouncement(ctx, () =>
           i.now
-            ? rotateOidcKeysNow(ctx.db(), ctx.kek())
-            : rotateOidcKeysPrepublished(ctx.db(), ctx.kek(), ctx.rotationPrepublishSeconds()),
+            ? rotateOidcKeysNow(ctx.db(), ctx.kek(), ctx.keyRotation())
+            : rotateOidcKeysPrepublished(ctx.db(), ctx.kek(), ctx.keyRotation()),
         );
       }
       return withAnnouncement(ctx, i.app, () =>
         i.now
-          ? rotateKeysNow(ctx.db(), ctx.kek(), i.app)
-          : rotateKeysPrepublished(ctx.db(), ctx.kek(), i.app, ctx.rotationPrepublishSeconds()),
+          ? rotateKeysNow(ctx.db(), ctx.kek(), i.app, ctx.keyRotation())
+          : rotateKeysPrepublished(ctx.db(), ctx.kek(), i.app, ctx.keyRotation()),
       );
     },
   }),
