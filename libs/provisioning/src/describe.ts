@@ -2,15 +2,14 @@
 import type { Db } from '@svc/db';
 import { publishedKids } from '@svc/keyring';
 import { normalizeRequirements } from '@svc/token-core';
+import { readApplicationParts } from './store/tenancy';
 import { appByAnchor } from './tenancy';
 
 /** Platform app ids stay bigint; the caller decides how to print them (the admin CLI prints decimal strings). */
 export async function describeApp(db: Db, anchor: string) {
   const app = await appByAnchor(db, anchor);
-  const [rules, returnRules, clientKeys, kids] = await Promise.all([
-    db.authenticationRule.findMany({ where: { applicationId: app.id }, orderBy: { createdAt: 'asc' } }),
-    db.returnRule.findMany({ where: { applicationId: app.id }, orderBy: { createdAt: 'asc' } }),
-    db.clientKey.findMany({ where: { applicationId: app.id }, orderBy: { createdAt: 'asc' } }),
+  const [{ rules, returnRules, clientKeys }, kids] = await Promise.all([
+    readApplicationParts(db, app.id),
     publishedKids(db, app.id),
   ]);
   return {

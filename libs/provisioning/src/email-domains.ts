@@ -3,6 +3,7 @@
 import type { Db } from '@svc/db';
 import type { EmailDomainPolicyKind } from '@svc/issuance';
 import { ProvisioningError } from './errors';
+import { putEmailDomainPolicy, setSsoAuthority } from './store/principals';
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -32,15 +33,13 @@ export async function setEmailDomainPolicy(
     throw new ProvisioningError('--sso-authority applies to --policy REQUIRE_SSO only');
   if (input.ssoAuthority && !SSO_AUTHORITY.test(input.ssoAuthority))
     throw new ProvisioningError('--sso-authority must be 1 to 200 visible characters without spaces');
-  const data = { policy: input.policy, ssoAuthority: input.ssoAuthority ?? null };
-  await db.emailDomainPolicy.upsert({ where: { domain }, create: { domain, ...data }, update: data });
+  await putEmailDomainPolicy(db, domain, { policy: input.policy, ssoAuthority: input.ssoAuthority ?? null });
   return { domain, policy: input.policy };
 }
 
 export async function linkSsoAuthority(db: Db, accountId: string, authority: string) {
   if (!SSO_AUTHORITY.test(authority))
     throw new ProvisioningError('--authority must be 1 to 200 visible characters without spaces');
-  const linked = await db.account.updateMany({ where: { id: accountId }, data: { ssoAuthority: authority } });
-  if (linked.count === 0) throw new ProvisioningError('account not found');
+  if (!(await setSsoAuthority(db, accountId, authority))) throw new ProvisioningError('account not found');
   return { id: accountId, ssoAuthority: authority };
 }

@@ -14,6 +14,7 @@ import {
 import type { Kek } from '@svc/token-core';
 import type { Redis } from 'ioredis';
 import { ProvisioningError } from './errors';
+import { moveSessionStatus, readSessionStatus, readSessions } from './store/sessions';
 import { appByAnchor } from './tenancy';
 
 /** The lifecycle's refusal to publish a 33rd key, in an operator's words. */
@@ -90,11 +91,7 @@ export async function listSessions(db: Db, anchor: string, subject: string) {
   const app = await appByAnchor(db, anchor);
   const subj = await findBySubject(db, app.sectorId, subject);
   if (subj?.principalKind !== 'ACCOUNT') return { sessions: [] };
-  const rows = await db.session.findMany({
-    where: { applicationId: app.id, accountId: subj.principalId },
-    orderBy: { createdAt: 'desc' },
-    take: 500,
-  });
+  const rows = await readSessions(db, app.id, subj.principalId, 500);
   const now = new Date();
   return {
     sessions: rows.map((s) => ({
@@ -127,12 +124,8 @@ const MOVES: Record<SessionMove, { from: 'ACTIVE' | 'SUSPENDED'; to: 'ACTIVE' | 
  */
 export async function moveSession(db: Db, sid: string, move: SessionMove, now = new Date()) {
   const { from, to, done } = MOVES[move];
-  const moved = await db.session.updateMany({
-    where: { id: sid, status: from, expiresAt: { gt: now } },
-    data: { status: to },
-  });
-  if (moved.count === 1) return { sid, status: to.toLowerCase() };
-  const row = await db.session.findUnique({ where: { id: sid }, select: { status: true, expiresAt: true } });
+  if (await moveSessionStatus(db, sid, { from, to }, now)) return { sid, status: to.toLowerCase() };
+  const row = await readSessionStatus(db, sid);
   if (!row) throw new ProvisioningError('session not found');
   const live = row.status === 'ACTIVE' || row.status === 'SUSPENDED';
   const status = live && row.expiresAt <= now ? 'expired' : row.status.toLowerCase();

@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '@svc/db';
 import { ProvisioningError } from './errors';
+import { hasEnabledRule, insertOidcClient } from './store/tenancy';
 import { appByAnchor } from './tenancy';
 
 export const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
@@ -66,10 +67,7 @@ export function canonicalResponseType(value: string): string | undefined {
 
 export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
   const app = await appByAnchor(db, input.anchor);
-  const rule = await db.authenticationRule.findFirst({
-    where: { applicationId: app.id, method: 'OIDC', enabled: true },
-  });
-  if (!rule) {
+  if (!(await hasEnabledRule(db, app.id, 'OIDC'))) {
     throw new ProvisioningError(
       `application ${input.anchor} has no OIDC authentication rule; add one first (app add-rule --app ${input.anchor} --method OIDC)`,
     );
@@ -98,16 +96,14 @@ export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
     : [...OIDC_RESPONSE_TYPES];
   const clientId = `oidc_${randomBytes(18).toString('base64url')}`;
   const clientSecret = authMethod === 'none' ? undefined : `oidcs_${randomBytes(32).toString('hex')}`;
-  await db.oidcClient.create({
-    data: {
-      clientId,
-      secretHash: clientSecret ? hashClientSecret(clientSecret) : null,
-      authMethod,
-      applicationId: app.id,
-      redirectUris,
-      postLogoutRedirectUris: postLogout,
-      responseTypes,
-    },
+  await insertOidcClient(db, {
+    clientId,
+    secretHash: clientSecret ? hashClientSecret(clientSecret) : null,
+    authMethod,
+    applicationId: app.id,
+    redirectUris,
+    postLogoutRedirectUris: postLogout,
+    responseTypes,
   });
   return clientSecret ? { clientId, clientSecret } : { clientId };
 }

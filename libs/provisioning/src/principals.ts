@@ -1,18 +1,24 @@
 // Accounts, agents and automations, their claim grants and basic-terms acceptance, and their credentials.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
-import { currentTerms, recordReceipt } from '@svc/issuance';
-import {
-  buildClaimView,
-  CLAIM_KEYS,
-  type ClaimKey,
-  isClaimKey,
-  normalizeRequirements,
-} from '@svc/token-core';
+import { currentTerms, loadGrants, recordReceipt } from '@svc/issuance';
+import { buildClaimView, CLAIM_KEYS, isClaimKey, normalizeRequirements } from '@svc/token-core';
 import { ProvisioningError } from './errors';
-import { appByAnchor, ed25519PublicX, refuseDuplicate, uuidOrThrow } from './tenancy';
+import {
+  findAccount,
+  findWorkload,
+  insertAccessKey,
+  insertAccount,
+  insertPublicKey,
+  insertWorkload,
+  nextWorkloadGeneration,
+  putClaimGrant,
+  revokeCredential,
+  revokeWorkload as revokeWorkloadRow,
+  setAccountStatus as setAccountStatusRow,
+} from './store/principals';
+import { appByAnchor, ed25519PublicX, uuidOrThrow } from './tenancy';
 
-const DUPLICATE_EMAIL = 'an account with this email already exists';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export async function createAccount(
@@ -35,25 +41,20 @@ export async function createAccount(
     if (url !== undefined && !/^https:\/\/\S+$/.test(url))
       throw new ProvisioningError(`${flag} must be an HTTPS URL`);
   }
-  const exists = await db.account.findUnique({ where: { email } });
-  if (exists) throw new ProvisioningError(DUPLICATE_EMAIL);
-  const account = await db.account
-    .create({
-      data: {
-        email,
-        emailVerified: true,
-        givenName: input.givenName ?? null,
-        familyName: input.familyName ?? null,
-        picture: input.picture ?? null,
-        pictureAnimated: input.pictureAnimated ?? null,
-      },
-    })
-    .catch(refuseDuplicate(DUPLICATE_EMAIL));
-  return { id: account.id };
+  // Two operators racing on one email: the unique index decides, the loser gets the same clear refusal.
+  const id = await insertAccount(db, {
+    email,
+    givenName: input.givenName ?? null,
+    familyName: input.familyName ?? null,
+    picture: input.picture ?? null,
+    pictureAnimated: input.pictureAnimated ?? null,
+  });
+  if (!id) throw new ProvisioningError('an account with this email already exists');
+  return { id };
 }
 
 export async function accountById(db: Db, id: string) {
-  const account = await db.account.findUnique({ where: { id: uuidOrThrow(id, 'account') } });
+  const account = await findAccount(db, uuidOrThrow(id, 'account'));
   if (!account) throw new ProvisioningError('account not found');
   return account;
 }
@@ -63,7 +64,7 @@ export async function setAccountStatus(db: Db, id: string, status: string) {
     throw new ProvisioningError('--status must be ACTIVE, DISABLED or DELETED');
   }
   await accountById(db, id);
-  await db.account.update({ where: { id }, data: { status, authorityVersion: { increment: 1 } } });
+  await setAccountStatusRow(db, id, status);
   return { id, status };
 }
 
@@ -73,17 +74,8 @@ export async function grantClaim(db: Db, accountId: string, anchor: string, clai
     throw new ProvisioningError('--state must be GRANTED or DENIED');
   await accountById(db, accountId);
   const app = await appByAnchor(db, anchor);
-  const key = { accountId_applicationId_claim: { accountId, applicationId: app.id, claim } };
-  await db.claimGrant
-    .upsert({ where: key, create: { accountId, applicationId: app.id, claim, state }, update: { state } })
-    // Two grants racing to create the same row: the loser updates the winner's row instead.
-    .catch(async (err: { code?: unknown }) => {
-      if (err?.code !== 'P2002') throw err;
-      await db.claimGrant.update({ where: key, data: { state } });
-    });
-  const rows = await db.claimGrant.findMany({ where: { accountId, applicationId: app.id } });
-  const grants: Partial<Record<ClaimKey, 'GRANTED' | 'DENIED'>> = {};
-  for (const r of rows) if (isClaimKey(r.claim)) grants[r.claim] = r.state;
+  await putClaimGrant(db, { accountId, applicationId: app.id, claim, state });
+  const grants = await loadGrants(db, accountId, app.id);
   return { claims: buildClaimView(normalizeRequirements(app.claimRequirements), grants) };
 }
 
@@ -98,8 +90,7 @@ export async function acceptTerms(db: Db, accountId: string) {
 export async function createWorkload(db: Db, kind: 'AGENT' | 'AUTOMATION', accountId: string, name: string) {
   if (!name.trim()) throw new ProvisioningError('--name must not be empty');
   await accountById(db, accountId);
-  const w = await db.workload.create({ data: { kind, ownerAccountId: accountId, name } });
-  return { id: w.id };
+  return { id: await insertWorkload(db, { kind, ownerAccountId: accountId, name }) };
 }
 
 async function workloadOf(db: Db, accountId: string, opts: { agentId?: string; automationId?: string }) {
@@ -108,8 +99,7 @@ async function workloadOf(db: Db, accountId: string, opts: { agentId?: string; a
   const id = opts.agentId ?? opts.automationId;
   if (!id) return null;
   const kind = opts.agentId ? 'AGENT' : 'AUTOMATION';
-  const w = await db.workload.findUnique({ where: { id: uuidOrThrow(id, kind.toLowerCase()) } });
-  if (!w || w.kind !== kind) throw new ProvisioningError(`${kind.toLowerCase()} not found`);
+  const w = await workloadById(db, kind, id);
   if (w.ownerAccountId !== accountId)
     throw new ProvisioningError(`the ${kind.toLowerCase()} belongs to another account`);
   return w;
@@ -117,7 +107,7 @@ async function workloadOf(db: Db, accountId: string, opts: { agentId?: string; a
 
 /** The agent or automation `id` of the given kind, or a ProvisioningError naming what is missing. */
 async function workloadById(db: Db, kind: 'AGENT' | 'AUTOMATION', id: string) {
-  const w = await db.workload.findUnique({ where: { id: uuidOrThrow(id, kind.toLowerCase()) } });
+  const w = await findWorkload(db, uuidOrThrow(id, kind.toLowerCase()));
   if (!w || w.kind !== kind) throw new ProvisioningError(`${kind.toLowerCase()} not found`);
   return w;
 }
@@ -129,7 +119,7 @@ async function workloadById(db: Db, kind: 'AGENT' | 'AUTOMATION', id: string) {
  */
 export async function revokeWorkload(db: Db, kind: 'AGENT' | 'AUTOMATION', id: string) {
   const w = await workloadById(db, kind, id);
-  await db.workload.updateMany({ where: { id: w.id, status: 'ACTIVE' }, data: { status: 'REVOKED' } });
+  await revokeWorkloadRow(db, w.id);
   return { id: w.id, status: 'REVOKED' };
 }
 
@@ -139,11 +129,9 @@ export async function revokeWorkload(db: Db, kind: 'AGENT' | 'AUTOMATION', id: s
  */
 export async function regenerateWorkload(db: Db, kind: 'AGENT' | 'AUTOMATION', id: string) {
   const w = await workloadById(db, kind, id);
-  const [row] = await db.$queryRaw<{ generation: number }[]>`
-    UPDATE workloads SET generation = generation + 1 WHERE id = ${w.id}::uuid AND status = 'ACTIVE'
-    RETURNING generation`;
-  if (!row) throw new ProvisioningError(`the ${kind.toLowerCase()} is revoked`);
-  return { id: w.id, generation: row.generation };
+  const generation = await nextWorkloadGeneration(db, w.id);
+  if (generation === undefined) throw new ProvisioningError(`the ${kind.toLowerCase()} is revoked`);
+  return { id: w.id, generation };
 }
 
 export function hashSecret(secret: string): string {
@@ -159,37 +147,27 @@ export async function createAccessKey(
   const workload = await workloadOf(db, input.accountId, input);
   const accessKeyIdentifier = `acs_k_${randomUUID()}`;
   const accessKeySecret = `acs_t_${randomBytes(32).toString('hex')}`;
-  await db.accessKey.create({
-    data: {
-      identifier: accessKeyIdentifier,
-      secretHash: hashSecret(accessKeySecret),
-      applicationId: app.id,
-      accountId: input.accountId,
-      workloadId: workload?.id ?? null,
-    },
+  await insertAccessKey(db, {
+    identifier: accessKeyIdentifier,
+    secretHash: hashSecret(accessKeySecret),
+    applicationId: app.id,
+    accountId: input.accountId,
+    workloadId: workload?.id ?? null,
   });
   return { accessKeyIdentifier, accessKeySecret };
 }
 
 export async function revokeAccessKey(db: Db, identifier: string) {
-  const key = await db.accessKey.findUnique({ where: { identifier } });
-  if (!key) throw new ProvisioningError('access key not found');
   // Idempotent: revoking twice keeps the first revocation time.
-  await db.accessKey.updateMany({
-    where: { id: key.id, status: 'ACTIVE' },
-    data: { status: 'REVOKED', revokedAt: new Date() },
-  });
+  if (!(await revokeCredential(db, { accessKey: identifier }, new Date())))
+    throw new ProvisioningError('access key not found');
   return { revoked: true };
 }
 
 export async function revokePublicKey(db: Db, kid: string) {
-  const key = await db.publicKey.findUnique({ where: { kid } });
-  if (!key) throw new ProvisioningError('public key not found');
   // Idempotent: revoking twice keeps the first revocation time.
-  await db.publicKey.updateMany({
-    where: { id: key.id, status: 'ACTIVE' },
-    data: { status: 'REVOKED', revokedAt: new Date() },
-  });
+  if (!(await revokeCredential(db, { publicKey: kid }, new Date())))
+    throw new ProvisioningError('public key not found');
   return { revoked: true };
 }
 
@@ -202,14 +180,12 @@ export async function registerPublicKey(
   const workload = await workloadOf(db, input.accountId, input);
   const x = ed25519PublicX(input.jwk);
   const kid = `pky_${randomBytes(12).toString('base64url')}`;
-  await db.publicKey.create({
-    data: {
-      kid,
-      jwk: { kty: 'OKP', crv: 'Ed25519', x },
-      applicationId: app.id,
-      accountId: input.accountId,
-      workloadId: workload?.id ?? null,
-    },
+  await insertPublicKey(db, {
+    kid,
+    jwk: { kty: 'OKP', crv: 'Ed25519', x },
+    applicationId: app.id,
+    accountId: input.accountId,
+    workloadId: workload?.id ?? null,
   });
   return { kid };
 }

@@ -13,6 +13,21 @@ import {
   type Requirement,
 } from '@svc/token-core';
 import { ProvisioningError } from './errors';
+import {
+  changeClaimRequirements,
+  findApplication,
+  insertApplication,
+  insertClientKey,
+  insertOrganization,
+  insertReturnRule,
+  insertRule,
+  insertSector,
+  organizationExists,
+  sectorExists,
+  setApplicationStatus,
+  setOrganizationStatus,
+  setSectorStatus as setSectorStatusRow,
+} from './store/tenancy';
 
 export const ANCHOR_PATTERN = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 export const AUTH_METHODS = [
@@ -33,33 +48,30 @@ const LOCALE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 
 export async function createOrg(db: Db, name: string) {
   if (!name.trim()) throw new ProvisioningError('--name must not be empty');
-  const org = await db.organization.create({ data: { name } });
-  return { id: org.id };
+  return { id: await insertOrganization(db, name) };
 }
 
 export async function setOrgStatus(db: Db, id: string, status: string) {
   if (status !== 'ACTIVE' && status !== 'DISABLED')
     throw new ProvisioningError('--status must be ACTIVE or DISABLED');
-  const found = await db.organization.findUnique({ where: { id: uuidOrThrow(id, 'organization') } });
-  if (!found) throw new ProvisioningError('organization not found');
-  await db.organization.update({ where: { id }, data: { status } });
+  if (!(await organizationExists(db, uuidOrThrow(id, 'organization'))))
+    throw new ProvisioningError('organization not found');
+  await setOrganizationStatus(db, id, status);
   return { id, status };
 }
 
 export async function createSector(db: Db, orgId: string, name: string) {
   if (!name.trim()) throw new ProvisioningError('--name must not be empty');
-  const org = await db.organization.findUnique({ where: { id: uuidOrThrow(orgId, 'organization') } });
-  if (!org) throw new ProvisioningError('organization not found');
-  const sector = await db.sector.create({ data: { organizationId: org.id, name } });
-  return { id: sector.id };
+  if (!(await organizationExists(db, uuidOrThrow(orgId, 'organization'))))
+    throw new ProvisioningError('organization not found');
+  return { id: await insertSector(db, orgId, name) };
 }
 
 export async function setSectorStatus(db: Db, id: string, status: string) {
   if (status !== 'ACTIVE' && status !== 'DISABLED')
     throw new ProvisioningError('--status must be ACTIVE or DISABLED');
-  const found = await db.sector.findUnique({ where: { id: uuidOrThrow(id, 'sector') } });
-  if (!found) throw new ProvisioningError('sector not found');
-  await db.sector.update({ where: { id }, data: { status } });
+  if (!(await sectorExists(db, uuidOrThrow(id, 'sector')))) throw new ProvisioningError('sector not found');
+  await setSectorStatusRow(db, id, status);
   return { id, status };
 }
 
@@ -93,40 +105,24 @@ export async function createApp(db: Db, kek: Kek, input: CreateAppInput) {
       throw new ProvisioningError(`invalid --callback-domain ${d}`);
     }
   }
-  const sector = await db.sector.findUnique({ where: { id: uuidOrThrow(input.sectorId, 'sector') } });
-  if (!sector) throw new ProvisioningError('sector not found');
-  const exists = await db.application.findUnique({ where: { anchor: input.anchor } });
-  if (exists) throw new ProvisioningError(DUPLICATE_ANCHOR);
-  const app = await db.application
-    .create({
-      data: {
-        anchor: input.anchor,
-        sectorId: sector.id,
-        names: input.names,
-        defaultLocale,
-        callbackDomains: [...new Set((input.callbackDomains ?? []).map((d) => d.toLowerCase()))],
-        claimRequirements: normalizeRequirements({}),
-        status: 'ACTIVE',
-      },
-    })
-    // Two operators racing on one anchor: the unique index decides, the loser gets the same clear refusal.
-    .catch(refuseDuplicate(DUPLICATE_ANCHOR));
-  await ensureActiveKey(db, kek, app.id);
-  return { applicationAnchor: app.anchor };
-}
-
-const DUPLICATE_ANCHOR = 'an application with this anchor already exists';
-
-/** Turns a unique-constraint violation (Prisma P2002) into an operator message; rethrows anything else. */
-export function refuseDuplicate(message: string) {
-  return (err: unknown): never => {
-    if ((err as { code?: unknown } | null)?.code === 'P2002') throw new ProvisioningError(message);
-    throw err;
-  };
+  if (!(await sectorExists(db, uuidOrThrow(input.sectorId, 'sector'))))
+    throw new ProvisioningError('sector not found');
+  // Two operators racing on one anchor: the unique index decides, the loser gets the same clear refusal.
+  const id = await insertApplication(db, {
+    anchor: input.anchor,
+    sectorId: input.sectorId,
+    names: input.names,
+    defaultLocale,
+    callbackDomains: [...new Set((input.callbackDomains ?? []).map((d) => d.toLowerCase()))],
+    claimRequirements: normalizeRequirements({}),
+  });
+  if (!id) throw new ProvisioningError('an application with this anchor already exists');
+  await ensureActiveKey(db, kek, id);
+  return { applicationAnchor: input.anchor };
 }
 
 export async function appByAnchor(db: Db, anchor: string) {
-  const app = await db.application.findUnique({ where: { anchor } });
+  const app = await findApplication(db, anchor);
   if (!app) throw new ProvisioningError('application not found');
   return app;
 }
@@ -136,7 +132,7 @@ export async function setAppStatus(db: Db, anchor: string, status: string) {
     throw new ProvisioningError('--status must be ACTIVE, SUSPENDED or DISABLED');
   }
   const app = await appByAnchor(db, anchor);
-  await db.application.update({ where: { id: app.id }, data: { status } });
+  await setApplicationStatus(db, app.id, status);
   return { applicationAnchor: anchor, status };
 }
 
@@ -168,16 +164,14 @@ export async function addRule(
       throw new ProvisioningError('--platform-app-id must be an integer from 1 to 2^63-1');
   }
   const app = await appByAnchor(db, anchor);
-  const rule = await db.authenticationRule.create({
-    data: {
-      applicationId: app.id,
-      method: input.method,
-      platformAppIds: [...new Set(input.platformAppIds ?? [])],
-      accessTtl: ttlOrThrow(input.accessTtl, ACCESS_TTL, '--access-ttl'),
-      refreshTtl: ttlOrThrow(input.refreshTtl, REFRESH_TTL, '--refresh-ttl'),
-    },
+  const ruleId = await insertRule(db, {
+    applicationId: app.id,
+    method: input.method,
+    platformAppIds: [...new Set(input.platformAppIds ?? [])],
+    accessTtl: ttlOrThrow(input.accessTtl, ACCESS_TTL, '--access-ttl'),
+    refreshTtl: ttlOrThrow(input.refreshTtl, REFRESH_TTL, '--refresh-ttl'),
   });
-  return { ruleId: rule.id };
+  return { ruleId };
 }
 
 export async function addReturnRule(db: Db, anchor: string, method: string) {
@@ -185,8 +179,7 @@ export async function addReturnRule(db: Db, anchor: string, method: string) {
     throw new ProvisioningError(`--method must be one of ${RETURN_METHODS.join(', ')}`);
   }
   const app = await appByAnchor(db, anchor);
-  const rule = await db.returnRule.create({ data: { applicationId: app.id, method } });
-  return { ruleId: rule.id };
+  return { ruleId: await insertReturnRule(db, app.id, method) };
 }
 
 export async function setClaims(db: Db, anchor: string, changes: Partial<Record<ClaimKey, string>>) {
@@ -199,22 +192,19 @@ export async function setClaims(db: Db, anchor: string, changes: Partial<Record<
     }
   }
   const app = await appByAnchor(db, anchor);
-  // Read-modify-write of one JSON column: lock the row so two operators changing different claims both win.
-  return db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ claim_requirements: unknown }[]>`
-      SELECT claim_requirements FROM applications WHERE id = ${app.id}::uuid FOR UPDATE`;
-    const claims = normalizeRequirements(rows[0]?.claim_requirements);
-    for (const [key, value] of Object.entries(changes)) claims[key as ClaimKey] = value as Requirement;
-    await tx.application.update({ where: { id: app.id }, data: { claimRequirements: claims } });
-    return { claims };
+  const claims = await changeClaimRequirements(db, app.id, (stored) => {
+    const next = normalizeRequirements(stored);
+    for (const [key, value] of Object.entries(changes)) next[key as ClaimKey] = value as Requirement;
+    return next;
   });
+  return { claims };
 }
 
 export async function addClientKey(db: Db, anchor: string, jwk: unknown) {
   const app = await appByAnchor(db, anchor);
   const x = ed25519PublicX(jwk);
   const kid = `cak_${randomBytes(12).toString('base64url')}`;
-  await db.clientKey.create({ data: { kid, applicationId: app.id, jwk: { kty: 'OKP', crv: 'Ed25519', x } } });
+  await insertClientKey(db, { kid, applicationId: app.id, jwk: { kty: 'OKP', crv: 'Ed25519', x } });
   return { kid };
 }
 

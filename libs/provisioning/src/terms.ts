@@ -10,6 +10,7 @@ import {
 import { storableText } from '@svc/platform';
 import { z } from 'zod';
 import { ProvisioningError } from './errors';
+import { withTermsLock } from './store/agreements';
 
 const documentSchema = z.strictObject({
   schemaVersion: z.literal(1),
@@ -69,12 +70,8 @@ export async function publishTerms(db: Db, raw: unknown, connectUrl: string) {
   const documents = {} as Record<AgreementLocale, AgreementDocumentBody>;
   for (const locale of AGREEMENT_LOCALES)
     documents[locale] = jsonbOrder(parsed.data.locales[locale].document);
-  return db.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('basic-terms'))`;
-    const last = await tx.agreementDocument.findFirst({
-      where: { documentType: 'BASIC_TERMS' },
-      orderBy: { revision: 'desc' },
-    });
+  return withTermsLock(db, async (revisions) => {
+    const last = await revisions.newest();
     if (
       last &&
       sameAsPublished(last.body as unknown as Agreement, last.acceptanceEpoch, parsed.data, documents, epoch)
@@ -97,9 +94,7 @@ export async function publishTerms(db: Db, raw: unknown, connectUrl: string) {
       requiredAcceptanceEpoch: epoch,
       locales,
     };
-    await tx.agreementDocument.create({
-      data: { documentType: 'BASIC_TERMS', revision, acceptanceEpoch: epoch, body: agreement as object },
-    });
+    await revisions.insert({ revision, acceptanceEpoch: epoch, body: agreement as object });
     return { revision };
   });
 }

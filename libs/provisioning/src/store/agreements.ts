@@ -1,0 +1,35 @@
+// Store of basic-terms revisions as operators publish them: the newest revision and a new one, under one lock.
+import type { Db } from '@svc/db';
+
+export interface StoredRevision {
+  revision: number;
+  acceptanceEpoch: number;
+  body: unknown;
+}
+
+export interface TermsRevisions {
+  newest(): Promise<StoredRevision | undefined>;
+  insert(revision: StoredRevision & { body: object }): Promise<void>;
+}
+
+/** Runs `work` in one transaction holding the basic-terms lock, so two publishers never take the same revision. */
+export function withTermsLock<T>(db: Db, work: (revisions: TermsRevisions) => Promise<T>): Promise<T> {
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('basic-terms'))`;
+    return work({
+      async newest() {
+        const last = await tx.agreementDocument.findFirst({
+          where: { documentType: 'BASIC_TERMS' },
+          orderBy: { revision: 'desc' },
+          select: { revision: true, acceptanceEpoch: true, body: true },
+        });
+        return last ?? undefined;
+      },
+      async insert({ revision, acceptanceEpoch, body }) {
+        await tx.agreementDocument.create({
+          data: { documentType: 'BASIC_TERMS', revision, acceptanceEpoch, body },
+        });
+      },
+    });
+  });
+}
