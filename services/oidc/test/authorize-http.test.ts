@@ -244,6 +244,15 @@ describe('a valid request', () => {
     expect(page.headers.get('set-cookie')).toMatch(/oidc_flow=/);
   });
 
+  test('login_hint prefills the sign-up address when it is an email address', async () => {
+    const page = async (hint: string) => {
+      const res = await get(authorizeUrl({ login_hint: hint }));
+      return (await get(`${host.url}${res.headers.get('location')}`)).text();
+    };
+    expect(await page('Grace@Example.test')).toContain('required value="grace@example.test">');
+    expect(await page('not an address')).toContain('required value="">');
+  });
+
   test('prompt=none without a sign-in: login_required to the client, no page', async () => {
     const res = await get(authorizeUrl({ prompt: 'none' }));
     const page = await get(`${host.url}${res.headers.get('location')}`);

@@ -69,6 +69,8 @@ export function signInView<K extends string = never>(
     notice?: Notice<MessageKey | K>;
     /** The sign-in is handed to wherever it started (connect's STATUS_POLL or REVEAL): warn before signing in. */
     warnOriginator?: boolean;
+    /** The sign-up form's address to start with (a checked email address). */
+    emailHint?: string;
   },
 ): SafeHtml {
   const app = ctx.appName ?? '';
@@ -95,7 +97,7 @@ ${
 <form method="post" action="${`${v.base}/email`}" class="stack">
 ${csrfField(ctx)}
 <label for="email">${ctx.t('emailLabel')}</label>
-<input id="email" name="email" type="email" autocomplete="email" maxlength="254" required>
+<input id="email" name="email" type="email" autocomplete="email" maxlength="254" required value="${v.emailHint ?? ''}">
 <button type="submit">${ctx.t('emailButton')}</button>
 </form>`
 }

@@ -56,6 +56,8 @@ export interface PageTarget {
   admitsEmail?: (email: string | null) => boolean;
   /** Say before sign-in that it is handed to wherever it started (RFC 8628 section 5.4). */
   warnOriginator?: boolean;
+  /** An address the sign-up form starts with (OIDC `login_hint`); ignored unless it is an email address. */
+  emailHint?: string;
 }
 
 export interface Browser<K extends string = never> {

@@ -184,6 +184,7 @@ export async function nextStep<K extends string>(
         verifiedEmail: b.flow.verifiedEmail,
         notice,
         warnOriginator: target.warnOriginator,
+        emailHint: target.emailHint === undefined ? undefined : normalizeEmail(target.emailHint),
       });
       sendPage(res, b, ctx.t('title'), view, 200, true);
       return undefined;

@@ -61,6 +61,7 @@ export function interactionRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Rout
       app,
       // The last step ends at the client's redirect URI (a form post's redirect chain is checked by form-action).
       formOrigins: [originOf(interaction.redirectUri)],
+      emailHint: interaction.loginHint,
     });
     const id = parseCookies(req.headers.cookie)[cookie.name];
     const session = await deps.signInSessions.read(id);

@@ -20,6 +20,8 @@ export interface Interaction {
   maxAge?: number;
   uiLocale?: string;
   idTokenHint?: string;
+  /** OIDC Core 3.1.2.1: prefills the sign-up form's address when it is one. */
+  loginHint?: string;
   /** Milliseconds since the epoch. */
   createdAt: number;
   /**
@@ -49,6 +51,7 @@ export function toInteraction(request: AuthorizationRequest, createdAt: number):
     maxAge: request.maxAge,
     uiLocale: request.uiLocale,
     idTokenHint: request.idTokenHint,
+    loginHint: request.loginHint,
     createdAt,
   };
 }
