@@ -1,8 +1,10 @@
 // Core-ms per OIDC refresh grant: host process CPU + PostgreSQL backend CPU (this database's backends) over N
-// grants, from /proc/<pid>/stat, which holds under machine load. Not part of `pnpm bench`.
-//   tsx bench/oidc-core-ms.ts [grants=2000] [chains=8]
+// grants, from /proc/<pid>/stat, which holds under machine load. Not part of `pnpm bench`. With `session` as the
+// third argument, the same for the session host's /refresh (two signatures), for comparison.
+//   tsx bench/oidc-core-ms.ts [grants=2000] [chains=8] [oidc|session]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { issueSession, loadApplication } from '@svc/issuance';
 import { createOidcClient } from '@svc/provisioning';
 import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp } from '@svc/testkit';
 import { createAuthorizationCode } from '../services/oidc/src/domain/authorization';
@@ -12,6 +14,7 @@ import { createCodeStore } from '../services/oidc/src/store/codes';
 
 const N = Number(process.argv[2] ?? 2000);
 const CHAINS = Number(process.argv[3] ?? 8);
+const SESSION = process.argv[4] === 'session';
 const PORT = Number(process.env.CORE_MS_PORT ?? 27391);
 const TICK = 100; // USER_HZ
 
@@ -34,7 +37,7 @@ async function main() {
       '--import',
       'tsx',
       ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      'services/oidc/src/main.ts',
+      SESSION ? 'services/session/src/main.ts' : 'services/oidc/src/main.ts',
     ],
     {
       env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(PORT), OIDC_URL: url, WEB_CONCURRENCY: '1' },
@@ -49,17 +52,28 @@ async function main() {
       if (i > 150) throw new Error('not ready');
       await new Promise((r) => setTimeout(r, 200));
     }
-    const app = await provisionApp(infra, { methods: ['OIDC'] });
+    const app = await provisionApp(infra, { methods: SESSION ? ['ACCESS_KEY_DIRECT'] : ['OIDC'] });
     const accounts = await Promise.all(Array.from({ length: 4 }, () => provisionAccount(infra)));
     const redirectUri = 'https://bench-rp.example/callback';
-    const created = await createOidcClient(infra.db, { anchor: app.anchor, redirectUris: [redirectUri] });
-    const client = (await createClientStore(infra.db).get(created.clientId))!;
+    const created = SESSION
+      ? { clientId: 'unused', clientSecret: 'unused' }
+      : await createOidcClient(infra.db, { anchor: app.anchor, redirectUris: [redirectUri] });
+    const client = SESSION ? undefined : (await createClientStore(infra.db).get(created.clientId))!;
     const basic = `Basic ${Buffer.from(`${created.clientId}:${created.clientSecret}`).toString('base64')}`;
     const codeDeps = { codes: createCodeStore(infra.db), now: Date.now, oidc: { codeTtlSeconds: 600 } };
     let seeded = 0;
-    const seed = async () => {
+    const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
+    const seedSession = async () =>
+      (
+        await issueSession(infra.issuance, {
+          application,
+          principal: { kind: 'ACCOUNT', accountId: accounts[seeded++ % accounts.length]!.id },
+          authMethod: 'ACCESS_KEY_DIRECT',
+        })
+      ).refreshToken;
+    const seedOidc = async () => {
       const code = await createAuthorizationCode(codeDeps, {
-        client,
+        client: client!,
         accountId: accounts[seeded++ % accounts.length]!.id,
         redirectUri,
         scope: 'openid offline_access',
@@ -79,22 +93,31 @@ async function main() {
       if (res.status !== 200) throw new Error(`seed ${res.status} ${await res.text()}`);
       return ((await res.json()) as { refresh_token: string }).refresh_token;
     };
+    const seed = SESSION ? seedSession : seedOidc;
+    const grant = async (token: string): Promise<string> => {
+      const res = SESSION
+        ? await fetch(`${url}/refresh`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ refreshToken: token }),
+          })
+        : await fetch(`${url}/token`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
+            body: `grant_type=refresh_token&refresh_token=${token}`,
+          });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`refresh ${res.status} ${body}`);
+      const parsed = JSON.parse(body) as { refresh_token?: string; refreshToken?: string };
+      return (parsed.refresh_token ?? parsed.refreshToken)!;
+    };
     const run = async (grants: number) => {
       const tokens = await Promise.all(Array.from({ length: CHAINS }, seed));
       let left = grants;
       await Promise.all(
         tokens.map(async (t0) => {
           let t = t0;
-          while (left-- > 0) {
-            const res = await fetch(`${url}/token`, {
-              method: 'POST',
-              headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
-              body: `grant_type=refresh_token&refresh_token=${t}`,
-            });
-            const body = await res.text();
-            if (res.status !== 200) throw new Error(`refresh ${res.status} ${body}`);
-            t = (JSON.parse(body) as { refresh_token: string }).refresh_token;
-          }
+          while (left-- > 0) t = await grant(t);
         }),
       );
     };
@@ -117,6 +140,7 @@ async function main() {
       (1000 / TICK);
     console.log(
       JSON.stringify({
+        host: SESSION ? 'session /refresh' : 'oidc /token refresh',
         grants: N,
         chains: CHAINS,
         backends: backends.length,
