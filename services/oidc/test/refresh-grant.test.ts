@@ -125,6 +125,10 @@ describe('refresh_token grant: scope', () => {
     const wider = await refreshWith(rp, narrowed.body.refresh_token, 'openid profile email offline_access');
     expect(wider.status).toBe(400);
     expect(wider.body.error).toBe('invalid_scope');
+    // openid stays (CONTRACTS: required); refused like a wider scope, and the token stays usable.
+    const noOpenid = await refreshWith(rp, narrowed.body.refresh_token, 'email offline_access');
+    expect(noOpenid.status).toBe(400);
+    expect(noOpenid.body.error).toBe('invalid_scope');
     const again = await refreshWith(rp, narrowed.body.refresh_token);
     expect(again.status).toBe(200);
     expect(again.body.scope).toBe('openid email offline_access');

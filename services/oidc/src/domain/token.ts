@@ -171,7 +171,7 @@ const notFound = () => refusal('RefreshTokenInvalid', new InvalidGrant(ROTATION_
 /**
  * The refresh grant's own conditions, from the rotation read before anything is consumed: the session was issued
  * to this client (another client of the same application gets invalid_grant and the token stays usable), it still
- * holds offline_access, and a requested scope is no wider than the session's (RFC 6749 6: invalid_scope).
+ * holds offline_access, and a requested scope is no wider than the session's and keeps openid (invalid_scope).
  */
 function admitFor(client: OidcClient, requested: Scope[] | undefined) {
   return (read: RotationRead): void => {
@@ -180,6 +180,10 @@ function admitFor(client: OidcClient, requested: Scope[] | undefined) {
     if (!granted.includes('offline_access')) throw notFound();
     if (requested?.some((s) => !granted.includes(s))) {
       throw refusal('invalid_scope', new InvalidScope('scope exceeds the scope originally granted'));
+    }
+    // CONTRACTS "OIDC host": openid is required; narrowing may drop any other scope.
+    if (requested && !requested.includes('openid')) {
+      throw refusal('invalid_scope', new InvalidScope('scope must include openid'));
     }
   };
 }
