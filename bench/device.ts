@@ -24,7 +24,12 @@ const CODES = Number(process.env.BENCH_DEVICE_CODES ?? 50_000);
  * the host's default configuration, so the host sees them), `parallel` at a time; returns their device codes.
  * Going through HTTP would make the load generator, not the host, the slow part of seeding 50,000.
  */
-async function seedCodes(infra: TestInfra, anchor: string, n: number, parallel = 128): Promise<string[]> {
+export async function seedCodes(
+  infra: TestInfra,
+  anchor: string,
+  n: number,
+  parallel = 128,
+): Promise<string[]> {
   const deps = deviceDepsOf(
     {
       db: infra.db,

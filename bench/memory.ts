@@ -12,6 +12,8 @@ import { createAccessKey } from '@svc/provisioning';
 import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp, testEnv } from '@svc/testkit';
 import autocannon from 'autocannon';
 import { buildAll } from '../scripts/build';
+import { seedCodes } from './device';
+import { oidcRefreshSeeder } from './oidc';
 
 /** Issue 16's targets, MiB of RSS. */
 export const MEMORY_TARGETS = {
@@ -22,6 +24,14 @@ export const MEMORY_TARGETS = {
 const SETTLE_SECONDS = Number(process.env.BENCH_MEMORY_SETTLE_SECONDS ?? 10);
 const LOAD_SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+/** Only these processes (BENCH_MEMORY_HOSTS=device,oidc), for looking at one host; all by default. */
+const ONLY_HOSTS = process.env.BENCH_MEMORY_HOSTS?.split(',').map((h) => h.trim());
+/** Extra node flags for every process (BENCH_MEMORY_NODE_ARGS, e.g. --heapsnapshot-signal=SIGUSR2), for diagnosis. */
+const NODE_ARGS = process.env.BENCH_MEMORY_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+/** A signal sent to each loaded host right after its figure is read (BENCH_MEMORY_SIGNAL=SIGUSR2: a heap snapshot). */
+const SIGNAL = process.env.BENCH_MEMORY_SIGNAL as NodeJS.Signals | undefined;
+/** Pending device authorizations the device host's load polls round robin (BENCH_MEMORY_DEVICE_CODES). */
+const DEVICE_CODES = Number(process.env.BENCH_MEMORY_DEVICE_CODES ?? 20_000);
 const PORTS: Record<string, number> = {
   connect: 24201,
   native: 24202,
@@ -37,6 +47,8 @@ export interface ProcessMemory {
   peakMiB: number;
   load?: string;
   requestsPerSec?: number;
+  /** The host's own CPU per request over its load (user + system, all threads): holds when the machine is busy. */
+  cpuMsPerRequest?: number;
   target: { idle: number; load: number };
   met: boolean;
 }
@@ -52,6 +64,13 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
   return { rss: kib('VmRSS') / 1024, hwm: kib('VmHWM') / 1024 };
+}
+
+/** CPU time a process has used so far (user + system), ms, from /proc/<pid>/stat (clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** The development KEK and subject secret the bench's own sessions are made with (testEnv leaves both unset). */
@@ -90,8 +109,10 @@ async function start(dir: string, host: string): Promise<Started> {
         PORT: String(PORTS[host]),
         NATIVE_RATE_ADDRESS_POINTS: '1000000000',
         NATIVE_RATE_CREDENTIAL_POINTS: '1000000000',
+        DEVICE_RATE_AUTHORIZE_PER_ADDRESS: '1000000000',
+        ...(host === 'oidc' ? { OIDC_URL: `http://127.0.0.1:${PORTS.oidc}` } : {}),
       });
-  const child = spawn(process.execPath, [path.join(dir, host, 'main.js')], {
+  const child = spawn(process.execPath, [...NODE_ARGS, path.join(dir, host, 'main.js')], {
     cwd: path.join(dir, host),
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -126,8 +147,8 @@ async function ready(url: string): Promise<boolean> {
 }
 
 /** A fresh refresh token for every request: each answer's new token goes back into the pool. */
-function refreshTokenOf(body: string): string {
-  const key = '"refreshToken":"';
+function refreshTokenOf(body: string, member = 'refreshToken'): string {
+  const key = `"${member}":"`;
   const start = body.indexOf(key) + key.length;
   return body.slice(start, body.indexOf('"', start));
 }
@@ -144,8 +165,9 @@ export async function memoryScenario(): Promise<ProcessMemory[]> {
     const account = await provisionAccount(infra);
     const terms = await infra.db.agreementDocument.findFirst({ orderBy: { revision: 'desc' } });
     // The worker first: its rotation tick would otherwise race the hosts' first key load.
-    for (const host of ['worker', ...hosts.filter((h) => h !== 'worker')])
-      started.push(await start(dir, host));
+    for (const host of ['worker', ...hosts.filter((h) => h !== 'worker')]) {
+      if (!ONLY_HOSTS || ONLY_HOSTS.includes(host)) started.push(await start(dir, host));
+    }
     await sleep(SETTLE_SECONDS * 1000);
     const idle = new Map(started.map((s) => [s.host, memoryOf(s.child.pid!).rss]));
 
@@ -218,19 +240,87 @@ export async function memoryScenario(): Promise<ProcessMemory[]> {
           ],
         }),
       },
+      device: {
+        label: 'POST /device-token (pending codes, round robin) x3 + POST /device-authorize',
+        opts: async () => {
+          const deviceApp = await provisionApp(infra, {
+            methods: ['PASSKEY_USERNAMELESS'],
+            returnMethods: ['DEVICE_CODE'],
+          });
+          const bodies = (await seedCodes(infra, deviceApp.anchor, DEVICE_CODES)).map((deviceCode) =>
+            JSON.stringify({ deviceCode }),
+          );
+          let k = 0;
+          const poll: autocannon.Request = {
+            method: 'POST',
+            path: '/device-token',
+            headers: { 'content-type': 'application/json' },
+            setupRequest: (req) => ({ ...req, body: bodies[k++ % bodies.length] }),
+          };
+          return {
+            url: `http://127.0.0.1:${PORTS.device}`,
+            requests: [
+              poll,
+              poll,
+              poll,
+              {
+                method: 'POST',
+                path: '/device-authorize',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ applicationAnchor: deviceApp.anchor }),
+              },
+            ],
+          };
+        },
+      },
+      oidc: {
+        label: 'POST /token refresh grant (fresh token each) + discovery + jwks.json',
+        opts: async () => {
+          const { basic, seedOne } = await oidcRefreshSeeder(infra, `http://127.0.0.1:${PORTS.oidc}`);
+          const pool: string[] = [];
+          for (let i = 0; i < CONNECTIONS * 4; i += 16)
+            pool.push(...(await Promise.all(Array.from({ length: 16 }, seedOne))));
+          return {
+            url: `http://127.0.0.1:${PORTS.oidc}`,
+            requests: [
+              {
+                method: 'POST',
+                path: '/token',
+                headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
+                setupRequest: (req) => ({
+                  ...req,
+                  body: `grant_type=refresh_token&refresh_token=${pool.shift()}`,
+                }),
+                onResponse: (status, body) => {
+                  if (status === 200) pool.push(refreshTokenOf(body, 'refresh_token'));
+                },
+              },
+              { method: 'GET', path: '/.well-known/openid-configuration' },
+              { method: 'GET', path: '/.well-known/jwks.json' },
+            ],
+          };
+        },
+      },
     };
 
     const results: ProcessMemory[] = [];
-    const loaded = new Map<string, { rss: number; rps: number }>();
+    const loaded = new Map<string, { rss: number; rps: number; cpuMs: number }>();
     for (const s of started) {
       const load = loads[s.host];
       if (!load) continue;
+      const opts = await load.opts();
+      const cpuBefore = cpuMsOf(s.child.pid!);
       const r = await autocannon({
-        ...(await load.opts()),
+        ...opts,
         duration: LOAD_SECONDS,
         connections: CONNECTIONS,
       });
-      loaded.set(s.host, { rss: memoryOf(s.child.pid!).rss, rps: r.requests.average });
+      const cpuMs = (cpuMsOf(s.child.pid!) - cpuBefore) / Math.max(1, r.requests.total);
+      loaded.set(s.host, { rss: memoryOf(s.child.pid!).rss, rps: r.requests.average, cpuMs });
+      if (SIGNAL) {
+        s.child.kill(SIGNAL);
+        await sleep(10_000);
+      }
     }
     for (const s of started) {
       const worker = s.host === 'worker';
@@ -244,14 +334,16 @@ export async function memoryScenario(): Promise<ProcessMemory[]> {
         idleMiB: idle.get(s.host)!,
         ...(loadMiB !== undefined ? { loadMiB } : {}),
         peakMiB: now.hwm,
-        ...(loads[s.host] ? { load: loads[s.host]!.label, requestsPerSec: l?.rps } : {}),
+        ...(loads[s.host]
+          ? { load: loads[s.host]!.label, requestsPerSec: l?.rps, cpuMsPerRequest: l?.cpuMs }
+          : {}),
         ...(worker ? { load: 'a sweep and a rotation tick every second' } : {}),
         target: { idle: target.idle, load: target.load },
         met: idle.get(s.host)! < target.idle && (loadMiB ?? 0) < target.load,
       };
       results.push(row);
       console.log(
-        `memory ${s.host.padEnd(8)} idle ${row.idleMiB.toFixed(0).padStart(4)} MiB   under load ${row.loadMiB?.toFixed(0).padStart(4) ?? '   -'} MiB   peak ${row.peakMiB.toFixed(0).padStart(4)} MiB   (targets < ${target.idle} / < ${target.load}: ${row.met ? 'met' : 'NOT met'})${row.requestsPerSec ? `   ${row.requestsPerSec.toFixed(0)} req/s` : ''}`,
+        `memory ${s.host.padEnd(8)} idle ${row.idleMiB.toFixed(0).padStart(4)} MiB   under load ${row.loadMiB?.toFixed(0).padStart(4) ?? '   -'} MiB   peak ${row.peakMiB.toFixed(0).padStart(4)} MiB   (targets < ${target.idle} / < ${target.load}: ${row.met ? 'met' : 'NOT met'})${row.requestsPerSec ? `   ${row.requestsPerSec.toFixed(0)} req/s, ${row.cpuMsPerRequest?.toFixed(2)} core-ms/request` : ''}`,
       );
     }
     return results;

@@ -28,16 +28,11 @@ type AtLevels = (
 
 const PORT = 24105;
 
-export async function benchOidcRefresh(
-  infra: TestInfra,
-  hosts: BenchHost[],
-  atLevels: AtLevels,
-  refreshTokenOf: (body: string, member?: string) => string,
-  opts: { processes: string; poolSize: number },
-) {
-  const url = `http://127.0.0.1:${PORT}`;
-  const oidc = await startHostProcess('oidc', PORT, { WEB_CONCURRENCY: opts.processes, OIDC_URL: url });
-  hosts.push(oidc);
+/**
+ * An OIDC client of a new application on the host at `url`, and `seedOne`: one OIDC session through the real
+ * exchange (a code from the domain function /authorize calls, then POST /token), its refresh token.
+ */
+export async function oidcRefreshSeeder(infra: TestInfra, url: string) {
   const app = await provisionApp(infra, { methods: ['OIDC'] });
   const accounts = await Promise.all(Array.from({ length: 4 }, () => provisionAccount(infra)));
   const redirectUri = 'https://bench-rp.example/callback';
@@ -47,7 +42,6 @@ export async function benchOidcRefresh(
   const codeDeps = { codes: createCodeStore(infra.db), now: Date.now, oidc: { codeTtlSeconds: 600 } };
 
   let seeded = 0;
-  /** One OIDC session through the real exchange: a code from the domain, then POST /token; its refresh token. */
   const seedOne = async (): Promise<string> => {
     const code = await createAuthorizationCode(codeDeps, {
       client,
@@ -71,6 +65,20 @@ export async function benchOidcRefresh(
     if (res.status !== 200) throw new Error(`seeding exchange failed: ${res.status} ${await res.text()}`);
     return ((await res.json()) as { refresh_token: string }).refresh_token;
   };
+  return { app, basic, seedOne };
+}
+
+export async function benchOidcRefresh(
+  infra: TestInfra,
+  hosts: BenchHost[],
+  atLevels: AtLevels,
+  refreshTokenOf: (body: string, member?: string) => string,
+  opts: { processes: string; poolSize: number },
+) {
+  const url = `http://127.0.0.1:${PORT}`;
+  const oidc = await startHostProcess('oidc', PORT, { WEB_CONCURRENCY: opts.processes, OIDC_URL: url });
+  hosts.push(oidc);
+  const { basic, seedOne } = await oidcRefreshSeeder(infra, url);
 
   // Tokens circulate as in the session /refresh scenario: each request presents a live token and returns the new
   // one to the pool; the pool is topped up with fresh sessions before every run.
