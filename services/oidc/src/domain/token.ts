@@ -16,7 +16,13 @@ import {
   rotateRefreshToken,
   verifyPresentedToken,
 } from '@svc/issuance';
-import { countRefreshOutcome, countTokensIssued, type Reason, ServiceError } from '@svc/platform';
+import {
+  countRefreshOutcome,
+  countTokensIssued,
+  type OAuthError,
+  type Reason,
+  ServiceError,
+} from '@svc/platform';
 import { TokenVerificationError } from '@svc/token-core';
 import type { OidcDeps } from '../deps';
 import type { OidcClient } from '../store/clients';
@@ -157,15 +163,21 @@ function verificationReason(err: unknown): Reason {
   }
 }
 
-/** An OAuth refusal of the refresh grant, with the outcome refresh_outcomes_total counts it under. */
-class RefreshRefusal {
+/**
+ * A refusal of the refresh grant on its way out: the OAuth error the client gets, and the outcome
+ * refresh_outcomes_total counts it under (refreshGrant unwraps it).
+ */
+class RefreshRefusal extends Error {
   constructor(
-    readonly error: unknown,
+    readonly answer: OAuthError,
     readonly outcome: string,
-  ) {}
+  ) {
+    super(answer.message);
+    this.name = 'RefreshRefusal';
+  }
 }
 
-const refusal = (outcome: string, error: unknown) => new RefreshRefusal(error, outcome);
+const refusal = (outcome: string, answer: OAuthError) => new RefreshRefusal(answer, outcome);
 const notFound = () => refusal('RefreshTokenInvalid', new InvalidGrant(ROTATION_REFUSALS.not_found));
 
 /**
@@ -206,7 +218,7 @@ export async function refreshGrant(
   } catch (err) {
     if (err instanceof RefreshRefusal) {
       countRefreshOutcome(deps.metrics, err.outcome);
-      throw err.error;
+      throw err.answer;
     }
     countRefreshOutcome(deps.metrics, err instanceof ServiceError ? err.reason : 'unavailable');
     throw grantRefusal(err);
@@ -233,7 +245,8 @@ async function rotateGrant(
   }
   const { app, claims } = presented;
   if (app.id !== client.applicationId) throw notFound();
-  const requested = scope === undefined ? undefined : parseScope(scope);
+  // An empty scope parameter is taken as omitted (RFC 6749 6: omitted means the scope granted).
+  const requested = scope?.trim() ? parseScope(scope) : undefined;
   const outcome = await rotateRefreshToken(deps, {
     app,
     claims,
