@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApplicationCache, currentTerms, recordReceipt } from '@svc/issuance';
-import { createLogger } from '@svc/platform';
+import { type Clock, createLogger, systemClock } from '@svc/platform';
 import { createMailer } from '@svc/signin';
 import {
   type AppFixture,
@@ -43,7 +43,7 @@ export async function startConnect(
     hostname?: string;
     smtpPort?: number;
     config?: Partial<ConnectConfig>;
-    now?: () => Date;
+    clock?: Clock;
     port?: number;
   } = {},
 ): Promise<ConnectHost> {
@@ -52,7 +52,7 @@ export async function startConnect(
   const port = (server.address() as AddressInfo).port;
   const url = `http://${opts.hostname ?? '127.0.0.1'}:${port}`;
   const logger = createLogger('connect-test', { level: 'silent' });
-  const now = opts.now ?? (() => new Date());
+  const clock = opts.clock ?? systemClock;
   const config: ConnectConfig = {
     ...connectConfigFromEnv(
       testEnv({
@@ -70,12 +70,13 @@ export async function startConnect(
     db: infra.db,
     redis: infra.redis,
     keyRing: infra.keyRing,
-    issuance: { ...infra.issuance, connectUrl: url, now: () => now().getTime() },
+    issuance: { ...infra.issuance, connectUrl: url, now: clock },
     apps: createApplicationCache(infra.db, 0),
     config,
     mailer: createMailer(config.smtp, config.mailFrom, logger),
     logger,
-    now,
+    clock,
+    now: () => new Date(clock()),
     close: async () => undefined,
   };
   server.on('request', createConnectApp(deps));
@@ -224,7 +225,7 @@ export async function realizeFor(infra: TestInfra, exposureKey: string, accountI
   const inquiry = await inquiries.byExposureHash(sha256Hex(exposureKey));
   const account = await infra.db.account.findUniqueOrThrow({ where: { id: accountId } });
   const key = await realizeInquiry(
-    { inquiries, kek: infra.issuance.kek, now: () => new Date() },
+    { inquiries, kek: infra.issuance.kek, now: systemClock },
     inquiry!.id,
     account,
     new Date(),

@@ -1,7 +1,15 @@
 // Connect POST /refresh (strict rotation, family revocation, three-key view) and POST /info (localized names).
 import { issueSession, loadApplication } from '@svc/issuance';
 import { grantClaim, setAccountStatus, setClaims } from '@svc/provisioning';
-import { openInfra, postJson, provisionAccount, provisionApp, type TestInfra, waitUntil } from '@svc/testkit';
+import {
+  openInfra,
+  postJson,
+  provisionAccount,
+  provisionApp,
+  settableClock,
+  type TestInfra,
+  waitUntil,
+} from '@svc/testkit';
 import { decodeJwt } from 'jose';
 import { admin } from '../../../tools/admin/test/run-admin';
 import {
@@ -166,7 +174,7 @@ describe('POST /refresh (connect)', () => {
     const s = await signedIn();
     // A replica whose clock is 400 days on (past any refresh lifetime): the token's own exp still holds for the
     // verifier (real time), the session has expired by the host's clock.
-    const later = await startConnect(pair.infra, { now: () => new Date(Date.now() + 400 * 86_400_000) });
+    const later = await startConnect(pair.infra, { clock: settableClock(Date.now() + 400 * 86_400_000) });
     try {
       const res = await refresh(s.refreshToken, later.url);
       expect([res.status, res.body]).toEqual([401, { reason: 'RefreshTokenExpired' }]);

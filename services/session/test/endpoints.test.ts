@@ -1,7 +1,14 @@
 // The session host's other endpoints: introspect, logout, revoke-all, userinfo, claim-state and JWK Sets.
 import { issueSession, loadApplication } from '@svc/issuance';
 import { grantClaim, revokeKeyNow, setAccountStatus, setClaims } from '@svc/provisioning';
-import { postJson, provisionAccount, provisionClientKey, signClientAuth, waitUntil } from '@svc/testkit';
+import {
+  postJson,
+  provisionAccount,
+  provisionClientKey,
+  settableClock,
+  signClientAuth,
+  waitUntil,
+} from '@svc/testkit';
 import { mintRefreshToken, newJti } from '@svc/token-core';
 import { decodeJwt } from 'jose';
 import { freshSession, issueFor, issueForWorkload, type SessionHarness, startSessionHost } from './support';
@@ -24,7 +31,7 @@ describe('POST /introspect', () => {
     // Issued four hours ago: the access token (3 h) has expired, the session (30 days) has not.
     const past = new Date(Date.now() - 4 * 3600_000);
     const issued = await issueSession(
-      { ...h.infra.issuance, now: () => past.getTime() },
+      { ...h.infra.issuance, now: settableClock(past) },
       {
         application: (await loadApplication(h.infra.db, { anchor: s.app.anchor }))!,
         principal: { kind: 'ACCOUNT', accountId: s.account.id },

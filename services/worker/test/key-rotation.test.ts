@@ -1,7 +1,7 @@
 // A full key rotation driven by a controllable clock (prepublish, activate, retire, omit) while a verifier keeps a
 // JWK Set cached for max-age and never refetches early: every token stays verifiable throughout.
 import { DEFAULT_JWKS_MAX_AGE_SECONDS, jwksMaxAge, OIDC_SCOPE } from '@svc/keyring';
-import { openInfra, provisionApp, type TestInfra } from '@svc/testkit';
+import { openInfra, provisionApp, settableClock, type TestInfra } from '@svc/testkit';
 import { mintAccessToken } from '@svc/token-core';
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
 import { runRotationTick } from '../src/jobs/rotate-keys';
@@ -14,11 +14,11 @@ const maxAgeMs = jwksMaxAge(DEFAULT_JWKS_MAX_AGE_SECONDS, schedule.prepublishSec
 
 let pdb: PrivateDb;
 let infra: TestInfra;
-let t = Date.now();
+const clock = settableClock();
 
 beforeAll(async () => {
   pdb = await openPrivateDb();
-  infra = openInfra({ over: pdb.db, now: () => t });
+  infra = openInfra({ over: pdb.db, now: clock });
 });
 afterAll(async () => {
   await infra.close();
@@ -33,8 +33,8 @@ test('the JWK Set max-age never exceeds the prepublication window nor 300 s', ()
 });
 
 test('prepublish, activate, retire and omit, with a cached verifier working throughout', async () => {
-  t = Date.now();
-  const t0 = t;
+  clock.set(Date.now());
+  const t0 = clock();
   const a = await provisionApp(infra);
   const b = await provisionApp(infra);
   // App B was made ten days later: its schedule is its own.
@@ -50,7 +50,7 @@ test('prepublish, activate, retire and omit, with a cached verifier working thro
       db: pdb.db,
       kek: infra.issuance.kek,
       redis: infra.redis,
-      now: () => t,
+      now: clock,
       schedule,
       batchSize: 2,
     });
@@ -58,9 +58,9 @@ test('prepublish, activate, retire and omit, with a cached verifier working thro
   // The verifier: fetches the JWK Set only when its cached copy is older than max-age.
   let cached: { set: JSONWebKeySet; fetchedAt: number } | undefined;
   const refreshIfStale = async () => {
-    if (cached && t - cached.fetchedAt < maxAgeMs) return;
+    if (cached && clock() - cached.fetchedAt < maxAgeMs) return;
     infra.keyRing.invalidate(a.applicationId);
-    cached = { set: { keys: (await infra.keyRing.jwks(a.applicationId)).keys as never }, fetchedAt: t };
+    cached = { set: { keys: (await infra.keyRing.jwks(a.applicationId)).keys as never }, fetchedAt: clock() };
   };
   const tokens: { token: string; exp: number; kid: string }[] = [];
   const signersSeen: string[] = [];
@@ -77,19 +77,19 @@ test('prepublish, activate, retire and omit, with a cached verifier working thro
       audience: a.anchor,
       sid: 'sid_test',
       subject: 'sub',
-      iat: Math.floor(t / 1000),
+      iat: Math.floor(clock() / 1000),
       ttlSeconds,
     });
     tokens.push({ token: m.token, exp: m.exp * 1000, kid: signer.kid });
   };
   const verifyAllUnexpired = async () => {
     const jwks = createLocalJWKSet(cached?.set as JSONWebKeySet);
-    for (const tok of tokens.filter((x) => x.exp > t + 5000)) {
-      await expect(jwtVerify(tok.token, jwks, { currentDate: new Date(t) })).resolves.toBeDefined();
+    for (const tok of tokens.filter((x) => x.exp > clock() + 5000)) {
+      await expect(jwtVerify(tok.token, jwks, { currentDate: new Date(clock()) })).resolves.toBeDefined();
     }
   };
   const step = async (ms: number) => {
-    t += ms;
+    clock.advance(ms);
     await refreshIfStale();
     await tick();
     await mint(3 * 3600);
@@ -98,21 +98,21 @@ test('prepublish, activate, retire and omit, with a cached verifier working thro
 
   await refreshIfStale();
   // Coarse steps to just before the prepublication moment (47 h): nothing changes yet.
-  while (t + 6 * HOUR <= t0 + 46 * HOUR) await step(6 * HOUR);
+  while (clock() + 6 * HOUR <= t0 + 46 * HOUR) await step(6 * HOUR);
   expect(await pdb.db.signingKey.count({ where: { applicationId: a.applicationId } })).toBe(1);
   // A token with the longest default refresh lifetime, signed by the first key shortly before it retires.
   await mint(30 * 86_400);
   // Fine steps, shorter than max-age, through prepublication and activation.
   let nextSeenAt: number | undefined;
-  while (t < t0 + 50 * HOUR) {
+  while (clock() < t0 + 50 * HOUR) {
     await step(250_000);
     const next = await pdb.db.signingKey.findFirst({
       where: { applicationId: a.applicationId, status: 'NEXT' },
     });
     if (next && !nextSeenAt) {
-      nextSeenAt = t;
-      expect(t).toBeGreaterThanOrEqual(t0 + 47 * HOUR);
-      expect(next.activatesAt?.getTime()).toBeGreaterThanOrEqual(t + schedule.prepublishSeconds * 1000);
+      nextSeenAt = clock();
+      expect(clock()).toBeGreaterThanOrEqual(t0 + 47 * HOUR);
+      expect(next.activatesAt?.getTime()).toBeGreaterThanOrEqual(clock() + schedule.prepublishSeconds * 1000);
     }
   }
   expect(signersSeen).toHaveLength(2);
@@ -128,9 +128,9 @@ test('prepublish, activate, retire and omit, with a cached verifier working thro
 
   // Coarse steps through the retirement window: more rotations happen; the first key stays published while the
   // 30-day token it signed is valid, and is then omitted.
-  while (t < retired.publishUntil!.getTime() + DAY) {
+  while (clock() < retired.publishUntil!.getTime() + DAY) {
     await step(12 * HOUR);
-    if (t < retired.publishUntil!.getTime()) expect(cached?.set.keys.map((k) => k.kid)).toContain(k1);
+    if (clock() < retired.publishUntil!.getTime()) expect(cached?.set.keys.map((k) => k.kid)).toContain(k1);
   }
   expect(cached?.set.keys.map((k) => k.kid)).not.toContain(k1);
   expect((await pdb.db.signingKey.findUniqueOrThrow({ where: { kid: k1 as string } })).status).toBe(

@@ -3,6 +3,7 @@
 
 import type { Db } from '@svc/db';
 import { publishSessionChanges, rotateSectorSubject } from '@svc/issuance';
+import type { Clock } from '@svc/platform';
 import { CLAIM_KEYS, type ClaimKey, normalizeRequirements, type Requirement } from '@svc/token-core';
 import type { Redis } from 'ioredis';
 import type { AccountPageStore, RemoveOutcome } from '../store/account-page';
@@ -103,7 +104,7 @@ export interface ResetDeps {
   redis: Redis;
   subjectSecret: string;
   store: AccountPageStore;
-  now: () => Date;
+  now: Clock;
 }
 
 /**
@@ -120,7 +121,7 @@ export async function resetSectorIdentifier(
   if (!used.some((a) => a.sector.id === sectorId)) return false;
   await rotateSectorSubject(deps.db, deps.subjectSecret, sectorId, { kind: 'ACCOUNT', id: accountId });
   // After the rotation: a session issued meanwhile under the old subject is revoked too.
-  const revoked = await deps.store.revokeSectorSessions(accountId, sectorId, deps.now());
+  const revoked = await deps.store.revokeSectorSessions(accountId, sectorId, new Date(deps.now()));
   await publishSessionChanges(deps.redis, revoked);
   return true;
 }

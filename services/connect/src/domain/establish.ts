@@ -1,6 +1,6 @@
 // POST /establish as named steps: client-auth -> application -> layers -> constraints -> callback -> inquiry.
 import { type ApplicationContext, isIssuable } from '@svc/issuance';
-import { invalidBody, ServiceError } from '@svc/platform';
+import { type Clock, invalidBody, ServiceError } from '@svc/platform';
 import type { TtlLayer } from '@svc/token-core';
 import type { EstablishRequest } from '../routes/schemas';
 import type { InquiryConstraints, InquiryStore, ReturnMethodType } from '../store/inquiries';
@@ -62,7 +62,7 @@ export function ttlLayersOf(body: EstablishRequest): TtlLayer[] {
 }
 
 export async function establishInquiry(
-  deps: { inquiries: InquiryStore; now: () => Date; inquiryTtlSeconds: number },
+  deps: { inquiries: InquiryStore; now: Clock; inquiryTtlSeconds: number },
   app: ApplicationContext,
   body: EstablishRequest,
 ): Promise<{ applicationAnchor: string; exposureKey: string; hiddenKey: string }> {
@@ -86,7 +86,7 @@ export async function establishInquiry(
     exposureKeyHash: sha256Hex(exposureKey),
     hiddenKeyHash: sha256Hex(hiddenKey),
     constraints,
-    expiresAt: new Date(deps.now().getTime() + deps.inquiryTtlSeconds * 1000),
+    expiresAt: new Date(deps.now() + deps.inquiryTtlSeconds * 1000),
   });
   return { applicationAnchor: app.anchor, exposureKey, hiddenKey };
 }

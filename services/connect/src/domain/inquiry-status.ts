@@ -1,6 +1,7 @@
 // The inquiry status poll: keyed by the exposure key, authorized by the hidden key, and (for STATUS_POLL
 // inquiries) the way the originating client receives the confirmation key once the person has signed in.
 
+import type { Clock } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
 import { open } from '@svc/token-core';
 import type { InquiryRow, InquiryStore } from '../store/inquiries';
@@ -34,12 +35,12 @@ export function openConfirmationKey(kek: Kek, inquiry: InquiryRow): string | und
 }
 
 export async function pollInquiry(
-  deps: { inquiries: InquiryStore; kek: Kek; now: () => Date },
+  deps: { inquiries: InquiryStore; kek: Kek; now: Clock },
   exposureKey: string,
   hiddenKey: string,
 ): Promise<{ state: PublicInquiryState; expiresAt: string; confirmationKey?: string }> {
   const inquiry = await findByKeyPair(deps.inquiries, exposureKey, hiddenKey);
-  const state = publicState(inquiry, deps.now());
+  const state = publicState(inquiry, new Date(deps.now()));
   const out: { state: PublicInquiryState; expiresAt: string; confirmationKey?: string } = {
     state,
     expiresAt: inquiry.expiresAt.toISOString(),

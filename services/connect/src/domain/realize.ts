@@ -1,12 +1,13 @@
 // Realization: the person behind an inquiry has signed in and passed every page step; the inquiry moves
 // ESTABLISHED -> REALIZED once, recording the account, its authority version and a fresh confirmation key.
+import type { Clock } from '@svc/platform';
 import { type Kek, seal } from '@svc/token-core';
 import type { InquiryStore } from '../store/inquiries';
 import { CONNECT_AUTH_METHOD } from './establish';
 import { KEY_PREFIX, newKey, sha256Hex } from './keys';
 
 export async function realizeInquiry(
-  deps: { inquiries: InquiryStore; kek: Kek; now: () => Date },
+  deps: { inquiries: InquiryStore; kek: Kek; now: Clock },
   inquiryId: string,
   account: { id: string; authorityVersion: number },
   authTime: Date,
@@ -23,7 +24,7 @@ export async function realizeInquiry(
       // Sealed under the KEK, bound to the inquiry id, so REVEAL and STATUS_POLL can hand it out later.
       confirmationKeyEnc: seal(deps.kek, confirmationKey, inquiryId),
     },
-    deps.now(),
+    new Date(deps.now()),
   );
   return ok ? confirmationKey : undefined;
 }

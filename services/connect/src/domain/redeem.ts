@@ -2,7 +2,7 @@
 // libs/issuance with the inquiry's TTL layers and the authority version seen at sign-in. The inquiry becomes
 // REDEEMED in the same statement that inserts the session, so a refusal leaves it redeemable for the retry.
 import { type IssuanceDeps, issueSession, loadApplication } from '@svc/issuance';
-import { ServiceError } from '@svc/platform';
+import { type Clock, ServiceError } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
 import type { InquiryRow, InquiryStore } from '../store/inquiries';
 import { CONNECT_AUTH_METHOD } from './establish';
@@ -11,7 +11,7 @@ import { matchesHash, sha256Hex } from './keys';
 export interface RedeemDeps {
   inquiries: InquiryStore;
   issuance: IssuanceDeps;
-  now: () => Date;
+  now: Clock;
 }
 
 export interface RedeemResult {
@@ -45,7 +45,7 @@ function checkRedeemable(inquiry: InquiryRow, confirmationKey: string, now: Date
 async function lostRedemption(deps: RedeemDeps, inquiryId: string, err: unknown): Promise<unknown> {
   const current = await deps.inquiries.byId(inquiryId);
   if (current?.state === 'REDEEMED') return new ServiceError('InquiryAlreadyRedeemed');
-  if (!current || current.expiresAt <= deps.now()) return new ServiceError('InquiryExpired');
+  if (!current || current.expiresAt.getTime() <= deps.now()) return new ServiceError('InquiryExpired');
   return err;
 }
 
@@ -54,7 +54,7 @@ export async function redeemInquiry(
   keys: { exposureKey: string; hiddenKey: string; confirmationKey: string },
 ): Promise<RedeemResult> {
   const inquiry = await findByKeyPair(deps.inquiries, keys.exposureKey, keys.hiddenKey);
-  const now = deps.now();
+  const now = new Date(deps.now());
   checkRedeemable(inquiry, keys.confirmationKey, now);
   if (!inquiry.accountId || inquiry.authorityVersion === null)
     throw new ServiceError('AuthenticationNotFound');

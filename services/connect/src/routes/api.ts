@@ -31,7 +31,7 @@ export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
         if (body.applicationAnchor !== auth.applicationAnchor) throw clientAuthFailure();
         const app = await deps.apps.get(auth.applicationAnchor);
         if (!app) throw new ServiceError('ApplicationNotActive');
-        const config = { inquiries, now: deps.now, inquiryTtlSeconds: deps.config.inquiryTtlSeconds };
+        const config = { inquiries, now: deps.clock, inquiryTtlSeconds: deps.config.inquiryTtlSeconds };
         return { json: await establishInquiry(config, app, body) };
       },
     }),
@@ -41,7 +41,7 @@ export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
       body: { kind: 'json', schema: redeemSchema },
       noStore: true,
       handle: async ({ body }) => ({
-        json: await redeemInquiry({ inquiries, issuance: deps.issuance, now: deps.now }, body),
+        json: await redeemInquiry({ inquiries, issuance: deps.issuance, now: deps.clock }, body),
       }),
     }),
     endpoint({
@@ -77,7 +77,7 @@ export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
       noStore: true,
       handle: async ({ params, body }) => ({
         json: await pollInquiry(
-          { inquiries, kek: deps.issuance.kek, now: deps.now },
+          { inquiries, kek: deps.issuance.kek, now: deps.clock },
           params.exposureKey!,
           body.hiddenKey,
         ),

@@ -248,7 +248,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
     if (!UUID.test(sectorId)) return;
     const sector = (await accountOverview(store, accountId)).sectors.find((s) => s.id === sectorId);
     const reset = await resetSectorIdentifier(
-      { db: deps.db, redis: deps.redis, subjectSecret: deps.issuance.subjectSecret, store, now: deps.now },
+      { db: deps.db, redis: deps.redis, subjectSecret: deps.issuance.subjectSecret, store, now: deps.clock },
       accountId,
       sectorId,
     );

@@ -85,7 +85,7 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
     const signedIn = await signin.nextStep(b, res);
     if (!signedIn) return;
     const key = await realizeInquiry(
-      { inquiries, kek: deps.issuance.kek, now: deps.now },
+      { inquiries, kek: deps.issuance.kek, now: deps.clock },
       inquiry.id,
       signedIn.account,
       signedIn.authTime,
