@@ -23,6 +23,11 @@ export interface ConnectConfig extends IssuingHostConfig {
   rpName: string;
   /** Lifetime of an inquiry from /establish to /redeem (INQUIRY_TTL_SECONDS, default 600). */
   inquiryTtlSeconds: number;
+  /**
+   * How long after a passkey sign-in the account page lets the person add or remove a passkey
+   * (ACCOUNT_REAUTH_SECONDS, default 300); later, a passkey confirmation (step-up) comes first.
+   */
+  accountReauthSeconds: number;
   /** Lifetime of an emailed sign-up code (EMAIL_CODE_TTL_SECONDS, default 600). */
   emailCodeTtlSeconds: number;
   /** Idle lifetime of a browser flow (FLOW_TTL_SECONDS, default 1800). */
@@ -59,6 +64,7 @@ function connectVars(production: boolean) {
     ...signinVars(),
     WEBAUTHN_ORIGIN: textVar(''),
     INQUIRY_TTL_SECONDS: intVar(600, { min: 1 }),
+    ACCOUNT_REAUTH_SECONDS: intVar(300, { min: 1, max: 3600 }),
   };
 }
 
@@ -75,6 +81,7 @@ export function connectConfigFromEnv(env: Env): ConnectConfig {
       origin: v.WEBAUTHN_ORIGIN || url.origin,
       rpName: v.WEBAUTHN_RP_NAME,
       inquiryTtlSeconds: v.INQUIRY_TTL_SECONDS,
+      accountReauthSeconds: v.ACCOUNT_REAUTH_SECONDS,
       emailCodeTtlSeconds: v.EMAIL_CODE_TTL_SECONDS,
       flowTtlSeconds: v.FLOW_TTL_SECONDS,
       secureCookies: !(url.protocol === 'http:' && isLoopbackHost(url.hostname)),

@@ -32,6 +32,7 @@ test.each([
   ['SMTP_URL', 'mail.internal:25'],
   ['SMTP_SECURE', 'yes'],
   ['INQUIRY_TTL_SECONDS', '10m'],
+  ['ACCOUNT_REAUTH_SECONDS', '0'],
   ['RL_SIGN_IN_PER_IP', '0'],
   ['CONNECT_URL', 'connect.example.com'],
 ])('%s=%s is refused, naming the variable', (variable, value) => {

@@ -107,7 +107,7 @@ export interface ConnectSetup {
  * tests and closes them after; the fields are filled in by beforeAll. Options are startConnect's.
  */
 export function useConnectHost(
-  opts: { hostname?: string; config?: Partial<ConnectConfig>; replicas?: 0 | 1 } = {},
+  opts: { hostname?: string; config?: Partial<ConnectConfig>; replicas?: 0 | 1; clock?: Clock } = {},
 ): ConnectSetup {
   const setup = {} as ConnectSetup;
   beforeAll(async () => {
@@ -118,6 +118,7 @@ export function useConnectHost(
         hostname: opts.hostname,
         config: opts.config,
         smtpPort: setup.mailbox.port,
+        clock: opts.clock,
       });
     setup.host = await start();
     if (opts.replicas) setup.replica = await start();

@@ -1,7 +1,7 @@
 // A software passkey for HTTP attack tests: an ES256 key stored on an account as a discoverable credential,
 // and assertions built and signed the way an authenticator does, with the knobs an attacker turns.
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
-import type { TestInfra } from '@svc/testkit';
+import type { Credential, TestInfra } from '@svc/testkit';
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest();
 
@@ -19,6 +19,8 @@ export interface SoftPasskey {
   credentialId: string;
   userHandle: string;
   assert(o: AssertionOptions): Record<string, unknown>;
+  /** The same key as a credential of testkit's virtual authenticator (Chromium), for `rpId`. */
+  credential(rpId: string): Credential;
 }
 
 /** Creates the key and registers it on the account (as registration would have stored it). */
@@ -41,6 +43,14 @@ export async function softPasskey(infra: TestInfra, accountId: string): Promise<
   return {
     credentialId,
     userHandle,
+    credential: (rpId) => ({
+      credentialId: Buffer.from(credentialId, 'base64url').toString('base64'),
+      isResidentCredential: true,
+      rpId,
+      privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+      userHandle: Buffer.from(userHandle, 'base64url').toString('base64'),
+      signCount: 0,
+    }),
     assert(o) {
       counter += 1;
       const clientData: Record<string, unknown> = {

@@ -42,9 +42,29 @@ export interface AccountOverview {
   email: string | null;
   sectors: SectorEntry[];
   passkeys: PasskeyEntry[];
+  /** The session signed in recently enough to add or remove passkeys (see recentlyAuthenticated). */
+  recentSignIn: boolean;
 }
 
-export async function accountOverview(store: AccountPageStore, accountId: string): Promise<AccountOverview> {
+/**
+ * Adding or removing a passkey needs a passkey sign-in at most `windowSeconds` ago (ACCOUNT_REAUTH_SECONDS), so
+ * a stolen or left-open account-page session cannot plant a passkey of its own (or remove the owner's) without
+ * the owner's passkey: past the window, a passkey confirmation (the sign-in ceremony again) comes first. An auth
+ * time in the future (a clock stepped back) does not count as recent.
+ */
+export function recentlyAuthenticated(
+  authTime: number | undefined,
+  now: number,
+  windowSeconds: number,
+): boolean {
+  return authTime !== undefined && authTime <= now && now - authTime <= windowSeconds * 1000;
+}
+
+export async function accountOverview(
+  store: AccountPageStore,
+  accountId: string,
+  recentSignIn = false,
+): Promise<AccountOverview> {
   const [account, apps, grants, passkeys] = await Promise.all([
     store.account(accountId),
     store.usedApplications(accountId),
@@ -74,6 +94,7 @@ export async function accountOverview(store: AccountPageStore, accountId: string
     email: account?.email ?? null,
     sectors: [...sectors.values()],
     passkeys: passkeys.map(({ id, name, createdAt, lastUsedAt }) => ({ id, name, createdAt, lastUsedAt })),
+    recentSignIn,
   };
 }
 
@@ -145,11 +166,14 @@ export async function renamePasskey(
   return (await store.renamePasskey(accountId, passkeyId, name)) ? 'renamed' : 'not_found';
 }
 
+/** Removal needs a recent sign-in (recentlyAuthenticated); without one nothing changes: 'confirm_first'. */
 export async function removePasskey(
   store: AccountPageStore,
   accountId: string,
   passkeyId: string,
-): Promise<RemoveOutcome> {
+  recentSignIn: boolean,
+): Promise<RemoveOutcome | 'confirm_first'> {
+  if (!recentSignIn) return 'confirm_first';
   return UUID.test(passkeyId) ? store.removePasskey(accountId, passkeyId) : 'not_found';
 }
 

@@ -92,7 +92,8 @@ ${csrf(ctx)}
 </section>`;
 }
 
-function passkeyItem(ctx: AccountPageContext, p: PasskeyEntry, only: boolean): SafeHtml {
+/** Remove is offered only after a recent sign-in (the confirm button below the list comes first otherwise). */
+function passkeyItem(ctx: AccountPageContext, p: PasskeyEntry, only: boolean, recent: boolean): SafeHtml {
   const label = p.name ?? ctx.a('passkeyUnnamed');
   const used = p.lastUsedAt
     ? ctx.a('passkeyLastUsed', { date: formatWhen(ctx.locale, p.lastUsedAt) })
@@ -109,7 +110,9 @@ ${csrf(ctx)}
 ${
   only
     ? html`<p class="sub">${ctx.a('removeOnlyOne')}</p>`
-    : html`<form method="post" action="${`/account/passkeys/${p.id}/remove`}">${csrf(ctx)}<button type="submit" class="danger" aria-label="${`${ctx.a('removeButton')}: ${label}`}">${ctx.a('removeButton')}</button></form>`
+    : !recent
+      ? ''
+      : html`<form method="post" action="${`/account/passkeys/${p.id}/remove`}">${csrf(ctx)}<button type="submit" class="danger" aria-label="${`${ctx.a('removeButton')}: ${label}`}">${ctx.a('removeButton')}</button></form>`
 }
 </li>`;
 }
@@ -126,9 +129,14 @@ ${v.sectors.length ? v.sectors.map((s) => sectorBlock(ctx, s)) : html`<p>${ctx.a
 <section aria-labelledby="passkeys-h" class="card">
 <h2 id="passkeys-h">${ctx.a('passkeysHeading')}</h2>
 <p>${ctx.a('passkeysIntro')}</p>
-<ul class="passkeys">${v.passkeys.map((p) => passkeyItem(ctx, p, v.passkeys.length <= 1))}</ul>
-<h3>${ctx.a('addHeading')}</h3>
+<ul class="passkeys">${v.passkeys.map((p) => passkeyItem(ctx, p, v.passkeys.length <= 1, v.recentSignIn))}</ul>
+${
+  v.recentSignIn
+    ? html`<h3>${ctx.a('addHeading')}</h3>
 <p>${ctx.a('addIntro')}</p>
-<div>${passkeyButton(ctx, 'register', ctx.a('addButton'))}</div>
+<div>${passkeyButton(ctx, 'register', ctx.a('addButton'))}</div>`
+    : html`<p>${ctx.a('confirmIntro')}</p>
+<div>${passkeyButton(ctx, 'authenticate', ctx.a('confirmButton'))}</div>`
+}
 </section>`;
 }

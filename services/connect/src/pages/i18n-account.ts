@@ -53,6 +53,9 @@ const en = {
   removedNotice:
     'The passkey is removed: it can no longer sign in, and your applications will ask you to sign in again.',
   lastNotice: 'You cannot remove your last passkey.',
+  confirmIntro: 'To add or remove a passkey, first confirm it is you with one of your passkeys.',
+  confirmButton: 'Confirm with a passkey',
+  confirmFirst: 'Confirm it is you with a passkey first, then add or remove passkeys.',
   consentSaved: 'Your choices for {app} are saved.',
   signedOutNotice: 'You are signed out.',
   sessionEnded:
@@ -111,6 +114,9 @@ const zh: Record<AccountKey, string> = {
   renameInvalid: '请为通行密钥输入 1 到 64 个字符的名称。',
   removedNotice: '通行密钥已删除，不能再用于登录；您的应用会要求您重新登录。',
   lastNotice: '您不能删除最后一个通行密钥。',
+  confirmIntro: '要添加或删除通行密钥，请先使用您的一个通行密钥确认是您本人。',
+  confirmButton: '使用通行密钥确认',
+  confirmFirst: '请先使用通行密钥确认是您本人，然后再添加或删除通行密钥。',
   consentSaved: '您对“{app}”的选择已保存。',
   signedOutNotice: '您已退出登录。',
   sessionEnded: '您已退出登录：此账户目前无法使用，或者您登录时使用的通行密钥已被删除。',

@@ -17,6 +17,7 @@ const en = {
   errandDoneIntro: 'Your changes are saved. You can close this page and return to {app}.',
   errandCompleted: 'These changes were already made. You can close this page.',
   termsTitle: 'Basic terms, revision {revision}',
+  recentSignInNeeded: 'Confirm it is you with a passkey first, then try again.',
 };
 
 export type ConnectKey = keyof typeof en;
@@ -36,6 +37,7 @@ const zh: Record<ConnectKey, string> = {
   errandDoneIntro: '您的更改已保存。您可以关闭此页面，返回“{app}”。',
   errandCompleted: '这些更改已完成。您可以关闭此页面。',
   termsTitle: '基本条款（第 {revision} 版）',
+  recentSignInNeeded: '请先使用通行密钥确认是您本人，然后重试。',
 };
 
 export const CONNECT_MESSAGES: Messages<ConnectKey> = { 'en-US': en, 'zh-CN': zh };

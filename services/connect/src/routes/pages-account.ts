@@ -35,6 +35,7 @@ import type { ConnectDeps } from '../deps';
 import {
   accountOverview,
   changeConsent,
+  recentlyAuthenticated,
   removePasskey,
   renamePasskey,
   resetSectorIdentifier,
@@ -42,6 +43,7 @@ import {
 } from '../domain/account-page';
 import { type AccountPageContext, accountSignInView, accountView } from '../pages/account';
 import { type AccountKey, accountTranslator } from '../pages/i18n-account';
+import type { ConnectKey } from '../pages/i18n-connect';
 import { createAccountPageStore } from '../store/account-page';
 import { type AccountSession, createAccountSessionStore } from '../store/account-sessions';
 import type { ConnectSignin } from './pages';
@@ -134,6 +136,14 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
     return undefined;
   }
 
+  /** Signed in with a passkey within ACCOUNT_REAUTH_SECONDS: adding or removing passkeys needs it. */
+  const recent = (r: AccountRequest) =>
+    recentlyAuthenticated(r.session.authTime, deps.clock(), deps.config.accountReauthSeconds);
+  /** A passkey call that adds a credential, past the window: the page offers the confirmation instead. */
+  const needRecent = (r: AccountRequest) => {
+    if (!recent(r)) throw new PageError<ConnectKey>(403, 'recentSignInNeeded');
+  };
+
   const flash = (r: AccountRequest, key: AccountKey, vars?: Record<string, string | number>) => {
     r.session.notice = { key, vars };
   };
@@ -165,7 +175,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
       return;
     }
     await store.setLocale(accountId, r.ctx.locale);
-    const overview = await accountOverview(store, accountId);
+    const overview = await accountOverview(store, accountId, recent(r));
     res.type('html').send(layout(r.ctx, title, accountView(r.ctx, overview, n), { scripts: true }));
   });
 
@@ -204,6 +214,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
     readJson(optionsBody, req);
     const accountId = await signedIn(r, res);
     if (!accountId) throw passkeyRefused();
+    needRecent(r);
     await signInLimit.consume(req.ip ?? '');
     const account = await store.account(accountId);
     const existingPasskeys = await store.passkeys(accountId);
@@ -221,6 +232,8 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
     const body = readJson(registrationBody, req) as RegistrationResponseJSON;
     const accountId = await signedIn(r, res);
     if (!accountId) throw passkeyRefused();
+    // Checked again at the end of the ceremony: options fetched in the window do not stretch it.
+    needRecent(r);
     await signInLimit.consume(req.ip ?? '');
     const challenge = await sessions.takeChallenge(r.id);
     const credential = await verifyNewCredential({ config: deps.config, accounts }, body, challenge);
@@ -272,11 +285,12 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
   form('/account/passkeys/:passkeyId/remove', async (r, accountId, req) => {
     const passkeyId = String(req.params.passkeyId);
     readForm(plainForm, req);
-    const outcome = await removePasskey(store, accountId, passkeyId);
+    const outcome = await removePasskey(store, accountId, passkeyId, recent(r));
     // Removing the passkey this session signed in with keeps this session (it proved itself and chose to).
     if (outcome === 'removed' && r.session.passkeyId === passkeyId) delete r.session.passkeyId;
     if (outcome === 'removed') flash(r, 'removedNotice');
     else if (outcome === 'last') flash(r, 'lastNotice');
+    else if (outcome === 'confirm_first') flash(r, 'confirmFirst');
   });
 
   router.post('/account/sign-out', formBody(), async (req, res) => {
