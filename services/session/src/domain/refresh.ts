@@ -63,6 +63,7 @@ async function rotateOnce(deps: SessionDeps, refreshToken: string): Promise<Refr
     claims,
     presentedToken: refreshToken,
     retryAllowanceMs: deps.retryAllowanceMs,
+    reuseCheckedState: true,
   });
   switch (outcome.kind) {
     case 'rotated':
