@@ -2,7 +2,7 @@
 // as in `pnpm bench`, N refreshes at C connections (each presenting a fresh token), and the CPU the host process
 // (all its threads), this database's PostgreSQL backends and this load generator spent over them, from /proc.
 // `BENCH_CPU_REFRESHES` (default 20000), `BENCH_CPU_CONNECTIONS` (16), `BENCH_CPU_ROUNDS` (3).
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { issueSession, loadApplication } from '@svc/issuance';
@@ -26,6 +26,33 @@ function cpuMs(pid: number, thread = false): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * Instructions retired by a set of processes over a round (`perf stat`), which unlike CPU time hardly moves with
+ * the machine's load; undefined without perf (BENCH_CPU_PERF=0 turns it off).
+ */
+function countInstructions(pids: number[]): { stop(): Promise<number | undefined> } {
+  if (process.env.BENCH_CPU_PERF === '0' || pids.length === 0) return { stop: async () => undefined };
+  const perf: ChildProcess = spawn('perf', ['stat', '-x', ',', '-e', 'instructions', '-p', pids.join(',')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let out = '';
+  perf.stderr!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  perf.on('error', () => {});
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        perf.once('exit', () => {
+          const line = out.split('\n').find((l) => l.includes('instructions'));
+          const n = Number(line?.split(',')[0]);
+          resolve(Number.isFinite(n) && n > 0 ? n : undefined);
+        });
+        perf.kill('SIGINT');
+      }),
+  };
 }
 
 async function main() {
@@ -104,19 +131,43 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       failures = 0;
       const pids = await backends();
+      // Backends that come and go during the round count too: each one's CPU from when first seen (0 if born
+      // during the round) to when last seen.
+      const firstSeen = new Map(pids.map((p) => [p, cpuMs(p)]));
+      const lastSeen = new Map(firstSeen);
+      const poll = setInterval(() => {
+        void backends().then((now) => {
+          for (const p of now) {
+            if (!firstSeen.has(p)) firstSeen.set(p, 0);
+            const ms = cpuMs(p);
+            if (ms > 0) lastSeen.set(p, ms);
+          }
+        });
+      }, 250);
+      const hostInstructions = countInstructions([child.pid!]);
+      const pgInstructions = countInstructions(pids);
       const host0 = cpuMs(child.pid!);
       const main0 = cpuMs(child.pid!, true);
-      const pg0 = pids.map((p) => cpuMs(p));
       const self0 = process.cpuUsage();
       const r = await run(N);
       const self = process.cpuUsage(self0);
       const host = cpuMs(child.pid!) - host0;
       const main = cpuMs(child.pid!, true) - main0;
-      const pg = pids.reduce((a, p, i) => a + cpuMs(p) - pg0[i]!, 0);
+      clearInterval(poll);
+      for (const p of firstSeen.keys()) {
+        const ms = cpuMs(p);
+        if (ms > 0) lastSeen.set(p, ms);
+      }
+      const pg = [...firstSeen].reduce((a, [p, first]) => a + (lastSeen.get(p) ?? first) - first, 0);
+      const [hostInstr, pgInstr] = [await hostInstructions.stop(), await pgInstructions.stop()];
       const n = r.requests.total;
       console.log(
-        `round ${round}: ${n} refreshes (${failures} failed), ${r.requests.average.toFixed(0)} req/s; core-ms per refresh: host ${(host / n).toFixed(3)} (main thread ${(main / n).toFixed(3)}), postgres ${(pg / n).toFixed(3)} (${pids.length} backends), load generator ${((self.user + self.system) / 1000 / n).toFixed(3)}, total ${((host + pg + (self.user + self.system) / 1000) / n).toFixed(3)}`,
+        `round ${round}: ${n} refreshes (${failures} failed), ${r.requests.average.toFixed(0)} req/s; core-ms per refresh: host ${(host / n).toFixed(3)} (main thread ${(main / n).toFixed(3)}), postgres ${(pg / n).toFixed(3)} (${firstSeen.size} backends), load generator ${((self.user + self.system) / 1000 / n).toFixed(3)}, total ${((host + pg + (self.user + self.system) / 1000) / n).toFixed(3)}`,
       );
+      if (hostInstr !== undefined)
+        console.log(
+          `round ${round}: instructions per refresh: host ${(hostInstr / n / 1e6).toFixed(3)} M, postgres ${((pgInstr ?? 0) / n / 1e6).toFixed(3)} M (backends present at the start)`,
+        );
     }
   } finally {
     child.kill('SIGTERM');
