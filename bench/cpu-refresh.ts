@@ -69,11 +69,20 @@ async function main() {
       authMethod: 'ACCESS_KEY_DIRECT',
     });
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs,  REFERENCE ? 'bench/oidc-provider-reference.ts' : 'services/session/src/main.ts'], {
-    cwd: path.resolve(__dirname, '..'),
-    env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(PORT) },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      ...nodeArgs,
+      REFERENCE ? 'bench/oidc-provider-reference.ts' : 'services/session/src/main.ts',
+    ],
+    {
+      cwd: path.resolve(__dirname, '..'),
+      env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(PORT) },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   console.log(`host pid ${child.pid}`);
   const url = `http://127.0.0.1:${PORT}`;
   for (;;) {
