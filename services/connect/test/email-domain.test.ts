@@ -18,21 +18,22 @@ beforeAll(async () => {
 const REASONS = ['EmailDomainBlocked', 'EmailDomainRequiresSso', 'SsoAuthorityConflict'] as const;
 type Reason = (typeof REASONS)[number];
 
-/** Puts `domain` under the policy that gives `reason` to `accountId` (in that domain); returns how to lift it. */
-async function applyPolicy(reason: Reason, domain: string, accountId: string): Promise<() => Promise<void>> {
-  if (reason === 'EmailDomainBlocked') {
-    await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'BLOCK' });
-    return async () => void (await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'ALLOW' }));
-  }
-  await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'REQUIRE_SSO', ssoAuthority: 'okta-acme' });
-  if (reason === 'SsoAuthorityConflict') await linkSsoAuthority(cx.infra.db, accountId, 'azure-other');
-  return async () => void (await linkSsoAuthority(cx.infra.db, accountId, 'okta-acme'));
+/** Puts `domain` under the policy that gives `reason` to its accounts; returns how to lift it (ALLOW). */
+async function applyPolicy(reason: Reason, domain: string): Promise<() => Promise<void>> {
+  if (reason === 'EmailDomainBlocked') await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'BLOCK' });
+  else await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'REQUIRE_SSO', ssoAuthority: 'okta-acme' });
+  // A policy change is not an authority change (linking the account is: see the test below).
+  return async () => void (await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'ALLOW' }));
 }
 
-/** An account in a fresh domain and a realized inquiry for it: the keys /redeem takes. */
-async function realizedInquiry() {
+/**
+ * An account in a fresh domain and a realized inquiry for it: the keys /redeem takes. For SsoAuthorityConflict
+ * the account is linked to another authority first (before sign-in, as linking changes its authority).
+ */
+async function realizedInquiry(reason?: Reason) {
   const domain = uniqueDomain();
   const account = await provisionAccount(cx.infra, { emailDomain: domain });
+  if (reason === 'SsoAuthorityConflict') await linkSsoAuthority(cx.infra.db, account.id, 'azure-other');
   const est = await backend.establish({});
   expect(est.status).toBe(200);
   const confirmationKey = await realizeFor(cx.infra, est.body.exposureKey, account.id);
@@ -45,8 +46,8 @@ const refresh = (refreshToken: string) => postJson(`${cx.host.url}/refresh`, { r
 
 describe('email-domain policy on /redeem and connect /refresh', () => {
   test.each(REASONS)('/redeem: %s, and the inquiry redeems once the policy allows', async (reason) => {
-    const { domain, account, keys } = await realizedInquiry();
-    const lift = await applyPolicy(reason, domain, account.id);
+    const { domain, keys } = await realizedInquiry(reason);
+    const lift = await applyPolicy(reason, domain);
     const refused = await redeem(keys);
     expect([refused.status, refused.body]).toEqual([403, { reason }]);
     await lift();
@@ -54,15 +55,33 @@ describe('email-domain policy on /redeem and connect /refresh', () => {
   });
 
   test.each(REASONS)('connect /refresh: %s, and nothing is consumed', async (reason) => {
-    const { domain, account, keys } = await realizedInquiry();
+    const { domain, keys } = await realizedInquiry(reason);
     const signedIn = await redeem(keys);
     expect(signedIn.status).toBe(200);
-    const lift = await applyPolicy(reason, domain, account.id);
+    const lift = await applyPolicy(reason, domain);
     const refused = await refresh(signedIn.body.refreshToken);
     expect([refused.status, refused.body]).toEqual([403, { reason }]);
     await lift();
     expect((await refresh(signedIn.body.refreshToken)).status).toBe(200);
   });
+});
+
+test('linking the account to the required authority after sign-in is an authority change: /redeem and connect /refresh are stale', async () => {
+  const { domain, account, keys } = await realizedInquiry();
+  const signedIn = await realizedInquiry();
+  const session = await redeem(signedIn.keys);
+  expect(session.status).toBe(200);
+  await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'REQUIRE_SSO', ssoAuthority: 'okta-acme' });
+  await setEmailDomainPolicy(cx.infra.db, {
+    domain: signedIn.domain,
+    policy: 'REQUIRE_SSO',
+    ssoAuthority: 'okta-acme',
+  });
+  await linkSsoAuthority(cx.infra.db, account.id, 'okta-acme');
+  await linkSsoAuthority(cx.infra.db, signedIn.account.id, 'okta-acme');
+  const stale = await redeem(keys);
+  expect([stale.status, stale.body]).toEqual([409, { reason: 'AuthorizationArtifactStale' }]);
+  expect((await refresh(session.body.refreshToken)).status).toBe(401);
 });
 
 describe('sign-up on the pages', () => {

@@ -4,6 +4,7 @@
 import { issueSession, loadApplication, rotateSectorSubject } from '@svc/issuance';
 import { createAccessKey, createWorkload, revokeAccessKey, setAccountStatus } from '@svc/provisioning';
 import { postJson, provisionAccount, uniqueName } from '@svc/testkit';
+import { admin } from '../../../tools/admin/test/run-admin';
 import { freshSession, issueFor, type SessionHarness, startSessionHost } from './support';
 
 let h: SessionHarness;
@@ -52,6 +53,33 @@ describe('POST /refresh after the account authority changed', () => {
     expect([retry.status, retry.body.reason]).toEqual([409, 'AuthorizationArtifactStale']);
     expect((await refresh(first.body.refreshToken)).body.reason).toBe('RefreshTokenRevoked');
   });
+
+  it('is AuthorizationArtifactStale once `pnpm admin account link-sso` changed the governing SSO authority', async () => {
+    const s = await freshSession(h.infra);
+    const other = await freshSession(h.infra);
+    const link = (authority: string) =>
+      admin(['account', 'link-sso', '--account', s.account.id, '--authority', authority]);
+    const before = await h.infra.db.account.findUniqueOrThrow({ where: { id: s.account.id } });
+    expect((await link('okta-acme')).json).toEqual({ id: s.account.id, ssoAuthority: 'okta-acme' });
+    // Issued before the account was governed by okta-acme: stale, and revoked.
+    const stale = await refresh(s.issued.refreshToken);
+    expect([stale.status, stale.body.reason]).toEqual([409, 'AuthorizationArtifactStale']);
+    expect((await refresh(other.issued.refreshToken)).status).toBe(200);
+    const after = await h.infra.db.account.findUniqueOrThrow({ where: { id: s.account.id } });
+    expect(after.authorityVersion).toBe(before.authorityVersion + 1);
+
+    // Issued under okta-acme: linking the same authority again changes nothing; another one makes it stale.
+    const under = await issueFor(h.infra, s.app.anchor, { kind: 'ACCOUNT', accountId: s.account.id });
+    expect((await link('okta-acme')).code).toBe(0);
+    const same = await refresh(under.refreshToken);
+    expect(same.status).toBe(200);
+    expect((await link('azure-other')).code).toBe(0);
+    const moved = await refresh(same.body.refreshToken);
+    expect([moved.status, moved.body.reason]).toEqual([409, 'AuthorizationArtifactStale']);
+    // A sign-in under the new authority refreshes.
+    const again = await issueFor(h.infra, s.app.anchor, { kind: 'ACCOUNT', accountId: s.account.id });
+    expect((await refresh(again.refreshToken)).status).toBe(200);
+  }, 90_000);
 
   it('leaves sessions of other accounts alone', async () => {
     const a = await freshSession(h.infra);

@@ -60,24 +60,26 @@ describe('email-domain policy on session /refresh', () => {
     expect((await refresh(b, token)).status).toBe(200);
   }, 120_000);
 
-  it('REQUIRE_SSO: EmailDomainRequiresSso unlinked, SsoAuthorityConflict linked elsewhere, 200 linked to it', async () => {
+  it('REQUIRE_SSO: EmailDomainRequiresSso unlinked, SsoAuthorityConflict linked elsewhere; linking is an authority change', async () => {
     const app = await provisionApp(a.infra);
     const domain = uniqueDomain();
     const s = await sessionAt(domain, app.anchor);
-    await setPolicy(domain, 'REQUIRE_SSO', 'okta-acme');
-    const unlinked = await refresh(a, s.refreshToken);
-    expect([unlinked.status, unlinked.body.reason]).toEqual([403, 'EmailDomainRequiresSso']);
-
+    // Linked elsewhere before it signed in (linking after sign-in is an authority change: below).
+    const elsewhere = await provisionAccount(a.infra, { givenName: 'Grace', emailDomain: domain });
     const other = await admin([
       'account',
       'link-sso',
       '--account',
-      s.account.id,
+      elsewhere.id,
       '--authority',
       'azure-other',
     ]);
-    expect([other.code, other.json]).toEqual([0, { id: s.account.id, ssoAuthority: 'azure-other' }]);
-    const conflict = await refresh(b, s.refreshToken);
+    expect([other.code, other.json]).toEqual([0, { id: elsewhere.id, ssoAuthority: 'azure-other' }]);
+    const c = await issueFor(a.infra, app.anchor, { kind: 'ACCOUNT', accountId: elsewhere.id });
+    await setPolicy(domain, 'REQUIRE_SSO', 'okta-acme');
+    const unlinked = await refresh(a, s.refreshToken);
+    expect([unlinked.status, unlinked.body.reason]).toEqual([403, 'EmailDomainRequiresSso']);
+    const conflict = await refresh(b, c.refreshToken);
     expect([conflict.status, conflict.body.reason]).toEqual([403, 'SsoAuthorityConflict']);
 
     const linked = await admin([
@@ -89,6 +91,10 @@ describe('email-domain policy on session /refresh', () => {
       'okta-acme',
     ]);
     expect(linked.json).toEqual({ id: s.account.id, ssoAuthority: 'okta-acme' });
-    expect((await refresh(a, s.refreshToken)).status).toBe(200);
+    // Linking is an authority change: the session issued before it is stale; a sign-in under okta-acme refreshes.
+    const stale = await refresh(a, s.refreshToken);
+    expect([stale.status, stale.body.reason]).toEqual([409, 'AuthorizationArtifactStale']);
+    const again = await issueFor(a.infra, app.anchor, { kind: 'ACCOUNT', accountId: s.account.id });
+    expect((await refresh(b, again.refreshToken)).status).toBe(200);
   }, 120_000);
 });

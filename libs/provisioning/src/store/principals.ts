@@ -37,10 +37,19 @@ export async function setAccountStatus(
   await db.account.update({ where: { id }, data: { status, authorityVersion: { increment: 1 } } });
 }
 
-/** False when there is no such account. */
+/**
+ * Links the account to the SSO authority that governs it. A change of authority is an identity-authority change:
+ * the same statement moves the account's authority version, so sessions issued under the old authority are
+ * AuthorizationArtifactStale at their next refresh (linking the authority it already has changes nothing). False
+ * when there is no such account.
+ */
 export async function setSsoAuthority(db: Db, accountId: string, authority: string): Promise<boolean> {
-  const linked = await db.account.updateMany({ where: { id: accountId }, data: { ssoAuthority: authority } });
-  return linked.count > 0;
+  const linked = await db.$executeRaw`
+    UPDATE accounts
+       SET authority_version = authority_version + CASE WHEN sso_authority IS DISTINCT FROM ${authority} THEN 1 ELSE 0 END,
+           sso_authority = ${authority}, updated_at = now()
+     WHERE id = ${accountId}::uuid`;
+  return linked > 0;
 }
 
 export async function putClaimGrant(
