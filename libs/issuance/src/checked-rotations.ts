@@ -12,8 +12,10 @@ export interface CheckedRotation {
   /** The version this process's write made current, and its jti. */
   version: number;
   jti: string;
-  /** The application object the checks ran against (the cache's: a reload is a different object). */
+  /** The application the checks ran against. */
   app: ApplicationContext;
+  /** Its claim requirements as JSON: an application reloaded since (the cache's TTL) still matches by value. */
+  requirements: string;
   /** The terms epoch the receipt check ran at (null: no terms). */
   epoch: number | null;
   session: RotationSession;
@@ -27,6 +29,19 @@ const entries = new Map<string, CheckedRotation>();
 
 export function checkedRotationOf(sid: string): CheckedRotation | undefined {
   return entries.get(sid);
+}
+
+/**
+ * Whether an application is, for a rotation's checks and minting, the one an entry was checked against: the same
+ * object, or the same application reloaded with the same claim requirements (its status is checked by the caller).
+ */
+export function sameCheckedApplication(entry: CheckedRotation, app: ApplicationContext): boolean {
+  if (entry.app === app) return true;
+  return (
+    entry.app.id === app.id &&
+    entry.app.anchor === app.anchor &&
+    entry.requirements === JSON.stringify(app.claimRequirements)
+  );
 }
 
 export function rememberCheckedRotation(entry: CheckedRotation): void {

@@ -26,6 +26,7 @@ import {
   forgetCheckedRotation,
   observeDbClock,
   rememberCheckedRotation,
+  sameCheckedApplication,
 } from './checked-rotations';
 import { checkApplication, checkSnapshot } from './checks';
 import type { IssuanceDeps } from './deps';
@@ -307,7 +308,7 @@ async function rotateChecked(
     !entry ||
     entry.version !== presented ||
     entry.jti !== claims.jti ||
-    entry.app !== app ||
+    !sameCheckedApplication(entry, app) ||
     entry.epoch !== epochOf(terms) ||
     entry.session.applicationId !== app.id ||
     entry.session.protocol !== (input.protocol ?? 'APPLICATION') ||
@@ -356,7 +357,7 @@ async function rotateChecked(
     forgetCheckedRotation(session.id, presented);
     return undefined;
   }
-  rememberCheckedRotation({ ...entry, version: next.number, jti: next.jti });
+  rememberCheckedRotation({ ...entry, version: next.number, jti: next.jti, app });
   return {
     kind: 'rotated',
     accessToken: pair.accessToken,
@@ -410,6 +411,7 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
         version: next.number,
         jti: next.jti,
         app,
+        requirements: JSON.stringify(app.claimRequirements),
         epoch: epochOf(terms),
         session,
         snapshot: read!.snapshot,

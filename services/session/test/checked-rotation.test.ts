@@ -70,6 +70,18 @@ describe('one-statement rotation', () => {
     expect([retry.status, retry.body.refreshToken]).toEqual([200, third.body.refreshToken]);
   });
 
+  it('still rotates in one statement after the application was reloaded unchanged, not after a change', async () => {
+    const { issued, app } = await freshSession(h.infra);
+    const second = await rotatedOnce(issued.refreshToken);
+    h.deps.apps.clear();
+    const third = await rotatedWithoutRead(second);
+    await setClaims(h.infra.db, app.anchor, { email: 'REQUIRED' });
+    h.deps.apps.clear();
+    const gate = await refresh(third);
+    expect([gate.status, gate.body.reason]).toEqual([403, 'ClaimConsentRequired']);
+    expect(await versionOf(issued.sid)).toEqual(['ACTIVE', 3]);
+  });
+
   it('takes the full path after a harmless change, and remembers the new state', async () => {
     const { issued, account } = await freshSession(h.infra);
     const second = await rotatedOnce(issued.refreshToken);
