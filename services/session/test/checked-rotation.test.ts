@@ -182,27 +182,32 @@ describe('one-statement rotation', () => {
     expect(await versionOf(s.issued.sid)).toEqual(['ACTIVE', 2]);
   });
 
-  it('applies the email-domain policy: BLOCK, REQUIRE_SSO, and an SSO link changed', async () => {
+  it('applies the email-domain policy: BLOCK, a REQUIRE_SSO authority changed, an SSO link changed', async () => {
     const app = await provisionApp(h.infra);
-    const domain = uniqueDomain();
-    const account = await provisionAccount(h.infra, { emailDomain: domain });
-    const s = await issueFor(h.infra, app.anchor, { kind: 'ACCOUNT', accountId: account.id });
-    const t1 = await rotatedOnce(s.refreshToken);
-    await setEmailDomainPolicy(h.infra.db, { domain, policy: 'BLOCK' });
-    expect((await refresh(t1)).body.reason).toBe('EmailDomainBlocked');
+    const blocked = uniqueDomain();
+    const a = await provisionAccount(h.infra, { emailDomain: blocked });
+    const sa = await issueFor(h.infra, app.anchor, { kind: 'ACCOUNT', accountId: a.id });
+    const ta = await rotatedWithoutRead(await rotatedOnce(sa.refreshToken));
+    await setEmailDomainPolicy(h.infra.db, { domain: blocked, policy: 'BLOCK' });
+    expect((await refresh(ta)).body.reason).toBe('EmailDomainBlocked');
+    expect(await versionOf(sa.sid)).toEqual(['ACTIVE', 3]);
 
-    await setEmailDomainPolicy(h.infra.db, { domain, policy: 'REQUIRE_SSO', ssoAuthority: 'idp-a' });
-    await linkSsoAuthority(h.infra.db, account.id, 'idp-a');
-    const t2 = await rotatedWithoutRead(await rotatedOnce(t1));
-    // The link moved to another authority: SsoAuthorityConflict, from the one-statement path's own comparison.
-    await linkSsoAuthority(h.infra.db, account.id, 'idp-b');
-    expect((await refresh(t2)).body.reason).toBe('SsoAuthorityConflict');
-    await linkSsoAuthority(h.infra.db, account.id, 'idp-a');
-    const t3 = await rotatedOnce(t2);
-    // The policy names another authority.
-    await setEmailDomainPolicy(h.infra.db, { domain, policy: 'REQUIRE_SSO', ssoAuthority: 'idp-c' });
-    expect((await refresh(t3)).body.reason).toBe('SsoAuthorityConflict');
-    expect(await versionOf(s.sid)).toEqual(['ACTIVE', 5]);
+    // Linked before signing in (a link changed after it is an authority change).
+    const sso = uniqueDomain();
+    await setEmailDomainPolicy(h.infra.db, { domain: sso, policy: 'REQUIRE_SSO', ssoAuthority: 'idp-a' });
+    const b = await provisionAccount(h.infra, { emailDomain: sso });
+    await linkSsoAuthority(h.infra.db, b.id, 'idp-a');
+    const sb = await issueFor(h.infra, app.anchor, { kind: 'ACCOUNT', accountId: b.id });
+    const tb = await rotatedWithoutRead(await rotatedOnce(sb.refreshToken));
+    // The policy names another authority: SsoAuthorityConflict.
+    await setEmailDomainPolicy(h.infra.db, { domain: sso, policy: 'REQUIRE_SSO', ssoAuthority: 'idp-c' });
+    expect((await refresh(tb)).body.reason).toBe('SsoAuthorityConflict');
+    expect(await versionOf(sb.sid)).toEqual(['ACTIVE', 3]);
+    await setEmailDomainPolicy(h.infra.db, { domain: sso, policy: 'REQUIRE_SSO', ssoAuthority: 'idp-a' });
+    const tb2 = await rotatedOnce(tb);
+    // The account's link moved: an authority change, stale.
+    await linkSsoAuthority(h.infra.db, b.id, 'idp-b');
+    expect((await refresh(tb2)).body.reason).toBe('AuthorizationArtifactStale');
   });
 
   it('treats a remembered version presented again after the allowance as reuse', async () => {
