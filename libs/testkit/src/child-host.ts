@@ -1,7 +1,9 @@
 // A host as a real child process (`node --import tsx <main>`), for tests that kill replicas: started on a free
 // port, its JSON log lines kept, and signalled by its own pid only.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import path from 'node:path';
+import { testEnv } from './config';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
@@ -62,4 +64,42 @@ export async function spawnHost(entry: string, env: Record<string, string> = {})
       await exited;
     },
   };
+}
+
+/** A port free on 127.0.0.1 a moment ago. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+export interface ConnectProcess {
+  /** http://localhost:PORT: the origin its passkeys are bound to. */
+  url: string;
+  child: ChildHost;
+  close(): Promise<void>;
+}
+
+/**
+ * The connect host (services/connect/src/main.ts) as a child process over this run's PostgreSQL and Redis, named
+ * http://localhost:PORT, mailing to `smtpPort`, with its own rate-limit counters and no application cache.
+ */
+export async function startConnectProcess(opts: { smtpPort: number }): Promise<ConnectProcess> {
+  const port = await freePort();
+  const url = `http://localhost:${port}`;
+  const child = await spawnHost('services/connect/src/main.ts', {
+    ...testEnv({
+      LOG_LEVEL: 'info',
+      PORT: String(port),
+      CONNECT_URL: url,
+      WEBAUTHN_RP_NAME: 'Sign-in service (test)',
+      MAIL_FROM: 'Sign-in test <no-reply@localhost>',
+      SMTP_URL: `smtp://127.0.0.1:${opts.smtpPort}`,
+      RATE_LIMIT_NAMESPACE: `connect-rl-${port}-${process.pid}`,
+      APP_CACHE_TTL_MS: '0',
+    }),
+  } as Record<string, string>);
+  return { url, child, close: () => child.kill('SIGTERM') };
 }

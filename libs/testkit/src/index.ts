@@ -17,8 +17,9 @@ import {
   createSector,
   setClaims,
 } from '@svc/provisioning';
-import { type Kek, kekFromBytes } from '@svc/token-core';
+import { AUDIENCE, type Kek, kekFromBytes } from '@svc/token-core';
 import { type CryptoKey, exportJWK, generateKeyPair } from 'jose';
+import { signClientAuth } from './client-auth';
 import { testEnv } from './config';
 
 export interface TestInfra {
@@ -159,6 +160,38 @@ export async function provisionClientKey(
   return { kid, key: privateKey };
 }
 
+export interface Backend {
+  fixture: AppFixture;
+  /** POSTs /establish signed with the application's client key. */
+  establish(
+    body: Record<string, unknown>,
+    opts?: { url?: string },
+  ): Promise<Awaited<ReturnType<typeof postJson>>>;
+}
+
+/** An application with PASSKEY_USERNAMELESS and the given return rules, and a registered client key. */
+export async function provisionBackend(
+  infra: TestInfra,
+  connectUrl: string,
+  opts: AppFixtureOptions = {},
+): Promise<Backend> {
+  const fixture = await provisionApp(infra, {
+    methods: ['PASSKEY_USERNAMELESS'],
+    returnMethods: ['CALLBACK', 'STATUS_POLL', 'REVEAL'],
+    callbackDomains: ['app.example.test', 'localhost'],
+    ...opts,
+  });
+  const { kid, key } = await provisionClientKey(infra, fixture.anchor);
+  return {
+    fixture,
+    async establish(body, o = {}) {
+      const text = JSON.stringify({ applicationAnchor: fixture.anchor, ...body });
+      const jws = await signClientAuth({ key, kid, iss: fixture.anchor, aud: AUDIENCE.connect, body: text });
+      return postJson(`${o.url ?? connectUrl}/establish`, text, { authorization: `ClientAuth ${jws}` });
+    },
+  };
+}
+
 export interface RunningTestHost {
   url: string;
   close(): Promise<void>;
@@ -212,7 +245,7 @@ export function expectTokenPair(res: Awaited<ReturnType<typeof postJson>>, membe
 }
 
 export { type CapturedLog, captureLogger } from './capture-logger';
-export { type ChildHost, spawnHost } from './child-host';
+export { type ChildHost, type ConnectProcess, spawnHost, startConnectProcess } from './child-host';
 export * from './chromium';
 export { signClientAuth } from './client-auth';
 export { type SettableClock, settableClock, testEnv, testUrls } from './config';
@@ -251,6 +284,7 @@ export {
   type Tally,
 } from './hostile';
 export * from './mailbox';
+export { type Agent, makeAgent } from './page-agent';
 export { type RawAnswer, type RawRequest, sendRaw } from './raw-request';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';
 export {

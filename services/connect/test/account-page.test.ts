@@ -6,12 +6,19 @@
 import path from 'node:path';
 import { issueSession, loadApplication } from '@svc/issuance';
 import { createOrg, createSector } from '@svc/provisioning';
-import { addAuthenticator, postJson, uniqueName, type VirtualAuthenticator } from '@svc/testkit';
+import {
+  addAuthenticator,
+  type Backend,
+  postJson,
+  provisionBackend,
+  uniqueName,
+  type VirtualAuthenticator,
+} from '@svc/testkit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { accountCookieName } from '../src/routes/pages-account';
 import { pageSession, postForm } from './account-kit';
 import { ARTIFACTS, type Credential, launchChromium } from './browser-kit';
-import { type Backend, provisionBackend, startConnect, useConnectHost, useSessionHost } from './helpers';
+import { startConnect, useConnectHost, useSessionHost } from './helpers';
 import { codeAfter, mailCount, mailsTo, waitForMail } from './mail-kit';
 
 const cx = useConnectHost({ hostname: 'localhost', replicas: 1 });

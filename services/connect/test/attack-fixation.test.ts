@@ -3,9 +3,9 @@
 // re-authenticate, then replay the cookie. A fresh identifier at every change of privilege leaves the copy with
 // nothing: no callback, no confirmation key, no consent change. Also the __Host- cookie over HTTPS.
 import { createErrand } from '@svc/issuance';
-import { provisionAccount } from '@svc/testkit';
+import { type Agent, makeAgent, provisionAccount, provisionBackend } from '@svc/testkit';
 import { connectConfigFromEnv } from '../src/config';
-import { type Agent, makeAgent, provisionBackend, startConnect, useConnectHost } from './helpers';
+import { startConnect, useConnectHost } from './helpers';
 import { type SoftPasskey, softPasskey } from './soft-passkey';
 
 const cx = useConnectHost();

@@ -4,9 +4,9 @@
 // ports (spot 7).
 import { randomInt } from 'node:crypto';
 import { createErrand } from '@svc/issuance';
-import { provisionAccount } from '@svc/testkit';
+import { type Agent, makeAgent, provisionAccount, provisionBackend } from '@svc/testkit';
 import { domainAdmits } from '../src/domain/callback-url';
-import { type Agent, makeAgent, provisionBackend, useConnectHost } from './helpers';
+import { useConnectHost } from './helpers';
 import { type AssertionOptions, softPasskey } from './soft-passkey';
 
 // Limits high enough that only the per-code counter stands between the guesses and the code.

@@ -6,11 +6,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { currentTerms, issueSession, loadApplication } from '@svc/issuance';
 import { publishTerms } from '@svc/provisioning';
-import { postJson, uniqueName } from '@svc/testkit';
+import { type Backend, makeAgent, postJson, provisionBackend, uniqueName } from '@svc/testkit';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addAuthenticator, type Credential, launchChromium, shootBothLocales } from './browser-kit';
-import { type Backend, makeAgent, provisionBackend, useConnectHost, useSessionHost } from './helpers';
+import { useConnectHost, useSessionHost } from './helpers';
 
 const cx = useConnectHost({ hostname: 'localhost' });
 const session = useSessionHost();

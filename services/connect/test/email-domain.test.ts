@@ -3,10 +3,17 @@
 // in en-US and zh-CN). Policies are set with `pnpm admin` where the CLI itself is under test, else its library.
 import path from 'node:path';
 import { linkSsoAuthority, setEmailDomainPolicy } from '@svc/provisioning';
-import { postJson, provisionAccount, uniqueDomain } from '@svc/testkit';
+import {
+  type Backend,
+  makeAgent,
+  postJson,
+  provisionAccount,
+  provisionBackend,
+  uniqueDomain,
+} from '@svc/testkit';
 import { admin } from '../../../tools/admin/test/run-admin';
 import { ARTIFACTS, launchChromium } from './browser-kit';
-import { type Backend, makeAgent, provisionBackend, realizeFor, useConnectHost } from './helpers';
+import { realizeFor, useConnectHost } from './helpers';
 
 const cx = useConnectHost();
 

@@ -1,9 +1,9 @@
 // POST /establish over HTTP: client-auth binding, every constraint rule, callback URLs, limits, application state.
 import { setAppStatus, setOrgStatus, setSectorStatus } from '@svc/provisioning';
-import { postJson, provisionClientKey, signClientAuth } from '@svc/testkit';
+import { type Backend, postJson, provisionBackend, provisionClientKey, signClientAuth } from '@svc/testkit';
 import { AUDIENCE } from '@svc/token-core';
 import { sha256Hex } from '../src/domain/keys';
-import { type Backend, provisionBackend, useConnectHost } from './helpers';
+import { useConnectHost } from './helpers';
 
 const cx = useConnectHost();
 

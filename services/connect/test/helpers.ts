@@ -1,25 +1,22 @@
 // Test support for the connect host: deps over testkit infra, the app on a free port with CONNECT_URL set to it,
-// a local SMTP server capturing mail (testkit's), and an application backend that signs /establish requests.
+// a local SMTP server capturing mail (testkit's), a connect pair, and the realization the browser flow makes.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApplicationCache, currentTerms, recordReceipt } from '@svc/issuance';
 import { type Clock, createLogger, systemClock } from '@svc/platform';
 import { createMailer } from '@svc/signin';
 import {
-  type AppFixture,
   type AppFixtureOptions,
+  type Backend,
   type Mailbox,
   openInfra,
   postJson,
-  provisionApp,
-  provisionClientKey,
-  signClientAuth,
+  provisionBackend,
   startMailbox,
   type TestInfra,
   testEnv,
   uniqueName,
 } from '@svc/testkit';
-import { AUDIENCE } from '@svc/token-core';
 import { createSessionApp } from '../../session/src/app';
 import { sessionConfigFromEnv } from '../../session/src/config';
 import { openSessionDeps } from '../../session/src/deps';
@@ -153,38 +150,6 @@ export function useSessionHost(): { url: string } {
   return session;
 }
 
-export interface Backend {
-  fixture: AppFixture;
-  /** POSTs /establish signed with the application's client key. */
-  establish(
-    body: Record<string, unknown>,
-    opts?: { url?: string },
-  ): Promise<Awaited<ReturnType<typeof postJson>>>;
-}
-
-/** An application with PASSKEY_USERNAMELESS and the given return rules, and a registered client key. */
-export async function provisionBackend(
-  infra: TestInfra,
-  connectUrl: string,
-  opts: AppFixtureOptions = {},
-): Promise<Backend> {
-  const fixture = await provisionApp(infra, {
-    methods: ['PASSKEY_USERNAMELESS'],
-    returnMethods: ['CALLBACK', 'STATUS_POLL', 'REVEAL'],
-    callbackDomains: ['app.example.test', 'localhost'],
-    ...opts,
-  });
-  const { kid, key } = await provisionClientKey(infra, fixture.anchor);
-  return {
-    fixture,
-    async establish(body, o = {}) {
-      const text = JSON.stringify({ applicationAnchor: fixture.anchor, ...body });
-      const jws = await signClientAuth({ key, kid, iss: fixture.anchor, aud: AUDIENCE.connect, body: text });
-      return postJson(`${o.url ?? connectUrl}/establish`, text, { authorization: `ClientAuth ${jws}` });
-    },
-  };
-}
-
 export interface ConnectPair {
   infra: TestInfra;
   /** The replica the backend's CONNECT_URL names. */
@@ -234,59 +199,3 @@ export async function realizeFor(infra: TestInfra, exposureKey: string, accountI
   if (!key) throw new Error('inquiry could not be realized');
   return key;
 }
-
-/**
- * A minimal browser over fetch: one cookie jar, manual redirects, the CSRF token read from the last page. An
- * attacker's tools too: `cookie` reads what the host set, `plant` sets a cookie the host never issued to it.
- */
-export function makeAgent(base: string) {
-  const jar = new Map<string, string>();
-  let csrf = '';
-  return {
-    get csrf() {
-      return csrf;
-    },
-    set csrf(value: string) {
-      csrf = value;
-    },
-    cookie(name: string): string | undefined {
-      return jar.get(name);
-    },
-    plant(name: string, value: string): void {
-      jar.set(name, value);
-    },
-    async request(path: string, init: RequestInit = {}) {
-      const headers = new Headers(init.headers);
-      if (jar.size) headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
-      const url = path.startsWith('http') ? path : `${base}${path}`;
-      const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-      for (const c of res.headers.getSetCookie()) {
-        const [pair] = c.split(';');
-        const [k, v] = pair!.split('=');
-        jar.set(k!, v!);
-      }
-      const text = await res.text();
-      const m = /name="csrf-token" content="([^"]+)"/.exec(text);
-      if (m?.[1]) csrf = m[1];
-      return { res, text };
-    },
-    form(path: string, fields: Record<string, string>, extra: Record<string, string> = {}) {
-      return this.request(path, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...extra },
-        body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-      });
-    },
-    /** POSTs JSON as the page script does (X-CSRF-Token header); the body is sent as given when a string. */
-    json(path: string, body: unknown) {
-      return this.request(path, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
-      });
-    },
-  };
-}
-export type Agent = ReturnType<typeof makeAgent>;
-
-export { type Mailbox, startMailbox };

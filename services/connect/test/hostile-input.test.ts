@@ -12,6 +12,7 @@ import {
   type HostileContext,
   newTally,
   provisionAccount,
+  provisionBackend,
   provisionClientKey,
   reportTally,
   sendProbe,
@@ -22,7 +23,7 @@ import {
 import { AUDIENCE, TYP } from '@svc/token-core';
 import fc from 'fast-check';
 import { decodeJwt, type JWK } from 'jose';
-import { acceptCurrentTerms, provisionBackend, realizeFor, useConnectHost } from './helpers';
+import { acceptCurrentTerms, realizeFor, useConnectHost } from './helpers';
 
 jest.setTimeout(120_000);
 

@@ -1,7 +1,6 @@
 // Reading the mails the in-process SMTP server captured: headers, the decoded subject and text body
 // (nodemailer sends non-ASCII text as quoted-printable or base64 and the subject as RFC 2047 words).
-import { waitUntil } from '@svc/testkit';
-import type { Mailbox } from './helpers';
+import { type Mailbox, waitUntil } from '@svc/testkit';
 
 export interface ReadMail {
   to: string;

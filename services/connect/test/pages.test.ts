@@ -3,16 +3,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createErrand } from '@svc/issuance';
-import { provisionAccount } from '@svc/testkit';
+import { makeAgent, provisionAccount, provisionBackend } from '@svc/testkit';
 import { sha256Hex } from '../src/domain/keys';
-import {
-  acceptCurrentTerms,
-  type ConnectHost,
-  makeAgent,
-  provisionBackend,
-  startConnect,
-  useConnectHost,
-} from './helpers';
+import { acceptCurrentTerms, type ConnectHost, startConnect, useConnectHost } from './helpers';
 
 const cx = useConnectHost({
   config: { rateLimits: { codeSendPerIp: 20, codeSendPerRecipient: 5, codeVerifyPerIp: 4, signInPerIp: 3 } },

@@ -1,10 +1,10 @@
 // Issue 17.3 in Chromium: a passkey added to an existing account through an emailed code mails its owner (in the
 // owner's language, or both when unknown) when, from which browser, and the account page link; a first sign-up
 // sends no notice; a notice the mail server refuses leaves the account without the new passkey.
-import { provisionAccount, uniqueName } from '@svc/testkit';
+import { type Backend, provisionAccount, provisionBackend, uniqueName } from '@svc/testkit';
 import type { Browser, Page } from 'playwright-core';
 import { addAuthenticator, launchChromium } from './browser-kit';
-import { type Backend, type ConnectHost, provisionBackend, startConnect, useConnectHost } from './helpers';
+import { type ConnectHost, startConnect, useConnectHost } from './helpers';
 import { codeAfter, mailCount, mailsTo, waitForMail } from './mail-kit';
 
 const cx = useConnectHost({ hostname: 'localhost' });

@@ -1,10 +1,17 @@
 // POST /redeem and the inquiry status poll over HTTP: every failure reason, single use across two replicas,
 // TTL folding, the claim gate, and the token verified against the application's JWK Set.
 import { grantClaim, setAppStatus } from '@svc/provisioning';
-import { expectTokenPair, postJson, provisionAccount, tamper } from '@svc/testkit';
+import {
+  type Backend,
+  expectTokenPair,
+  postJson,
+  provisionAccount,
+  provisionBackend,
+  tamper,
+} from '@svc/testkit';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { sha256Hex } from '../src/domain/keys';
-import { acceptCurrentTerms, type Backend, provisionBackend, realizeFor, useConnectPair } from './helpers';
+import { acceptCurrentTerms, realizeFor, useConnectPair } from './helpers';
 
 const pair = useConnectPair();
 

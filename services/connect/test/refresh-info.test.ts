@@ -2,24 +2,19 @@
 import { issueSession, loadApplication } from '@svc/issuance';
 import { grantClaim, setAccountStatus, setClaims } from '@svc/provisioning';
 import {
+  type Backend,
   openInfra,
   postJson,
   provisionAccount,
   provisionApp,
+  provisionBackend,
   settableClock,
   type TestInfra,
   waitUntil,
 } from '@svc/testkit';
 import { decodeJwt } from 'jose';
 import { admin } from '../../../tools/admin/test/run-admin';
-import {
-  acceptCurrentTerms,
-  type Backend,
-  provisionBackend,
-  realizeFor,
-  startConnect,
-  useConnectPair,
-} from './helpers';
+import { acceptCurrentTerms, realizeFor, startConnect, useConnectPair } from './helpers';
 
 const pair = useConnectPair({
   claims: { email: 'SYNTHETIC_FALLBACK', firstName: 'OPTIONAL' },

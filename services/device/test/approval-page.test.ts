@@ -5,9 +5,17 @@
 // screenshotted in both languages.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { addAuthenticator, launchChromium, postJson, uniqueName, waitUntil } from '@svc/testkit';
+import {
+  addAuthenticator,
+  launchChromium,
+  makeAgent,
+  postJson,
+  provisionBackend,
+  uniqueName,
+  waitUntil,
+} from '@svc/testkit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { makeAgent, provisionBackend } from '../../connect/test/helpers';
+
 import { ARTIFACTS, ensureTerms, type PageHarness, shoot, startPages } from './page-kit';
 import { provisionDeviceApp } from './support';
 

@@ -10,15 +10,16 @@ import { createLogger } from '@svc/platform';
 import { publishTerms } from '@svc/provisioning';
 import { createMailer } from '@svc/signin';
 import {
+  type ConnectProcess,
   type Mailbox,
   openInfra,
   shootBothLocales,
+  startConnectProcess,
   startMailbox,
   type TestInfra,
   uniqueName,
 } from '@svc/testkit';
 import type { Page } from 'playwright-core';
-import { type ConnectHost, startConnect } from '../../connect/test/helpers';
 import { createDeviceApp } from '../src/app';
 import { deviceConfigFromEnv } from '../src/config';
 import { type DeviceDeps, deviceDepsOf } from '../src/deps';
@@ -32,7 +33,7 @@ export interface PageHarness {
   /** The device host, http://localhost:PORT. */
   url: string;
   deps: DeviceDeps;
-  connect: ConnectHost;
+  connect: ConnectProcess;
   close(): Promise<void>;
 }
 
@@ -42,7 +43,7 @@ export async function startPages(
 ): Promise<PageHarness> {
   const infra = openInfra();
   const mailbox = await startMailbox();
-  const connect = await startConnect(infra, { hostname: 'localhost', smtpPort: mailbox.port });
+  const connect = await startConnectProcess({ smtpPort: mailbox.port });
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://localhost:${(server.address() as AddressInfo).port}`;

@@ -6,21 +6,23 @@
 // without consent, a redirect URI mismatch (no redirect) and a missing nonce.
 import { currentTerms } from '@svc/issuance';
 import { publishTerms } from '@svc/provisioning';
-import { openInfra, type TestInfra, uniqueName } from '@svc/testkit';
+import {
+  type Backend,
+  type ConnectProcess,
+  type Mailbox,
+  openInfra,
+  provisionBackend,
+  startConnectProcess,
+  startMailbox,
+  type TestInfra,
+  uniqueName,
+} from '@svc/testkit';
 import { decodeJwt } from 'jose';
 import jsonwebtoken from 'jsonwebtoken';
 import jwksRsa from 'jwks-rsa';
 import { InMemoryWebStorage, OidcClient, WebStorageStateStore } from 'oidc-client-ts';
 import * as client from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import {
-  type Backend,
-  type ConnectHost,
-  type Mailbox,
-  provisionBackend,
-  startConnect,
-  startMailbox,
-} from '../../connect/test/helpers';
 import { Keychain, launchChromium, shootBothLocales } from './chromium-kit';
 import {
   type OidcPagesHost,
@@ -34,7 +36,7 @@ jest.setTimeout(180_000);
 
 let infra: TestInfra;
 let mailbox: Mailbox;
-let connect: ConnectHost;
+let connect: ConnectProcess;
 let oidc: OidcPagesHost;
 let rpServer: RelyingPartyServer;
 let browser: Browser;
@@ -47,7 +49,7 @@ const email = `${uniqueName('person')}@example.test`;
 beforeAll(async () => {
   infra = openInfra();
   mailbox = await startMailbox();
-  connect = await startConnect(infra, { hostname: 'localhost', smtpPort: mailbox.port });
+  connect = await startConnectProcess({ smtpPort: mailbox.port });
   oidc = await startOidcPages({ smtpPort: mailbox.port });
   rpServer = await startRelyingParty('localhost');
   if (!(await currentTerms(infra.db))) {
@@ -100,6 +102,51 @@ function discover(fixture: RelyingPartyFixture, execute: ((c: client.Configurati
 const atRp = (page: Page, path = '/cb') =>
   page.waitForURL((u) => u.origin === rpServer.origin && u.pathname === path);
 
+interface AuthorizationRequest {
+  url: URL;
+  state: string;
+  nonce: string | undefined;
+  verifier: string | undefined;
+}
+
+/**
+ * An authorization request built by openid-client for `configuration` (to rp's redirect URI unless `params` names
+ * another): a fresh state, a fresh nonce unless `nonce: false`, and a PKCE S256 challenge when `pkce`.
+ */
+async function authorizationRequest(
+  configuration: client.Configuration,
+  params: Record<string, string>,
+  opts: { nonce?: boolean; pkce?: boolean } = {},
+): Promise<AuthorizationRequest> {
+  const state = client.randomState();
+  const nonce = opts.nonce === false ? undefined : client.randomNonce();
+  const verifier = opts.pkce ? client.randomPKCECodeVerifier() : undefined;
+  const url = client.buildAuthorizationUrl(configuration, {
+    redirect_uri: rp.redirectUri,
+    state,
+    ...(nonce ? { nonce } : {}),
+    ...(verifier
+      ? { code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }
+      : {}),
+    ...params,
+  });
+  return { url, state, nonce, verifier };
+}
+
+/**
+ * Opens `url` in a page of the signed-in browser (its passkeys on a virtual authenticator), lets `during` act on the
+ * pages on the way (sign-in, consent), and returns where the browser landed at the RP.
+ */
+async function landAtRp(url: URL, during?: (page: Page) => Promise<void>): Promise<URL> {
+  const page = await keychain.page(context);
+  await page.goto(url.href);
+  await during?.(page);
+  await atRp(page);
+  const landed = new URL(page.url());
+  await page.close();
+  return landed;
+}
+
 /** Common ID token checks beyond what the library checked. */
 function expectIdToken(idToken: string, opts: { nonce?: string; accessToken?: string; code?: string }) {
   const claims = decodeJwt(idToken);
@@ -140,34 +187,25 @@ describe('a person signed up on connect signs in on the OIDC host with the same 
   });
 
   test('code + PKCE with openid-client: passkey sign-in, consent, code exchange, at_hash', async () => {
-    const verifier = client.randomPKCECodeVerifier();
-    const state = client.randomState();
-    const nonce = client.randomNonce();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: rp.redirectUri,
-      scope: 'openid email profile',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-      nonce,
-    });
-    const page = await keychain.page(context);
-    await page.goto(url.href);
-    await page.getByRole('heading', { name: 'Sign in to Harbor Photos' }).waitFor();
-    await shootBothLocales(page, '01-login');
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    const { url, state, nonce, verifier } = await authorizationRequest(
+      config,
+      { scope: 'openid email profile' },
+      { pkce: true },
+    );
+    const landed = await landAtRp(url, async (page) => {
+      await page.getByRole('heading', { name: 'Sign in to Harbor Photos' }).waitFor();
+      await shootBothLocales(page, '01-login');
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
 
-    await page.getByRole('heading', { name: 'What Harbor Photos can see' }).waitFor();
-    await shootBothLocales(page, '02-consent');
-    await page.locator('input[name="consent_email"][value="GRANTED"]').check();
-    await page.locator('input[name="consent_firstName"][value="GRANTED"]').check();
-    await page.locator('#value_firstName').fill('Grace');
-    await page.locator('input[name="consent_lastName"][value="DENIED"]').check();
-    await page.getByRole('button', { name: 'Save and continue' }).click();
-    await atRp(page);
-    const landed = new URL(page.url());
+      await page.getByRole('heading', { name: 'What Harbor Photos can see' }).waitFor();
+      await shootBothLocales(page, '02-consent');
+      await page.locator('input[name="consent_email"][value="GRANTED"]').check();
+      await page.locator('input[name="consent_firstName"][value="GRANTED"]').check();
+      await page.locator('#value_firstName').fill('Grace');
+      await page.locator('input[name="consent_lastName"][value="DENIED"]').check();
+      await page.getByRole('button', { name: 'Save and continue' }).click();
+    });
     expect(landed.searchParams.get('iss')).toBe(oidc.url);
-    await page.close();
 
     const tokens = await client.authorizationCodeGrant(config, landed, {
       pkceCodeVerifier: verifier,
@@ -187,21 +225,10 @@ describe('a person signed up on connect signs in on the OIDC host with the same 
 
   test('id_token: the sign-in on this host serves a second request without any page', async () => {
     const implicit = await discover(rp, [client.useIdTokenResponseType]);
-    const nonce = client.randomNonce();
-    const state = client.randomState();
-    const url = client.buildAuthorizationUrl(implicit, {
-      redirect_uri: rp.redirectUri,
-      scope: 'openid email',
-      nonce,
-      state,
-    });
-    const page = await keychain.page(context);
-    await page.goto(url.href);
-    await atRp(page);
-    const landed = new URL(page.url());
-    await page.close();
+    const { url, nonce, state } = await authorizationRequest(implicit, { scope: 'openid email' });
+    const landed = await landAtRp(url);
     expect(landed.search).toBe('');
-    const claims = await client.implicitAuthentication(implicit, landed, nonce, { expectedState: state });
+    const claims = await client.implicitAuthentication(implicit, landed, nonce!, { expectedState: state });
     const idToken = new URLSearchParams(landed.hash.slice(1)).get('id_token') as string;
     expectIdToken(idToken, { nonce });
     // Only response_type=id_token carries profile claims, as the scope and the person's grant allow.
@@ -210,21 +237,12 @@ describe('a person signed up on connect signs in on the OIDC host with the same 
 
   test('id_token token: at_hash of the front-channel access token', async () => {
     const implicit = await discover(rp, [client.useIdTokenResponseType]);
-    const nonce = client.randomNonce();
-    const state = client.randomState();
-    const url = client.buildAuthorizationUrl(implicit, {
-      redirect_uri: rp.redirectUri,
+    const { url, nonce, state } = await authorizationRequest(implicit, {
       response_type: 'id_token token',
       scope: 'openid',
-      nonce,
-      state,
     });
-    const page = await keychain.page(context);
-    await page.goto(url.href);
-    await atRp(page);
-    const landed = new URL(page.url());
-    await page.close();
-    await client.implicitAuthentication(implicit, landed, nonce, { expectedState: state });
+    const landed = await landAtRp(url);
+    await client.implicitAuthentication(implicit, landed, nonce!, { expectedState: state });
     const fragment = new URLSearchParams(landed.hash.slice(1));
     expect(fragment.get('token_type')).toBe('Bearer');
     const accessToken = fragment.get('access_token') as string;
@@ -236,18 +254,11 @@ describe('a person signed up on connect signs in on the OIDC host with the same 
   test('code id_token by form_post: c_hash checked by openid-client; the /token ID token has at_hash, no c_hash', async () => {
     const formRp = { ...rp, redirectUri: `${rpServer.origin}/form` };
     const hybrid = await discover(formRp, [client.useCodeIdTokenResponseType]);
-    const nonce = client.randomNonce();
-    const state = client.randomState();
-    const verifier = client.randomPKCECodeVerifier();
-    const url = client.buildAuthorizationUrl(hybrid, {
-      redirect_uri: formRp.redirectUri,
-      response_mode: 'form_post',
-      scope: 'openid',
-      nonce,
-      state,
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
+    const { url, nonce, state, verifier } = await authorizationRequest(
+      hybrid,
+      { redirect_uri: formRp.redirectUri, response_mode: 'form_post', scope: 'openid' },
+      { pkce: true },
+    );
     const page = await keychain.page(context);
     const posted = rpServer.next('/form');
     await page.goto(url.href);
@@ -268,20 +279,11 @@ describe('a person signed up on connect signs in on the OIDC host with the same 
 
   test('code id_token token: c_hash and at_hash in the fragment, then the code exchange', async () => {
     const hybrid = await discover(rp, [client.useCodeIdTokenResponseType]);
-    const nonce = client.randomNonce();
-    const state = client.randomState();
-    const url = client.buildAuthorizationUrl(hybrid, {
-      redirect_uri: rp.redirectUri,
+    const { url, nonce, state } = await authorizationRequest(hybrid, {
       response_type: 'code id_token token',
       scope: 'openid',
-      nonce,
-      state,
     });
-    const page = await keychain.page(context);
-    await page.goto(url.href);
-    await atRp(page);
-    const landed = new URL(page.url());
-    await page.close();
+    const landed = await landAtRp(url);
     const fragment = new URLSearchParams(landed.hash.slice(1));
     expectIdToken(fragment.get('id_token') as string, {
       nonce,
@@ -342,25 +344,15 @@ describe('a person signed up on connect signs in on the OIDC host with the same 
 
   test('prompt=login and max_age=0 force a new passkey sign-in; auth_time moves on', async () => {
     for (const extra of [{ prompt: 'login' }, { max_age: '0' }] as Record<string, string>[]) {
-      const nonce = client.randomNonce();
-      const state = client.randomState();
-      const verifier = client.randomPKCECodeVerifier();
-      const url = client.buildAuthorizationUrl(config, {
-        redirect_uri: rp.redirectUri,
-        scope: 'openid',
-        nonce,
-        state,
-        code_challenge: await client.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-        ...extra,
-      });
+      const { url, nonce, state, verifier } = await authorizationRequest(
+        config,
+        { scope: 'openid', ...extra },
+        { pkce: true },
+      );
       const before = Math.floor(Date.now() / 1000);
-      const page = await keychain.page(context);
-      await page.goto(url.href);
-      await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-      await atRp(page);
-      const landed = new URL(page.url());
-      await page.close();
+      const landed = await landAtRp(url, (page) =>
+        page.getByRole('button', { name: 'Sign in with a passkey' }).click(),
+      );
       const tokens = await client.authorizationCodeGrant(config, landed, {
         pkceCodeVerifier: verifier,
         expectedState: state,
@@ -424,18 +416,12 @@ describe('a person signed up on connect signs in on the OIDC host with the same 
       claims: { email: 'REQUIRED' },
     });
     const otherConfig = await discover(other);
-    const state = client.randomState();
-    const url = client.buildAuthorizationUrl(otherConfig, {
-      redirect_uri: other.redirectUri,
-      scope: 'openid',
-      state,
-      prompt: 'none',
-    });
-    const page = await keychain.page(context);
-    await page.goto(url.href);
-    await atRp(page);
-    const landed = new URL(page.url());
-    await page.close();
+    const { url, state } = await authorizationRequest(
+      otherConfig,
+      { redirect_uri: other.redirectUri, scope: 'openid', prompt: 'none' },
+      { nonce: false },
+    );
+    const landed = await landAtRp(url);
     await expect(
       client.authorizationCodeGrant(otherConfig, landed, { expectedState: state }),
     ).rejects.toMatchObject({
@@ -450,18 +436,11 @@ describe('a newcomer signs up on the OIDC pages', () => {
     const own = new Keychain();
     const fresh = await browser.newContext({ locale: 'zh-CN' });
     fresh.setDefaultTimeout(15_000);
-    const verifier = client.randomPKCECodeVerifier();
-    const state = client.randomState();
-    const nonce = client.randomNonce();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: rp.redirectUri,
-      scope: 'openid email',
-      state,
-      nonce,
-      ui_locales: 'en',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
+    const { url, state, nonce, verifier } = await authorizationRequest(
+      config,
+      { scope: 'openid email', ui_locales: 'en' },
+      { pkce: true },
+    );
     const page = await own.page(fresh);
     await page.goto(url.href);
     // ui_locales=en wins over the browser's Chinese.
@@ -506,13 +485,11 @@ describe('refusals', () => {
   test('prompt=none in a browser without a sign-in: login_required, no page', async () => {
     const fresh = await browser.newContext({ locale: 'en-US' });
     const page = await fresh.newPage();
-    const state = client.randomState();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: rp.redirectUri,
-      scope: 'openid',
-      state,
-      prompt: 'none',
-    });
+    const { url, state } = await authorizationRequest(
+      config,
+      { scope: 'openid', prompt: 'none' },
+      { nonce: false },
+    );
     await page.goto(url.href);
     await atRp(page);
     const landed = new URL(page.url());
@@ -568,12 +545,7 @@ describe('refusals', () => {
 describe('end-session', () => {
   test('ends the sign-in on this host: the next prompt=none is login_required', async () => {
     const implicit = await discover(rp, [client.useIdTokenResponseType]);
-    const nonce = client.randomNonce();
-    const url = client.buildAuthorizationUrl(implicit, {
-      redirect_uri: rp.redirectUri,
-      scope: 'openid',
-      nonce,
-    });
+    const { url } = await authorizationRequest(implicit, { scope: 'openid' });
     const page = await keychain.page(context);
     await page.goto(url.href);
     await atRp(page);
@@ -582,20 +554,13 @@ describe('end-session', () => {
     const signedOut = await page.goto(client.buildEndSessionUrl(config, { id_token_hint: idToken }).href);
     expect(signedOut?.status()).toBe(200);
     expect((await context.cookies(oidc.url)).find((c) => c.name === 'oidc_session')).toBeUndefined();
-    const state = client.randomState();
-    await page.goto(
-      client.buildAuthorizationUrl(config, {
-        redirect_uri: rp.redirectUri,
-        scope: 'openid',
-        state,
-        prompt: 'none',
-      }).href,
-    );
+    const again = await authorizationRequest(config, { scope: 'openid', prompt: 'none' }, { nonce: false });
+    await page.goto(again.url.href);
     await atRp(page);
     const landed = new URL(page.url());
     await page.close();
     await expect(
-      client.authorizationCodeGrant(config, landed, { expectedState: state }),
+      client.authorizationCodeGrant(config, landed, { expectedState: again.state }),
     ).rejects.toMatchObject({
       error: 'login_required',
     });
