@@ -98,7 +98,8 @@ describe('concurrent refresh across replicas', () => {
       accountId: account.id,
       workloadId: null,
       workloadGeneration: null,
-      subject: `subject-${newJti()}`,
+      // A current subject of the sector (an unknown or retired one is never inserted).
+      subject: issued.subject,
       actorSubject: null,
       authMethod: 'ACCESS_KEY_DIRECT',
       sourceCredentialId: null,

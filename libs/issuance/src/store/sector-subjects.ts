@@ -7,19 +7,26 @@ export interface SubjectPrincipal {
   id: string;
 }
 
-/** The current subject of a principal in a sector, created on first use (safe when replicas race). */
+/**
+ * The current subject of a principal in a sector, created on first use (safe when replicas race: the insert of the
+ * first generation skips a duplicate, and the current row is read again, so a reset that ran meanwhile is seen).
+ */
 export async function resolveSectorSubject(
   db: Db,
   secret: string,
   sectorId: string,
   principal: SubjectPrincipal,
 ): Promise<string> {
-  const current = await db.sectorSubject.findFirst({
-    where: { sectorId, principalKind: principal.kind, principalId: principal.id, retiredAt: null },
-    orderBy: { generation: 'desc' },
-    select: { subject: true },
-  });
-  if (current) return current.subject;
+  const currentOf = async () =>
+    (
+      await db.sectorSubject.findFirst({
+        where: { sectorId, principalKind: principal.kind, principalId: principal.id, retiredAt: null },
+        orderBy: { generation: 'desc' },
+        select: { subject: true },
+      })
+    )?.subject;
+  const current = await currentOf();
+  if (current) return current;
   const subject = deriveSectorSubject(secret, {
     sectorId,
     principalKind: principal.kind,
@@ -30,7 +37,7 @@ export async function resolveSectorSubject(
     data: [{ sectorId, principalKind: principal.kind, principalId: principal.id, subject, generation: 1 }],
     skipDuplicates: true,
   });
-  return subject;
+  return (await currentOf()) ?? subject;
 }
 
 /** Rotates a subject: the old value retires and a new, unrelated one replaces it. */

@@ -52,9 +52,20 @@ const INSERT_FIELDS = [
 ] as const satisfies readonly (keyof NewSession)[];
 
 /**
- * Inserts sessions at their first refresh version, each only while its account's authority version is still the
- * expected one (when given) and `guard` holds, which the session keeps (refresh compares the account's against it);
- * the expiry sweep first looks at a session when it would expire. Returns the ids inserted.
+ * The subject ($7, the one session of a redeeming/consuming insert) is still its principal's current pairwise
+ * subject, its row share-locked until the insert commits. A reset (rotateSectorSubject) retires that row with an
+ * UPDATE: if the reset came first the lock waits for it and the re-checked row is retired, so nothing is
+ * inserted; if the insert came first the reset waits for the insert to commit, and the sector's sessions it
+ * revokes afterwards include this one. Either way no live session stays under a retired subject.
+ */
+const SUBJECT_CURRENT = (subject: string) => `EXISTS (SELECT 1 FROM sector_subjects ss
+  WHERE ss.subject = ${subject} AND ss.retired_at IS NULL FOR SHARE)`;
+
+/**
+ * Inserts sessions at their first refresh version, each only while its subject is current (SUBJECT_CURRENT), its
+ * account's authority version is still the expected one (when given) and `guard` holds, which the session keeps
+ * (refresh compares the account's against it); the expiry sweep first looks at a session when it would expire.
+ * Returns the ids inserted.
  */
 function insertSessionsSql(guard = 'TRUE', prefix = ''): string {
   return `${prefix} INSERT INTO sessions (id, application_id, protocol, account_id, workload_id, workload_generation,
@@ -86,27 +97,28 @@ function insertSessionsSql(guard = 'TRUE', prefix = ''): string {
       AS v(id, application_id, protocol, account_id, workload_id, workload_generation, subject, actor_subject,
         auth_method, source_credential_id, access_ttl, refresh_ttl, auth_time, created_at, expires_at, scope,
         current_jti, expected_authority)
-    WHERE (${guard}) AND (v.expected_authority IS NULL OR EXISTS (
+    WHERE (${guard}) AND ${SUBJECT_CURRENT('v.subject')} AND (v.expected_authority IS NULL OR EXISTS (
       SELECT 1 FROM accounts x WHERE x.id = v.account_id AND x.authority_version = v.expected_authority))
     RETURNING id`;
 }
 
 /** The sessions of every issue in the same event-loop turn (gathered; see `insertSession`). */
-const INSERT_SESSIONS: Statement = { name: 'issue_insert_v6', text: insertSessionsSql() };
+const INSERT_SESSIONS: Statement = { name: 'issue_insert_v7', text: insertSessionsSql() };
 
 /**
  * One session, inserted only together with its inquiry's move from REALIZED to REDEEMED ($19 the inquiry id, $20
- * the time): the inquiry is redeemed exactly when the session exists. Both conditions of the insert (the authority
- * version, the inquiry still redeemable and unexpired) are in the UPDATE too, and both parts see one snapshot, so
+ * the time): the inquiry is redeemed exactly when the session exists. The conditions of the insert (the subject
+ * current, the authority version, the inquiry still redeemable and unexpired) are in the UPDATE too, and both parts see one snapshot, so
  * neither happens without the other; two redeems of one inquiry serialize on its row and only one finds it REALIZED.
  */
 const INSERT_SESSION_REDEEMING: Statement = {
-  name: 'issue_insert_redeeming_v2',
+  name: 'issue_insert_redeeming_v3',
   text: insertSessionsSql(
     'EXISTS (SELECT 1 FROM redeemed)',
     `WITH redeemed AS (
       UPDATE inquiries i SET state = 'REDEEMED', redeemed_at = $20::timestamptz
       WHERE i.id = $19::uuid AND i.state = 'REALIZED' AND i.expires_at > $20::timestamptz
+        AND ${SUBJECT_CURRENT('($7::text[])[1]')}
         AND (($18::int[])[1] IS NULL OR EXISTS (
           SELECT 1 FROM accounts x WHERE x.id = i.account_id AND x.authority_version = ($18::int[])[1]))
       RETURNING i.id)`,
@@ -120,12 +132,13 @@ const INSERT_SESSION_REDEEMING: Statement = {
  * only one finds it APPROVED.
  */
 const INSERT_SESSION_CONSUMING_DEVICE: Statement = {
-  name: 'issue_insert_consuming_device_v1',
+  name: 'issue_insert_consuming_device_v2',
   text: insertSessionsSql(
     'EXISTS (SELECT 1 FROM redeemed)',
     `WITH redeemed AS (
       UPDATE device_authorizations d SET state = 'CONSUMED', session_id = ($1::text[])[1]
       WHERE d.id = $19::uuid AND d.state = 'APPROVED' AND d.expires_at > $20::timestamptz
+        AND ${SUBJECT_CURRENT('($7::text[])[1]')}
         AND (($18::int[])[1] IS NULL OR EXISTS (
           SELECT 1 FROM accounts x WHERE x.id = d.account_id AND x.authority_version = ($18::int[])[1]))
       RETURNING d.id)`,
