@@ -1,6 +1,8 @@
-// Rate limits shared across replicas through Redis (rate-limiter-flexible); exceeding one is 429 with Retry-After.
+// Rate limits shared across replicas through Redis (rate-limiter-flexible); exceeding one is 429 with Retry-After,
+// Redis unreachable is 503 with Retry-After, and any other failure goes on unchanged (a bare 500, logged).
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { isDependencyFailure } from './dependencies';
 import { ServiceError } from './errors';
 
 export interface RateLimitOptions {
@@ -12,7 +14,8 @@ export interface RateLimitOptions {
 export interface RateLimiter {
   /**
    * Consumes one point for each key, all at once (one pipelined round trip with auto-pipelining); throws
-   * TooManyAttempts (429, Retry-After) when any is exhausted.
+   * TooManyAttempts (429, Retry-After) when any is exhausted, TemporarilyUnavailable (503, Retry-After) when Redis
+   * is unreachable, and any other error as it is (a bare 500 at the host, logged).
    */
   consume(...keys: string[]): Promise<void>;
 }
@@ -32,6 +35,8 @@ export function createRateLimiter(redis: Redis, opts: RateLimitOptions): RateLim
       for (const r of results) {
         if (r.status === 'fulfilled') continue;
         if (!(r.reason instanceof RateLimiterRes)) {
+          // Only Redis being unreachable is an outage; a bug (or a key of the wrong type) must not hide as a 503.
+          if (!isDependencyFailure(r.reason)) throw r.reason;
           throw new ServiceError('TemporarilyUnavailable', {
             headers: { 'Retry-After': '1' },
             cause: r.reason,
