@@ -1,9 +1,9 @@
-// The one request-body reader of every endpoint on both stacks (fast routes and Express, JSON endpoints and page
-// forms): identity encoding only, a size limit enforced on declared and streamed (chunked) bytes alike, the
-// declared media type only, valid UTF-8 only, and no string PostgreSQL cannot store. Refusals are InvalidBody.
+// The one request-body reader of every endpoint on both stacks (the fast dispatcher and the page adapter, JSON
+// bodies and page forms): identity encoding only, a size limit enforced on declared and streamed (chunked) bytes
+// alike, the declared media type only, valid UTF-8 only, and no string PostgreSQL cannot store. Refusals are
+// InvalidBody.
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import type { NextFunction, Request, Response } from 'express';
 import { ServiceError } from './errors';
 import { isStorableText, isStorableValue } from './text';
 
@@ -142,21 +142,3 @@ export async function readBody(req: IncomingMessage, rule: BodyRule): Promise<Re
     rule.kind === 'json' ? parseJson(raw) : parseForm(raw, rule.maxFields ?? 50, rule.repeats ?? 'refuse');
   return { raw, body };
 }
-
-/** Express middleware over `readBody`: sets `req.body` and keeps the bytes on `req.rawBody`. */
-export function bodyReader(rule: BodyRule) {
-  return (req: Request, _res: Response, next: NextFunction) => {
-    readBody(req, rule).then(({ raw, body }) => {
-      req.rawBody = raw;
-      req.body = body;
-      next();
-    }, next);
-  };
-}
-
-/** A JSON endpoint's body (an object), up to `limit` bytes. */
-export const jsonBody = (limit = DEFAULT_BODY_LIMIT) => bodyReader({ kind: 'json', limit });
-
-/** A page form's fields, up to `limit` bytes and `maxFields` fields. */
-export const formBody = (limit = 16 * 1024, maxFields = 50, repeats: 'refuse' | 'list' = 'refuse') =>
-  bodyReader({ kind: 'form', limit, maxFields, repeats });

@@ -99,28 +99,37 @@ export interface JsonEndpoint<B = unknown, A = undefined> extends Declared<B> {
 }
 
 /** A page's request on Express, its body checked by the declared schema. */
-export type PageRequest<B = unknown> = Omit<ExpressRequest, 'body'> & { body: B };
+export type PageRequest<B = unknown> = ExpressRequest<Record<string, string>, unknown, B>;
 
-/** A browser page (HTML, redirects, cookies), mounted on Express by the page adapter. */
-export interface PageEndpoint<B = unknown> extends Declared<B> {
-  page(req: PageRequest<B>, res: ExpressResponse): Promise<void> | void;
+/**
+ * A browser page or a page script's JSON call (HTML, redirects, cookies), mounted on Express by the page adapter.
+ */
+export interface PageEndpoint<B = unknown, C = undefined> extends Declared<B> {
+  /**
+   * Runs after the body is read and before the declared schema checks it (`req.body` is the read, unchecked
+   * body): loads what the page acts on and checks the post's CSRF token and Origin, so a forged post is refused
+   * before a malformed one. Its result is the handler's third argument. When it has answered itself (a
+   * redirect), the handler does not run.
+   */
+  open?: (req: PageRequest<Record<string, unknown>>, res: ExpressResponse) => Promise<C> | C;
+  page(req: PageRequest<B>, res: ExpressResponse, opened: C): Promise<void> | void;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a table holds endpoints of every body type; each is checked where declared.
-export type Endpoint = JsonEndpoint<any, any> | PageEndpoint<any>;
+export type Endpoint = JsonEndpoint<any, any> | PageEndpoint<any, any>;
 
 /** Declares a JSON endpoint (infers the body type from its schema and the auth type from `authenticate`). */
 export function endpoint<B = undefined, A = undefined>(declared: JsonEndpoint<B, A>): JsonEndpoint<B, A> {
   return declared;
 }
 
-/** Declares a page endpoint. */
-export function pageEndpoint<B = undefined>(declared: PageEndpoint<B>): PageEndpoint<B> {
+/** Declares a page endpoint (infers the body type from its schema and the opened type from `open`). */
+export function pageEndpoint<B = undefined, C = undefined>(declared: PageEndpoint<B, C>): PageEndpoint<B, C> {
   return declared;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: narrows the table's union.
-const isPage = (e: Endpoint): e is PageEndpoint<any> => 'page' in e;
+const isPage = (e: Endpoint): e is PageEndpoint<any, any> => 'page' in e;
 
 function bodyRule(spec: BodySpec<unknown>): BodyRule | undefined {
   if (spec.kind === 'none') return undefined;
@@ -147,18 +156,30 @@ const NO_STORE: ReadonlyArray<readonly [string, string]> = [
  * Mounts page endpoints on Express: the same body reader and schema as the fast dispatcher, no-store when
  * declared, errors to `errors` (the pages' own error handler) or the host's error mapper.
  */
-export function mountPages(app: Express, pages: PageEndpoint[], errors?: ErrorRequestHandler): void {
+function mountPages(
+  app: Express,
+  // biome-ignore lint/suspicious/noExplicitAny: the table's pages, each checked where declared.
+  pages: PageEndpoint<any, any>[],
+  errors?: ErrorRequestHandler,
+): void {
   for (const page of pages) {
     const rule = bodyRule(page.body);
     const handler = (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
       const run = async () => {
+        let read: Record<string, unknown> | undefined;
         if (rule) {
           const { raw, body } = await readBody(req, rule);
           req.rawBody = raw;
-          req.body = checkBody(page.body, body);
+          req.body = body;
+          read = body;
         }
         if (page.noStore) for (const [k, v] of NO_STORE) res.setHeader(k, v);
-        await page.page(req as PageRequest, res);
+        const opened = page.open
+          ? await page.open(req as PageRequest<Record<string, unknown>>, res)
+          : undefined;
+        if (res.headersSent) return;
+        if (rule) req.body = checkBody(page.body, read);
+        await page.page(req as PageRequest, res, opened);
       };
       run().catch(next);
     };
@@ -229,11 +250,6 @@ export interface HostTable {
   endpoints: Endpoint[];
   /** The pages' own error handler (HTML error pages), after the page endpoints. */
   pageErrors?: ErrorRequestHandler;
-  /**
-   * Express routers not yet declared as endpoints (connect's sign-in pages while they move to libs/signin);
-   * mounted after the page endpoints.
-   */
-  legacy?: (app: Express) => void;
 }
 
 /**
@@ -244,20 +260,21 @@ export interface HostTable {
 export function serveEndpoints(opts: HostAppOptions, table: HostTable): RequestListener {
   const app = createHostApp(opts);
   mountPages(app, table.endpoints.filter(isPage), table.pageErrors);
-  table.legacy?.(app);
   finishHostApp(app, opts);
 
+  const declared = new Set<string>();
+  for (const e of table.endpoints) {
+    const key = `${e.method} ${e.path}`;
+    if (declared.has(key)) throw new Error(`endpoint declared twice: ${key}`);
+    declared.add(key);
+  }
   const exact = new Map<string, Compiled>();
   const patterns: Compiled[] = [];
   for (const e of table.endpoints) {
     if (isPage(e)) continue;
     const c = compile(e);
-    const key = `${e.method} ${e.path}`;
-    if (exact.has(key) || patterns.some((p) => `${p.endpoint.method} ${p.endpoint.path}` === key)) {
-      throw new Error(`endpoint declared twice: ${key}`);
-    }
     if (c.pattern) patterns.push(c);
-    else exact.set(key, c);
+    else exact.set(`${e.method} ${e.path}`, c);
   }
   const trust = trustFunction(opts);
 

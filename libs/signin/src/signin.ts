@@ -1,9 +1,10 @@
 // createSignin: the shared sign-in steps bound to one host. The host supplies only what is its own (its target,
 // its namespace and strings, its final step); see /work/notes/signin.md and services/connect/src/routes for use.
-import type { Request, Response, Router } from 'express';
+import type { Endpoint } from '@svc/platform';
+import type { Request, Response } from 'express';
 import type { MessageKey } from './pages/i18n';
 import type { DetailItem } from './pages/steps';
-import { assetRoutes } from './routes/assets';
+import { assetEndpoint } from './routes/assets';
 import {
   type Browser,
   csrfValid,
@@ -16,8 +17,15 @@ import {
 } from './routes/browser';
 import { enterCode, mailCode } from './routes/code-entry';
 import { submitDetails } from './routes/details-form';
-import { type LoadPage, passkeySignInRoutes } from './routes/passkey-routes';
-import { nextStep, type OwedStep, owedStep, type SignedIn, signInStepRoutes } from './routes/sign-in-steps';
+import { type LoadPage, type PasskeySignInPaths, passkeySignInEndpoints } from './routes/passkey-routes';
+import {
+  nextStep,
+  type OwedStep,
+  owedStep,
+  type SignedIn,
+  type StepPaths,
+  signInStepEndpoints,
+} from './routes/sign-in-steps';
 import { resolveSite, type SigninOptions, type Site } from './site';
 
 export interface Signin<K extends string = never> {
@@ -26,10 +34,13 @@ export interface Signin<K extends string = never> {
   open(req: Request, res: Response, target: PageTarget): Promise<Browser<K>>;
   /** A form or script post: the flow's CSRF token and this host's Origin, else 403 sessionExpired. */
   guard(b: Browser<K>, req: Request): void;
-  /** The step endpoints under the target's page path; mount at the page path (`router.use(path, ...)`). */
-  stepRoutes(load: LoadPage<K>): Router;
-  /** Passkey sign-in only (an errand's re-authentication), to mount at the page path. */
-  passkeySignInRoutes(load: LoadPage<K>): Router;
+  /**
+   * The step endpoints (forms and passkey calls) at the literal paths the host's table names, all under one page
+   * path (`{email: '/device/email', ...}`); `load` opens the page's target for a request.
+   */
+  stepEndpoints(load: LoadPage<K>, paths: StepPaths): Endpoint[];
+  /** Passkey sign-in only (an errand's re-authentication), at the literal paths the host's table names. */
+  passkeySignInEndpoints(load: LoadPage<K>, paths: PasskeySignInPaths): Endpoint[];
   /** GET: sends the step page owed and returns undefined, or returns the account for the host's final step. */
   nextStep(b: Browser<K>, res: Response): Promise<SignedIn | undefined>;
   /** The step owed without rendering: a host's own post (approve) checks `step === 'done'` first. */
@@ -43,10 +54,10 @@ export interface Signin<K extends string = never> {
   locale(req: Request, res: Response): ReturnType<typeof requestLocale>;
   /** A message page when no target could be loaded. */
   sendBarePage(req: Request, res: Response, status: number, key: MessageKey | K, here?: string): void;
-  /** The error handler of the page router: mount last. */
+  /** The pages' error mapper (the host table's `pageErrors`): HTML pages, JSON for the passkey calls. */
   pageErrors(): ReturnType<typeof pageErrors>;
-  /** /assets/signin.css, /assets/signin.js and the WebAuthn browser bundle. */
-  assetRoutes(): Router;
+  /** GET /assets/{name}: signin.css, signin.js and the WebAuthn browser bundle. */
+  assetEndpoint(): Endpoint;
 }
 
 export function createSignin<K extends string = never>(options: SigninOptions<K>): Signin<K> {
@@ -57,8 +68,8 @@ export function createSignin<K extends string = never>(options: SigninOptions<K>
     guard(b, req) {
       if (!csrfValid(site, req, b.flow)) throw new PageError(403, 'sessionExpired');
     },
-    stepRoutes: (load) => signInStepRoutes(site, load),
-    passkeySignInRoutes: (load) => passkeySignInRoutes(site, load),
+    stepEndpoints: (load, paths) => signInStepEndpoints(site, load, paths),
+    passkeySignInEndpoints: (load, paths) => passkeySignInEndpoints(site, load, paths),
     nextStep: (b, res) => nextStep(site, b, res),
     owedStep: (b) => owedStep(site, b),
     mailCode: (b, req, email) => mailCode(site, b, req, email),
@@ -67,6 +78,6 @@ export function createSignin<K extends string = never>(options: SigninOptions<K>
     locale: (req, res) => requestLocale(site, req, res),
     sendBarePage: (req, res, status, key, here) => sendBarePage(site, req, res, status, key, here),
     pageErrors: () => pageErrors(site),
-    assetRoutes,
+    assetEndpoint,
   };
 }

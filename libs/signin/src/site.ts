@@ -2,7 +2,7 @@
 // namespace (flow records, language cookie), the channel its terms receipts name, and its own page strings.
 import type { Db } from '@svc/db';
 import type { IssuanceDeps } from '@svc/issuance';
-import { createRateLimiter, type Logger, type RateLimiter } from '@svc/platform';
+import { type Clock, createRateLimiter, type Logger, type RateLimiter } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import type { CodeLimits } from './domain/email-codes';
 import type { Mailer } from './domain/mailer';
@@ -45,7 +45,8 @@ export interface SigninDeps {
   issuance: IssuanceDeps;
   mailer: Mailer;
   logger: Logger;
-  now: () => Date;
+  /** The host's clock (tests pass a settable one). */
+  now: Clock;
 }
 
 export interface SigninOptions<K extends string = never> {

@@ -1,5 +1,5 @@
 // The OIDC host's endpoint table: discovery, JWKS, /token, /userinfo and /claim-state on the fast dispatcher;
-// /end-session as pages; /authorize and the sign-in pages are mounted beside them (see oidcweb's notes).
+// /end-session, /authorize, /interaction/{uid} and its sign-in steps as page endpoints (routes/pages.ts).
 import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
 import { ensureActiveKey, OIDC_SCOPE, publishKeyChange } from '@svc/keyring';
@@ -7,22 +7,23 @@ import { serveEndpoints } from '@svc/platform';
 import type { OidcDeps } from './deps';
 import { discoveryEndpoints } from './routes/discovery';
 import { endSessionEndpoints } from './routes/end-session';
-import { pageRoutes } from './routes/pages';
+import { oidcPages } from './routes/pages';
 import { tokenEndpoints } from './routes/token';
 import { userinfoEndpoints } from './routes/userinfo';
 
 export function createOidcApp(deps: OidcDeps): RequestListener {
   const base = hostAppOptions('oidc', deps);
   const opts = { ...base, readiness: oidcReadiness(deps, base.readiness) };
+  const pages = oidcPages(deps);
   return serveEndpoints(opts, {
     endpoints: [
       ...discoveryEndpoints(deps),
       ...tokenEndpoints(deps),
       ...userinfoEndpoints(deps),
       ...endSessionEndpoints(deps),
+      ...pages.endpoints,
     ],
-    // The sign-in and /authorize pages, until they are declared as page endpoints (oidcweb).
-    legacy: (app) => app.use(pageRoutes(deps)),
+    pageErrors: pages.pageErrors,
   });
 }
 

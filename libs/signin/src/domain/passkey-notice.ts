@@ -1,7 +1,7 @@
 // The security notice mailed to an account's owner whenever a passkey is added to it (sign-in flow or account
 // page): when, from which browser, and the account page link where it can be removed. In the owner's language
 // when the account has one, else in both.
-import { type Logger, ServiceError } from '@svc/platform';
+import { type Clock, type Logger, ServiceError } from '@svc/platform';
 import type { Locale } from '../pages/i18n';
 import type { Mailer } from './mailer';
 import type { DeviceSummary } from './user-agent';
@@ -76,7 +76,7 @@ export const NOTICE_TIMEOUT_MS = 10_000;
  * passkey is added only once its owner's notice has been accepted by the mail server.
  */
 export function noticeBeforeCommit(
-  deps: { mailer: Mailer; accountPageUrl: string; now: () => Date; logger: Logger },
+  deps: { mailer: Mailer; accountPageUrl: string; now: Clock; logger: Logger },
   device: DeviceSummary,
 ): (owner: { email: string | null; locale: string | null }) => Promise<void> {
   return async (owner) => {
@@ -90,7 +90,7 @@ export function noticeBeforeCommit(
         sendPasskeyAddedNotice(deps.mailer, {
           to: owner.email,
           locale: owner.locale === 'en-US' || owner.locale === 'zh-CN' ? owner.locale : null,
-          at: deps.now(),
+          at: new Date(deps.now()),
           device,
           accountUrl: deps.accountPageUrl,
         }),

@@ -2,7 +2,7 @@
 // verification against the challenge kept in the flow, user verification required.
 import { randomBytes } from 'node:crypto';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { ServiceError } from '@svc/platform';
+import { type Clock, ServiceError } from '@svc/platform';
 import type { AccountStore, NewPasskey, PasskeyOwner } from '../store/accounts';
 import type { Challenge } from '../store/flows';
 import { sameText } from './secrets';
@@ -55,7 +55,7 @@ export async function authenticationOptions(config: RelyingParty) {
 }
 
 export async function verifyAuthentication(
-  deps: { config: RelyingParty; accounts: AccountStore; now: () => Date },
+  deps: { config: RelyingParty; accounts: AccountStore; now: Clock },
   response: AuthenticationResponseJSON,
   challenge: Challenge | undefined,
 ): Promise<{ accountId: string; deviceBound: boolean }> {
@@ -87,7 +87,7 @@ export async function verifyAuthentication(
     throw passkeyRefused(err);
   }
   if (!verified.verified) throw passkeyRefused();
-  await deps.accounts.touchPasskey(passkey.id, verified.authenticationInfo.newCounter, deps.now());
+  await deps.accounts.touchPasskey(passkey.id, verified.authenticationInfo.newCounter, new Date(deps.now()));
   // Backup-ineligible (`singleDevice`): the key stays on its authenticator (auth-references.ts).
   const deviceBound = verified.authenticationInfo.credentialDeviceType === 'singleDevice';
   return { accountId: passkey.accountId, deviceBound };

@@ -1,8 +1,8 @@
 // Static assets of the sign-in pages: the stylesheet and script, and the @simplewebauthn/browser UMD bundle, read
-// once at start and served under /assets by every host that mounts the pages.
+// once at start and served at /assets/{name} by every host that lists `assetEndpoint()` in its table.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Response, Router } from 'express';
+import { type Endpoint, pageEndpoint } from '@svc/platform';
 
 /** The library's assets folder (`pnpm build` copies it beside each host's built `main.js`). */
 export const ASSETS_DIR = path.resolve(__dirname, '../../assets');
@@ -22,7 +22,8 @@ export function browserBundlePath(): string {
   return path.join(dir, 'dist', 'bundle', 'index.umd.min.js');
 }
 
-export function assetRoutes(): Router {
+/** GET /assets/{name}: the sign-in pages' stylesheet, script and WebAuthn bundle, read once at start. */
+export function assetEndpoint(): Endpoint {
   const assets: Record<string, { type: string; body: Buffer }> = {
     'signin.css': {
       type: 'text/css; charset=utf-8',
@@ -37,14 +38,18 @@ export function assetRoutes(): Router {
       body: readFileSync(browserBundlePath()),
     },
   };
-  const router = Router();
-  router.get('/assets/:name', (req, res: Response) => {
-    const asset = assets[String(req.params.name)];
-    if (!asset) return void res.status(404).json({ reason: 'NotFound' });
-    res.setHeader('Content-Type', asset.type);
-    res.setHeader('Cache-Control', 'public, max-age=3600');
-    res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
-    res.send(asset.body);
+  return pageEndpoint({
+    method: 'GET',
+    path: '/assets/:name',
+    body: { kind: 'none' },
+    noStore: false,
+    page: (req, res) => {
+      const asset = assets[String(req.params.name)];
+      if (!asset) return void res.status(404).json({ reason: 'NotFound' });
+      res.setHeader('Content-Type', asset.type);
+      res.setHeader('Cache-Control', 'public, max-age=3600');
+      res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+      res.send(asset.body);
+    },
   });
-  return router;
 }

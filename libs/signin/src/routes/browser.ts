@@ -1,9 +1,8 @@
 // Browser plumbing of every sign-in page: cookies, the flow record, locale, CSRF, CSP, forms and page errors.
 import { timingSafeEqual } from 'node:crypto';
 import type { ApplicationContext } from '@svc/issuance';
-import { isDependencyFailure, parseWith, ServiceError } from '@svc/platform';
+import { isDependencyFailure, ServiceError } from '@svc/platform';
 import type { NextFunction, Request, Response } from 'express';
-import type { ZodType } from 'zod';
 import type { PendingCodes } from '../domain/email-codes';
 import { localizedName } from '../domain/locale';
 import { newKey } from '../domain/secrets';
@@ -14,7 +13,6 @@ import type { Notice } from '../pages/sign-in';
 import { messageView } from '../pages/steps';
 import type { Site } from '../site';
 import type { FlowState } from '../store/flows';
-import { anyForm } from './page-schemas';
 
 export function parseCookies(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -212,19 +210,6 @@ export function csrfValid(site: Site<string>, req: Request, flow: { csrf: string
   const a = Buffer.from(presented);
   const b = Buffer.from(flow.csrf);
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** Reads a form body with its schema; anything else (missing fields, repeated fields, wrong shape) is 400. */
-export function readForm<T>(schema: ZodType<T>, req: Request): T {
-  const body = anyForm.safeParse(req.body ?? {});
-  const parsed = body.success ? schema.safeParse(body.data) : undefined;
-  if (!parsed?.success) throw new PageError(400, 'badForm');
-  return parsed.data;
-}
-
-/** Reads a JSON body of the page script with its schema; a mismatch is 400 InvalidBody. */
-export function readJson<T>(schema: ZodType<T>, req: Request): T {
-  return parseWith(schema, req.body);
 }
 
 /**

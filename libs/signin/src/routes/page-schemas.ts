@@ -11,18 +11,27 @@ const b64url = (max: number) =>
 
 const field = z.string().max(4096);
 
-/** Every form: at most 50 fields, each a single string (a repeated field arrives as an array and is refused). */
+/** Every form: at most 50 fields, each a single string (the body reader refuses a repeated field). */
 export const anyForm = z.record(z.string().max(128), field);
 
-export const plainForm = z.object({ _csrf: field });
-export const emailForm = z.object({ _csrf: field, email: z.string().max(320) });
-export const codeForm = z.object({ _csrf: field, code: z.string().max(32) });
-export const termsForm = z.object({
+/** A page form: `shape`'s fields, every other field a bounded string too (a mismatch is 400 badForm). */
+export const pageForm = <T extends z.ZodRawShape>(shape: T) =>
+  z
+    .object(shape)
+    .catchall(field)
+    .refine((form) => Object.keys(form).every((name) => name.length <= 128), 'a field name is too long');
+
+export const plainForm = pageForm({ _csrf: field });
+export const emailForm = pageForm({ _csrf: field, email: z.string().max(320) });
+export const codeForm = pageForm({ _csrf: field, code: z.string().max(32) });
+export const termsForm = pageForm({
   _csrf: field,
   revision: z.string().max(16),
   accept: z.string().max(16).optional(),
   locale: z.string().max(16).optional(),
 });
+/** The details form: `_csrf` and the claims shown (every field is kept for `readDetails`). */
+export const detailsForm = pageForm({ _csrf: field });
 
 /** The options calls take an empty object. */
 export const optionsBody = z.strictObject({});

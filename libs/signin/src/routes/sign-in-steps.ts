@@ -1,6 +1,7 @@
 // The sign-in steps every host shows before its own final step: sign in with a passkey or sign up by emailed code
-// then passkey, accept the basic terms when owed, decide per claim and fill in REQUIRED data. `signInStepRoutes`
-// are the form and passkey endpoints under the target's page path; `nextStep` renders the page owed (GET).
+// then passkey, accept the basic terms when owed, decide per claim and fill in REQUIRED data.
+// `signInStepEndpoints` declares the form and passkey endpoints at the literal paths a host's table names;
+// `nextStep` renders the page owed (GET).
 import {
   type AccountProfile,
   type CurrentTerms,
@@ -8,19 +9,26 @@ import {
   emailDomainPolicyOf,
   recordReceipt,
 } from '@svc/issuance';
-import { formBody } from '@svc/platform';
+import { type Endpoint, type PageRequest, pageEndpoint } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
-import { type Response, Router } from 'express';
+import type { Response } from 'express';
+import type { ZodType } from 'zod';
 import { normalizeEmail } from '../domain/email-codes';
 import { accountAndView, consentItems, termsOwed } from '../domain/page-steps';
 import { signInView } from '../pages/sign-in';
 import { type DetailItem, detailsView, messageView, termsView } from '../pages/steps';
 import type { Site } from '../site';
-import { appOf, type Browser, csrfValid, PageError, readForm, sendPage } from './browser';
+import { appOf, type Browser, csrfValid, PageError, sendPage } from './browser';
 import { enterCode, mailCode } from './code-entry';
 import { submitDetails } from './details-form';
-import { codeForm, emailForm, plainForm, termsForm } from './page-schemas';
-import { type LoadPage, passkeySignInRoutes, passkeySignUpRoutes } from './passkey-routes';
+import { codeForm, detailsForm, emailForm, plainForm, termsForm } from './page-schemas';
+import {
+  type LoadPage,
+  type PasskeySignInPaths,
+  type PasskeySignUpPaths,
+  passkeySignInEndpoints,
+  passkeySignUpEndpoints,
+} from './passkey-routes';
 
 /** Who passed every step: the host's final step acts for this account. */
 export interface SignedIn {
@@ -33,16 +41,61 @@ export interface SignedIn {
   acr?: string;
 }
 
-/**
- * Mounted by the host at its page path (`router.use('/inquiries/:exposureKey', ...)`): /email, /email/code,
- * /email/reset, /sign-out, /terms, /details and the passkey endpoints. Every post checks the flow's CSRF token.
- */
-export function signInStepRoutes<K extends string>(site: Site<K>, load: LoadPage<K>): Router {
-  const { deps } = site;
-  const router = Router({ mergeParams: true });
-  const form = formBody();
+/** The literal paths of the form steps under one page path, e.g. `/device/email`. */
+export interface FormStepPaths {
+  email: `/${string}/email`;
+  code: `/${string}/email/code`;
+  reset: `/${string}/email/reset`;
+  signOut: `/${string}/sign-out`;
+  terms: `/${string}/terms`;
+  details: `/${string}/details`;
+}
 
-  async function loadForPost(req: Parameters<LoadPage<K>>[0], res: Response): Promise<Browser<K>> {
+/** Every step endpoint under one page path: the forms, passkey sign-in and passkey sign-up. */
+export type StepPaths = FormStepPaths & PasskeySignInPaths & PasskeySignUpPaths;
+
+const SUFFIXES: Record<keyof StepPaths, string> = {
+  email: '/email',
+  code: '/email/code',
+  reset: '/email/reset',
+  signOut: '/sign-out',
+  terms: '/terms',
+  details: '/details',
+  authenticationOptions: '/passkey/authentication-options',
+  authentication: '/passkey/authentication',
+  registrationOptions: '/passkey/registration-options',
+  registration: '/passkey/registration',
+};
+
+/**
+ * The pages link and post to `${target.base}<suffix>`, so the paths a host declares must share one page path:
+ * checked once, when the host builds its table.
+ */
+export function checkStepPaths(paths: Partial<StepPaths>): void {
+  const entries = Object.entries(paths) as [keyof StepPaths, string][];
+  const [first] = entries;
+  if (!first) return;
+  const base = first[1].slice(0, first[1].length - SUFFIXES[first[0]].length);
+  for (const [name, path] of entries) {
+    if (path !== `${base}${SUFFIXES[name]}`)
+      throw new Error(`sign-in step ${name}: ${path} is not under ${base}`);
+  }
+}
+
+/**
+ * The sign-in step endpoints of one page path, at the literal paths the host's table names: /email,
+ * /email/code, /email/reset, /sign-out, /terms, /details and the passkey calls. Every post checks the flow's
+ * CSRF token (in `open`, before its form's schema, as each step always has).
+ */
+export function signInStepEndpoints<K extends string>(
+  site: Site<K>,
+  load: LoadPage<K>,
+  paths: StepPaths,
+): Endpoint[] {
+  checkStepPaths(paths);
+  const { deps } = site;
+
+  async function loadForPost(req: PageRequest<unknown>, res: Response): Promise<Browser<K>> {
     const b = await load(req, res);
     if (!csrfValid(site, req, b.flow)) throw new PageError(403, 'sessionExpired');
     return b;
@@ -51,55 +104,57 @@ export function signInStepRoutes<K extends string>(site: Site<K>, load: LoadPage
     await b.save();
     res.redirect(303, b.target.base);
   };
+  const step = <B>(
+    path: string,
+    schema: ZodType<B>,
+    act: (b: Browser<K>, req: PageRequest<B>) => Promise<void>,
+  ) =>
+    pageEndpoint({
+      method: 'POST',
+      path,
+      body: { kind: 'form', schema },
+      noStore: false,
+      open: loadForPost,
+      page: async (req, res, b) => {
+        await act(b, req);
+        await back(b, res);
+      },
+    });
 
-  router.post('/email', form, async (req, res) => {
-    const b = await loadForPost(req, res);
-    const email = normalizeEmail(readForm(emailForm, req).email);
-    if (!email) b.flash('emailInvalid');
-    else if (b.target.admitsEmail && !b.target.admitsEmail(email)) {
-      b.flash('emailNotAllowed', { app: b.ctx.appName ?? '' });
-    } else if ((await emailDomainPolicyOf(deps.db, email)) === 'BLOCK') {
-      // A blocked domain cannot sign up (CONTRACTS "Email-domain policy"): no code is mailed, and the page says why.
-      b.flash('emailDomainBlocked', { domain: emailDomainOf(email) ?? '' });
-    } else {
-      await mailCode(site, b, req, email);
-    }
-    await back(b, res);
-  });
-
-  router.post('/email/code', form, async (req, res) => {
-    const b = await loadForPost(req, res);
-    const { code } = readForm(codeForm, req);
-    const proven = await enterCode(site, b, req, code);
-    if (proven) b.flow.verifiedEmail = proven;
-    await back(b, res);
-  });
-
-  router.post('/email/reset', form, async (req, res) => {
-    const b = await loadForPost(req, res);
-    readForm(plainForm, req);
-    delete b.flow.pendingEmail;
-    delete b.flow.verifiedEmail;
-    await b.codes.drop();
-    await back(b, res);
-  });
-
-  router.post('/sign-out', form, async (req, res) => {
-    const b = await loadForPost(req, res);
-    readForm(plainForm, req);
-    // Signing out is a change of privilege too.
-    await b.rotate();
-    delete b.flow.accountId;
-    delete b.flow.authTime;
-    delete b.flow.amr;
-    delete b.flow.acr;
-    await back(b, res);
-  });
-
-  router.post('/terms', form, async (req, res) => {
-    const b = await loadForPost(req, res);
-    const form = readForm(termsForm, req);
-    if (b.flow.accountId) {
+  return [
+    step(paths.email, emailForm, async (b, req) => {
+      const email = normalizeEmail(req.body.email);
+      if (!email) b.flash('emailInvalid');
+      else if (b.target.admitsEmail && !b.target.admitsEmail(email)) {
+        b.flash('emailNotAllowed', { app: b.ctx.appName ?? '' });
+      } else if ((await emailDomainPolicyOf(deps.db, email)) === 'BLOCK') {
+        // A blocked domain cannot sign up (CONTRACTS "Email-domain policy"): no code is mailed, and the page says
+        // why.
+        b.flash('emailDomainBlocked', { domain: emailDomainOf(email) ?? '' });
+      } else {
+        await mailCode(site, b, req, email);
+      }
+    }),
+    step(paths.code, codeForm, async (b, req) => {
+      const proven = await enterCode(site, b, req, req.body.code);
+      if (proven) b.flow.verifiedEmail = proven;
+    }),
+    step(paths.reset, plainForm, async (b) => {
+      delete b.flow.pendingEmail;
+      delete b.flow.verifiedEmail;
+      await b.codes.drop();
+    }),
+    step(paths.signOut, plainForm, async (b) => {
+      // Signing out is a change of privilege too.
+      await b.rotate();
+      delete b.flow.accountId;
+      delete b.flow.authTime;
+      delete b.flow.amr;
+      delete b.flow.acr;
+    }),
+    step(paths.terms, termsForm, async (b, req) => {
+      const form = req.body;
+      if (!b.flow.accountId) return;
       const terms = await termsOwed(deps.issuance, b.flow.accountId);
       if (terms && form.accept === 'yes' && Number(form.revision) === terms.revision) {
         const locale = form.locale === 'zh-CN' ? 'zh-CN' : 'en-US';
@@ -108,22 +163,16 @@ export function signInStepRoutes<K extends string>(site: Site<K>, load: LoadPage
           contentSha256: terms.agreement.locales[locale].contentSha256,
         });
       } else if (terms) b.flash('termsRequired');
-    }
-    await back(b, res);
-  });
-
-  router.post('/details', form, async (req, res) => {
-    const b = await loadForPost(req, res);
-    readForm(plainForm, req);
-    const accountId = b.flow.accountId;
-    const found = accountId ? await accountAndView(deps.issuance, appOf(b.target), accountId) : undefined;
-    if (found && accountId)
-      await submitDetails(site, b, req, accountId, consentItems(found.view, found.account));
-    await back(b, res);
-  });
-
-  router.use(passkeySignInRoutes(site, load), passkeySignUpRoutes(site, load));
-  return router;
+    }),
+    step(paths.details, detailsForm, async (b, req) => {
+      const accountId = b.flow.accountId;
+      const found = accountId ? await accountAndView(deps.issuance, appOf(b.target), accountId) : undefined;
+      if (found && accountId)
+        await submitDetails(site, b, req, accountId, consentItems(found.view, found.account));
+    }),
+    ...passkeySignInEndpoints(site, load, paths),
+    ...passkeySignUpEndpoints(site, load, paths),
+  ];
 }
 
 /** The first step still owed on a target, or `done` with the signed-in account for the host's final step. */
@@ -152,7 +201,7 @@ export async function owedStep<K extends string>(site: Site<K>, b: Browser<K>): 
     signedIn: {
       account,
       view,
-      authTime: new Date(b.flow.authTime ?? deps.now().getTime()),
+      authTime: new Date(b.flow.authTime ?? deps.now()),
       amr: b.flow.amr ?? [],
       acr: b.flow.acr,
     },

@@ -3,7 +3,7 @@
 // reset, passkeys (add with a notice mail, rename, remove unless the last) and sign out. Forms carry the
 // session's CSRF token; the passkey calls of the page script send it as X-CSRF-Token.
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { formBody, jsonBody, sessionCookie } from '@svc/platform';
+import { type Endpoint, type PageRequest, pageEndpoint, sessionCookie } from '@svc/platform';
 import {
   anyForm,
   authenticationBody,
@@ -16,11 +16,10 @@ import {
   noticeBeforeCommit,
   optionsBody,
   PageError,
+  pageForm,
   parseCookies,
   passkeyRefused,
   plainForm,
-  readForm,
-  readJson,
   registrationBody,
   registrationOptions,
   requestLocale,
@@ -29,8 +28,8 @@ import {
   verifyAuthentication,
   verifyNewCredential,
 } from '@svc/signin';
-import type { Request, Response, Router } from 'express';
-import { z } from 'zod';
+import type { Response } from 'express';
+import { type ZodType, z } from 'zod';
 import type { ConnectDeps } from '../deps';
 import {
   accountOverview,
@@ -58,8 +57,8 @@ const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 /** Form bodies of the account page (every value one string; anything else is 400). */
 const consentForm = anyForm;
-const resetForm = z.object({ _csrf: z.string(), confirm: z.string().max(16).optional() });
-const renameForm = z.object({ _csrf: z.string(), name: z.string().max(256) });
+const resetForm = pageForm({ _csrf: z.string(), confirm: z.string().max(16).optional() });
+const renameForm = pageForm({ _csrf: z.string(), name: z.string().max(256) });
 
 /** The cookie of the account page: `__Host-` prefixed (so Secure, Path=/, no Domain) whenever served over HTTPS. */
 export function accountCookieName(connectUrl: string): string {
@@ -72,7 +71,11 @@ interface AccountRequest {
   ctx: AccountPageContext;
 }
 
-export function accountPages(router: Router, p: AccountPageDeps): void {
+/**
+ * GET /account, its passkey calls (/account/passkey/...), the consent, identifier-reset and passkey forms, and
+ * sign-out.
+ */
+export function accountPages(p: AccountPageDeps): Endpoint[] {
   const { deps } = p;
   const { site } = p.signin;
   const { accounts, signInLimit } = site;
@@ -85,16 +88,17 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
   );
   const setCookie = (res: Response, id: string) =>
     res.cookie(cookie.name, id, { ...cookie.options, maxAge: deps.config.flowTtlSeconds * 1000 });
-  const json = jsonBody(32 * 1024);
 
-  function context(req: Request, res: Response, session: AccountSession): AccountPageContext {
+  function context(req: PageRequest<unknown>, res: Response, session: AccountSession): AccountPageContext {
     const locale = requestLocale(site, req, res);
     const a = accountTranslator(locale);
     return { locale, t: translator(locale), a, path: '/account', csrf: session.csrf, appName: a('brand') };
   }
 
   /** The session this cookie names, if the host issued it and it is still alive. */
-  async function existing(req: Request): Promise<{ id: string; session: AccountSession } | undefined> {
+  async function existing(
+    req: PageRequest<unknown>,
+  ): Promise<{ id: string; session: AccountSession } | undefined> {
     const id = parseCookies(req.headers.cookie)[cookie.name];
     if (!id || !SESSION_ID.test(id)) return undefined;
     const session = await sessions.load(id);
@@ -102,7 +106,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
   }
 
   /** GET: the current session, or a new signed-out one under a fresh id. */
-  async function open(req: Request, res: Response): Promise<AccountRequest> {
+  async function open(req: PageRequest<unknown>, res: Response): Promise<AccountRequest> {
     let found = await existing(req);
     if (!found) {
       found = await sessions.create();
@@ -113,7 +117,7 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
   }
 
   /** POST: an existing session and its CSRF token (form field or X-CSRF-Token), else 403. */
-  async function guarded(req: Request, res: Response): Promise<AccountRequest> {
+  async function guarded(req: PageRequest<unknown>, res: Response): Promise<AccountRequest> {
     const found = await existing(req);
     if (!found || !csrfValid(site, req, found.session)) throw new PageError(403, 'sessionExpired');
     setPageHeaders(res);
@@ -153,153 +157,197 @@ export function accountPages(router: Router, p: AccountPageDeps): void {
   };
 
   /** A form post of a signed-in person: runs `act`, then back to the page with its notice. */
-  function form(path: string, act: (r: AccountRequest, accountId: string, req: Request) => Promise<void>) {
-    router.post(path, formBody(), async (req, res) => {
-      const r = await guarded(req, res);
-      const accountId = await signedIn(r, res);
-      if (accountId) await act(r, accountId, req);
-      await back(r, res);
+  const form = <B>(
+    path: string,
+    schema: ZodType<B>,
+    act: (r: AccountRequest, accountId: string, req: PageRequest<B>) => Promise<void>,
+  ) =>
+    pageEndpoint({
+      method: 'POST',
+      path,
+      body: { kind: 'form', schema },
+      noStore: false,
+      open: async (req, res) => {
+        const r = await guarded(req, res);
+        const accountId = await signedIn(r, res);
+        // Signed out (or the session just ended): back to the page, the form unread.
+        if (!accountId) await back(r, res);
+        return { r, accountId: accountId ?? '' };
+      },
+      page: async (req, res, { r, accountId }) => {
+        await act(r, accountId, req);
+        await back(r, res);
+      },
     });
-  }
+  const json = { limit: 32 * 1024 } as const;
 
-  router.get('/account', async (req, res) => {
-    const r = await open(req, res);
-    const accountId = await signedIn(r, res);
-    const pending = r.session.notice;
-    delete r.session.notice;
-    await sessions.save(r.id, r.session);
-    const n = pending ? { text: r.ctx.a(pending.key as AccountKey, pending.vars) } : undefined;
-    const title = r.ctx.a('heading');
-    if (!accountId) {
-      res.type('html').send(layout(r.ctx, title, accountSignInView(r.ctx, n), { scripts: true }));
-      return;
-    }
-    await store.setLocale(accountId, r.ctx.locale);
-    const overview = await accountOverview(store, accountId, recent(r));
-    res.type('html').send(layout(r.ctx, title, accountView(r.ctx, overview, n), { scripts: true }));
-  });
-
-  router.post('/account/passkey/authentication-options', json, async (req, res) => {
-    const r = await guarded(req, res);
-    readJson(optionsBody, req);
-    await signInLimit.consume(req.ip ?? '');
-    const options = await authenticationOptions(deps.config);
-    await sessions.putChallenge(r.id, { value: options.challenge, kind: 'authenticate' });
-    res.json(options);
-  });
-
-  router.post('/account/passkey/authentication', json, async (req, res) => {
-    const r = await guarded(req, res);
-    const body = readJson(authenticationBody, req) as AuthenticationResponseJSON;
-    await signInLimit.consume(req.ip ?? '');
-    const challenge = await sessions.takeChallenge(r.id);
-    const { accountId } = await verifyAuthentication(
-      { config: deps.config, accounts, now: deps.now },
-      body,
-      challenge,
-    );
-    const account = await store.account(accountId);
-    if (account?.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
-    // A fresh id at sign-in: whatever id this browser held before (planted or not) never becomes signed in.
-    const passkeyId = await store.passkeyIdOf(body.id);
-    const fresh = await sessions.rotate(r.id, { accountId, passkeyId, authTime: deps.now().getTime() });
-    if (!fresh) throw new PageError(403, 'sessionExpired');
-    setCookie(res, fresh.id);
-    await store.setLocale(accountId, r.ctx.locale);
-    res.json({ next: '/account' });
-  });
-
-  router.post('/account/passkey/registration-options', json, async (req, res) => {
-    const r = await guarded(req, res);
-    readJson(optionsBody, req);
-    const accountId = await signedIn(r, res);
-    if (!accountId) throw passkeyRefused();
-    needRecent(r);
-    await signInLimit.consume(req.ip ?? '');
-    const account = await store.account(accountId);
-    const existingPasskeys = await store.passkeys(accountId);
-    const { options, userHandle } = await registrationOptions(
-      deps.config,
-      account?.email ?? accountId,
-      existingPasskeys,
-    );
-    await sessions.putChallenge(r.id, { value: options.challenge, kind: 'register', userHandle });
-    res.json(options);
-  });
-
-  router.post('/account/passkey/registration', json, async (req, res) => {
-    const r = await guarded(req, res);
-    const body = readJson(registrationBody, req) as RegistrationResponseJSON;
-    const accountId = await signedIn(r, res);
-    if (!accountId) throw passkeyRefused();
-    // Checked again at the end of the ceremony: options fetched in the window do not stretch it.
-    needRecent(r);
-    await signInLimit.consume(req.ip ?? '');
-    const challenge = await sessions.takeChallenge(r.id);
-    const credential = await verifyNewCredential({ config: deps.config, accounts }, body, challenge);
-    const device = describeUserAgent(req.headers['user-agent']);
-    const notify = noticeBeforeCommit({ ...deps, accountPageUrl: site.config.accountPageUrl }, device);
-    if (!(await store.addPasskey(accountId, { ...credential, name: deviceLabel(device) }, notify)))
-      throw passkeyRefused();
-    flash(r, 'addedNotice');
-    await sessions.save(r.id, r.session);
-    res.json({ next: '/account' });
-  });
-
-  form('/account/applications/:anchor/consent', async (r, accountId, req) => {
-    const anchor = String(req.params.anchor);
-    if (!(await changeConsent(store, accountId, anchor, readForm(consentForm, req)))) return;
-    const app = (await accountOverview(store, accountId)).sectors
-      .flatMap((s) => s.apps)
-      .find((a) => a.anchor === anchor);
-    if (app) flash(r, 'consentSaved', { app: localizedName(app.names, app.defaultLocale, r.ctx.locale) });
-  });
-
-  form('/account/sectors/:sectorId/reset', async (r, accountId, req) => {
-    const sectorId = String(req.params.sectorId);
-    if (readForm(resetForm, req).confirm !== 'yes') return flash(r, 'resetNeedsConfirm');
-    if (!UUID.test(sectorId)) return;
-    const sector = (await accountOverview(store, accountId)).sectors.find((s) => s.id === sectorId);
-    const reset = await resetSectorIdentifier(
-      { db: deps.db, redis: deps.redis, subjectSecret: deps.issuance.subjectSecret, store, now: deps.clock },
-      accountId,
-      sectorId,
-    );
-    if (reset && sector) {
-      const names = sector.apps.map((a) => localizedName(a.names, a.defaultLocale, r.ctx.locale));
-      flash(r, 'resetDone', { apps: names.join(r.ctx.locale === 'zh-CN' ? '、' : ', ') });
-    }
-  });
-
-  form('/account/passkeys/:passkeyId/rename', async (r, accountId, req) => {
-    const outcome = await renamePasskey(
-      store,
-      accountId,
-      String(req.params.passkeyId),
-      readForm(renameForm, req).name,
-    );
-    if (outcome === 'renamed') flash(r, 'renamedNotice');
-    else if (outcome === 'invalid') flash(r, 'renameInvalid');
-  });
-
-  form('/account/passkeys/:passkeyId/remove', async (r, accountId, req) => {
-    const passkeyId = String(req.params.passkeyId);
-    readForm(plainForm, req);
-    const outcome = await removePasskey(store, accountId, passkeyId, recent(r));
-    // Removing the passkey this session signed in with keeps this session (it proved itself and chose to).
-    if (outcome === 'removed' && r.session.passkeyId === passkeyId) delete r.session.passkeyId;
-    if (outcome === 'removed') flash(r, 'removedNotice');
-    else if (outcome === 'last') flash(r, 'lastNotice');
-    else if (outcome === 'confirm_first') flash(r, 'confirmFirst');
-  });
-
-  router.post('/account/sign-out', formBody(), async (req, res) => {
-    const r = await guarded(req, res);
-    readForm(plainForm, req);
-    await sessions.destroy(r.id);
-    // The next page view starts a new signed-out session under a new id, carrying the notice.
-    const fresh = await sessions.create({ notice: { key: 'signedOutNotice' } });
-    setCookie(res, fresh.id);
-    res.redirect(303, '/account');
-  });
+  return [
+    pageEndpoint({
+      method: 'GET',
+      path: '/account',
+      body: { kind: 'none' },
+      noStore: false,
+      page: async (req, res) => {
+        const r = await open(req, res);
+        const accountId = await signedIn(r, res);
+        const pending = r.session.notice;
+        delete r.session.notice;
+        await sessions.save(r.id, r.session);
+        const n = pending ? { text: r.ctx.a(pending.key as AccountKey, pending.vars) } : undefined;
+        const title = r.ctx.a('heading');
+        if (!accountId) {
+          res.type('html').send(layout(r.ctx, title, accountSignInView(r.ctx, n), { scripts: true }));
+          return;
+        }
+        await store.setLocale(accountId, r.ctx.locale);
+        const overview = await accountOverview(store, accountId, recent(r));
+        res.type('html').send(layout(r.ctx, title, accountView(r.ctx, overview, n), { scripts: true }));
+      },
+    }),
+    pageEndpoint({
+      method: 'POST',
+      path: '/account/passkey/authentication-options',
+      body: { kind: 'json', schema: optionsBody, ...json },
+      noStore: false,
+      open: guarded,
+      page: async (req, res, r) => {
+        await signInLimit.consume(req.ip ?? '');
+        const options = await authenticationOptions(deps.config);
+        await sessions.putChallenge(r.id, { value: options.challenge, kind: 'authenticate' });
+        res.json(options);
+      },
+    }),
+    pageEndpoint({
+      method: 'POST',
+      path: '/account/passkey/authentication',
+      body: { kind: 'json', schema: authenticationBody, ...json },
+      noStore: false,
+      open: guarded,
+      page: async (req, res, r) => {
+        const body = req.body as AuthenticationResponseJSON;
+        await signInLimit.consume(req.ip ?? '');
+        const challenge = await sessions.takeChallenge(r.id);
+        const { accountId } = await verifyAuthentication(
+          { config: deps.config, accounts, now: site.deps.now },
+          body,
+          challenge,
+        );
+        const account = await store.account(accountId);
+        if (account?.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
+        // A fresh id at sign-in: whatever id this browser held before (planted or not) never becomes signed in.
+        const passkeyId = await store.passkeyIdOf(body.id);
+        const fresh = await sessions.rotate(r.id, { accountId, passkeyId, authTime: site.deps.now() });
+        if (!fresh) throw new PageError(403, 'sessionExpired');
+        setCookie(res, fresh.id);
+        await store.setLocale(accountId, r.ctx.locale);
+        res.json({ next: '/account' });
+      },
+    }),
+    pageEndpoint({
+      method: 'POST',
+      path: '/account/passkey/registration-options',
+      body: { kind: 'json', schema: optionsBody, ...json },
+      noStore: false,
+      open: guarded,
+      page: async (req, res, r) => {
+        const accountId = await signedIn(r, res);
+        if (!accountId) throw passkeyRefused();
+        needRecent(r);
+        await signInLimit.consume(req.ip ?? '');
+        const account = await store.account(accountId);
+        const existingPasskeys = await store.passkeys(accountId);
+        const { options, userHandle } = await registrationOptions(
+          deps.config,
+          account?.email ?? accountId,
+          existingPasskeys,
+        );
+        await sessions.putChallenge(r.id, { value: options.challenge, kind: 'register', userHandle });
+        res.json(options);
+      },
+    }),
+    pageEndpoint({
+      method: 'POST',
+      path: '/account/passkey/registration',
+      body: { kind: 'json', schema: registrationBody, ...json },
+      noStore: false,
+      open: guarded,
+      page: async (req, res, r) => {
+        const body = req.body as RegistrationResponseJSON;
+        const accountId = await signedIn(r, res);
+        if (!accountId) throw passkeyRefused();
+        // Checked again at the end of the ceremony: options fetched in the window do not stretch it.
+        needRecent(r);
+        await signInLimit.consume(req.ip ?? '');
+        const challenge = await sessions.takeChallenge(r.id);
+        const credential = await verifyNewCredential({ config: deps.config, accounts }, body, challenge);
+        const device = describeUserAgent(req.headers['user-agent']);
+        const notify = noticeBeforeCommit(
+          { ...site.deps, accountPageUrl: site.config.accountPageUrl },
+          device,
+        );
+        if (!(await store.addPasskey(accountId, { ...credential, name: deviceLabel(device) }, notify)))
+          throw passkeyRefused();
+        flash(r, 'addedNotice');
+        await sessions.save(r.id, r.session);
+        res.json({ next: '/account' });
+      },
+    }),
+    form('/account/applications/:anchor/consent', consentForm, async (r, accountId, req) => {
+      const anchor = String(req.params.anchor);
+      if (!(await changeConsent(store, accountId, anchor, req.body))) return;
+      const app = (await accountOverview(store, accountId)).sectors
+        .flatMap((s) => s.apps)
+        .find((a) => a.anchor === anchor);
+      if (app) flash(r, 'consentSaved', { app: localizedName(app.names, app.defaultLocale, r.ctx.locale) });
+    }),
+    form('/account/sectors/:sectorId/reset', resetForm, async (r, accountId, req) => {
+      const sectorId = String(req.params.sectorId);
+      if (req.body.confirm !== 'yes') return flash(r, 'resetNeedsConfirm');
+      if (!UUID.test(sectorId)) return;
+      const sector = (await accountOverview(store, accountId)).sectors.find((s) => s.id === sectorId);
+      const reset = await resetSectorIdentifier(
+        {
+          db: deps.db,
+          redis: deps.redis,
+          subjectSecret: deps.issuance.subjectSecret,
+          store,
+          now: deps.clock,
+        },
+        accountId,
+        sectorId,
+      );
+      if (reset && sector) {
+        const names = sector.apps.map((a) => localizedName(a.names, a.defaultLocale, r.ctx.locale));
+        flash(r, 'resetDone', { apps: names.join(r.ctx.locale === 'zh-CN' ? '、' : ', ') });
+      }
+    }),
+    form('/account/passkeys/:passkeyId/rename', renameForm, async (r, accountId, req) => {
+      const outcome = await renamePasskey(store, accountId, String(req.params.passkeyId), req.body.name);
+      if (outcome === 'renamed') flash(r, 'renamedNotice');
+      else if (outcome === 'invalid') flash(r, 'renameInvalid');
+    }),
+    form('/account/passkeys/:passkeyId/remove', plainForm, async (r, accountId, req) => {
+      const passkeyId = String(req.params.passkeyId);
+      const outcome = await removePasskey(store, accountId, passkeyId, recent(r));
+      // Removing the passkey this session signed in with keeps this session (it proved itself and chose to).
+      if (outcome === 'removed' && r.session.passkeyId === passkeyId) delete r.session.passkeyId;
+      if (outcome === 'removed') flash(r, 'removedNotice');
+      else if (outcome === 'last') flash(r, 'lastNotice');
+      else if (outcome === 'confirm_first') flash(r, 'confirmFirst');
+    }),
+    pageEndpoint({
+      method: 'POST',
+      path: '/account/sign-out',
+      body: { kind: 'form', schema: plainForm },
+      noStore: false,
+      open: guarded,
+      page: async (_req, res, r) => {
+        await sessions.destroy(r.id);
+        // The next page view starts a new signed-out session under a new id, carrying the notice.
+        const fresh = await sessions.create({ notice: { key: 'signedOutNotice' } });
+        setCookie(res, fresh.id);
+        res.redirect(303, '/account');
+      },
+    }),
+  ];
 }

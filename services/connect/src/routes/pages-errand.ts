@@ -2,21 +2,21 @@
 // when it has none), then complete data or change consent; single use and short-lived. Also the errand poll.
 // The passkey, code and details steps are the shared ones of @svc/signin; only the errand's rules are here.
 import { loadAccount, loadApplication } from '@svc/issuance';
-import { formBody, noStore } from '@svc/platform';
+import { type Endpoint, type PageRequest, pageEndpoint } from '@svc/platform';
 import {
   accountAndView,
   allClaimItems,
   appOf,
   type Browser,
   codeForm,
+  detailsForm,
   detailsView,
   messageView,
   PageError,
   plainForm,
-  readForm,
   sendPage,
 } from '@svc/signin';
-import type { Request, Response, Router } from 'express';
+import type { Response } from 'express';
 import type { ConnectDeps } from '../deps';
 import { sha256Hex } from '../domain/keys';
 import { errandReauthView } from '../pages/connect-views';
@@ -45,15 +45,18 @@ export function errandState(errand: ErrandRow, now: Date): ErrandState {
   return errand.expiresAt <= now ? 'expired' : 'pending';
 }
 
-export function errandPages(router: Router, p: ErrandPageDeps): void {
+/**
+ * GET /errands/{errandKey}, its poll (/status), the re-authentication by emailed code, the details form and the
+ * shared passkey sign-in under it.
+ */
+export function errandPages(p: ErrandPageDeps): Endpoint[] {
   const { deps, errands, signin } = p;
   const { accounts } = signin.site;
-  const form = formBody();
 
   const find = async (errandKey: string) =>
     ERRAND_KEY.test(errandKey) ? await errands.byKeyHash(sha256Hex(errandKey)) : undefined;
 
-  async function load(req: Request, res: Response): Promise<ErrandPage> {
+  async function load(req: PageRequest<unknown>, res: Response): Promise<ErrandPage> {
     const errandKey = String(req.params.errandKey);
     const errand = await find(errandKey);
     if (!errand) throw new PageError(404, 'notFound');
@@ -69,7 +72,8 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     return Object.assign(b, { errand });
   }
 
-  async function loadPending(req: Request, res: Response): Promise<ErrandPage> {
+  /** A post: the errand's page, its CSRF token and Origin checked, while the errand is pending. */
+  async function loadPending(req: PageRequest<unknown>, res: Response): Promise<ErrandPage> {
     const b = await load(req, res);
     signin.guard(b, req);
     if (errandState(b.errand, deps.now()) !== 'pending')
@@ -82,93 +86,123 @@ export function errandPages(router: Router, p: ErrandPageDeps): void {
     res.redirect(303, b.target.base);
   };
 
-  router.get('/errands/:errandKey/status', async (req, res) => {
-    const errand = await find(String(req.params.errandKey));
-    noStore(res);
-    if (!errand) return void res.status(404).json({ reason: 'NotFound' });
-    res.json({ state: errandState(errand, deps.now()), expiresAt: errand.expiresAt.toISOString() });
-  });
-
-  router.get('/errands/:errandKey', async (req, res) => {
-    const b = await load(req, res);
-    const { ctx, errand } = b;
-    const notice = b.takeNotice();
-    const state = errandState(errand, deps.now());
-    if (state === 'completed') {
-      if (!b.flow.realized) throw new PageError<ConnectKey>(410, 'errandCompleted');
-      const done = messageView(ctx, 'errandDoneHeading', {
-        key: 'errandDoneIntro',
-        vars: { app: ctx.appName ?? '' },
-      });
-      return sendPage(res, b, ctx.t('errandDoneHeading'), done);
-    }
-    if (state === 'expired') throw new PageError(410, 'expired');
-    const found = await accountAndView(deps.issuance, appOf(b.target), errand.accountId);
-    if (found?.account.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
-    await b.save();
-    if (b.flow.accountId !== errand.accountId) {
-      const hasPasskey = (await accounts.passkeysOf(errand.accountId)).length > 0;
-      const view = errandReauthView(ctx, {
-        base: b.target.base,
-        hasPasskey,
-        email: found.account.email ?? '',
-        codeSent: !!b.flow.pendingEmail,
-        notice,
-      });
-      return sendPage(res, b, ctx.t('reauthHeading'), view, 200, hasPasskey);
-    }
-    const page = detailsView(ctx, {
-      action: `${b.target.base}/details`,
-      items: allClaimItems(found.view, found.account),
-      notice,
-    });
-    sendPage(res, b, ctx.t('detailsHeading', { app: ctx.appName ?? '' }), page);
-  });
-
-  router.post('/errands/:errandKey/email', form, async (req, res) => {
-    const b = await loadPending(req, res);
-    readForm(plainForm, req);
-    const account = await loadAccount(deps.db, b.errand.accountId);
-    const hasPasskey = (await accounts.passkeysOf(b.errand.accountId)).length > 0;
-    // Only an account without a passkey re-authenticates by email.
-    if (account?.email && !hasPasskey) await signin.mailCode(b, req, account.email);
-    await back(b, res);
-  });
-
-  router.post('/errands/:errandKey/email/code', form, async (req, res) => {
-    const b = await loadPending(req, res);
-    const { code } = readForm(codeForm, req);
-    // A right code rotates the flow identifier (re-authentication is a change of privilege).
-    if (await signin.enterCode(b, req, code)) {
-      b.flow.accountId = b.errand.accountId;
-      b.flow.authTime = deps.now().getTime();
-    }
-    await back(b, res);
-  });
-
-  router.post('/errands/:errandKey/email/reset', form, async (req, res) => {
-    const b = await loadPending(req, res);
-    readForm(plainForm, req);
-    delete b.flow.pendingEmail;
-    await b.codes.drop();
-    await back(b, res);
-  });
-
-  router.post('/errands/:errandKey/details', form, async (req, res) => {
-    const b = await loadPending(req, res);
-    readForm(plainForm, req);
-    // Nothing changes before the person has re-authenticated as the errand's account.
-    if (b.flow.accountId !== b.errand.accountId) return back(b, res);
-    const found = await accountAndView(deps.issuance, appOf(b.target), b.errand.accountId);
-    if (!found) throw new PageError(403, 'accountUnavailable');
-    const shown = allClaimItems(found.view, found.account);
-    if (
-      (await signin.submitDetails(b, req, b.errand.accountId, shown)) &&
-      (await errands.complete(b.errand.id, deps.now()))
-    )
-      b.flow.realized = true;
-    await back(b, res);
-  });
-
-  router.use('/errands/:errandKey', signin.passkeySignInRoutes(load));
+  return [
+    pageEndpoint({
+      method: 'GET',
+      path: '/errands/:errandKey/status',
+      body: { kind: 'none' },
+      noStore: true,
+      page: async (req, res) => {
+        const errand = await find(String(req.params.errandKey));
+        if (!errand) return void res.status(404).json({ reason: 'NotFound' });
+        res.json({ state: errandState(errand, deps.now()), expiresAt: errand.expiresAt.toISOString() });
+      },
+    }),
+    pageEndpoint({
+      method: 'GET',
+      path: '/errands/:errandKey',
+      body: { kind: 'none' },
+      noStore: false,
+      page: async (req, res) => {
+        const b = await load(req, res);
+        const { ctx, errand } = b;
+        const notice = b.takeNotice();
+        const state = errandState(errand, deps.now());
+        if (state === 'completed') {
+          if (!b.flow.realized) throw new PageError<ConnectKey>(410, 'errandCompleted');
+          const done = messageView(ctx, 'errandDoneHeading', {
+            key: 'errandDoneIntro',
+            vars: { app: ctx.appName ?? '' },
+          });
+          return sendPage(res, b, ctx.t('errandDoneHeading'), done);
+        }
+        if (state === 'expired') throw new PageError(410, 'expired');
+        const found = await accountAndView(deps.issuance, appOf(b.target), errand.accountId);
+        if (found?.account.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
+        await b.save();
+        if (b.flow.accountId !== errand.accountId) {
+          const hasPasskey = (await accounts.passkeysOf(errand.accountId)).length > 0;
+          const view = errandReauthView(ctx, {
+            base: b.target.base,
+            hasPasskey,
+            email: found.account.email ?? '',
+            codeSent: !!b.flow.pendingEmail,
+            notice,
+          });
+          return sendPage(res, b, ctx.t('reauthHeading'), view, 200, hasPasskey);
+        }
+        const page = detailsView(ctx, {
+          action: `${b.target.base}/details`,
+          items: allClaimItems(found.view, found.account),
+          notice,
+        });
+        sendPage(res, b, ctx.t('detailsHeading', { app: ctx.appName ?? '' }), page);
+      },
+    }),
+    pageEndpoint({
+      method: 'POST',
+      path: '/errands/:errandKey/email',
+      body: { kind: 'form', schema: plainForm },
+      noStore: false,
+      open: loadPending,
+      page: async (req, res, b) => {
+        const account = await loadAccount(deps.db, b.errand.accountId);
+        const hasPasskey = (await accounts.passkeysOf(b.errand.accountId)).length > 0;
+        // Only an account without a passkey re-authenticates by email.
+        if (account?.email && !hasPasskey) await signin.mailCode(b, req, account.email);
+        await back(b, res);
+      },
+    }),
+    pageEndpoint({
+      method: 'POST',
+      path: '/errands/:errandKey/email/code',
+      body: { kind: 'form', schema: codeForm },
+      noStore: false,
+      open: loadPending,
+      page: async (req, res, b) => {
+        // A right code rotates the flow identifier (re-authentication is a change of privilege).
+        if (await signin.enterCode(b, req, req.body.code)) {
+          b.flow.accountId = b.errand.accountId;
+          b.flow.authTime = deps.now().getTime();
+        }
+        await back(b, res);
+      },
+    }),
+    pageEndpoint({
+      method: 'POST',
+      path: '/errands/:errandKey/email/reset',
+      body: { kind: 'form', schema: plainForm },
+      noStore: false,
+      open: loadPending,
+      page: async (_req, res, b) => {
+        delete b.flow.pendingEmail;
+        await b.codes.drop();
+        await back(b, res);
+      },
+    }),
+    pageEndpoint({
+      method: 'POST',
+      path: '/errands/:errandKey/details',
+      body: { kind: 'form', schema: detailsForm },
+      noStore: false,
+      open: loadPending,
+      page: async (req, res, b) => {
+        // Nothing changes before the person has re-authenticated as the errand's account.
+        if (b.flow.accountId !== b.errand.accountId) return back(b, res);
+        const found = await accountAndView(deps.issuance, appOf(b.target), b.errand.accountId);
+        if (!found) throw new PageError(403, 'accountUnavailable');
+        const shown = allClaimItems(found.view, found.account);
+        if (
+          (await signin.submitDetails(b, req, b.errand.accountId, shown)) &&
+          (await errands.complete(b.errand.id, deps.now()))
+        )
+          b.flow.realized = true;
+        await back(b, res);
+      },
+    }),
+    ...signin.passkeySignInEndpoints(load, {
+      authenticationOptions: '/errands/:errandKey/passkey/authentication-options',
+      authentication: '/errands/:errandKey/passkey/authentication',
+    }),
+  ];
 }

@@ -2,8 +2,9 @@
 // consent per claim), then connect's own final step: realize the inquiry and return (redirect to the callback,
 // reveal the confirmation key, or wait for the poll).
 import { loadApplication } from '@svc/issuance';
+import { type Endpoint, type PageRequest, pageEndpoint } from '@svc/platform';
 import { type Browser, messageView, PageError, sendPage } from '@svc/signin';
-import type { Request, Response, Router } from 'express';
+import type { Response } from 'express';
 import type { ConnectDeps } from '../deps';
 import { buildCallbackRedirect } from '../domain/callback-url';
 import { satisfiesRealizeConstraints } from '../domain/email-match';
@@ -28,10 +29,11 @@ export interface InquiryPageDeps {
 
 const EXPOSURE_KEY = /^iqe_[A-Za-z0-9_-]{43}$/;
 
-export function inquiryPages(router: Router, p: InquiryPageDeps): void {
+/** GET /inquiries/{exposureKey} and the shared sign-in steps under it. */
+export function inquiryPages(p: InquiryPageDeps): Endpoint[] {
   const { deps, inquiries, signin } = p;
 
-  async function load(req: Request, res: Response): Promise<InquiryPage> {
+  async function load(req: PageRequest<unknown>, res: Response): Promise<InquiryPage> {
     const exposureKey = String(req.params.exposureKey);
     const inquiry = EXPOSURE_KEY.test(exposureKey)
       ? await inquiries.byExposureHash(sha256Hex(exposureKey))
@@ -72,30 +74,50 @@ export function inquiryPages(router: Router, p: InquiryPageDeps): void {
     );
   }
 
-  router.get('/inquiries/:exposureKey', async (req, res) => {
-    const b = await load(req, res);
-    const { inquiry } = b;
-    if (inquiry.state === 'REDEEMED') throw new PageError(410, 'completed');
-    if (inquiry.expiresAt <= deps.now()) throw new PageError(410, 'expired');
-    if (inquiry.state === 'REALIZED') {
-      if (!b.flow.realized) throw new PageError(410, 'completed');
+  const page = pageEndpoint({
+    method: 'GET',
+    path: '/inquiries/:exposureKey',
+    body: { kind: 'none' },
+    noStore: false,
+    page: async (req, res) => {
+      const b = await load(req, res);
+      const { inquiry } = b;
+      if (inquiry.state === 'REDEEMED') throw new PageError(410, 'completed');
+      if (inquiry.expiresAt <= deps.now()) throw new PageError(410, 'expired');
+      if (inquiry.state === 'REALIZED') {
+        if (!b.flow.realized) throw new PageError(410, 'completed');
+        await b.save();
+        return sendReturn(b, res);
+      }
+      const signedIn = await signin.nextStep(b, res);
+      if (!signedIn) return;
+      const key = await realizeInquiry(
+        { inquiries, kek: deps.issuance.kek, now: deps.clock },
+        inquiry.id,
+        signedIn.account,
+        signedIn.authTime,
+      );
+      if (!key) throw new PageError(410, 'completed');
+      b.flow.realized = true;
       await b.save();
-      return sendReturn(b, res);
-    }
-    const signedIn = await signin.nextStep(b, res);
-    if (!signedIn) return;
-    const key = await realizeInquiry(
-      { inquiries, kek: deps.issuance.kek, now: deps.clock },
-      inquiry.id,
-      signedIn.account,
-      signedIn.authTime,
-    );
-    if (!key) throw new PageError(410, 'completed');
-    b.flow.realized = true;
-    await b.save();
-    b.inquiry = (await inquiries.byId(inquiry.id)) ?? inquiry;
-    sendReturn(b, res);
+      b.inquiry = (await inquiries.byId(inquiry.id)) ?? inquiry;
+      sendReturn(b, res);
+    },
   });
 
-  router.use('/inquiries/:exposureKey', signin.stepRoutes(load));
+  return [
+    page,
+    ...signin.stepEndpoints(load, {
+      email: '/inquiries/:exposureKey/email',
+      code: '/inquiries/:exposureKey/email/code',
+      reset: '/inquiries/:exposureKey/email/reset',
+      signOut: '/inquiries/:exposureKey/sign-out',
+      terms: '/inquiries/:exposureKey/terms',
+      details: '/inquiries/:exposureKey/details',
+      authenticationOptions: '/inquiries/:exposureKey/passkey/authentication-options',
+      authentication: '/inquiries/:exposureKey/passkey/authentication',
+      registrationOptions: '/inquiries/:exposureKey/passkey/registration-options',
+      registration: '/inquiries/:exposureKey/passkey/registration',
+    }),
+  ];
 }

@@ -1,7 +1,7 @@
-// Mounts every browser page: inquiries, errands, the account page and the read-only basic-terms page (the
-// LegalAgreementRequired termsUrl), on the shared sign-in steps of @svc/signin, with the page error handler.
+// Every browser page of connect: inquiries, errands, the account page and the read-only basic-terms page (the
+// LegalAgreementRequired termsUrl), on the shared sign-in steps of @svc/signin; the table lists them.
 import { termsRevision } from '@svc/issuance';
-import { pageEndpoint } from '@svc/platform';
+import { type Endpoint, pageEndpoint } from '@svc/platform';
 import {
   createSignin,
   layout,
@@ -11,7 +11,6 @@ import {
   termsDocument,
   translator,
 } from '@svc/signin';
-import { type Request, Router } from 'express';
 import type { ConnectDeps } from '../deps';
 import { CONNECT_MESSAGES, type ConnectKey } from '../pages/i18n-connect';
 import { createErrandStore } from '../store/errands';
@@ -25,7 +24,7 @@ export type ConnectSignin = Signin<ConnectKey>;
 /** connect's binding of the sign-in steps: its flow cookie and namespace, its strings, its account page. */
 export function connectSignin(deps: ConnectDeps): ConnectSignin {
   return createSignin({
-    deps,
+    deps: { ...deps, now: deps.issuance.now },
     config: { ...deps.config, accountPageUrl: `${deps.config.connectUrl}/account` },
     namespace: 'connect',
     receiptChannel: 'CONNECT_BROWSER',
@@ -33,13 +32,15 @@ export function connectSignin(deps: ConnectDeps): ConnectSignin {
   });
 }
 
-export function pageRoutes(deps: ConnectDeps, inquiries: InquiryStore, signin: ConnectSignin): Router {
-  const router = Router();
-  inquiryPages(router, { deps, inquiries, signin });
-  errandPages(router, { deps, errands: createErrandStore(deps.db), signin });
-  accountPages(router, { deps, signin });
-  router.use(signin.pageErrors());
-  return router;
+/** The page endpoints: assets, terms, inquiries, errands and the account page. */
+export function pageEndpoints(deps: ConnectDeps, inquiries: InquiryStore, signin: ConnectSignin): Endpoint[] {
+  return [
+    signin.assetEndpoint(),
+    termsPage(deps, signin),
+    ...inquiryPages({ deps, inquiries, signin }),
+    ...errandPages({ deps, errands: createErrandStore(deps.db), signin }),
+    ...accountPages({ deps, signin }),
+  ];
 }
 
 /** GET /terms/{revision}: the read-only basic-terms page (the LegalAgreementRequired termsUrl). */
@@ -53,7 +54,7 @@ export const termsPage = (deps: ConnectDeps, signin: ConnectSignin) =>
       const revision = Number(req.params.revision);
       const agreement = Number.isInteger(revision) ? await termsRevision(deps.db, revision) : undefined;
       if (!agreement) throw new PageError(404, 'notFound');
-      const locale = signin.locale(req as Request, res);
+      const locale = signin.locale(req, res);
       const t = translator(locale, CONNECT_MESSAGES);
       const ctx = { locale, t, path: req.path };
       setPageHeaders(res);

@@ -4,18 +4,18 @@
 // claim), then the confirmation screen, always: Approve or Deny (final). verificationUriComplete only fills in the
 // code. The browser's flow record (key `device`) keeps who signed in and which authorization the code selected.
 import { loadApplication } from '@svc/issuance';
-import { createRateLimiter, formBody } from '@svc/platform';
+import { createRateLimiter, type Endpoint, type PageRequest, pageEndpoint } from '@svc/platform';
 import {
   type Browser,
   createSignin,
   localizedName,
   PageError,
+  pageForm,
   plainForm,
-  readForm,
   sendPage,
 } from '@svc/signin';
 import { CLAIM_KEYS } from '@svc/token-core';
-import { type Request, type Response, Router } from 'express';
+import type { ErrorRequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { DeviceDeps } from '../deps';
 import {
@@ -33,12 +33,18 @@ interface DevicePage extends Browser<DeviceKey> {
   authorization?: PendingAuthorization;
 }
 
-const userCodeForm = z.object({ _csrf: z.string().max(4096), code: z.string().max(64) });
+type SelectedPage = DevicePage & { authorization: PendingAuthorization };
 
-export function devicePages(deps: DeviceDeps): Router {
+const userCodeForm = pageForm({ _csrf: z.string().max(4096), code: z.string().max(64) });
+
+/**
+ * The approval page's endpoints: /device (GET the page, POST a typed code), /device/approve, /device/deny,
+ * /device/cancel, the shared sign-in steps under /device and the assets; with the pages' error mapper.
+ */
+export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErrors: ErrorRequestHandler } {
   const { pages } = deps.config;
   const signin = createSignin<DeviceKey>({
-    deps: { ...deps, now: () => new Date(deps.issuance.now()) },
+    deps: { ...deps, now: deps.issuance.now },
     config: pages,
     namespace: 'device',
     receiptChannel: 'DEVICE_BROWSER',
@@ -52,11 +58,8 @@ export function devicePages(deps: DeviceDeps): Router {
     });
   const guessesPerAddress = limiter('user-code-ip', pages.codeGuesses.perAddress);
   const guessesPerAccount = limiter('user-code-account', pages.codeGuesses.perAccount);
-  const router = Router();
-  const form = formBody();
-
   /** This browser's device flow, with the authorization its typed code selected while that is still pending. */
-  async function open(req: Request, res: Response): Promise<DevicePage> {
+  async function open(req: PageRequest<unknown>, res: Response): Promise<DevicePage> {
     const b: DevicePage = await signin.open(req, res, {
       key: 'device',
       base: '/device',
@@ -80,16 +83,13 @@ export function devicePages(deps: DeviceDeps): Router {
   }
 
   /** The sign-in steps and decisions work only on a selected, still pending authorization. */
-  async function openSelected(
-    req: Request,
-    res: Response,
-  ): Promise<DevicePage & { authorization: PendingAuthorization }> {
+  async function openSelected(req: PageRequest<unknown>, res: Response): Promise<SelectedPage> {
     const b = await open(req, res);
     if (!b.authorization) {
       await b.save();
       throw new PageError<DeviceKey>(410, 'requestGone');
     }
-    return b as DevicePage & { authorization: PendingAuthorization };
+    return b as SelectedPage;
   }
 
   const back = async (b: DevicePage, res: Response) => {
@@ -97,85 +97,129 @@ export function devicePages(deps: DeviceDeps): Router {
     res.redirect(303, '/device');
   };
 
-  router.get('/device', async (req, res) => {
-    const b = await open(req, res);
-    const query = typeof req.query.user_code === 'string' ? req.query.user_code.slice(0, 64) : undefined;
-    // verificationUriComplete fills in the code; it never selects one by itself (a link must not decide).
-    if (!b.authorization || (query !== undefined && query !== b.authorization.userCode)) {
-      const notice = b.takeNotice();
-      await b.save();
-      if (notice?.key === 'approvedIntro')
-        return sendPage(res, b, b.ctx.t('approvedHeading'), outcomeView(b.ctx, 'approvedHeading', notice));
-      if (notice?.key === 'deniedIntro')
-        return sendPage(res, b, b.ctx.t('deniedHeading'), outcomeView(b.ctx, 'deniedHeading', notice));
-      return sendPage(res, b, b.ctx.t('entryTitle'), entryView(b.ctx, { typed: query ?? '', notice }));
-    }
-    const signedIn = await signin.nextStep(b, res);
-    if (!signedIn) return;
-    const view = confirmView(b.ctx, { authorization: b.authorization, email: signedIn.account.email });
-    sendPage(res, b, b.ctx.t('confirmHeading'), view);
-  });
+  /** A post of the page: the flow opened and its CSRF token and Origin checked before the form's schema. */
+  const guarded =
+    <B extends DevicePage>(load: (req: PageRequest<unknown>, res: Response) => Promise<B>) =>
+    async (req: PageRequest<unknown>, res: Response): Promise<B> => {
+      const b = await load(req, res);
+      signin.guard(b, req);
+      return b;
+    };
 
-  router.post('/device', form, async (req, res) => {
-    const b = await open(req, res);
-    signin.guard(b, req);
-    const { code } = readForm(userCodeForm, req);
-    // RFC 8628 section 5.1: every entry counts, right, wrong or malformed, before anything is looked up.
-    await guessesPerAddress.consume(req.ip ?? '');
-    if (b.flow.accountId) await guessesPerAccount.consume(b.flow.accountId);
-    const found = await findPendingAuthorization(deps, code);
-    if (found.kind === 'found') b.flow.selected = found.authorization.id;
-    else {
-      delete b.flow.selected;
-      b.flash(found.kind === 'malformed' ? 'codeMalformed' : 'codeUnknown');
-    }
-    await back(b, res);
-  });
-
-  router.post('/device/approve', form, async (req, res) => {
-    const b = await openSelected(req, res);
-    signin.guard(b, req);
-    readForm(plainForm, req);
-    const owed = await signin.owedStep(b);
-    // Only from the confirmation screen: every step must have passed (the terms or consent may have changed).
-    if (owed.step !== 'done') return back(b, res);
-    const { account, view, authTime } = owed.signedIn;
-    const consent: Record<string, 'GRANTED' | 'DENIED'> = {};
-    for (const key of CLAIM_KEYS) {
-      const state = view[key].state;
-      if (state === 'GRANTED' || state === 'DENIED') consent[key] = state;
-    }
-    const outcome = await approveDeviceAuthorization(deps, b.authorization.id, {
-      accountId: account.id,
-      authorityVersion: account.authorityVersion,
-      authTime,
-      consent,
-    });
-    delete b.flow.selected;
-    if (outcome === 'approved') b.flash('approvedIntro', { app: b.ctx.appName ?? '' });
-    else b.flash('requestGone');
-    await back(b, res);
-  });
-
-  router.post('/device/deny', form, async (req, res) => {
-    const b = await openSelected(req, res);
-    signin.guard(b, req);
-    readForm(plainForm, req);
-    const outcome = await denyDeviceAuthorization(deps, b.authorization.id);
-    delete b.flow.selected;
-    b.flash(outcome === 'denied' ? 'deniedIntro' : 'requestGone');
-    await back(b, res);
-  });
-
-  router.post('/device/cancel', form, async (req, res) => {
-    const b = await open(req, res);
-    signin.guard(b, req);
-    readForm(plainForm, req);
-    delete b.flow.selected;
-    await back(b, res);
-  });
-
-  router.use('/device', signin.stepRoutes(openSelected));
-  router.use(signin.pageErrors());
-  return router;
+  const endpoints: Endpoint[] = [
+    signin.assetEndpoint(),
+    pageEndpoint({
+      method: 'GET',
+      path: '/device',
+      body: { kind: 'none' },
+      noStore: false,
+      page: async (req, res) => {
+        const b = await open(req, res);
+        const query = typeof req.query.user_code === 'string' ? req.query.user_code.slice(0, 64) : undefined;
+        // verificationUriComplete fills in the code; it never selects one by itself (a link must not decide).
+        if (!b.authorization || (query !== undefined && query !== b.authorization.userCode)) {
+          const notice = b.takeNotice();
+          await b.save();
+          if (notice?.key === 'approvedIntro')
+            return sendPage(
+              res,
+              b,
+              b.ctx.t('approvedHeading'),
+              outcomeView(b.ctx, 'approvedHeading', notice),
+            );
+          if (notice?.key === 'deniedIntro')
+            return sendPage(res, b, b.ctx.t('deniedHeading'), outcomeView(b.ctx, 'deniedHeading', notice));
+          return sendPage(res, b, b.ctx.t('entryTitle'), entryView(b.ctx, { typed: query ?? '', notice }));
+        }
+        const signedIn = await signin.nextStep(b, res);
+        if (!signedIn) return;
+        const view = confirmView(b.ctx, { authorization: b.authorization, email: signedIn.account.email });
+        sendPage(res, b, b.ctx.t('confirmHeading'), view);
+      },
+    }),
+    pageEndpoint({
+      method: 'POST',
+      path: '/device',
+      body: { kind: 'form', schema: userCodeForm },
+      noStore: false,
+      open: guarded(open),
+      page: async (req, res, b) => {
+        // RFC 8628 section 5.1: every entry counts, right, wrong or malformed, before anything is looked up.
+        await guessesPerAddress.consume(req.ip ?? '');
+        if (b.flow.accountId) await guessesPerAccount.consume(b.flow.accountId);
+        const found = await findPendingAuthorization(deps, req.body.code);
+        if (found.kind === 'found') b.flow.selected = found.authorization.id;
+        else {
+          delete b.flow.selected;
+          b.flash(found.kind === 'malformed' ? 'codeMalformed' : 'codeUnknown');
+        }
+        await back(b, res);
+      },
+    }),
+    pageEndpoint({
+      method: 'POST',
+      path: '/device/approve',
+      body: { kind: 'form', schema: plainForm },
+      noStore: false,
+      open: guarded(openSelected),
+      page: async (_req, res, b) => {
+        const owed = await signin.owedStep(b);
+        // Only from the confirmation screen: every step must have passed (the terms or consent may have changed).
+        if (owed.step !== 'done') return back(b, res);
+        const { account, view, authTime } = owed.signedIn;
+        const consent: Record<string, 'GRANTED' | 'DENIED'> = {};
+        for (const key of CLAIM_KEYS) {
+          const state = view[key].state;
+          if (state === 'GRANTED' || state === 'DENIED') consent[key] = state;
+        }
+        const outcome = await approveDeviceAuthorization(deps, b.authorization.id, {
+          accountId: account.id,
+          authorityVersion: account.authorityVersion,
+          authTime,
+          consent,
+        });
+        delete b.flow.selected;
+        if (outcome === 'approved') b.flash('approvedIntro', { app: b.ctx.appName ?? '' });
+        else b.flash('requestGone');
+        await back(b, res);
+      },
+    }),
+    pageEndpoint({
+      method: 'POST',
+      path: '/device/deny',
+      body: { kind: 'form', schema: plainForm },
+      noStore: false,
+      open: guarded(openSelected),
+      page: async (_req, res, b) => {
+        const outcome = await denyDeviceAuthorization(deps, b.authorization.id);
+        delete b.flow.selected;
+        b.flash(outcome === 'denied' ? 'deniedIntro' : 'requestGone');
+        await back(b, res);
+      },
+    }),
+    pageEndpoint({
+      method: 'POST',
+      path: '/device/cancel',
+      body: { kind: 'form', schema: plainForm },
+      noStore: false,
+      open: guarded(open),
+      page: async (_req, res, b) => {
+        delete b.flow.selected;
+        await back(b, res);
+      },
+    }),
+    ...signin.stepEndpoints(openSelected, {
+      email: '/device/email',
+      code: '/device/email/code',
+      reset: '/device/email/reset',
+      signOut: '/device/sign-out',
+      terms: '/device/terms',
+      details: '/device/details',
+      authenticationOptions: '/device/passkey/authentication-options',
+      authentication: '/device/passkey/authentication',
+      registrationOptions: '/device/passkey/registration-options',
+      registration: '/device/passkey/registration',
+    }),
+  ];
+  return { endpoints, pageErrors: signin.pageErrors() };
 }

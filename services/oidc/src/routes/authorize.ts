@@ -2,9 +2,16 @@
 // its redirect URI is not trusted, send later errors to the client, and park a valid request for the pages at
 // /interaction/{uid}, which decide sign-in, consent and prompt=none with the browser's sign-in cookie in hand
 // (a cross-site POST carries no SameSite=Lax cookie; the redirect to the page is a same-site GET that does).
-import { countAuthorizeOutcome, formBody, OAuthError } from '@svc/platform';
+import {
+  countAuthorizeOutcome,
+  type Endpoint,
+  OAuthError,
+  type PageRequest,
+  pageEndpoint,
+} from '@svc/platform';
 import type { Signin } from '@svc/signin';
-import { type Request, type Response, Router } from 'express';
+import type { Response } from 'express';
+import { z } from 'zod';
 import type { OidcDeps } from '../deps';
 import {
   type AuthorizeClient,
@@ -39,7 +46,7 @@ function pageKey(error: AuthorizeErrorCode): OidcKey {
 }
 
 // The query string exactly as sent: repeated parameters stay visible (Express's parser would merge them).
-function queryPairs(req: Request): [string, string][] {
+function queryPairs(req: PageRequest<unknown>): [string, string][] {
   const at = req.originalUrl.indexOf('?');
   return at === -1 ? [] : [...new URLSearchParams(req.originalUrl.slice(at + 1))];
 }
@@ -47,7 +54,7 @@ function queryPairs(req: Request): [string, string][] {
 // Where the error page's language switch leads: the same request as a GET (a POSTed form's parameters as the
 // query; OIDC Core 3.1.2.1 takes both), so the person lands back on this page in the other language. A form too
 // large for a sensible URL gets the bare path.
-function sameRequestHere(req: Request, pairs: [string, string][]): string {
+function sameRequestHere(req: PageRequest<unknown>, pairs: [string, string][]): string {
   if (req.method === 'GET') return req.originalUrl;
   const query = new URLSearchParams(pairs).toString();
   return query.length > 0 && query.length <= 4096 ? `${req.path}?${query}` : req.path;
@@ -60,11 +67,18 @@ function formPairs(body: Record<string, string | string[]>): [string, string][] 
   );
 }
 
-export function authorizeRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Router {
-  const router = Router();
+/** The form as sent, repeats kept as lists (`repeats: 'list'`). */
+const authorizeForm = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+
+/** GET and POST /authorize. */
+export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): Endpoint[] {
   const { interactions } = deps.pages;
 
-  async function authorize(req: Request, res: Response, pairs: [string, string][]): Promise<void> {
+  async function authorize(
+    req: PageRequest<unknown>,
+    res: Response,
+    pairs: [string, string][],
+  ): Promise<void> {
     const params = readAuthorizeParams(pairs);
     const clientId = requestedClientId(params);
     const record = clientId ? await deps.clients.get(clientId) : undefined;
@@ -96,11 +110,22 @@ export function authorizeRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Router
     res.redirect(303, `/interaction/${uid}${lang}`);
   }
 
-  router.get('/authorize', (req, res) => authorize(req, res, queryPairs(req)));
-  // The form as sent, repeats kept: a repeated parameter is the same invalid_request as on GET (sent to the
-  // client when client_id and redirect_uri are single and trusted, an error page otherwise).
-  router.post('/authorize', formBody(32 * 1024, 50, 'list'), (req, res) =>
-    authorize(req, res, formPairs(req.body as Record<string, string | string[]>)),
-  );
-  return router;
+  return [
+    pageEndpoint({
+      method: 'GET',
+      path: '/authorize',
+      body: { kind: 'none' },
+      noStore: false,
+      page: (req, res) => authorize(req, res, queryPairs(req)),
+    }),
+    // The form as sent, repeats kept: a repeated parameter is the same invalid_request as on GET (sent to the
+    // client when client_id and redirect_uri are single and trusted, an error page otherwise).
+    pageEndpoint({
+      method: 'POST',
+      path: '/authorize',
+      body: { kind: 'form', schema: authorizeForm, limit: 32 * 1024, repeats: 'list' },
+      noStore: false,
+      page: (req, res) => authorize(req, res, formPairs(req.body)),
+    }),
+  ];
 }

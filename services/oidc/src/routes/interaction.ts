@@ -3,7 +3,7 @@
 // a page; otherwise the shared sign-in steps (passkey or email-code sign-up, basic terms, consent and REQUIRED
 // data), the prompt=consent review, then the sign-in is recorded on this host and the client is answered once.
 import { loadApplication } from '@svc/issuance';
-import { formBody } from '@svc/platform';
+import { type Endpoint, type PageRequest, pageEndpoint } from '@svc/platform';
 import {
   accountAndView,
   allClaimItems,
@@ -14,11 +14,11 @@ import {
   PageError,
   parseCookies,
   plainForm,
-  readForm,
   type Signin,
   sendPage,
 } from '@svc/signin';
-import { type Request, type Response, Router } from 'express';
+import type { Response } from 'express';
+import { z } from 'zod';
 import type { OidcDeps } from '../deps';
 import { needsFreshLogin, promptNoneError } from '../domain/authorize-decision';
 import { hintedAccount } from '../domain/id-token-hint';
@@ -39,13 +39,16 @@ interface InteractionPage extends Browser<OidcKey> {
   held?: { id: string; session: SignInSession };
 }
 
-export function interactionRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Router {
-  const router = Router();
+/** Every field of the review form is read by the details form (`submitDetails`). */
+const reviewForm = z.record(z.string(), z.string());
+
+/** GET /interaction/{uid}, its review and cancel posts and the shared sign-in steps under it. */
+export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): Endpoint[] {
   const { interactions } = deps.pages;
   const cookie = signInCookie(isHttps(deps.oidc.oidcUrl));
   const nowSeconds = () => Math.floor(deps.now() / 1000);
 
-  async function load(req: Request, res: Response): Promise<InteractionPage> {
+  async function load(req: PageRequest<unknown>, res: Response): Promise<InteractionPage> {
     const uid = String(req.params.uid);
     const interaction = await interactions.get(uid);
     if (!interaction) throw new PageError(410, 'expired');
@@ -114,50 +117,63 @@ export function interactionRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Rout
     sendErrorToClient(res, deps, targetOf(request), error);
   }
 
-  router.get('/interaction/:uid', async (req, res) => {
+  /** A post: the page's target loaded and the flow's CSRF token and Origin checked, before the form's schema. */
+  async function guarded(req: PageRequest<unknown>, res: Response): Promise<InteractionPage> {
     const p = await load(req, res);
-    const { interaction: it, held } = p;
-    if (p.flow.realized) throw new PageError(410, 'completed');
-    if (it.freshLogin === undefined) {
-      const prompt = new Set(it.prompt);
-      it.freshLogin = needsFreshLogin({ prompt, maxAge: it.maxAge }, held?.session, nowSeconds());
-      // A hint naming someone other than the browser's sign-in: that sign-in does not answer this request.
-      if (!it.freshLogin && held && it.idTokenHint) {
-        it.freshLogin = (await hintedAccount(deps, p.client, it.idTokenHint)) !== held.session.accountId;
-      }
-      await interactions.flag(p.uid, { freshLogin: it.freshLogin });
-      if (prompt.has('none')) {
-        const app = appOf(p.target);
-        const owed = it.freshLogin || !held ? 'none' : await owedStep(deps, app, held.session.accountId);
-        const error = promptNoneError(it.freshLogin, owed);
-        if (error) return fail(p, res, error);
-        if (held) {
-          const found = await accountAndView(deps, app, held.session.accountId);
-          return finish(p, res, { ...held.session, authorityVersion: found?.account.authorityVersion });
+    signin.guard(p, req);
+    return p;
+  }
+
+  const view = pageEndpoint({
+    method: 'GET',
+    path: '/interaction/:uid',
+    body: { kind: 'none' },
+    noStore: false,
+    page: async (req, res) => {
+      const p = await load(req, res);
+      const { interaction: it, held } = p;
+      if (p.flow.realized) throw new PageError(410, 'completed');
+      if (it.freshLogin === undefined) {
+        const prompt = new Set(it.prompt);
+        it.freshLogin = needsFreshLogin({ prompt, maxAge: it.maxAge }, held?.session, nowSeconds());
+        // A hint naming someone other than the browser's sign-in: that sign-in does not answer this request.
+        if (!it.freshLogin && held && it.idTokenHint) {
+          it.freshLogin = (await hintedAccount(deps, p.client, it.idTokenHint)) !== held.session.accountId;
+        }
+        await interactions.flag(p.uid, { freshLogin: it.freshLogin });
+        if (prompt.has('none')) {
+          const app = appOf(p.target);
+          const owed = it.freshLogin || !held ? 'none' : await owedStep(deps, app, held.session.accountId);
+          const error = promptNoneError(it.freshLogin, owed);
+          if (error) return fail(p, res, error);
+          if (held) {
+            const found = await accountAndView(deps, app, held.session.accountId);
+            return finish(p, res, { ...held.session, authorityVersion: found?.account.authorityVersion });
+          }
         }
       }
-    }
-    // A sign-in this request may use is offered to the steps once; choosing another account there is final.
-    if (!it.freshLogin && held && !it.heldOffered && !p.flow.accountId) {
-      p.flow.accountId = held.session.accountId;
-      p.flow.authTime = held.session.authTime * 1000;
-      p.flow.amr = held.session.amr;
-      p.flow.acr = held.session.acr;
-      await interactions.flag(p.uid, { heldOffered: true });
-    }
-    const signedIn = await signin.nextStep(p, res);
-    if (!signedIn) return;
-    if (it.prompt.includes('consent') && !it.consentReviewed) {
-      const items = allClaimItems(signedIn.view, signedIn.account);
-      if (items.length > 0) return sendReview(p, res, items);
-    }
-    await finish(p, res, {
-      accountId: signedIn.account.id,
-      authTime: Math.floor(signedIn.authTime.getTime() / 1000),
-      amr: signedIn.amr,
-      acr: signedIn.acr,
-      authorityVersion: signedIn.account.authorityVersion,
-    });
+      // A sign-in this request may use is offered to the steps once; choosing another account there is final.
+      if (!it.freshLogin && held && !it.heldOffered && !p.flow.accountId) {
+        p.flow.accountId = held.session.accountId;
+        p.flow.authTime = held.session.authTime * 1000;
+        p.flow.amr = held.session.amr;
+        p.flow.acr = held.session.acr;
+        await interactions.flag(p.uid, { heldOffered: true });
+      }
+      const signedIn = await signin.nextStep(p, res);
+      if (!signedIn) return;
+      if (it.prompt.includes('consent') && !it.consentReviewed) {
+        const items = allClaimItems(signedIn.view, signedIn.account);
+        if (items.length > 0) return sendReview(p, res, items);
+      }
+      await finish(p, res, {
+        accountId: signedIn.account.id,
+        authTime: Math.floor(signedIn.authTime.getTime() / 1000),
+        amr: signedIn.amr,
+        acr: signedIn.acr,
+        authorityVersion: signedIn.account.authorityVersion,
+      });
+    },
   });
 
   function sendReview(p: InteractionPage, res: Response, items: ReturnType<typeof allClaimItems>) {
@@ -174,31 +190,54 @@ export function interactionRoutes(deps: OidcDeps, signin: Signin<OidcKey>): Rout
   }
 
   // prompt=consent: the person reviews every claim the application asks about, then the request goes on.
-  router.post('/interaction/:uid/review', formBody(), async (req, res) => {
-    const p = await load(req, res);
-    signin.guard(p, req);
-    const accountId = p.flow.accountId;
-    const found = accountId ? await accountAndView(deps, appOf(p.target), accountId) : undefined;
-    if (accountId && found) {
-      const items = allClaimItems(found.view, found.account);
-      if (await signin.submitDetails(p, req, accountId, items)) {
-        await interactions.flag(p.uid, { consentReviewed: true });
+  const review = pageEndpoint({
+    method: 'POST',
+    path: '/interaction/:uid/review',
+    body: { kind: 'form', schema: reviewForm },
+    noStore: false,
+    open: guarded,
+    page: async (req, res, p) => {
+      const accountId = p.flow.accountId;
+      const found = accountId ? await accountAndView(deps, appOf(p.target), accountId) : undefined;
+      if (accountId && found) {
+        const items = allClaimItems(found.view, found.account);
+        if (await signin.submitDetails(p, req, accountId, items)) {
+          await interactions.flag(p.uid, { consentReviewed: true });
+        }
       }
-    }
-    await p.save();
-    res.redirect(303, p.target.base);
+      await p.save();
+      res.redirect(303, p.target.base);
+    },
   });
 
   // The person declines: the client hears access_denied.
-  router.post('/interaction/:uid/cancel', formBody(), async (req, res) => {
-    const p = await load(req, res);
-    signin.guard(p, req);
-    readForm(plainForm, req);
-    await fail(p, res, { error: 'access_denied', description: 'The person declined the request.' });
+  const cancel = pageEndpoint({
+    method: 'POST',
+    path: '/interaction/:uid/cancel',
+    body: { kind: 'form', schema: plainForm },
+    noStore: false,
+    open: guarded,
+    page: (_req, res, p) =>
+      fail(p, res, { error: 'access_denied', description: 'The person declined the request.' }),
   });
 
-  router.use('/interaction/:uid', signin.stepRoutes(load));
-  return router;
+  return [
+    view,
+    review,
+    cancel,
+    ...signin.stepEndpoints(load, {
+      email: '/interaction/:uid/email',
+      code: '/interaction/:uid/email/code',
+      reset: '/interaction/:uid/email/reset',
+      signOut: '/interaction/:uid/sign-out',
+      terms: '/interaction/:uid/terms',
+      details: '/interaction/:uid/details',
+      authenticationOptions: '/interaction/:uid/passkey/authentication-options',
+      authentication: '/interaction/:uid/passkey/authentication',
+      registrationOptions: '/interaction/:uid/passkey/registration-options',
+      registration: '/interaction/:uid/passkey/registration',
+    }),
+  ];
 }
 
 function originOf(uri: string): string {

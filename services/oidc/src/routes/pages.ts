@@ -1,12 +1,13 @@
 // The OIDC host's browser side: /authorize, the interaction pages on the shared sign-in steps of @svc/signin
-// (flow cookie oidc_flow, namespace oidc, receipts OIDC_BROWSER), their assets and the page error handler.
+// (flow cookie oidc_flow, namespace oidc, receipts OIDC_BROWSER), their assets and the pages' error mapper.
+import type { Endpoint } from '@svc/platform';
 import { createSignin, type Signin } from '@svc/signin';
-import { Router } from 'express';
+import type { ErrorRequestHandler } from 'express';
 import type { OidcDeps } from '../deps';
 import { OIDC_MESSAGES, type OidcKey } from '../pages/i18n-oidc';
 import { signinConfig } from '../pages-config';
-import { authorizeRoutes } from './authorize';
-import { interactionRoutes } from './interaction';
+import { authorizeEndpoints } from './authorize';
+import { interactionEndpoints } from './interaction';
 
 export function oidcSignin(deps: OidcDeps): Signin<OidcKey> {
   const { mailer, settings } = deps.pages;
@@ -17,7 +18,7 @@ export function oidcSignin(deps: OidcDeps): Signin<OidcKey> {
       issuance: deps,
       mailer,
       logger: deps.logger,
-      now: () => new Date(deps.now()),
+      now: deps.now,
     },
     config: signinConfig(settings, deps.oidc.oidcUrl),
     namespace: 'oidc',
@@ -26,12 +27,15 @@ export function oidcSignin(deps: OidcDeps): Signin<OidcKey> {
   });
 }
 
-export function pageRoutes(deps: OidcDeps): Router {
-  const router = Router();
+/** The page endpoints (assets, /authorize, /interaction/{uid} and its steps) and their error mapper. */
+export function oidcPages(deps: OidcDeps): { endpoints: Endpoint[]; pageErrors: ErrorRequestHandler } {
   const signin = oidcSignin(deps);
-  router.use(signin.assetRoutes());
-  router.use(authorizeRoutes(deps, signin));
-  router.use(interactionRoutes(deps, signin));
-  router.use(signin.pageErrors());
-  return router;
+  return {
+    endpoints: [
+      signin.assetEndpoint(),
+      ...authorizeEndpoints(deps, signin),
+      ...interactionEndpoints(deps, signin),
+    ],
+    pageErrors: signin.pageErrors(),
+  };
 }
