@@ -77,8 +77,26 @@ function listenWith(trustProxy: HostAppOptions['trustProxy']): Promise<{ server:
           res.type('html').send(`<p>${req.body.name}</p>`);
         },
       }),
+      pageEndpoint({
+        method: 'POST',
+        path: '/guarded-form/:target',
+        body: { kind: 'form', schema: z.object({ token: z.string(), name: z.string().max(5) }) },
+        noStore: false,
+        // Before the schema: the unchecked fields; a wrong token is refused before a bad name.
+        open: (req, res) => {
+          if (req.params.target === 'elsewhere') return void res.redirect(303, '/elsewhere');
+          if (req.body.token !== 'right') throw new ServiceError('ClientAuthDenied');
+          return { target: req.params.target };
+        },
+        page: (req, res, opened) => {
+          res.json({ target: opened?.target, name: req.body.name });
+        },
+      }),
     ],
-    pageErrors: (_err, _req, res, _next) => {
+    pageErrors: (err, _req, res, _next) => {
+      if (err instanceof ServiceError && err.reason === 'ClientAuthDenied') {
+        return void res.status(403).type('html').send('<p>forbidden</p>');
+      }
       res.status(500).type('html').send('<p>page error</p>');
     },
   });
@@ -214,6 +232,25 @@ describe('serveEndpoints', () => {
     expect([failing.status, await failing.text()]).toEqual([500, '<p>page error</p>']);
   });
 
+  it("runs a page's open before its schema: a forged post is refused before a malformed one", async () => {
+    const form = (target: string, body: string) =>
+      fetch(`${base}/guarded-form/${target}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        redirect: 'manual',
+      });
+    const ok = await form('t1', 'token=right&name=ab');
+    expect([ok.status, await ok.json()]).toEqual([200, { target: 't1', name: 'ab' }]);
+    const forged = await form('t1', 'token=wrong&name=toolong');
+    expect([forged.status, await forged.text()]).toEqual([403, '<p>forbidden</p>']);
+    const malformed = await form('t1', 'token=right&name=toolong');
+    expect([malformed.status, await malformed.text()]).toEqual([500, '<p>page error</p>']);
+    // open answered (a redirect): the schema and the handler do not run.
+    const answered = await form('elsewhere', 'name=toolong');
+    expect([answered.status, answered.headers.get('location')]).toEqual([303, '/elsewhere']);
+  });
+
   it('observes every request once, labelled by the declared path, on both stacks', async () => {
     await post('/echo', JSON.stringify({ value: 'm' }));
     await fetch(`${base}/slow/9`);
@@ -231,6 +268,17 @@ describe('serveEndpoints', () => {
       endpoint({ method: 'GET', path: '/x/:a', body: { kind: 'none' }, noStore: false, handle: () => ({}) });
     expect(() => serveEndpoints({ name: 't', logger }, { endpoints: [twice(), twice()] })).toThrow(
       'endpoint declared twice: GET /x/:a',
+    );
+    const page = () =>
+      pageEndpoint({
+        method: 'POST',
+        path: '/p',
+        body: { kind: 'none' },
+        noStore: false,
+        page: () => undefined,
+      });
+    expect(() => serveEndpoints({ name: 't', logger }, { endpoints: [page(), page()] })).toThrow(
+      'endpoint declared twice: POST /p',
     );
   });
 

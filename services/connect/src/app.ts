@@ -2,17 +2,21 @@
 // page endpoints on Express (routes/pages.ts lists them), used by main and tests.
 import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
-import { serveEndpoints } from '@svc/platform';
+import { type HostTable, serveEndpoints } from '@svc/platform';
 import type { ConnectDeps } from './deps';
 import { apiEndpoints } from './routes/api';
 import { connectSignin, pageEndpoints } from './routes/pages';
 import { createInquiryStore } from './store/inquiries';
 
-export function createConnectApp(deps: ConnectDeps): RequestListener {
+export function connectTable(deps: ConnectDeps): HostTable {
   const inquiries = createInquiryStore(deps.db);
   const signin = connectSignin(deps);
-  return serveEndpoints(hostAppOptions('connect', deps), {
+  return {
     endpoints: [...apiEndpoints(deps, inquiries), ...pageEndpoints(deps, inquiries, signin)],
     pageErrors: signin.pageErrors(),
-  });
+  };
+}
+
+export function createConnectApp(deps: ConnectDeps): RequestListener {
+  return serveEndpoints(hostAppOptions('connect', deps), connectTable(deps));
 }

@@ -2,15 +2,16 @@
 // (/device, its posts, the shared sign-in steps under /device and their assets) as page endpoints on Express.
 import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
-import { serveEndpoints } from '@svc/platform';
+import { type HostTable, serveEndpoints } from '@svc/platform';
 import type { DeviceDeps } from './deps';
 import { deviceEndpoints } from './routes/device';
 import { devicePages } from './routes/pages';
 
-export function createDeviceApp(deps: DeviceDeps): RequestListener {
+export function deviceTable(deps: DeviceDeps): HostTable {
   const pages = devicePages(deps);
-  return serveEndpoints(hostAppOptions('device', deps), {
-    endpoints: [...deviceEndpoints(deps), ...pages.endpoints],
-    pageErrors: pages.pageErrors,
-  });
+  return { endpoints: [...deviceEndpoints(deps), ...pages.endpoints], pageErrors: pages.pageErrors };
+}
+
+export function createDeviceApp(deps: DeviceDeps): RequestListener {
+  return serveEndpoints(hostAppOptions('device', deps), deviceTable(deps));
 }

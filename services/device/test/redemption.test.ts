@@ -98,7 +98,7 @@ describe('tokens', () => {
       issuer: a.deps.issuance.issuer,
       typ: TYP.accountAccess,
       algorithms: ['RS256'],
-      currentDate: a.clock.now(),
+      currentDate: new Date(a.clock()),
     });
     expect(typeof access.payload.sub).toBe('string');
     expect(access.payload.act).toBeUndefined();
@@ -106,7 +106,7 @@ describe('tokens', () => {
       audience: app.anchor,
       typ: TYP.refresh,
       algorithms: ['RS256'],
-      currentDate: a.clock.now(),
+      currentDate: new Date(a.clock()),
     });
     expect(refresh.payload.sid).toBe(access.payload.sid);
     const rotated = await postJson(`${sessionUrl}/refresh`, { refreshToken: issued.body.refreshToken });

@@ -10,6 +10,8 @@ import {
   provisionAccount,
   provisionApp,
   type RunningTestHost,
+  type SettableClock,
+  settableClock,
   startTestHost,
   type TestInfra,
   testEnv,
@@ -20,17 +22,6 @@ import { type DeviceConfig, deviceConfigFromEnv } from '../src/config';
 import { type DeviceDeps, deviceDepsOf } from '../src/deps';
 import { approveDeviceAuthorization, findPendingAuthorization } from '../src/domain/approval';
 
-/** A clock that stands still until a test moves it. */
-export interface TestClock {
-  now: () => Date;
-  advance(ms: number): void;
-}
-
-export function testClock(start = Date.now()): TestClock {
-  let at = start;
-  return { now: () => new Date(at), advance: (ms) => (at += ms) };
-}
-
 /** Configuration a test changes; the rest is the defaults. */
 export type DeviceOverrides = Partial<Omit<DeviceConfig, 'rateLimit'>> & {
   rateLimit?: Partial<DeviceConfig['rateLimit']>;
@@ -39,7 +30,8 @@ export type DeviceOverrides = Partial<Omit<DeviceConfig, 'rateLimit'>> & {
 export interface DeviceHarness {
   infra: TestInfra;
   deps: DeviceDeps;
-  clock: TestClock;
+  /** The host's one clock (the issuance core's, the pages' and libs/signin's): tests move it. */
+  clock: SettableClock;
   url: string;
   host: RunningTestHost;
   close(): Promise<void>;
@@ -51,10 +43,10 @@ export interface DeviceHarness {
  */
 export async function startDevice(
   config: DeviceOverrides = {},
-  shared?: { clock: TestClock; redisPrefix: string },
+  shared?: { clock: SettableClock; redisPrefix: string },
   over?: Db,
 ): Promise<DeviceHarness> {
-  const clock = shared?.clock ?? testClock();
+  const clock = shared?.clock ?? settableClock();
   const infra = openInfra({ over });
   const base = deviceConfigFromEnv(testEnv());
   const deps = deviceDepsOf(
@@ -62,7 +54,7 @@ export async function startDevice(
       db: infra.db,
       redis: infra.redis,
       keyRing: infra.keyRing,
-      issuance: { ...infra.issuance, now: () => clock.now().getTime() },
+      issuance: { ...infra.issuance, now: clock },
       // No application cache in tests: fixtures change status between requests.
       apps: createApplicationCache(infra.db, 0),
       logger: createLogger('device-test', { level: 'silent' }),
@@ -119,7 +111,7 @@ export async function approve(h: DeviceHarness, userCode: string, accountId?: st
   const outcome = await approveDeviceAuthorization(h.deps, found.authorization.id, {
     accountId: account,
     authorityVersion: row.authorityVersion,
-    authTime: h.clock.now(),
+    authTime: new Date(h.clock()),
   });
   if (outcome !== 'approved') throw new Error(`approval ${outcome}`);
   return account;

@@ -2,7 +2,7 @@
 // dispatcher (health and readiness on Express).
 import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
-import { serveEndpoints } from '@svc/platform';
+import { type HostTable, serveEndpoints } from '@svc/platform';
 import type { NativeDeps } from './deps';
 import { directIssueEndpoints } from './routes/direct-issue';
 import { errandEndpoint } from './routes/errand';
@@ -12,7 +12,7 @@ import { createSessionStore } from './store/sessions';
 import { createSteamClient } from './store/steam-api';
 import { createTicketReplayStore } from './store/ticket-replay';
 
-export function createNativeApp(deps: NativeDeps): RequestListener {
+export function nativeTable(deps: NativeDeps): HostTable {
   const ports = {
     credentials: createCredentialStore(deps.db),
     links: createPlatformLinkStore(deps.db),
@@ -25,7 +25,11 @@ export function createNativeApp(deps: NativeDeps): RequestListener {
       logger: deps.logger,
     }),
   };
-  return serveEndpoints(hostAppOptions('native', deps), {
+  return {
     endpoints: [...directIssueEndpoints(deps, ports), errandEndpoint(deps, createSessionStore(deps.db))],
-  });
+  };
+}
+
+export function createNativeApp(deps: NativeDeps): RequestListener {
+  return serveEndpoints(hostAppOptions('native', deps), nativeTable(deps));
 }

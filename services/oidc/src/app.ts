@@ -3,7 +3,7 @@
 import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
 import { ensureActiveKey, OIDC_SCOPE, publishKeyChange } from '@svc/keyring';
-import { serveEndpoints } from '@svc/platform';
+import { type HostTable, serveEndpoints } from '@svc/platform';
 import type { OidcDeps } from './deps';
 import { discoveryEndpoints } from './routes/discovery';
 import { endSessionEndpoints } from './routes/end-session';
@@ -11,11 +11,9 @@ import { oidcPages } from './routes/pages';
 import { tokenEndpoints } from './routes/token';
 import { userinfoEndpoints } from './routes/userinfo';
 
-export function createOidcApp(deps: OidcDeps): RequestListener {
-  const base = hostAppOptions('oidc', deps);
-  const opts = { ...base, readiness: oidcReadiness(deps, base.readiness) };
+export function oidcTable(deps: OidcDeps): HostTable {
   const pages = oidcPages(deps);
-  return serveEndpoints(opts, {
+  return {
     endpoints: [
       ...discoveryEndpoints(deps),
       ...tokenEndpoints(deps),
@@ -24,7 +22,13 @@ export function createOidcApp(deps: OidcDeps): RequestListener {
       ...pages.endpoints,
     ],
     pageErrors: pages.pageErrors,
-  });
+  };
+}
+
+export function createOidcApp(deps: OidcDeps): RequestListener {
+  const base = hostAppOptions('oidc', deps);
+  const opts = { ...base, readiness: oidcReadiness(deps, base.readiness) };
+  return serveEndpoints(opts, oidcTable(deps));
 }
 
 /**

@@ -54,7 +54,10 @@ describe('pnpm device-login against the device host', () => {
     // A real clock (the CLI really waits) and a 1 s interval, so the run takes seconds.
     h = await startDevice(
       { pollIntervalSeconds: 1 },
-      { clock: { now: () => new Date(), advance: () => undefined }, redisPrefix: uniqueName('dv') },
+      {
+        clock: Object.assign(() => Date.now(), { set: () => undefined, advance: () => undefined }),
+        redisPrefix: uniqueName('dv'),
+      },
     );
   });
   afterAll(() => h.close());
