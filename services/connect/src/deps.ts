@@ -9,8 +9,6 @@ export interface ConnectDeps extends HostParts {
   mailer: Mailer;
   /** The one clock of the host (ms since the epoch); tests pass a settable one. */
   clock: Clock;
-  /** The clock as a Date, for the page routes until they take `clock` (see the pages engineer's conversion). */
-  now: () => Date;
   close(): Promise<void>;
 }
 
@@ -23,7 +21,6 @@ export function openConnectDeps(config: ConnectConfig, clock: Clock = systemCloc
     config,
     mailer,
     clock,
-    now: () => new Date(clock()),
     async close() {
       mailer.close();
       await core.close();

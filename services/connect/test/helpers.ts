@@ -73,7 +73,6 @@ export async function startConnect(
     mailer: createMailer(config.smtp, config.mailFrom, logger),
     logger,
     clock,
-    now: () => new Date(clock()),
     close: async () => undefined,
   };
   server.on('request', createConnectApp(deps));

@@ -228,7 +228,7 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
         await signInLimit.consume(req.ip ?? '');
         const challenge = await sessions.takeChallenge(r.id);
         const { accountId } = await verifyAuthentication(
-          { config: deps.config, accounts, now: site.deps.now },
+          { config: deps.config, accounts, now: deps.clock },
           body,
           challenge,
         );
@@ -236,7 +236,7 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
         if (account?.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
         // A fresh id at sign-in: whatever id this browser held before (planted or not) never becomes signed in.
         const passkeyId = await store.passkeyIdOf(body.id);
-        const fresh = await sessions.rotate(r.id, { accountId, passkeyId, authTime: site.deps.now() });
+        const fresh = await sessions.rotate(r.id, { accountId, passkeyId, authTime: deps.clock() });
         if (!fresh) throw new PageError(403, 'sessionExpired');
         setCookie(res, fresh.id);
         await store.setLocale(accountId, r.ctx.locale);

@@ -40,9 +40,9 @@ const ERRAND_KEY = /^ernd_[A-Za-z0-9_-]{43}$/;
 
 export type ErrandState = 'pending' | 'completed' | 'expired';
 
-export function errandState(errand: ErrandRow, now: Date): ErrandState {
+export function errandState(errand: ErrandRow, now: number): ErrandState {
   if (errand.state === 'COMPLETED') return 'completed';
-  return errand.expiresAt <= now ? 'expired' : 'pending';
+  return errand.expiresAt.getTime() <= now ? 'expired' : 'pending';
 }
 
 /**
@@ -76,7 +76,7 @@ export function errandPages(p: ErrandPageDeps): Endpoint[] {
   async function loadPending(req: PageRequest<unknown>, res: Response): Promise<ErrandPage> {
     const b = await load(req, res);
     signin.guard(b, req);
-    if (errandState(b.errand, deps.now()) !== 'pending')
+    if (errandState(b.errand, deps.clock()) !== 'pending')
       throw new PageError<ConnectKey>(410, 'errandCompleted');
     return b;
   }
@@ -95,7 +95,7 @@ export function errandPages(p: ErrandPageDeps): Endpoint[] {
       page: async (req, res) => {
         const errand = await find(String(req.params.errandKey));
         if (!errand) return void res.status(404).json({ reason: 'NotFound' });
-        res.json({ state: errandState(errand, deps.now()), expiresAt: errand.expiresAt.toISOString() });
+        res.json({ state: errandState(errand, deps.clock()), expiresAt: errand.expiresAt.toISOString() });
       },
     }),
     pageEndpoint({
@@ -107,7 +107,7 @@ export function errandPages(p: ErrandPageDeps): Endpoint[] {
         const b = await load(req, res);
         const { ctx, errand } = b;
         const notice = b.takeNotice();
-        const state = errandState(errand, deps.now());
+        const state = errandState(errand, deps.clock());
         if (state === 'completed') {
           if (!b.flow.realized) throw new PageError<ConnectKey>(410, 'errandCompleted');
           const done = messageView(ctx, 'errandDoneHeading', {
@@ -163,7 +163,7 @@ export function errandPages(p: ErrandPageDeps): Endpoint[] {
         // A right code rotates the flow identifier (re-authentication is a change of privilege).
         if (await signin.enterCode(b, req, req.body.code)) {
           b.flow.accountId = b.errand.accountId;
-          b.flow.authTime = deps.now().getTime();
+          b.flow.authTime = deps.clock();
         }
         await back(b, res);
       },
@@ -194,7 +194,7 @@ export function errandPages(p: ErrandPageDeps): Endpoint[] {
         const shown = allClaimItems(found.view, found.account);
         if (
           (await signin.submitDetails(b, req, b.errand.accountId, shown)) &&
-          (await errands.complete(b.errand.id, deps.now()))
+          (await errands.complete(b.errand.id, new Date(deps.clock())))
         )
           b.flow.realized = true;
         await back(b, res);

@@ -83,7 +83,7 @@ export function inquiryPages(p: InquiryPageDeps): Endpoint[] {
       const b = await load(req, res);
       const { inquiry } = b;
       if (inquiry.state === 'REDEEMED') throw new PageError(410, 'completed');
-      if (inquiry.expiresAt <= deps.now()) throw new PageError(410, 'expired');
+      if (inquiry.expiresAt.getTime() <= deps.clock()) throw new PageError(410, 'expired');
       if (inquiry.state === 'REALIZED') {
         if (!b.flow.realized) throw new PageError(410, 'completed');
         await b.save();
