@@ -1,7 +1,6 @@
 // Issuance core shared by every issuing host: application context, checks, sessions, rotation, errands, terms; the
 // stores under store/ hold every statement they make.
 export * from './application-context';
-export * from './checked-rotations';
 export * from './checks';
 export * from './claim-state';
 export * from './deps';
@@ -16,7 +15,6 @@ export * from './snapshot';
 export * from './store/accounts';
 export * from './store/agreements';
 export * from './store/applications';
-export * from './store/checked-rotation';
 export * from './store/errands';
 export * from './store/issuance-reads';
 export * from './store/sector-subjects';

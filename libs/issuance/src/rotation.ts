@@ -19,22 +19,13 @@ import {
   mintRefreshToken,
 } from '@svc/token-core';
 import type { Redis } from 'ioredis';
-import { type ApplicationContext, isIssuable } from './application-context';
-import {
-  checkedRotationOf,
-  dbInstantIn,
-  forgetCheckedRotation,
-  observeDbClock,
-  rememberCheckedRotation,
-  sameCheckedApplication,
-} from './checked-rotations';
+import type { ApplicationContext } from './application-context';
 import { checkApplication, checkSnapshot } from './checks';
 import type { IssuanceDeps } from './deps';
 import { activeSigner } from './issue';
 import { isRefreshJtiOf, newRefreshJti } from './refresh-jti';
 import { publishSessionChange } from './session-events';
 import { currentTermsCached } from './snapshot';
-import { consumeCheckedVersion } from './store/checked-rotation';
 import { type RotationRead, type RotationSession, readRotation } from './store/issuance-reads';
 import { consumeVersion, revokeSession } from './store/sessions';
 import type { CurrentTerms } from './terms';
@@ -65,12 +56,6 @@ export interface RotateInput {
   admit?: (read: RotationRead) => void;
   /** The session's scope from this rotation on (the OIDC host's narrowing), written by the consuming write. */
   scope?: string;
-  /**
-   * Remember what this rotation's checks passed on (checked-rotations.ts), so that the session's next refresh, if it
-   * comes to this process, rotates in one statement that writes only while that state still holds (the session
-   * host's /refresh); otherwise, and whenever it does not hold, the refresh reads and decides in full.
-   */
-  reuseCheckedState?: boolean;
 }
 
 export type RotationOutcome =
@@ -126,7 +111,6 @@ function isRetry(session: RotationSession, input: RotateInput, now: Date): boole
 
 /** Revokes the whole family (every version of the session) and tells every replica's session cache. */
 export async function revokeFamily(deps: RotationDeps, sid: string, reason = COMPROMISED): Promise<void> {
-  forgetCheckedRotation(sid);
   await revokeSession(deps.db, sid, reason, new Date(deps.now()));
   await publishSessionChange(deps.redis, sid);
 }
@@ -287,100 +271,13 @@ async function retryRotation(
   };
 }
 
-const epochOf = (terms: CurrentTerms | undefined) => (terms ? terms.acceptanceEpoch : null);
-
-/**
- * The one-statement rotation: when this process made the presented version current (and remembers the state the
- * checks passed on then), the pair is minted from the remembered session values and one write consumes the version
- * only while every condition a refusal could come from is still as checked (store/checked-rotation.ts). Undefined
- * when the refresh must be read and decided in full: nothing remembered, anything different, or the write changed
- * nothing (the caller's full path then finds out why: a concurrent rotation, a revocation, a changed account...).
- */
-async function rotateChecked(
-  deps: RotationDeps,
-  input: RotateInput,
-  terms: CurrentTerms | undefined,
-): Promise<RotationOutcome | undefined> {
-  const { app, claims } = input;
-  const presented = claims.rotationVersion ?? 0;
-  const entry = checkedRotationOf(claims.sid);
-  if (
-    !entry ||
-    entry.version !== presented ||
-    entry.jti !== claims.jti ||
-    !sameCheckedApplication(entry, app) ||
-    entry.epoch !== epochOf(terms) ||
-    entry.session.applicationId !== app.id ||
-    entry.session.protocol !== (input.protocol ?? 'APPLICATION') ||
-    (input.authMethod !== undefined && entry.session.authMethod !== input.authMethod) ||
-    // The OIDC host's own condition and scope narrowing need the read: never in one statement.
-    input.admit !== undefined ||
-    input.scope !== undefined ||
-    entry.session.protocol !== 'APPLICATION' ||
-    !isIssuable(app)
-  )
-    return undefined;
-  const deadline = dbInstantIn(dbBoundsOf(deps.db).statementTimeoutMs);
-  const account = entry.snapshot.account;
-  if (!deadline || !account) return undefined;
-  const { session, snapshot } = entry;
-  const now = new Date(deps.now());
-  const next = { number: presented + 1, jti: newRefreshJti(deps.kek, session.id, presented + 1), at: now };
-  const pair = await mintVersion(deps, app, session, next);
-  const won = await consumeCheckedVersion(deps.db, {
-    sid: session.id,
-    presented,
-    presentedJti: claims.jti,
-    next: next.number,
-    at: now,
-    expiresAt: new Date(pair.refreshExp * 1000),
-    jti: next.jti,
-    deadline,
-    epoch: entry.epoch,
-    sessionAuthority: session.authorityVersion,
-    accountAuthority: account.authorityVersion,
-    email: account.email,
-    emailVerified: account.emailVerified,
-    givenName: account.givenName,
-    familyName: account.familyName,
-    picture: account.picture,
-    pictureAnimated: account.pictureAnimated,
-    domainPolicy: snapshot.emailDomain?.policy ?? null,
-    domainAuthority: snapshot.emailDomain?.requiredAuthority ?? null,
-    grants: JSON.stringify(snapshot.grants),
-  }).catch(async (err: unknown) => {
-    // As in the full path: the write may have committed before the failure reached us.
-    if (isDependencyFailure(err)) await markRotationUnanswered(deps.redis, session.id, presented);
-    throw err;
-  });
-  if (!won) {
-    forgetCheckedRotation(session.id, presented);
-    return undefined;
-  }
-  rememberCheckedRotation({ ...entry, version: next.number, jti: next.jti, app });
-  return {
-    kind: 'rotated',
-    accessToken: pair.accessToken,
-    refreshToken: pair.refreshToken,
-    claims: entry.claims,
-    rotationVersion: next.number,
-    session,
-    oidc: null,
-  };
-}
-
 // Module-level steps rather than closures: this runs once per refresh, and each closure would be a fresh function.
 export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput): Promise<RotationOutcome> {
   const { app, claims } = input;
   const presented = claims.rotationVersion ?? 0;
   const terms = await currentTermsCached(deps.db, deps.termsCacheMs);
-  if (input.reuseCheckedState) {
-    const rotated = await rotateChecked(deps, input, terms);
-    if (rotated) return rotated;
-  }
 
   const read = await readRotation(deps.db, claims.sid, terms);
-  if (input.reuseCheckedState && read) observeDbClock(read.readAt, Date.now());
   const verdict = await judge(deps, read, input);
   if (verdict === 'retry') return retryRotation(deps, app, read!, terms);
   if (verdict !== 'rotate') return refused(deps, claims.sid, verdict);
@@ -406,18 +303,6 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
     throw err;
   });
   if (won) {
-    if (input.reuseCheckedState) {
-      rememberCheckedRotation({
-        version: next.number,
-        jti: next.jti,
-        app,
-        requirements: JSON.stringify(app.claimRequirements),
-        epoch: epochOf(terms),
-        session,
-        snapshot: read!.snapshot,
-        claims: view,
-      });
-    }
     return {
       kind: 'rotated',
       accessToken: pair.accessToken,

@@ -21,21 +21,13 @@ export interface IssuanceSnapshot {
 }
 
 /**
- * `[policy, authority]` of the email-domain policy of an account (by its alias in scope) when that is not ALLOW, as
- * one primary-key probe; null when there is none. The domain expression is `emailDomainOf` in SQL.
- */
-export function emailDomainPolicySql(account: string): string {
-  return `(SELECT ARRAY[p.policy::text, p.sso_authority] FROM email_domain_policies p
-      WHERE p.domain = lower(split_part(${account}.email, '@', -1)) AND ${account}.email LIKE '%@%' AND p.policy <> 'ALLOW')`;
-}
-
-/**
  * The account's email-domain standing as select-list items over an `accounts a` in scope: its SSO link, and
  * `[policy, authority]` of its email domain's policy when that is not ALLOW (one primary-key probe; null when there
  * is none). The domain expression is `emailDomainOf` in SQL.
  */
 const EMAIL_DOMAIN_COLUMNS_SQL = `a.sso_authority,
-    ${emailDomainPolicySql('a')}
+    (SELECT ARRAY[p.policy::text, p.sso_authority] FROM email_domain_policies p
+      WHERE p.domain = lower(split_part(a.email, '@', -1)) AND a.email LIKE '%@%' AND p.policy <> 'ALLOW')
       AS email_domain_policy`;
 
 /**

@@ -63,7 +63,6 @@ async function rotateOnce(deps: SessionDeps, refreshToken: string): Promise<Refr
     claims,
     presentedToken: refreshToken,
     retryAllowanceMs: deps.retryAllowanceMs,
-    reuseCheckedState: true,
   });
   switch (outcome.kind) {
     case 'rotated':
