@@ -33,20 +33,29 @@ export class ConfigError extends Error {
 
 const unset = (raw: string | undefined): raw is undefined => raw === undefined || raw.trim() === '';
 
-/** A variable whose raw text `parse` turns into a value, or into a problem message (kept value-free). */
-function variable<T>(fallback: T | (() => T), parse: (raw: string) => T | { problem: string }): Var<T> {
+type Parsed<T> = T | { problem: string };
+
+/**
+ * A variable whose raw text `parse` turns into a value, or into a problem message (kept value-free); `whenUnset`
+ * answers for an unset (or blank) one the same way.
+ */
+function checkedVar<T>(whenUnset: () => Parsed<T>, parse: (raw: string) => Parsed<T>): Var<T> {
   return z
     .string()
     .optional()
     .transform((raw, ctx) => {
-      if (unset(raw)) return typeof fallback === 'function' ? (fallback as () => T)() : fallback;
-      const out = parse(raw.trim());
+      const out = unset(raw) ? whenUnset() : parse(raw.trim());
       if (out && typeof out === 'object' && 'problem' in out) {
         ctx.addIssue({ code: 'custom', message: out.problem });
         return z.NEVER;
       }
       return out as T;
     }) as unknown as Var<T>;
+}
+
+/** A variable with a default (`fallback`, or what it returns) when unset. */
+function variable<T>(fallback: T | (() => T), parse: (raw: string) => Parsed<T>): Var<T> {
+  return checkedVar(() => (typeof fallback === 'function' ? (fallback as () => T)() : fallback), parse);
 }
 
 /** A whole number in [min, max] (defaults: 0 to 2^31-1), `fallback` when unset. */
@@ -99,27 +108,8 @@ export function urlVar(fallback: string, protocols: readonly string[] = ['http:'
  * A secret: required when `production`, a development default otherwise. Its value never appears in a message,
  * a log line or an error.
  */
-export function secretVar<T>(
-  production: boolean,
-  development: T,
-  parse: (raw: string) => T | { problem: string },
-): Var<T> {
-  return z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (unset(raw)) {
-        if (!production) return development;
-        ctx.addIssue({ code: 'custom', message: 'is required in production' });
-        return z.NEVER;
-      }
-      const out = parse(raw.trim());
-      if (out && typeof out === 'object' && 'problem' in out) {
-        ctx.addIssue({ code: 'custom', message: out.problem });
-        return z.NEVER;
-      }
-      return out as T;
-    }) as unknown as Var<T>;
+export function secretVar<T>(production: boolean, development: T, parse: (raw: string) => Parsed<T>): Var<T> {
+  return checkedVar(() => (production ? { problem: 'is required in production' } : development), parse);
 }
 
 /** Express's `trust proxy` setting from TRUST_PROXY: unset = false, `true`, a hop count, or addresses/subnets. */
