@@ -3,21 +3,13 @@
 // 256-bit random value shown once; only its SHA-256 is stored.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '@svc/db';
+import { OIDC_RESPONSE_TYPES, parseResponseType } from '@svc/token-core';
 import { ProvisioningError } from './errors';
 import { hasEnabledRule, insertOidcClient } from './store/tenancy';
 import { appByAnchor } from './tenancy';
 
 export const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 export type OidcAuthMethod = (typeof OIDC_AUTH_METHODS)[number];
-
-/** Every response type the OIDC host serves, in canonical order (a client registers a subset; default all). */
-export const OIDC_RESPONSE_TYPES = [
-  'code',
-  'id_token',
-  'id_token token',
-  'code id_token',
-  'code id_token token',
-] as const;
 
 const URI_MAX_BYTES = 2048;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -58,13 +50,6 @@ export interface CreateOidcClientInput {
   responseTypes?: string[];
 }
 
-/** Canonical order of a response type's words ("id_token code" is "code id_token"). */
-export function canonicalResponseType(value: string): string | undefined {
-  const words = value.trim().split(/ +/).sort();
-  const canonical = OIDC_RESPONSE_TYPES.find((t) => t.split(' ').sort().join(' ') === words.join(' '));
-  return canonical;
-}
-
 export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
   const app = await appByAnchor(db, input.anchor);
   if (!(await hasEnabledRule(db, app.id, 'OIDC'))) {
@@ -84,7 +69,7 @@ export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
     ? [
         ...new Set(
           input.responseTypes.map((t) => {
-            const c = canonicalResponseType(t);
+            const c = parseResponseType(t.trim());
             if (!c)
               throw new ProvisioningError(
                 `--response-type must be one of: ${OIDC_RESPONSE_TYPES.join(', ')}`,

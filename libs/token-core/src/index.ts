@@ -3,6 +3,7 @@ export * from './claims';
 export * from './jwks';
 export * from './kek';
 export * from './mint';
+export * from './response-types';
 export * from './sector-subject';
 export * from './signing-key';
 export * from './ttl';

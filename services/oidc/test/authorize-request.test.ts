@@ -1,5 +1,7 @@
 // The /authorize request rules: untrusted client or redirect URI -> page; later errors -> the client, in the right
 // response mode, with state; every parameter rule of OIDC Core 3.1.2.1 / 3.2.2.1 / 3.3.2.1 and RFC 7636.
+
+import { OIDC_RESPONSE_TYPES, parseResponseType } from '@svc/token-core';
 import {
   type AuthorizeClient,
   type AuthorizeOutcome,
@@ -8,7 +10,6 @@ import {
   requestedClientId,
   validateAuthorizeRequest,
 } from '../src/domain/authorize-request';
-import { parseResponseType, RESPONSE_TYPES } from '../src/domain/authorize-terms';
 
 const REDIRECT = 'https://rp.example/cb';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
@@ -16,7 +17,7 @@ const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 const confidential: AuthorizeClient = {
   clientId: 'client-a',
   redirectUris: [REDIRECT, 'https://rp.example/cb?tenant=1'],
-  responseTypes: [...RESPONSE_TYPES],
+  responseTypes: [...OIDC_RESPONSE_TYPES],
   isPublic: false,
 };
 const publicClient: AuthorizeClient = { ...confidential, clientId: 'client-p', isPublic: true };

@@ -4,9 +4,9 @@
 // sign-up is not a passkey) and stay across refresh grants with auth_time; end-session finds the sessions a hint
 // stands for without a sid.
 import { emailCodeReferences, passkeySignInReferences } from '@svc/signin';
+import { OIDC_RESPONSE_TYPES } from '@svc/token-core';
 import { decodeJwt } from 'jose';
 import { issueAuthorizationResponse } from '../src/domain/authorization';
-import { OIDC_RESPONSE_TYPES_SUPPORTED } from '../src/domain/scopes';
 import {
   codeFor,
   exchange,
@@ -32,7 +32,7 @@ const keys = (claims: object) => Object.keys(claims).sort();
 const sorted = (list: string[]) => [...list].sort();
 
 describe('the claim set of every ID token', () => {
-  test.each(OIDC_RESPONSE_TYPES_SUPPORTED.filter((t) => t.includes('id_token')))(
+  test.each(OIDC_RESPONSE_TYPES.filter((t) => t.includes('id_token')))(
     'response_type=%s at /authorize: exactly the table, hashes by the authorization-response rules',
     async (responseType) => {
       const rp = await provisionRp(h);

@@ -4,10 +4,11 @@
 // claims only for response_type=id_token).
 import { createHash, randomBytes } from 'node:crypto';
 import { profileClaims, resolveSectorSubject, runIssuanceChecks } from '@svc/issuance';
+import type { OidcResponseType } from '@svc/token-core';
 import type { OidcDeps } from '../deps';
 import { mintIdToken } from './id-token';
 import { type AuthorizationGrant, clientApplication, issueOidcSession } from './issue-oidc';
-import { parseScope, type ResponseType } from './scopes';
+import { parseScope } from './scopes';
 
 /** SHA-256 hex of an authorization code: how it is stored and looked up. */
 export function hashCode(code: string): string {
@@ -62,7 +63,7 @@ export interface AuthorizationResponseParams {
 export async function issueAuthorizationResponse(
   deps: OidcDeps,
   grant: AuthorizationGrant,
-  responseType: ResponseType,
+  responseType: OidcResponseType,
 ): Promise<AuthorizationResponseParams> {
   const words = new Set(responseType.split(' '));
   const out: AuthorizationResponseParams = {};

@@ -3,13 +3,12 @@
 // error is shown on the OIDC host's own page and never sent anywhere; after that, errors go back to the client in
 // the response mode the request asked for (OIDC Core 3.1.2.6).
 import { isStorableText, type Locale } from '@svc/platform';
+import { type OidcResponseType, parseResponseType } from '@svc/token-core';
 import {
   type AuthorizeErrorCode,
   defaultResponseMode,
-  parseResponseType,
   RESPONSE_MODES,
   type ResponseMode,
-  type ResponseType,
   returnsFrontChannelToken,
 } from './authorize-terms';
 
@@ -18,8 +17,8 @@ export interface AuthorizeClient {
   clientId: string;
   /** Registered redirect URIs; a request's `redirect_uri` must equal one of them exactly, byte for byte. */
   redirectUris: readonly string[];
-  /** Response types the client registered (a subset of RESPONSE_TYPES). */
-  responseTypes: readonly ResponseType[];
+  /** Response types the client registered (a subset of OIDC_RESPONSE_TYPES). */
+  responseTypes: readonly OidcResponseType[];
   /** A public client (token endpoint auth method `none`) must send PKCE with every code request. */
   isPublic: boolean;
 }
@@ -35,7 +34,7 @@ export type Scope = (typeof SCOPES)[number];
 export interface AuthorizationRequest<C extends AuthorizeClient = AuthorizeClient> {
   client: C;
   redirectUri: string;
-  responseType: ResponseType;
+  responseType: OidcResponseType;
   responseMode: ResponseMode;
   /** Known scopes in request order, `openid` among them; `offline_access` only when a code is returned. */
   scopes: Scope[];
@@ -251,7 +250,7 @@ function runChecks(params: AuthorizeParams, client: AuthorizeClient): Checked | 
 
 // Known scopes in request order without repeats; undefined when `openid` is missing. offline_access asks for a
 // refresh token, which only a code can lead to (OIDC Core 11: ignored otherwise).
-function readScopes(raw: string | undefined, responseType: ResponseType): Scope[] | undefined {
+function readScopes(raw: string | undefined, responseType: OidcResponseType): Scope[] | undefined {
   const words = new Set((raw ?? '').split(' ').filter(Boolean));
   if (!words.has('openid')) return undefined;
   return [...words].filter(
@@ -267,7 +266,7 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 // is refused); required of public clients, accepted from every client. Requests without a code ignore it.
 function readPkce(
   { values }: AuthorizeParams,
-  responseType: ResponseType,
+  responseType: OidcResponseType,
   client: AuthorizeClient,
 ): string | undefined | AuthorizeError {
   if (!responseType.startsWith('code')) return undefined;

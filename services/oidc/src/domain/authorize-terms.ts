@@ -1,15 +1,6 @@
-// The vocabulary of the authorization endpoint: response types, response modes and the error codes of OAuth 2.0
-// 4.1.2.1 and OpenID Connect Core 3.1.2.6, with the rules that tie a response type to its default response mode.
-
-/** The response types this provider serves, each in its canonical word order (code, id_token, token). */
-export const RESPONSE_TYPES = [
-  'code',
-  'id_token',
-  'id_token token',
-  'code id_token',
-  'code id_token token',
-] as const;
-export type ResponseType = (typeof RESPONSE_TYPES)[number];
+// The vocabulary of the authorization endpoint: response modes and the error codes of OAuth 2.0 4.1.2.1 and OpenID
+// Connect Core 3.1.2.6, with the rules that tie a response type to its default response mode (the response types
+// themselves: @svc/token-core's OIDC_RESPONSE_TYPES and parseResponseType).
 
 export const RESPONSE_MODES = ['query', 'fragment', 'form_post'] as const;
 export type ResponseMode = (typeof RESPONSE_MODES)[number];
@@ -35,20 +26,6 @@ export type AuthorizeErrorCode =
   // Page-only: shown by the OIDC host itself, never sent to a redirect URI
   | 'invalid_client'
   | 'invalid_redirect_uri';
-
-const ORDER = ['code', 'id_token', 'token'];
-
-/**
- * The canonical response type a `response_type` value names, or undefined when this provider does not serve it.
- * Word order is not significant (OAuth 2.0 Multiple Response Type Encoding Practices 3); a repeated word is not
- * a response type.
- */
-export function parseResponseType(raw: string): ResponseType | undefined {
-  const words = raw.split(' ').filter(Boolean);
-  if (new Set(words).size !== words.length) return undefined;
-  const canonical = [...words].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b)).join(' ');
-  return (RESPONSE_TYPES as readonly string[]).includes(canonical) ? (canonical as ResponseType) : undefined;
-}
 
 /** True when the (possibly unparsed) response type returns an ID token or access token from /authorize. */
 export function returnsFrontChannelToken(rawResponseType: string): boolean {

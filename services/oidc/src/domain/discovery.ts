@@ -1,6 +1,7 @@
 // The OpenID Provider metadata (OpenID Connect Discovery 1.0 section 3) the discovery document publishes: every
 // endpoint under OIDC_URL, the response types, modes, grants and client authentication methods the host serves.
-import { OIDC_RESPONSE_TYPES_SUPPORTED, SCOPES_SUPPORTED } from './scopes';
+import { OIDC_RESPONSE_TYPES } from '@svc/token-core';
+import { SCOPES_SUPPORTED } from './scopes';
 
 /** The metadata for issuer `oidcUrl` (no trailing slash). */
 export function providerMetadata(oidcUrl: string): Record<string, unknown> {
@@ -13,7 +14,7 @@ export function providerMetadata(oidcUrl: string): Record<string, unknown> {
     jwks_uri: `${oidcUrl}/.well-known/jwks.json`,
     claim_state_endpoint: `${oidcUrl}/claim-state`,
     scopes_supported: [...SCOPES_SUPPORTED],
-    response_types_supported: [...OIDC_RESPONSE_TYPES_SUPPORTED],
+    response_types_supported: [...OIDC_RESPONSE_TYPES],
     response_modes_supported: ['query', 'fragment', 'form_post'],
     grant_types_supported: ['authorization_code', 'implicit', 'refresh_token'],
     subject_types_supported: ['pairwise'],

@@ -1,18 +1,8 @@
-// Scopes, response types and the authentication references of the OIDC host (CONTRACTS "OIDC host").
+// Scopes and the authentication references of the OIDC host (CONTRACTS "OIDC host").
 import { passkeySignInReferences } from '@svc/signin';
 
 export const SCOPES_SUPPORTED = ['openid', 'profile', 'email', 'offline_access'] as const;
 export type Scope = (typeof SCOPES_SUPPORTED)[number];
-
-/** Response types in canonical word order; a client registers a subset (`oidc-client create --response-type`). */
-export const OIDC_RESPONSE_TYPES_SUPPORTED = [
-  'code',
-  'id_token',
-  'id_token token',
-  'code id_token',
-  'code id_token token',
-] as const;
-export type ResponseType = (typeof OIDC_RESPONSE_TYPES_SUPPORTED)[number];
 
 /**
  * `amr` and `acr` of a sign-in with a device-bound passkey (libs/signin auth-references.ts decides the values of

@@ -2,6 +2,7 @@
 // URI's query, put in its fragment, or posted by an auto-submitting page (OAuth 2.0 Form Post Response Mode).
 // Every response names the issuer (`iss`, RFC 9207) so a client talking to several providers cannot be mixed up.
 import { randomBytes } from 'node:crypto';
+import { escapeHtml } from '@svc/signin';
 import type { AuthorizeError, ResponseTarget } from '../domain/authorize-request';
 
 /** Parameters of a response; undefined members are left out. */
@@ -55,15 +56,6 @@ function withoutFragment(uri: string): string {
   const hash = uri.indexOf('#');
   return hash === -1 ? uri : uri.slice(0, hash);
 }
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const escapeHtml = (v: string) => v.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
 // The redirect URI's origin, or its scheme alone for a URI without one (a native app's private-use scheme).
 function formActionSource(action: string): string {

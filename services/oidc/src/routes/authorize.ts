@@ -10,6 +10,7 @@ import {
   pageEndpoint,
 } from '@svc/platform';
 import type { Signin } from '@svc/signin';
+import { type OidcResponseType, parseResponseType } from '@svc/token-core';
 import type { Response } from 'express';
 import { z } from 'zod';
 import type { OidcDeps } from '../deps';
@@ -19,7 +20,7 @@ import {
   requestedClientId,
   validateAuthorizeRequest,
 } from '../domain/authorize-request';
-import { type AuthorizeErrorCode, parseResponseType, type ResponseType } from '../domain/authorize-terms';
+import type { AuthorizeErrorCode } from '../domain/authorize-terms';
 import { clientApplication } from '../domain/issue-oidc';
 import type { OidcKey } from '../pages/i18n-oidc';
 import type { OidcClient } from '../store/clients';
@@ -34,7 +35,7 @@ export function authorizeClientOf(client: OidcClient | undefined): AuthorizeClie
     redirectUris: client.redirectUris,
     responseTypes: client.responseTypes
       .map(parseResponseType)
-      .filter((t): t is ResponseType => t !== undefined),
+      .filter((t): t is OidcResponseType => t !== undefined),
     isPublic: client.authMethod === 'none',
   };
 }

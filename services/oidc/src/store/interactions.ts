@@ -2,15 +2,16 @@
 // under a random identifier the pages' URL carries, short-lived and shared by every replica. Finishing one takes
 // it atomically, so a request answers its client once even when two tabs or two replicas race to finish it.
 import { createHash, randomBytes } from 'node:crypto';
+import type { OidcResponseType } from '@svc/token-core';
 import type { Redis } from 'ioredis';
 import type { AuthorizationRequest, Prompt, Scope } from '../domain/authorize-request';
-import type { ResponseMode, ResponseType } from '../domain/authorize-terms';
+import type { ResponseMode } from '../domain/authorize-terms';
 
 /** What a parked request keeps: the checked request (the client by id only; it is read again on use). */
 export interface Interaction {
   clientId: string;
   redirectUri: string;
-  responseType: ResponseType;
+  responseType: OidcResponseType;
   responseMode: ResponseMode;
   scopes: Scope[];
   state?: string;

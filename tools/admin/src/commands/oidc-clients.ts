@@ -1,5 +1,6 @@
 // Commands for OpenID Connect clients: `oidc-client create` prints {clientId, clientSecret} (the secret once).
-import { createOidcClient, OIDC_AUTH_METHODS, OIDC_RESPONSE_TYPES } from '@svc/provisioning';
+import { createOidcClient, OIDC_AUTH_METHODS } from '@svc/provisioning';
+import { OIDC_RESPONSE_TYPES } from '@svc/token-core';
 import { UsageError } from '../flags';
 import { defineCommand } from '../registry';
 
