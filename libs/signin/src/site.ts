@@ -79,6 +79,7 @@ export function resolveSite<K extends string>(o: SigninOptions<K>): Site<K> {
     flows: createFlowStore(o.deps.redis, {
       namespace: `${o.namespace}:flow`,
       ttlSeconds: o.config.flowTtlSeconds,
+      now: o.deps.now,
     }),
     accounts: createAccountStore(o.deps.db),
     codeLimits: {

@@ -2,7 +2,7 @@
 // (libs/platform browser sessions: issued by this host only, rotated at every sign-in), holding one record per
 // target (an inquiry, an errand, a device authorization: CSRF token, who signed in), the WebAuthn challenge in
 // flight, and the emailed code's hash (never the code) with its atomic guess counter.
-import { type BrowserSessionStore, createBrowserSessionStore, type Guess } from '@svc/platform';
+import { type BrowserSessionStore, type Clock, createBrowserSessionStore, type Guess } from '@svc/platform';
 import type { Redis } from 'ioredis';
 
 export interface FlowState {
@@ -47,8 +47,9 @@ export function putChallengeIn(
   id: string,
   field: string,
   challenge: Challenge,
+  now: Clock,
 ): Promise<boolean> {
-  const value = JSON.stringify({ ...challenge, expiresAt: Date.now() + CHALLENGE_TTL_MS });
+  const value = JSON.stringify({ ...challenge, expiresAt: now() + CHALLENGE_TTL_MS });
   return sessions.write(id, { [field]: value });
 }
 
@@ -57,14 +58,15 @@ export async function takeChallengeFrom(
   sessions: BrowserSessionStore,
   id: string,
   field: string,
+  now: Clock,
 ): Promise<Challenge | undefined> {
   const raw = await sessions.take(id, field);
   if (!raw) return undefined;
   const { expiresAt, ...challenge } = JSON.parse(raw) as Challenge & { expiresAt: number };
-  return expiresAt > Date.now() ? challenge : undefined;
+  return expiresAt > now() ? challenge : undefined;
 }
 
-export function createFlowStore(redis: Redis, opts: { namespace: string; ttlSeconds: number }) {
+export function createFlowStore(redis: Redis, opts: { namespace: string; ttlSeconds: number; now: Clock }) {
   const sessions: BrowserSessionStore = createBrowserSessionStore(redis, opts);
   return {
     /** A new flow identifier for a browser that has none the host issued. */
@@ -82,9 +84,9 @@ export function createFlowStore(redis: Redis, opts: { namespace: string; ttlSeco
     },
     /** The WebAuthn challenge in flight for a target; a new one replaces the old. */
     putChallenge: (flowId: string, target: string, challenge: Challenge) =>
-      putChallengeIn(sessions, flowId, `${target}:challenge`, challenge),
+      putChallengeIn(sessions, flowId, `${target}:challenge`, challenge, opts.now),
     takeChallenge: (flowId: string, target: string) =>
-      takeChallengeFrom(sessions, flowId, `${target}:challenge`),
+      takeChallengeFrom(sessions, flowId, `${target}:challenge`, opts.now),
     /** Keeps a freshly mailed code (replacing any older one) with its guess counter at zero. */
     putCode(flowId: string, target: string, code: PendingCode): Promise<boolean> {
       return sessions.write(flowId, {

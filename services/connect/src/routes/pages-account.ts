@@ -79,7 +79,7 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
   const { deps } = p;
   const { site } = p.signin;
   const { accounts, signInLimit } = site;
-  const sessions = createAccountSessionStore(deps.redis, deps.config.flowTtlSeconds);
+  const sessions = createAccountSessionStore(deps.redis, deps.config.flowTtlSeconds, deps.clock);
   const store = createAccountPageStore(deps.db);
   const cookie = sessionCookie(
     'connect_account',

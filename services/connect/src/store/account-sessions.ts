@@ -3,7 +3,7 @@
 // notice and the WebAuthn challenge. Ids are only ever issued here, so a cookie the host did not issue finds
 // nothing; signing in moves the session to a fresh id.
 
-import { createBrowserSessionStore } from '@svc/platform';
+import { type Clock, createBrowserSessionStore } from '@svc/platform';
 import { type Challenge, newKey, putChallengeIn, takeChallengeFrom } from '@svc/signin';
 import type { Redis } from 'ioredis';
 
@@ -18,7 +18,7 @@ export interface AccountSession {
   notice?: { key: string; vars?: Record<string, string | number> };
 }
 
-export function createAccountSessionStore(redis: Redis, ttlSeconds: number) {
+export function createAccountSessionStore(redis: Redis, ttlSeconds: number, now: Clock) {
   const sessions = createBrowserSessionStore(redis, { namespace: 'connect:account', ttlSeconds });
   return {
     /** Starts a session under a fresh host-issued id (256 bits) and returns the id. */
@@ -53,8 +53,9 @@ export function createAccountSessionStore(redis: Redis, ttlSeconds: number) {
       await sessions.write(id, { state: JSON.stringify(session) });
     },
     destroy: (id: string) => sessions.end(id),
-    putChallenge: (id: string, challenge: Challenge) => putChallengeIn(sessions, id, 'challenge', challenge),
-    takeChallenge: (id: string) => takeChallengeFrom(sessions, id, 'challenge'),
+    putChallenge: (id: string, challenge: Challenge) =>
+      putChallengeIn(sessions, id, 'challenge', challenge, now),
+    takeChallenge: (id: string) => takeChallengeFrom(sessions, id, 'challenge', now),
   };
 }
 export type AccountSessionStore = ReturnType<typeof createAccountSessionStore>;
