@@ -1,17 +1,14 @@
 // The connect host's configuration, read once at start-up: every issuing host's variables plus its public URL,
 // WebAuthn relying party, mail, lifetimes and rate limits.
 import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
+import { type Env, intVar, isProduction, readConfig, sessionCookie, textVar } from '@svc/platform';
 import {
-  type Env,
-  intVar,
-  isProduction,
-  oneOfVar,
-  readConfig,
-  sessionCookie,
-  textVar,
-  urlVar,
-} from '@svc/platform';
-import { type SmtpTarget, signinRateLimitsOf, signinVars, smtpTargetOf } from '@svc/signin';
+  type SigninConfig,
+  type SmtpTarget,
+  signinRateLimitsOf,
+  signinVars,
+  smtpTargetOf,
+} from '@svc/signin';
 
 export interface ConnectConfig extends IssuingHostConfig {
   /** Public base URL of this host (CONNECT_URL), without a trailing slash. */
@@ -41,15 +38,8 @@ export interface ConnectConfig extends IssuingHostConfig {
   smtp: SmtpTarget;
   /** Redis key namespace of the rate limits (RATE_LIMIT_NAMESPACE), so separate deployments do not share counters. */
   rateLimitNamespace: string;
-  rateLimits: {
-    /** Codes sent per client address and per recipient in 10 minutes. */
-    codeSendPerIp: number;
-    codeSendPerRecipient: number;
-    /** Code guesses per client address in 10 minutes (each code also dies after 5 wrong guesses). */
-    codeVerifyPerIp: number;
-    /** Passkey ceremonies per client address in 5 minutes. */
-    signInPerIp: number;
-  };
+  /** The sign-in pages' limits (libs/signin's SigninConfig). */
+  rateLimits: SigninConfig['rateLimits'];
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);

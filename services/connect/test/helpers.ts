@@ -10,7 +10,6 @@ import {
   type Backend,
   type Mailbox,
   openInfra,
-  postJson,
   provisionBackend,
   startMailbox,
   type TestInfra,

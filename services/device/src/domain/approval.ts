@@ -7,19 +7,8 @@ import type { PendingRow } from '../store/authorizations';
 import { DEVICE_AUTH_METHOD } from './authorize';
 import { normalizeUserCode } from './codes';
 
-/** A live pending authorization, as the confirmation screen shows it. Never shows the device code. */
-export interface PendingAuthorization {
-  id: string;
-  /** Stored form, `XXXX-XXXX`: what the device's screen shows. */
-  userCode: string;
-  applicationId: string;
-  applicationAnchor: string;
-  /** The client address and User-Agent seen at /device-authorize (the User-Agent printable, at most 256 chars). */
-  deviceAddress: string | null;
-  deviceUserAgent: string | null;
-  createdAt: Date;
-  expiresAt: Date;
-}
+/** A live pending authorization, as the confirmation screen shows it: the stored row without its device code hash. */
+export type PendingAuthorization = Omit<PendingRow, 'deviceCodeHash'>;
 
 export type FindOutcome =
   | { kind: 'found'; authorization: PendingAuthorization }
@@ -41,16 +30,7 @@ export interface ApprovalInput {
 
 export type DecisionOutcome = 'approved' | 'denied' | 'gone';
 
-const view = (row: PendingRow): PendingAuthorization => ({
-  id: row.id,
-  userCode: row.userCode,
-  applicationId: row.applicationId,
-  applicationAnchor: row.applicationAnchor,
-  deviceAddress: row.deviceAddress,
-  deviceUserAgent: row.deviceUserAgent,
-  createdAt: row.createdAt,
-  expiresAt: row.expiresAt,
-});
+const view = ({ deviceCodeHash: _, ...shown }: PendingRow): PendingAuthorization => shown;
 
 /**
  * The live pending authorization a typed user code names: case, spaces and hyphens ignored, O read as 0 and I or L

@@ -35,9 +35,11 @@ export interface AuthorizationRow {
 export interface PendingRow {
   id: string;
   deviceCodeHash: string;
+  /** Stored form, `XXXX-XXXX`: what the device's screen shows. */
   userCode: string;
   applicationId: string;
   applicationAnchor: string;
+  /** The client address and User-Agent seen at /device-authorize (the User-Agent printable, at most 256 chars). */
   deviceAddress: string | null;
   deviceUserAgent: string | null;
   createdAt: Date;
