@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createErrand } from '@svc/issuance';
-import { makeAgent, provisionAccount, provisionBackend } from '@svc/testkit';
+import { BASELINE_TERMS, makeAgent, provisionAccount, provisionBackend } from '@svc/testkit';
 import { sha256Hex } from '../src/domain/keys';
 import { acceptCurrentTerms, type ConnectHost, startConnect, useConnectHost } from './helpers';
 
@@ -170,6 +170,36 @@ describe('inquiry pages', () => {
       expect(text).toContain('lang="zh-CN"');
     }
     expect((await a.request('/terms/999999')).res.status).toBe(404);
+    expect((await a.request('/terms/99999999999')).res.status).toBe(404);
+  });
+
+  test('a revision once read is served from the process without a database read; an unknown one is still 404', async () => {
+    // Negative revisions of its own, so the current terms other tests read are never these.
+    const revision = -1 - Math.floor(Math.random() * 1_000_000_000);
+    const later = revision - 1;
+    const title = `Cached terms ${revision}`;
+    const body = structuredClone(BASELINE_TERMS);
+    body.locales['en-US'].document.title = title;
+    const db = cx.infra.db;
+    const a = agent();
+    expect((await a.request(`/terms/${later}`)).res.status).toBe(404);
+    await db.agreementDocument.create({ data: { revision, body } });
+    const first = await a.request(`/terms/${revision}?lang=en-US`);
+    expect(first.res.status).toBe(200);
+    expect(first.text).toContain(title);
+    await db.agreementDocument.delete({
+      where: { documentType_revision: { documentType: 'BASIC_TERMS', revision } },
+    });
+    const again = await a.request(`/terms/${revision}?lang=en-US`);
+    expect(again.res.status).toBe(200);
+    expect(again.text).toContain(title);
+    // A miss is not remembered: the revision published after its 404 is served.
+    await db.agreementDocument.create({ data: { revision: later, body } });
+    expect((await a.request(`/terms/${later}`)).res.status).toBe(200);
+    await db.agreementDocument.delete({
+      where: { documentType_revision: { documentType: 'BASIC_TERMS', revision: later } },
+    });
+    expect((await a.request(`/terms/${revision - 2}`)).res.status).toBe(404);
   });
 });
 

@@ -63,8 +63,37 @@ export async function recordReceipt(
 
 /** One published revision of the basic terms (undefined when there is no such revision). */
 export async function termsRevision(db: Db, revision: number): Promise<Agreement | undefined> {
+  // The column is a 32-bit integer: a larger number names no revision (and is not a query error).
+  if (!Number.isInteger(revision) || revision < -0x80000000 || revision > 0x7fffffff) return undefined;
   const doc = await db.agreementDocument.findUnique({
     where: { documentType_revision: { documentType: 'BASIC_TERMS', revision } },
   });
   return doc ? (doc.body as unknown as Agreement) : undefined;
+}
+
+/**
+ * `termsRevision` through a small in-process map: a published revision is immutable (document type + revision ->
+ * body), so a page view of one already read needs no query. Only revisions found are kept (an unknown number is
+ * read again each time, so a later publish is served and unknown numbers cannot fill the map), at most `size`, the
+ * least recently read dropped first. By explicit revision only: the current revision is never read through it.
+ */
+export function createTermsRevisionCache(
+  db: Db,
+  size = 16,
+): (revision: number) => Promise<Agreement | undefined> {
+  const byRevision = new Map<number, Agreement>();
+  return async (revision) => {
+    const hit = byRevision.get(revision);
+    if (hit) {
+      byRevision.delete(revision);
+      byRevision.set(revision, hit);
+      return hit;
+    }
+    const agreement = await termsRevision(db, revision);
+    if (agreement) {
+      byRevision.set(revision, agreement);
+      if (byRevision.size > size) byRevision.delete(byRevision.keys().next().value as number);
+    }
+    return agreement;
+  };
 }

@@ -62,6 +62,21 @@ export function translator<K extends string = never>(
   locale: Locale,
   extra?: Messages<K>,
 ): Translate<MessageKey | K> {
-  const table = { ...extra?.[locale], ...MESSAGES[locale] } as Record<MessageKey | K, string>;
+  const table = mergedTable(locale, extra) as Record<MessageKey | K, string>;
   return (key, vars = {}) => fill(table[key] ?? key, vars);
+}
+
+// The merged table of each (host table, locale), built once: every page view asks for a translator, and the tables
+// are constants (JSON catalogs), so copying them on every request was only garbage.
+const merged = new WeakMap<object, Partial<Record<Locale, Record<string, string>>>>();
+
+function mergedTable(locale: Locale, extra: Messages<string> | undefined): Record<string, string> {
+  const key: object = extra ?? MESSAGES;
+  let byLocale = merged.get(key);
+  if (!byLocale) {
+    byLocale = {};
+    merged.set(key, byLocale);
+  }
+  byLocale[locale] ??= { ...extra?.[locale], ...MESSAGES[locale] };
+  return byLocale[locale];
 }

@@ -1,6 +1,6 @@
 // Every browser page of connect: inquiries, errands, the account page and the read-only basic-terms page (the
 // LegalAgreementRequired termsUrl), on the shared sign-in steps of @svc/signin; the table lists them.
-import { termsRevision } from '@svc/issuance';
+import { createTermsRevisionCache } from '@svc/issuance';
 import { type Endpoint, pageEndpoint } from '@svc/platform';
 import {
   createSignin,
@@ -44,15 +44,16 @@ export function pageEndpoints(deps: ConnectDeps, inquiries: InquiryStore, signin
 }
 
 /** GET /terms/{revision}: the read-only basic-terms page (the LegalAgreementRequired termsUrl). */
-export const termsPage = (deps: ConnectDeps, signin: ConnectSignin) =>
-  pageEndpoint({
+export const termsPage = (deps: ConnectDeps, signin: ConnectSignin) => {
+  const termsRevision = createTermsRevisionCache(deps.db);
+  return pageEndpoint({
     method: 'GET',
     path: '/terms/:revision',
     body: { kind: 'none' },
     noStore: false,
     page: async (req, res) => {
       const revision = Number(req.params.revision);
-      const agreement = Number.isInteger(revision) ? await termsRevision(deps.db, revision) : undefined;
+      const agreement = Number.isInteger(revision) ? await termsRevision(revision) : undefined;
       if (!agreement) throw new PageError(404, 'notFound');
       const locale = signin.locale(req, res);
       const t = translator(locale, CONNECT_MESSAGES);
@@ -63,3 +64,4 @@ export const termsPage = (deps: ConnectDeps, signin: ConnectSignin) =>
         .send(layout(ctx, t('termsTitle', { revision }), termsDocument(agreement.locales[locale].document)));
     },
   });
+};
