@@ -9,39 +9,24 @@ import {
   setClaims,
   setSectorStatus,
 } from '@svc/provisioning';
-import {
-  expectTokenPair,
-  holdSubjectCreation,
-  postJson,
-  provisionApp,
-  type RunningTestHost,
-  type TestInfra,
-  waitUntil,
-} from '@svc/testkit';
+import { expectTokenPair, holdSubjectCreation, postJson, provisionApp, waitUntil } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
-import { accessKeyFor, ensureTerms, openInfra, sessionCount, settledAccount, startNative } from './helpers';
+import { accessKeyFor, ensureTerms, sessionCount, settledAccount, useNativeHost } from './helpers';
 
-let infra: TestInfra;
-let host: RunningTestHost;
+const n = useNativeHost();
 let url: string;
 
-beforeAll(async () => {
-  infra = openInfra();
-  host = await startNative(infra);
-  url = `${host.url}/direct-issue/access-key`;
-});
-afterAll(async () => {
-  await host.close();
-  await infra.close();
+beforeAll(() => {
+  url = `${n.host.url}/direct-issue/access-key`;
 });
 
 const ALL_METHODS = ['ACCESS_KEY_DIRECT', 'AGENT_ACCESS_KEY_DIRECT', 'AUTOMATION_ACCESS_KEY_DIRECT'];
 
 async function fixture(methods = ALL_METHODS, kind: 'ACCOUNT' | 'AGENT' | 'AUTOMATION' = 'ACCOUNT') {
-  const app = await provisionApp(infra, { methods });
-  const account = await settledAccount(infra);
-  const key = await accessKeyFor(infra, app.anchor, account.id, kind);
+  const app = await provisionApp(n.infra, { methods });
+  const account = await settledAccount(n.infra);
+  const key = await accessKeyFor(n.infra, app.anchor, account.id, kind);
   const body = {
     applicationAnchor: app.anchor,
     accessKeyIdentifier: key.accessKeyIdentifier,
@@ -51,12 +36,12 @@ async function fixture(methods = ALL_METHODS, kind: 'ACCOUNT' | 'AGENT' | 'AUTOM
 }
 
 async function verifyIndependently(applicationId: string, anchor: string, token: string, typ: string) {
-  const { keys } = await infra.keyRing.jwks(applicationId);
+  const { keys } = await n.infra.keyRing.jwks(applicationId);
   const jwks = createLocalJWKSet({ keys: keys as never });
   return jwtVerify(token, jwks, {
     algorithms: ['RS256'],
     audience: anchor,
-    issuer: infra.issuance.issuer,
+    issuer: n.infra.issuance.issuer,
     typ,
   });
 }
@@ -95,7 +80,7 @@ describe('success', () => {
       const actSub = (payload.act as { sub: string }).sub;
       expect(actSub).not.toBe(payload.sub);
       // The owner's own key in the same application yields the same top-level subject.
-      const own = await accessKeyFor(infra, f.app.anchor, f.account.id, 'ACCOUNT');
+      const own = await accessKeyFor(n.infra, f.app.anchor, f.account.id, 'ACCOUNT');
       const mine = await postJson(url, {
         ...f.body,
         accessKeyIdentifier: own.accessKeyIdentifier,
@@ -153,9 +138,9 @@ describe('formats are checked before any lookup', () => {
 describe('one opaque denial for every credential failure', () => {
   test('unknown, wrong secret, revoked and wrong application all answer the same', async () => {
     const f = await fixture();
-    const other = await provisionApp(infra, { methods: ALL_METHODS });
-    const revoked = await accessKeyFor(infra, f.app.anchor, f.account.id);
-    await revokeAccessKey(infra.db, revoked.accessKeyIdentifier);
+    const other = await provisionApp(n.infra, { methods: ALL_METHODS });
+    const revoked = await accessKeyFor(n.infra, f.app.anchor, f.account.id);
+    await revokeAccessKey(n.infra.db, revoked.accessKeyIdentifier);
     const attempts = [
       { ...f.body, accessKeyIdentifier: 'acs_k_00000000-0000-4000-8000-000000000000' },
       { ...f.body, accessKeySecret: `acs_t_${'0'.repeat(64)}` },
@@ -171,7 +156,7 @@ describe('one opaque denial for every credential failure', () => {
       expect(a.status).toBe(401);
       expect(a.text).toBe('{"reason":"AccessKeyDirectDenied"}');
     }
-    expect(await sessionCount(infra, f.account.id)).toBe(0);
+    expect(await sessionCount(n.infra, f.account.id)).toBe(0);
   });
 });
 
@@ -189,7 +174,7 @@ describe('authorization layers', () => {
 
   test('Layer 2: a revoked agent is refused', async () => {
     const f = await fixture(ALL_METHODS, 'AGENT');
-    await infra.db.workload.update({ where: { id: f.key.workloadId! }, data: { status: 'REVOKED' } });
+    await n.infra.db.workload.update({ where: { id: f.key.workloadId! }, data: { status: 'REVOKED' } });
     const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason: 'Layer2Denied' });
@@ -197,8 +182,11 @@ describe('authorization layers', () => {
 
   test('Layer 2: an automation no longer owned by the key account is refused', async () => {
     const f = await fixture(ALL_METHODS, 'AUTOMATION');
-    const other = await settledAccount(infra);
-    await infra.db.workload.update({ where: { id: f.key.workloadId! }, data: { ownerAccountId: other.id } });
+    const other = await settledAccount(n.infra);
+    await n.infra.db.workload.update({
+      where: { id: f.key.workloadId! },
+      data: { ownerAccountId: other.id },
+    });
     const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason: 'Layer2Denied' });
@@ -206,14 +194,14 @@ describe('authorization layers', () => {
 
   test('Layer 3 never refuses direct issue: an app with only DEVICE_CODE, or every other return rule, issues', async () => {
     const f = await fixture();
-    await addReturnRule(infra.db, f.app.anchor, 'DEVICE_CODE');
+    await addReturnRule(n.infra.db, f.app.anchor, 'DEVICE_CODE');
     expectTokenPair(await postJson(url, f.body), [
       'accessToken',
       'applicationAnchor',
       'claims',
       'refreshToken',
     ]);
-    for (const method of ['CALLBACK', 'STATUS_POLL']) await addReturnRule(infra.db, f.app.anchor, method);
+    for (const method of ['CALLBACK', 'STATUS_POLL']) await addReturnRule(n.infra.db, f.app.anchor, method);
     expect((await postJson(url, f.body)).status).toBe(200);
   });
 });
@@ -222,8 +210,8 @@ describe('issuance refusals', () => {
   test('application SUSPENDED, DISABLED, or its sector disabled is ApplicationNotActive', async () => {
     for (const change of ['SUSPENDED', 'DISABLED', 'sector'] as const) {
       const f = await fixture();
-      if (change === 'sector') await setSectorStatus(infra.db, f.app.sectorId, 'DISABLED');
-      else await setAppStatus(infra.db, f.app.anchor, change);
+      if (change === 'sector') await setSectorStatus(n.infra.db, f.app.sectorId, 'DISABLED');
+      else await setAppStatus(n.infra.db, f.app.anchor, change);
       const res = await postJson(url, f.body);
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ reason: 'ApplicationNotActive' });
@@ -235,16 +223,16 @@ describe('issuance refusals', () => {
     ['DELETED', 'AccountDeleted'],
   ])('account %s is %s', async (status, reason) => {
     const f = await fixture();
-    await setAccountStatus(infra.db, f.account.id, status);
+    await setAccountStatus(n.infra.db, f.account.id, status);
     const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason });
   });
 
   test('an account without the current basic-terms receipt gets LegalAgreementRequired', async () => {
-    const terms = await ensureTerms(infra);
+    const terms = await ensureTerms(n.infra);
     const f = await fixture();
-    await infra.db.agreementReceipt.deleteMany({ where: { accountId: f.account.id } });
+    await n.infra.db.agreementReceipt.deleteMany({ where: { accountId: f.account.id } });
     const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body.reason).toBe('LegalAgreementRequired');
@@ -273,11 +261,11 @@ describe('issuance refusals', () => {
   test('identity authority changing during the attempt is AuthorizationArtifactStale (409)', async () => {
     const f = await fixture();
     // The attempt is held in PostgreSQL after its key is proven and before its session is inserted.
-    const hold = await holdSubjectCreation(infra, f.app.sectorId, { kind: 'ACCOUNT', id: f.account.id });
+    const hold = await holdSubjectCreation(n.infra, f.app.sectorId, { kind: 'ACCOUNT', id: f.account.id });
     const attempt = postJson(url, f.body);
     try {
       await waitUntil(hold.blocked);
-      await infra.db.account.update({
+      await n.infra.db.account.update({
         where: { id: f.account.id },
         data: { authorityVersion: { increment: 1 } },
       });
@@ -287,10 +275,10 @@ describe('issuance refusals', () => {
     const res = await attempt;
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ reason: 'AuthorizationArtifactStale' });
-    expect(await sessionCount(infra, f.account.id)).toBe(0);
+    expect(await sessionCount(n.infra, f.account.id)).toBe(0);
     // Held the same way with nothing changed, the attempt succeeds: the hold itself refuses nothing.
     const g = await fixture();
-    const calm = await holdSubjectCreation(infra, g.app.sectorId, { kind: 'ACCOUNT', id: g.account.id });
+    const calm = await holdSubjectCreation(n.infra, g.app.sectorId, { kind: 'ACCOUNT', id: g.account.id });
     const unchanged = postJson(url, g.body);
     try {
       await waitUntil(calm.blocked);
@@ -304,7 +292,7 @@ describe('issuance refusals', () => {
 describe('claim gates', () => {
   test('a REQUIRED claim without consent is ClaimConsentRequired with the view and an errand', async () => {
     const f = await fixture();
-    await setClaims(infra.db, f.app.anchor, { email: 'REQUIRED', firstName: 'OPTIONAL' });
+    await setClaims(n.infra.db, f.app.anchor, { email: 'REQUIRED', firstName: 'OPTIONAL' });
     const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body.reason).toBe('ClaimConsentRequired');
@@ -313,13 +301,13 @@ describe('claim gates', () => {
     expect(res.body.errand.errandKey).toMatch(/^ernd_/);
     expect(res.body.errand.url).toContain(res.body.errand.errandKey);
     expect(Date.parse(res.body.errand.expiresAt)).toBeGreaterThan(Date.now());
-    expect(await sessionCount(infra, f.account.id)).toBe(0);
+    expect(await sessionCount(n.infra, f.account.id)).toBe(0);
   });
 
   test('a granted REQUIRED claim with no data is RequiredClaimDataMissing', async () => {
     const f = await fixture();
-    await setClaims(infra.db, f.app.anchor, { staticAvatar: 'REQUIRED' });
-    await grantClaim(infra.db, f.account.id, f.app.anchor, 'staticAvatar', 'GRANTED');
+    await setClaims(n.infra.db, f.app.anchor, { staticAvatar: 'REQUIRED' });
+    await grantClaim(n.infra.db, f.account.id, f.app.anchor, 'staticAvatar', 'GRANTED');
     const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body.reason).toBe('RequiredClaimDataMissing');
@@ -329,7 +317,7 @@ describe('claim gates', () => {
 
   test('SYNTHETIC_ONLY and SYNTHETIC_FALLBACK never block', async () => {
     const f = await fixture();
-    await setClaims(infra.db, f.app.anchor, {
+    await setClaims(n.infra.db, f.app.anchor, {
       email: 'SYNTHETIC_ONLY',
       staticAvatar: 'SYNTHETIC_FALLBACK',
       animatedAvatar: 'SYNTHETIC_FALLBACK',
@@ -370,7 +358,7 @@ describe('bad bodies get InvalidBody and change nothing', () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ reason: 'InvalidBody' });
     }
-    expect(await sessionCount(infra, f.account.id)).toBe(0);
+    expect(await sessionCount(n.infra, f.account.id)).toBe(0);
   });
 
   test('an oversized body is refused (413 InvalidBody)', async () => {
@@ -378,6 +366,6 @@ describe('bad bodies get InvalidBody and change nothing', () => {
     const res = await postJson(url, { ...f.body, padding: 'x'.repeat(100_000) });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ reason: 'InvalidBody' });
-    expect(await sessionCount(infra, f.account.id)).toBe(0);
+    expect(await sessionCount(n.infra, f.account.id)).toBe(0);
   });
 });

@@ -1,26 +1,23 @@
 // POST /errand (claims view and an errand when the gate owes one; empty 401/403 failures) and the rate limits
 // of access-key and public-key, shared by two replicas through Redis.
 import { setAccountStatus, setAppStatus, setClaims } from '@svc/provisioning';
-import { postJson, provisionApp, type RunningTestHost, type TestInfra, uniqueName } from '@svc/testkit';
-import { accessKeyFor, openInfra, publicKeyFor, settledAccount, signAssertion, startNative } from './helpers';
+import { postJson, provisionApp, uniqueName } from '@svc/testkit';
+import {
+  accessKeyFor,
+  publicKeyFor,
+  settledAccount,
+  signAssertion,
+  startNative,
+  useNativeHost,
+} from './helpers';
 
-let infra: TestInfra;
-let host: RunningTestHost;
-
-beforeAll(async () => {
-  infra = openInfra();
-  host = await startNative(infra);
-});
-afterAll(async () => {
-  await host.close();
-  await infra.close();
-});
+const n = useNativeHost();
 
 async function issued() {
-  const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
-  const account = await settledAccount(infra);
-  const key = await accessKeyFor(infra, app.anchor, account.id);
-  const res = await postJson(`${host.url}/direct-issue/access-key`, {
+  const app = await provisionApp(n.infra, { methods: ['ACCESS_KEY_DIRECT'] });
+  const account = await settledAccount(n.infra);
+  const key = await accessKeyFor(n.infra, app.anchor, account.id);
+  const res = await postJson(`${n.host.url}/direct-issue/access-key`, {
     applicationAnchor: app.anchor,
     ...key,
     workloadId: undefined,
@@ -34,7 +31,7 @@ async function issued() {
   };
 }
 
-const errand = (body: unknown) => postJson(`${host.url}/errand`, body as object);
+const errand = (body: unknown) => postJson(`${n.host.url}/errand`, body as object);
 
 describe('POST /errand', () => {
   test('nothing owed: the view and errand null', async () => {
@@ -48,7 +45,7 @@ describe('POST /errand', () => {
 
   test('a claim newly REQUIRED: an errand to complete it in the browser', async () => {
     const f = await issued();
-    await setClaims(infra.db, f.app.anchor, { firstName: 'REQUIRED' });
+    await setClaims(n.infra.db, f.app.anchor, { firstName: 'REQUIRED' });
     const res = await errand({ accessToken: f.accessToken });
     expect(res.status).toBe(200);
     expect(res.body.claims.firstName).toEqual({ requirement: 'REQUIRED', state: 'UNKNOWN' });
@@ -71,7 +68,7 @@ describe('POST /errand', () => {
       expect(res.status).toBe(401);
       expect(res.text).toBe('');
     }
-    await infra.db.session.updateMany({ where: { accountId: f.account.id }, data: { status: 'REVOKED' } });
+    await n.infra.db.session.updateMany({ where: { accountId: f.account.id }, data: { status: 'REVOKED' } });
     const res = await errand({ accessToken: f.accessToken });
     expect(res.status).toBe(401);
     expect(res.text).toBe('');
@@ -79,19 +76,19 @@ describe('POST /errand', () => {
 
   test('an application or account disabled is an empty 403', async () => {
     const f1 = await issued();
-    await setAppStatus(infra.db, f1.app.anchor, 'DISABLED');
+    await setAppStatus(n.infra.db, f1.app.anchor, 'DISABLED');
     const r1 = await errand({ accessToken: f1.accessToken });
     expect(r1.status).toBe(403);
     expect(r1.text).toBe('');
     const f2 = await issued();
-    await setAccountStatus(infra.db, f2.account.id, 'DISABLED');
+    await setAccountStatus(n.infra.db, f2.account.id, 'DISABLED');
     const r2 = await errand({ accessToken: f2.accessToken });
     expect(r2.status).toBe(403);
     expect(r2.text).toBe('');
   });
 
   test('a non-JSON body is InvalidBody', async () => {
-    const res = await postJson(`${host.url}/errand`, 'nope');
+    const res = await postJson(`${n.host.url}/errand`, 'nope');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ reason: 'InvalidBody' });
   });
@@ -101,12 +98,12 @@ describe('rate limits shared across replicas', () => {
   test('per credential on access-key: the third attempt on either replica is 429 with Retry-After', async () => {
     const prefix = uniqueName('rl');
     const limits = { prefix, addressPoints: 100, credentialPoints: 2, windowSeconds: 60 };
-    const r1 = await startNative(infra, { rateLimit: limits });
-    const r2 = await startNative(infra, { rateLimit: limits });
+    const r1 = await startNative(n.infra, { rateLimit: limits });
+    const r2 = await startNative(n.infra, { rateLimit: limits });
     try {
-      const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
-      const account = await settledAccount(infra);
-      const key = await accessKeyFor(infra, app.anchor, account.id);
+      const app = await provisionApp(n.infra, { methods: ['ACCESS_KEY_DIRECT'] });
+      const account = await settledAccount(n.infra);
+      const key = await accessKeyFor(n.infra, app.anchor, account.id);
       const body = {
         applicationAnchor: app.anchor,
         accessKeyIdentifier: key.accessKeyIdentifier,
@@ -119,7 +116,7 @@ describe('rate limits shared across replicas', () => {
       expect(third.body).toEqual({ reason: 'TooManyAttempts' });
       expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
       // Another credential from the same address still passes.
-      const other = await accessKeyFor(infra, app.anchor, account.id);
+      const other = await accessKeyFor(n.infra, app.anchor, account.id);
       const ok = await postJson(`${r2.url}/direct-issue/access-key`, {
         ...body,
         ...other,
@@ -134,15 +131,15 @@ describe('rate limits shared across replicas', () => {
 
   test('per client address on public-key, across kids and replicas', async () => {
     const limits = { prefix: uniqueName('rl'), addressPoints: 3, credentialPoints: 100, windowSeconds: 60 };
-    const r1 = await startNative(infra, { rateLimit: limits });
-    const r2 = await startNative(infra, { rateLimit: limits });
+    const r1 = await startNative(n.infra, { rateLimit: limits });
+    const r2 = await startNative(n.infra, { rateLimit: limits });
     try {
-      const app = await provisionApp(infra, { methods: ['PUBLIC_KEY_DIRECT'] });
-      const account = await settledAccount(infra);
+      const app = await provisionApp(n.infra, { methods: ['PUBLIC_KEY_DIRECT'] });
+      const account = await settledAccount(n.infra);
       const body = JSON.stringify({ applicationAnchor: app.anchor });
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) {
-        const cred = await publicKeyFor(infra, app.anchor, account.id);
+        const cred = await publicKeyFor(n.infra, app.anchor, account.id);
         const jws = await signAssertion(cred.key, cred.kid, body);
         const res = await postJson(`${(i % 2 ? r2 : r1).url}/direct-issue/public-key`, body, {
           authorization: `PublicKey ${jws}`,

@@ -60,6 +60,20 @@ export async function startNative(
   return startTestHost(createNativeApp(nativeDeps(infra, config, extra)));
 }
 
+/** The infrastructure and one native host for a test file: opened before its tests, closed after (filled in beforeAll). */
+export function useNativeHost(): { infra: TestInfra; host: RunningTestHost } {
+  const setup = {} as { infra: TestInfra; host: RunningTestHost };
+  beforeAll(async () => {
+    setup.infra = openInfra();
+    setup.host = await startNative(setup.infra);
+  });
+  afterAll(async () => {
+    await setup.host?.close();
+    await setup.infra?.close();
+  });
+  return setup;
+}
+
 /** Makes sure basic terms exist (publishing a first revision only if none was ever published). */
 export async function ensureTerms(infra: TestInfra) {
   const existing = await currentTerms(infra.db);

@@ -2,34 +2,24 @@
 // `public-key revoke` (the real CLI process) take effect on direct issue and /errand over HTTP, so Layer2Denied,
 // PublicKeyDirectDenied for a revoked key and a lapsed workload authority are reachable without SQL.
 import { createWorkload, regenerateWorkload, revokeWorkload } from '@svc/provisioning';
-import { postJson, provisionApp, type RunningTestHost, type TestInfra, uniqueName } from '@svc/testkit';
+import { postJson, provisionApp, uniqueName } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { decodeProtectedHeader } from 'jose';
 import { admin, ok } from '../../../tools/admin/test/run-admin';
-import { accessKeyFor, openInfra, publicKeyFor, settledAccount, signAssertion, startNative } from './helpers';
+import { accessKeyFor, publicKeyFor, settledAccount, signAssertion, useNativeHost } from './helpers';
 
-let infra: TestInfra;
-let host: RunningTestHost;
-beforeAll(async () => {
-  infra = openInfra();
-  host = await startNative(infra);
-});
-afterAll(async () => {
-  await host.close();
-  await infra.close();
-});
-
-const errand = (accessToken: string) => postJson(`${host.url}/errand`, { accessToken });
+const n = useNativeHost();
+const errand = (accessToken: string) => postJson(`${n.host.url}/errand`, { accessToken });
 
 describe('pnpm admin agent regenerate / revoke', () => {
   it('regenerating ends the old generation’s sessions; revoking refuses issue with Layer2Denied', async () => {
     // Set-up through the library the CLI calls; the commands under test run as the real CLI process.
-    const app = await provisionApp(infra, { methods: ['AGENT_ACCESS_KEY_DIRECT'] });
-    const account = await settledAccount(infra);
-    const key = await accessKeyFor(infra, app.anchor, account.id, 'AGENT');
+    const app = await provisionApp(n.infra, { methods: ['AGENT_ACCESS_KEY_DIRECT'] });
+    const account = await settledAccount(n.infra);
+    const key = await accessKeyFor(n.infra, app.anchor, account.id, 'AGENT');
     const agent = key.workloadId!;
     const issue = () =>
-      postJson(`${host.url}/direct-issue/access-key`, {
+      postJson(`${n.host.url}/direct-issue/access-key`, {
         applicationAnchor: app.anchor,
         accessKeyIdentifier: key.accessKeyIdentifier,
         accessKeySecret: key.accessKeySecret,
@@ -56,26 +46,28 @@ describe('pnpm admin agent regenerate / revoke', () => {
   }, 120_000); // three CLI processes
 
   it('revoking is idempotent, a revoked workload cannot be regenerated, kinds do not mix', async () => {
-    const account = await settledAccount(infra);
-    const { id } = await createWorkload(infra.db, 'AUTOMATION', account.id, uniqueName('sync'));
-    expect(await regenerateWorkload(infra.db, 'AUTOMATION', id)).toEqual({ id, generation: 2 });
-    expect(await revokeWorkload(infra.db, 'AUTOMATION', id)).toEqual({ id, status: 'REVOKED' });
-    expect(await revokeWorkload(infra.db, 'AUTOMATION', id)).toEqual({ id, status: 'REVOKED' });
-    await expect(regenerateWorkload(infra.db, 'AUTOMATION', id)).rejects.toThrow('the automation is revoked');
-    await expect(revokeWorkload(infra.db, 'AGENT', id)).rejects.toThrow('agent not found');
-    const row = await infra.db.workload.findUniqueOrThrow({ where: { id } });
+    const account = await settledAccount(n.infra);
+    const { id } = await createWorkload(n.infra.db, 'AUTOMATION', account.id, uniqueName('sync'));
+    expect(await regenerateWorkload(n.infra.db, 'AUTOMATION', id)).toEqual({ id, generation: 2 });
+    expect(await revokeWorkload(n.infra.db, 'AUTOMATION', id)).toEqual({ id, status: 'REVOKED' });
+    expect(await revokeWorkload(n.infra.db, 'AUTOMATION', id)).toEqual({ id, status: 'REVOKED' });
+    await expect(regenerateWorkload(n.infra.db, 'AUTOMATION', id)).rejects.toThrow(
+      'the automation is revoked',
+    );
+    await expect(revokeWorkload(n.infra.db, 'AGENT', id)).rejects.toThrow('agent not found');
+    const row = await n.infra.db.workload.findUniqueOrThrow({ where: { id } });
     expect([row.status, row.generation]).toEqual(['REVOKED', 2]);
   });
 });
 
 describe('pnpm admin public-key revoke', () => {
   it('a revoked public key is PublicKeyDirectDenied', async () => {
-    const app = await provisionApp(infra, { methods: ['PUBLIC_KEY_DIRECT'] });
-    const account = await settledAccount(infra);
-    const cred = await publicKeyFor(infra, app.anchor, account.id);
+    const app = await provisionApp(n.infra, { methods: ['PUBLIC_KEY_DIRECT'] });
+    const account = await settledAccount(n.infra);
+    const cred = await publicKeyFor(n.infra, app.anchor, account.id);
     const body = JSON.stringify({ applicationAnchor: app.anchor });
     const send = async () =>
-      postJson(`${host.url}/direct-issue/public-key`, body, {
+      postJson(`${n.host.url}/direct-issue/public-key`, body, {
         authorization: `PublicKey ${await signAssertion(cred.key, cred.kid, body)}`,
       });
     expect((await send()).status).toBe(200);
