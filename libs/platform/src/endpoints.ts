@@ -24,6 +24,7 @@ import {
   SECURITY_HEADERS,
 } from './http';
 import { observeRequest } from './metrics';
+import { type EndpointDoc, openApiDocument } from './openapi';
 import { nameServerSpan } from './telemetry';
 
 export type Method = 'GET' | 'POST';
@@ -80,6 +81,8 @@ interface Declared<B> {
   body: BodySpec<B>;
   /** Answers carry `Cache-Control: no-store` and `Pragma: no-cache` (issuance and credential-bearing answers). */
   noStore: boolean;
+  /** What the host's OpenAPI document says beyond method, path and body: answers, reasons, auth (openapi.ts). */
+  doc?: EndpointDoc;
 }
 
 /** A JSON endpoint, served by the fast dispatcher on node:http. */
@@ -252,6 +255,14 @@ export interface HostTable {
   pageErrors?: ErrorRequestHandler;
 }
 
+/** The routes each host name's table declared in this process (the OpenAPI contract test reads them). */
+const DECLARED = new Map<string, ReadonlyArray<{ method: Method; path: string }>>();
+
+/** The `{method, path}` of every endpoint the last table served under host `name` declared. */
+export function declaredRoutes(name: string): ReadonlyArray<{ method: Method; path: string }> {
+  return DECLARED.get(name) ?? [];
+}
+
 /**
  * Serves a host's endpoint table: exact method and path match on the JSON endpoints first; everything else
  * (page endpoints, `/healthz`, `/readyz`, HEAD, trailing slashes, other cases, unknown paths: a JSON 404) goes to
@@ -276,6 +287,26 @@ export function serveEndpoints(opts: HostAppOptions, table: HostTable): RequestL
     if (c.pattern) patterns.push(c);
     else exact.set(`${e.method} ${e.path}`, c);
   }
+  DECLARED.set(
+    opts.name,
+    table.endpoints.map((e) => ({ method: e.method, path: e.path })),
+  );
+  // GET /openapi.json: the document of this table, built once.
+  const openapi = Buffer.from(
+    JSON.stringify(
+      openApiDocument({ name: opts.name, includeMessages: opts.includeMessages, endpoints: table.endpoints }),
+    ),
+  );
+  exact.set('GET /openapi.json', {
+    endpoint: endpoint({
+      method: 'GET',
+      path: '/openapi.json',
+      body: { kind: 'none' },
+      noStore: false,
+      handle: () => ({ raw: openapi, headers: { 'Cache-Control': 'public, max-age=300' } }),
+    }) as JsonEndpoint<unknown, unknown>,
+    names: [],
+  });
   const trust = trustFunction(opts);
 
   async function serve(

@@ -21,6 +21,7 @@ import { AUDIENCE, type Kek, kekFromBytes } from '@svc/token-core';
 import { type CryptoKey, exportJWK, generateKeyPair } from 'jose';
 import { signClientAuth } from './client-auth';
 import { testEnv } from './config';
+import { contractChecked } from './contract';
 
 export interface TestInfra {
   db: Db;
@@ -197,13 +198,19 @@ export interface RunningTestHost {
   close(): Promise<void>;
 }
 
-/** Listens on 127.0.0.1 on a free port. */
+/**
+ * Listens on 127.0.0.1 on a free port. Every answer the host sends is judged against its own OpenAPI document
+ * (contract.ts): an answer the document does not describe fails the test that received it.
+ */
 export async function startTestHost(app: RequestListener): Promise<RunningTestHost> {
-  const server: Server = await listen(app, 0, '127.0.0.1');
+  const contract = contractChecked(app);
+  const server: Server = await listen(contract.listener, 0, '127.0.0.1');
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  await contract.load(url);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -249,6 +256,14 @@ export { type ChildHost, type ConnectProcess, spawnHost, startConnectProcess } f
 export * from './chromium';
 export { signClientAuth } from './client-auth';
 export { type SettableClock, settableClock, testEnv, testUrls } from './config';
+export {
+  type CompiledDocument,
+  type ContractCheck,
+  checkOpenApiDocument,
+  compileDocument,
+  contractChecked,
+  judgeAgainst,
+} from './contract';
 export {
   countStatuses,
   type FaultFigures,

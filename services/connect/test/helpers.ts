@@ -8,6 +8,7 @@ import { createMailer } from '@svc/signin';
 import {
   type AppFixtureOptions,
   type Backend,
+  contractChecked,
   type Mailbox,
   openInfra,
   provisionBackend,
@@ -74,7 +75,9 @@ export async function startConnect(
     clock,
     close: async () => undefined,
   };
-  server.on('request', createConnectApp(deps));
+  const contract = contractChecked(createConnectApp(deps));
+  server.on('request', contract.listener);
+  await contract.load(`http://127.0.0.1:${port}`);
   return {
     url,
     deps,
@@ -133,9 +136,11 @@ export function useSessionHost(): { url: string } {
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const deps = openSessionDeps(sessionConfigFromEnv(testEnv()));
-    const server = http.createServer(createSessionApp(deps));
+    const contract = contractChecked(createSessionApp(deps));
+    const server = http.createServer(contract.listener);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     session.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await contract.load(session.url);
     close = async () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(() => r(undefined)));

@@ -11,6 +11,7 @@ import { publishTerms } from '@svc/provisioning';
 import { createMailer } from '@svc/signin';
 import {
   type ConnectProcess,
+  contractChecked,
   type Mailbox,
   openInfra,
   shootBothLocales,
@@ -76,7 +77,9 @@ export async function startPages(
     config,
     createMailer(`smtp://127.0.0.1:${mailbox.port}`, config.pages.mailFrom, logger),
   );
-  server.on('request', createDeviceApp(deps));
+  const contract = contractChecked(createDeviceApp(deps));
+  server.on('request', contract.listener);
+  await contract.load(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   return {
     infra,
     mailbox,

@@ -7,6 +7,7 @@ import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { createOidcClient, type OidcAuthMethod } from '@svc/provisioning';
 import {
   type AppFixtureOptions,
+  contractChecked,
   openInfra,
   provisionApp,
   type TestInfra,
@@ -49,7 +50,9 @@ export async function startOidcPages(
       }),
     ),
   );
-  server.on('request', createOidcApp(deps));
+  const contract = contractChecked(createOidcApp(deps));
+  server.on('request', contract.listener);
+  await contract.load(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   return {
     infra,
     deps,

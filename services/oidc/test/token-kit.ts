@@ -7,7 +7,14 @@ import type { AddressInfo } from 'node:net';
 import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { createOidcClient, type OidcAuthMethod } from '@svc/provisioning';
 import { passkeySignInReferences } from '@svc/signin';
-import { openInfra, provisionAccount, provisionApp, type TestInfra, testEnv } from '@svc/testkit';
+import {
+  contractChecked,
+  openInfra,
+  provisionAccount,
+  provisionApp,
+  type TestInfra,
+  testEnv,
+} from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import {
   createLocalJWKSet,
@@ -39,7 +46,9 @@ export async function startOidcHost(): Promise<OidcHarness> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const deps = openOidcDeps(oidcConfigFromEnv(testEnv({ OIDC_URL: url })));
-  server.on('request', createOidcApp(deps));
+  const contract = contractChecked(createOidcApp(deps));
+  server.on('request', contract.listener);
+  await contract.load(url);
   return {
     infra,
     deps,

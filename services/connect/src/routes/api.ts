@@ -1,8 +1,9 @@
 // The JSON endpoints of the connect host: /establish, /redeem, /refresh, /info and the inquiry status poll.
 import { clientAuthFailure, verifyClientAuth } from '@svc/client-auth';
-import { endpoint, ServiceError } from '@svc/platform';
+import { ConnectRotatedTokens, endpoint, ISSUANCE_REFUSALS, IssuedTokens, ServiceError } from '@svc/platform';
 import { canonicalLocale, localizedName } from '@svc/signin';
 import { AUDIENCE } from '@svc/token-core';
+import { z } from 'zod';
 import type { ConnectDeps } from '../deps';
 import { establishInquiry } from '../domain/establish';
 import { pollInquiry } from '../domain/inquiry-status';
@@ -10,6 +11,18 @@ import { redeemInquiry } from '../domain/redeem';
 import { refreshConnectSession } from '../domain/refresh';
 import type { InquiryStore } from '../store/inquiries';
 import { establishSchema, infoSchema, inquiryStatusSchema, redeemSchema, refreshSchema } from './schemas';
+
+const Established = z.strictObject({
+  applicationAnchor: z.string(),
+  exposureKey: z.string(),
+  hiddenKey: z.string(),
+});
+const Info = z.strictObject({ applicationAnchor: z.string(), applicationName: z.string() });
+const InquiryStatus = z.strictObject({
+  state: z.enum(['established', 'realized', 'redeemed', 'expired']),
+  expiresAt: z.iso.datetime({ offset: true }),
+  confirmationKey: z.string().optional(),
+});
 
 export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
   const rotation = { ...deps.issuance, redis: deps.redis };
@@ -20,6 +33,12 @@ export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
       // More than the default 64 KiB: the three arrays alone may reach 65,536 bytes.
       body: { kind: 'json', schema: establishSchema, limit: 256 * 1024 },
       noStore: true,
+      doc: {
+        summary: 'Creates an authentication inquiry.',
+        answers: [{ schema: Established }],
+        reasons: ['ClientAuthDenied', 'ApplicationNotActive', 'Layer1Denied', 'Layer3Denied'],
+        auth: 'clientAuth',
+      },
       authenticate: (req) =>
         verifyClientAuth(deps, {
           authorization: req.headers.authorization,
@@ -40,6 +59,20 @@ export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
       path: '/redeem',
       body: { kind: 'json', schema: redeemSchema },
       noStore: true,
+      doc: {
+        summary: 'Redeems a realized inquiry for a session.',
+        answers: [{ schema: IssuedTokens }],
+        reasons: [
+          'InquiryNotFound',
+          'InquiryExpired',
+          'InquiryNotRealized',
+          'InquiryAlreadyRedeemed',
+          'ApplicationNotFound',
+          'AuthenticationNotFound',
+          'AccountNotFound',
+          ...ISSUANCE_REFUSALS,
+        ],
+      },
       handle: async ({ body }) => ({
         json: await redeemInquiry({ inquiries, issuance: deps.issuance, now: deps.clock }, body),
       }),
@@ -49,6 +82,19 @@ export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
       path: '/refresh',
       body: { kind: 'json', schema: refreshSchema },
       noStore: true,
+      doc: {
+        summary: 'Rotates a connect refresh token.',
+        answers: [{ schema: ConnectRotatedTokens }],
+        reasons: [
+          'RefreshTokenNotFound',
+          'RefreshTokenSuspended',
+          'RefreshTokenExpired',
+          'RefreshTokenFamilyCompromised',
+          'RefreshTokenRotationRaceLost',
+          'AccountNotFound',
+          ...ISSUANCE_REFUSALS,
+        ],
+      },
       handle: async ({ body }) => ({
         json: await refreshConnectSession({ rotation, apps: deps.apps }, body.refreshToken),
       }),
@@ -58,6 +104,11 @@ export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
       path: '/info',
       body: { kind: 'json', schema: infoSchema },
       noStore: false,
+      doc: {
+        summary: "The application's localized name.",
+        answers: [{ schema: Info }],
+        reasons: ['ApplicationNotFound'],
+      },
       handle: async ({ body }) => {
         if (!canonicalLocale(body.locale)) throw new ServiceError('InvalidBody');
         const app = await deps.apps.get(body.applicationAnchor);
@@ -75,6 +126,11 @@ export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
       path: '/inquiries/:exposureKey/status',
       body: { kind: 'json', schema: inquiryStatusSchema },
       noStore: true,
+      doc: {
+        summary: "The inquiry's state (and its confirmation key once realized, for STATUS_POLL).",
+        answers: [{ schema: InquiryStatus }],
+        reasons: ['InquiryNotFound'],
+      },
       handle: async ({ params, body }) => ({
         json: await pollInquiry(
           { inquiries, kek: deps.issuance.kek, now: deps.clock },

@@ -5,6 +5,7 @@ import {
   countDevicePoll,
   type DevicePollAnswer,
   endpoint,
+  IssuedTokens,
   isDependencyFailure,
   OAuthError,
   ServiceError,
@@ -34,6 +35,17 @@ const STATUS: Record<DevicePollError, number> = {
   invalid_request: 400,
   server_error: 500,
 };
+
+/** Spec: the /device-authorize response. */
+const Authorized = z.strictObject({
+  applicationAnchor: z.string(),
+  deviceCode: z.string().regex(DEVICE_CODE_PATTERN),
+  userCode: z.string().regex(/^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/),
+  verificationUri: z.url(),
+  verificationUriComplete: z.url(),
+  expiresIn: z.int().min(1),
+  interval: z.int().min(1),
+});
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 /** The answers without variable parts, serialised once: a pending poll writes these bytes and nothing else. */
@@ -88,6 +100,17 @@ export function deviceEndpoints(deps: DeviceDeps) {
       path: '/device-authorize',
       body: { kind: 'json', schema: authorizeBody, limit: BODY_LIMIT },
       noStore: true,
+      doc: {
+        summary: 'Starts a device authorization.',
+        answers: [{ schema: Authorized }],
+        reasons: [
+          'ApplicationNotFound',
+          'ApplicationNotActive',
+          'Layer1Denied',
+          'Layer3Denied',
+          'TooManyAttempts',
+        ],
+      },
       // The address is counted before the body is checked: a malformed attempt is an attempt.
       authenticate: (req) => deps.authorizeLimit.consume(req.ip),
       handle: async (req) => {
@@ -103,6 +126,18 @@ export function deviceEndpoints(deps: DeviceDeps) {
       path: '/device-token',
       body: { kind: 'json', schema: tokenBody, limit: BODY_LIMIT },
       noStore: true,
+      doc: {
+        summary: 'Polls a device authorization; the tokens once approved.',
+        answers: [{ schema: IssuedTokens }],
+        oauthErrors: {
+          400: ['authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'invalid_request'],
+          500: ['server_error'],
+          503: ['server_error'],
+        },
+        oauthOnly: true,
+        oauthExtra: { interval: z.int().min(1) },
+        oauthHeaders: { 503: { 'Retry-After': 'Seconds to wait before polling again.' } },
+      },
       handle: async (req) => {
         const outcome = await pollDeviceToken(deps, req.body.deviceCode, req.ip);
         countDevicePoll(deps.metrics, countedAs(outcome));

@@ -5,9 +5,12 @@ import {
   type Answer,
   createRateLimiter,
   endpoint,
+  ISSUANCE_REFUSALS,
+  IssuedTokens,
   invalidBody,
   positiveInt64Member,
   type RateLimiter,
+  type Reason,
   ServiceError,
 } from '@svc/platform';
 import { decodeProtectedHeader } from 'jose';
@@ -17,6 +20,18 @@ import { type DirectIssueResult, issueForCredential, requireApplication } from '
 import { type PlatformTicketPorts, platformTicketSignIn } from '../domain/platform-ticket';
 import { provePublicKeyAssertion } from '../domain/public-key';
 import { accessKeyBody, PLATFORM_TICKET_HEX, platformTicketBody, publicKeyBody } from './schemas';
+
+/** Every direct issue's refusals (spec, Errors: direct-issue (all)) and its rate limit. */
+const DIRECT_ISSUE: readonly Reason[] = [
+  'ApplicationNotFound',
+  'Layer1Denied',
+  'Layer2Denied',
+  'Layer3Denied',
+  ...ISSUANCE_REFUSALS,
+  'AccountNotFound',
+  'TooManyAttempts',
+];
+const ISSUED = [{ schema: IssuedTokens }];
 
 interface Limiters {
   address: RateLimiter;
@@ -80,6 +95,16 @@ export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPort
       path: '/direct-issue/access-key',
       body: { kind: 'json', schema: accessKeyBody, limit },
       noStore: true,
+      doc: {
+        summary: 'Issues a session for an access key.',
+        answers: ISSUED,
+        reasons: [
+          ...DIRECT_ISSUE,
+          'InvalidAccessKeyIdentifier',
+          'InvalidAccessKeySecret',
+          'AccessKeyDirectDenied',
+        ],
+      },
       handle: async (req) => {
         const input = req.body;
         checkAccessKeyFormats(input.accessKeyIdentifier, input.accessKeySecret);
@@ -100,6 +125,12 @@ export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPort
       path: '/direct-issue/public-key',
       body: { kind: 'json', schema: publicKeyBody, limit },
       noStore: true,
+      doc: {
+        summary: 'Issues a session for a signed public-key assertion.',
+        answers: ISSUED,
+        reasons: [...DIRECT_ISSUE, 'PublicKeyDirectDenied', 'PublicKeyAssertionReplayed'],
+        auth: 'publicKeyAssertion',
+      },
       handle: async (req) => {
         const input = req.body;
         const authorization = req.headers.authorization;
@@ -124,6 +155,17 @@ export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPort
       path: '/direct-issue/platform-ticket',
       body: { kind: 'json', schema: platformTicketBody, limit },
       noStore: true,
+      doc: {
+        summary: 'Issues a session for a game-platform ticket.',
+        answers: ISSUED,
+        reasons: [
+          ...DIRECT_ISSUE,
+          'InvalidPlatformTicket',
+          'PlatformTicketRejected',
+          'ReplayProtectionAlreadySeen',
+          'LegalAgreementRevisionMismatch',
+        ],
+      },
       handle: async (req) => {
         const input = req.body;
         const platformAppId = positiveInt64Member(input.platformAppId, req.rawBody, 'platformAppId');

@@ -1,6 +1,7 @@
 // POST /errand: an access token in the body; answers `{claims, errand|null}`. A token that is missing or
 // malformed gets the same empty 401 as an expired or inactive one (the body's schema refusal).
-import { endpoint } from '@svc/platform';
+import { ClaimView, Errand, endpoint } from '@svc/platform';
+import { z } from 'zod';
 import type { NativeDeps } from '../deps';
 import { errandForAccessToken } from '../domain/errand';
 import type { SessionStore } from '../store/sessions';
@@ -17,5 +18,10 @@ export const errandEndpoint = (deps: NativeDeps, sessions: SessionStore) =>
       refusal: 'AccessTokenInvalid',
     },
     noStore: true,
+    doc: {
+      summary: 'The live claim view and the errand the claim gate owes, if any.',
+      answers: [{ schema: z.strictObject({ claims: ClaimView, errand: Errand.nullable() }) }],
+      reasons: ['ApplicationNotActive', 'AccountDisabled'],
+    },
     handle: async (req) => ({ json: await errandForAccessToken(deps, sessions, req.body.accessToken) }),
   });

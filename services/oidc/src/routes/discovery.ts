@@ -1,8 +1,21 @@
 // GET /.well-known/openid-configuration and GET /.well-known/jwks.json: public, cacheable, no authentication.
 import { OIDC_SCOPE } from '@svc/keyring';
-import { endpoint } from '@svc/platform';
+import { endpoint, JwkSet } from '@svc/platform';
+import { z } from 'zod';
 import type { OidcDeps } from '../deps';
 import { providerMetadata } from '../domain/discovery';
+
+/** OpenID Connect Discovery 1.0, section 3 (the required members; the others as the metadata lists them). */
+const ProviderMetadata = z.looseObject({
+  issuer: z.url(),
+  authorization_endpoint: z.url(),
+  token_endpoint: z.url(),
+  userinfo_endpoint: z.url(),
+  jwks_uri: z.url(),
+  response_types_supported: z.array(z.string()),
+  subject_types_supported: z.array(z.string()),
+  id_token_signing_alg_values_supported: z.array(z.string()),
+});
 
 export function discoveryEndpoints(deps: OidcDeps) {
   const metadata = Buffer.from(JSON.stringify(providerMetadata(deps.oidc.oidcUrl)));
@@ -15,6 +28,10 @@ export function discoveryEndpoints(deps: OidcDeps) {
       path: '/.well-known/openid-configuration',
       body: { kind: 'none' },
       noStore: false,
+      doc: {
+        summary: 'OpenID Provider metadata.',
+        answers: [{ schema: ProviderMetadata, headers: { 'Cache-Control': 'public, max-age=300' } }],
+      },
       handle: () => ({ raw: metadata, headers: { 'Cache-Control': 'public, max-age=300' } }),
     }),
     endpoint({
@@ -22,6 +39,10 @@ export function discoveryEndpoints(deps: OidcDeps) {
       path: '/.well-known/jwks.json',
       body: { kind: 'none' },
       noStore: false,
+      doc: {
+        summary: 'The platform OIDC signing keys.',
+        answers: [{ schema: JwkSet, headers: { 'Cache-Control': 'public, max-age=<seconds>' } }],
+      },
       handle: async () => {
         const { body } = await deps.keyRing.jwks(OIDC_SCOPE);
         return { raw: body, headers: { 'Cache-Control': jwksCache } };

@@ -3,7 +3,7 @@
 // signed-out page. Without one: a confirmation page (CSRF double-submit: a random value in a cookie and the form),
 // and only the confirmed POST ends the sign-in. A refused request gets a page, never a redirect.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { type Locale, localeFromAcceptLanguage, pageEndpoint } from '@svc/platform';
+import { type EndpointDoc, type Locale, localeFromAcceptLanguage, pageEndpoint } from '@svc/platform';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { OidcDeps } from '../deps';
@@ -15,6 +15,19 @@ import {
 } from '../domain/end-session';
 import { signInCookie } from '../store/sign-in-sessions';
 import { confirmPage, pageHeaders, refusedPage, signedOutPage } from './end-session-page';
+
+const END_SESSION: EndpointDoc = {
+  summary: 'RP-initiated logout: a confirmation or signed-out page, or a redirect to the registered URI.',
+  answers: [{ html: true }, { status: 303, redirect: true }],
+  errorPages: [400],
+  query: {
+    id_token_hint: 'An ID token this provider issued.',
+    post_logout_redirect_uri: 'A registered post-logout redirect URI.',
+    state: 'Returned to the relying party.',
+    client_id: 'The relying party.',
+    ui_locales: 'Preferred page languages.',
+  },
+};
 
 const CSRF_COOKIE = 'oidc_logout_csrf';
 const PARAM_MAX = 8192;
@@ -127,6 +140,7 @@ export function endSessionEndpoints(deps: OidcDeps) {
       path: '/end-session',
       body: { kind: 'none' },
       noStore: true,
+      doc: END_SESSION,
       page: (req, res) => handle(req as unknown as Request, res, undefined),
     }),
     pageEndpoint({
@@ -134,6 +148,7 @@ export function endSessionEndpoints(deps: OidcDeps) {
       path: '/end-session',
       body: { kind: 'form', schema: z.record(z.string(), z.string()), limit: 32 * 1024, maxFields: 20 },
       noStore: true,
+      doc: END_SESSION,
       page: (req, res) => handle(req as unknown as Request, res, req.body),
     }),
   ];

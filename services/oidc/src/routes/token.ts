@@ -20,6 +20,16 @@ const tokenForm = z.object({
   scope: field,
 });
 
+/** The token response (OpenID Connect Core 3.1.3.3). */
+const TokenResponse = z.strictObject({
+  access_token: z.string().min(1),
+  token_type: z.literal('Bearer'),
+  expires_in: z.int().min(1),
+  id_token: z.string().min(1),
+  refresh_token: z.string().min(1).optional(),
+  scope: z.string(),
+});
+
 function asOAuth(err: unknown): unknown {
   if (err instanceof ServiceError && err.reason === 'InvalidBody') {
     return new InvalidRequest(err.publicMessage ?? 'the body is not a valid form');
@@ -34,6 +44,20 @@ export function tokenEndpoints(deps: OidcDeps) {
       path: '/token',
       body: { kind: 'form', schema: tokenForm, limit: 16 * 1024, maxFields: 20 },
       noStore: true,
+      doc: {
+        summary: 'The authorization-code and refresh-token grants.',
+        answers: [{ schema: TokenResponse }],
+        auth: 'clientSecret',
+        oauthErrors: {
+          400: ['invalid_request', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type'],
+          401: ['invalid_client'],
+          503: ['temporarily_unavailable'],
+        },
+        oauthHeaders: {
+          401: { 'WWW-Authenticate': 'Basic challenge when Basic credentials were tried.' },
+          503: { 'Retry-After': 'Seconds to wait before retrying.' },
+        },
+      },
       mapError: asOAuth,
       handle: async (req) => {
         const form = req.body;

@@ -1,5 +1,5 @@
 // GET /applications/{anchor}/jwks.json: the public JWK Set, cacheable no longer than the prepublication window.
-import { endpoint, ServiceError } from '@svc/platform';
+import { endpoint, JwkSet, ServiceError } from '@svc/platform';
 import type { SessionDeps } from '../deps';
 
 const ANCHOR = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -11,6 +11,11 @@ export function jwksEndpoint(deps: SessionDeps) {
     path: '/applications/:anchor/jwks.json',
     body: { kind: 'none' },
     noStore: false,
+    doc: {
+      summary: "The application's public JWK Set.",
+      answers: [{ schema: JwkSet, headers: { 'Cache-Control': 'public, max-age=<seconds>' } }],
+      reasons: ['ApplicationNotFound'],
+    },
     handle: async (req) => {
       const anchor = req.params.anchor!;
       if (anchor.length < 3 || anchor.length > 64 || !ANCHOR.test(anchor)) {

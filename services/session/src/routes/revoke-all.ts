@@ -1,6 +1,6 @@
 // POST /revoke-all: client-auth JWT (aud service-session) bound to the exact body, then revoke by subject.
 import { verifyClientAuth } from '@svc/client-auth';
-import { endpoint, storableText } from '@svc/platform';
+import { endpoint, Revoked, storableText } from '@svc/platform';
 import { AUDIENCE } from '@svc/token-core';
 import { z } from 'zod';
 import type { SessionDeps } from '../deps';
@@ -14,6 +14,12 @@ export const revokeAllEndpoint = (deps: SessionDeps) =>
     path: '/revoke-all',
     body: { kind: 'json', schema: body, limit: 16 * 1024 },
     noStore: true,
+    doc: {
+      summary: 'Revokes every session of a subject under the calling application.',
+      answers: [{ schema: Revoked }],
+      reasons: ['ClientAuthDenied'],
+      auth: 'clientAuth',
+    },
     authenticate: (req) =>
       verifyClientAuth(deps, {
         authorization: req.headers.authorization,

@@ -1,0 +1,16 @@
+// The host's OpenAPI document (GET /openapi.json): valid OpenAPI 3.1, every declared route documented, every
+// schema compiling. Every other HTTP test checks each answer it receives against it (testkit's contract.ts).
+import { declaredRoutes } from '@svc/platform';
+import { checkOpenApiDocument } from '@svc/testkit';
+import { startOidcHost } from './token-kit';
+
+test('GET /openapi.json documents every declared route in valid OpenAPI 3.1', async () => {
+  const host = await startOidcHost();
+  try {
+    const doc = await checkOpenApiDocument(host.url, declaredRoutes('oidc'));
+    expect(doc.paths['/token'].post.requestBody.content['application/x-www-form-urlencoded']).toBeDefined();
+    expect(doc.paths['/end-session'].get.responses['200'].content['text/html']).toBeDefined();
+  } finally {
+    await host.close();
+  }
+});
