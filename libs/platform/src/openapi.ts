@@ -122,9 +122,13 @@ interface StatusEntry {
 function reasonResponses(host: HostDocument, e: DocumentedEndpoint): Map<number, StatusEntry> {
   const reasons = new Set<Reason>(e.doc?.reasons ?? []);
   const oauth = e.doc?.oauthErrors !== undefined;
-  // A body the reader or schema refuses is InvalidBody (or the declared refusal), unless the endpoint answers its
+  // A body the reader or schema refuses is InvalidBody (and the declared refusal), unless the endpoint answers its
   // own error family; a PostgreSQL or Redis failure is the 503 TemporarilyUnavailable unless it maps every error.
-  if (!oauth && e.body.kind !== 'none') reasons.add(e.body.refusal ?? 'InvalidBody');
+  if (!oauth && e.body.kind !== 'none') {
+    // An unreadable body (not JSON, too large) is InvalidBody even where a schema failure has its own refusal.
+    reasons.add('InvalidBody');
+    if (e.body.refusal) reasons.add(e.body.refusal);
+  }
   if (!e.doc?.oauthOnly) reasons.add('TemporarilyUnavailable');
   const byStatus = new Map<number, StatusEntry>();
   const add = (reason: Reason, status: number, shape: BodyShape) => {
