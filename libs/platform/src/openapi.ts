@@ -166,7 +166,27 @@ function headersOf(named: Readonly<Record<string, string>>): Json {
   return out;
 }
 
+/** A page's failures: the pages' error handler answers HTML (or JSON to the pages' own script calls). */
+function pageErrorResponses(e: DocumentedEndpoint): Json {
+  const out: Json = {};
+  for (const status of e.doc?.errorPages ?? []) {
+    out[String(status)] = {
+      description: 'An error page.',
+      content: { 'text/html': { schema: { type: 'string' } } },
+    };
+  }
+  out.default = {
+    description: "An error page (HTML), or a JSON error to the page's own script calls.",
+    content: {
+      'text/html': { schema: { type: 'string' } },
+      'application/json': { schema: { type: 'object' } },
+    },
+  };
+  return out;
+}
+
 function errorResponses(host: HostDocument, e: DocumentedEndpoint): Json {
+  if (e.page) return pageErrorResponses(e);
   const out: Json = {};
   for (const [status, entry] of reasonResponses(host, e)) {
     const bodies = [...entry.shapes]
@@ -214,12 +234,6 @@ function errorResponses(host: HostDocument, e: DocumentedEndpoint): Json {
       } else out[status] = response;
     }
   }
-  for (const status of e.doc?.errorPages ?? []) {
-    out[String(status)] ??= {
-      description: 'An error page.',
-      content: { 'text/html': { schema: { type: 'string' } } },
-    };
-  }
   // An error nobody anticipated: a bare 500 (no body).
   out['500'] ??= { description: 'Unexpected failure (no body).' };
   return out;
@@ -227,7 +241,9 @@ function errorResponses(host: HostDocument, e: DocumentedEndpoint): Json {
 
 function successResponses(e: DocumentedEndpoint): Json {
   const out: Json = {};
-  const answers = e.doc?.answers ?? [e.page ? { html: true } : {}];
+  const answers =
+    e.doc?.answers ??
+    (e.page ? [{ html: true }, { status: 302, redirect: true }, { status: 303, redirect: true }] : [{}]);
   const common: Record<string, string> = {};
   if (e.noStore) {
     common['Cache-Control'] = 'no-store';
