@@ -7,6 +7,8 @@ import { useConnectHost } from './helpers';
 const setup = useConnectHost();
 
 test('GET /openapi.json documents every declared route in valid OpenAPI 3.1', async () => {
+  // Ready first: the host's start-up reads (keys, Prisma's query compiler) finish before it closes.
+  expect((await fetch(`${setup.host.url}/readyz`)).status).toBe(200);
   const doc = await checkOpenApiDocument(setup.host.url, declaredRoutes('connect'));
   expect(doc.paths['/inquiries/{exposureKey}/status'].post.parameters[0].name).toBe('exposureKey');
   // The agreement body of LegalAgreementRequired on /redeem.

@@ -8,6 +8,8 @@ test('GET /openapi.json documents every declared route in valid OpenAPI 3.1', as
   const infra = openInfra();
   const host = await startNative(infra);
   try {
+    // Ready first: the host's start-up reads (keys, Prisma's query compiler) finish before it closes.
+    expect((await fetch(`${host.url}/readyz`)).status).toBe(200);
     const doc = await checkOpenApiDocument(host.url, declaredRoutes('native'));
     const ticket = doc.paths['/direct-issue/platform-ticket'].post.responses;
     expect(ticket['429'].headers['Retry-After']).toBeDefined();

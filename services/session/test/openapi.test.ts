@@ -7,6 +7,8 @@ import { startSessionHost } from './support';
 test('GET /openapi.json documents every declared route in valid OpenAPI 3.1', async () => {
   const host = await startSessionHost();
   try {
+    // Ready first: the host's start-up reads (keys, Prisma's query compiler) finish before it closes.
+    expect((await fetch(`${host.url}/readyz`)).status).toBe(200);
     const doc = await checkOpenApiDocument(host.url, declaredRoutes('session'));
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining(['/refresh', '/applications/{anchor}/jwks.json']),

@@ -49,7 +49,13 @@ export function tokenEndpoints(deps: OidcDeps) {
         answers: [{ schema: TokenResponse }],
         auth: 'clientSecret',
         oauthErrors: {
-          400: ['invalid_request', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type'],
+          400: [
+            'invalid_request',
+            'invalid_grant',
+            'unauthorized_client',
+            'unsupported_grant_type',
+            'invalid_scope',
+          ],
           401: ['invalid_client'],
           503: ['temporarily_unavailable'],
         },
