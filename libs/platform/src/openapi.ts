@@ -17,6 +17,8 @@ export interface DocAnswer {
   schema?: ZodType;
   /** An HTML page. */
   html?: boolean;
+  /** An undescribed page answer: HTML, or JSON to the page's own script. */
+  page?: boolean;
   /** A redirect (Location header). */
   redirect?: boolean;
   /** No body. */
@@ -243,7 +245,7 @@ function successResponses(e: DocumentedEndpoint): Json {
   const out: Json = {};
   const answers =
     e.doc?.answers ??
-    (e.page ? [{ html: true }, { status: 302, redirect: true }, { status: 303, redirect: true }] : [{}]);
+    (e.page ? [{ page: true }, { status: 302, redirect: true }, { status: 303, redirect: true }] : [{}]);
   const common: Record<string, string> = {};
   if (e.noStore) {
     common['Cache-Control'] = 'no-store';
@@ -256,7 +258,13 @@ function successResponses(e: DocumentedEndpoint): Json {
     if (a.redirect) headers.Location = 'Where the browser goes next.';
     if (Object.keys(headers).length) response.headers = headersOf(headers);
     if (a.html) response.content = { 'text/html': { schema: { type: 'string' } } };
-    else if (a.schema)
+    else if (a.page) {
+      // A page, or the JSON answer of one of the page's own script calls (passkey ceremonies, status polls).
+      response.content = {
+        'text/html': { schema: { type: 'string' } },
+        'application/json': { schema: { type: 'object' } },
+      };
+    } else if (a.schema)
       response.content = { 'application/json': { schema: jsonSchemaOf(a.schema, 'output') } };
     else if (!a.empty && !a.redirect) {
       response.content = { 'application/json': { schema: { type: 'object' } } };
