@@ -19,6 +19,8 @@ export interface DocAnswer {
   html?: boolean;
   /** An undescribed page answer: HTML, or JSON to the page's own script. */
   page?: boolean;
+  /** Other media types (static assets), each a string body. */
+  media?: readonly string[];
   /** A redirect (Location header). */
   redirect?: boolean;
   /** No body. */
@@ -258,7 +260,9 @@ function successResponses(e: DocumentedEndpoint): Json {
     if (a.redirect) headers.Location = 'Where the browser goes next.';
     if (Object.keys(headers).length) response.headers = headersOf(headers);
     if (a.html) response.content = { 'text/html': { schema: { type: 'string' } } };
-    else if (a.page) {
+    else if (a.media) {
+      response.content = Object.fromEntries(a.media.map((m) => [m, { schema: { type: 'string' } }]));
+    } else if (a.page) {
       // A page, or the JSON answer of one of the page's own script calls (passkey ceremonies, status polls).
       response.content = {
         'text/html': { schema: { type: 'string' } },

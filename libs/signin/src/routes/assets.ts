@@ -43,6 +43,16 @@ export function assetEndpoint(): Endpoint {
     path: '/assets/:name',
     body: { kind: 'none' },
     noStore: false,
+    doc: {
+      summary: "The sign-in pages' stylesheet and scripts.",
+      answers: [
+        {
+          media: ['text/css', 'text/javascript'],
+          headers: { 'Cache-Control': 'public, max-age=3600', 'Cross-Origin-Resource-Policy': 'same-origin' },
+        },
+      ],
+      errorPages: [],
+    },
     page: (req, res) => {
       const asset = assets[String(req.params.name)];
       if (!asset) return void res.status(404).json({ reason: 'NotFound' });
