@@ -5,12 +5,8 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { issueSession, loadApplication } from '@svc/issuance';
-import { createOidcClient } from '@svc/provisioning';
-import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp } from '@svc/testkit';
-import { createAuthorizationCode } from '../services/oidc/src/domain/authorization';
-import { PASSKEY_ACR, PASSKEY_AMR } from '../services/oidc/src/domain/scopes';
-import { createClientStore } from '../services/oidc/src/store/clients';
-import { createCodeStore } from '../services/oidc/src/store/codes';
+import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp, type TestInfra } from '@svc/testkit';
+import { oidcRefreshSeeder } from './oidc';
 
 const N = Number(process.argv[2] ?? 2000);
 const CHAINS = Number(process.argv[3] ?? 8);
@@ -25,6 +21,22 @@ function cpuTicks(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/** Refresh tokens of sessions issued directly (access-key method) to one new application, round robin over 4 accounts. */
+async function sessionSeeder(infra: TestInfra): Promise<() => Promise<string>> {
+  const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
+  const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
+  const accounts = await Promise.all(Array.from({ length: 4 }, () => provisionAccount(infra)));
+  let seeded = 0;
+  return async () =>
+    (
+      await issueSession(infra.issuance, {
+        application,
+        principal: { kind: 'ACCOUNT', accountId: accounts[seeded++ % accounts.length]!.id },
+        authMethod: 'ACCESS_KEY_DIRECT',
+      })
+    ).refreshToken;
 }
 
 async function main() {
@@ -52,48 +64,10 @@ async function main() {
       if (i > 150) throw new Error('not ready');
       await new Promise((r) => setTimeout(r, 200));
     }
-    const app = await provisionApp(infra, { methods: SESSION ? ['ACCESS_KEY_DIRECT'] : ['OIDC'] });
-    const accounts = await Promise.all(Array.from({ length: 4 }, () => provisionAccount(infra)));
-    const redirectUri = 'https://bench-rp.example/callback';
-    const created = SESSION
-      ? { clientId: 'unused', clientSecret: 'unused' }
-      : await createOidcClient(infra.db, { anchor: app.anchor, redirectUris: [redirectUri] });
-    const client = SESSION ? undefined : (await createClientStore(infra.db).get(created.clientId))!;
-    const basic = `Basic ${Buffer.from(`${created.clientId}:${created.clientSecret}`).toString('base64')}`;
-    const codeDeps = { codes: createCodeStore(infra.db), now: Date.now, oidc: { codeTtlSeconds: 600 } };
-    let seeded = 0;
-    const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
-    const seedSession = async () =>
-      (
-        await issueSession(infra.issuance, {
-          application,
-          principal: { kind: 'ACCOUNT', accountId: accounts[seeded++ % accounts.length]!.id },
-          authMethod: 'ACCESS_KEY_DIRECT',
-        })
-      ).refreshToken;
-    const seedOidc = async () => {
-      const code = await createAuthorizationCode(codeDeps, {
-        client: client!,
-        accountId: accounts[seeded++ % accounts.length]!.id,
-        redirectUri,
-        scope: 'openid offline_access',
-        authTime: new Date(),
-        amr: PASSKEY_AMR,
-        acr: PASSKEY_ACR,
-      });
-      const res = await fetch(`${url}/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: redirectUri,
-        }).toString(),
-      });
-      if (res.status !== 200) throw new Error(`seed ${res.status} ${await res.text()}`);
-      return ((await res.json()) as { refresh_token: string }).refresh_token;
-    };
-    const seed = SESSION ? seedSession : seedOidc;
+    // The OIDC case seeds through pnpm bench's own seeder (bench/oidc.ts): the real code exchange at /token.
+    const oidc = SESSION ? undefined : await oidcRefreshSeeder(infra, url);
+    const basic = oidc?.basic ?? '';
+    const seed = oidc ? oidc.seedOne : await sessionSeeder(infra);
     const grant = async (token: string): Promise<string> => {
       const res = SESSION
         ? await fetch(`${url}/refresh`, {
