@@ -14,46 +14,30 @@ WORKDIR /app
 # The files stay root's and read-only to the process; it runs as the image's unprivileged `node` user (1000).
 USER 1000:1000
 STOPSIGNAL SIGTERM
+CMD ["node", "main.js"]
 
-FROM runtime AS connect
+# What every HTTP host's image shares. The host listens on PORT, by default on its own port (DEFAULT_PORTS in
+# libs/platform/src/config.ts), which the build writes into the folder's package.json as config.port: the health
+# check asks /healthz there, so the port is declared once, in the host's configuration.
+FROM runtime AS http-host
+HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||require('./package.json').config.port)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+
+# A target per host: its folder; the rest is inherited.
+FROM http-host AS connect
 COPY --chown=0:0 dist/connect/ /app/
-ENV PORT=4101
-EXPOSE 4101
-HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "main.js"]
 
-FROM runtime AS native
+FROM http-host AS native
 COPY --chown=0:0 dist/native/ /app/
-ENV PORT=4102
-EXPOSE 4102
-HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "main.js"]
 
-FROM runtime AS session
+FROM http-host AS session
 COPY --chown=0:0 dist/session/ /app/
-ENV PORT=4103
-EXPOSE 4103
-HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "main.js"]
 
-FROM runtime AS device
+FROM http-host AS device
 COPY --chown=0:0 dist/device/ /app/
-ENV PORT=4104
-EXPOSE 4104
-HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "main.js"]
 
-FROM runtime AS oidc
+FROM http-host AS oidc
 COPY --chown=0:0 dist/oidc/ /app/
-ENV PORT=4105
-EXPOSE 4105
-HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "main.js"]
 
 # The worker serves no HTTP but its Prometheus metrics (on 127.0.0.1:METRICS_PORT): the health check asks those.
 FROM runtime AS worker
@@ -61,4 +45,3 @@ COPY --chown=0:0 dist/worker/ /app/
 ENV METRICS_PORT=9464
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.METRICS_PORT+'/metrics').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "main.js"]

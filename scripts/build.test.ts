@@ -2,14 +2,15 @@
 // PostgreSQL and Redis, migrates a fresh database, answers /readyz (the worker: logs it started), and exits 0 on SIGTERM.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startMailbox, testUrls, uniqueName, waitUntil } from '@svc/testkit';
 import pg from 'pg';
+import { DEFAULT_PORTS, type HostName } from '../libs/platform/src/config';
 import { buildAll } from './build';
-import { dockerStages, healthcheckArgv } from './dockerfile';
+import { healthcheckArgv, imageOf } from './dockerfile';
 
 const repo = path.resolve(__dirname, '..');
 const copyRoot = mkdtempSync(path.join(tmpdir(), 'dist-'));
@@ -45,14 +46,14 @@ function run(file: string, cwd: string): Promise<{ code: number; stdout: string;
   });
 }
 
-/** Runs the image's HEALTHCHECK command (from the Dockerfile) as the container would, with its ENV. */
+/** Runs the image's HEALTHCHECK command (from the Dockerfile) as the container would: in its folder, with its ENV. */
 function healthcheck(host: string, env: NodeJS.ProcessEnv): Promise<number> {
-  const argv = healthcheckArgv(dockerStages().find((s) => s.name === host)!)!;
+  const argv = healthcheckArgv(imageOf(host))!;
   return new Promise((done) => {
     execFile(
       process.execPath,
       argv.slice(1),
-      { env: { PATH: process.env.PATH, ...env }, timeout: 10_000 },
+      { cwd: path.join(copyRoot, host), env: { PATH: process.env.PATH, ...env }, timeout: 10_000 },
       (err) => done(err ? (typeof err.code === 'number' ? err.code : -1) : 0),
     );
   });
@@ -205,6 +206,13 @@ describe('pnpm build', () => {
           }, 30_000);
           expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
           expect(await healthcheck(host, { PORT: String(port) })).toBe(0);
+          // The image sets no PORT: the check falls back to the folder's own port (config.port of package.json,
+          // the host's default), here pointed at the port this copy listens on.
+          const pkgFile = path.join(copyRoot, host, 'package.json');
+          const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as { config: { port: number } };
+          expect(pkg.config.port).toBe(DEFAULT_PORTS[host as HostName]);
+          writeFileSync(pkgFile, JSON.stringify({ ...pkg, config: { port } }));
+          expect(await healthcheck(host, {})).toBe(0);
           if (host === 'connect') {
             const css = await fetch(`http://127.0.0.1:${port}/assets/signin.css`);
             expect(css.status).toBe(200);

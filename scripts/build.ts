@@ -4,6 +4,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
+import { DEFAULT_PORTS, type HostName } from '../libs/platform/src/config';
 import { ASSETS_DIR, browserBundlePath } from '../libs/signin/src/routes/assets';
 
 const root = path.resolve(__dirname, '..');
@@ -151,11 +152,11 @@ export async function buildAll(outRoot = path.join(root, 'dist')): Promise<strin
     cpSync(path.join(root, 'prisma', 'migrations'), path.join(dir, 'prisma', 'migrations'), {
       recursive: true,
     });
-    // A package.json of its own: the folder is CommonJS wherever it is copied, whatever a parent folder says.
-    writeFileSync(
-      path.join(dir, 'package.json'),
-      `${JSON.stringify({ name: `signin-${host}`, private: true, type: 'commonjs', main: 'main.js' }, null, 2)}\n`,
-    );
+    // A package.json of its own: the folder is CommonJS wherever it is copied, whatever a parent folder says. An
+    // HTTP host's default port rides along as config.port, for the image's health check when PORT is unset.
+    const port = host in DEFAULT_PORTS ? { config: { port: DEFAULT_PORTS[host as HostName] } } : {};
+    const pkg = { name: `signin-${host}`, private: true, type: 'commonjs', main: 'main.js', ...port };
+    writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
     if (SIGNIN_HOSTS.has(host)) {
       mkdirSync(path.join(dir, 'assets'), { recursive: true });
       cpSync(ASSETS_DIR, path.join(dir, 'assets'), { recursive: true });

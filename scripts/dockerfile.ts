@@ -29,14 +29,30 @@ export function dockerStages(content = readFileSync(dockerfilePath, 'utf8')): St
   return out;
 }
 
+/**
+ * A target as the image it builds: the instructions of the stages it is built FROM, base first, then its own (a
+ * later HEALTHCHECK or CMD replaces an earlier one, as in Docker). `from` is the outermost base (an image).
+ */
+export function imageOf(target: string, stages = dockerStages()): Stage {
+  const byName = new Map(stages.map((s) => [s.name, s]));
+  let stage = byName.get(target);
+  if (!stage) throw new Error(`the Dockerfile has no target ${target}`);
+  const lines = [...stage.lines];
+  for (let base = byName.get(stage.from); base; base = byName.get(base.from)) {
+    lines.unshift(...base.lines);
+    stage = base;
+  }
+  return { name: target, from: stage.from, lines };
+}
+
 /** The arguments of every `keyword` instruction of a stage. */
 export function only(stage: Stage, keyword: string): string[] {
   return stage.lines.filter((l) => l.keyword === keyword).map((l) => l.args);
 }
 
-/** A target's HEALTHCHECK command line (exec form), e.g. ['node', '-e', '...']. */
+/** A stage's HEALTHCHECK command line (exec form, the last one), e.g. ['node', '-e', '...']. */
 export function healthcheckArgv(stage: Stage): string[] | undefined {
-  const check = only(stage, 'HEALTHCHECK')[0];
+  const check = only(stage, 'HEALTHCHECK').at(-1);
   const json = check ? /\bCMD\s+(\[.*\])$/.exec(check)?.[1] : undefined;
   return json ? (JSON.parse(json) as string[]) : undefined;
 }
