@@ -15,11 +15,16 @@ export type OAuthErrorCode =
 
 const described = (description?: string) => (description ? { error_description: description } : {});
 
-export class InvalidRequest extends OAuthError {
-  constructor(description: string) {
-    super('invalid_request', 400, described(description));
-  }
+/** The class of a 400 error whose whole content is its code and a description (RFC 6749 5.2). */
+function badRequest(code: OAuthErrorCode) {
+  return class extends OAuthError {
+    constructor(description: string) {
+      super(code, 400, described(description));
+    }
+  };
 }
+
+export class InvalidRequest extends badRequest('invalid_request') {}
 
 /** 401; a client that tried HTTP Basic gets the Basic challenge back (RFC 6749 5.2). */
 export class InvalidClient extends OAuthError {
@@ -33,30 +38,14 @@ export class InvalidClient extends OAuthError {
   }
 }
 
-export class InvalidGrant extends OAuthError {
-  constructor(description: string) {
-    super('invalid_grant', 400, described(description));
-  }
-}
+export class InvalidGrant extends badRequest('invalid_grant') {}
 
-/** 400: a requested scope exceeds what was granted (RFC 6749 5.2, for the refresh grant's `scope`). */
-export class InvalidScope extends OAuthError {
-  constructor(description: string) {
-    super('invalid_scope', 400, described(description));
-  }
-}
+/** A requested scope exceeds what was granted (RFC 6749 5.2, for the refresh grant's `scope`). */
+export class InvalidScope extends badRequest('invalid_scope') {}
 
-export class UnauthorizedClient extends OAuthError {
-  constructor(description: string) {
-    super('unauthorized_client', 400, described(description));
-  }
-}
+export class UnauthorizedClient extends badRequest('unauthorized_client') {}
 
-export class UnsupportedGrantType extends OAuthError {
-  constructor(description: string) {
-    super('unsupported_grant_type', 400, described(description));
-  }
-}
+export class UnsupportedGrantType extends badRequest('unsupported_grant_type') {}
 
 export class TemporarilyUnavailable extends OAuthError {
   constructor() {
