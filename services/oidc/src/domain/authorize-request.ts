@@ -47,6 +47,7 @@ export interface AuthorizationRequest<C extends AuthorizeClient = AuthorizeClien
   maxAge?: number;
   /** The first of `ui_locales` this host speaks, if any. */
   uiLocale?: Locale;
+  /** OIDC Core 3.1.2.1: prefills the sign-up form's address when it is one. */
   loginHint?: string;
   idTokenHint?: string;
 }

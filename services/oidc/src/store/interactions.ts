@@ -2,27 +2,16 @@
 // under a random identifier the pages' URL carries, short-lived and shared by every replica. Finishing one takes
 // it atomically, so a request answers its client once even when two tabs or two replicas race to finish it.
 import { createHash, randomBytes } from 'node:crypto';
-import type { OidcResponseType } from '@svc/token-core';
 import type { Redis } from 'ioredis';
-import type { AuthorizationRequest, Prompt, Scope } from '../domain/authorize-request';
-import type { ResponseMode } from '../domain/authorize-terms';
+import type { AuthorizationRequest, Prompt } from '../domain/authorize-request';
 
-/** What a parked request keeps: the checked request (the client by id only; it is read again on use). */
-export interface Interaction {
+/**
+ * What a parked request keeps: the checked request as JSON carries it, the client by id only (it is read again on
+ * use) and the prompt as a list.
+ */
+export type Interaction = Omit<AuthorizationRequest, 'client' | 'prompt'> & {
   clientId: string;
-  redirectUri: string;
-  responseType: OidcResponseType;
-  responseMode: ResponseMode;
-  scopes: Scope[];
-  state?: string;
-  nonce?: string;
-  codeChallenge?: string;
   prompt: Prompt[];
-  maxAge?: number;
-  uiLocale?: string;
-  idTokenHint?: string;
-  /** OIDC Core 3.1.2.1: prefills the sign-up form's address when it is one. */
-  loginHint?: string;
   /** Milliseconds since the epoch. */
   createdAt: number;
   /**
@@ -34,27 +23,13 @@ export interface Interaction {
   heldOffered?: boolean;
   /** prompt=consent: the person has reviewed what the application can see. */
   consentReviewed?: boolean;
-}
+};
 
 const UID = /^[A-Za-z0-9_-]{43}$/;
 
 export function toInteraction(request: AuthorizationRequest, createdAt: number): Interaction {
-  return {
-    clientId: request.client.clientId,
-    redirectUri: request.redirectUri,
-    responseType: request.responseType,
-    responseMode: request.responseMode,
-    scopes: request.scopes,
-    state: request.state,
-    nonce: request.nonce,
-    codeChallenge: request.codeChallenge,
-    prompt: [...request.prompt],
-    maxAge: request.maxAge,
-    uiLocale: request.uiLocale,
-    idTokenHint: request.idTokenHint,
-    loginHint: request.loginHint,
-    createdAt,
-  };
+  const { client, prompt, ...checked } = request;
+  return { ...checked, clientId: client.clientId, prompt: [...prompt], createdAt };
 }
 
 // Progress flags are hash fields of their own beside the request, so concurrent page steps never overwrite each
