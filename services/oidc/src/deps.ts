@@ -1,16 +1,9 @@
 // Everything the OIDC host needs, opened once per process from its parsed configuration: the issuance core
 // (application access tokens), the key ring (the platform OIDC key set beside the application keys), the client
 // cache and the host's own settings.
-import { openHostCore } from '@svc/host';
-import type { ApplicationCache, IssuanceDeps } from '@svc/issuance';
-import {
-  type Clock,
-  type Logger,
-  type Metrics,
-  type Redis,
-  systemClock,
-  type TrustProxy,
-} from '@svc/platform';
+import { type HostParts, openHostCore } from '@svc/host';
+import type { IssuanceDeps } from '@svc/issuance';
+import { type Clock, systemClock } from '@svc/platform';
 import type { OidcConfig, OidcSettings } from './config';
 import { type OidcPageParts, openOidcPageParts } from './pages-config';
 import { type ClientStore, createClientStore } from './store/clients';
@@ -18,9 +11,10 @@ import { type CodeStore, createCodeStore } from './store/codes';
 import { createOidcSessionStore, type OidcSessionStore } from './store/oidc-sessions';
 import { createSignInSessions, type SignInSessions } from './store/sign-in-sessions';
 
-export interface OidcDeps extends IssuanceDeps {
-  redis: Redis;
-  apps: ApplicationCache;
+/** The issuance core's parts flat, what the host core shares (typed there once), and the OIDC host's own stores. */
+export interface OidcDeps
+  extends IssuanceDeps,
+    Pick<HostParts, 'redis' | 'apps' | 'logger' | 'metrics' | 'trustProxy'> {
   clients: ClientStore;
   codes: CodeStore;
   oidcSessions: OidcSessionStore;
@@ -28,11 +22,7 @@ export interface OidcDeps extends IssuanceDeps {
   signInSessions: SignInSessions;
   /** The /authorize pages: their settings, mailer and parked requests. */
   pages: OidcPageParts;
-  logger: Logger;
-  metrics?: Metrics;
   oidc: OidcSettings;
-  /** Express's `trust proxy` (TRUST_PROXY). */
-  trustProxy?: TrustProxy;
 }
 
 export type { OidcSettings } from './config';
