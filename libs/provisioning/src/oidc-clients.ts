@@ -3,6 +3,7 @@
 // 256-bit random value shown once; only its SHA-256 is stored.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '@svc/db';
+import { isLoopbackHost } from '@svc/platform';
 import { OIDC_RESPONSE_TYPES, parseResponseType } from '@svc/token-core';
 import { ProvisioningError } from './errors';
 import { hasEnabledRule, insertOidcClient } from './store/tenancy';
@@ -12,7 +13,6 @@ export const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', '
 export type OidcAuthMethod = (typeof OIDC_AUTH_METHODS)[number];
 
 const URI_MAX_BYTES = 2048;
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** SHA-256 hex of a client secret: how it is stored and compared. */
 export function hashClientSecret(secret: string): string {
@@ -32,7 +32,7 @@ export function checkRedirectUri(uri: string, flag: string): string {
   } catch {
     throw new ProvisioningError(`${flag} must be an absolute URL`);
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw new ProvisioningError(`${flag} must be HTTPS (HTTP only for localhost, 127.0.0.1 or [::1])`);
   }
   if (uri.includes('#')) throw new ProvisioningError(`${flag} must not have a fragment`);

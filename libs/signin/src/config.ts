@@ -1,6 +1,16 @@
-// The variables every host with sign-in pages reads (connect, oidc): the WebAuthn relying party, the lifetimes of
-// codes and flows, the rate limits of the shared steps, and outbound mail. A host's schema spreads signinVars.
-import { intVar, oneOfVar, textVar, urlVar, type VarValues } from '@svc/platform';
+// The variables every host with sign-in pages reads (connect, device, oidc): the WebAuthn relying party, the
+// lifetimes of codes and flows, the rate limits of the shared steps, and outbound mail. A host's schema spreads
+// signinVars and reads them through signinSettingsOf; signinSiteOf derives what follows from the host's URL.
+import {
+  intVar,
+  isLoopbackHost,
+  oneOfVar,
+  sessionCookie,
+  textVar,
+  urlVar,
+  type VarValues,
+} from '@svc/platform';
+import type { SigninConfig } from './site';
 
 /** The SMTP relay: a URL (smtp://user:pass@host:port), or host, port and credentials. */
 export type SmtpTarget =
@@ -30,8 +40,46 @@ export function signinVars() {
 }
 export type SigninVars = VarValues<ReturnType<typeof signinVars>>;
 
+/** What every sign-in host reads alike from these variables (the parts derived from its own URL aside). */
+export interface SigninSettings
+  extends Pick<SigninConfig, 'rpName' | 'emailCodeTtlSeconds' | 'flowTtlSeconds' | 'rateLimits'> {
+  mailFrom: string;
+  /** The SMTP relay: SMTP_URL (smtp://user:pass@host:port), else SMTP_HOST + SMTP_PORT (+ SMTP_USER, SMTP_PASS, SMTP_SECURE). */
+  smtp: SmtpTarget;
+}
+
+export function signinSettingsOf(v: SigninVars): SigninSettings {
+  return {
+    rpName: v.WEBAUTHN_RP_NAME,
+    emailCodeTtlSeconds: v.EMAIL_CODE_TTL_SECONDS,
+    flowTtlSeconds: v.FLOW_TTL_SECONDS,
+    rateLimits: signinRateLimitsOf(v),
+    mailFrom: v.MAIL_FROM,
+    smtp: smtpTargetOf(v),
+  };
+}
+
+/**
+ * The parts of a sign-in host's configuration that follow from its public URL: the WebAuthn relying party id
+ * (WEBAUTHN_RP_ID, else the URL's host name) and origin, whether cookies carry Secure (not on loopback HTTP), and
+ * the flow cookie's name (`__Host-<flowCookie>` over HTTPS).
+ */
+export function signinSiteOf(
+  hostUrl: string,
+  flowCookie: string,
+  rpId: string,
+): Pick<SigninConfig, 'rpId' | 'origin' | 'secureCookies' | 'flowCookieName'> {
+  const url = new URL(hostUrl);
+  return {
+    rpId: rpId || url.hostname,
+    origin: url.origin,
+    secureCookies: !(url.protocol === 'http:' && isLoopbackHost(url.hostname)),
+    flowCookieName: sessionCookie(flowCookie, url.protocol === 'https:').name,
+  };
+}
+
 /** SMTP_URL when set, else SMTP_HOST + SMTP_PORT (+ SMTP_USER, SMTP_PASS, SMTP_SECURE). */
-export function smtpTargetOf(v: SigninVars): SmtpTarget {
+function smtpTargetOf(v: SigninVars): SmtpTarget {
   if (v.SMTP_URL) return v.SMTP_URL;
   return {
     host: v.SMTP_HOST,
@@ -42,7 +90,7 @@ export function smtpTargetOf(v: SigninVars): SmtpTarget {
 }
 
 /** The rate limits of the shared sign-in steps (RL_*). */
-export function signinRateLimitsOf(v: SigninVars) {
+function signinRateLimitsOf(v: SigninVars) {
   return {
     codeSendPerIp: v.RL_CODE_SEND_PER_IP,
     codeSendPerRecipient: v.RL_CODE_SEND_PER_RECIPIENT,

@@ -2,7 +2,7 @@
 // verification URIs), the lifetimes and polling interval of device authorizations, and the /device-authorize rate
 // limit.
 import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
-import { type Env, intVar, isProduction, readConfig, textVar } from '@svc/platform';
+import { type Env, intVar, isLoopbackHost, isProduction, readConfig, textVar } from '@svc/platform';
 import { type DevicePagesConfig, devicePagesConfigOf, devicePagesVars } from './pages/config';
 
 export interface DeviceConfig extends IssuingHostConfig {
@@ -34,8 +34,6 @@ export interface DeviceConfig extends IssuingHostConfig {
   pages: DevicePagesConfig;
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 /**
  * Why a base URL cannot carry verification URIs (spec, /device-authorize): absolute HTTPS, HTTP only on loopback,
  * no credentials, no query or fragment, no whitespace or control characters. Undefined when it can.
@@ -52,7 +50,7 @@ export function verificationBaseProblem(raw: string): string | undefined {
   if (url.username || url.password) return 'carries credentials';
   if (url.search || url.hash || raw.includes('?') || raw.includes('#')) return 'carries a query or fragment';
   if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && LOOPBACK.has(url.hostname.toLowerCase())) return undefined;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
   return 'is neither HTTPS nor loopback HTTP';
 }
 

@@ -3,13 +3,7 @@
 import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
 import { jwksMaxAge } from '@svc/keyring';
 import { type Env, intVar, isProduction, readConfig } from '@svc/platform';
-import {
-  type SigninConfig,
-  type SmtpTarget,
-  signinRateLimitsOf,
-  signinVars,
-  smtpTargetOf,
-} from '@svc/signin';
+import { type SigninSettings, type SmtpTarget, signinSettingsOf, signinVars } from '@svc/signin';
 
 export interface OidcSettings {
   /** The OpenID Provider's issuer and public base URL (OIDC_URL): ID token `iss`, discovery, endpoints. */
@@ -28,17 +22,12 @@ export interface OidcSettings {
 
 /** The /authorize pages' settings: the shared sign-in steps (the fleet's one WEBAUTHN_RP_ID, so the same passkeys
  * as connect), cookies, lifetimes, rate limits and mail, and how long a parked authorization request may wait. */
-export interface OidcPagesSettings {
+export interface OidcPagesSettings extends Omit<SigninSettings, 'smtp'> {
   /** WEBAUTHN_RP_ID; default the OIDC_URL host name. */
   rpId?: string;
-  rpName: string;
-  emailCodeTtlSeconds: number;
-  flowTtlSeconds: number;
   rateLimitNamespace: string;
-  rateLimits: SigninConfig['rateLimits'];
   /** connect's account page, linked from the passkey-added mail. */
   accountPageUrl: string;
-  mailFrom: string;
   /** How long an authorization request may wait for the person (OIDC_INTERACTION_TTL_SECONDS, default 1800). */
   interactionTtlSeconds: number;
 }
@@ -67,6 +56,7 @@ export function oidcConfigFromEnv(env: Env): OidcConfig {
   const production = isProduction(env);
   return readConfig(oidcVars(production), env, (v) => {
     const base = issuingConfigOf('oidc', production, v);
+    const { smtp, ...shared } = signinSettingsOf(v);
     return {
       ...base,
       oidc: {
@@ -78,17 +68,13 @@ export function oidcConfigFromEnv(env: Env): OidcConfig {
         jwksMaxAgeSeconds: jwksMaxAge(v.JWKS_MAX_AGE_SECONDS, v.KEY_PREPUBLISH_SECONDS),
       },
       pages: {
+        ...shared,
         rpId: v.WEBAUTHN_RP_ID || undefined,
-        rpName: v.WEBAUTHN_RP_NAME,
-        emailCodeTtlSeconds: v.EMAIL_CODE_TTL_SECONDS,
-        flowTtlSeconds: v.FLOW_TTL_SECONDS,
         rateLimitNamespace: v.RATE_LIMIT_NAMESPACE ? `${v.RATE_LIMIT_NAMESPACE}:oidc` : 'oidc',
-        rateLimits: signinRateLimitsOf(v),
         accountPageUrl: `${base.urls.connect}/account`,
-        mailFrom: v.MAIL_FROM,
         interactionTtlSeconds: v.OIDC_INTERACTION_TTL_SECONDS,
       },
-      smtp: smtpTargetOf(v),
+      smtp,
     };
   });
 }

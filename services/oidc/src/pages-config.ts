@@ -1,30 +1,22 @@
 // The OIDC host's page parts: the sign-in steps' configuration derived from the pages' settings (OidcConfig.pages,
 // read once at start-up) and the issuer URL, the mailer and the parked authorization requests.
 import type { Logger, Redis } from '@svc/platform';
-import { sessionCookie } from '@svc/platform';
-import { createMailer, type Mailer, type SigninConfig } from '@svc/signin';
+import { createMailer, type Mailer, type SigninConfig, signinSiteOf } from '@svc/signin';
 import type { OidcConfig, OidcPagesSettings } from './config';
 import { createInteractionStore, type InteractionStore } from './store/interactions';
 
 export type { OidcPagesSettings } from './config';
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** True when the issuer is HTTPS: cookies then carry the `__Host-` prefix. */
 export const isHttps = (oidcUrl: string) => new URL(oidcUrl).protocol === 'https:';
 
 /** The sign-in steps' configuration for a host served at `oidcUrl`. */
 export function signinConfig(settings: OidcPagesSettings, oidcUrl: string): SigninConfig {
-  const url = new URL(oidcUrl);
-  const https = url.protocol === 'https:';
   return {
-    rpId: settings.rpId ?? url.hostname,
-    origin: url.origin,
+    ...signinSiteOf(oidcUrl, 'oidc_flow', settings.rpId ?? ''),
     rpName: settings.rpName,
     emailCodeTtlSeconds: settings.emailCodeTtlSeconds,
     flowTtlSeconds: settings.flowTtlSeconds,
-    secureCookies: !(url.protocol === 'http:' && LOOPBACK.has(url.hostname.toLowerCase())),
-    flowCookieName: sessionCookie('oidc_flow', https).name,
     rateLimitNamespace: settings.rateLimitNamespace,
     rateLimits: settings.rateLimits,
     accountPageUrl: settings.accountPageUrl,

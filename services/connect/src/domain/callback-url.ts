@@ -1,5 +1,5 @@
 // The callbackUrl rules of /establish, and the final URL the browser is sent to after realization.
-import { isLoopbackHost } from '../config';
+import { isLoopbackHost } from '@svc/platform';
 
 /** Query parameter names that carry the inquiry keys back to the application (CALLBACK return). */
 export const CALLBACK_PARAMS = { exposureKey: 'exposureKey', confirmationKey: 'confirmationKey' } as const;

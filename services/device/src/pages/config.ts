@@ -1,21 +1,19 @@
 // The approval page's configuration: the shared sign-in steps' settings (one WebAuthn relying party id for the
 // fleet, this host's origin, the flow cookie, lifetimes and limits, mail, connect's account page for the passkey
 // notice) and the user-code guess limits of RFC 8628 section 5.1.
-import { intVar, sessionCookie, type VarValues } from '@svc/platform';
+import { intVar, type VarValues } from '@svc/platform';
 import {
   type SigninConfig,
+  type SigninSettings,
   type SigninVars,
-  type SmtpTarget,
-  signinRateLimitsOf,
+  signinSettingsOf,
+  signinSiteOf,
   signinVars,
-  smtpTargetOf,
 } from '@svc/signin';
 
-export interface DevicePagesConfig extends SigninConfig {
+export interface DevicePagesConfig extends SigninConfig, SigninSettings {
   /** Typed user codes (right, wrong or malformed) per client address and per signed-in account, per window. */
   codeGuesses: { perAddress: number; perAccount: number; windowSeconds: number };
-  mailFrom: string;
-  smtp: SmtpTarget;
 }
 
 /** The page's variables: the shared sign-in ones plus the user-code guess limits. */
@@ -28,31 +26,20 @@ export function devicePagesVars() {
   };
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 export function devicePagesConfigOf(
   v: SigninVars & VarValues<ReturnType<typeof devicePagesVars>>,
   urls: { device: string; connect: string },
   redisPrefix: string,
 ): DevicePagesConfig {
-  const url = new URL(urls.device);
   return {
-    rpId: v.WEBAUTHN_RP_ID || url.hostname,
-    origin: url.origin,
-    rpName: v.WEBAUTHN_RP_NAME,
-    emailCodeTtlSeconds: v.EMAIL_CODE_TTL_SECONDS,
-    flowTtlSeconds: v.FLOW_TTL_SECONDS,
-    secureCookies: !(url.protocol === 'http:' && LOOPBACK.has(url.hostname.toLowerCase())),
-    flowCookieName: sessionCookie('device_flow', url.protocol === 'https:').name,
+    ...signinSettingsOf(v),
+    ...signinSiteOf(urls.device, 'device_flow', v.WEBAUTHN_RP_ID),
     rateLimitNamespace: v.RATE_LIMIT_NAMESPACE || `${redisPrefix}:pages`,
-    rateLimits: signinRateLimitsOf(v),
     accountPageUrl: `${urls.connect}/account`,
     codeGuesses: {
       perAddress: v.DEVICE_RL_USER_CODE_PER_ADDRESS,
       perAccount: v.DEVICE_RL_USER_CODE_PER_ACCOUNT,
       windowSeconds: v.DEVICE_RL_USER_CODE_WINDOW_SECONDS,
     },
-    mailFrom: v.MAIL_FROM,
-    smtp: smtpTargetOf(v),
   };
 }
