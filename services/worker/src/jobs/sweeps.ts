@@ -46,11 +46,11 @@ function batchOf(deps: SweepDeps, target: SweepTarget, at: Date): () => Promise<
         return swept.looked;
       };
     case 'inquiries':
-      return () => store.purgeInquiriesBatch(deps.db, before(at, r.inquirySeconds), n);
+      return () => store.purgeExpiredBatch(deps.db, target, before(at, r.inquirySeconds), n);
     case 'device_authorizations':
-      return () => store.purgeDeviceAuthorizationsBatch(deps.db, before(at, r.deviceAuthorizationSeconds), n);
+      return () => store.purgeExpiredBatch(deps.db, target, before(at, r.deviceAuthorizationSeconds), n);
     case 'errands':
-      return () => store.purgeErrandsBatch(deps.db, before(at, r.errandSeconds), n);
+      return () => store.purgeExpiredBatch(deps.db, target, before(at, r.errandSeconds), n);
     case 'agreement_receipts':
       return () => store.purgeReceiptsBatch(deps.db, before(at, r.receiptSeconds), n);
   }

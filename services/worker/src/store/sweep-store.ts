@@ -1,6 +1,6 @@
 // Sweep statements: each takes one bounded batch of rows with FOR UPDATE SKIP LOCKED (no long locks, and
 // concurrent sweepers share the work instead of waiting on each other) and returns what it changed.
-import type { Db } from '@svc/db';
+import { type Db, Prisma } from '@svc/db';
 
 export interface SessionSweep {
   /** Sessions the batch looked at (sweep_after due). */
@@ -56,22 +56,20 @@ export async function sweepSessionsBatch(
   return { looked: row?.looked ?? 0, expired: row?.expired ?? [], purged: row?.purged ?? 0 };
 }
 
-export function purgeInquiriesBatch(db: Db, cutoff: Date, limit: number): Promise<number> {
-  return db.$executeRaw`
-    DELETE FROM inquiries WHERE id IN (
-      SELECT id FROM inquiries WHERE expires_at <= ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
-}
+/** The tables whose rows are done with at their `expires_at`: deleted once that is at or before the cutoff. */
+export type ExpiringTable = 'inquiries' | 'device_authorizations' | 'errands';
 
-export function purgeDeviceAuthorizationsBatch(db: Db, cutoff: Date, limit: number): Promise<number> {
+export function purgeExpiredBatch(
+  db: Db,
+  table: ExpiringTable,
+  cutoff: Date,
+  limit: number,
+): Promise<number> {
+  // An identifier cannot be a parameter; the name is one of the literals above, never input.
+  const t = Prisma.raw(table);
   return db.$executeRaw`
-    DELETE FROM device_authorizations WHERE id IN (
-      SELECT id FROM device_authorizations WHERE expires_at <= ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
-}
-
-export function purgeErrandsBatch(db: Db, cutoff: Date, limit: number): Promise<number> {
-  return db.$executeRaw`
-    DELETE FROM errands WHERE id IN (
-      SELECT id FROM errands WHERE expires_at <= ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
+    DELETE FROM ${t} WHERE id IN (
+      SELECT id FROM ${t} WHERE expires_at <= ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
 }
 
 /**
