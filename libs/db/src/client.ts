@@ -92,6 +92,17 @@ export interface Statement {
 }
 
 /**
+ * Named inputs of a SQL fragment bound to the positional parameters $first.. in the order they are declared, each
+ * cast to its type: `paramsOf({ id: 'uuid', n: 'int' })` is `{ id: '$1::uuid', n: '$2::int' }`. The statement's
+ * values are then passed in that same order.
+ */
+export function paramsOf<K extends string>(types: Record<K, string>, first = 1): Record<K, string> {
+  return Object.fromEntries(
+    Object.entries(types).map(([name, type], i) => [name, `$${first + i}::${type}`]),
+  ) as Record<K, string>;
+}
+
+/**
  * Runs a named prepared statement on the pool under `db`: PostgreSQL parses and plans it once per connection,
  * and the call skips Prisma's query layer. For the hot paths (refresh, direct issue) only.
  */

@@ -6,6 +6,7 @@ export {
   DEFAULT_DATABASE_URL,
   DEFAULT_DB_BOUNDS,
   dbBoundsOf,
+  paramsOf,
   poolOf,
   runPrepared,
   STATEMENT_MARGIN_MS,

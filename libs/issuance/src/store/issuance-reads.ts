@@ -3,7 +3,7 @@
 // (snapshot and pairwise subjects), the snapshot alone, and the workload authority rule alone. Rows become named
 // values here, once; nothing outside a store sees a column. The two fragments are exported only for the native
 // host's credential and session stores, whose one read per request embeds them too.
-import { columnsOf, type Db, gatherOn, runPrepared, type Statement, unnestParams } from '@svc/db';
+import { columnsOf, type Db, gatherOn, paramsOf, runPrepared, type Statement, unnestParams } from '@svc/db';
 import { type ClaimGrants, isClaimKey } from '@svc/token-core';
 import type { AccountProfile } from '../claim-state';
 import type { EmailDomainStanding } from '../email-domain';
@@ -114,6 +114,14 @@ export function workloadAuthoritySql(c: {
       'ACTIVE') = 'ACTIVE')))`;
 }
 
+/** The rule over the session row aliased `s` (the rotation read embeds it, and so does the native host's read). */
+export const SESSION_WORKLOAD_AUTHORITY_SQL = workloadAuthoritySql({
+  workloadId: 's.workload_id',
+  generation: 's.workload_generation',
+  actorSubject: 's.actor_subject',
+  credentialId: 's.source_credential_id',
+});
+
 // ---- The rotation read (refresh) ----
 
 /** A session as a rotation sees it: everything a verdict and a re-mint need. */
@@ -200,12 +208,7 @@ const READ_ROTATIONS: Statement = {
       CASE WHEN s.protocol = 'OIDC' THEN (SELECT ARRAY[o.oidc_client_id::text, o.acr] || o.amr
         FROM oidc_sessions o WHERE o.sid = s.id) END AS oidc,
       statement_timestamp() AS read_at,
-      ${workloadAuthoritySql({
-        workloadId: 's.workload_id',
-        generation: 's.workload_generation',
-        actorSubject: 's.actor_subject',
-        credentialId: 's.source_credential_id',
-      })} AS workload_ok,
+      ${SESSION_WORKLOAD_AUTHORITY_SQL} AS workload_ok,
       ${snapshotColumnsSql('s.application_id', 'q.epoch')}
     FROM ${unnestParams(['text', 'int'])} WITH ORDINALITY AS q(sid, epoch, ord)
     LEFT JOIN sessions s ON s.id = q.sid
@@ -315,15 +318,21 @@ export function toIssueRead(row: IssueReadColumns | undefined, terms: CurrentTer
   };
 }
 
+// $1 is the account; the fragment's inputs follow it.
+const ISSUE_READ_INPUTS = paramsOf(
+  {
+    applicationId: 'uuid',
+    epoch: 'int',
+    sectorId: 'uuid',
+    workloadKind: '"PrincipalKind"',
+    workloadId: 'uuid',
+  },
+  2,
+);
+
 const READ_FOR_ISSUE: Statement = {
   name: 'issue_read_v3',
-  text: `SELECT ${issueReadColumnsSql({
-    applicationId: '$2::uuid',
-    epoch: '$3::int',
-    sectorId: '$4::uuid',
-    workloadKind: '$5::"PrincipalKind"',
-    workloadId: '$6::uuid',
-  })}
+  text: `SELECT ${issueReadColumnsSql(ISSUE_READ_INPUTS)}
     FROM accounts a WHERE a.id = $1::uuid`,
 };
 
@@ -372,12 +381,9 @@ export async function loadIssuanceSnapshot(
 
 const WORKLOAD_AUTHORITY: Statement = {
   name: 'workload_authority_v1',
-  text: `SELECT ${workloadAuthoritySql({
-    workloadId: '$1::uuid',
-    generation: '$2::int',
-    actorSubject: '$3::text',
-    credentialId: '$4::text',
-  })} AS ok`,
+  text: `SELECT ${workloadAuthoritySql(
+    paramsOf({ workloadId: 'uuid', generation: 'int', actorSubject: 'text', credentialId: 'text' }),
+  )} AS ok`,
 };
 
 /** The workload authority rule over a workload session's references. */

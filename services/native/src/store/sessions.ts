@@ -1,7 +1,7 @@
 // Read-only view of application sessions for /errand: is the session behind an access token still active, and
 // (for a workload session) still authoritative, in one read.
 import { type Db, runPrepared, type Statement } from '@svc/db';
-import { workloadAuthoritySql } from '@svc/issuance';
+import { SESSION_WORKLOAD_AUTHORITY_SQL } from '@svc/issuance';
 
 export interface SessionState {
   applicationId: string;
@@ -15,41 +15,19 @@ export interface SessionState {
 }
 
 const FIND_SESSION: Statement = {
-  name: 'errand_session_v1',
-  text: `SELECT s.application_id, s.account_id, s.status, s.expires_at, s.workload_id, s.actor_subject,
-      ${workloadAuthoritySql({
-        workloadId: 's.workload_id',
-        generation: 's.workload_generation',
-        actorSubject: 's.actor_subject',
-        credentialId: 's.source_credential_id',
-      })} AS workload_ok
+  name: 'errand_session_v2',
+  text: `SELECT s.application_id AS "applicationId", s.account_id AS "accountId", s.status,
+      s.expires_at AS "expiresAt", s.workload_id AS "workloadId", s.actor_subject AS "actorSubject",
+      ${SESSION_WORKLOAD_AUTHORITY_SQL} AS "workloadOk"
     FROM sessions s WHERE s.id = $1::text`,
 };
-
-interface SessionRow {
-  application_id: string;
-  account_id: string;
-  status: SessionState['status'];
-  expires_at: Date;
-  workload_id: string | null;
-  actor_subject: string | null;
-  workload_ok: boolean;
-}
 
 export function createSessionStore(db: Db) {
   return {
     async find(sid: string): Promise<SessionState | null> {
-      const [row] = await runPrepared<SessionRow>(db, FIND_SESSION, [sid]);
-      if (!row) return null;
-      return {
-        applicationId: row.application_id,
-        accountId: row.account_id,
-        status: row.status,
-        expiresAt: row.expires_at,
-        workloadId: row.workload_id,
-        actorSubject: row.actor_subject,
-        workloadOk: row.workload_ok,
-      };
+      // The columns are named as SessionState's fields: the row is the state.
+      const [row] = await runPrepared<SessionState>(db, FIND_SESSION, [sid]);
+      return row ?? null;
     },
   };
 }
