@@ -53,22 +53,26 @@ export function signinSettingsOf(v: SigninVars): SigninSettings {
     rpName: v.WEBAUTHN_RP_NAME,
     emailCodeTtlSeconds: v.EMAIL_CODE_TTL_SECONDS,
     flowTtlSeconds: v.FLOW_TTL_SECONDS,
-    rateLimits: signinRateLimitsOf(v),
+    // The rate limits of the shared sign-in steps (RL_*).
+    rateLimits: {
+      codeSendPerIp: v.RL_CODE_SEND_PER_IP,
+      codeSendPerRecipient: v.RL_CODE_SEND_PER_RECIPIENT,
+      codeVerifyPerIp: v.RL_CODE_VERIFY_PER_IP,
+      signInPerIp: v.RL_SIGN_IN_PER_IP,
+    },
     mailFrom: v.MAIL_FROM,
     smtp: smtpTargetOf(v),
   };
 }
+
+export type SigninSite = Pick<SigninConfig, 'rpId' | 'origin' | 'secureCookies' | 'flowCookieName'>;
 
 /**
  * The parts of a sign-in host's configuration that follow from its public URL: the WebAuthn relying party id
  * (WEBAUTHN_RP_ID, else the URL's host name) and origin, whether cookies carry Secure (not on loopback HTTP), and
  * the flow cookie's name (`__Host-<flowCookie>` over HTTPS).
  */
-export function signinSiteOf(
-  hostUrl: string,
-  flowCookie: string,
-  rpId: string,
-): Pick<SigninConfig, 'rpId' | 'origin' | 'secureCookies' | 'flowCookieName'> {
+export function signinSiteOf(hostUrl: string, flowCookie: string, rpId: string): SigninSite {
   const url = new URL(hostUrl);
   return {
     rpId: rpId || url.hostname,
@@ -86,15 +90,5 @@ function smtpTargetOf(v: SigninVars): SmtpTarget {
     port: v.SMTP_PORT,
     secure: v.SMTP_SECURE === 'true',
     auth: v.SMTP_USER ? { user: v.SMTP_USER, pass: v.SMTP_PASS } : undefined,
-  };
-}
-
-/** The rate limits of the shared sign-in steps (RL_*). */
-function signinRateLimitsOf(v: SigninVars) {
-  return {
-    codeSendPerIp: v.RL_CODE_SEND_PER_IP,
-    codeSendPerRecipient: v.RL_CODE_SEND_PER_RECIPIENT,
-    codeVerifyPerIp: v.RL_CODE_VERIFY_PER_IP,
-    signInPerIp: v.RL_SIGN_IN_PER_IP,
   };
 }

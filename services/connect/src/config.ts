@@ -2,15 +2,24 @@
 // WebAuthn relying party, mail, lifetimes and rate limits.
 import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
 import { type Env, intVar, isProduction, readConfig, textVar } from '@svc/platform';
-import { type SigninSettings, signinSettingsOf, signinSiteOf, signinVars } from '@svc/signin';
+import {
+  type SigninConfig,
+  type SigninSettings,
+  signinSettingsOf,
+  signinSiteOf,
+  signinVars,
+} from '@svc/signin';
 
-export interface ConnectConfig extends IssuingHostConfig, SigninSettings {
+/**
+ * The sign-in steps' configuration (connect is the account page the others link to, so it has no link of its own;
+ * its WebAuthn origin is WEBAUTHN_ORIGIN, else CONNECT_URL's), the shared settings, and connect's own lifetimes.
+ */
+export interface ConnectConfig
+  extends IssuingHostConfig,
+    Omit<SigninConfig, 'accountPageUrl'>,
+    SigninSettings {
   /** Public base URL of this host (CONNECT_URL), without a trailing slash. */
   connectUrl: string;
-  /** WebAuthn relying party id (WEBAUTHN_RP_ID, default the CONNECT_URL host name). */
-  rpId: string;
-  /** Origin browsers report in WebAuthn client data (derived from CONNECT_URL). */
-  origin: string;
   /** Lifetime of an inquiry from /establish to /redeem (INQUIRY_TTL_SECONDS, default 600). */
   inquiryTtlSeconds: number;
   /**
@@ -18,12 +27,6 @@ export interface ConnectConfig extends IssuingHostConfig, SigninSettings {
    * (ACCOUNT_REAUTH_SECONDS, default 300); later, a passkey confirmation (step-up) comes first.
    */
   accountReauthSeconds: number;
-  /** Cookies carry Secure unless the host is served over loopback HTTP. */
-  secureCookies: boolean;
-  /** Name of the flow cookie: `__Host-connect_flow` when CONNECT_URL is HTTPS, `connect_flow` on loopback HTTP. */
-  flowCookieName: string;
-  /** Redis key namespace of the rate limits (RATE_LIMIT_NAMESPACE), so separate deployments do not share counters. */
-  rateLimitNamespace: string;
 }
 
 function connectVars(production: boolean) {
