@@ -49,6 +49,14 @@
     });
   }
 
-  for (const b of document.querySelectorAll('[data-passkey]')) bindPasskey(b);
-  for (const b of document.querySelectorAll('[data-copy]')) bindCopy(b);
+  // The pages render these buttons disabled: a click before this deferred script has bound them would do nothing
+  // (a slow connection, a loaded machine), so they become usable only once they work.
+  for (const b of document.querySelectorAll('[data-passkey]')) {
+    bindPasskey(b);
+    b.disabled = false;
+  }
+  for (const b of document.querySelectorAll('[data-copy]')) {
+    bindCopy(b);
+    b.disabled = false;
+  }
 })();

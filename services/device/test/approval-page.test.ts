@@ -165,6 +165,28 @@ describe('the approval page', () => {
     await context.close();
   });
 
+  test('the passkey button stays disabled until the page script has bound it (a click before would do nothing)', async () => {
+    const { context, page } = await newPage('en-US');
+    const flow = await startDeviceFlow(h);
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    await page.route('**/assets/signin.js', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${h.url}/device?user_code=${flow.userCode}`);
+    // Not typeCode: the sign-in page cannot finish loading while its script is held back.
+    await page.getByRole('button', { name: 'Continue' }).click();
+    const button = page.getByRole('button', { name: 'Sign in with a passkey' });
+    await button.waitFor();
+    expect(await button.isDisabled()).toBe(true);
+    release();
+    await page.locator('[data-passkey="authenticate"]:enabled').waitFor();
+    await context.close();
+  });
+
   test('verificationUriComplete fills in the code, and the confirmation screen is still shown before anything is decided', async () => {
     const { context, page } = await newPage('en-US');
     await addAuthenticator(context, page);

@@ -32,7 +32,7 @@ export function passkeyButton(
       ? { options: `${base}/passkey/authentication-options`, verify: `${base}/passkey/authentication` }
       : { options: `${base}/passkey/registration-options`, verify: `${base}/passkey/registration` };
   return html`<button type="button" class="primary" data-passkey="${kind}" data-options-url="${urls.options}"
-  data-verify-url="${urls.verify}" data-error="${ctx.t('passkeyError')}">${label}</button>
+  data-verify-url="${urls.verify}" data-error="${ctx.t('passkeyError')}" disabled>${label}</button>
 <p class="status" role="status" aria-live="polite" data-passkey-status></p>
 <noscript><p class="notice">${ctx.t('jsRequired')}</p></noscript>`;
 }

@@ -31,7 +31,7 @@ function passkeyButton(ctx: AccountPageContext, kind: 'authenticate' | 'register
   const step = kind === 'authenticate' ? 'authentication' : 'registration';
   return html`<button type="button" class="primary" data-passkey="${kind}"
   data-options-url="${`/account/passkey/${step}-options`}" data-verify-url="${`/account/passkey/${step}`}"
-  data-error="${ctx.a('passkeyError')}">${label}</button>
+  data-error="${ctx.a('passkeyError')}" disabled>${label}</button>
 <p class="status" role="status" aria-live="polite" data-passkey-status></p>
 <noscript><p class="notice">${ctx.a('jsRequired')}</p></noscript>`;
 }

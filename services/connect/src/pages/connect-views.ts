@@ -21,7 +21,7 @@ export function revealView(ctx: ConnectContext, confirmationKey: string): SafeHt
 <p>${ctx.t('revealIntro', { app })}</p>
 <div class="reveal">
 <input id="confirmation-key" readonly value="${confirmationKey}" aria-label="${ctx.t('revealHeading')}" spellcheck="false">
-<button type="button" data-copy="confirmation-key" data-copied="${ctx.t('copied')}">${ctx.t('copy')}</button>
+<button type="button" data-copy="confirmation-key" data-copied="${ctx.t('copied')}" disabled>${ctx.t('copy')}</button>
 </div>`;
 }
 
