@@ -69,9 +69,13 @@ async function shootStayingZh(page: Page, name: string): Promise<void> {
   await page.goto(url.toString());
 }
 
+/**
+ * Types a code and submits it; resolves once the answer's page has loaded, so what the caller reads next is that
+ * page, never the one it left (which may show the previous entry's notice).
+ */
 async function typeCode(page: Page, typed: string, button = 'Continue'): Promise<void> {
   await page.locator('#user-code').fill(typed);
-  await page.getByRole('button', { name: button }).click();
+  await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: button }).click()]);
 }
 
 /** Signs up on connect (in English): email code, passkey, basic terms, until connect says they are signed in. */
