@@ -63,20 +63,6 @@ export function testKek(): Kek {
   return kekFromBytes(issuingConfigFromEnv('session', testEnv()).kekBytes);
 }
 
-/** Polls `check` every `everyMs` until it holds (a throw counts as not yet); fails after `timeoutMs`. */
-export async function waitUntil(
-  check: () => Promise<boolean>,
-  timeoutMs = 20_000,
-  everyMs = 50,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error('condition not met in time');
-}
-
 export function uniqueName(prefix = 't'): string {
   return `${prefix}-${randomBytes(5).toString('hex')}`;
 }
@@ -308,3 +294,4 @@ export {
   type SubjectHold,
   type TransactionHold,
 } from './transaction-hold';
+export { waitUntil } from './wait';

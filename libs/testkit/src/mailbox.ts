@@ -2,12 +2,16 @@
 // the hosts that send mail through libs/signin.
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { waitUntil } from './wait';
 
 export interface Mailbox {
   port: number;
   messages: { to: string; text: string }[];
-  /** Waits for the next mail to `to` and returns its one-time code. */
-  codeFor(to: string, timeoutMs?: number): Promise<string>;
+  /**
+   * The one-time code of the latest mail to `to`, waiting until one arrived (give each test its own address; after
+   * a second code to one address, wait for the new mail by count first).
+   */
+  codeFor(to: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -48,19 +52,18 @@ export async function startMailbox(): Promise<Mailbox> {
   return {
     port,
     messages,
-    async codeFor(to, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      const seen = messages.filter((m) => m.to === to.toLowerCase()).length;
-      while (Date.now() < deadline) {
+    async codeFor(to) {
+      let code: string | undefined;
+      // Bounded like every other wait of the tests (waitUntil's), not by a few seconds a loaded machine can take.
+      await waitUntil(async () => {
         const mine = messages.filter((m) => m.to === to.toLowerCase());
         const last = mine[mine.length - 1];
-        if (mine.length > seen - 1 && last) {
-          const m = /\b(\d{6})\b/.exec(mailBodyText(last.text));
-          if (m?.[1]) return m[1];
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`no mail to ${to}`);
+        code = last && /\b(\d{6})\b/.exec(mailBodyText(last.text))?.[1];
+        return Boolean(code);
+      }).catch(() => {
+        throw new Error(`no mail with a code to ${to}`);
+      });
+      return code as string;
     },
     close: () => new Promise((r) => server.close(() => r())),
   };
