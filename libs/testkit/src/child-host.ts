@@ -1,6 +1,7 @@
 // A host as a real child process (`node --import tsx <main>`), for tests that kill replicas: started on a free
 // port, its JSON log lines kept, and signalled by its own pid only.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { testEnv } from './config';
@@ -87,19 +88,27 @@ export interface ConnectProcess {
  * http://localhost:PORT, mailing to `smtpPort`, with its own rate-limit counters and no application cache.
  */
 export async function startConnectProcess(opts: { smtpPort: number }): Promise<ConnectProcess> {
-  const port = await freePort();
-  const url = `http://localhost:${port}`;
-  const child = await spawnHost('services/connect/src/main.ts', {
-    ...testEnv({
-      LOG_LEVEL: 'info',
-      PORT: String(port),
-      CONNECT_URL: url,
-      WEBAUTHN_RP_NAME: 'Sign-in service (test)',
-      MAIL_FROM: 'Sign-in test <no-reply@localhost>',
-      SMTP_URL: `smtp://127.0.0.1:${opts.smtpPort}`,
-      RATE_LIMIT_NAMESPACE: `connect-rl-${port}-${process.pid}`,
-      APP_CACHE_TTL_MS: '0',
-    }),
-  } as Record<string, string>);
-  return { url, child, close: () => child.kill('SIGTERM') };
+  // The port is chosen before the host starts (its URL, the passkeys' origin, names it), so another process on this
+  // busy machine may take it in between: then the host cannot listen, and it starts again on another free port.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const url = `http://localhost:${port}`;
+    try {
+      const child = await spawnHost('services/connect/src/main.ts', {
+        ...testEnv({
+          LOG_LEVEL: 'info',
+          PORT: String(port),
+          CONNECT_URL: url,
+          WEBAUTHN_RP_NAME: 'Sign-in service (test)',
+          MAIL_FROM: 'Sign-in test <no-reply@localhost>',
+          SMTP_URL: `smtp://127.0.0.1:${opts.smtpPort}`,
+          RATE_LIMIT_NAMESPACE: `connect-rl-${randomUUID()}`,
+          APP_CACHE_TTL_MS: '0',
+        }),
+      } as Record<string, string>);
+      return { url, child, close: () => child.kill('SIGTERM') };
+    } catch (err) {
+      if (attempt >= 5 || !String(err).includes('EADDRINUSE')) throw err;
+    }
+  }
 }
