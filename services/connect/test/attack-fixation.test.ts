@@ -3,7 +3,7 @@
 // re-authenticate, then replay the cookie. A fresh identifier at every change of privilege leaves the copy with
 // nothing: no callback, no confirmation key, no consent change. Also the __Host- cookie over HTTPS.
 import { createErrand } from '@svc/issuance';
-import { type Agent, makeAgent, provisionAccount, provisionBackend } from '@svc/testkit';
+import { type Agent, makeAgent, provisionAccount, provisionBackend, uniqueName } from '@svc/testkit';
 import { connectConfigFromEnv } from '../src/config';
 import { startConnect, useConnectHost } from './helpers';
 import { type SoftPasskey, softPasskey } from './soft-passkey';
@@ -56,7 +56,7 @@ describe('hole 1: a fixed flow cookie gains nothing once the victim signs in', (
     const attacker = makeAgent(cx.host.url);
     attacker.plant(FLOW, invented);
     attacker.csrf = victim.csrf;
-    const email = `invented-${Date.now()}@example.test`;
+    const email = `${uniqueName('invented')}@example.test`;
     const { res } = await attacker.form(`${path}/email`, { email });
     expect(res.status).toBe(403);
     expect(attacker.cookie(FLOW)).not.toBe(invented);
@@ -105,7 +105,7 @@ describe('hole 1: a fixed flow cookie gains nothing once the victim signs in', (
     const path = `/inquiries/${est.body.exposureKey}`;
     const attacker = await attackerOpens(path);
     const victim = await victimWithPlanted(path, attacker.kept);
-    const email = `fixed-${Date.now()}@example.test`;
+    const email = `${uniqueName('fixed')}@example.test`;
     await victim.form(`${path}/email`, { email });
     const code = await cx.mailbox.codeFor(email);
     expect((await victim.form(`${path}/email/code`, { code })).res.status).toBe(303);

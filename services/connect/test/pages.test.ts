@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createErrand } from '@svc/issuance';
-import { BASELINE_TERMS, makeAgent, provisionAccount, provisionBackend } from '@svc/testkit';
+import { BASELINE_TERMS, makeAgent, provisionAccount, provisionBackend, uniqueName } from '@svc/testkit';
 import { sha256Hex } from '../src/domain/keys';
 import { acceptCurrentTerms, type ConnectHost, startConnect, useConnectHost } from './helpers';
 
@@ -57,7 +57,7 @@ describe('inquiry pages', () => {
     const path = `/inquiries/${est.body.exposureKey}`;
     const a = agent();
     await a.request(path);
-    const email = `csrf-${Date.now()}@example.test`;
+    const email = `${uniqueName('csrf')}@example.test`;
     for (const [fields, extra] of [
       [{ _csrf: '', email }, {}],
       [{ _csrf: 'x'.repeat(43), email }, {}],
@@ -95,7 +95,7 @@ describe('inquiry pages', () => {
     const path = `/inquiries/${est.body.exposureKey}`;
     const a = agent();
     await a.request(path);
-    const email = `guess-${Date.now()}@example.test`;
+    const email = `${uniqueName('guess')}@example.test`;
     await a.form(`${path}/email`, { email });
     await cx.mailbox.codeFor(email);
     const statuses: number[] = [];
@@ -118,7 +118,7 @@ describe('inquiry pages', () => {
       const path = `/inquiries/${est.body.exposureKey}`;
       const a = makeAgent(mailless.url);
       await a.request(path);
-      const sent = await a.form(`${path}/email`, { email: `unsent-${Date.now()}@example.test` });
+      const sent = await a.form(`${path}/email`, { email: `${uniqueName('unsent')}@example.test` });
       expect(sent.res.status).toBe(303);
       const page = await a.request(path);
       expect(page.res.status).toBe(200);
