@@ -1,6 +1,8 @@
 // `BENCH_ONLY=memory pnpm bench`: the memory of every host process as operators run it, built by `pnpm build` and
 // started with `node dist/<host>/main.js` alone. RSS is read from /proc after the hosts settle (idle) and at the end
-// of each host's own load scenario, together with the process's peak (VmHWM), against issue 16's targets.
+// of each host's own load scenario, together with the process's peak (VmHWM), against issue 16's targets. Every
+// answer of a load is counted by status (and reason or OAuth error): a host answering anything its scenario does not
+// expect has its figure refused, loudly, since a host failing fast is not the host under load.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +14,7 @@ import { createAccessKey } from '@svc/provisioning';
 import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp, testEnv } from '@svc/testkit';
 import autocannon from 'autocannon';
 import { buildAll } from '../scripts/build';
+import { type Answers, answersLine, counting, unexpectedAnswers } from './answers';
 import { seedCodes } from './device';
 import { oidcRefreshSeeder } from './oidc';
 
@@ -49,7 +52,12 @@ export interface ProcessMemory {
   requestsPerSec?: number;
   /** The host's own CPU per request over its load (user + system, all threads): holds when the machine is busy. */
   cpuMsPerRequest?: number;
+  /** Every answer of the load: `200`, or a non-2xx status with its reason or OAuth error (`400 slow_down`). */
+  answers?: Answers;
+  /** Answers the scenario does not expect (non-2xx outside its list, connection errors, timeouts). */
+  unexpected?: number;
   target: { idle: number; load: number };
+  /** Under both targets, and (for a loaded host) no unexpected answer. */
   met: boolean;
 }
 
@@ -171,7 +179,11 @@ export async function memoryScenario(): Promise<ProcessMemory[]> {
     await sleep(SETTLE_SECONDS * 1000);
     const idle = new Map(started.map((s) => [s.host, memoryOf(s.child.pid!).rss]));
 
-    const loads: Record<string, { label: string; opts: () => Promise<autocannon.Options> }> = {
+    /** Each host's load; `expected` lists the non-2xx answers (tally keys) that are part of it. */
+    const loads: Record<
+      string,
+      { label: string; opts: () => Promise<autocannon.Options>; expected?: readonly string[] }
+    > = {
       session: {
         label: 'POST /refresh (fresh token each) + /introspect + jwks.json',
         opts: async () => {
@@ -242,6 +254,9 @@ export async function memoryScenario(): Promise<ProcessMemory[]> {
       },
       device: {
         label: 'POST /device-token (pending codes, round robin) x3 + POST /device-authorize',
+        // A pending poll is a 400 by the spec; slow_down when the round robin comes back to a code within its
+        // interval (more than codes / 5 s polls per second): the same one Redis script either way.
+        expected: ['400 authorization_pending', '400 slow_down'],
         opts: async () => {
           const deviceApp = await provisionApp(infra, {
             methods: ['PASSKEY_USERNAMELESS'],
@@ -304,11 +319,15 @@ export async function memoryScenario(): Promise<ProcessMemory[]> {
     };
 
     const results: ProcessMemory[] = [];
-    const loaded = new Map<string, { rss: number; rps: number; cpuMs: number }>();
+    const loaded = new Map<
+      string,
+      { rss: number; rps: number; cpuMs: number; answers: Answers; unexpected: number }
+    >();
     for (const s of started) {
       const load = loads[s.host];
       if (!load) continue;
-      const opts = await load.opts();
+      const answers: Answers = {};
+      const opts = counting(await load.opts(), answers);
       const cpuBefore = cpuMsOf(s.child.pid!);
       const r = await autocannon({
         ...opts,
@@ -316,7 +335,16 @@ export async function memoryScenario(): Promise<ProcessMemory[]> {
         connections: CONNECTIONS,
       });
       const cpuMs = (cpuMsOf(s.child.pid!) - cpuBefore) / Math.max(1, r.requests.total);
-      loaded.set(s.host, { rss: memoryOf(s.child.pid!).rss, rps: r.requests.average, cpuMs });
+      if (r.errors) answers.errors = r.errors;
+      if (r.timeouts) answers.timeouts = r.timeouts;
+      const unexpected = unexpectedAnswers(answers, load.expected);
+      loaded.set(s.host, {
+        rss: memoryOf(s.child.pid!).rss,
+        rps: r.requests.average,
+        cpuMs,
+        answers,
+        unexpected,
+      });
       if (SIGNAL) {
         s.child.kill(SIGNAL);
         await sleep(10_000);
@@ -334,18 +362,33 @@ export async function memoryScenario(): Promise<ProcessMemory[]> {
         idleMiB: idle.get(s.host)!,
         ...(loadMiB !== undefined ? { loadMiB } : {}),
         peakMiB: now.hwm,
-        ...(loads[s.host]
-          ? { load: loads[s.host]!.label, requestsPerSec: l?.rps, cpuMsPerRequest: l?.cpuMs }
+        ...(loads[s.host] && l
+          ? {
+              load: loads[s.host]!.label,
+              requestsPerSec: l.rps,
+              cpuMsPerRequest: l.cpuMs,
+              answers: l.answers,
+              unexpected: l.unexpected,
+            }
           : {}),
         ...(worker ? { load: 'a sweep and a rotation tick every second' } : {}),
         target: { idle: target.idle, load: target.load },
-        met: idle.get(s.host)! < target.idle && (loadMiB ?? 0) < target.load,
+        met: idle.get(s.host)! < target.idle && (loadMiB ?? 0) < target.load && !l?.unexpected,
       };
       results.push(row);
       console.log(
         `memory ${s.host.padEnd(8)} idle ${row.idleMiB.toFixed(0).padStart(4)} MiB   under load ${row.loadMiB?.toFixed(0).padStart(4) ?? '   -'} MiB   peak ${row.peakMiB.toFixed(0).padStart(4)} MiB   (targets < ${target.idle} / < ${target.load}: ${row.met ? 'met' : 'NOT met'})${row.requestsPerSec ? `   ${row.requestsPerSec.toFixed(0)} req/s, ${row.cpuMsPerRequest?.toFixed(2)} core-ms/request` : ''}`,
       );
+      if (l) {
+        console.log(`         ${''.padEnd(8)} answers: ${answersLine(l.answers)}`);
+        if (l.unexpected)
+          console.log(
+            `!! memory ${s.host}: FAILED, ${l.unexpected} unexpected answer(s) under load: the figure is not the host under its load (it was answering errors); find out why and run again`,
+          );
+      }
     }
+    // A refused figure fails the bench's exit status too, not only its line.
+    if (results.some((r) => r.unexpected)) process.exitCode = 1;
     return results;
   } finally {
     for (const s of started) {
