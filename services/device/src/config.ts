@@ -96,7 +96,14 @@ export function deviceConfigFromEnv(env: Env): DeviceConfig {
     },
     (v) => {
       const problem = verificationBaseProblem(v.DEVICE_URL);
-      return problem ? [{ variable: 'DEVICE_URL', problem }] : [];
+      return [
+        ...(problem ? [{ variable: 'DEVICE_URL', problem }] : []),
+        // A leeway as long as the interval would make no poll too fast: slow_down (the spec's answer to polling
+        // faster than the interval) would never be given.
+        ...(v.DEVICE_POLL_LEEWAY_MS >= v.DEVICE_POLL_INTERVAL_SECONDS * 1000
+          ? [{ variable: 'DEVICE_POLL_LEEWAY_MS', problem: 'must be less than DEVICE_POLL_INTERVAL_SECONDS' }]
+          : []),
+      ];
     },
   );
 }

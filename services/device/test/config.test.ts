@@ -1,4 +1,5 @@
-// The device host's schema: DEVICE_URL must be able to carry verification URIs, and its own numbers are bounded.
+// The device host's schema: DEVICE_URL must be able to carry verification URIs, its own numbers are bounded, and
+// the polling leeway is shorter than the interval (else slow_down could never be answered).
 import { ConfigError } from '@svc/platform';
 import { testEnv } from '@svc/testkit';
 import { deviceConfigFromEnv } from '../src/config';
@@ -29,6 +30,11 @@ test.each([
   [{ DEVICE_URL: 'https://device.example.com/?x=1' }, 'DEVICE_URL', 'carries a query or fragment'],
   [{ DEVICE_URL: 'device.example.com' }, 'DEVICE_URL', 'must be an absolute URL (http:// or https://)'],
   [{ DEVICE_POLL_LEEWAY_MS: '-1' }, 'DEVICE_POLL_LEEWAY_MS', 'must be a whole number from 0 to 2147483647'],
+  [
+    { DEVICE_POLL_INTERVAL_SECONDS: '1', DEVICE_POLL_LEEWAY_MS: '1000' },
+    'DEVICE_POLL_LEEWAY_MS',
+    'must be less than DEVICE_POLL_INTERVAL_SECONDS',
+  ],
   [
     { DEVICE_CODE_TTL_SECONDS: '0' },
     'DEVICE_CODE_TTL_SECONDS',
