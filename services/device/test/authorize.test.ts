@@ -86,7 +86,7 @@ describe('POST /device-authorize', () => {
     expect(await insert(first.body.userCode, `x${Date.now()}b`)).toBe(true);
   });
 
-  it('refuses an unknown anchor (404), an application that is not active, and one without the rules', async () => {
+  it('refuses an unknown anchor (404), an application that is not active, and one without the DEVICE_CODE return rule', async () => {
     const unknown = await authorize(h, 'no-such-app-anchor');
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ reason: 'ApplicationNotFound' });
@@ -102,11 +102,7 @@ describe('POST /device-authorize', () => {
     expect(l3.status).toBe(403);
     expect(l3.body).toEqual({ reason: 'Layer3Denied' });
 
-    const noPasskey = await provisionDeviceApp(h.infra, { methods: ['ACCESS_KEY_DIRECT'] });
-    const l1 = await authorize(h, noPasskey.anchor);
-    expect(l1.status).toBe(403);
-    expect(l1.body).toEqual({ reason: 'Layer1Denied' });
-    for (const app of [suspended, noReturnRule, noPasskey]) {
+    for (const app of [suspended, noReturnRule]) {
       expect(
         await h.infra.db.deviceAuthorization.count({ where: { applicationId: app.applicationId } }),
       ).toBe(0);

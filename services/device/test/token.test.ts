@@ -283,6 +283,25 @@ describe('POST /device-token: checks made again at redemption', () => {
     expectError(await poll(h, deviceCode), 'access_denied');
   });
 
+  it('an application without the PASSKEY_USERNAMELESS rule starts an authorization (the spec), but approval ends in access_denied', async () => {
+    // The spec's condition for pending is an active application with a DEVICE_CODE return rule; the passkey rule is
+    // how the person signs in to approve (CONTRACTS), so redemption requires it: a policy denial, final.
+    const app = await provisionDeviceApp(h.infra, { methods: ['ACCESS_KEY_DIRECT'] });
+    const res = await authorize(h, app.anchor);
+    expect(res.status).toBe(200);
+    const { deviceCode, userCode } = res.body as { deviceCode: string; userCode: string };
+    expectError(await poll(h, deviceCode), 'authorization_pending');
+    await approve(h, userCode);
+    h.clock.advance(5000);
+    expectError(await poll(h, deviceCode), 'access_denied');
+    h.clock.advance(5000);
+    expectError(await poll(h, deviceCode), 'access_denied');
+    expect(
+      (await h.infra.db.deviceAuthorization.findFirstOrThrow({ where: { applicationId: app.applicationId } }))
+        .state,
+    ).toBe('DENIED');
+  });
+
   it('access_denied when the account lacks the current basic-terms receipt at redemption', async () => {
     const { deviceCode, userCode } = await started();
     const account = await provisionAccount(h.infra, { acceptTerms: false });

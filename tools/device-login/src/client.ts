@@ -37,7 +37,6 @@ export const ERROR_WORDS: Record<string, string> = {
   server_error: 'The service could not issue tokens. Start again in a moment.',
   ApplicationNotFound: 'No application has this anchor.',
   ApplicationNotActive: 'The application is not active.',
-  Layer1Denied: 'The application does not accept passkey sign-in, which device approval needs.',
   Layer3Denied: 'The application does not allow device sign-in (no DEVICE_CODE return rule).',
   TooManyAttempts: 'Too many device sign-ins from this address. Wait a little and try again.',
   InvalidBody: 'The request was refused as malformed (check the anchor).',

@@ -44,11 +44,6 @@ export function checkReturnRule(app: ApplicationContext): void {
   if (!app.returnRules.some((r) => r.method === DEVICE_RETURN_METHOD)) throw new ServiceError('Layer3Denied');
 }
 
-/** Layer 1: the approving person signs in with a usernameless passkey, so the application must accept one. */
-export function checkAuthenticationRule(app: ApplicationContext): void {
-  if (!app.authRules.some((r) => r.method === DEVICE_AUTH_METHOD)) throw new ServiceError('Layer1Denied');
-}
-
 export function verificationUris(deviceUrl: string, userCode: string) {
   const verificationUri = `${deviceUrl}${VERIFICATION_PATH}`;
   return { verificationUri, verificationUriComplete: `${verificationUri}?user_code=${userCode}` };
@@ -70,7 +65,9 @@ export async function authorizeDevice(
   const app = await requireApplication(deps, anchor);
   checkStanding(app);
   checkReturnRule(app);
-  checkAuthenticationRule(app);
+  // Not the PASSKEY_USERNAMELESS rule: the spec starts an authorization for an active application with a DEVICE_CODE
+  // return rule, and names only ApplicationNotActive and Layer3Denied as refusals here. The rule is needed where the
+  // person signs in with it: redemption requires it (else access_denied, a policy denial), its TTLs apply.
   const now = new Date(deps.issuance.now());
   const { codeTtlSeconds: expiresIn, pollIntervalSeconds: interval } = deps.config;
   const expiresAt = new Date(now.getTime() + expiresIn * 1000);

@@ -103,13 +103,7 @@ export function deviceEndpoints(deps: DeviceDeps) {
       doc: {
         summary: 'Starts a device authorization.',
         answers: [{ schema: Authorized }],
-        reasons: [
-          'ApplicationNotFound',
-          'ApplicationNotActive',
-          'Layer1Denied',
-          'Layer3Denied',
-          'TooManyAttempts',
-        ],
+        reasons: ['ApplicationNotFound', 'ApplicationNotActive', 'Layer3Denied', 'TooManyAttempts'],
       },
       // The address is counted before the body is checked: a malformed attempt is an attempt.
       authenticate: (req) => deps.authorizeLimit.consume(req.ip),
