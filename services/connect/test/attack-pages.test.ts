@@ -15,6 +15,9 @@ const config = {
 };
 const cx = useConnectHost({ config, replicas: 1 });
 
+// Rounds of thirty parallel requests over two replicas: seconds each on a quiet machine, a minute on a loaded one.
+jest.setTimeout(120_000);
+
 /** Six-digit codes other than `right`, all different. */
 function wrongCodes(right: string, n: number): string[] {
   const out = new Set<string>();
