@@ -114,6 +114,42 @@ test('discovery names the claims ID tokens and userinfo carry (no sid) and every
   expect(sorted(meta.acr_values_supported as string[])).toEqual(sorted(stated as string[]));
 });
 
+// The document as this host serves it, every value written out here rather than taken from the code that makes
+// it; members it does not serve stay out (no userinfo_signing_alg_values_supported: /userinfo answers plain JSON,
+// never a signed JWT, and the member is optional).
+test('discovery: exactly the metadata of what the host serves', async () => {
+  const res = await fetch(`${h.url}/.well-known/openid-configuration`);
+  expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+  const meta = (await res.json()) as Record<string, unknown>;
+  expect(meta).toEqual({
+    issuer: h.url,
+    authorization_endpoint: `${h.url}/authorize`,
+    token_endpoint: `${h.url}/token`,
+    userinfo_endpoint: `${h.url}/userinfo`,
+    end_session_endpoint: `${h.url}/end-session`,
+    jwks_uri: `${h.url}/.well-known/jwks.json`,
+    claim_state_endpoint: `${h.url}/claim-state`,
+    scopes_supported: ['openid', 'profile', 'email', 'offline_access'],
+    response_types_supported: ['code', 'id_token', 'id_token token', 'code id_token', 'code id_token token'],
+    response_modes_supported: ['query', 'fragment', 'form_post'],
+    grant_types_supported: ['authorization_code', 'implicit', 'refresh_token'],
+    subject_types_supported: ['pairwise'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    code_challenge_methods_supported: ['S256'],
+    claims_supported: expect.any(Array),
+    acr_values_supported: ['phrh', 'phr'],
+    prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+    authorization_response_iss_parameter_supported: true,
+    ui_locales_supported: ['en-US', 'zh-CN'],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    require_request_uri_registration: false,
+  });
+  expect(meta).not.toHaveProperty('userinfo_signing_alg_values_supported');
+});
+
 describe('/end-session with an ID token that has no sid', () => {
   test('revokes the sessions of the sign-in the hint states, for its client only', async () => {
     const rp = await provisionRp(h);

@@ -51,6 +51,7 @@ export function providerMetadata(oidcUrl: string): Record<string, unknown> {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     require_request_uri_registration: false,
-    userinfo_signing_alg_values_supported: [],
+    // No userinfo_signing_alg_values_supported: /userinfo answers plain JSON, never a signed JWT, and the member is
+    // optional (Discovery 1.0 section 3); an empty list would claim a signed form with no algorithm.
   };
 }
