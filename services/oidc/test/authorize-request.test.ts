@@ -102,7 +102,9 @@ describe('before the redirect URI is trusted: an error page, never a redirect', 
 
 describe('a valid request', () => {
   test('code with state and defaults', () => {
-    const outcome = run(q({ scope: 'openid profile email unknown offline_access openid' }));
+    const outcome = run(
+      q({ scope: 'openid profile email unknown offline_access openid', prompt: 'consent' }),
+    );
     expect(outcome).toEqual({
       kind: 'valid',
       request: expect.objectContaining({
@@ -112,7 +114,7 @@ describe('a valid request', () => {
         responseMode: 'query',
         scopes: ['openid', 'profile', 'email', 'offline_access'],
         state: 'st-1',
-        prompt: new Set(),
+        prompt: new Set(['consent']),
       }),
     });
   });
@@ -164,6 +166,20 @@ describe('a valid request', () => {
       q({ response_type: 'id_token', nonce: 'n', scope: 'openid offline_access', prompt: '' }),
     );
     expect(outcome.kind === 'valid' && outcome.request.scopes).toEqual(['openid']);
+  });
+
+  // OIDC Core 11: offline access needs the person's consent, asked for with prompt=consent; without it the
+  // request is served as if offline_access had not been asked for (no refresh token), never refused.
+  test.each([
+    ['no prompt', undefined, ['openid', 'email']],
+    ['prompt=login', 'login', ['openid', 'email']],
+    ['prompt=select_account', 'select_account', ['openid', 'email']],
+    ['prompt=none', 'none', ['openid', 'email']],
+    ['prompt=consent', 'consent', ['openid', 'offline_access', 'email']],
+    ['prompt=login consent', 'login consent', ['openid', 'offline_access', 'email']],
+  ])('offline_access with %s', (_name, prompt, scopes) => {
+    const outcome = run(q({ scope: 'openid offline_access email', prompt }));
+    expect(outcome.kind === 'valid' && outcome.request.scopes).toEqual(scopes);
   });
 
   test('PKCE is accepted from a confidential client and ignored without a code', () => {

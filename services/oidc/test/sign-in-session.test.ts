@@ -86,6 +86,65 @@ test('a held sign-in answers the client with no page, prompt=none included; the 
   }
 });
 
+/** The name=value pairs a response sets, as a Cookie header value. */
+const setCookies = (res: Response) =>
+  res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+
+/** Exchanges a code at /token as the fixture's (client_secret_basic) client. */
+async function exchangeCode(code: string): Promise<Record<string, unknown>> {
+  const basic = Buffer.from(`${rp.clientId}:${rp.clientSecret}`).toString('base64');
+  const res = await fetch(`${host.url}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }),
+  });
+  return (await res.json()) as Record<string, unknown>;
+}
+
+test('offline_access: a refresh token only after prompt=consent, whose review asks for it (OIDC Core 11)', async () => {
+  const s = await signedIn();
+  // Without prompt=consent the held sign-in answers at once, as if offline_access had not been asked for.
+  const quiet = clientAnswer((await authorize({ scope: 'openid offline_access' }, s.cookie)).res);
+  const plain = await exchangeCode(quiet.code as string);
+  expect(plain).toMatchObject({ scope: 'openid', access_token: expect.any(String) });
+  expect(plain).not.toHaveProperty('refresh_token');
+  // With it: the review names offline access; saving it answers with a code that brings a refresh token.
+  const { page, res } = await authorize({ scope: 'openid offline_access', prompt: 'consent' }, s.cookie);
+  expect(res.status).toBe(200);
+  const review = await res.text();
+  expect(review).toContain('also asks to keep you signed in while you are away (offline access)');
+  const cookie = `${s.cookie}; ${setCookies(res)}`;
+  const saved = await fetch(`${page.split('?')[0]}/review`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: host.url },
+    body: new URLSearchParams({
+      _csrf: /name="_csrf" value="([^"]+)"/.exec(review)?.[1] ?? '',
+      consent_email: 'GRANTED',
+    }),
+  });
+  expect(saved.status).toBe(303);
+  const granted = clientAnswer(await get(page, cookie));
+  expect(await exchangeCode(granted.code as string)).toMatchObject({
+    scope: 'openid offline_access',
+    refresh_token: expect.any(String),
+  });
+  // An application that asks about no claim: prompt=consent has nothing to review, unless offline access is asked.
+  const bare = await provisionRelyingParty(host, { redirectUris: [REDIRECT] });
+  expect(
+    clientAnswer((await authorize({ client_id: bare.clientId, prompt: 'consent' }, s.cookie)).res).code,
+  ).toBeTruthy();
+  const offline = await authorize(
+    { client_id: bare.clientId, prompt: 'consent', scope: 'openid offline_access' },
+    s.cookie,
+  );
+  expect(offline.res.status).toBe(200);
+  expect(await offline.res.text()).toContain('(offline access)');
+});
+
 test('prompt=login, select_account and an exceeded max_age show the sign-in page', async () => {
   const s = await signedIn(120);
   for (const extra of [

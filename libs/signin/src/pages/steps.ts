@@ -60,12 +60,19 @@ export interface DetailItem {
 
 export function detailsView<K extends string = never>(
   ctx: PageContext<MessageKey | K>,
-  v: { action: string; items: DetailItem[]; notice?: Notice<MessageKey | K> },
+  v: {
+    action: string;
+    items: DetailItem[];
+    notice?: Notice<MessageKey | K>;
+    /** A further statement the person agrees to by saving (the OIDC host's offline access). */
+    also?: Notice<MessageKey | K>;
+  },
 ): SafeHtml {
   const app = ctx.appName ?? '';
   return html`<h1>${ctx.t('detailsHeading', { app })}</h1>
 ${noticeBlock(ctx, v.notice)}
 <p>${ctx.t('detailsIntro', { app })}</p>
+${v.also ? html`<p>${ctx.t(v.also.key, v.also.vars)}</p>` : ''}
 <form method="post" action="${v.action}" class="stack">
 ${csrfField(ctx)}
 ${v.items.map((item) => {

@@ -36,7 +36,10 @@ export interface AuthorizationRequest<C extends AuthorizeClient = AuthorizeClien
   redirectUri: string;
   responseType: OidcResponseType;
   responseMode: ResponseMode;
-  /** Known scopes in request order, `openid` among them; `offline_access` only when a code is returned. */
+  /**
+   * Known scopes in request order, `openid` among them; `offline_access` only when a code is returned and prompt
+   * asks for consent (OIDC Core 11).
+   */
   scopes: Scope[];
   state?: string;
   nonce?: string;
@@ -216,7 +219,9 @@ function runChecks(params: AuthorizeParams, client: AuthorizeClient): Checked | 
     return fail('unauthorized_client', 'The client is not registered for this response_type.');
   }
 
-  const scopes = readScopes(values.get('scope'), responseType);
+  // prompt is read here, before its own check below, because offline_access depends on it.
+  const askedConsent = readPrompt(values.get('prompt'))?.has('consent') ?? false;
+  const scopes = readScopes(values.get('scope'), responseType, askedConsent);
   if (!scopes) return fail('invalid_scope', 'scope must contain openid.');
   const nonce = values.get('nonce');
   if (nonce === undefined && responseType.includes('id_token')) {
@@ -250,14 +255,20 @@ function runChecks(params: AuthorizeParams, client: AuthorizeClient): Checked | 
 }
 
 // Known scopes in request order without repeats; undefined when `openid` is missing. offline_access asks for a
-// refresh token, which only a code can lead to (OIDC Core 11: ignored otherwise).
-function readScopes(raw: string | undefined, responseType: OidcResponseType): Scope[] | undefined {
+// refresh token, which OIDC Core 11 grants only when a code is returned and the request asks the person's consent
+// with prompt=consent (the review page then says the application stays signed in); otherwise it is ignored, as
+// if not asked for. No other condition permits it here: the person's claim consent says nothing about offline
+// access, and a client cannot be registered for it.
+function readScopes(
+  raw: string | undefined,
+  responseType: OidcResponseType,
+  askedConsent: boolean,
+): Scope[] | undefined {
   const words = new Set((raw ?? '').split(' ').filter(Boolean));
   if (!words.has('openid')) return undefined;
+  const offline = responseType.startsWith('code') && askedConsent;
   return [...words].filter(
-    (w): w is Scope =>
-      (SCOPES as readonly string[]).includes(w) &&
-      (w !== 'offline_access' || responseType.startsWith('code')),
+    (w): w is Scope => (SCOPES as readonly string[]).includes(w) && (w !== 'offline_access' || offline),
   );
 }
 

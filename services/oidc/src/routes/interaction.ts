@@ -1,7 +1,7 @@
 // The pages of a parked authorization request at /interaction/{uid}: on the first view, decide from the browser's
 // sign-in on this host whether the person must authenticate (prompt=login, max_age) and answer prompt=none without
 // a page; otherwise the shared sign-in steps (passkey or email-code sign-up, basic terms, consent and REQUIRED
-// data), the prompt=consent review, then the sign-in is recorded on this host and the client is answered once.
+// data), the prompt=consent review (which also asks for offline access), then the sign-in is recorded on this host and the client is answered once.
 import { loadApplication } from '@svc/issuance';
 import { type Endpoint, type PageRequest, pageEndpoint } from '@svc/platform';
 import {
@@ -164,7 +164,8 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
       if (!signedIn) return;
       if (it.prompt.includes('consent') && !it.consentReviewed) {
         const items = allClaimItems(signedIn.view, signedIn.account);
-        if (items.length > 0) return sendReview(p, res, items);
+        // A refresh token needs the person's consent too (OIDC Core 11): offline access alone shows the review.
+        if (items.length > 0 || it.scopes.includes('offline_access')) return sendReview(p, res, items);
       }
       await finish(p, res, {
         accountId: signedIn.account.id,
@@ -186,7 +187,13 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
   }
 
   function signinDetails(p: InteractionPage, items: ReturnType<typeof allClaimItems>) {
-    return detailsView(p.ctx, { action: `${p.target.base}/review`, items, notice: p.takeNotice() });
+    const offline = p.interaction.scopes.includes('offline_access');
+    return detailsView(p.ctx, {
+      action: `${p.target.base}/review`,
+      items,
+      notice: p.takeNotice(),
+      also: offline ? { key: 'offlineAccess', vars: { app: p.ctx.appName ?? '' } } : undefined,
+    });
   }
 
   // prompt=consent: the person reviews every claim the application asks about, then the request goes on.
