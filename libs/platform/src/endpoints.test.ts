@@ -9,8 +9,15 @@ import { ServiceError } from './errors';
 import type { HostAppOptions } from './http';
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
+import { openApiDocument } from './openapi';
+import { queryParams, queryText } from './query';
 
 const logger = createLogger('endpoints-test');
+const searchQuery = queryParams({
+  q: queryText(8).describe('What to look for.'),
+  page: z.enum(['1', '2']).optional(),
+  tags: z.array(z.string()).optional(),
+});
 const metrics = createMetrics('endpoints-test');
 let server: Server;
 let base: string;
@@ -58,6 +65,33 @@ function listenWith(trustProxy: HostAppOptions['trustProxy']): Promise<{ server:
         noStore: true,
         handle: (req) => ({ json: { t: req.body.t } }),
       }),
+      endpoint({
+        method: 'GET',
+        path: '/search',
+        body: { kind: 'none' },
+        query: searchQuery,
+        noStore: false,
+        handle: (req) => ({ json: req.query }),
+      }),
+      pageEndpoint({
+        method: 'GET',
+        path: '/lookup',
+        body: { kind: 'none' },
+        query: searchQuery,
+        noStore: false,
+        page: (req, res) => {
+          res.json(req.query);
+        },
+      }),
+      pageEndpoint({
+        method: 'GET',
+        path: '/no-query',
+        body: { kind: 'none' },
+        noStore: false,
+        page: (req, res) => {
+          res.json({ query: req.query });
+        },
+      }),
       pageEndpoint({
         method: 'GET',
         path: '/slow/:id',
@@ -96,6 +130,9 @@ function listenWith(trustProxy: HostAppOptions['trustProxy']): Promise<{ server:
     pageErrors: (err, _req, res, _next) => {
       if (err instanceof ServiceError && err.reason === 'ClientAuthDenied') {
         return void res.status(403).type('html').send('<p>forbidden</p>');
+      }
+      if (err instanceof ServiceError && err.reason === 'InvalidBody') {
+        return void res.status(400).type('html').send('<p>bad request</p>');
       }
       res.status(500).type('html').send('<p>page error</p>');
     },
@@ -162,6 +199,67 @@ describe('serveEndpoints', () => {
     expect(res.headers.get('connection')).toBe('close');
   });
 
+  it.each([
+    ['JSON', '/search'],
+    ['page', '/lookup'],
+  ])(
+    '%s: parses the declared query once, refusing repeated, over-long and mistyped values',
+    async (_kind, path) => {
+      const ok = await fetch(`${base}${path}?q=a+b&tags=x&tags=y&unknown=1&unknown=2`);
+      expect([ok.status, await ok.json()]).toEqual([200, { q: 'a b', tags: ['x', 'y'] }]);
+      for (const [query, name] of [
+        ['q=a&q=b', 'q'],
+        [`q=${'x'.repeat(9)}`, 'q'],
+        ['q=a&page=3', 'page'],
+        ['q=a%00b', 'q'],
+        ['page=1', 'q'],
+      ]) {
+        const res = await fetch(`${base}${path}?${query}`);
+        expect(res.status).toBe(400);
+        // The JSON endpoint's reason body; the page's error handler renders the same InvalidBody as its page.
+        if (path === '/search') {
+          expect(await res.json()).toEqual({
+            reason: 'InvalidBody',
+            message: `invalid query parameters: ${name}`,
+          });
+        } else expect(await res.text()).toBe('<p>bad request</p>');
+      }
+    },
+  );
+
+  it("gives a page without a query schema no query at all (Express's parse unseen)", async () => {
+    expect(await (await fetch(`${base}/no-query?a=1`)).json()).toEqual({ query: {} });
+  });
+
+  it('documents the query parameters from the schema, and InvalidBody for a refused one', () => {
+    const doc = openApiDocument({
+      name: 'test',
+      endpoints: [
+        endpoint({
+          method: 'GET',
+          path: '/search',
+          body: { kind: 'none' },
+          query: searchQuery,
+          noStore: false,
+          handle: () => ({}),
+        }),
+      ],
+    }) as { paths: Record<string, { get: { parameters: unknown[]; responses: Record<string, unknown> } }> };
+    const op = doc.paths['/search']!.get;
+    expect(op.parameters).toEqual([
+      {
+        name: 'q',
+        in: 'query',
+        required: true,
+        description: 'What to look for.',
+        schema: { type: 'string', maxLength: 8 },
+      },
+      { name: 'page', in: 'query', required: false, schema: { type: 'string', enum: ['1', '2'] } },
+      { name: 'tags', in: 'query', required: false, schema: { type: 'array', items: { type: 'string' } } },
+    ]);
+    expect(JSON.stringify(op.responses['400'])).toContain('InvalidBody');
+  });
+
   it('decodes path parameters and serves pre-serialised bodies', async () => {
     const res = await fetch(`${base}/things/a%20b/doc.json?ignored=1`);
     expect(res.status).toBe(200);
@@ -226,8 +324,7 @@ describe('serveEndpoints', () => {
     ]);
     expect(ok.headers.get('x-frame-options')).toBe('DENY');
     const invalid = await form('name=toolong');
-    expect(invalid.status).toBe(500);
-    expect(await invalid.text()).toBe('<p>page error</p>');
+    expect([invalid.status, await invalid.text()]).toEqual([400, '<p>bad request</p>']);
     const failing = await form('name=oops');
     expect([failing.status, await failing.text()]).toEqual([500, '<p>page error</p>']);
   });
@@ -245,7 +342,7 @@ describe('serveEndpoints', () => {
     const forged = await form('t1', 'token=wrong&name=toolong');
     expect([forged.status, await forged.text()]).toEqual([403, '<p>forbidden</p>']);
     const malformed = await form('t1', 'token=right&name=toolong');
-    expect([malformed.status, await malformed.text()]).toEqual([500, '<p>page error</p>']);
+    expect([malformed.status, await malformed.text()]).toEqual([400, '<p>bad request</p>']);
     // open answered (a redirect): the schema and the handler do not run.
     const answered = await form('elsewhere', 'name=toolong');
     expect([answered.status, answered.headers.get('location')]).toEqual([303, '/elsewhere']);

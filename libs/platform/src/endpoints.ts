@@ -25,6 +25,7 @@ import {
 } from './http';
 import { observeRequest } from './metrics';
 import { type EndpointDoc, openApiDocument } from './openapi';
+import { checkQuery } from './query';
 import { nameServerSpan } from './telemetry';
 
 export type Method = 'GET' | 'POST';
@@ -48,10 +49,12 @@ export type BodySpec<B> =
       refusal?: Reason;
     };
 
-/** A JSON endpoint's request: the body already checked by the declared schema. */
-export interface EndpointRequest<B = unknown, A = undefined> {
+/** A JSON endpoint's request: the body and query already checked by the declared schemas. */
+export interface EndpointRequest<B = unknown, A = undefined, Q = undefined> {
   /** Path parameters (`:name` segments), URI-decoded. */
   params: Record<string, string>;
+  /** The query checked by the declared `query` schema; undefined (never parsed) without one. */
+  query: Q;
   headers: IncomingHttpHeaders;
   body: B;
   /** The exact request-body bytes (for requestHash binding); empty for `none`. */
@@ -62,8 +65,8 @@ export interface EndpointRequest<B = unknown, A = undefined> {
   auth: A;
 }
 
-/** What `authenticate` sees: the request before its body is checked by the schema. */
-export type UncheckedRequest = Omit<EndpointRequest<unknown, undefined>, 'auth'>;
+/** What `authenticate` sees: the request before its body and query are checked by the schemas. */
+export type UncheckedRequest = Omit<EndpointRequest<unknown, undefined>, 'auth' | 'query'>;
 
 export interface Answer {
   status?: number;
@@ -74,11 +77,17 @@ export interface Answer {
   headers?: Record<string, string>;
 }
 
-interface Declared<B> {
+interface Declared<B, Q> {
   method: Method;
   /** A literal path (`grep "'/refresh'"` finds the declaration); `:name` segments match one path segment. */
   path: string;
   body: BodySpec<B>;
+  /**
+   * The query string's parameters (query.ts): each a string, a repeated one the list of its values, checked after
+   * the body's schema would be (a failure is InvalidBody naming them). Without it the URL is never parsed and a
+   * page's `req.query` is empty.
+   */
+  query?: ZodType<Q>;
   /** Answers carry `Cache-Control: no-store` and `Pragma: no-cache` (issuance and credential-bearing answers). */
   noStore: boolean;
   /** What the host's OpenAPI document says beyond method, path and body: answers, reasons, auth (openapi.ts). */
@@ -86,13 +95,13 @@ interface Declared<B> {
 }
 
 /** A JSON endpoint, served by the fast dispatcher on node:http. */
-export interface JsonEndpoint<B = unknown, A = undefined> extends Declared<B> {
+export interface JsonEndpoint<B = unknown, A = undefined, Q = undefined> extends Declared<B, Q> {
   /**
    * Runs before the body schema, over the exact bytes (client-auth JWTs bound to the body): its refusal answers
    * before a malformed body's InvalidBody does, and its result is `req.auth`.
    */
   authenticate?: (req: UncheckedRequest) => Promise<A> | A;
-  handle(req: EndpointRequest<B, A>): Promise<Answer> | Answer;
+  handle(req: EndpointRequest<B, A, Q>): Promise<Answer> | Answer;
   /**
    * Turns any failure of this endpoint (its body unreadable included) into the error it answers with, before the
    * error mapper: for an endpoint whose errors have their own family (device `/device-token`:
@@ -101,13 +110,24 @@ export interface JsonEndpoint<B = unknown, A = undefined> extends Declared<B> {
   mapError?(err: unknown): unknown;
 }
 
-/** A page's request on Express, its body checked by the declared schema. */
-export type PageRequest<B = unknown> = ExpressRequest<Record<string, string>, unknown, B>;
+/** A page's query without a declared schema: nothing (Express's own parse of the URL is never used). */
+export type NoQuery = Record<string, never>;
+
+/**
+ * A page's request on Express, its body and query checked by the declared schemas (a helper that takes any page's
+ * request leaves `Q` open: Express's query type, which every declared query fits).
+ */
+export type PageRequest<B = unknown, Q = ExpressRequest['query']> = ExpressRequest<
+  Record<string, string>,
+  unknown,
+  B,
+  Q
+>;
 
 /**
  * A browser page or a page script's JSON call (HTML, redirects, cookies), mounted on Express by the page adapter.
  */
-export interface PageEndpoint<B = unknown, C = undefined> extends Declared<B> {
+export interface PageEndpoint<B = unknown, C = undefined, Q = NoQuery> extends Declared<B, Q> {
   /**
    * Runs after the body is read and before the declared schema checks it (`req.body` is the read, unchecked
    * body): loads what the page acts on and checks the post's CSRF token and Origin, so a forged post is refused
@@ -115,24 +135,31 @@ export interface PageEndpoint<B = unknown, C = undefined> extends Declared<B> {
    * redirect), the handler does not run.
    */
   open?: (req: PageRequest<Record<string, unknown>>, res: ExpressResponse) => Promise<C> | C;
-  page(req: PageRequest<B>, res: ExpressResponse, opened: C): Promise<void> | void;
+  page(req: PageRequest<B, Q>, res: ExpressResponse, opened: C): Promise<void> | void;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a table holds endpoints of every body type; each is checked where declared.
-export type Endpoint = JsonEndpoint<any, any> | PageEndpoint<any, any>;
+export type Endpoint = JsonEndpoint<any, any, any> | PageEndpoint<any, any, any>;
 
-/** Declares a JSON endpoint (infers the body type from its schema and the auth type from `authenticate`). */
-export function endpoint<B = undefined, A = undefined>(declared: JsonEndpoint<B, A>): JsonEndpoint<B, A> {
+/**
+ * Declares a JSON endpoint (infers the body and query types from their schemas and the auth type from
+ * `authenticate`).
+ */
+export function endpoint<B = undefined, A = undefined, Q = undefined>(
+  declared: JsonEndpoint<B, A, Q>,
+): JsonEndpoint<B, A, Q> {
   return declared;
 }
 
-/** Declares a page endpoint (infers the body type from its schema and the opened type from `open`). */
-export function pageEndpoint<B = undefined, C = undefined>(declared: PageEndpoint<B, C>): PageEndpoint<B, C> {
+/** Declares a page endpoint (infers the body and query types from their schemas and the opened type from `open`). */
+export function pageEndpoint<B = undefined, C = undefined, Q = NoQuery>(
+  declared: PageEndpoint<B, C, Q>,
+): PageEndpoint<B, C, Q> {
   return declared;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: narrows the table's union.
-const isPage = (e: Endpoint): e is PageEndpoint<any, any> => 'page' in e;
+const isPage = (e: Endpoint): e is PageEndpoint<any, any, any> => 'page' in e;
 
 function bodyRule(spec: BodySpec<unknown>): BodyRule | undefined {
   if (spec.kind === 'none') return undefined;
@@ -148,6 +175,8 @@ function checkBody<B>(spec: BodySpec<B>, value: unknown): B {
   return parsed.data;
 }
 
+const NO_QUERY: NoQuery = Object.freeze({});
+
 const NO_STORE: ReadonlyArray<readonly [string, string]> = [
   ['Cache-Control', 'no-store'],
   ['Pragma', 'no-cache'],
@@ -162,12 +191,14 @@ const NO_STORE: ReadonlyArray<readonly [string, string]> = [
 function mountPages(
   app: Express,
   // biome-ignore lint/suspicious/noExplicitAny: the table's pages, each checked where declared.
-  pages: PageEndpoint<any, any>[],
+  pages: PageEndpoint<any, any, any>[],
   errors?: ErrorRequestHandler,
 ): void {
   for (const page of pages) {
     const rule = bodyRule(page.body);
     const handler = (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+      // Express's own query parse is never seen: the page has its declared query or none (an error page too).
+      Object.defineProperty(req, 'query', { value: NO_QUERY, writable: true, configurable: true });
       const run = async () => {
         let read: Record<string, unknown> | undefined;
         if (rule) {
@@ -182,7 +213,8 @@ function mountPages(
           : undefined;
         if (res.headersSent) return;
         if (rule) req.body = checkBody(page.body, read);
-        await page.page(req as PageRequest, res, opened);
+        if (page.query) req.query = checkQuery(page.query, req.originalUrl);
+        await page.page(req as PageRequest<unknown, unknown>, res, opened);
       };
       run().catch(next);
     };
@@ -195,13 +227,13 @@ function mountPages(
 // ---- The fast dispatcher (node:http) ----
 
 interface Compiled {
-  endpoint: JsonEndpoint<unknown, unknown>;
+  endpoint: JsonEndpoint<unknown, unknown, unknown>;
   rule?: BodyRule;
   pattern?: RegExp;
   names: string[];
 }
 
-function compile(e: JsonEndpoint<unknown, unknown>): Compiled {
+function compile(e: JsonEndpoint<unknown, unknown, unknown>): Compiled {
   const names: string[] = [];
   const rule = bodyRule(e.body);
   if (!e.path.includes(':')) return { endpoint: e, rule, names };
@@ -304,7 +336,7 @@ export function serveEndpoints(opts: HostAppOptions, table: HostTable): RequestL
       body: { kind: 'none' },
       noStore: false,
       handle: () => ({ raw: openapi, headers: { 'Cache-Control': 'public, max-age=300' } }),
-    }) as JsonEndpoint<unknown, unknown>,
+    }) as JsonEndpoint<unknown, unknown, unknown>,
     names: [],
   });
   const trust = trustFunction(opts);
@@ -330,7 +362,10 @@ export function serveEndpoints(opts: HostAppOptions, table: HostTable): RequestL
         ip: proxyAddr(req, trust),
       };
       const auth = e.authenticate ? await e.authenticate(unchecked) : undefined;
-      const answer = await e.handle({ ...unchecked, body: checkBody(e.body, unchecked.body), auth });
+      const body = checkBody(e.body, unchecked.body);
+      // Only an endpoint that declares a query pays for reading one (the hot endpoints declare none).
+      const query = e.query ? checkQuery(e.query, req.url ?? '') : undefined;
+      const answer = await e.handle({ ...unchecked, body, query, auth });
       status = answer.status ?? 200;
       const headers: Record<string, string | number> = { ...answer.headers };
       if (e.noStore) for (const [k, v] of NO_STORE) headers[k] = v;

@@ -13,6 +13,7 @@ export * from './locale';
 export * from './logger';
 export * from './metrics';
 export * from './openapi';
+export * from './query';
 export * from './rate-limit';
 export * from './reasons';
 export * from './redis';

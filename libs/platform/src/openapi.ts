@@ -54,8 +54,6 @@ export interface EndpointDoc {
   /** Error pages (HTML) by status, for page endpoints. */
   errorPages?: readonly number[];
   auth?: AuthScheme;
-  /** Query parameters (GET pages): name -> description. */
-  query?: Readonly<Record<string, string>>;
 }
 
 /** What the generator needs of a declared endpoint (endpoints.ts's `Declared`). */
@@ -64,6 +62,8 @@ export interface DocumentedEndpoint {
   path: string;
   noStore: boolean;
   body: { kind: 'none' } | { kind: 'json' | 'form'; schema: ZodType; refusal?: Reason };
+  /** The query's schema (query.ts): an object of named parameters, each one documented from it. */
+  query?: ZodType;
   doc?: EndpointDoc;
   /** Page endpoints answer HTML. */
   page?: unknown;
@@ -133,6 +133,8 @@ function reasonResponses(host: HostDocument, e: DocumentedEndpoint): Map<number,
     reasons.add('InvalidBody');
     if (e.body.refusal) reasons.add(e.body.refusal);
   }
+  // A query its schema refuses is InvalidBody (query.ts).
+  if (!oauth && e.query) reasons.add('InvalidBody');
   if (!e.doc?.oauthOnly) reasons.add('TemporarilyUnavailable');
   const byStatus = new Map<number, StatusEntry>();
   const add = (reason: Reason, status: number, shape: BodyShape) => {
@@ -284,14 +286,28 @@ function requestBody(e: DocumentedEndpoint): Json | undefined {
   return { required: true, content: { [type]: { schema: jsonSchemaOf(e.body.schema, 'input') } } };
 }
 
+/** The query parameters of a query schema: one per named member, its description and type from the schema. */
+function queryParameters(e: DocumentedEndpoint): Json[] {
+  const schema = jsonSchemaOf(e.query!, 'input');
+  const properties = schema.properties as Record<string, Json> | undefined;
+  if (schema.type !== 'object' || !properties) {
+    throw new Error(`${e.method} ${e.path}: a query schema is an object of named parameters`);
+  }
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, { description, ...type }]) => {
+    const param: Json = { name, in: 'query', required: required.has(name) };
+    if (typeof description === 'string') param.description = description;
+    param.schema = type;
+    return param;
+  });
+}
+
 function parameters(e: DocumentedEndpoint): Json[] {
   const params: Json[] = [];
   for (const m of e.path.matchAll(/:([A-Za-z0-9_]+)/g)) {
     params.push({ name: m[1], in: 'path', required: true, schema: { type: 'string' } });
   }
-  for (const [name, description] of Object.entries(e.doc?.query ?? {})) {
-    params.push({ name, in: 'query', required: false, description, schema: { type: 'string' } });
-  }
+  if (e.query) params.push(...queryParameters(e));
   return params;
 }
 

@@ -120,13 +120,15 @@ export function flowCookieOptions(site: Site<string>) {
   return options;
 }
 
-/** Locale for this request; ?lang= is remembered in a cookie. */
+/**
+ * Locale for this request; a page's `?lang=` (its declared query, `pageQuery`: a page without one, or whose query
+ * was refused, has none) wins when it names a locale, and is remembered in a cookie.
+ */
 export function requestLocale(site: Site<string>, req: Request, res: Response): Locale {
   const cookies = parseCookies(req.headers.cookie);
-  const locale = pickLocale(req.query.lang, cookies[site.langCookie], req.headers['accept-language']);
-  if (typeof req.query.lang === 'string' && req.query.lang === locale) {
-    res.cookie(site.langCookie, locale, cookieOptions(site, 365 * 24 * 3600));
-  }
+  const asked: unknown = req.query.lang;
+  const locale = pickLocale(asked, cookies[site.langCookie], req.headers['accept-language']);
+  if (asked === locale) res.cookie(site.langCookie, locale, cookieOptions(site, 365 * 24 * 3600));
   return locale;
 }
 

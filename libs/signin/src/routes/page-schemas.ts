@@ -1,6 +1,16 @@
-// zod schemas of the page bodies: the form posts (every value one string) and the passkey JSON calls (the
-// WebAuthn response shapes @simplewebauthn/server reads). A body that does not fit is 400, never a 500.
+// zod schemas of the page bodies and queries: the form posts (every value one string), the passkey JSON calls (the
+// WebAuthn response shapes @simplewebauthn/server reads) and the query of a page a person opens. A body or query
+// that does not fit is 400, never a 500.
+import { LOCALES, queryParams } from '@svc/platform';
 import { z } from 'zod';
+
+/**
+ * The query of a sign-in page a person opens (a GET): `lang` picks its language, and is remembered in a cookie
+ * (browser.ts). Another value, or a repeat, is 400 like a bad form. A page's own parameters extend it.
+ */
+export const pageQuery = queryParams({
+  lang: z.enum(LOCALES).optional().describe('The page language (remembered in a cookie).'),
+});
 
 /** base64url without padding, as WebAuthn JSON carries binary fields. */
 const b64url = (max: number) =>

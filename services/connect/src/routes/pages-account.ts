@@ -17,6 +17,7 @@ import {
   optionsBody,
   PageError,
   pageForm,
+  pageQuery,
   parseCookies,
   passkeyRefused,
   plainForm,
@@ -186,6 +187,7 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
       method: 'GET',
       path: '/account',
       body: { kind: 'none' },
+      query: pageQuery,
       noStore: false,
       page: async (req, res) => {
         const r = await open(req, res);

@@ -13,6 +13,7 @@ import {
   detailsView,
   messageView,
   PageError,
+  pageQuery,
   plainForm,
   sendPage,
 } from '@svc/signin';
@@ -102,6 +103,7 @@ export function errandPages(p: ErrandPageDeps): Endpoint[] {
       method: 'GET',
       path: '/errands/:errandKey',
       body: { kind: 'none' },
+      query: pageQuery,
       noStore: false,
       page: async (req, res) => {
         const b = await load(req, res);

@@ -3,7 +3,7 @@
 // reveal the confirmation key, or wait for the poll).
 import { loadApplication } from '@svc/issuance';
 import { type Endpoint, type PageRequest, pageEndpoint } from '@svc/platform';
-import { type Browser, messageView, PageError, sendPage } from '@svc/signin';
+import { type Browser, messageView, PageError, pageQuery, sendPage } from '@svc/signin';
 import type { Response } from 'express';
 import type { ConnectDeps } from '../deps';
 import { buildCallbackRedirect } from '../domain/callback-url';
@@ -78,6 +78,7 @@ export function inquiryPages(p: InquiryPageDeps): Endpoint[] {
     method: 'GET',
     path: '/inquiries/:exposureKey',
     body: { kind: 'none' },
+    query: pageQuery,
     noStore: false,
     page: async (req, res) => {
       const b = await load(req, res);

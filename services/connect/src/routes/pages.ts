@@ -6,6 +6,7 @@ import {
   createSignin,
   layout,
   PageError,
+  pageQuery,
   type Signin,
   setPageHeaders,
   termsDocument,
@@ -50,6 +51,7 @@ export const termsPage = (deps: ConnectDeps, signin: ConnectSignin) => {
     method: 'GET',
     path: '/terms/:revision',
     body: { kind: 'none' },
+    query: pageQuery,
     noStore: false,
     page: async (req, res) => {
       const revision = Number(req.params.revision);

@@ -11,6 +11,7 @@ import {
   localizedName,
   PageError,
   pageForm,
+  pageQuery,
   plainForm,
   sendPage,
 } from '@svc/signin';
@@ -36,6 +37,16 @@ interface DevicePage extends Browser<DeviceKey> {
 type SelectedPage = DevicePage & { authorization: PendingAuthorization };
 
 const userCodeForm = pageForm({ _csrf: z.string().max(4096), code: z.string().max(64) });
+
+/** GET /device: verificationUriComplete's `user_code` (letters, digits, spaces and hyphens) fills in the code. */
+const devicePageQuery = pageQuery.extend({
+  user_code: z
+    .string()
+    .max(64)
+    .regex(/^[0-9A-Za-z -]*$/)
+    .optional()
+    .describe('A user code to fill in (verification_uri_complete); it never selects one by itself.'),
+});
 
 /**
  * The approval page's endpoints: /device (GET the page, POST a typed code), /device/approve, /device/deny,
@@ -112,10 +123,11 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
       method: 'GET',
       path: '/device',
       body: { kind: 'none' },
+      query: devicePageQuery,
       noStore: false,
       page: async (req, res) => {
         const b = await open(req, res);
-        const query = typeof req.query.user_code === 'string' ? req.query.user_code.slice(0, 64) : undefined;
+        const query = req.query.user_code;
         // verificationUriComplete fills in the code; it never selects one by itself (a link must not decide).
         if (!b.authorization || (query !== undefined && query !== b.authorization.userCode)) {
           const notice = b.takeNotice();

@@ -3,9 +3,16 @@
 // signed-out page. Without one: a confirmation page (CSRF double-submit: a random value in a cookie and the form),
 // and only the confirmed POST ends the sign-in. A refused request gets a page, never a redirect.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { type EndpointDoc, type Locale, localeFromAcceptLanguage, pageEndpoint } from '@svc/platform';
+import {
+  type EndpointDoc,
+  type Locale,
+  localeFromAcceptLanguage,
+  pageEndpoint,
+  queryParams,
+  queryText,
+} from '@svc/platform';
 import type { Request, Response } from 'express';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { OidcDeps } from '../deps';
 import {
   type EndSessionPlan,
@@ -20,17 +27,26 @@ const END_SESSION: EndpointDoc = {
   summary: 'RP-initiated logout: a confirmation or signed-out page, or a redirect to the registered URI.',
   answers: [{ html: true }, { status: 303, redirect: true }],
   errorPages: [400],
-  query: {
-    id_token_hint: 'An ID token this provider issued.',
-    post_logout_redirect_uri: 'A registered post-logout redirect URI.',
-    state: 'Returned to the relying party.',
-    client_id: 'The relying party.',
-    ui_locales: 'Preferred page languages.',
-  },
 };
 
 const CSRF_COOKIE = 'oidc_logout_csrf';
-const PARAM_MAX = 8192;
+
+/** One parameter: at most once, at most 8192 characters of storable text. */
+const param = (description: string) => queryText(8192).optional().describe(description);
+
+/** The parameters of a GET's query; a POST's form adds the confirmation's. */
+const endSessionQuery = queryParams({
+  id_token_hint: param('An ID token this provider issued.'),
+  post_logout_redirect_uri: param('A registered post-logout redirect URI.'),
+  state: param('Returned to the relying party.'),
+  client_id: param('The relying party.'),
+  ui_locales: param('Preferred page languages.'),
+});
+const endSessionForm = endSessionQuery.extend({
+  confirm: param('yes: sign out.'),
+  csrf: param('The CSRF value of the confirmation page.'),
+});
+type EndSessionParams = z.infer<typeof endSessionForm>;
 
 function cookies(req: Request): Map<string, string> {
   const out = new Map<string, string>();
@@ -47,18 +63,6 @@ function localeOf(req: Request, uiLocales: string | undefined): Locale {
     if (/^en\b/i.test(tag)) return 'en-US';
   }
   return localeFromAcceptLanguage(req.headers['accept-language']);
-}
-
-/** The request's parameters: the query of a GET, the form of a POST (both flat strings, each at most once). */
-function params(req: Request, form: Record<string, string> | undefined): Record<string, string> {
-  const raw: Record<string, unknown> = form ?? (req.query as Record<string, unknown>);
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    if (typeof v !== 'string') throw new EndSessionRefused(`${k} is given more than once`);
-    if (v.length > PARAM_MAX) throw new EndSessionRefused(`${k} is too long`);
-    out[k] = v;
-  }
-  return out;
 }
 
 function sameSecret(a: string | undefined, b: string | undefined): boolean {
@@ -85,11 +89,10 @@ export function endSessionEndpoints(deps: OidcDeps) {
     res.status(200).set(pageHeaders()).send(signedOutPage(locale));
   }
 
-  const handle = async (req: Request, res: Response, form: Record<string, string> | undefined) => {
-    let locale = localeOf(req, undefined);
+  // `p`: the query of a GET, the form of a POST, checked by their schemas.
+  const handle = async (req: Request, res: Response, p: EndSessionParams) => {
+    const locale = localeOf(req, p.ui_locales);
     try {
-      const p = params(req, form);
-      locale = localeOf(req, p.ui_locales);
       const plan = await planEndSession(deps, {
         idTokenHint: p.id_token_hint || undefined,
         postLogoutRedirectUri: p.post_logout_redirect_uri || undefined,
@@ -139,14 +142,15 @@ export function endSessionEndpoints(deps: OidcDeps) {
       method: 'GET',
       path: '/end-session',
       body: { kind: 'none' },
+      query: endSessionQuery,
       noStore: true,
       doc: END_SESSION,
-      page: (req, res) => handle(req as unknown as Request, res, undefined),
+      page: (req, res) => handle(req as unknown as Request, res, req.query),
     }),
     pageEndpoint({
       method: 'POST',
       path: '/end-session',
-      body: { kind: 'form', schema: z.record(z.string(), z.string()), limit: 32 * 1024, maxFields: 20 },
+      body: { kind: 'form', schema: endSessionForm, limit: 32 * 1024, maxFields: 20 },
       noStore: true,
       doc: END_SESSION,
       page: (req, res) => handle(req as unknown as Request, res, req.body),

@@ -12,6 +12,7 @@ import {
   detailsView,
   html,
   PageError,
+  pageQuery,
   parseCookies,
   plainForm,
   type Signin,
@@ -128,6 +129,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
     method: 'GET',
     path: '/interaction/:uid',
     body: { kind: 'none' },
+    query: pageQuery,
     noStore: false,
     page: async (req, res) => {
       const p = await load(req, res);
