@@ -78,8 +78,8 @@ export type AuthorizeOutcome<C extends AuthorizeClient> =
 /** Longest accepted value of any recognised parameter (state and nonce included). */
 export const MAX_PARAM_LENGTH = 4096;
 
-// Parameters whose repetition is refused (OAuth 2.0 3.1: "MUST NOT be included more than once").
-const RECOGNISED = [
+/** Parameters whose repetition is refused (OAuth 2.0 3.1: "MUST NOT be included more than once"). */
+export const RECOGNISED = [
   'client_id',
   'redirect_uri',
   'response_type',

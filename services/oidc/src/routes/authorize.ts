@@ -16,6 +16,7 @@ import { z } from 'zod';
 import type { OidcDeps } from '../deps';
 import {
   type AuthorizeClient,
+  RECOGNISED,
   readAuthorizeParams,
   requestedClientId,
   validateAuthorizeRequest,
@@ -46,12 +47,6 @@ function pageKey(error: AuthorizeErrorCode): OidcKey {
   return 'badRequest';
 }
 
-// The query string exactly as sent: repeated parameters stay visible (Express's parser would merge them).
-function queryPairs(req: PageRequest<unknown>): [string, string][] {
-  const at = req.originalUrl.indexOf('?');
-  return at === -1 ? [] : [...new URLSearchParams(req.originalUrl.slice(at + 1))];
-}
-
 // Where the error page's language switch leads: the same request as a GET (a POSTed form's parameters as the
 // query; OIDC Core 3.1.2.1 takes both), so the person lands back on this page in the other language. A form too
 // large for a sensible URL gets the bare path.
@@ -61,15 +56,31 @@ function sameRequestHere(req: PageRequest<unknown>, pairs: [string, string][]): 
   return query.length > 0 && query.length <= 4096 ? `${req.path}?${query}` : req.path;
 }
 
-// A form body read with repeats kept (a repeated field's values are a list) as name-value pairs in order.
-function formPairs(body: Record<string, string | string[]>): [string, string][] {
-  return Object.entries(body).flatMap(([name, v]) =>
-    (Array.isArray(v) ? v : [v]).map((value): [string, string] => [name, value]),
+// Parameters read with repeats kept (a repeated one's values are a list, in order) as name-value pairs: each
+// name's values keep their order, which is all the domain's repeat and empty-value rules look at.
+function pairsOf(params: Record<string, string | string[] | undefined>): [string, string][] {
+  return Object.entries(params).flatMap(([name, v]) =>
+    (v === undefined ? [] : Array.isArray(v) ? v : [v]).map((value): [string, string] => [name, value]),
   );
 }
 
+/** A parameter as sent: one value, or every value of a repeated one (the domain answers the repeat). */
+const asSent = z.union([z.string(), z.array(z.string())]).optional();
+
 /** The form as sent, repeats kept as lists (`repeats: 'list'`). */
-const authorizeForm = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+const authorizeForm = z.record(z.string(), asSent.unwrap());
+
+/**
+ * The query: the recognised parameters as sent (nothing refused here: validateAuthorizeRequest decides between
+ * the client and an error page) and the error page's `lang`, which an unknown or repeated value leaves unset.
+ * Every other parameter is ignored (OAuth 2.0 3.1).
+ */
+const authorizeQuery = z.object(
+  Object.fromEntries([...RECOGNISED, 'lang'].map((name) => [name, asSent])) as Record<
+    (typeof RECOGNISED)[number] | 'lang',
+    typeof asSent
+  >,
+);
 
 /** GET and POST /authorize. */
 export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): Endpoint[] {
@@ -116,8 +127,9 @@ export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): End
       method: 'GET',
       path: '/authorize',
       body: { kind: 'none' },
+      query: authorizeQuery,
       noStore: false,
-      page: (req, res) => authorize(req, res, queryPairs(req)),
+      page: (req, res) => authorize(req, res, pairsOf(req.query)),
     }),
     // The form as sent, repeats kept: a repeated parameter is the same invalid_request as on GET (sent to the
     // client when client_id and redirect_uri are single and trusted, an error page otherwise).
@@ -126,7 +138,7 @@ export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): End
       path: '/authorize',
       body: { kind: 'form', schema: authorizeForm, limit: 32 * 1024, repeats: 'list' },
       noStore: false,
-      page: (req, res) => authorize(req, res, formPairs(req.body)),
+      page: (req, res) => authorize(req, res, pairsOf(req.body)),
     }),
   ];
 }
