@@ -42,6 +42,29 @@ describe('inquiry pages', () => {
     expect(zh.text).toContain('登录“测试”');
   });
 
+  test('a page refuses an unknown, repeated or over-long lang with the error page, and changes nothing', async () => {
+    const backend = await provisionBackend(cx.infra, cx.host.url);
+    const est = await backend.establish({});
+    const a = agent();
+    const pages = [`/inquiries/${est.body.exposureKey}`, '/terms/1', '/account', '/errands/ernd_unknown'];
+    for (const page of pages) {
+      for (const lang of ['fr', 'zh-CN&lang=en-US', 'x'.repeat(100)]) {
+        const { res, text } = await a.request(`${page}?lang=${lang}`);
+        expect([page, res.status, res.headers.get('content-type')]).toEqual([
+          page,
+          400,
+          expect.stringMatching(/^text\/html/),
+        ]);
+        // The error page's language is the browser's (no remembered lang cookie from a refused query).
+        expect(text).toContain('<html lang="en-US">');
+        expect(res.headers.getSetCookie().some((c) => c.startsWith('connect_lang='))).toBe(false);
+      }
+    }
+    // The inquiry is untouched and its page opens in the asked language.
+    const zh = await a.request(`/inquiries/${est.body.exposureKey}?lang=zh-CN`);
+    expect([zh.res.status, zh.text]).toEqual([200, expect.stringContaining('<html lang="zh-CN">')]);
+  });
+
   test('Secure cookies off loopback', async () => {
     const secure = await startConnect(cx.infra, { config: { secureCookies: true } });
     const backend = await provisionBackend(cx.infra, secure.url);

@@ -43,6 +43,33 @@ afterAll(async () => {
   await h.close();
 });
 
+describe('GET /device query', () => {
+  it('fills in a user_code; a repeated, over-long or mistyped user_code or lang is the error page', async () => {
+    const ok = await fetch(`${h.url}/device?user_code=${approved.userCode}`);
+    expect([ok.status, await ok.text()]).toEqual([
+      200,
+      expect.stringContaining(`value="${approved.userCode}"`),
+    ]);
+    const before = await ctx.state();
+    for (const query of [
+      `user_code=${approved.userCode}&user_code=${approved.userCode}`,
+      `user_code=${'A'.repeat(65)}`,
+      'user_code=%3Cb%3E',
+      'user_code=AB%00C',
+      'lang=fr',
+      'lang=zh-CN&lang=en-US',
+    ]) {
+      const res = await fetch(`${h.url}/device?${query}`);
+      expect([query, res.status, res.headers.get('content-type')]).toEqual([
+        query,
+        400,
+        expect.stringMatching(/^text\/html/),
+      ]);
+    }
+    expect(await ctx.state()).toEqual(before);
+  });
+});
+
 describe('JSON bodies', () => {
   it('POST /device-authorize', () =>
     fuzzBodies(ctx, {

@@ -221,6 +221,39 @@ describe('hostile input', () => {
     expect([res.status, res.headers.get('location')]).toEqual([400, null]);
   });
 
+  test('a mistyped max_age is invalid_request to the client; an over-long client_id is the error page', async () => {
+    const typed = await get(authorizeUrl({ max_age: 'soon' }));
+    expect(new URL(typed.headers.get('location') ?? '').searchParams.get('error')).toBe('invalid_request');
+    const long = await get(authorizeUrl({ client_id: 'c'.repeat(4097) }));
+    expect([long.status, long.headers.get('location')]).toEqual([400, null]);
+  });
+
+  test('lang only picks the error page language: an unknown, repeated or over-long one is ignored', async () => {
+    for (const lang of ['lang=fr', 'lang=zh-CN&lang=en-US', `lang=${'x'.repeat(5000)}`]) {
+      const res = await get(`${authorizeUrl({})}&${lang}`);
+      expect([res.status, res.headers.get('location')]).toEqual([
+        303,
+        expect.stringMatching(/^\/interaction\//),
+      ]);
+    }
+    const page = await get(`${authorizeUrl({ client_id: 'oidc_nobody' })}&lang=zh-CN`);
+    expect([page.status, await page.text()]).toEqual([400, expect.stringContaining('<html lang="zh-CN">')]);
+  });
+
+  test('the interaction page refuses an unknown, repeated or over-long lang with the error page', async () => {
+    const parked = await get(authorizeUrl({}));
+    const location = (parked.headers.get('location') ?? '').split('?')[0]!;
+    for (const lang of ['fr', 'zh-CN&lang=en-US', 'x'.repeat(100)]) {
+      const page = await get(`${host.url}${location}?lang=${lang}`);
+      expect([page.status, page.headers.get('content-type')]).toEqual([
+        400,
+        expect.stringMatching(/^text\/html/),
+      ]);
+    }
+    // Nothing was consumed: the request's page still opens.
+    expect((await get(`${host.url}${location}?lang=zh-CN`)).status).toBe(200);
+  });
+
   test('a state far beyond the limit is refused, not echoed', async () => {
     const res = await get(authorizeUrl({ state: 's'.repeat(5000) }));
     const location = new URL(res.headers.get('location') ?? '');

@@ -156,6 +156,26 @@ describe('/end-session', () => {
     expect((await bearer(tokens.access_token)).status).toBe(200);
   });
 
+  it('a repeated, over-long or non-text parameter (query or form) is the error page: no redirect, nothing revoked', async () => {
+    const rp = await provisionRp(h);
+    const tokens = (await exchange(h, rp, await codeFor(h, grantFor(rp)))).body;
+    const hint = `id_token_hint=${tokens.id_token}`;
+    const back = `post_logout_redirect_uri=${encodeURIComponent(rp.postLogoutRedirectUri)}`;
+    for (const bad of [`${hint}&${hint}`, `${hint}&state=${'s'.repeat(8193)}`, `${hint}&client_id=a%00b`]) {
+      const res = await fetch(`${h.url}/end-session?${bad}&${back}`, { redirect: 'manual' });
+      expect([res.status, res.headers.get('location')]).toEqual([400, null]);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      const form = await fetch(`${h.url}/end-session`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `${bad}&${back}`,
+      });
+      expect([form.status, form.headers.get('location')]).toEqual([400, null]);
+    }
+    expect((await bearer(tokens.access_token)).status).toBe(200);
+  });
+
   it('without a hint: a confirmation page; only the confirmed POST with its CSRF value signs out', async () => {
     const rp = await provisionRp(h);
     const page = await fetch(
