@@ -5,7 +5,7 @@
 import { type ZodType, z } from 'zod';
 import type { Reason } from './errors';
 import { answerOf, type BodyShape, VARIANT_ANSWERS } from './reasons';
-import { Agreement, ClaimView, Errand } from './wire';
+import { Agreement, ClaimView, Errand, PageCallError } from './wire';
 
 /** How a caller authenticates: the scheme names of `components.securitySchemes`. */
 export type AuthScheme = 'bearer' | 'clientAuth' | 'publicKeyAssertion' | 'clientSecret';
@@ -17,8 +17,6 @@ export interface DocAnswer {
   schema?: ZodType;
   /** An HTML page. */
   html?: boolean;
-  /** An undescribed page answer: HTML, or JSON to the page's own script. */
-  page?: boolean;
   /** Other media types (static assets), each a string body. */
   media?: readonly string[];
   /** A redirect (Location header). */
@@ -185,7 +183,7 @@ function pageErrorResponses(e: DocumentedEndpoint): Json {
     description: "An error page (HTML), or a JSON error to the page's own script calls.",
     content: {
       'text/html': { schema: { type: 'string' } },
-      'application/json': { schema: { type: 'object' } },
+      'application/json': { schema: { $ref: '#/components/schemas/PageCallError' } },
     },
   };
   return out;
@@ -249,7 +247,8 @@ function successResponses(e: DocumentedEndpoint): Json {
   const out: Json = {};
   const answers =
     e.doc?.answers ??
-    (e.page ? [{ page: true }, { status: 302, redirect: true }, { status: 303, redirect: true }] : [{}]);
+    // A page without its own answers is HTML or a redirect; a page script's JSON call declares its wire shape.
+    (e.page ? [{ html: true }, { status: 302, redirect: true }, { status: 303, redirect: true }] : [{}]);
   const common: Record<string, string> = {};
   if (e.noStore) {
     common['Cache-Control'] = 'no-store';
@@ -264,12 +263,6 @@ function successResponses(e: DocumentedEndpoint): Json {
     if (a.html) response.content = { 'text/html': { schema: { type: 'string' } } };
     else if (a.media) {
       response.content = Object.fromEntries(a.media.map((m) => [m, { schema: { type: 'string' } }]));
-    } else if (a.page) {
-      // A page, or the JSON answer of one of the page's own script calls (passkey ceremonies, status polls).
-      response.content = {
-        'text/html': { schema: { type: 'string' } },
-        'application/json': { schema: { type: 'object' } },
-      };
     } else if (a.schema)
       response.content = { 'application/json': { schema: jsonSchemaOf(a.schema, 'output') } };
     else if (!a.empty && !a.redirect) {
@@ -400,6 +393,7 @@ export function openApiDocument(host: HostDocument): Json {
         ClaimView: jsonSchemaOf(ClaimView, 'output'),
         Errand: jsonSchemaOf(Errand, 'output'),
         Agreement: jsonSchemaOf(Agreement, 'output'),
+        PageCallError: jsonSchemaOf(PageCallError, 'output'),
       },
       securitySchemes,
     },

@@ -126,6 +126,64 @@ export const UserInfo = z.strictObject({
 /** /claim-state. */
 export const ClaimState = z.strictObject({ sub: z.string().min(1), claims: ClaimStateView });
 
+// ---- The JSON answers of the pages' own script calls (page endpoints) ----
+
+const B64url = z.string().regex(/^[A-Za-z0-9_-]+$/);
+const UserVerification = z.enum(['required', 'preferred', 'discouraged']);
+const CredentialDescriptor = z.strictObject({
+  id: B64url,
+  type: z.literal('public-key'),
+  transports: z.array(z.string()).optional(),
+});
+const WebAuthnExtensions = z.record(z.string(), z.unknown());
+
+/** A passkey sign-in's options (WebAuthn PublicKeyCredentialRequestOptionsJSON, as @simplewebauthn/server makes). */
+export const PasskeyRequestOptions = z.strictObject({
+  challenge: B64url,
+  rpId: z.string().optional(),
+  allowCredentials: z.array(CredentialDescriptor).optional(),
+  timeout: z.int().min(0).optional(),
+  userVerification: UserVerification.optional(),
+  hints: z.array(z.string()).optional(),
+  extensions: WebAuthnExtensions.optional(),
+});
+
+/** A passkey registration's options (WebAuthn PublicKeyCredentialCreationOptionsJSON). */
+export const PasskeyCreationOptions = z.strictObject({
+  challenge: B64url,
+  rp: z.strictObject({ name: z.string(), id: z.string().optional() }),
+  user: z.strictObject({ id: B64url, name: z.string(), displayName: z.string() }),
+  pubKeyCredParams: z.array(z.strictObject({ alg: z.int(), type: z.literal('public-key') })).min(1),
+  timeout: z.int().min(0).optional(),
+  attestation: z.enum(['none', 'indirect', 'direct', 'enterprise']).optional(),
+  excludeCredentials: z.array(CredentialDescriptor).optional(),
+  authenticatorSelection: z
+    .strictObject({
+      authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+      residentKey: z.enum(['discouraged', 'preferred', 'required']).optional(),
+      requireResidentKey: z.boolean().optional(),
+      userVerification: UserVerification.optional(),
+    })
+    .optional(),
+  hints: z.array(z.string()).optional(),
+  extensions: WebAuthnExtensions.optional(),
+});
+
+/** A finished passkey ceremony: the page the script goes to next (a path on the same host). */
+export const PasskeyNext = z.strictObject({ next: z.string().regex(/^\/(?!\/)/) });
+
+/** connect's errand status poll (GET /errands/{errandKey}/status). */
+export const ErrandStatus = z.strictObject({
+  state: z.enum(['pending', 'completed', 'expired']),
+  expiresAt: z.iso.datetime({ offset: true }),
+});
+
+/**
+ * The error of a page script call (pageErrors' JSON branch): a page message key (`sessionExpired`) or a reason of
+ * the table (`TooManyAttempts`).
+ */
+export const PageCallError = z.strictObject({ reason: z.string().min(1) });
+
 /** Bearer failures of /userinfo and /claim-state: `{error: invalid_token}` with a WWW-Authenticate challenge. */
 export const BEARER_ERRORS = {
   oauthErrors: { 401: ['invalid_token'] },

@@ -1,7 +1,14 @@
 // zod schemas of the page bodies and queries: the form posts (every value one string), the passkey JSON calls (the
 // WebAuthn response shapes @simplewebauthn/server reads) and the query of a page a person opens. A body or query
 // that does not fit is 400, never a 500.
-import { LOCALES, queryParams } from '@svc/platform';
+import {
+  type EndpointDoc,
+  LOCALES,
+  PasskeyCreationOptions,
+  PasskeyNext,
+  PasskeyRequestOptions,
+  queryParams,
+} from '@svc/platform';
 import { z } from 'zod';
 
 /**
@@ -77,3 +84,11 @@ export const registrationBody = z.object({
   authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
   clientExtensionResults: extensionResults,
 });
+
+/** What the passkey calls answer (their wire shapes, libs/platform wire.ts), for each call's `doc`. */
+export const passkeyCallDocs = {
+  authenticationOptions: { answers: [{ schema: PasskeyRequestOptions }] },
+  registrationOptions: { answers: [{ schema: PasskeyCreationOptions }] },
+  /** A finished ceremony (authentication, registration): `{next}`. */
+  finished: { answers: [{ schema: PasskeyNext }] },
+} as const satisfies Record<string, EndpointDoc>;

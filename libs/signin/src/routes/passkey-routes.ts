@@ -19,7 +19,7 @@ import {
 import { describeUserAgent, deviceLabel } from '../domain/user-agent';
 import type { Site } from '../site';
 import { type Browser, csrfValid, PageError } from './browser';
-import { authenticationBody, optionsBody, registrationBody } from './page-schemas';
+import { authenticationBody, optionsBody, passkeyCallDocs, registrationBody } from './page-schemas';
 
 /** How a host opens its target's page for a request (finding the target from the path, then openBrowser). */
 export type LoadPage<K extends string, B extends Browser<K> = Browser<K>> = (
@@ -67,6 +67,7 @@ export function passkeySignInEndpoints<K extends string>(
       path: paths.authenticationOptions,
       body: { kind: 'json', schema: optionsBody, ...JSON_CALL },
       noStore: false,
+      doc: passkeyCallDocs.authenticationOptions,
       page: async (req, res) => {
         const b = await guarded(site, load, req, res);
         const options = await authenticationOptions(config);
@@ -79,6 +80,7 @@ export function passkeySignInEndpoints<K extends string>(
       path: paths.authentication,
       body: { kind: 'json', schema: authenticationBody, ...JSON_CALL },
       noStore: false,
+      doc: passkeyCallDocs.finished,
       page: async (req, res) => {
         const b = await guarded(site, load, req, res);
         const challenge = await flows.takeChallenge(b.flowId, b.target.key);
@@ -116,6 +118,7 @@ export function passkeySignUpEndpoints<K extends string>(
       path: paths.registrationOptions,
       body: { kind: 'json', schema: optionsBody, ...JSON_CALL },
       noStore: false,
+      doc: passkeyCallDocs.registrationOptions,
       page: async (req, res) => {
         const b = await guarded(site, load, req, res);
         const email = b.flow.verifiedEmail;
@@ -137,6 +140,7 @@ export function passkeySignUpEndpoints<K extends string>(
       path: paths.registration,
       body: { kind: 'json', schema: registrationBody, ...JSON_CALL },
       noStore: false,
+      doc: passkeyCallDocs.finished,
       page: async (req, res) => {
         const b = await guarded(site, load, req, res);
         const email = b.flow.verifiedEmail;

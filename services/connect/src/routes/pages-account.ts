@@ -19,6 +19,7 @@ import {
   pageForm,
   pageQuery,
   parseCookies,
+  passkeyCallDocs,
   passkeyRefused,
   plainForm,
   registrationBody,
@@ -211,6 +212,7 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
       path: '/account/passkey/authentication-options',
       body: { kind: 'json', schema: optionsBody, ...json },
       noStore: false,
+      doc: passkeyCallDocs.authenticationOptions,
       open: guarded,
       page: async (req, res, r) => {
         await signInLimit.consume(req.ip ?? '');
@@ -224,6 +226,7 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
       path: '/account/passkey/authentication',
       body: { kind: 'json', schema: authenticationBody, ...json },
       noStore: false,
+      doc: passkeyCallDocs.finished,
       open: guarded,
       page: async (req, res, r) => {
         const body = req.body as AuthenticationResponseJSON;
@@ -250,6 +253,7 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
       path: '/account/passkey/registration-options',
       body: { kind: 'json', schema: optionsBody, ...json },
       noStore: false,
+      doc: passkeyCallDocs.registrationOptions,
       open: guarded,
       page: async (req, res, r) => {
         const accountId = await signedIn(r, res);
@@ -272,6 +276,7 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
       path: '/account/passkey/registration',
       body: { kind: 'json', schema: registrationBody, ...json },
       noStore: false,
+      doc: passkeyCallDocs.finished,
       open: guarded,
       page: async (req, res, r) => {
         const body = req.body as RegistrationResponseJSON;

@@ -2,7 +2,7 @@
 // when it has none), then complete data or change consent; single use and short-lived. Also the errand poll.
 // The passkey, code and details steps are the shared ones of @svc/signin; only the errand's rules are here.
 import { loadAccount, loadApplication } from '@svc/issuance';
-import { type Endpoint, type PageRequest, pageEndpoint } from '@svc/platform';
+import { type Endpoint, ErrandStatus, type PageRequest, pageEndpoint } from '@svc/platform';
 import {
   accountAndView,
   allClaimItems,
@@ -93,6 +93,7 @@ export function errandPages(p: ErrandPageDeps): Endpoint[] {
       path: '/errands/:errandKey/status',
       body: { kind: 'none' },
       noStore: true,
+      doc: { answers: [{ schema: ErrandStatus }] },
       page: async (req, res) => {
         const errand = await find(String(req.params.errandKey));
         if (!errand) return void res.status(404).json({ reason: 'NotFound' });
