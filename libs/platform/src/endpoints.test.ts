@@ -18,6 +18,15 @@ const searchQuery = queryParams({
   page: z.enum(['1', '2']).optional(),
   tags: z.array(z.string()).optional(),
 });
+/** A JSON endpoint with a query: answers the checked query. */
+const search = endpoint({
+  method: 'GET',
+  path: '/search',
+  body: { kind: 'none' },
+  query: searchQuery,
+  noStore: false,
+  handle: (req) => ({ json: req.query }),
+});
 const metrics = createMetrics('endpoints-test');
 let server: Server;
 let base: string;
@@ -65,14 +74,7 @@ function listenWith(trustProxy: HostAppOptions['trustProxy']): Promise<{ server:
         noStore: true,
         handle: (req) => ({ json: { t: req.body.t } }),
       }),
-      endpoint({
-        method: 'GET',
-        path: '/search',
-        body: { kind: 'none' },
-        query: searchQuery,
-        noStore: false,
-        handle: (req) => ({ json: req.query }),
-      }),
+      search,
       pageEndpoint({
         method: 'GET',
         path: '/lookup',
@@ -234,16 +236,7 @@ describe('serveEndpoints', () => {
   it('documents the query parameters from the schema, and InvalidBody for a refused one', () => {
     const doc = openApiDocument({
       name: 'test',
-      endpoints: [
-        endpoint({
-          method: 'GET',
-          path: '/search',
-          body: { kind: 'none' },
-          query: searchQuery,
-          noStore: false,
-          handle: () => ({}),
-        }),
-      ],
+      endpoints: [search],
     }) as { paths: Record<string, { get: { parameters: unknown[]; responses: Record<string, unknown> } }> };
     const op = doc.paths['/search']!.get;
     expect(op.parameters).toEqual([
