@@ -7,6 +7,8 @@ import { join, resolve } from 'node:path';
 export const ROOT = resolve(__dirname, '../../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
 const MAIN = 'tools/admin/src/main.ts';
+/** Below jest's 30 s per test, so a hung CLI is reported as such. */
+const TIMEOUT_MS = 25_000;
 
 export interface AdminRun {
   code: number;
@@ -22,8 +24,13 @@ export function admin(args: string[], env: Record<string, string> = {}): Promise
     execFile(
       TSX,
       [MAIN, ...args],
-      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 25_000 },
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: TIMEOUT_MS },
       (err, stdout, stderr) => {
+        // Killed at the timeout (a loaded machine can take that long to start tsx): say so, not "no JSON line".
+        if (err?.killed) {
+          fail(new Error(`admin ${args.join(' ')} was killed after ${TIMEOUT_MS} ms\nstderr: ${stderr}`));
+          return;
+        }
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
         const lines = stdout.split('\n').filter((l) => l !== '');
         if (lines.length !== 1) {
