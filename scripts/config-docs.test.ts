@@ -1,5 +1,6 @@
-// Every configuration variable of every process is documented where an operator looks for it, and the
-// configuration tables name no variable that no process reads any more. A process's variables are the ones its
+// Every configuration variable of every process is documented where an operator looks for it, the configuration
+// tables name no variable that no process reads any more, and the deployment examples (deploy/env.example, the
+// kustomize overlays) set only real variables, including every public URL and the fleet's one relying party id. A process's variables are the ones its
 // configuration schema reads (each `<process>ConfigFromEnv` is run over an environment that records every name
 // asked for, so the list is the schema's own, not a copy); documented means written as `NAME` in README.md's
 // Configuration section or anywhere in the process's own page under docs/.
@@ -101,4 +102,31 @@ test('the configuration sections name only variables some process reads', () => 
       .map((name) => `${file}: ${name}`),
   );
   expect([...new Set(stale)]).toEqual([]);
+});
+
+/** `NAME=value` lines of an env file, or `- NAME=value` literals of a kustomize configMapGenerator. */
+function assigned(text: string): string[] {
+  return [...text.matchAll(/^\s*(?:- )?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!);
+}
+
+describe.each([
+  'deploy/env.example',
+  'deploy/k8s/overlays/prod/kustomization.yaml',
+  'deploy/k8s/overlays/dev/kustomization.yaml',
+])('%s', (file) => {
+  const names = assigned(read(file));
+  test('sets only variables some process reads', () => {
+    const known = new Set([
+      ...PROCESSES.flatMap((p) => variablesOf(p.fromEnv)),
+      ...Object.keys(READ_OUTSIDE_SCHEMAS),
+    ]);
+    expect(names.length).toBeGreaterThan(5);
+    expect(names.filter((n) => !known.has(n))).toEqual([]);
+  });
+  test("sets every host's public URL and the fleet's one WebAuthn relying party id", () => {
+    // Unset, WEBAUTHN_RP_ID is each page host's own host name: a passkey made on connect would not sign in on
+    // the device or OIDC host (CONTRACTS: one WEBAUTHN_RP_ID, a domain they are all under).
+    const wanted = ['CONNECT_URL', 'NATIVE_URL', 'SESSION_URL', 'DEVICE_URL', 'OIDC_URL', 'WEBAUTHN_RP_ID'];
+    expect(wanted.filter((n) => !names.includes(n))).toEqual([]);
+  });
 });
