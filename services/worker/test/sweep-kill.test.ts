@@ -29,7 +29,12 @@ afterAll(async () => {
   await pdb.drop();
 });
 
-function startWorker(queue: string, name: string): Child {
+/**
+ * A worker replica. `lockMs` is how long a job's lock lasts without renewal: short where a killed worker's job must
+ * lapse to a new replica soon, long enough everywhere that a loaded machine delaying a renewal (every lockMs / 2)
+ * does not take a live job away from its worker, whose completion then could not be recorded.
+ */
+function startWorker(queue: string, name: string, lockMs = 30_000): Child {
   if (!queues.includes(queue)) queues.push(queue);
   const child = spawnTsx('services/worker/test/fixtures/run-worker.ts', {
     DATABASE_URL: pdb.url,
@@ -39,7 +44,7 @@ function startWorker(queue: string, name: string): Child {
     SWEEP_INTERVAL_SECONDS: '3600',
     KEY_ROTATION_CHECK_SECONDS: '3600',
     SWEEP_BATCH_SIZE: '10',
-    JOB_LOCK_DURATION_MS: '2000',
+    JOB_LOCK_DURATION_MS: String(lockMs),
     JOB_STALLED_INTERVAL_MS: '1000',
     LOG_LEVEL: 'silent',
   });
@@ -99,13 +104,16 @@ const sweptBy = (c: Child, job: string) => {
 const lockAgainstDeletes = (table: string) =>
   holdInTransaction(pdb.db, (tx) => tx.$executeRawUnsafe(`LOCK TABLE ${table} IN SHARE MODE`));
 
+// The killed worker's job lapses after this; the replica's stalled check (every second) then hands it on.
+const KILLED_LOCK_MS = 5000;
+
 test('SIGKILL mid-sweep: the job finishes on a restarted worker, nothing lost or done twice', async () => {
   const { due } = await seed();
   // Errands are swept after sessions and inquiries: with their table held, the first worker commits those
   // batches and then waits in PostgreSQL, provably mid-sweep, where it is killed.
   const errands = await lockAgainstDeletes('errands');
   const queue = `sweep-${randomBytes(4).toString('hex')}`;
-  const first = startWorker(queue, 'first');
+  const first = startWorker(queue, 'first', KILLED_LOCK_MS);
   const sweepJob = await first.waitFor((l) =>
     (l as { name?: string }).name === 'sweep' && (l as { active?: string }).active
       ? (l as { active: string }).active
@@ -129,7 +137,7 @@ test('SIGKILL mid-sweep: the job finishes on a restarted worker, nothing lost or
   expect(doneByFirst).toBe(25 + 35);
   expect(doneByFirst).toBeLessThan(due);
 
-  const second = startWorker(queue, 'second');
+  const second = startWorker(queue, 'second', KILLED_LOCK_MS);
   // The killed job's lock lapses; the stalled check hands it to the new replica, which completes it.
   await second.waitFor(
     (l) => ((l as { completed?: string }).completed === sweepJob ? true : undefined),
@@ -169,9 +177,9 @@ test('SIGTERM drains: the active sweep stops after its current batch, completes,
     const line = l as { name?: string; completed?: string };
     return line.name === 'sweep' && line.completed;
   });
-  expect(completed).toMatchObject({
-    completed: expect.any(String),
-    result: { inquiries: expect.any(Number) },
+  // With the worker's lines, so a failure shows what the worker reported instead (a failed job, a lost lock).
+  expect({ completed, lines: worker.lines }).toMatchObject({
+    completed: { completed: expect.any(String), result: { inquiries: expect.any(Number) } },
   });
   expect(worker.lines).toContainEqual({ closed: true });
   // It stopped early rather than finishing every batch: the next tick continues.
