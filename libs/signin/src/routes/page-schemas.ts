@@ -53,36 +53,29 @@ export const detailsForm = pageForm({ _csrf: field });
 /** The options calls take an empty object. */
 export const optionsBody = z.strictObject({});
 
-const extensionResults = z.record(z.string(), z.unknown());
+/** A WebAuthn credential as JSON (what the page script posts), with its ceremony's `response` fields. */
+const publicKeyCredential = <T extends z.ZodRawShape>(response: T) =>
+  z.object({
+    id: b64url(1366).min(1),
+    rawId: b64url(1366).min(1),
+    type: z.literal('public-key'),
+    response: z.object({ clientDataJSON: b64url(16_384).min(1), ...response }),
+    authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+    clientExtensionResults: z.record(z.string(), z.unknown()),
+  });
 
-export const authenticationBody = z.object({
-  id: b64url(1366).min(1),
-  rawId: b64url(1366).min(1),
-  type: z.literal('public-key'),
-  response: z.object({
-    clientDataJSON: b64url(16_384).min(1),
-    authenticatorData: b64url(16_384).min(1),
-    signature: b64url(2048).min(1),
-    userHandle: b64url(128).optional(),
-  }),
-  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
-  clientExtensionResults: extensionResults,
+export const authenticationBody = publicKeyCredential({
+  authenticatorData: b64url(16_384).min(1),
+  signature: b64url(2048).min(1),
+  userHandle: b64url(128).optional(),
 });
 
-export const registrationBody = z.object({
-  id: b64url(1366).min(1),
-  rawId: b64url(1366).min(1),
-  type: z.literal('public-key'),
-  response: z.object({
-    clientDataJSON: b64url(16_384).min(1),
-    attestationObject: b64url(16_384).min(1),
-    authenticatorData: b64url(16_384).optional(),
-    transports: z.array(z.string().max(32)).max(8).optional(),
-    publicKeyAlgorithm: z.number().int().optional(),
-    publicKey: b64url(4096).optional(),
-  }),
-  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
-  clientExtensionResults: extensionResults,
+export const registrationBody = publicKeyCredential({
+  attestationObject: b64url(16_384).min(1),
+  authenticatorData: b64url(16_384).optional(),
+  transports: z.array(z.string().max(32)).max(8).optional(),
+  publicKeyAlgorithm: z.number().int().optional(),
+  publicKey: b64url(4096).optional(),
 });
 
 /** What the passkey calls answer (their wire shapes, libs/platform wire.ts), for each call's `doc`. */
