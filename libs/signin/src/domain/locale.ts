@@ -1,4 +1,6 @@
-// BCP 47 matching of a requested locale against the locales an application has names for.
+// BCP 47 matching of a requested locale against the locales an application has names for; dates as pages and
+// mails show them.
+import type { Locale } from '@svc/platform';
 
 /** Canonical form of a tag, or undefined when it is not a well-formed BCP 47 tag. */
 export function canonicalLocale(tag: string): string | undefined {
@@ -48,4 +50,17 @@ export function localizedName(
 ): string {
   const picked = matchLocale(requested, Object.keys(names));
   return (picked && names[picked]) || names[defaultLocale] || Object.values(names)[0] || '';
+}
+
+/**
+ * A date and time in UTC (the server does not know the reader's time zone), 24-hour, in the reader's locale; the
+ * caller labels the zone.
+ */
+export function utcDateTime(locale: Locale, at: Date, dateStyle: 'long' | 'medium'): string {
+  return new Intl.DateTimeFormat(locale, {
+    dateStyle,
+    timeStyle: 'short',
+    timeZone: 'UTC',
+    hourCycle: 'h23',
+  }).format(at);
 }

@@ -3,6 +3,7 @@
 // when the account has one, else in both.
 import { type Clock, type Logger, ServiceError } from '@svc/platform';
 import type { Locale } from '../pages/i18n';
+import { utcDateTime } from './locale';
 import type { Mailer } from './mailer';
 import type { DeviceSummary } from './user-agent';
 
@@ -21,12 +22,7 @@ const SUBJECT: Record<Locale, string> = {
 };
 
 function when(locale: Locale, at: Date): string {
-  const text = new Intl.DateTimeFormat(locale, {
-    dateStyle: 'long',
-    timeStyle: 'short',
-    timeZone: 'UTC',
-    hourCycle: 'h23',
-  }).format(at);
+  const text = utcDateTime(locale, at, 'long');
   return locale === 'zh-CN' ? `${text}（UTC）` : `${text} (UTC)`;
 }
 

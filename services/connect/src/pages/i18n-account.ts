@@ -1,5 +1,5 @@
 // Every string of the account page, in en-US and zh-CN (the locale is chosen as for the other pages).
-import { type Locale, pageMessages, type Translate, tableTranslator } from '@svc/signin';
+import { type Locale, pageMessages, type Translate, tableTranslator, utcDateTime } from '@svc/signin';
 import en from './i18n-account.en-US.json';
 import zh from './i18n-account.zh-CN.json';
 
@@ -32,13 +32,8 @@ export const CLAIM_NAMES: Record<Locale, Record<string, string>> = {
   },
 };
 
-/** A date and time as the page shows it, in UTC (the server does not know the reader's time zone). */
+/** A date and time as the page shows it, in UTC. */
 export function formatWhen(locale: Locale, at: Date): string {
-  const text = new Intl.DateTimeFormat(locale, {
-    dateStyle: 'medium',
-    timeStyle: 'short',
-    timeZone: 'UTC',
-    hourCycle: 'h23',
-  }).format(at);
+  const text = utcDateTime(locale, at, 'medium');
   return locale === 'zh-CN' ? `${text}（UTC）` : `${text} UTC`;
 }
