@@ -6,7 +6,6 @@ import { type Clock, ServiceError } from '@svc/platform';
 import type { AccountStore, NewPasskey, PasskeyOwner } from '../store/accounts';
 import type { Challenge } from '../store/flows';
 import { sameText } from './secrets';
-import type { verifyAuthenticationResponse, verifyRegistrationResponse } from './webauthn';
 
 /** The WebAuthn relying party: one id for the fleet, this host's origin. */
 export interface RelyingParty {
@@ -45,6 +44,35 @@ export function isCrossOrigin(clientDataJSON: string): boolean {
   }
 }
 
+/** What every verification expects: the challenge, this host's origin, the fleet's RP id, user verification. */
+interface Expected {
+  expectedChallenge: string;
+  expectedOrigin: string;
+  expectedRPID: string;
+  requireUserVerification: true;
+}
+
+/** Runs one verification of @simplewebauthn/server; a throw or an unverified result is the opaque refusal. */
+async function verifiedCeremony<T extends { verified: boolean }>(
+  config: RelyingParty,
+  challenge: Challenge,
+  verify: (expected: Expected) => Promise<T>,
+): Promise<T & { verified: true }> {
+  let verified: T;
+  try {
+    verified = await verify({
+      expectedChallenge: challenge.value,
+      expectedOrigin: config.origin,
+      expectedRPID: config.rpId,
+      requireUserVerification: true,
+    });
+  } catch (err) {
+    throw passkeyRefused(err);
+  }
+  if (!verified.verified) throw passkeyRefused();
+  return verified as T & { verified: true };
+}
+
 export async function authenticationOptions(config: RelyingParty) {
   // No allowCredentials: the authenticator offers its discoverable credentials (usernameless).
   return webauthn().generateAuthenticationOptions({
@@ -68,25 +96,18 @@ export async function verifyAuthentication(
   if (!response.response.userHandle || !sameText(response.response.userHandle, passkey.userHandle)) {
     throw passkeyRefused();
   }
-  let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
-  try {
-    verified = await webauthn().verifyAuthenticationResponse({
+  const verified = await verifiedCeremony(deps.config, challenge, (expected) =>
+    webauthn().verifyAuthenticationResponse({
+      ...expected,
       response,
-      expectedChallenge: challenge.value,
-      expectedOrigin: deps.config.origin,
-      expectedRPID: deps.config.rpId,
-      requireUserVerification: true,
       credential: {
         id: passkey.credentialId,
         publicKey: passkey.publicKey,
         counter: passkey.counter,
         transports: passkey.transports as never,
       },
-    });
-  } catch (err) {
-    throw passkeyRefused(err);
-  }
-  if (!verified.verified) throw passkeyRefused();
+    }),
+  );
   await deps.accounts.touchPasskey(passkey.id, verified.authenticationInfo.newCounter, new Date(deps.now()));
   // Backup-ineligible (`singleDevice`): the key stays on its authenticator (auth-references.ts).
   const deviceBound = verified.authenticationInfo.credentialDeviceType === 'singleDevice';
@@ -125,19 +146,9 @@ export async function verifyNewCredential(
 ): Promise<NewPasskey> {
   if (challenge?.kind !== 'register' || !challenge.userHandle) throw passkeyRefused();
   if (isCrossOrigin(response.response.clientDataJSON)) throw passkeyRefused();
-  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
-  try {
-    verified = await webauthn().verifyRegistrationResponse({
-      response,
-      expectedChallenge: challenge.value,
-      expectedOrigin: deps.config.origin,
-      expectedRPID: deps.config.rpId,
-      requireUserVerification: true,
-    });
-  } catch (err) {
-    throw passkeyRefused(err);
-  }
-  if (!verified.verified) throw passkeyRefused();
+  const verified = await verifiedCeremony(deps.config, challenge, (expected) =>
+    webauthn().verifyRegistrationResponse({ ...expected, response }),
+  );
   const { credential } = verified.registrationInfo;
   if (await deps.accounts.passkeyByCredentialId(credential.id)) throw passkeyRefused();
   return {
