@@ -41,17 +41,20 @@ function countInstructions(pids: number[]): { stop(): Promise<number | undefined
   perf.stderr!.on('data', (d: Buffer) => {
     out += d.toString();
   });
-  perf.on('error', () => {});
+  // Listened for from the start: perf exits at once when a pid is already gone (a PostgreSQL backend that closed
+  // between listing and counting), and an exit missed before stop() would leave the round waiting forever.
+  const exited = new Promise<void>((resolve) => {
+    perf.once('exit', () => resolve());
+    perf.once('error', () => resolve());
+  });
   return {
-    stop: () =>
-      new Promise((resolve) => {
-        perf.once('exit', () => {
-          const line = out.split('\n').find((l) => l.includes('instructions'));
-          const n = Number(line?.split(',')[0]);
-          resolve(Number.isFinite(n) && n > 0 ? n : undefined);
-        });
-        perf.kill('SIGINT');
-      }),
+    stop: async () => {
+      perf.kill('SIGINT');
+      await exited;
+      const line = out.split('\n').find((l) => l.includes('instructions'));
+      const n = Number(line?.split(',')[0]);
+      return Number.isFinite(n) && n > 0 ? n : undefined;
+    },
   };
 }
 
