@@ -17,6 +17,7 @@ export * from './pages/sign-in';
 export * from './pages/steps';
 export * from './routes/assets';
 export * from './routes/browser';
+export * from './routes/page-kit';
 export * from './routes/page-schemas';
 export type { LoadPage, PasskeySignInPaths, PasskeySignUpPaths } from './routes/passkey-routes';
 export type { FormStepPaths, OwedStep, SignedIn, StepPaths } from './routes/sign-in-steps';

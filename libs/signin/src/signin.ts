@@ -17,6 +17,7 @@ import {
 } from './routes/browser';
 import { enterCode, mailCode } from './routes/code-entry';
 import { submitDetails } from './routes/details-form';
+import { browserKit, type OpenPage, type PageKit } from './routes/page-kit';
 import { type LoadPage, type PasskeySignInPaths, passkeySignInEndpoints } from './routes/passkey-routes';
 import {
   nextStep,
@@ -34,6 +35,11 @@ export interface Signin<K extends string = never> {
   open(req: Request, res: Response, target: PageTarget): Promise<Browser<K>>;
   /** A form or script post: the flow's CSRF token and this host's Origin, else 403 sessionExpired. */
   guard(b: Browser<K>, req: Request): void;
+  /**
+   * The host's own endpoints of a target's page (`view`, `form`, `call` at literal paths): `load` opens the
+   * page; a post is guarded by `guard`, by default `load` then `guard(b, req)`; a form goes back to the page.
+   */
+  pages<P extends Browser<K>>(load: OpenPage<P>, guard?: OpenPage<P>): PageKit<P>;
   /**
    * The step endpoints (forms and passkey calls) at the literal paths the host's table names, all under one page
    * path (`{email: '/device/email', ...}`); `load` opens the page's target for a request.
@@ -68,6 +74,7 @@ export function createSignin<K extends string = never>(options: SigninOptions<K>
     guard(b, req) {
       if (!csrfValid(site, req, b.flow)) throw new PageError(403, 'sessionExpired');
     },
+    pages: (load, guard) => browserKit(site, load, guard),
     stepEndpoints: (load, paths) => signInStepEndpoints(site, load, paths),
     passkeySignInEndpoints: (load, paths) => passkeySignInEndpoints(site, load, paths),
     nextStep: (b, res) => nextStep(site, b, res),

@@ -85,3 +85,11 @@ export const passkeyCallDocs = {
   /** A finished ceremony (authentication, registration): `{next}`. */
   finished: { answers: [{ schema: PasskeyNext }] },
 } as const satisfies Record<string, EndpointDoc>;
+
+/** Each passkey call of a page script: its body schema and what it answers (the page kit's `call`). */
+export const passkeyCalls = {
+  authenticationOptions: { schema: optionsBody, doc: passkeyCallDocs.authenticationOptions },
+  authentication: { schema: authenticationBody, doc: passkeyCallDocs.finished },
+  registrationOptions: { schema: optionsBody, doc: passkeyCallDocs.registrationOptions },
+  registration: { schema: registrationBody, doc: passkeyCallDocs.finished },
+} as const;

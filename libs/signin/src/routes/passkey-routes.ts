@@ -19,6 +19,7 @@ import {
 import { describeUserAgent, deviceLabel } from '../domain/user-agent';
 import type { Site } from '../site';
 import { type Browser, csrfValid, PageError } from './browser';
+import { JSON_CALL } from './page-kit';
 import { authenticationBody, optionsBody, passkeyCallDocs, registrationBody } from './page-schemas';
 
 /** How a host opens its target's page for a request (finding the target from the path, then openBrowser). */
@@ -38,9 +39,6 @@ export interface PasskeySignUpPaths {
   registrationOptions: `/${string}/passkey/registration-options`;
   registration: `/${string}/passkey/registration`;
 }
-
-/** The JSON calls of the page script: up to 32 KiB, no caching. */
-const JSON_CALL = { limit: 32 * 1024 } as const;
 
 async function guarded<K extends string>(
   site: Site<K>,

@@ -9,18 +9,18 @@ import {
   emailDomainPolicyOf,
   recordReceipt,
 } from '@svc/issuance';
-import { type Endpoint, type PageRequest, pageEndpoint } from '@svc/platform';
+import type { Endpoint } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
 import type { Response } from 'express';
-import type { ZodType } from 'zod';
 import { normalizeEmail } from '../domain/email-codes';
 import { accountAndView, consentItems, termsOwed } from '../domain/page-steps';
 import { signInView } from '../pages/sign-in';
 import { type DetailItem, detailsView, messageView, termsView } from '../pages/steps';
 import type { Site } from '../site';
-import { appOf, type Browser, csrfValid, PageError, sendPage } from './browser';
+import { appOf, type Browser, sendPage } from './browser';
 import { enterCode, mailCode } from './code-entry';
 import { submitDetails } from './details-form';
+import { browserKit } from './page-kit';
 import { codeForm, detailsForm, emailForm, plainForm, termsForm } from './page-schemas';
 import {
   type LoadPage,
@@ -94,35 +94,10 @@ export function signInStepEndpoints<K extends string>(
 ): Endpoint[] {
   checkStepPaths(paths);
   const { deps } = site;
-
-  async function loadForPost(req: PageRequest<unknown>, res: Response): Promise<Browser<K>> {
-    const b = await load(req, res);
-    if (!csrfValid(site, req, b.flow)) throw new PageError(403, 'sessionExpired');
-    return b;
-  }
-  const back = async (b: Browser<K>, res: Response) => {
-    await b.save();
-    res.redirect(303, b.target.base);
-  };
-  const step = <B>(
-    path: string,
-    schema: ZodType<B>,
-    act: (b: Browser<K>, req: PageRequest<B>) => Promise<void>,
-  ) =>
-    pageEndpoint({
-      method: 'POST',
-      path,
-      body: { kind: 'form', schema },
-      noStore: false,
-      open: loadForPost,
-      page: async (req, res, b) => {
-        await act(b, req);
-        await back(b, res);
-      },
-    });
+  const page = browserKit(site, load);
 
   return [
-    step(paths.email, emailForm, async (b, req) => {
+    page.form(paths.email, emailForm, async (b, req) => {
       const email = normalizeEmail(req.body.email);
       if (!email) b.flash('emailInvalid');
       else if (b.target.admitsEmail && !b.target.admitsEmail(email)) {
@@ -135,16 +110,16 @@ export function signInStepEndpoints<K extends string>(
         await mailCode(site, b, req, email);
       }
     }),
-    step(paths.code, codeForm, async (b, req) => {
+    page.form(paths.code, codeForm, async (b, req) => {
       const proven = await enterCode(site, b, req, req.body.code);
       if (proven) b.flow.verifiedEmail = proven;
     }),
-    step(paths.reset, plainForm, async (b) => {
+    page.form(paths.reset, plainForm, async (b) => {
       delete b.flow.pendingEmail;
       delete b.flow.verifiedEmail;
       await b.codes.drop();
     }),
-    step(paths.signOut, plainForm, async (b) => {
+    page.form(paths.signOut, plainForm, async (b) => {
       // Signing out is a change of privilege too.
       await b.rotate();
       delete b.flow.accountId;
@@ -152,7 +127,7 @@ export function signInStepEndpoints<K extends string>(
       delete b.flow.amr;
       delete b.flow.acr;
     }),
-    step(paths.terms, termsForm, async (b, req) => {
+    page.form(paths.terms, termsForm, async (b, req) => {
       const form = req.body;
       if (!b.flow.accountId) return;
       const terms = await termsOwed(deps.issuance, b.flow.accountId);
@@ -164,7 +139,7 @@ export function signInStepEndpoints<K extends string>(
         });
       } else if (terms) b.flash('termsRequired');
     }),
-    step(paths.details, detailsForm, async (b, req) => {
+    page.form(paths.details, detailsForm, async (b, req) => {
       const accountId = b.flow.accountId;
       const found = accountId ? await accountAndView(deps.issuance, appOf(b.target), accountId) : undefined;
       if (found && accountId)

@@ -3,10 +3,9 @@
 // reset, passkeys (add with a notice mail, rename, remove unless the last) and sign out. Forms carry the
 // session's CSRF token; the passkey calls of the page script send it as X-CSRF-Token.
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { type Endpoint, type PageRequest, pageEndpoint, sessionCookie } from '@svc/platform';
+import { type Endpoint, type PageRequest, sessionCookie } from '@svc/platform';
 import {
   anyForm,
-  authenticationBody,
   authenticationOptions,
   csrfValid,
   describeUserAgent,
@@ -14,15 +13,15 @@ import {
   layout,
   localizedName,
   noticeBeforeCommit,
-  optionsBody,
   PageError,
   pageForm,
+  pageKit,
   pageQuery,
   parseCookies,
-  passkeyCallDocs,
+  passkeyCalls,
   passkeyRefused,
   plainForm,
-  registrationBody,
+  postKit,
   registrationOptions,
   requestLocale,
   setPageHeaders,
@@ -31,7 +30,7 @@ import {
   verifyNewCredential,
 } from '@svc/signin';
 import type { Response } from 'express';
-import { type ZodType, z } from 'zod';
+import { z } from 'zod';
 import type { ConnectDeps } from '../deps';
 import {
   accountOverview,
@@ -158,104 +157,68 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
     res.redirect(303, '/account');
   };
 
-  /** A form post of a signed-in person: runs `act`, then back to the page with its notice. */
-  const form = <B>(
-    path: string,
-    schema: ZodType<B>,
-    act: (r: AccountRequest, accountId: string, req: PageRequest<B>) => Promise<void>,
-  ) =>
-    pageEndpoint({
-      method: 'POST',
-      path,
-      body: { kind: 'form', schema },
-      noStore: false,
-      open: async (req, res) => {
-        const r = await guarded(req, res);
-        const accountId = await signedIn(r, res);
-        // Signed out (or the session just ended): back to the page, the form unread.
-        if (!accountId) await back(r, res);
-        return { r, accountId: accountId ?? '' };
-      },
-      page: async (req, res, { r, accountId }) => {
-        await act(r, accountId, req);
-        await back(r, res);
-      },
-    });
-  const json = { limit: 32 * 1024 } as const;
+  // A post: an existing session and its CSRF token; a form goes back to the page with its notice.
+  const page = pageKit({ open, guard: guarded, back });
+  /** The forms of a signed-in person; signed out (or the session just ended), back to the page, the form unread. */
+  const person = postKit({
+    guard: async (req, res) => {
+      const r = await guarded(req, res);
+      const accountId = await signedIn(r, res);
+      if (!accountId) await back(r, res);
+      return { r, accountId: accountId ?? '' };
+    },
+    back: ({ r }, res) => back(r, res),
+  });
 
   return [
-    pageEndpoint({
-      method: 'GET',
-      path: '/account',
-      body: { kind: 'none' },
-      query: pageQuery,
-      noStore: false,
-      page: async (req, res) => {
-        const r = await open(req, res);
-        const accountId = await signedIn(r, res);
-        const pending = r.session.notice;
-        delete r.session.notice;
-        await sessions.save(r.id, r.session);
-        const n = pending ? { text: r.ctx.a(pending.key as AccountKey, pending.vars) } : undefined;
-        const title = r.ctx.a('heading');
-        if (!accountId) {
-          res.type('html').send(layout(r.ctx, title, accountSignInView(r.ctx, n), { scripts: true }));
-          return;
-        }
-        await store.setLocale(accountId, r.ctx.locale);
-        const overview = await accountOverview(store, accountId, recent(r));
-        res.type('html').send(layout(r.ctx, title, accountView(r.ctx, overview, n), { scripts: true }));
-      },
+    page.view('/account', pageQuery, async (r, _req, res) => {
+      const accountId = await signedIn(r, res);
+      const pending = r.session.notice;
+      delete r.session.notice;
+      await sessions.save(r.id, r.session);
+      const n = pending ? { text: r.ctx.a(pending.key as AccountKey, pending.vars) } : undefined;
+      const title = r.ctx.a('heading');
+      if (!accountId) {
+        res.type('html').send(layout(r.ctx, title, accountSignInView(r.ctx, n), { scripts: true }));
+        return;
+      }
+      await store.setLocale(accountId, r.ctx.locale);
+      const overview = await accountOverview(store, accountId, recent(r));
+      res.type('html').send(layout(r.ctx, title, accountView(r.ctx, overview, n), { scripts: true }));
     }),
-    pageEndpoint({
-      method: 'POST',
-      path: '/account/passkey/authentication-options',
-      body: { kind: 'json', schema: optionsBody, ...json },
-      noStore: false,
-      doc: passkeyCallDocs.authenticationOptions,
-      open: guarded,
-      page: async (req, res, r) => {
+    page.call(
+      '/account/passkey/authentication-options',
+      passkeyCalls.authenticationOptions,
+      async (r, req) => {
         await signInLimit.consume(req.ip ?? '');
         const options = await authenticationOptions(deps.config);
         await sessions.putChallenge(r.id, { value: options.challenge, kind: 'authenticate' });
-        res.json(options);
+        return options;
       },
+    ),
+    page.call('/account/passkey/authentication', passkeyCalls.authentication, async (r, req, res) => {
+      const body = req.body as AuthenticationResponseJSON;
+      await signInLimit.consume(req.ip ?? '');
+      const challenge = await sessions.takeChallenge(r.id);
+      const { accountId } = await verifyAuthentication(
+        { config: deps.config, accounts, now: deps.clock },
+        body,
+        challenge,
+      );
+      const account = await store.account(accountId);
+      if (account?.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
+      // A fresh id at sign-in: whatever id this browser held before (planted or not) never becomes signed in.
+      const passkeyId = await store.passkeyIdOf(body.id);
+      const fresh = await sessions.rotate(r.id, { accountId, passkeyId, authTime: deps.clock() });
+      if (!fresh) throw new PageError(403, 'sessionExpired');
+      setCookie(res, fresh.id);
+      await store.setLocale(accountId, r.ctx.locale);
+      return { next: '/account' };
     }),
-    pageEndpoint({
-      method: 'POST',
-      path: '/account/passkey/authentication',
-      body: { kind: 'json', schema: authenticationBody, ...json },
-      noStore: false,
-      doc: passkeyCallDocs.finished,
-      open: guarded,
-      page: async (req, res, r) => {
-        const body = req.body as AuthenticationResponseJSON;
-        await signInLimit.consume(req.ip ?? '');
-        const challenge = await sessions.takeChallenge(r.id);
-        const { accountId } = await verifyAuthentication(
-          { config: deps.config, accounts, now: deps.clock },
-          body,
-          challenge,
-        );
-        const account = await store.account(accountId);
-        if (account?.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
-        // A fresh id at sign-in: whatever id this browser held before (planted or not) never becomes signed in.
-        const passkeyId = await store.passkeyIdOf(body.id);
-        const fresh = await sessions.rotate(r.id, { accountId, passkeyId, authTime: deps.clock() });
-        if (!fresh) throw new PageError(403, 'sessionExpired');
-        setCookie(res, fresh.id);
-        await store.setLocale(accountId, r.ctx.locale);
-        res.json({ next: '/account' });
-      },
-    }),
-    pageEndpoint({
-      method: 'POST',
-      path: '/account/passkey/registration-options',
-      body: { kind: 'json', schema: optionsBody, ...json },
-      noStore: false,
-      doc: passkeyCallDocs.registrationOptions,
-      open: guarded,
-      page: async (req, res, r) => {
+    page.call(
+      '/account/passkey/registration-options',
+      passkeyCalls.registrationOptions,
+      async (r, req, res) => {
         const accountId = await signedIn(r, res);
         if (!accountId) throw passkeyRefused();
         needRecent(r);
@@ -268,38 +231,27 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
           existingPasskeys,
         );
         await sessions.putChallenge(r.id, { value: options.challenge, kind: 'register', userHandle });
-        res.json(options);
+        return options;
       },
+    ),
+    page.call('/account/passkey/registration', passkeyCalls.registration, async (r, req, res) => {
+      const body = req.body as RegistrationResponseJSON;
+      const accountId = await signedIn(r, res);
+      if (!accountId) throw passkeyRefused();
+      // Checked again at the end of the ceremony: options fetched in the window do not stretch it.
+      needRecent(r);
+      await signInLimit.consume(req.ip ?? '');
+      const challenge = await sessions.takeChallenge(r.id);
+      const credential = await verifyNewCredential({ config: deps.config, accounts }, body, challenge);
+      const device = describeUserAgent(req.headers['user-agent']);
+      const notify = noticeBeforeCommit({ ...site.deps, accountPageUrl: site.config.accountPageUrl }, device);
+      if (!(await store.addPasskey(accountId, { ...credential, name: deviceLabel(device) }, notify)))
+        throw passkeyRefused();
+      flash(r, 'addedNotice');
+      await sessions.save(r.id, r.session);
+      return { next: '/account' };
     }),
-    pageEndpoint({
-      method: 'POST',
-      path: '/account/passkey/registration',
-      body: { kind: 'json', schema: registrationBody, ...json },
-      noStore: false,
-      doc: passkeyCallDocs.finished,
-      open: guarded,
-      page: async (req, res, r) => {
-        const body = req.body as RegistrationResponseJSON;
-        const accountId = await signedIn(r, res);
-        if (!accountId) throw passkeyRefused();
-        // Checked again at the end of the ceremony: options fetched in the window do not stretch it.
-        needRecent(r);
-        await signInLimit.consume(req.ip ?? '');
-        const challenge = await sessions.takeChallenge(r.id);
-        const credential = await verifyNewCredential({ config: deps.config, accounts }, body, challenge);
-        const device = describeUserAgent(req.headers['user-agent']);
-        const notify = noticeBeforeCommit(
-          { ...site.deps, accountPageUrl: site.config.accountPageUrl },
-          device,
-        );
-        if (!(await store.addPasskey(accountId, { ...credential, name: deviceLabel(device) }, notify)))
-          throw passkeyRefused();
-        flash(r, 'addedNotice');
-        await sessions.save(r.id, r.session);
-        res.json({ next: '/account' });
-      },
-    }),
-    form('/account/applications/:anchor/consent', consentForm, async (r, accountId, req) => {
+    person.form('/account/applications/:anchor/consent', consentForm, async ({ r, accountId }, req) => {
       const anchor = String(req.params.anchor);
       if (!(await changeConsent(store, accountId, anchor, req.body))) return;
       const app = (await accountOverview(store, accountId)).sectors
@@ -307,7 +259,7 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
         .find((a) => a.anchor === anchor);
       if (app) flash(r, 'consentSaved', { app: localizedName(app.names, app.defaultLocale, r.ctx.locale) });
     }),
-    form('/account/sectors/:sectorId/reset', resetForm, async (r, accountId, req) => {
+    person.form('/account/sectors/:sectorId/reset', resetForm, async ({ r, accountId }, req) => {
       const sectorId = String(req.params.sectorId);
       if (req.body.confirm !== 'yes') return flash(r, 'resetNeedsConfirm');
       if (!UUID.test(sectorId)) return;
@@ -328,12 +280,12 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
         flash(r, 'resetDone', { apps: names.join(r.ctx.locale === 'zh-CN' ? '、' : ', ') });
       }
     }),
-    form('/account/passkeys/:passkeyId/rename', renameForm, async (r, accountId, req) => {
+    person.form('/account/passkeys/:passkeyId/rename', renameForm, async ({ r, accountId }, req) => {
       const outcome = await renamePasskey(store, accountId, String(req.params.passkeyId), req.body.name);
       if (outcome === 'renamed') flash(r, 'renamedNotice');
       else if (outcome === 'invalid') flash(r, 'renameInvalid');
     }),
-    form('/account/passkeys/:passkeyId/remove', plainForm, async (r, accountId, req) => {
+    person.form('/account/passkeys/:passkeyId/remove', plainForm, async ({ r, accountId }, req) => {
       const passkeyId = String(req.params.passkeyId);
       const outcome = await removePasskey(store, accountId, passkeyId, recent(r));
       // Removing the passkey this session signed in with keeps this session (it proved itself and chose to).
@@ -342,19 +294,13 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
       else if (outcome === 'last') flash(r, 'lastNotice');
       else if (outcome === 'confirm_first') flash(r, 'confirmFirst');
     }),
-    pageEndpoint({
-      method: 'POST',
-      path: '/account/sign-out',
-      body: { kind: 'form', schema: plainForm },
-      noStore: false,
-      open: guarded,
-      page: async (_req, res, r) => {
-        await sessions.destroy(r.id);
-        // The next page view starts a new signed-out session under a new id, carrying the notice.
-        const fresh = await sessions.create({ notice: { key: 'signedOutNotice' } });
-        setCookie(res, fresh.id);
-        res.redirect(303, '/account');
-      },
+    page.form('/account/sign-out', plainForm, async (r, _req, res) => {
+      await sessions.destroy(r.id);
+      // The next page view starts a new signed-out session under a new id, carrying the notice (answered here:
+      // going back would save the destroyed session).
+      const fresh = await sessions.create({ notice: { key: 'signedOutNotice' } });
+      setCookie(res, fresh.id);
+      res.redirect(303, '/account');
     }),
   ];
 }

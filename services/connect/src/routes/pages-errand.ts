@@ -82,10 +82,8 @@ export function errandPages(p: ErrandPageDeps): Endpoint[] {
     return b;
   }
 
-  const back = async (b: ErrandPage, res: Response) => {
-    await b.save();
-    res.redirect(303, b.target.base);
-  };
+  // A post goes back to the errand's page.
+  const page = signin.pages(load, loadPending);
 
   return [
     pageEndpoint({
@@ -100,108 +98,68 @@ export function errandPages(p: ErrandPageDeps): Endpoint[] {
         res.json({ state: errandState(errand, deps.clock()), expiresAt: errand.expiresAt.toISOString() });
       },
     }),
-    pageEndpoint({
-      method: 'GET',
-      path: '/errands/:errandKey',
-      body: { kind: 'none' },
-      query: pageQuery,
-      noStore: false,
-      page: async (req, res) => {
-        const b = await load(req, res);
-        const { ctx, errand } = b;
-        const notice = b.takeNotice();
-        const state = errandState(errand, deps.clock());
-        if (state === 'completed') {
-          if (!b.flow.realized) throw new PageError<ConnectKey>(410, 'errandCompleted');
-          const done = messageView(ctx, 'errandDoneHeading', {
-            key: 'errandDoneIntro',
-            vars: { app: ctx.appName ?? '' },
-          });
-          return sendPage(res, b, ctx.t('errandDoneHeading'), done);
-        }
-        if (state === 'expired') throw new PageError(410, 'expired');
-        const found = await accountAndView(deps.issuance, appOf(b.target), errand.accountId);
-        if (found?.account.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
-        await b.save();
-        if (b.flow.accountId !== errand.accountId) {
-          const hasPasskey = (await accounts.passkeysOf(errand.accountId)).length > 0;
-          const view = errandReauthView(ctx, {
-            base: b.target.base,
-            hasPasskey,
-            email: found.account.email ?? '',
-            codeSent: !!b.flow.pendingEmail,
-            notice,
-          });
-          return sendPage(res, b, ctx.t('reauthHeading'), view, 200, hasPasskey);
-        }
-        const page = detailsView(ctx, {
-          action: `${b.target.base}/details`,
-          items: allClaimItems(found.view, found.account),
+    page.view('/errands/:errandKey', pageQuery, async (b, _req, res) => {
+      const { ctx, errand } = b;
+      const notice = b.takeNotice();
+      const state = errandState(errand, deps.clock());
+      if (state === 'completed') {
+        if (!b.flow.realized) throw new PageError<ConnectKey>(410, 'errandCompleted');
+        const done = messageView(ctx, 'errandDoneHeading', {
+          key: 'errandDoneIntro',
+          vars: { app: ctx.appName ?? '' },
+        });
+        return sendPage(res, b, ctx.t('errandDoneHeading'), done);
+      }
+      if (state === 'expired') throw new PageError(410, 'expired');
+      const found = await accountAndView(deps.issuance, appOf(b.target), errand.accountId);
+      if (found?.account.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
+      await b.save();
+      if (b.flow.accountId !== errand.accountId) {
+        const hasPasskey = (await accounts.passkeysOf(errand.accountId)).length > 0;
+        const view = errandReauthView(ctx, {
+          base: b.target.base,
+          hasPasskey,
+          email: found.account.email ?? '',
+          codeSent: !!b.flow.pendingEmail,
           notice,
         });
-        sendPage(res, b, ctx.t('detailsHeading', { app: ctx.appName ?? '' }), page);
-      },
+        return sendPage(res, b, ctx.t('reauthHeading'), view, 200, hasPasskey);
+      }
+      const details = detailsView(ctx, {
+        action: `${b.target.base}/details`,
+        items: allClaimItems(found.view, found.account),
+        notice,
+      });
+      sendPage(res, b, ctx.t('detailsHeading', { app: ctx.appName ?? '' }), details);
     }),
-    pageEndpoint({
-      method: 'POST',
-      path: '/errands/:errandKey/email',
-      body: { kind: 'form', schema: plainForm },
-      noStore: false,
-      open: loadPending,
-      page: async (req, res, b) => {
-        const account = await loadAccount(deps.db, b.errand.accountId);
-        const hasPasskey = (await accounts.passkeysOf(b.errand.accountId)).length > 0;
-        // Only an account without a passkey re-authenticates by email.
-        if (account?.email && !hasPasskey) await signin.mailCode(b, req, account.email);
-        await back(b, res);
-      },
+    page.form('/errands/:errandKey/email', plainForm, async (b, req) => {
+      const account = await loadAccount(deps.db, b.errand.accountId);
+      const hasPasskey = (await accounts.passkeysOf(b.errand.accountId)).length > 0;
+      // Only an account without a passkey re-authenticates by email.
+      if (account?.email && !hasPasskey) await signin.mailCode(b, req, account.email);
     }),
-    pageEndpoint({
-      method: 'POST',
-      path: '/errands/:errandKey/email/code',
-      body: { kind: 'form', schema: codeForm },
-      noStore: false,
-      open: loadPending,
-      page: async (req, res, b) => {
-        // A right code rotates the flow identifier (re-authentication is a change of privilege).
-        if (await signin.enterCode(b, req, req.body.code)) {
-          b.flow.accountId = b.errand.accountId;
-          b.flow.authTime = deps.clock();
-        }
-        await back(b, res);
-      },
+    page.form('/errands/:errandKey/email/code', codeForm, async (b, req) => {
+      // A right code rotates the flow identifier (re-authentication is a change of privilege).
+      if (await signin.enterCode(b, req, req.body.code)) {
+        b.flow.accountId = b.errand.accountId;
+        b.flow.authTime = deps.clock();
+      }
     }),
-    pageEndpoint({
-      method: 'POST',
-      path: '/errands/:errandKey/email/reset',
-      body: { kind: 'form', schema: plainForm },
-      noStore: false,
-      open: loadPending,
-      page: async (_req, res, b) => {
-        delete b.flow.pendingEmail;
-        await b.codes.drop();
-        await back(b, res);
-      },
+    page.form('/errands/:errandKey/email/reset', plainForm, async (b) => {
+      delete b.flow.pendingEmail;
+      await b.codes.drop();
     }),
-    pageEndpoint({
-      method: 'POST',
-      path: '/errands/:errandKey/details',
-      body: { kind: 'form', schema: detailsForm },
-      noStore: false,
-      open: loadPending,
-      page: async (req, res, b) => {
-        // Nothing changes before the person has re-authenticated as the errand's account.
-        if (b.flow.accountId !== b.errand.accountId) return back(b, res);
-        const found = await accountAndView(deps.issuance, appOf(b.target), b.errand.accountId);
-        if (!found) throw new PageError(403, 'accountUnavailable');
-        const shown = allClaimItems(found.view, found.account);
-        if (
-          (await signin.submitDetails(b, req, b.errand.accountId, shown)) &&
-          (await errands.complete(b.errand.id, new Date(deps.clock())))
-        )
-          b.flow.realized = true;
-        await back(b, res);
-      },
+    page.form('/errands/:errandKey/details', detailsForm, async (b, req) => {
+      // Nothing changes before the person has re-authenticated as the errand's account.
+      if (b.flow.accountId !== b.errand.accountId) return;
+      const found = await accountAndView(deps.issuance, appOf(b.target), b.errand.accountId);
+      if (!found) throw new PageError(403, 'accountUnavailable');
+      const shown = allClaimItems(found.view, found.account);
+      if (
+        (await signin.submitDetails(b, req, b.errand.accountId, shown)) &&
+        (await errands.complete(b.errand.id, new Date(deps.clock())))
+      )
+        b.flow.realized = true;
     }),
     ...signin.passkeySignInEndpoints(load, {
       authenticationOptions: '/errands/:errandKey/passkey/authentication-options',

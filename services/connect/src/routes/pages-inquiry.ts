@@ -2,7 +2,7 @@
 // consent per claim), then connect's own final step: realize the inquiry and return (redirect to the callback,
 // reveal the confirmation key, or wait for the poll).
 import { loadApplication } from '@svc/issuance';
-import { type Endpoint, type PageRequest, pageEndpoint } from '@svc/platform';
+import type { Endpoint, PageRequest } from '@svc/platform';
 import { type Browser, messageView, PageError, pageQuery, sendPage } from '@svc/signin';
 import type { Response } from 'express';
 import type { ConnectDeps } from '../deps';
@@ -74,36 +74,28 @@ export function inquiryPages(p: InquiryPageDeps): Endpoint[] {
     );
   }
 
-  const page = pageEndpoint({
-    method: 'GET',
-    path: '/inquiries/:exposureKey',
-    body: { kind: 'none' },
-    query: pageQuery,
-    noStore: false,
-    page: async (req, res) => {
-      const b = await load(req, res);
-      const { inquiry } = b;
-      if (inquiry.state === 'REDEEMED') throw new PageError(410, 'completed');
-      if (inquiry.expiresAt.getTime() <= deps.clock()) throw new PageError(410, 'expired');
-      if (inquiry.state === 'REALIZED') {
-        if (!b.flow.realized) throw new PageError(410, 'completed');
-        await b.save();
-        return sendReturn(b, res);
-      }
-      const signedIn = await signin.nextStep(b, res);
-      if (!signedIn) return;
-      const key = await realizeInquiry(
-        { inquiries, kek: deps.issuance.kek, now: deps.clock },
-        inquiry.id,
-        signedIn.account,
-        signedIn.authTime,
-      );
-      if (!key) throw new PageError(410, 'completed');
-      b.flow.realized = true;
+  const page = signin.pages(load).view('/inquiries/:exposureKey', pageQuery, async (b, _req, res) => {
+    const { inquiry } = b;
+    if (inquiry.state === 'REDEEMED') throw new PageError(410, 'completed');
+    if (inquiry.expiresAt.getTime() <= deps.clock()) throw new PageError(410, 'expired');
+    if (inquiry.state === 'REALIZED') {
+      if (!b.flow.realized) throw new PageError(410, 'completed');
       await b.save();
-      b.inquiry = (await inquiries.byId(inquiry.id)) ?? inquiry;
-      sendReturn(b, res);
-    },
+      return sendReturn(b, res);
+    }
+    const signedIn = await signin.nextStep(b, res);
+    if (!signedIn) return;
+    const key = await realizeInquiry(
+      { inquiries, kek: deps.issuance.kek, now: deps.clock },
+      inquiry.id,
+      signedIn.account,
+      signedIn.authTime,
+    );
+    if (!key) throw new PageError(410, 'completed');
+    b.flow.realized = true;
+    await b.save();
+    b.inquiry = (await inquiries.byId(inquiry.id)) ?? inquiry;
+    sendReturn(b, res);
   });
 
   return [

@@ -4,7 +4,7 @@
 // claim), then the confirmation screen, always: Approve or Deny (final). verificationUriComplete only fills in the
 // code. The browser's flow record (key `device`) keeps who signed in and which authorization the code selected.
 import { loadApplication } from '@svc/issuance';
-import { createRateLimiter, type Endpoint, type PageRequest, pageEndpoint } from '@svc/platform';
+import { createRateLimiter, type Endpoint, type PageRequest } from '@svc/platform';
 import {
   type Browser,
   createSignin,
@@ -103,122 +103,67 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
     return b as SelectedPage;
   }
 
-  const back = async (b: DevicePage, res: Response) => {
-    await b.save();
-    res.redirect(303, '/device');
-  };
-
-  /** A post of the page: the flow opened and its CSRF token and Origin checked before the form's schema. */
-  const guarded =
-    <B extends DevicePage>(load: (req: PageRequest<unknown>, res: Response) => Promise<B>) =>
-    async (req: PageRequest<unknown>, res: Response): Promise<B> => {
-      const b = await load(req, res);
-      signin.guard(b, req);
-      return b;
-    };
+  // A post: the flow opened and its CSRF token and Origin checked before the form's schema; then back to /device.
+  const page = signin.pages(open);
+  const selected = signin.pages(openSelected);
 
   const endpoints: Endpoint[] = [
     signin.assetEndpoint(),
-    pageEndpoint({
-      method: 'GET',
-      path: '/device',
-      body: { kind: 'none' },
-      query: devicePageQuery,
-      noStore: false,
-      page: async (req, res) => {
-        const b = await open(req, res);
-        const query = req.query.user_code;
-        // verificationUriComplete fills in the code; it never selects one by itself (a link must not decide).
-        if (!b.authorization || (query !== undefined && query !== b.authorization.userCode)) {
-          const notice = b.takeNotice();
-          await b.save();
-          if (notice?.key === 'approvedIntro')
-            return sendPage(
-              res,
-              b,
-              b.ctx.t('approvedHeading'),
-              outcomeView(b.ctx, 'approvedHeading', notice),
-            );
-          if (notice?.key === 'deniedIntro')
-            return sendPage(res, b, b.ctx.t('deniedHeading'), outcomeView(b.ctx, 'deniedHeading', notice));
-          return sendPage(res, b, b.ctx.t('entryTitle'), entryView(b.ctx, { typed: query ?? '', notice }));
-        }
-        const signedIn = await signin.nextStep(b, res);
-        if (!signedIn) return;
-        const view = confirmView(b.ctx, { authorization: b.authorization, email: signedIn.account.email });
-        sendPage(res, b, b.ctx.t('confirmHeading'), view);
-      },
+    page.view('/device', devicePageQuery, async (b, req, res) => {
+      const query = req.query.user_code;
+      // verificationUriComplete fills in the code; it never selects one by itself (a link must not decide).
+      if (!b.authorization || (query !== undefined && query !== b.authorization.userCode)) {
+        const notice = b.takeNotice();
+        await b.save();
+        if (notice?.key === 'approvedIntro')
+          return sendPage(res, b, b.ctx.t('approvedHeading'), outcomeView(b.ctx, 'approvedHeading', notice));
+        if (notice?.key === 'deniedIntro')
+          return sendPage(res, b, b.ctx.t('deniedHeading'), outcomeView(b.ctx, 'deniedHeading', notice));
+        return sendPage(res, b, b.ctx.t('entryTitle'), entryView(b.ctx, { typed: query ?? '', notice }));
+      }
+      const signedIn = await signin.nextStep(b, res);
+      if (!signedIn) return;
+      const view = confirmView(b.ctx, { authorization: b.authorization, email: signedIn.account.email });
+      sendPage(res, b, b.ctx.t('confirmHeading'), view);
     }),
-    pageEndpoint({
-      method: 'POST',
-      path: '/device',
-      body: { kind: 'form', schema: userCodeForm },
-      noStore: false,
-      open: guarded(open),
-      page: async (req, res, b) => {
-        // RFC 8628 section 5.1: every entry counts, right, wrong or malformed, before anything is looked up.
-        await guessesPerAddress.consume(req.ip ?? '');
-        if (b.flow.accountId) await guessesPerAccount.consume(b.flow.accountId);
-        const found = await findPendingAuthorization(deps, req.body.code);
-        if (found.kind === 'found') b.flow.selected = found.authorization.id;
-        else {
-          delete b.flow.selected;
-          b.flash(found.kind === 'malformed' ? 'codeMalformed' : 'codeUnknown');
-        }
-        await back(b, res);
-      },
-    }),
-    pageEndpoint({
-      method: 'POST',
-      path: '/device/approve',
-      body: { kind: 'form', schema: plainForm },
-      noStore: false,
-      open: guarded(openSelected),
-      page: async (_req, res, b) => {
-        const owed = await signin.owedStep(b);
-        // Only from the confirmation screen: every step must have passed (the terms or consent may have changed).
-        if (owed.step !== 'done') return back(b, res);
-        const { account, view, authTime } = owed.signedIn;
-        const consent: Record<string, 'GRANTED' | 'DENIED'> = {};
-        for (const key of CLAIM_KEYS) {
-          const state = view[key].state;
-          if (state === 'GRANTED' || state === 'DENIED') consent[key] = state;
-        }
-        const outcome = await approveDeviceAuthorization(deps, b.authorization.id, {
-          accountId: account.id,
-          authorityVersion: account.authorityVersion,
-          authTime,
-          consent,
-        });
+    page.form('/device', userCodeForm, async (b, req) => {
+      // RFC 8628 section 5.1: every entry counts, right, wrong or malformed, before anything is looked up.
+      await guessesPerAddress.consume(req.ip ?? '');
+      if (b.flow.accountId) await guessesPerAccount.consume(b.flow.accountId);
+      const found = await findPendingAuthorization(deps, req.body.code);
+      if (found.kind === 'found') b.flow.selected = found.authorization.id;
+      else {
         delete b.flow.selected;
-        if (outcome === 'approved') b.flash('approvedIntro', { app: b.ctx.appName ?? '' });
-        else b.flash('requestGone');
-        await back(b, res);
-      },
+        b.flash(found.kind === 'malformed' ? 'codeMalformed' : 'codeUnknown');
+      }
     }),
-    pageEndpoint({
-      method: 'POST',
-      path: '/device/deny',
-      body: { kind: 'form', schema: plainForm },
-      noStore: false,
-      open: guarded(openSelected),
-      page: async (_req, res, b) => {
-        const outcome = await denyDeviceAuthorization(deps, b.authorization.id);
-        delete b.flow.selected;
-        b.flash(outcome === 'denied' ? 'deniedIntro' : 'requestGone');
-        await back(b, res);
-      },
+    selected.form('/device/approve', plainForm, async (b) => {
+      const owed = await signin.owedStep(b);
+      // Only from the confirmation screen: every step must have passed (the terms or consent may have changed).
+      if (owed.step !== 'done') return;
+      const { account, view, authTime } = owed.signedIn;
+      const consent: Record<string, 'GRANTED' | 'DENIED'> = {};
+      for (const key of CLAIM_KEYS) {
+        const state = view[key].state;
+        if (state === 'GRANTED' || state === 'DENIED') consent[key] = state;
+      }
+      const outcome = await approveDeviceAuthorization(deps, b.authorization.id, {
+        accountId: account.id,
+        authorityVersion: account.authorityVersion,
+        authTime,
+        consent,
+      });
+      delete b.flow.selected;
+      if (outcome === 'approved') b.flash('approvedIntro', { app: b.ctx.appName ?? '' });
+      else b.flash('requestGone');
     }),
-    pageEndpoint({
-      method: 'POST',
-      path: '/device/cancel',
-      body: { kind: 'form', schema: plainForm },
-      noStore: false,
-      open: guarded(open),
-      page: async (_req, res, b) => {
-        delete b.flow.selected;
-        await back(b, res);
-      },
+    selected.form('/device/deny', plainForm, async (b) => {
+      const outcome = await denyDeviceAuthorization(deps, b.authorization.id);
+      delete b.flow.selected;
+      b.flash(outcome === 'denied' ? 'deniedIntro' : 'requestGone');
+    }),
+    page.form('/device/cancel', plainForm, async (b) => {
+      delete b.flow.selected;
     }),
     ...signin.stepEndpoints(openSelected, {
       email: '/device/email',

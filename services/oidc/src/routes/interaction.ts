@@ -3,7 +3,7 @@
 // a page; otherwise the shared sign-in steps (passkey or email-code sign-up, basic terms, consent and REQUIRED
 // data), the prompt=consent review (which also asks for offline access), then the sign-in is recorded on this host and the client is answered once.
 import { loadApplication } from '@svc/issuance';
-import { type Endpoint, type PageRequest, pageEndpoint } from '@svc/platform';
+import type { Endpoint, PageRequest } from '@svc/platform';
 import {
   accountAndView,
   allClaimItems,
@@ -118,65 +118,54 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
     sendErrorToClient(res, deps, targetOf(request), error);
   }
 
-  /** A post: the page's target loaded and the flow's CSRF token and Origin checked, before the form's schema. */
-  async function guarded(req: PageRequest<unknown>, res: Response): Promise<InteractionPage> {
-    const p = await load(req, res);
-    signin.guard(p, req);
-    return p;
-  }
+  // A post: the page's target loaded and the flow's CSRF token and Origin checked, before the form's schema; then
+  // back to the page.
+  const page = signin.pages(load);
 
-  const view = pageEndpoint({
-    method: 'GET',
-    path: '/interaction/:uid',
-    body: { kind: 'none' },
-    query: pageQuery,
-    noStore: false,
-    page: async (req, res) => {
-      const p = await load(req, res);
-      const { interaction: it, held } = p;
-      if (p.flow.realized) throw new PageError(410, 'completed');
-      if (it.freshLogin === undefined) {
-        const prompt = new Set(it.prompt);
-        it.freshLogin = needsFreshLogin({ prompt, maxAge: it.maxAge }, held?.session, nowSeconds());
-        // A hint naming someone other than the browser's sign-in: that sign-in does not answer this request.
-        if (!it.freshLogin && held && it.idTokenHint) {
-          it.freshLogin = (await hintedAccount(deps, p.client, it.idTokenHint)) !== held.session.accountId;
-        }
-        await interactions.flag(p.uid, { freshLogin: it.freshLogin });
-        if (prompt.has('none')) {
-          const app = appOf(p.target);
-          const owed = it.freshLogin || !held ? 'none' : await owedStep(deps, app, held.session.accountId);
-          const error = promptNoneError(it.freshLogin, owed);
-          if (error) return fail(p, res, error);
-          if (held) {
-            const found = await accountAndView(deps, app, held.session.accountId);
-            return finish(p, res, { ...held.session, authorityVersion: found?.account.authorityVersion });
-          }
+  const view = page.view('/interaction/:uid', pageQuery, async (p, _req, res) => {
+    const { interaction: it, held } = p;
+    if (p.flow.realized) throw new PageError(410, 'completed');
+    if (it.freshLogin === undefined) {
+      const prompt = new Set(it.prompt);
+      it.freshLogin = needsFreshLogin({ prompt, maxAge: it.maxAge }, held?.session, nowSeconds());
+      // A hint naming someone other than the browser's sign-in: that sign-in does not answer this request.
+      if (!it.freshLogin && held && it.idTokenHint) {
+        it.freshLogin = (await hintedAccount(deps, p.client, it.idTokenHint)) !== held.session.accountId;
+      }
+      await interactions.flag(p.uid, { freshLogin: it.freshLogin });
+      if (prompt.has('none')) {
+        const app = appOf(p.target);
+        const owed = it.freshLogin || !held ? 'none' : await owedStep(deps, app, held.session.accountId);
+        const error = promptNoneError(it.freshLogin, owed);
+        if (error) return fail(p, res, error);
+        if (held) {
+          const found = await accountAndView(deps, app, held.session.accountId);
+          return finish(p, res, { ...held.session, authorityVersion: found?.account.authorityVersion });
         }
       }
-      // A sign-in this request may use is offered to the steps once; choosing another account there is final.
-      if (!it.freshLogin && held && !it.heldOffered && !p.flow.accountId) {
-        p.flow.accountId = held.session.accountId;
-        p.flow.authTime = held.session.authTime * 1000;
-        p.flow.amr = held.session.amr;
-        p.flow.acr = held.session.acr;
-        await interactions.flag(p.uid, { heldOffered: true });
-      }
-      const signedIn = await signin.nextStep(p, res);
-      if (!signedIn) return;
-      if (it.prompt.includes('consent') && !it.consentReviewed) {
-        const items = allClaimItems(signedIn.view, signedIn.account);
-        // A refresh token needs the person's consent too (OIDC Core 11): offline access alone shows the review.
-        if (items.length > 0 || it.scopes.includes('offline_access')) return sendReview(p, res, items);
-      }
-      await finish(p, res, {
-        accountId: signedIn.account.id,
-        authTime: Math.floor(signedIn.authTime.getTime() / 1000),
-        amr: signedIn.amr,
-        acr: signedIn.acr,
-        authorityVersion: signedIn.account.authorityVersion,
-      });
-    },
+    }
+    // A sign-in this request may use is offered to the steps once; choosing another account there is final.
+    if (!it.freshLogin && held && !it.heldOffered && !p.flow.accountId) {
+      p.flow.accountId = held.session.accountId;
+      p.flow.authTime = held.session.authTime * 1000;
+      p.flow.amr = held.session.amr;
+      p.flow.acr = held.session.acr;
+      await interactions.flag(p.uid, { heldOffered: true });
+    }
+    const signedIn = await signin.nextStep(p, res);
+    if (!signedIn) return;
+    if (it.prompt.includes('consent') && !it.consentReviewed) {
+      const items = allClaimItems(signedIn.view, signedIn.account);
+      // A refresh token needs the person's consent too (OIDC Core 11): offline access alone shows the review.
+      if (items.length > 0 || it.scopes.includes('offline_access')) return sendReview(p, res, items);
+    }
+    await finish(p, res, {
+      accountId: signedIn.account.id,
+      authTime: Math.floor(signedIn.authTime.getTime() / 1000),
+      amr: signedIn.amr,
+      acr: signedIn.acr,
+      authorityVersion: signedIn.account.authorityVersion,
+    });
   });
 
   function sendReview(p: InteractionPage, res: Response, items: ReturnType<typeof allClaimItems>) {
@@ -199,36 +188,21 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
   }
 
   // prompt=consent: the person reviews every claim the application asks about, then the request goes on.
-  const review = pageEndpoint({
-    method: 'POST',
-    path: '/interaction/:uid/review',
-    body: { kind: 'form', schema: reviewForm },
-    noStore: false,
-    open: guarded,
-    page: async (req, res, p) => {
-      const accountId = p.flow.accountId;
-      const found = accountId ? await accountAndView(deps, appOf(p.target), accountId) : undefined;
-      if (accountId && found) {
-        const items = allClaimItems(found.view, found.account);
-        if (await signin.submitDetails(p, req, accountId, items)) {
-          await interactions.flag(p.uid, { consentReviewed: true });
-        }
+  const review = page.form('/interaction/:uid/review', reviewForm, async (p, req) => {
+    const accountId = p.flow.accountId;
+    const found = accountId ? await accountAndView(deps, appOf(p.target), accountId) : undefined;
+    if (accountId && found) {
+      const items = allClaimItems(found.view, found.account);
+      if (await signin.submitDetails(p, req, accountId, items)) {
+        await interactions.flag(p.uid, { consentReviewed: true });
       }
-      await p.save();
-      res.redirect(303, p.target.base);
-    },
+    }
   });
 
   // The person declines: the client hears access_denied.
-  const cancel = pageEndpoint({
-    method: 'POST',
-    path: '/interaction/:uid/cancel',
-    body: { kind: 'form', schema: plainForm },
-    noStore: false,
-    open: guarded,
-    page: (_req, res, p) =>
-      fail(p, res, { error: 'access_denied', description: 'The person declined the request.' }),
-  });
+  const cancel = page.form('/interaction/:uid/cancel', plainForm, (p, _req, res) =>
+    fail(p, res, { error: 'access_denied', description: 'The person declined the request.' }),
+  );
 
   return [
     view,
