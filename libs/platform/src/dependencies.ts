@@ -169,12 +169,15 @@ export function createDependencyWatch(opts: DependencyWatchOptions): DependencyW
   const recheckMs = opts.recheckMs ?? 1000;
   const names = Object.keys(opts.probes);
   const state: Record<string, 'up' | 'down'> = Object.fromEntries(names.map((n) => [n, 'up' as const]));
+  // Every time here is a duration of this process's own probing (how long a dependency was down for the log, the
+  // least interval between suspicions), paced by real timers like the recheck's: the monotonic clock, not the
+  // host's Clock, which a test may stop or move without any timer following it.
   const downSince: Record<string, number> = {};
   const metrics = opts.metrics ? dependencyMetrics(opts.metrics) : undefined;
   for (const n of names) metrics?.up.set({ dependency: n }, 1);
   let running: Promise<boolean> | undefined;
   let timer: NodeJS.Timeout | undefined;
-  let lastSuspect = 0;
+  let lastSuspect = Number.NEGATIVE_INFINITY;
   let closed = false;
 
   const set = (name: string, next: 'up' | 'down') => {
@@ -183,10 +186,10 @@ export function createDependencyWatch(opts: DependencyWatchOptions): DependencyW
     metrics?.changes.inc({ dependency: name, state: next });
     metrics?.up.set({ dependency: name }, next === 'up' ? 1 : 0);
     if (next === 'down') {
-      downSince[name] = Date.now();
+      downSince[name] = performance.now();
       opts.logger.warn({ dependency: name, state: 'down' }, `${name} is down`);
     } else {
-      const downForMs = Date.now() - (downSince[name] ?? Date.now());
+      const downForMs = Math.round(performance.now() - (downSince[name] ?? performance.now()));
       opts.logger.info({ dependency: name, state: 'up', downForMs }, `${name} is up again`);
     }
   };
@@ -214,7 +217,7 @@ export function createDependencyWatch(opts: DependencyWatchOptions): DependencyW
   return {
     check,
     suspect() {
-      const now = Date.now();
+      const now = performance.now();
       if (closed || running || now - lastSuspect < recheckMs) return;
       lastSuspect = now;
       void check();

@@ -20,4 +20,5 @@ export * from './redis';
 export * from './run-host';
 export * from './telemetry';
 export * from './text';
+export * from './ttl-cache';
 export * from './wire';

@@ -1,6 +1,7 @@
 // Process lifecycle of a host: listen, serve metrics, and shut down gracefully on SIGTERM/SIGINT.
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type Clock, systemClock } from './clock';
 import { forkWorkers } from './cluster';
 import type { Env, HostConfig, HostName } from './config';
 import { createLogger, type Logger } from './logger';
@@ -53,12 +54,13 @@ export function trackHandlers(app: RequestListener): {
       for (const res of open) if (!res.headersSent) res.setHeader('connection', 'close');
     },
     async settled(deadlineMs) {
-      const deadline = Date.now() + deadlineMs;
+      // A duration of this process's own shutdown, polled with real timers: the monotonic clock, not the Clock.
+      const deadline = performance.now() + deadlineMs;
       for (;;) {
         // writableEnded turns true when the handler calls end(), whether or not the socket is still there.
         for (const res of open) if (res.writableEnded) open.delete(res);
         if (open.size === 0) return true;
-        if (Date.now() >= deadline) return false;
+        if (performance.now() >= deadline) return false;
         await sleep(10);
       }
     },
@@ -128,13 +130,14 @@ export interface HostProcess<C extends HostConfig, D extends HostProcessDeps> {
   name: HostName;
   /** Reads the environment through the host's schema; throws a ConfigError naming every bad variable. */
   config: (env: Env) => C;
-  open: (config: C) => D | Promise<D>;
+  /** Opens the host's dependencies; `clock` is the process's one clock, handed to every part that reads time. */
+  open: (config: C, clock: Clock) => D | Promise<D>;
   app: (deps: D) => RequestListener;
 }
 
 /**
  * A host's process entry, in named steps: read the configuration once, fork WEB_CONCURRENCY workers when asked,
- * start telemetry, open the dependencies, serve on the configured port and, on SIGTERM/SIGINT, drain, close them
+ * start telemetry, open the dependencies on the one system clock, serve on the configured port and, on SIGTERM/SIGINT, drain, close them
  * and stop telemetry. A failure to start prints its message (never a stack, never a secret) and exits 1.
  */
 export function serveHostProcess<C extends HostConfig, D extends HostProcessDeps>(
@@ -145,7 +148,7 @@ export function serveHostProcess<C extends HostConfig, D extends HostProcessDeps
     const config = host.config(env);
     if (forkWorkers(createLogger(host.name, { level: config.logLevel }), config.webConcurrency)) return;
     const telemetry = startTelemetry(host.name, config.otlpEndpoint);
-    const deps = await host.open(config);
+    const deps = await host.open(config, systemClock);
     await runHost({
       name: host.name,
       app: host.app(deps),
