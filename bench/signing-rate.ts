@@ -20,11 +20,13 @@ export async function measureSigningRate(
   const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   const key = await importPKCS8(pem, 'RS256');
   const signer = { kid: 'k', key };
+  const iat = Math.floor(Date.now() / 1000);
   const sign1 = () =>
     mintAccessToken(signer, {
       issuer: 'https://issuer.test',
       audience: 'bench-app',
       sid: 'sid_x',
+      iat,
       subject: 'ss_x',
       ttlSeconds: 600,
     });

@@ -39,7 +39,7 @@ function remember(token: string, entry: VerifiedEntry, max: number): void {
 }
 
 export async function verifyPresentedToken(
-  deps: Pick<IssuanceDeps, 'keyRing' | 'issuer' | 'verifiedTokenCacheSize'>,
+  deps: Pick<IssuanceDeps, 'keyRing' | 'issuer' | 'verifiedTokenCacheSize' | 'now'>,
   apps: ApplicationCache,
   token: string,
   opts: { typ: readonly string[]; ignoreExpiry?: boolean },
@@ -50,16 +50,17 @@ export async function verifyPresentedToken(
   if (!app) throw new TokenVerificationError('unknown_key', 'aud');
   const key = await deps.keyRing.verificationKey(app.id, peek.kid);
   if (!key) throw new TokenVerificationError('unknown_key', 'kid');
+  const now = deps.now();
   const hit = verified.get(token);
   if (hit && hit.claims.aud === app.anchor && hit.claims.iss === deps.issuer) {
-    if (!opts.ignoreExpiry && hit.claims.exp <= Math.floor(Date.now() / 1000) - 5) {
+    if (!opts.ignoreExpiry && hit.claims.exp <= Math.floor(now / 1000) - 5) {
       throw new TokenVerificationError('expired', 'expired');
     }
     return { app, typ: hit.typ, claims: hit.claims };
   }
   const { typ, claims } = await verifyApplicationToken(
     token,
-    { typ: opts.typ, issuer: deps.issuer, audience: app.anchor, key, ignoreExpiry: opts.ignoreExpiry },
+    { typ: opts.typ, issuer: deps.issuer, audience: app.anchor, key, ignoreExpiry: opts.ignoreExpiry, now },
     peek,
   );
   // A refresh token is presented once (rotation consumes it), so caching it would only hold memory.

@@ -35,8 +35,8 @@ interface CommonClaims {
   issuer: string;
   audience: string;
   sid: string;
-  /** Seconds since epoch; defaults to now. */
-  iat?: number;
+  /** Seconds since the epoch, from the caller's clock (token rules never read the time themselves). */
+  iat: number;
   ttlSeconds: number;
   jti?: string;
 }
@@ -54,7 +54,6 @@ export interface MintedToken {
   exp: number;
 }
 
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 const encoder = new TextEncoder();
 
 async function sign(
@@ -63,7 +62,7 @@ async function sign(
   payload: Record<string, unknown>,
   c: CommonClaims,
 ): Promise<MintedToken> {
-  const iat = c.iat ?? nowSeconds();
+  const { iat } = c;
   const exp = iat + c.ttlSeconds;
   const jti = c.jti ?? newJti();
   // The claims are built here, whole and typed, so jose's JWS layer signs their JSON as is.

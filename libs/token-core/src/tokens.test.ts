@@ -7,6 +7,9 @@ import { TYP } from './typ';
 import { TokenVerificationError, verifyApplicationToken } from './verify';
 
 const kek = kekFromBytes(Buffer.alloc(32, 1));
+/** The time every token here is minted and verified at (the callers' clock reading; token rules read none). */
+const NOW_MS = 1_800_000_000_000;
+const iat = NOW_MS / 1000;
 
 async function signerAndKey() {
   const g = generateSigningKey(kek);
@@ -25,6 +28,7 @@ describe('token minting and verification', () => {
       issuer: 'https://iss.test',
       audience: 'my-app',
       sid,
+      iat,
       ttlSeconds: 600,
       subject: 'ss_x',
     });
@@ -35,13 +39,15 @@ describe('token minting and verification', () => {
       issuer: 'https://iss.test',
       audience: 'my-app',
       key: pub,
+      now: NOW_MS,
     });
     expect(v.claims.sub).toBe('ss_x');
+    expect([v.claims.iat, v.claims.exp]).toEqual([iat, iat + 600]);
   });
 
   it('mints a workload token with act {sub} and a refresh token without sub', async () => {
     const { signer } = await signerAndKey();
-    const common = { issuer: 'https://iss.test', audience: 'my-app', sid: newSid(), ttlSeconds: 600 };
+    const common = { issuer: 'https://iss.test', audience: 'my-app', sid: newSid(), iat, ttlSeconds: 600 };
     const w = await mintAccessToken(signer, { ...common, subject: 'ss_owner', actorSubject: 'ss_agent' });
     expect(decodeProtectedHeader(w.token).typ).toBe(TYP.workloadAccess);
     expect(decodeJwt(w.token).act).toEqual({ sub: 'ss_agent' });
@@ -61,9 +67,15 @@ describe('token minting and verification', () => {
   it('classifies wrong type, bad signature and expiry', async () => {
     const a = await signerAndKey();
     const b = await signerAndKey();
-    const common = { issuer: 'https://iss.test', audience: 'my-app', sid: newSid() };
+    const common = { issuer: 'https://iss.test', audience: 'my-app', sid: newSid(), iat };
     const t = await mintAccessToken(a.signer, { ...common, ttlSeconds: 600, subject: 's' });
-    const opts = { typ: [TYP.refresh], issuer: 'https://iss.test', audience: 'my-app', key: a.pub };
+    const opts = {
+      typ: [TYP.refresh],
+      issuer: 'https://iss.test',
+      audience: 'my-app',
+      key: a.pub,
+      now: NOW_MS,
+    };
     await expect(verifyApplicationToken(t.token, opts)).rejects.toMatchObject({ failure: 'wrong_type' });
     await expect(
       verifyApplicationToken(t.token, { ...opts, typ: [TYP.accountAccess], key: b.pub }),

@@ -443,7 +443,7 @@ async function ours(c: Case, key: CryptoKey, now: Date): Promise<Outcome> {
       audience: AUDIENCE,
       key,
       ignoreExpiry: c.ignoreExpiry,
-      now,
+      now: now.getTime(),
     });
     return { ok: true, typ: r.typ, claims: r.claims };
   } catch (err) {

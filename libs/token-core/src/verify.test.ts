@@ -29,8 +29,14 @@ async function setup() {
   const claims = { iss: ISSUER, aud: AUDIENCE, sid: newSid(), jti: 'j1', iat: now, exp: now + 600, sub: 's' };
   const header = { alg: 'RS256', kid: g.kid, typ: TYP.accountAccess };
   const verify = (token: string) =>
-    verifyApplicationToken(token, { typ: [TYP.accountAccess], issuer: ISSUER, audience: AUDIENCE, key: pub });
-  return { signer, forge, forgeRaw, claims, header, verify, pub };
+    verifyApplicationToken(token, {
+      typ: [TYP.accountAccess],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      key: pub,
+      now: now * 1000,
+    });
+  return { signer, forge, forgeRaw, claims, header, verify, pub, now };
 }
 
 const failure = async (p: Promise<unknown>): Promise<VerifyFailure | 'accepted'> =>
@@ -63,11 +69,12 @@ describe('verifyApplicationToken', () => {
   });
 
   test('refuses altered and malformed tokens', async () => {
-    const { signer, verify } = await setup();
+    const { signer, verify, now } = await setup();
     const t = await mintAccessToken(signer, {
       issuer: ISSUER,
       audience: AUDIENCE,
       sid: newSid(),
+      iat: now,
       ttlSeconds: 600,
       subject: 's',
     });
@@ -106,13 +113,13 @@ describe('verifyApplicationToken decodes as jose does (found by verify-different
   });
 
   test('refuses invalid UTF-8 in the claims, and a future nbf even when the expiry is ignored', async () => {
-    const { forge, forgeRaw, claims, header, pub } = await setup();
+    const { forge, forgeRaw, claims, header, pub, now } = await setup();
     const invalid = Buffer.concat([
       Buffer.from('{"x":"'),
       Buffer.from([0xff]),
       Buffer.from(`",${JSON.stringify(claims).slice(1)}`),
     ]);
-    const opts = { typ: [TYP.accountAccess], issuer: ISSUER, audience: AUDIENCE, key: pub };
+    const opts = { typ: [TYP.accountAccess], issuer: ISSUER, audience: AUDIENCE, key: pub, now: now * 1000 };
     expect(
       await failure(verifyApplicationToken(forgeRaw(b64(header), invalid.toString('base64url')), opts)),
     ).toBe('malformed');

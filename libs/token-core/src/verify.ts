@@ -125,8 +125,8 @@ export interface VerifyOptions {
   key: CryptoKey;
   /** Introspection describes the session, so it ignores the token's own expiry. */
   ignoreExpiry?: boolean;
-  /** The time to verify at (jose's `currentDate`); the current time when absent. */
-  now?: Date;
+  /** The time to verify at, ms since the epoch: a reading of the caller's Clock (jose's `currentDate`). */
+  now: number;
 }
 
 export interface ApplicationTokenClaims {
@@ -190,7 +190,7 @@ export async function verifyApplicationToken(
   if (payload.nbf !== undefined && typeof payload.nbf !== 'number') {
     throw new TokenVerificationError('invalid_claims', 'nbf');
   }
-  const now = Math.floor((opts.now?.getTime() ?? Date.now()) / 1000);
+  const now = Math.floor(opts.now / 1000);
   // Introspection ignores the token's expiry, never its not-before.
   if (typeof payload.nbf === 'number' && payload.nbf > now + CLOCK_TOLERANCE) {
     throw new TokenVerificationError('invalid_claims', 'nbf');
