@@ -36,7 +36,7 @@ export async function seedCodes(
       redis: infra.redis,
       keyRing: infra.keyRing,
       issuance: infra.issuance,
-      apps: createApplicationCache(infra.db, 0),
+      apps: createApplicationCache(infra.db, 0, infra.issuance.now),
       logger: createLogger('bench-device', { level: 'warn' }),
     },
     deviceConfigFromEnv(process.env),

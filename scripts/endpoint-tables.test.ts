@@ -4,7 +4,7 @@
 // shared sign-in steps (listed by each host at its own literal paths) included.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { HostTable } from '@svc/platform';
+import { type HostTable, systemClock } from '@svc/platform';
 import { testEnv, uniqueName } from '@svc/testkit';
 import { connectTable } from '../services/connect/src/app';
 import { connectConfigFromEnv } from '../services/connect/src/config';
@@ -52,7 +52,7 @@ const env = (extra: Record<string, string> = {}) =>
   });
 
 test('session: every path a literal, declared once', async () => {
-  const deps = openSessionDeps(sessionConfigFromEnv(env()));
+  const deps = openSessionDeps(sessionConfigFromEnv(env()), systemClock);
   try {
     expectLiteralTable('session', sessionTable(deps));
   } finally {
@@ -61,7 +61,7 @@ test('session: every path a literal, declared once', async () => {
 });
 
 test('native: every path a literal, declared once', async () => {
-  const deps = openNativeDeps(nativeConfigFromEnv(env({ STEAM_API_KEY: 'test-publisher-key' })));
+  const deps = openNativeDeps(nativeConfigFromEnv(env({ STEAM_API_KEY: 'test-publisher-key' })), systemClock);
   try {
     expectLiteralTable('native', nativeTable(deps));
   } finally {
@@ -70,7 +70,10 @@ test('native: every path a literal, declared once', async () => {
 });
 
 test('connect: every page, sign-in step and JSON path a literal, declared once', async () => {
-  const deps = openConnectDeps(connectConfigFromEnv(env({ CONNECT_URL: 'http://127.0.0.1:4101' })));
+  const deps = openConnectDeps(
+    connectConfigFromEnv(env({ CONNECT_URL: 'http://127.0.0.1:4101' })),
+    systemClock,
+  );
   try {
     const table = connectTable(deps);
     expect(table.endpoints.map((e) => e.path)).toContain('/inquiries/:exposureKey/passkey/registration');
@@ -81,7 +84,7 @@ test('connect: every page, sign-in step and JSON path a literal, declared once',
 });
 
 test('device: the approval page and its sign-in steps are in the table, literal and once', async () => {
-  const deps = openDeviceDeps(deviceConfigFromEnv(env()));
+  const deps = openDeviceDeps(deviceConfigFromEnv(env()), systemClock);
   try {
     const table = deviceTable(deps);
     expect(table.endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(
@@ -94,7 +97,7 @@ test('device: the approval page and its sign-in steps are in the table, literal 
 });
 
 test('oidc: /authorize, the interaction pages and /end-session in the table, literal and once', async () => {
-  const deps = openOidcDeps(oidcConfigFromEnv(env({ OIDC_URL: 'http://localhost:4105' })));
+  const deps = openOidcDeps(oidcConfigFromEnv(env({ OIDC_URL: 'http://localhost:4105' })), systemClock);
   try {
     const table = oidcTable(deps);
     expect(table.endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(

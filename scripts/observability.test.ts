@@ -8,6 +8,7 @@ import {
   countRefreshOutcome,
   countTokensIssued,
   createMetrics,
+  systemClock,
 } from '@svc/platform';
 import { parse } from 'yaml';
 import { registerWorkerGauges, workerMetrics } from '../services/worker/src/metrics';
@@ -26,6 +27,7 @@ function exportedNames(): Set<string> {
   registerWorkerGauges(worker.base, {
     queue: { getJobCounts: async () => ({}) },
     db: undefined as never,
+    now: systemClock,
   });
   const names = new Set<string>();
   for (const registry of [host.registry, worker.base.registry]) {

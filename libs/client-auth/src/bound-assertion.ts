@@ -1,7 +1,7 @@
 // Verification of request-bound EdDSA assertions (client-auth JWTs and public-key assertions): exact header and
 // claim sets, short lifetime, requestHash over the exact body bytes, then single use across replicas via Redis.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { isStorableText } from '@svc/platform';
+import { type Clock, isStorableText } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import { type CryptoKey, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 
@@ -45,7 +45,8 @@ export interface BoundAssertionOptions<K> {
   redis: Redis;
   replayNamespace: string;
   maxLifetimeSeconds?: number;
-  now?: () => number;
+  /** The host's clock: the assertion's iat and exp are judged by it. */
+  now: Clock;
 }
 
 const SKEW_SECONDS = 5;
@@ -160,7 +161,7 @@ export async function verifyBoundAssertion<K>(
   ) {
     throw new AssertionError('invalid');
   }
-  const now = Math.floor((opts.now ?? Date.now)() / 1000);
+  const now = Math.floor(opts.now() / 1000);
   const maxLifetime = opts.maxLifetimeSeconds ?? 60;
   if (claims.exp <= claims.iat || claims.exp - claims.iat > maxLifetime) throw new AssertionError('invalid');
   if (claims.iat > now + SKEW_SECONDS) throw new AssertionError('invalid');

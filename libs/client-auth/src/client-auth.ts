@@ -1,7 +1,7 @@
 // Client-auth JWT (CONTRACTS.md): `Authorization: ClientAuth <jws>` signed by a registered cak_ key of the
 // application named in `iss`, bound to the exact request bytes, single use. Every failure is a bare 401.
 import type { Db } from '@svc/db';
-import { ServiceError } from '@svc/platform';
+import { type Clock, ServiceError } from '@svc/platform';
 import { TYP } from '@svc/token-core';
 import type { Redis } from 'ioredis';
 import { AssertionError, verifyBoundAssertion } from './bound-assertion';
@@ -21,7 +21,7 @@ export function clientAuthFailure(cause?: unknown): ServiceError {
 }
 
 export async function verifyClientAuth(
-  deps: { db: Db; redis: Redis },
+  deps: { db: Db; redis: Redis; now: Clock },
   req: { authorization: string | undefined; rawBody: Buffer; audience: string },
 ): Promise<ClientAuthResult> {
   try {
@@ -33,6 +33,7 @@ export async function verifyClientAuth(
       audience: req.audience,
       rawBody: req.rawBody,
       redis: deps.redis,
+      now: deps.now,
       replayNamespace: 'client-auth',
       resolveKey: (kid) => findActiveClientKey(deps.db, kid),
       issuerMatches: (iss, _kid, key) => iss === key.anchor,

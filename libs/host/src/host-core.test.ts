@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPrisma } from '@svc/db';
 import { createKeyRing, ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
-import { createHostApp, finishHostApp, listen } from '@svc/platform';
+import { createHostApp, finishHostApp, listen, systemClock } from '@svc/platform';
 import { testEnv, testKek } from '@svc/testkit';
 import { kekFromBytes } from '@svc/token-core';
 import { hostAppOptions } from './app-options';
@@ -25,7 +25,7 @@ async function serve(deps: Parameters<typeof hostAppOptions>[1]): Promise<string
 
 const servers: Server[] = [];
 beforeAll(async () => {
-  core = openHostCore(issuingConfigFromEnv('session', testEnv()));
+  core = openHostCore(issuingConfigFromEnv('session', testEnv()), systemClock);
   // At least one ACTIVE signing key exists (the platform OIDC key, made once if missing).
   await ensureActiveKey(core.db, testKek(), OIDC_SCOPE);
   base = await serve(core);
@@ -59,7 +59,7 @@ test('/readyz is ready while PostgreSQL and Redis answer, and 503 once Redis is 
 });
 
 test('/readyz is 503 until the signing keys are loaded: a KEK that cannot open them never gets ready', async () => {
-  const wrongKek = createKeyRing({ db: core.db, kek: kekFromBytes(Buffer.alloc(32, 9)) });
+  const wrongKek = createKeyRing({ db: core.db, kek: kekFromBytes(Buffer.alloc(32, 9)), now: systemClock });
   const url = await serve({ ...core, keyRing: wrongKek });
   for (let i = 0; i < 2; i++) {
     const res = await fetch(`${url}/readyz`);
@@ -67,7 +67,7 @@ test('/readyz is 503 until the signing keys are loaded: a KEK that cannot open t
   }
   expect((await fetch(`${url}/healthz`)).status).toBe(200);
   // The same host with a key ring that opens them is ready: the load is tried again at each check until it succeeds.
-  const rightKek = createKeyRing({ db: core.db, kek: testKek() });
+  const rightKek = createKeyRing({ db: core.db, kek: testKek(), now: systemClock });
   expect(await rightKek.loadSigningKeys()).toBeGreaterThanOrEqual(1);
   await expect(wrongKek.loadSigningKeys()).rejects.toThrow(/cannot be opened/);
 });

@@ -2,7 +2,12 @@
 // Redis, the key ring with its change subscriber, the issuance core, the application cache, a logger and metrics.
 // Each host adds its own parts in its deps.ts.
 import { createPrisma, type Db } from '@svc/db';
-import { type ApplicationCache, createApplicationCache, type IssuanceDeps } from '@svc/issuance';
+import {
+  type ApplicationCache,
+  createApplicationCache,
+  createTermsCache,
+  type IssuanceDeps,
+} from '@svc/issuance';
 import { createKeyRing, type KeyRing } from '@svc/keyring';
 import {
   type Clock,
@@ -12,7 +17,6 @@ import {
   type Logger,
   type Metrics,
   type Redis,
-  systemClock,
   type TrustProxy,
 } from '@svc/platform';
 import { kekFromBytes } from '@svc/token-core';
@@ -39,8 +43,11 @@ export type HostParts = Omit<HostCore, 'close' | 'metrics' | 'trustProxy'> & {
   trustProxy?: TrustProxy;
 };
 
-/** Opens the core of an issuing host; `clock` is the one clock of every part (tests pass a settable one). */
-export function openHostCore(config: IssuingHostConfig, clock: Clock = systemClock): HostCore {
+/**
+ * Opens the core of an issuing host; `clock` is the one clock of every part: the process's systemClock from
+ * serveHostProcess, a settable one in tests.
+ */
+export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore {
   const logger = createLogger(config.name, { level: config.logLevel });
   const db = createPrisma(config.databaseUrl, config.db);
   const redis = createRedis(config.redisUrl, { autoPipelining: true, logger, bounds: config.redis });
@@ -58,7 +65,7 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock = systemClo
     redis,
     keyRing,
     issuance: { ...issuanceDepsOf(config, { db, keyRing, kek }, clock), metrics },
-    apps: createApplicationCache(db, config.appCacheTtlMs),
+    apps: createApplicationCache(db, config.appCacheTtlMs, clock),
     logger,
     metrics,
     trustProxy: config.trustProxy,
@@ -74,7 +81,7 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock = systemClo
 export function issuanceDepsOf(
   config: IssuingHostConfig,
   parts: Pick<IssuanceDeps, 'db' | 'keyRing' | 'kek'>,
-  clock: Clock = systemClock,
+  clock: Clock,
 ): IssuanceDeps {
   return {
     ...parts,
@@ -82,7 +89,7 @@ export function issuanceDepsOf(
     issuer: config.issuer,
     connectUrl: config.urls.connect,
     errandTtlSeconds: config.errandTtlSeconds,
-    termsCacheMs: config.termsCacheMs,
+    terms: createTermsCache(parts.db, config.termsCacheMs, clock),
     verifiedTokenCacheSize: config.verifiedTokenCacheSize,
     now: clock,
   };

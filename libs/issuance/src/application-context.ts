@@ -1,7 +1,7 @@
 // An application with its sector, organization and rules, the unit every issuance check reads, and the in-process
 // cache hot paths read it through (store/applications.ts loads it).
 import type { Db } from '@svc/db';
-import { isStorableText } from '@svc/platform';
+import { type Clock, createTtlCache, isStorableText } from '@svc/platform';
 import type { ClaimRequirements } from '@svc/token-core';
 import { loadApplication } from './store/applications';
 
@@ -31,21 +31,18 @@ export function isIssuable(app: ApplicationContext): boolean {
   return app.status === 'ACTIVE' && app.sectorActive && app.organizationActive;
 }
 
-/** A small in-process cache so hot paths (refresh, introspect) do not reload the application on every request. */
-/** `ttlMs`: the host's APP_CACHE_TTL_MS (0 in tests, whose fixtures change between requests). */
-export function createApplicationCache(db: Db, ttlMs: number) {
-  const byAnchor = new Map<string, { at: number; value: Promise<ApplicationContext | undefined> }>();
+/**
+ * A small in-process cache so hot paths (refresh, introspect) do not reload the application on every request.
+ * `ttlMs`: the host's APP_CACHE_TTL_MS (0 in tests, whose fixtures change between requests), by the host's clock.
+ */
+export function createApplicationCache(db: Db, ttlMs: number, clock: Clock) {
+  const byAnchor = createTtlCache<string, ApplicationContext | undefined>({ ttlMs, clock, max: 10_000 });
+  const load = (anchor: string) => loadApplication(db, { anchor });
   return {
     get(anchor: string): Promise<ApplicationContext | undefined> {
       // An anchor from an untrusted token (`aud`) that no application could have is unknown, not a query.
       if (anchor.length > 64 || !isStorableText(anchor)) return Promise.resolve(undefined);
-      const hit = byAnchor.get(anchor);
-      if (hit && Date.now() - hit.at < ttlMs) return hit.value;
-      const value = loadApplication(db, { anchor });
-      byAnchor.set(anchor, { at: Date.now(), value });
-      value.catch(() => byAnchor.delete(anchor));
-      if (byAnchor.size > 10_000) byAnchor.delete(byAnchor.keys().next().value as string);
-      return value;
+      return byAnchor.get(anchor, load);
     },
     clear() {
       byAnchor.clear();

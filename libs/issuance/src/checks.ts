@@ -7,7 +7,6 @@ import { type AccountProfile, profileValues } from './claim-state';
 import type { IssuanceDeps } from './deps';
 import { checkEmailDomain } from './email-domain';
 import { createErrand } from './errands';
-import { currentTermsCached } from './snapshot';
 import { type IssuanceSnapshot, loadIssuanceSnapshot } from './store/issuance-reads';
 import { type CurrentTerms, legalAgreementRequired } from './terms';
 
@@ -51,7 +50,7 @@ export async function runIssuanceChecks(
   opts: { expectedAuthorityVersion?: number } = {},
 ): Promise<{ account: AccountProfile; claims: ClaimView }> {
   checkApplication(app);
-  const terms = await currentTermsCached(deps.db, deps.termsCacheMs);
+  const terms = await deps.terms.current();
   const snapshot = await loadIssuanceSnapshot(deps.db, accountId, app.id, terms);
   return checkSnapshot(deps, app, snapshot, terms, opts);
 }

@@ -4,6 +4,7 @@ import type { Db } from '@svc/db';
 import type { KeyRing } from '@svc/keyring';
 import type { Clock, Metrics } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
+import type { TermsCache } from './snapshot';
 
 export interface IssuanceDeps {
   db: Db;
@@ -14,8 +15,8 @@ export interface IssuanceDeps {
   /** Base URL of the connect host: errand pages and terms live there. */
   connectUrl: string;
   errandTtlSeconds: number;
-  /** How long the current terms are reused in process (TERMS_CACHE_MS; 0 in tests). */
-  termsCacheMs: number;
+  /** The current terms, reused in process for TERMS_CACHE_MS (0 in tests) by the host's clock. */
+  terms: TermsCache;
   /** How many verified tokens a process remembers; 0 turns it off (VERIFIED_TOKEN_CACHE_SIZE). */
   verifiedTokenCacheSize: number;
   /** The host's clock (ms since the epoch); tests pass a settable one. */

@@ -13,7 +13,6 @@ import type { ApplicationContext } from './application-context';
 import { checkApplication, checkSnapshot } from './checks';
 import type { IssuanceDeps } from './deps';
 import { newRefreshJti } from './refresh-jti';
-import { currentTermsCached } from './snapshot';
 import { type IssueRead, readForIssue } from './store/issuance-reads';
 import { resolveSectorSubject } from './store/sector-subjects';
 import { insertSession, insertSessionRedeeming, type NewSession } from './store/sessions';
@@ -86,7 +85,7 @@ export async function readIssueFor(
   app: ApplicationContext,
   principal: Principal,
 ): Promise<IssueRead> {
-  const terms = await currentTermsCached(deps.db, deps.termsCacheMs);
+  const terms = await deps.terms.current();
   return readForIssue(
     deps.db,
     {

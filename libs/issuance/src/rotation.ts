@@ -25,7 +25,6 @@ import type { IssuanceDeps } from './deps';
 import { activeSigner } from './issue';
 import { isRefreshJtiOf, newRefreshJti } from './refresh-jti';
 import { publishSessionChange } from './session-events';
-import { currentTermsCached } from './snapshot';
 import { type RotationRead, type RotationSession, readRotation } from './store/issuance-reads';
 import { consumeVersion, revokeSession } from './store/sessions';
 import type { CurrentTerms } from './terms';
@@ -275,7 +274,7 @@ async function retryRotation(
 export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput): Promise<RotationOutcome> {
   const { app, claims } = input;
   const presented = claims.rotationVersion ?? 0;
-  const terms = await currentTermsCached(deps.db, deps.termsCacheMs);
+  const terms = await deps.terms.current();
 
   const read = await readRotation(deps.db, claims.sid, terms);
   const verdict = await judge(deps, read, input);

@@ -52,12 +52,13 @@ export interface KeyRingOptions {
   subscriber?: Redis;
   /** How long keys are kept without a change message (the host's KEY_CACHE_TTL_MS; default 30 s). */
   cacheTtlMs?: number;
-  now?: Clock;
+  /** The host's clock: the cache lifetime and the retiring keys' publication windows are judged by it. */
+  now: Clock;
 }
 
 export function createKeyRing(opts: KeyRingOptions): KeyRing {
   const ttl = opts.cacheTtlMs ?? 30_000;
-  const now = opts.now ?? Date.now;
+  const now = opts.now;
   const cache = new Map<string, Promise<ScopeEntry>>();
   const unknownKidReload = new Map<string, number>();
 

@@ -2,7 +2,7 @@
 // replicas: issued ids only, rotation that retires the old id, writes refused under a gone id, and guesses
 // counted atomically before any comparison.
 import { randomBytes } from 'node:crypto';
-import { testUrls } from '@svc/testkit';
+import { settableClock, testUrls } from '@svc/testkit';
 import type { Redis } from 'ioredis';
 import { createBrowserSessionStore, sessionCookie } from './browser-session';
 import { createRedis } from './redis';
@@ -10,7 +10,7 @@ import { createRedis } from './redis';
 let one: Redis;
 let two: Redis;
 const namespace = `bs-test-${randomBytes(6).toString('hex')}`;
-const store = (r: Redis) => createBrowserSessionStore(r, { namespace, ttlSeconds: 60 });
+const store = (r: Redis) => createBrowserSessionStore(r, { namespace, ttlSeconds: 60, now: settableClock() });
 
 beforeAll(() => {
   one = createRedis(testUrls.redis);

@@ -3,6 +3,7 @@
 // at every change of privilege (the old one stops working at once), and counts guesses atomically.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { Clock } from './clock';
 
 /** 256 random bits, base64url: the only shape of identifier a session cookie may carry. */
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
@@ -90,7 +91,8 @@ export interface BrowserSessionStore {
 
 export function createBrowserSessionStore(
   redis: Redis,
-  opts: { namespace: string; ttlSeconds: number },
+  /** `now`: the host's clock; a session records when it was issued (its first field: a hash needs one). */
+  opts: { namespace: string; ttlSeconds: number; now: Clock },
 ): BrowserSessionStore {
   const key = (id: string) => `${opts.namespace}:session:${createHash('sha256').update(id).digest('hex')}`;
   const valid = (id: string) => SESSION_ID.test(id);
@@ -98,7 +100,7 @@ export function createBrowserSessionStore(
   return {
     async issue() {
       const id = newSessionId();
-      await redis.multi().hset(key(id), '_', String(Date.now())).expire(key(id), opts.ttlSeconds).exec();
+      await redis.multi().hset(key(id), '_', String(opts.now())).expire(key(id), opts.ttlSeconds).exec();
       return id;
     },
     async isIssued(id) {

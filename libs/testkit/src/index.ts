@@ -5,7 +5,7 @@ import { createPrisma, type Db } from '@svc/db';
 import { issuanceDepsOf, issuingConfigFromEnv } from '@svc/host';
 import type { IssuanceDeps } from '@svc/issuance';
 import { createKeyRing, type KeyRing } from '@svc/keyring';
-import { type Clock, createRedis, listen, type Redis } from '@svc/platform';
+import { type Clock, createRedis, listen, type Redis, systemClock } from '@svc/platform';
 import {
   acceptTerms,
   addClientKey,
@@ -34,7 +34,8 @@ export interface TestInfra {
 
 /**
  * Opens connections to the test database (or to `over`, a database the caller owns and closes) and Redis (or the
- * Redis at `redisUrl`), and a key ring whose clock is `now`; close them in afterAll.
+ * Redis at `redisUrl`), and a key ring and issuance core whose clock is `now` (a test's settable clock, else the
+ * system clock); close them in afterAll.
  */
 export function openInfra(opts: { over?: Db; now?: Clock; redisUrl?: string } = {}): TestInfra {
   const config = issuingConfigFromEnv('session', testEnv());
@@ -42,8 +43,9 @@ export function openInfra(opts: { over?: Db; now?: Clock; redisUrl?: string } = 
   const redis = createRedis(opts.redisUrl ?? config.redisUrl);
   const subscriber = createRedis(opts.redisUrl ?? config.redisUrl);
   const kek = testKek();
-  const keyRing = createKeyRing({ db, kek, subscriber, now: opts.now });
-  const issuance = issuanceDepsOf(config, { db, keyRing, kek });
+  const now = opts.now ?? systemClock;
+  const keyRing = createKeyRing({ db, kek, subscriber, now });
+  const issuance = issuanceDepsOf(config, { db, keyRing, kek }, now);
   return {
     db,
     redis,

@@ -1,6 +1,6 @@
 // Everything the connect host needs, opened from its parsed configuration by openConnectDeps (main) or by tests.
 import { type HostParts, openHostCore } from '@svc/host';
-import { type Clock, systemClock } from '@svc/platform';
+import type { Clock } from '@svc/platform';
 import { createMailer, type Mailer } from '@svc/signin';
 import type { ConnectConfig } from './config';
 
@@ -13,7 +13,7 @@ export interface ConnectDeps extends HostParts {
 }
 
 /** Opens the core connections, then the mailer. */
-export function openConnectDeps(config: ConnectConfig, clock: Clock = systemClock): ConnectDeps {
+export function openConnectDeps(config: ConnectConfig, clock: Clock): ConnectDeps {
   const core = openHostCore(config, clock);
   const mailer = createMailer(config.smtp, config.mailFrom, core.logger);
   return {

@@ -68,7 +68,7 @@ export async function startConnect(
     redis: infra.redis,
     keyRing: infra.keyRing,
     issuance: { ...infra.issuance, connectUrl: url, now: clock },
-    apps: createApplicationCache(infra.db, 0),
+    apps: createApplicationCache(infra.db, 0, clock),
     config,
     mailer: createMailer(config.smtp, config.mailFrom, logger),
     logger,
@@ -135,7 +135,7 @@ export function useSessionHost(): { url: string } {
   const session = { url: '' };
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    const deps = openSessionDeps(sessionConfigFromEnv(testEnv()));
+    const deps = openSessionDeps(sessionConfigFromEnv(testEnv()), systemClock);
     const contract = contractChecked(createSessionApp(deps));
     const server = http.createServer(contract.listener);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

@@ -1,7 +1,7 @@
 // What the device host needs: the issuance core every issuing host opens, its configuration, and its two stores
 // (device authorizations in PostgreSQL, their polling state in Redis). Tests build the same with `deviceDepsOf`.
 import { type HostParts, openHostCore } from '@svc/host';
-import { type Clock, createRateLimiter, type RateLimiter, systemClock } from '@svc/platform';
+import { type Clock, createRateLimiter, type RateLimiter } from '@svc/platform';
 import { createMailer, type Mailer } from '@svc/signin';
 import type { DeviceConfig } from './config';
 import { type AuthorizationStore, createAuthorizationStore } from './store/authorizations';
@@ -58,10 +58,7 @@ export function deviceDepsOf(
 }
 
 /** Opens the core connections from the parsed configuration, then the device host's stores over them. */
-export function openDeviceDeps(
-  config: DeviceConfig,
-  clock: Clock = systemClock,
-): DeviceDeps & { close(): Promise<void> } {
+export function openDeviceDeps(config: DeviceConfig, clock: Clock): DeviceDeps & { close(): Promise<void> } {
   const core = openHostCore(config, clock);
   const deps = deviceDepsOf(core, config);
   return {

@@ -71,7 +71,7 @@ export async function startPages(
       redis: infra.redis,
       keyRing: infra.keyRing,
       issuance: infra.issuance,
-      apps: createApplicationCache(infra.db, 0),
+      apps: createApplicationCache(infra.db, 0, infra.issuance.now),
       logger,
     },
     config,

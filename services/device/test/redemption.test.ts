@@ -2,9 +2,11 @@
 // PostgreSQL at once), tokens verified by an independent verifier (jose) against the session host's JWK Set and
 // refreshed at the session host, and basic terms published between approval and redemption (in a database of its
 // own: a higher acceptance epoch there cannot disturb other tests' accounts).
+
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPrisma, migrate } from '@svc/db';
+import { systemClock } from '@svc/platform';
 import { addRule, publishTerms } from '@svc/provisioning';
 import { BASELINE_TERMS, ensureBaselineTerms, postJson, testEnv, testUrls, uniqueName } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
@@ -24,7 +26,7 @@ let closeSession: () => Promise<void>;
 beforeAll(async () => {
   a = await startDevice();
   b = await startDevice({}, { clock: a.clock, redisPrefix: a.deps.config.redisPrefix });
-  const sessionDeps = openSessionDeps(sessionConfigFromEnv(testEnv()));
+  const sessionDeps = openSessionDeps(sessionConfigFromEnv(testEnv()), systemClock);
   const server = http.createServer(createSessionApp(sessionDeps));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   sessionUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

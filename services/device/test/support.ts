@@ -47,16 +47,16 @@ export async function startDevice(
   over?: Db,
 ): Promise<DeviceHarness> {
   const clock = shared?.clock ?? settableClock();
-  const infra = openInfra({ over });
+  const infra = openInfra({ over, now: clock });
   const base = deviceConfigFromEnv(testEnv());
   const deps = deviceDepsOf(
     {
       db: infra.db,
       redis: infra.redis,
       keyRing: infra.keyRing,
-      issuance: { ...infra.issuance, now: clock },
+      issuance: infra.issuance,
       // No application cache in tests: fixtures change status between requests.
-      apps: createApplicationCache(infra.db, 0),
+      apps: createApplicationCache(infra.db, 0, clock),
       logger: createLogger('device-test', { level: 'silent' }),
     },
     {

@@ -1,7 +1,7 @@
 // What the native host needs (database, Redis, key ring, issuance core, Steam client, limits), opened from its
 // parsed configuration by openNativeDeps; tests build the same structure with their own limits and stand-ins.
 import { type HostParts, openHostCore } from '@svc/host';
-import { type Clock, systemClock } from '@svc/platform';
+import type { Clock } from '@svc/platform';
 import type { NativeConfig } from './config';
 
 export type { NativeConfig } from './config';
@@ -12,10 +12,7 @@ export interface NativeDeps extends HostParts {
 }
 
 /** Opens the core connections; close() releases them all. */
-export function openNativeDeps(
-  config: NativeConfig,
-  clock: Clock = systemClock,
-): NativeDeps & { close(): Promise<void> } {
+export function openNativeDeps(config: NativeConfig, clock: Clock): NativeDeps & { close(): Promise<void> } {
   const core = openHostCore(config, clock);
   if (!config.steamApiKey)
     core.logger.warn('STEAM_API_KEY is not set: platform-ticket sign-in will be refused by Steam');

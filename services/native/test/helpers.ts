@@ -40,7 +40,7 @@ export function nativeDeps(
     keyRing: infra.keyRing,
     issuance: infra.issuance,
     // No application cache in tests: fixtures change status between requests.
-    apps: createApplicationCache(infra.db, 0),
+    apps: createApplicationCache(infra.db, 0, infra.issuance.now),
     logger: createLogger('native-test', { level: 'silent' }),
     config: {
       ...base,

@@ -1,12 +1,14 @@
 // End to end: provision through the real `pnpm admin` CLI, sign in on the native host by access key and by
 // public key, verify the tokens against the session host's published JWK Set with jose, then refresh,
 // introspect and log out on the session host.
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { currentTerms } from '@svc/issuance';
+import { systemClock } from '@svc/platform';
 import {
   postJson,
   type RunningTestHost,
@@ -46,7 +48,7 @@ let sessionDeps: ReturnType<typeof openSessionDeps>;
 beforeAll(async () => {
   infra = openInfra();
   native = await startNative(infra);
-  sessionDeps = openSessionDeps(sessionConfigFromEnv(testEnv()));
+  sessionDeps = openSessionDeps(sessionConfigFromEnv(testEnv()), systemClock);
   session = await startTestHost(createSessionApp(sessionDeps));
 });
 afterAll(async () => {

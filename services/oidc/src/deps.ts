@@ -3,7 +3,7 @@
 // cache and the host's own settings.
 import { type HostParts, openHostCore } from '@svc/host';
 import type { IssuanceDeps } from '@svc/issuance';
-import { type Clock, systemClock } from '@svc/platform';
+import type { Clock } from '@svc/platform';
 import type { OidcConfig, OidcSettings } from './config';
 import { type OidcPageParts, openOidcPageParts } from './pages-config';
 import { type ClientStore, createClientStore } from './store/clients';
@@ -32,17 +32,20 @@ export interface OpenedOidcDeps extends OidcDeps {
 }
 
 /** Opens the core connections from the parsed configuration, then the OIDC host's stores over them. */
-export function openOidcDeps(config: OidcConfig, clock: Clock = systemClock): OpenedOidcDeps {
+export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
   const core = openHostCore(config, clock);
   const pages = openOidcPageParts(core.redis, core.logger, config);
   const deps: OidcDeps = {
     ...core.issuance,
     redis: core.redis,
     apps: core.apps,
-    clients: createClientStore(core.db),
+    clients: createClientStore(core.db, clock),
     codes: createCodeStore(core.db),
     oidcSessions: createOidcSessionStore(core.db),
-    signInSessions: createSignInSessions(core.redis, { ttlSeconds: config.oidc.signInTtlSeconds }),
+    signInSessions: createSignInSessions(core.redis, {
+      ttlSeconds: config.oidc.signInTtlSeconds,
+      now: clock,
+    }),
     pages,
     logger: core.logger,
     metrics: core.metrics,

@@ -2,7 +2,7 @@
 // sign-in never reuses the old identifier, and a parked authorization request is finished exactly once.
 import { createHash } from 'node:crypto';
 import { createRedis } from '@svc/platform';
-import { testUrls } from '@svc/testkit';
+import { settableClock, testUrls } from '@svc/testkit';
 import type { Redis } from 'ioredis';
 import { createInteractionStore, type Interaction } from '../src/store/interactions';
 import { createSignInSessions, signInCookie } from '../src/store/sign-in-sessions';
@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 test('sign-in sessions: start, read, a new sign-in ends the old identifier, end', async () => {
-  const sessions = createSignInSessions(redis, { ttlSeconds: 60 });
+  const sessions = createSignInSessions(redis, { ttlSeconds: 60, now: settableClock() });
   const first = await sessions.start(undefined, { accountId: 'acc-1', authTime: 100, amr: ['hwk', 'user'] });
   expect(await sessions.read(first.id)).toEqual({ ...first.session, handle: expect.any(String) });
   expect(await sessions.touch(first.id)).toBe(true);
@@ -31,7 +31,7 @@ test('sign-in sessions: start, read, a new sign-in ends the old identifier, end'
 });
 
 test('sign-in sessions: identifiers the host did not issue read as nothing', async () => {
-  const sessions = createSignInSessions(redis, { ttlSeconds: 60 });
+  const sessions = createSignInSessions(redis, { ttlSeconds: 60, now: settableClock() });
   for (const id of [undefined, '', 'x', 'A'.repeat(43), '../../etc'])
     expect(await sessions.read(id)).toBeUndefined();
   expect(signInCookie(true).name).toBe('__Host-oidc_session');

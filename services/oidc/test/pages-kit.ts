@@ -49,6 +49,7 @@ export async function startOidcPages(
         SMTP_URL: `smtp://127.0.0.1:${opts.smtpPort ?? 2525}`,
       }),
     ),
+    infra.issuance.now,
   );
   const contract = contractChecked(createOidcApp(deps));
   server.on('request', contract.listener);

@@ -45,7 +45,7 @@ export async function startOidcHost(): Promise<OidcHarness> {
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const deps = openOidcDeps(oidcConfigFromEnv(testEnv({ OIDC_URL: url })));
+  const deps = openOidcDeps(oidcConfigFromEnv(testEnv({ OIDC_URL: url })), infra.issuance.now);
   const contract = contractChecked(createOidcApp(deps));
   server.on('request', contract.listener);
   await contract.load(url);

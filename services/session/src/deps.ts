@@ -1,7 +1,7 @@
 // Everything the session host needs, opened once per process from its parsed configuration.
 import { openHostCore } from '@svc/host';
 import type { ApplicationCache, IssuanceDeps } from '@svc/issuance';
-import { type Clock, createRedis, type Logger, type Metrics, type Redis, systemClock } from '@svc/platform';
+import { type Clock, createRedis, type Logger, type Metrics, type Redis } from '@svc/platform';
 import type { SessionConfig } from './config';
 import { createSessionCache, type SessionCache } from './store/session-cache';
 
@@ -26,14 +26,14 @@ export interface OpenedSessionDeps extends SessionDeps {
 }
 
 /** Opens the core connections, then the session cache on its own subscriber connection. */
-export function openSessionDeps(config: SessionConfig, clock: Clock = systemClock): OpenedSessionDeps {
+export function openSessionDeps(config: SessionConfig, clock: Clock): OpenedSessionDeps {
   const core = openHostCore(config, clock);
   const subscriber = createRedis(config.redisUrl, { logger: core.logger, bounds: config.redis });
   const deps: SessionDeps = {
     ...core.issuance,
     redis: core.redis,
     apps: core.apps,
-    sessions: createSessionCache(core.db, subscriber, config.sessionCacheMs),
+    sessions: createSessionCache(core.db, subscriber, config.sessionCacheMs, clock),
     logger: core.logger,
     metrics: core.metrics,
     retryAllowanceMs: config.retryAllowanceMs,

@@ -3,6 +3,7 @@
 // or 503 TemporarilyUnavailable and Retry-After, /readyz says 503 within 2 s, the host recovers without a restart,
 // no refresh chain forks or is lost, and the outage is logged as one line per state change.
 import { STATEMENT_MARGIN_MS } from '@svc/db';
+import { systemClock } from '@svc/platform';
 import {
   type CapturedLog,
   captureLogger,
@@ -46,6 +47,7 @@ beforeAll(async () => {
     sessionConfigFromEnv(
       testEnv({ DATABASE_URL: pg.urlFor(testUrls.database), REDIS_URL: redis.urlFor(testUrls.redis) }),
     ),
+    systemClock,
   );
   log = captureLogger('session');
   deps.logger = log.logger;

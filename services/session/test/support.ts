@@ -1,6 +1,6 @@
 // Session host test support: the real app on a free port, and sessions issued through the issuance core.
 import { issueSession, loadApplication, type Principal } from '@svc/issuance';
-import type { Clock, Env } from '@svc/platform';
+import { type Clock, type Env, systemClock } from '@svc/platform';
 import {
   openInfra,
   provisionAccount,
@@ -22,7 +22,7 @@ export interface SessionHarness {
 
 /** The host over the real database and Redis, configured from `env` (over testEnv's), on `clock`'s time. */
 export async function startSessionHost(env: Env = {}, opts: { clock?: Clock } = {}): Promise<SessionHarness> {
-  const deps = openSessionDeps(sessionConfigFromEnv(testEnv(env)), opts.clock);
+  const deps = openSessionDeps(sessionConfigFromEnv(testEnv(env)), opts.clock ?? systemClock);
   const host = await startTestHost(createSessionApp(deps));
   const infra = openInfra();
   return {

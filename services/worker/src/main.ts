@@ -1,7 +1,14 @@
 // `pnpm start:worker`: the background-job process. Connects to PostgreSQL and Redis, registers the repeatable
 // schedules, runs jobs, serves Prometheus metrics on METRICS_PORT, and drains active jobs on SIGTERM/SIGINT.
 import { createPrisma } from '@svc/db';
-import { createLogger, createMetrics, createRedis, serveMetrics, startTelemetry } from '@svc/platform';
+import {
+  createLogger,
+  createMetrics,
+  createRedis,
+  serveMetrics,
+  startTelemetry,
+  systemClock,
+} from '@svc/platform';
 import { kekFromBytes } from '@svc/token-core';
 import type { Telemetry } from 'bullmq';
 import { workerConfigFromEnv } from './config';
@@ -26,6 +33,8 @@ async function main(): Promise<void> {
   const metricsServer =
     config.metricsPort === undefined ? undefined : serveMetrics(metrics.base, config.metricsPort);
   const kek = kekFromBytes(config.kekBytes);
+  // The process's one clock: the ticks, the sweep and the gauges all read it.
+  const now = systemClock;
   const jobs = createJobWorker(
     {
       db,
@@ -34,11 +43,12 @@ async function main(): Promise<void> {
       redisUrl: config.redisUrl,
       logger,
       metrics,
+      now,
       telemetry: telemetry ? bullmqTelemetry() : undefined,
     },
     config,
   );
-  registerWorkerGauges(metrics.base, { queue: jobs.queue, db });
+  registerWorkerGauges(metrics.base, { queue: jobs.queue, db, now });
   await jobs.schedule();
   logger.info(
     { queue: config.queueName, rotationCheckMs: config.rotationCheckMs, sweepEveryMs: config.sweepEveryMs },

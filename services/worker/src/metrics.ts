@@ -1,7 +1,7 @@
 // The worker's Prometheus metrics: jobs by outcome, sweep removals per target, key lifecycle steps per kind, and,
 // read at scrape time, the queue's jobs by state and each scope's signing-key age and JWK Set size.
 import type { Db } from '@svc/db';
-import { type Clock, type Metrics, systemClock } from '@svc/platform';
+import type { Clock, Metrics } from '@svc/platform';
 import { Gauge } from 'prom-client';
 import { readScopeKeys } from './store/key-gauges-store';
 
@@ -49,9 +49,9 @@ const QUEUE_STATES = ['waiting', 'delayed', 'active', 'failed', 'prioritized', '
  */
 export function registerWorkerGauges(
   base: Metrics,
-  sources: { queue: JobCounter; db: Db; now?: Clock },
+  sources: { queue: JobCounter; db: Db; now: Clock },
 ): void {
-  const now = sources.now ?? systemClock;
+  const { now } = sources;
   new Gauge({
     name: WORKER_GAUGES.queueJobs,
     help: 'Jobs in the worker queue by state',

@@ -3,7 +3,7 @@
 // replicas run; a job whose worker dies is recovered by the stalled-job check and rerun on another replica; a
 // failed job retries with exponential backoff and is logged and counted.
 import type { Db } from '@svc/db';
-import { type Clock, type Logger, systemClock } from '@svc/platform';
+import type { Clock, Logger } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
 import { type Job, type JobsOptions, Queue, type Telemetry, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -22,8 +22,8 @@ export interface JobWorkerDeps {
   redisUrl: string;
   logger: Logger;
   metrics: WorkerMetrics;
-  /** The clock of the ticks (ms since the epoch); tests pass their own. */
-  now?: Clock;
+  /** The process's one clock (ms since the epoch), created at start-up; tests pass a settable one. */
+  now: Clock;
   /** Worker name stored on the jobs it processes. */
   name?: string;
   /** BullMQ's telemetry (spans for adding and processing jobs) when tracing is on. */
@@ -39,7 +39,7 @@ export interface JobWorker {
 }
 
 export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobWorker {
-  const now = deps.now ?? systemClock;
+  const { now } = deps;
   const connection = { url: deps.redisUrl, maxRetriesPerRequest: null };
   let stopping = false;
   const queue = new Queue(config.queueName, { connection, prefix: config.prefix, telemetry: deps.telemetry });

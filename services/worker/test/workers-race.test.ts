@@ -3,7 +3,7 @@
 // backoff and are counted.
 import { createPrisma } from '@svc/db';
 import { runScheduledRotation } from '@svc/keyring';
-import { createLogger, createMetrics, createRedis } from '@svc/platform';
+import { createLogger, createMetrics, createRedis, systemClock } from '@svc/platform';
 import { openInfra, provisionApp, type TestInfra, testKek, testUrls, waitUntil } from '@svc/testkit';
 import { runRotationTick } from '../src/jobs/rotate-keys';
 import { workerMetrics } from '../src/metrics';
@@ -82,6 +82,7 @@ test('three workers: one scheduler per job, each tick run once by one worker', a
         redisUrl: testUrls.redis,
         logger: createLogger('worker-test', { level: 'silent' }),
         metrics: workerMetrics(createMetrics('worker-test')),
+        now: systemClock,
         name,
       },
       config,
@@ -126,6 +127,7 @@ test('a failing job retries with backoff, then is logged and counted as failed',
       redisUrl: testUrls.redis,
       logger: createLogger('worker-test', { level: 'silent' }),
       metrics,
+      now: systemClock,
     },
     config,
   );

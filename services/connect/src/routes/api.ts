@@ -40,11 +40,14 @@ export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
         auth: 'clientAuth',
       },
       authenticate: (req) =>
-        verifyClientAuth(deps, {
-          authorization: req.headers.authorization,
-          rawBody: req.rawBody,
-          audience: AUDIENCE.connect,
-        }),
+        verifyClientAuth(
+          { db: deps.db, redis: deps.redis, now: deps.clock },
+          {
+            authorization: req.headers.authorization,
+            rawBody: req.rawBody,
+            audience: AUDIENCE.connect,
+          },
+        ),
       handle: async ({ body, auth }) => {
         // The signing application must be the one the inquiry is for.
         if (body.applicationAnchor !== auth.applicationAnchor) throw clientAuthFailure();

@@ -19,7 +19,7 @@ export interface AccountSession {
 }
 
 export function createAccountSessionStore(redis: Redis, ttlSeconds: number, now: Clock) {
-  const sessions = createBrowserSessionStore(redis, { namespace: 'connect:account', ttlSeconds });
+  const sessions = createBrowserSessionStore(redis, { namespace: 'connect:account', ttlSeconds, now });
   return {
     /** Starts a session under a fresh host-issued id (256 bits) and returns the id. */
     async create(init: Omit<AccountSession, 'csrf'> = {}): Promise<{ id: string; session: AccountSession }> {

@@ -2,7 +2,7 @@
 // in constant time (against a dummy hash when the identifier is unknown, so every path does the same work), and
 // one opaque AccessKeyDirectDenied for every credential failure.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { type ApplicationContext, currentTermsCached } from '@svc/issuance';
+import type { ApplicationContext } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { NativeDeps } from '../deps';
 import type { AccessKeyRow, CredentialStore } from '../store/credentials';
@@ -41,7 +41,7 @@ export async function proveAccessKey(
   identifier: string,
   secret: string,
 ): Promise<CredentialBinding> {
-  const terms = await currentTermsCached(deps.db, deps.issuance.termsCacheMs);
+  const terms = await deps.issuance.terms.current();
   const found = await store.findAccessKeyForIssue(identifier, {
     applicationId: app.id,
     sectorId: app.sectorId,

@@ -5,8 +5,7 @@
 // PublicKeyDirectDenied, except a replayed jti, which asks the client to sign a fresh assertion.
 import { generateKeyPairSync } from 'node:crypto';
 import { AssertionError, verifyBoundAssertion } from '@svc/client-auth';
-import type { Db } from '@svc/db';
-import { type ApplicationContext, currentTermsCached } from '@svc/issuance';
+import type { ApplicationContext, IssuanceDeps } from '@svc/issuance';
 import { type Redis, ServiceError } from '@svc/platform';
 import { AUDIENCE, TYP } from '@svc/token-core';
 import type { JWK } from 'jose';
@@ -25,12 +24,12 @@ export const publicKeyDenied = (cause?: unknown) =>
 export const assertionReplayed = () => new ServiceError('PublicKeyAssertionReplayed');
 
 export async function provePublicKeyAssertion(
-  deps: { db: Db; redis: Redis; termsCacheMs: number; now?: () => number },
+  deps: Pick<IssuanceDeps, 'db' | 'terms' | 'now'> & { redis: Redis },
   store: CredentialStore,
   app: ApplicationContext,
   req: { authorization: string | undefined; rawBody: Buffer },
 ): Promise<CredentialBinding> {
-  const terms = await currentTermsCached(deps.db, deps.termsCacheMs);
+  const terms = await deps.terms.current();
   try {
     const { key } = await verifyBoundAssertion<{ found: CredentialForIssue<PublicKeyRow> | null }>({
       authorization: req.authorization,

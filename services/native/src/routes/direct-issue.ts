@@ -140,7 +140,7 @@ export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPort
           {
             db: deps.db,
             redis: deps.redis,
-            termsCacheMs: deps.issuance.termsCacheMs,
+            terms: deps.issuance.terms,
             now: deps.issuance.now,
           },
           ports.credentials,

@@ -1,7 +1,7 @@
 // Registered OIDC clients, read by client_id with a short in-process cache (the token endpoint reads one per
 // request); a revoked or changed client is seen by every replica within the cache lifetime.
 import type { Db } from '@svc/db';
-import { isStorableText } from '@svc/platform';
+import { type Clock, createTtlCache, isStorableText } from '@svc/platform';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
@@ -30,8 +30,9 @@ export interface ClientStore {
 
 const CLIENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
-export function createClientStore(db: Db, ttlMs = 2000): ClientStore {
-  const cache = new Map<string, { at: number; value: Promise<OidcClient | undefined> }>();
+/** `ttlMs`: how long a read client is reused, by the host's clock. */
+export function createClientStore(db: Db, clock: Clock, ttlMs = 2000): ClientStore {
+  const cache = createTtlCache<string, OidcClient | undefined>({ ttlMs, clock, max: 10_000 });
   async function load(clientId: string): Promise<OidcClient | undefined> {
     const row = await db.oidcClient.findUnique({ where: { clientId } });
     if (!row) return undefined;
@@ -56,13 +57,7 @@ export function createClientStore(db: Db, ttlMs = 2000): ClientStore {
   return {
     get(clientId) {
       if (!CLIENT_ID.test(clientId) || !isStorableText(clientId)) return Promise.resolve(undefined);
-      const hit = cache.get(clientId);
-      if (hit && Date.now() - hit.at < ttlMs) return hit.value;
-      const value = load(clientId);
-      cache.set(clientId, { at: Date.now(), value });
-      value.catch(() => cache.delete(clientId));
-      if (cache.size > 10_000) cache.delete(cache.keys().next().value as string);
-      return value;
+      return cache.get(clientId, load);
     },
     clear() {
       cache.clear();

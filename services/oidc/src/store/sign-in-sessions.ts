@@ -2,7 +2,7 @@
 // (libs/platform browser sessions) under a cookie of its own, so the person stays signed in across clients until
 // end-session. The cookie carries only the host-issued identifier; a new sign-in always starts a new identifier.
 import { randomUUID } from 'node:crypto';
-import { createBrowserSessionStore, sessionCookie } from '@svc/platform';
+import { type Clock, createBrowserSessionStore, sessionCookie } from '@svc/platform';
 import type { Redis } from 'ioredis';
 
 export interface SignInSession {
@@ -21,8 +21,9 @@ export interface SignInSession {
 /** Cookie `oidc_session`, `__Host-oidc_session` over HTTPS (HttpOnly, SameSite=Lax, Path=/). */
 export const signInCookie = (https: boolean) => sessionCookie('oidc_session', https);
 
-export function createSignInSessions(redis: Redis, opts: { ttlSeconds: number }) {
-  const store = createBrowserSessionStore(redis, { namespace: 'oidc:sign-in', ttlSeconds: opts.ttlSeconds });
+/** `now`: the host's clock (when a sign-in was last seen). */
+export function createSignInSessions(redis: Redis, opts: { ttlSeconds: number; now: Clock }) {
+  const store = createBrowserSessionStore(redis, { namespace: 'oidc:sign-in', ...opts });
   return {
     ttlSeconds: opts.ttlSeconds,
     /** The sign-in behind a cookie value, or undefined (no cookie, not issued here, expired, ended). */
@@ -33,7 +34,7 @@ export function createSignInSessions(redis: Redis, opts: { ttlSeconds: number })
     },
     /** Renews the idle lifetime of a sign-in still in use; false when it is gone. */
     touch(id: string): Promise<boolean> {
-      return store.write(id, { seen: String(Date.now()) });
+      return store.write(id, { seen: String(opts.now()) });
     },
     /**
      * Records a new sign-in under a fresh identifier, ending the one the browser held (a new sign-in is a change

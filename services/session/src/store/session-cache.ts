@@ -2,7 +2,7 @@
 // on every replica when a session changes (Redis pub/sub `sessions:changed`), and after SESSION_CACHE_MS anyway.
 import type { Db } from '@svc/db';
 import { type NewSession, SESSION_CHANGE_CHANNEL, type SessionStatus } from '@svc/issuance';
-import type { Redis } from '@svc/platform';
+import { type Clock, createTtlCache, type Redis } from '@svc/platform';
 
 /** The session fields the hot read paths need. */
 export type CachedSession = Pick<
@@ -30,10 +30,11 @@ const MAX_ENTRIES = 50_000;
 export function createSessionCache(
   db: Db,
   subscriber: Redis | undefined,
-  /** How long a row is reused; a change message evicts it at once (SESSION_CACHE_MS). */
+  /** How long a row is reused by the host's clock; a change message evicts it at once (SESSION_CACHE_MS). */
   ttlMs: number,
+  clock: Clock,
 ): SessionCache {
-  const cache = new Map<string, { at: number; value: Promise<CachedSession | null> }>();
+  const cache = createTtlCache<string, CachedSession | null>({ ttlMs, clock, max: MAX_ENTRIES });
   if (subscriber) {
     void subscriber.subscribe(SESSION_CHANGE_CHANNEL).catch(() => undefined);
     subscriber.on('message', (channel: string, message: string) => {
@@ -60,14 +61,7 @@ export function createSessionCache(
     });
   return {
     get(sid) {
-      if (ttlMs <= 0) return load(sid);
-      const hit = cache.get(sid);
-      if (hit && Date.now() - hit.at < ttlMs) return hit.value;
-      const value = load(sid);
-      cache.set(sid, { at: Date.now(), value });
-      value.catch(() => cache.delete(sid));
-      if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
-      return value;
+      return cache.get(sid, load);
     },
     evict(sid) {
       cache.delete(sid);
