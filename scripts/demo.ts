@@ -1,10 +1,12 @@
 // `pnpm demo`: provisions a demo organization, sector and application `demo-app` (idempotently), an account
 // that accepted the basic terms, and a fresh access key, then prints how to get and check a token.
+
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createPrisma } from '@svc/db';
 import { issuingConfigFromEnv } from '@svc/host';
 import { currentTerms } from '@svc/issuance';
+import { systemClock } from '@svc/platform';
 import {
   acceptTerms,
   addRule,
@@ -29,12 +31,17 @@ async function main(): Promise<void> {
     if (!(await db.application.findUnique({ where: { anchor: ANCHOR } }))) {
       const org = await createOrg(db, 'Demo organization');
       const sector = await createSector(db, org.id, 'Demo sector');
-      await createApp(db, kekFromBytes(config.kekBytes), {
-        sectorId: sector.id,
-        anchor: ANCHOR,
-        names: { 'en-US': 'Demo App', 'zh-CN': '演示应用' },
-        callbackDomains: ['localhost'],
-      });
+      await createApp(
+        db,
+        kekFromBytes(config.kekBytes),
+        {
+          sectorId: sector.id,
+          anchor: ANCHOR,
+          names: { 'en-US': 'Demo App', 'zh-CN': '演示应用' },
+          callbackDomains: ['localhost'],
+        },
+        systemClock,
+      );
       await addRule(db, ANCHOR, { method: 'ACCESS_KEY_DIRECT' });
       await addRule(db, ANCHOR, { method: 'PASSKEY_USERNAMELESS' });
     }

@@ -27,7 +27,7 @@ const servers: Server[] = [];
 beforeAll(async () => {
   core = openHostCore(issuingConfigFromEnv('session', testEnv()), systemClock);
   // At least one ACTIVE signing key exists (the platform OIDC key, made once if missing).
-  await ensureActiveKey(core.db, testKek(), OIDC_SCOPE);
+  await ensureActiveKey(core.db, testKek(), OIDC_SCOPE, new Date());
   base = await serve(core);
 });
 afterAll(async () => {

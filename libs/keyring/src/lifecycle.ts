@@ -57,7 +57,7 @@ function insertKey(keys: ScopeKeys, kek: Kek, status: 'NEXT' | 'ACTIVE', at: Dat
 }
 
 /** Makes sure a scope has an active signer (first key of a new application, or the OIDC key). */
-export async function ensureActiveKey(db: Db, kek: Kek, scopeId: string, at = new Date()): Promise<string> {
+export async function ensureActiveKey(db: Db, kek: Kek, scopeId: string, at: Date): Promise<string> {
   return withLockedScope(db, scopeId, async (keys) => {
     const active = await keys.active();
     if (active) return active.kid;
@@ -66,13 +66,7 @@ export async function ensureActiveKey(db: Db, kek: Kek, scopeId: string, at = ne
 }
 
 /** Prepublishes a NEXT key that becomes the signer at `activatesAt` (no-op if one is already waiting). */
-export async function prepublishNextKey(
-  db: Db,
-  kek: Kek,
-  scopeId: string,
-  activatesAt: Date,
-  at = new Date(),
-) {
+export async function prepublishNextKey(db: Db, kek: Kek, scopeId: string, activatesAt: Date, at: Date) {
   return withLockedScope(db, scopeId, async (keys) => {
     const waiting = await keys.firstNext();
     if (waiting) return { kid: waiting.kid, created: false };
@@ -104,9 +98,9 @@ export async function activateNextKey(
   db: Db,
   kek: Kek,
   scopeId: string,
-  opts: { keyCacheTtlMs: number; at?: Date; force?: boolean },
+  opts: { keyCacheTtlMs: number; at: Date; force?: boolean },
 ): Promise<{ activated?: string; retired?: string }> {
-  const at = opts.at ?? new Date();
+  const { at } = opts;
   return withLockedScope(db, scopeId, async (keys) => {
     let next = await keys.firstNext();
     if (next && !opts.force && next.activatesAt && next.activatesAt > at) return {};
@@ -147,7 +141,7 @@ export async function prepublishRotation(
   kek: Kek,
   scopeId: string,
   opts: RotationWindows,
-  at = new Date(),
+  at: Date,
 ): Promise<PrepublishedRotation> {
   return withLockedScope(db, scopeId, async (keys) => {
     const next = await keys.firstNext();
@@ -171,7 +165,7 @@ export async function prepublishRotation(
 }
 
 /** Moves retiring keys past their publication window to EXPIRED (omitted from the JWK Set). */
-export function expireRetiredKeys(db: Db, scopeId: string, at = new Date()): Promise<number> {
+export function expireRetiredKeys(db: Db, scopeId: string, at: Date): Promise<number> {
   return scopeKeys(db, scopeId).expireRetired(at);
 }
 
@@ -179,7 +173,7 @@ export function expireRetiredKeys(db: Db, scopeId: string, at = new Date()): Pro
  * Emergency revocation: the key leaves the JWK Set and stops signing at once. Revoking the active signer promotes
  * a waiting NEXT key or makes a fresh one, so the scope is never left without a signer.
  */
-export async function revokeKey(db: Db, kek: Kek, scopeId: string, kid: string, at = new Date()) {
+export async function revokeKey(db: Db, kek: Kek, scopeId: string, kid: string, at: Date) {
   return withLockedScope(db, scopeId, async (keys) => {
     const key = await keys.byKid(kid);
     if (!key) return { found: false as const };
@@ -200,7 +194,7 @@ export async function revokeKey(db: Db, kek: Kek, scopeId: string, kid: string, 
 }
 
 /** The kids currently published for a scope, newest first. */
-export function publishedKids(db: Db, scopeId: string, at = new Date()): Promise<string[]> {
+export function publishedKids(db: Db, scopeId: string, at: Date): Promise<string[]> {
   return scopeKeys(db, scopeId).publishedKids(at);
 }
 
@@ -228,7 +222,7 @@ export async function runScheduledRotation(
   kek: Kek,
   scopeId: string,
   schedule: KeySchedule,
-  at = new Date(),
+  at: Date,
 ): Promise<ScheduledRotationResult> {
   return withLockedScope(db, scopeId, async (keys) => {
     const result: ScheduledRotationResult = { expired: 0, changed: false };

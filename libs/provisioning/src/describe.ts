@@ -1,16 +1,17 @@
 // Read-only view of one application for operators: status, names, rules, claims, client keys and published kids.
 import type { Db } from '@svc/db';
 import { publishedKids } from '@svc/keyring';
+import type { Clock } from '@svc/platform';
 import { normalizeRequirements } from '@svc/token-core';
 import { readApplicationParts } from './store/tenancy';
 import { appByAnchor } from './tenancy';
 
 /** Platform app ids stay bigint; the caller decides how to print them (the admin CLI prints decimal strings). */
-export async function describeApp(db: Db, anchor: string) {
+export async function describeApp(db: Db, anchor: string, now: Clock) {
   const app = await appByAnchor(db, anchor);
   const [{ rules, returnRules, clientKeys }, kids] = await Promise.all([
     readApplicationParts(db, app.id),
-    publishedKids(db, app.id),
+    publishedKids(db, app.id, new Date(now())),
   ]);
   return {
     applicationAnchor: app.anchor,

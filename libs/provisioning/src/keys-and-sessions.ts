@@ -11,6 +11,7 @@ import {
   type RotationWindows,
   revokeKey,
 } from '@svc/keyring';
+import type { Clock } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
 import type { Redis } from 'ioredis';
 import { ProvisioningError } from './errors';
@@ -38,61 +39,76 @@ export async function rotateKeysNow(
   kek: Kek,
   anchor: string,
   windows: RotationWindows,
+  now: Clock,
   redis?: Redis,
 ) {
   const app = await appByAnchor(db, anchor);
+  const at = new Date(now());
   await refusingFullSet(anchor, () =>
-    activateNextKey(db, kek, app.id, { force: true, keyCacheTtlMs: windows.keyCacheTtlMs }),
+    activateNextKey(db, kek, app.id, { force: true, keyCacheTtlMs: windows.keyCacheTtlMs, at }),
   );
   if (redis) await publishKeyChange(redis, app.id);
-  return { kids: await publishedKids(db, app.id) };
+  return { kids: await publishedKids(db, app.id, at) };
 }
 
 /**
  * `keys rotate`: the new key is prepublished and signs only once it has been published for
  * `windows.publishedSeconds` (the JWK Set cache lifetime; the worker's rotation tick activates it then).
  */
-export async function rotateKeysPrepublished(db: Db, kek: Kek, anchor: string, windows: RotationWindows) {
+export async function rotateKeysPrepublished(
+  db: Db,
+  kek: Kek,
+  anchor: string,
+  windows: RotationWindows,
+  now: Clock,
+) {
   const app = await appByAnchor(db, anchor);
-  await refusingFullSet(anchor, () => prepublishRotation(db, kek, app.id, windows));
-  return { kids: await publishedKids(db, app.id) };
+  const at = new Date(now());
+  await refusingFullSet(anchor, () => prepublishRotation(db, kek, app.id, windows, at));
+  return { kids: await publishedKids(db, app.id, at) };
 }
 
-export async function revokeKeyNow(db: Db, kek: Kek, anchor: string, kid: string, redis?: Redis) {
+export async function revokeKeyNow(db: Db, kek: Kek, anchor: string, kid: string, now: Clock, redis?: Redis) {
   const app = await appByAnchor(db, anchor);
-  const res = await revokeKey(db, kek, app.id, kid);
+  const at = new Date(now());
+  const res = await revokeKey(db, kek, app.id, kid, at);
   if (!res.found) throw new ProvisioningError('signing key not found for this application');
   if (redis) await publishKeyChange(redis, app.id);
-  return { kids: await publishedKids(db, app.id) };
+  return { kids: await publishedKids(db, app.id, at) };
 }
 
 /** `keys rotate --oidc --now`: the platform ID-token key set gets a new signer at once. */
-export async function rotateOidcKeysNow(db: Db, kek: Kek, windows: RotationWindows) {
+export async function rotateOidcKeysNow(db: Db, kek: Kek, windows: RotationWindows, now: Clock) {
+  const at = new Date(now());
   await refusingFullSet('the platform OIDC key set', () =>
-    activateNextKey(db, kek, OIDC_SCOPE, { force: true, keyCacheTtlMs: windows.keyCacheTtlMs }),
+    activateNextKey(db, kek, OIDC_SCOPE, { force: true, keyCacheTtlMs: windows.keyCacheTtlMs, at }),
   );
-  return { kids: await publishedKids(db, OIDC_SCOPE) };
+  return { kids: await publishedKids(db, OIDC_SCOPE, at) };
 }
 
 /** `keys rotate --oidc`: a new platform ID-token key is prepublished and signs after `windows.publishedSeconds`. */
-export async function rotateOidcKeysPrepublished(db: Db, kek: Kek, windows: RotationWindows) {
-  await refusingFullSet('the platform OIDC key set', () => prepublishRotation(db, kek, OIDC_SCOPE, windows));
-  return { kids: await publishedKids(db, OIDC_SCOPE) };
+export async function rotateOidcKeysPrepublished(db: Db, kek: Kek, windows: RotationWindows, now: Clock) {
+  const at = new Date(now());
+  await refusingFullSet('the platform OIDC key set', () =>
+    prepublishRotation(db, kek, OIDC_SCOPE, windows, at),
+  );
+  return { kids: await publishedKids(db, OIDC_SCOPE, at) };
 }
 
 /** `keys revoke --oidc --kid K`: the platform ID-token key leaves the JWKS at once (a new signer if it signed). */
-export async function revokeOidcKeyNow(db: Db, kek: Kek, kid: string) {
-  const res = await revokeKey(db, kek, OIDC_SCOPE, kid);
+export async function revokeOidcKeyNow(db: Db, kek: Kek, kid: string, now: Clock) {
+  const at = new Date(now());
+  const res = await revokeKey(db, kek, OIDC_SCOPE, kid, at);
   if (!res.found) throw new ProvisioningError('signing key not found in the platform OIDC key set');
-  return { kids: await publishedKids(db, OIDC_SCOPE) };
+  return { kids: await publishedKids(db, OIDC_SCOPE, at) };
 }
 
-export async function listSessions(db: Db, anchor: string, subject: string) {
+export async function listSessions(db: Db, anchor: string, subject: string, clock: Clock) {
   const app = await appByAnchor(db, anchor);
   const subj = await findBySubject(db, app.sectorId, subject);
   if (subj?.principalKind !== 'ACCOUNT') return { sessions: [] };
   const rows = await readSessions(db, app.id, subj.principalId, 500);
-  const now = new Date();
+  const now = new Date(clock());
   return {
     sessions: rows.map((s) => ({
       sid: s.id,
@@ -122,8 +138,9 @@ const MOVES: Record<SessionMove, { from: 'ACTIVE' | 'SUSPENDED'; to: 'ACTIVE' | 
  * resuming makes its current refresh version usable again. Repeating a move is idempotent; a revoked or expired
  * session cannot move.
  */
-export async function moveSession(db: Db, sid: string, move: SessionMove, now = new Date()) {
+export async function moveSession(db: Db, sid: string, move: SessionMove, clock: Clock) {
   const { from, to, done } = MOVES[move];
+  const now = new Date(clock());
   if (await moveSessionStatus(db, sid, { from, to }, now)) return { sid, status: to.toLowerCase() };
   const row = await readSessionStatus(db, sid);
   if (!row) throw new ProvisioningError('session not found');

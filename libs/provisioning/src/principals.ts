@@ -2,6 +2,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
 import { currentTerms, loadGrants, recordReceipt } from '@svc/issuance';
+import type { Clock } from '@svc/platform';
 import { buildClaimView, CLAIM_KEYS, isClaimKey, normalizeRequirements } from '@svc/token-core';
 import { ProvisioningError } from './errors';
 import {
@@ -157,16 +158,16 @@ export async function createAccessKey(
   return { accessKeyIdentifier, accessKeySecret };
 }
 
-export async function revokeAccessKey(db: Db, identifier: string) {
+export async function revokeAccessKey(db: Db, identifier: string, now: Clock) {
   // Idempotent: revoking twice keeps the first revocation time.
-  if (!(await revokeCredential(db, { accessKey: identifier }, new Date())))
+  if (!(await revokeCredential(db, { accessKey: identifier }, new Date(now()))))
     throw new ProvisioningError('access key not found');
   return { revoked: true };
 }
 
-export async function revokePublicKey(db: Db, kid: string) {
+export async function revokePublicKey(db: Db, kid: string, now: Clock) {
   // Idempotent: revoking twice keeps the first revocation time.
-  if (!(await revokeCredential(db, { publicKey: kid }, new Date())))
+  if (!(await revokeCredential(db, { publicKey: kid }, new Date(now()))))
     throw new ProvisioningError('public key not found');
   return { revoked: true };
 }

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '@svc/db';
 import { ensureActiveKey } from '@svc/keyring';
+import type { Clock } from '@svc/platform';
 import {
   ACCESS_TTL,
   CLAIM_KEYS,
@@ -90,7 +91,8 @@ export interface CreateAppInput {
   callbackDomains?: string[];
 }
 
-export async function createApp(db: Db, kek: Kek, input: CreateAppInput) {
+/** `now`: when its first signing key is made (the caller's clock). */
+export async function createApp(db: Db, kek: Kek, input: CreateAppInput, now: Clock) {
   if (input.anchor.length < 3 || input.anchor.length > 64 || !ANCHOR_PATTERN.test(input.anchor)) {
     throw new ProvisioningError('--anchor must be kebab-case, 3 to 64 characters, starting with a letter');
   }
@@ -117,7 +119,7 @@ export async function createApp(db: Db, kek: Kek, input: CreateAppInput) {
     claimRequirements: normalizeRequirements({}),
   });
   if (!id) throw new ProvisioningError('an application with this anchor already exists');
-  await ensureActiveKey(db, kek, id);
+  await ensureActiveKey(db, kek, id, new Date(now()));
   return { applicationAnchor: input.anchor };
 }
 

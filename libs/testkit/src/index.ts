@@ -107,12 +107,17 @@ export async function provisionApp(infra: TestInfra, opts: AppFixtureOptions = {
     sectorId = (await createSector(infra.db, orgId, uniqueName('sector'))).id;
   }
   const anchor = opts.anchor ?? uniqueName('app');
-  await createApp(infra.db, infra.issuance.kek, {
-    sectorId,
-    anchor,
-    names: opts.names ?? { 'en-US': `App ${anchor}`, 'zh-CN': `应用 ${anchor}` },
-    callbackDomains: opts.callbackDomains,
-  });
+  await createApp(
+    infra.db,
+    infra.issuance.kek,
+    {
+      sectorId,
+      anchor,
+      names: opts.names ?? { 'en-US': `App ${anchor}`, 'zh-CN': `应用 ${anchor}` },
+      callbackDomains: opts.callbackDomains,
+    },
+    infra.issuance.now,
+  );
   for (const method of opts.methods ?? []) await addRule(infra.db, anchor, { method });
   for (const method of opts.returnMethods ?? []) await addReturnRule(infra.db, anchor, method);
   if (opts.claims) await setClaims(infra.db, anchor, opts.claims);

@@ -80,14 +80,23 @@ describe('POST /errand with workload tokens', () => {
       'the actor subject is rotated',
       async (a) => {
         const application = (await loadApplication(infra.db, { anchor: a.app.anchor }))!;
-        await rotateSectorSubject(infra.db, infra.issuance.subjectSecret, application.sectorId, {
-          kind: 'AGENT',
-          id: a.workloadId,
-        });
+        await rotateSectorSubject(
+          infra.db,
+          infra.issuance.subjectSecret,
+          application.sectorId,
+          {
+            kind: 'AGENT',
+            id: a.workloadId,
+          },
+          infra.issuance.now,
+        );
       },
     ],
     // What `pnpm admin access-key revoke` does.
-    ['the source credential is revoked', (a) => revokeAccessKey(infra.db, a.key.accessKeyIdentifier)],
+    [
+      'the source credential is revoked',
+      (a) => revokeAccessKey(infra.db, a.key.accessKeyIdentifier, infra.issuance.now),
+    ],
   ];
 
   test.each(lapses)('answers while authoritative, and an empty 401 once %s', async (_, lapse) => {

@@ -33,7 +33,7 @@ export async function startOidcPages(
   opts: { smtpPort?: number; hostname?: string; issuer?: string } = {},
 ): Promise<OidcPagesHost> {
   const infra = openInfra();
-  await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE);
+  await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date(infra.issuance.now()));
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const address = `http://${opts.hostname ?? 'localhost'}:${(server.address() as AddressInfo).port}`;

@@ -41,7 +41,7 @@ export interface OidcHarness {
 /** The host with OIDC_URL its own address (the issuer RPs discover), over the real database and Redis. */
 export async function startOidcHost(): Promise<OidcHarness> {
   const infra = openInfra();
-  await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE);
+  await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date(infra.issuance.now()));
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -220,8 +220,13 @@ describe('platform key rotation', () => {
     // `keys rotate --oidc` then its activation (as --now does), announced over Redis like the admin tool does.
     const { kek } = h.infra.issuance;
     const windows = { publishedSeconds: 0, keyCacheTtlMs: 30_000 };
-    await prepublishRotation(h.infra.db, kek, OIDC_SCOPE, windows);
-    await activateNextKey(h.infra.db, kek, OIDC_SCOPE, { force: true, keyCacheTtlMs: windows.keyCacheTtlMs });
+    const at = new Date(h.infra.issuance.now());
+    await prepublishRotation(h.infra.db, kek, OIDC_SCOPE, windows, at);
+    await activateNextKey(h.infra.db, kek, OIDC_SCOPE, {
+      force: true,
+      keyCacheTtlMs: windows.keyCacheTtlMs,
+      at,
+    });
     await publishKeyChange(h.infra.redis, OIDC_SCOPE);
     let after = '';
     await waitUntil(async () => {

@@ -146,12 +146,21 @@ describe('GET /userinfo and /claim-state with workload tokens', () => {
     [
       'the actor subject is rotated',
       (w) =>
-        rotateSectorSubject(h.infra.db, h.infra.issuance.subjectSecret, w.application.sectorId, {
-          kind: 'AGENT',
-          id: w.workloadId,
-        }),
+        rotateSectorSubject(
+          h.infra.db,
+          h.infra.issuance.subjectSecret,
+          w.application.sectorId,
+          {
+            kind: 'AGENT',
+            id: w.workloadId,
+          },
+          h.infra.issuance.now,
+        ),
     ],
-    ['the source credential is revoked', (w) => revokeAccessKey(h.infra.db, w.key.accessKeyIdentifier)],
+    [
+      'the source credential is revoked',
+      (w) => revokeAccessKey(h.infra.db, w.key.accessKeyIdentifier, h.infra.issuance.now),
+    ],
   ];
 
   it.each(lapses)('serves a workload token while authoritative, and refuses it once %s', async (_, lapse) => {

@@ -35,7 +35,14 @@ test('32 keys whose tokens can be valid are all served; a 33rd is refused by the
   const app = await provisionApp(h.infra);
   const first = await signedToken(app.anchor);
   for (let i = 1; i < MAX_JWKS_KEYS; i++) {
-    await rotateKeysNow(h.infra.db, h.infra.issuance.kek, app.anchor, WINDOWS, h.infra.redis);
+    await rotateKeysNow(
+      h.infra.db,
+      h.infra.issuance.kek,
+      app.anchor,
+      WINDOWS,
+      h.infra.issuance.now,
+      h.infra.redis,
+    );
   }
   const kids = () => served(app.anchor).then((keys) => keys.map((k) => k.kid));
   await waitUntil(async () => (await kids()).length === MAX_JWKS_KEYS);
@@ -120,6 +127,7 @@ test('a verifier that missed a key change reloads the JWK Set on an unknown kid'
   const { activated } = await activateNextKey(h.infra.db, h.infra.issuance.kek, app.applicationId, {
     force: true,
     keyCacheTtlMs: WINDOWS.keyCacheTtlMs,
+    at: new Date(h.infra.issuance.now()),
   });
   const fresh = openInfra();
   try {

@@ -65,10 +65,10 @@ describe('sessions suspend / resume', () => {
     const malformed = await admin(['sessions', 'suspend', '--sid', 'not-a-sid']);
     expect(malformed.code).toBe(2);
     expect(malformed.json.error).toMatch(/--sid must be a session id/);
-    await expect(moveSession(h.infra.db, expired.issued.sid, 'suspend')).rejects.toThrow(
-      'the session is expired; only active sessions can be suspended',
-    );
-    await expect(moveSession(h.infra.db, expired.issued.sid, 'resume')).rejects.toThrow(
+    await expect(
+      moveSession(h.infra.db, expired.issued.sid, 'suspend', h.infra.issuance.now),
+    ).rejects.toThrow('the session is expired; only active sessions can be suspended');
+    await expect(moveSession(h.infra.db, expired.issued.sid, 'resume', h.infra.issuance.now)).rejects.toThrow(
       'the session is expired; only suspended sessions can be resumed',
     );
     const rows = await h.infra.db.session.findMany({

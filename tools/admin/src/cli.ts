@@ -23,7 +23,7 @@ export function toJson(value: unknown): string {
 export async function runCli(
   argv: readonly string[],
   env: Env,
-  makeContext: (env: Env) => AdminContext = createAdminContext,
+  makeContext: (env: Env) => AdminContext,
 ): Promise<CliResult> {
   let ctx: AdminContext | undefined;
   try {

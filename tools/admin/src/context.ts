@@ -4,6 +4,7 @@ import { SESSION_CHANGE_CHANNEL } from '@svc/issuance';
 import { jwksMaxAge, publishKeyChange, type RotationWindows, rotationPrepublishSeconds } from '@svc/keyring';
 import {
   ConfigError as BadVariables,
+  type Clock,
   type Env,
   intVar,
   isProduction,
@@ -55,6 +56,8 @@ export function adminConfigFromEnv(env: Env): AdminConfig {
 }
 
 export interface AdminContext {
+  /** The tool's one clock, created at start-up (main.ts): every change it stamps reads it. */
+  clock: Clock;
   db(): Db;
   kek(): Kek;
   /** Base URL of the connect host (CONNECT_URL), where published terms are shown. */
@@ -78,7 +81,7 @@ export interface AdminContext {
 const REDIS_TIMEOUT_MS = 2000;
 
 /** `env` is read once, when a command first needs a setting; commands that need none run without it. */
-export function createAdminContext(env: Env): AdminContext {
+export function createAdminContext(env: Env, clock: Clock): AdminContext {
   let parsed: AdminConfig | undefined;
   const config = () => {
     parsed ??= adminConfigFromEnv(env);
@@ -115,6 +118,7 @@ export function createAdminContext(env: Env): AdminContext {
     }
   }
   return {
+    clock,
     db: () => {
       db ??= createPrisma(config().databaseUrl, config().db);
       return db;

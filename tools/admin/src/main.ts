@@ -1,8 +1,13 @@
 // Entry point of `pnpm admin`: runs one command, writes its JSON to stdout, closes connections and exits.
+import { systemClock } from '@svc/platform';
 import { runCli } from './cli';
+import { createAdminContext } from './context';
 
 async function main(): Promise<void> {
-  const result = await runCli(process.argv.slice(2), process.env);
+  // The process's one clock, created here at start-up.
+  const result = await runCli(process.argv.slice(2), process.env, (env) =>
+    createAdminContext(env, systemClock),
+  );
   if (result.stderr) process.stderr.write(result.stderr);
   process.exitCode = result.code;
   // Wait for stdout to flush (it may be a pipe), then leave even if a stray handle lingers.

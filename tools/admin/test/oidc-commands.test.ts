@@ -140,18 +140,25 @@ describe('keys --oidc', () => {
   });
 
   it('rotate --now publishes a new signer beside the old; revoke removes a prepublished key at once', async () => {
-    const before = await publishedKids(infra.db, OIDC_SCOPE);
-    const rotated = await rotateOidcKeysNow(infra.db, infra.issuance.kek, WINDOWS);
+    const before = await publishedKids(infra.db, OIDC_SCOPE, new Date(infra.issuance.now()));
+    const rotated = await rotateOidcKeysNow(infra.db, infra.issuance.kek, WINDOWS, infra.issuance.now);
     expect(rotated.kids.some((k) => !before.includes(k))).toBe(true);
     // A prepublished key that never signed: revoking it touches no live token (other tests sign meanwhile).
-    const prepublished = await rotateOidcKeysPrepublished(infra.db, infra.issuance.kek, {
-      ...WINDOWS,
-      publishedSeconds: 3600,
-    });
+    const prepublished = await rotateOidcKeysPrepublished(
+      infra.db,
+      infra.issuance.kek,
+      {
+        ...WINDOWS,
+        publishedSeconds: 3600,
+      },
+      infra.issuance.now,
+    );
     const waiting = prepublished.kids.find((k) => !rotated.kids.includes(k));
     expect(waiting).toBeDefined();
-    const after = await revokeOidcKeyNow(infra.db, infra.issuance.kek, waiting!);
+    const after = await revokeOidcKeyNow(infra.db, infra.issuance.kek, waiting!, infra.issuance.now);
     expect(after.kids).not.toContain(waiting);
-    await expect(revokeOidcKeyNow(infra.db, infra.issuance.kek, 'rk_nosuchkey')).rejects.toThrow(/not found/);
+    await expect(
+      revokeOidcKeyNow(infra.db, infra.issuance.kek, 'rk_nosuchkey', infra.issuance.now),
+    ).rejects.toThrow(/not found/);
   });
 });

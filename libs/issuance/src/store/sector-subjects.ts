@@ -1,5 +1,6 @@
 // Store of pairwise sector subjects: find the current one, create it idempotently, rotate it on request.
 import type { Db } from '@svc/db';
+import type { Clock } from '@svc/platform';
 import { deriveSectorSubject, type PrincipalKind } from '@svc/token-core';
 
 export interface SubjectPrincipal {
@@ -46,6 +47,8 @@ export async function rotateSectorSubject(
   secret: string,
   sectorId: string,
   principal: SubjectPrincipal,
+  /** The caller's clock: when the old subject retired. */
+  now: Clock,
 ): Promise<string> {
   return db.$transaction(async (tx) => {
     // Rotations of one principal's subject in one sector run one after another on every replica; without the lock
@@ -57,7 +60,7 @@ export async function rotateSectorSubject(
     });
     const generation = (current?.generation ?? 0) + 1;
     if (current)
-      await tx.sectorSubject.update({ where: { id: current.id }, data: { retiredAt: new Date() } });
+      await tx.sectorSubject.update({ where: { id: current.id }, data: { retiredAt: new Date(now()) } });
     const subject = deriveSectorSubject(secret, {
       sectorId,
       principalKind: principal.kind,

@@ -140,7 +140,13 @@ export async function resetSectorIdentifier(
 ): Promise<boolean> {
   const used = await deps.store.usedApplications(accountId);
   if (!used.some((a) => a.sector.id === sectorId)) return false;
-  await rotateSectorSubject(deps.db, deps.subjectSecret, sectorId, { kind: 'ACCOUNT', id: accountId });
+  await rotateSectorSubject(
+    deps.db,
+    deps.subjectSecret,
+    sectorId,
+    { kind: 'ACCOUNT', id: accountId },
+    deps.now,
+  );
   // After the rotation: a session issued meanwhile under the old subject is revoked too.
   const revoked = await deps.store.revokeSectorSessions(accountId, sectorId, new Date(deps.now()));
   await publishSessionChanges(deps.redis, revoked);

@@ -35,7 +35,7 @@ function sessionMoveCommand(move: 'suspend' | 'resume') {
       }),
     }),
     run: async (ctx, i) => {
-      const result = await moveSession(ctx.db(), i.sid, move);
+      const result = await moveSession(ctx.db(), i.sid, move, ctx.clock);
       const warning = await ctx.announceSessionChange(i.sid);
       return warning ? { ...result, warning } : result;
     },
@@ -88,14 +88,14 @@ export const operationCommands = [
       if (i.oidc) {
         return withOidcAnnouncement(ctx, () =>
           i.now
-            ? rotateOidcKeysNow(ctx.db(), ctx.kek(), ctx.keyRotation())
-            : rotateOidcKeysPrepublished(ctx.db(), ctx.kek(), ctx.keyRotation()),
+            ? rotateOidcKeysNow(ctx.db(), ctx.kek(), ctx.keyRotation(), ctx.clock)
+            : rotateOidcKeysPrepublished(ctx.db(), ctx.kek(), ctx.keyRotation(), ctx.clock),
         );
       }
       return withAnnouncement(ctx, i.app, () =>
         i.now
-          ? rotateKeysNow(ctx.db(), ctx.kek(), i.app, ctx.keyRotation())
-          : rotateKeysPrepublished(ctx.db(), ctx.kek(), i.app, ctx.keyRotation()),
+          ? rotateKeysNow(ctx.db(), ctx.kek(), i.app, ctx.keyRotation(), ctx.clock)
+          : rotateKeysPrepublished(ctx.db(), ctx.kek(), i.app, ctx.keyRotation(), ctx.clock),
       );
     },
   }),
@@ -110,15 +110,15 @@ export const operationCommands = [
     },
     run: (ctx, i) =>
       i.oidc
-        ? withOidcAnnouncement(ctx, () => revokeOidcKeyNow(ctx.db(), ctx.kek(), i.kid))
-        : withAnnouncement(ctx, i.app, () => revokeKeyNow(ctx.db(), ctx.kek(), i.app, i.kid)),
+        ? withOidcAnnouncement(ctx, () => revokeOidcKeyNow(ctx.db(), ctx.kek(), i.kid, ctx.clock))
+        : withAnnouncement(ctx, i.app, () => revokeKeyNow(ctx.db(), ctx.kek(), i.app, i.kid, ctx.clock)),
   }),
   defineCommand({
     name: 'sessions list',
     synopsis: '--app A --subject SUB   (newest first, at most 500)',
     flags: { app: {}, subject: {} },
     parse: (f) => ({ app: f.anchor('app'), subject: f.required('subject') }),
-    run: (ctx, i) => listSessions(ctx.db(), i.app, i.subject),
+    run: (ctx, i) => listSessions(ctx.db(), i.app, i.subject, ctx.clock),
   }),
   sessionMoveCommand('suspend'),
   sessionMoveCommand('resume'),

@@ -127,7 +127,7 @@ export const principalCommands = [
         throw new UsageError('--id must be an access-key identifier (acs_k_<uuid v4>)');
       return { id };
     },
-    run: (ctx, i) => revokeAccessKey(ctx.db(), i.id),
+    run: (ctx, i) => revokeAccessKey(ctx.db(), i.id, ctx.clock),
   }),
   defineCommand({
     name: 'public-key revoke',
@@ -136,7 +136,7 @@ export const principalCommands = [
     parse: (f) => ({
       kid: f.matching('kid', PUBLIC_KEY_ID, 'a public-key id (pky_...)', { required: true }),
     }),
-    run: (ctx, i) => revokePublicKey(ctx.db(), i.kid),
+    run: (ctx, i) => revokePublicKey(ctx.db(), i.kid, ctx.clock),
   }),
   defineCommand({
     name: 'public-key register',

@@ -84,7 +84,7 @@ export const tenancyCommands = [
       }
       return input;
     },
-    run: (ctx, i) => createApp(ctx.db(), ctx.kek(), i),
+    run: (ctx, i) => createApp(ctx.db(), ctx.kek(), i, ctx.clock),
   }),
   defineCommand({
     name: 'app set-status',
@@ -148,6 +148,6 @@ export const tenancyCommands = [
     synopsis: '--app A   (status, names, rules, claims, client keys, published signing kids)',
     flags: { app: {} },
     parse: (f) => ({ app: f.anchor('app') }),
-    run: (ctx, i) => describeApp(ctx.db(), i.app),
+    run: (ctx, i) => describeApp(ctx.db(), i.app, ctx.clock),
   }),
 ];
