@@ -74,14 +74,8 @@ describe('POST /introspect', () => {
       'active',
     );
     const kid = JSON.parse(Buffer.from(issued.accessToken.split('.')[0]!, 'base64url').toString()).kid;
-    await revokeKeyNow(
-      h.infra.db,
-      h.infra.issuance.kek,
-      app.anchor,
-      kid,
-      h.infra.issuance.now,
-      h.infra.redis,
-    );
+    const { db, issuance, redis } = h.infra;
+    await revokeKeyNow(db, issuance.kek, app.anchor, kid, issuance.now, redis);
     // The host hears of the revocation over Redis pub/sub: a few milliseconds, longer on a loaded machine.
     const introspect = () => postJson(`${h.url}/introspect`, { accessToken: issued.accessToken });
     await waitUntil(async () => (await introspect()).status === 401, 5000, 20);

@@ -35,14 +35,8 @@ test('32 keys whose tokens can be valid are all served; a 33rd is refused by the
   const app = await provisionApp(h.infra);
   const first = await signedToken(app.anchor);
   for (let i = 1; i < MAX_JWKS_KEYS; i++) {
-    await rotateKeysNow(
-      h.infra.db,
-      h.infra.issuance.kek,
-      app.anchor,
-      WINDOWS,
-      h.infra.issuance.now,
-      h.infra.redis,
-    );
+    const { db, issuance, redis } = h.infra;
+    await rotateKeysNow(db, issuance.kek, app.anchor, WINDOWS, issuance.now, redis);
   }
   const kids = () => served(app.anchor).then((keys) => keys.map((k) => k.kid));
   await waitUntil(async () => (await kids()).length === MAX_JWKS_KEYS);
