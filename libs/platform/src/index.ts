@@ -1,4 +1,5 @@
 // Platform: configuration, logging, Redis, HTTP scaffolding, errors, rate limits, metrics and telemetry.
+export * from './bearer';
 export * from './body';
 export * from './browser-session';
 export * from './clock';

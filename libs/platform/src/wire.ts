@@ -184,12 +184,6 @@ export const ErrandStatus = z.strictObject({
  */
 export const PageCallError = z.strictObject({ reason: z.string().min(1) });
 
-/** Bearer failures of /userinfo and /claim-state: `{error: invalid_token}` with a WWW-Authenticate challenge. */
-export const BEARER_ERRORS = {
-  oauthErrors: { 401: ['invalid_token'] },
-  oauthHeaders: { 401: { 'WWW-Authenticate': 'The Bearer challenge.' } },
-} as const;
-
 /** The issuance refusals every token-issuing or rotating endpoint may answer (spec, Errors). */
 export const ISSUANCE_REFUSALS = [
   'ApplicationNotActive',

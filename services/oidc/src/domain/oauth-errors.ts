@@ -1,6 +1,6 @@
 // The OAuth-shaped errors of the OIDC host ({error, error_description}, Cache-Control no-store), one class per
 // code, each fixing its own status (RFC 6749 5.2, RFC 6750 3.1, OpenID Connect Core 3.1.2.6).
-import { OAuthError } from '@svc/platform';
+import { BEARER_HEADERS, OAuthError } from '@svc/platform';
 
 export type OAuthErrorCode =
   | 'invalid_request'
@@ -52,8 +52,6 @@ export class TemporarilyUnavailable extends OAuthError {
     super('temporarily_unavailable', 503, described('try again shortly'), { 'Retry-After': '5' });
   }
 }
-
-export const BEARER_HEADERS = { 'Cache-Control': 'no-store', Pragma: 'no-cache', Vary: 'Authorization' };
 
 /**
  * 401 invalid_token with its Bearer challenge (RFC 6750 3): a request that carried no token at all gets the

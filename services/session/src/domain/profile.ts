@@ -8,12 +8,10 @@ import {
   verifyPresentedToken,
   workloadAuthoritative,
 } from '@svc/issuance';
-import { OAuthError } from '@svc/platform';
+import { BEARER_HEADERS, OAuthError } from '@svc/platform';
 import { TYP, toClaimStateView } from '@svc/token-core';
 import type { SessionDeps } from '../deps';
 import { statusOf } from './session-status';
-
-export const BEARER_HEADERS = { 'Cache-Control': 'no-store', Pragma: 'no-cache', Vary: 'Authorization' };
 
 export function invalidToken(): OAuthError {
   return new OAuthError(

@@ -1,0 +1,50 @@
+// /userinfo and /claim-state of the session and OIDC hosts: live data for an `Authorization: Bearer` access token,
+// no body, never stored by any cache and varying by the credential. Each host parses and checks the token itself
+// (its own protocol and invalid_token challenge, RFC 6750 3) and names the literal paths in its table.
+import type { ZodType } from 'zod';
+import { endpoint, type JsonEndpoint, type Method } from './endpoints';
+import { ClaimState, UserInfo } from './wire';
+
+/** Headers of every Bearer answer, success or invalid_token: live data of one credential, never stored. */
+export const BEARER_HEADERS = { 'Cache-Control': 'no-store', Pragma: 'no-cache', Vary: 'Authorization' };
+
+/** Bearer failures of /userinfo and /claim-state: `{error: invalid_token}` with a WWW-Authenticate challenge. */
+export const BEARER_ERRORS = {
+  oauthErrors: { 401: ['invalid_token'] },
+  oauthHeaders: { 401: { 'WWW-Authenticate': 'The Bearer challenge.' } },
+} as const;
+
+/** One Bearer endpoint: `answer` gets the Authorization header as sent (undefined when absent). */
+interface BearerRoute {
+  path: string;
+  answer(authorization: string | undefined): Promise<unknown>;
+}
+
+function bearerEndpoint(method: Method, route: BearerRoute, summary: string, schema: ZodType): JsonEndpoint {
+  return endpoint({
+    method,
+    path: route.path,
+    body: { kind: 'none' },
+    noStore: true,
+    doc: {
+      summary,
+      answers: [{ schema, headers: { Vary: 'Authorization' } }],
+      auth: 'bearer',
+      ...BEARER_ERRORS,
+    },
+    handle: async (req) => ({ json: await route.answer(req.headers.authorization), headers: BEARER_HEADERS }),
+  });
+}
+
+/** The host's /userinfo (GET, and POST where it serves that too) and GET /claim-state, at the paths it names. */
+export function bearerProfileEndpoints(routes: {
+  userinfo: BearerRoute & { methods: readonly Method[] };
+  claimState: BearerRoute;
+}): JsonEndpoint[] {
+  return [
+    ...routes.userinfo.methods.map((method) =>
+      bearerEndpoint(method, routes.userinfo, 'Live profile claims of the token’s subject.', UserInfo),
+    ),
+    bearerEndpoint('GET', routes.claimState, 'Live claim requirements and consent states.', ClaimState),
+  ];
+}
