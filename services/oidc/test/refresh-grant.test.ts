@@ -2,7 +2,6 @@
 // rotation read and the consuming write), a narrower `scope` narrowing the session and what the new tokens carry,
 // narrowing away offline_access ending refresh (the historical token still logs out at the session host), and
 // tokens_issued_total / refresh_outcomes_total counted as the session host counts its /refresh.
-import { poolOf } from '@svc/db';
 import { grantClaim } from '@svc/provisioning';
 import { spawnHost } from '@svc/testkit';
 import { decodeJwt } from 'jose';
@@ -16,6 +15,7 @@ import {
   provisionRp,
   type RpFixture,
   startOidcHost,
+  statementsDuring,
   verifyIdToken,
 } from './token-kit';
 
@@ -40,30 +40,6 @@ const userinfo = async (accessToken: string) => {
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
-/**
- * The prepared statement name and text (or the text) of every query the host's pg clients send while `run` runs,
- * Prisma's and the prepared statements' alike: observed on the pool's client class, passed through unchanged.
- */
-async function statementsDuring(run: () => Promise<unknown>): Promise<string[]> {
-  const pool = poolOf(h.deps.db)!;
-  const client = await pool.connect();
-  const proto = Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown };
-  client.release();
-  const real = proto.query;
-  const seen: string[] = [];
-  proto.query = function (this: unknown, ...args: unknown[]) {
-    const q = args[0] as string | { text?: string; name?: string };
-    seen.push(typeof q === 'string' ? q : `${q.name ?? ''} ${q.text ?? ''}`);
-    return real.apply(this, args);
-  };
-  try {
-    await run();
-  } finally {
-    proto.query = real;
-  }
-  return seen;
-}
-
 async function counter(name: string, labels: Record<string, string>): Promise<number> {
   const metric = h.deps.metrics?.registry.getSingleMetric(name);
   const values = (await metric?.get())?.values ?? [];
@@ -80,7 +56,7 @@ describe('refresh_token grant: statements', () => {
     const second = await refreshWith(rp, first.body.refresh_token);
     expect(second.status).toBe(200);
     let third: Awaited<ReturnType<typeof refreshWith>> | undefined;
-    const statements = await statementsDuring(async () => {
+    const statements = await statementsDuring(h, async () => {
       third = await refreshWith(rp, second.body.refresh_token);
     });
     expect(third?.status).toBe(200);

@@ -4,6 +4,7 @@
 import { createHash, createPublicKey, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { poolOf } from '@svc/db';
 import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { createOidcClient, type OidcAuthMethod } from '@svc/provisioning';
 import { passkeySignInReferences } from '@svc/signin';
@@ -236,4 +237,28 @@ export async function verifyAccessToken(h: OidcHarness, token: string, rp: RpFix
   expect(oidcKids).not.toContain(protectedHeader.kid);
   expect(decodeProtectedHeader(token).typ).toBe(TYP.accountAccess);
   return payload;
+}
+
+/**
+ * The prepared statement name and text (or the text) of every query the host's pg clients send while `run` runs,
+ * Prisma's and the prepared statements' alike: observed on the pool's client class, passed through unchanged.
+ */
+export async function statementsDuring(h: OidcHarness, run: () => Promise<unknown>): Promise<string[]> {
+  const pool = poolOf(h.deps.db)!;
+  const client = await pool.connect();
+  const proto = Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown };
+  client.release();
+  const real = proto.query;
+  const seen: string[] = [];
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const q = args[0] as string | { text?: string; name?: string };
+    seen.push(typeof q === 'string' ? q : `${q.name ?? ''} ${q.text ?? ''}`);
+    return real.apply(this, args);
+  };
+  try {
+    await run();
+  } finally {
+    proto.query = real;
+  }
+  return seen;
 }

@@ -14,6 +14,7 @@ import {
   postForm,
   provisionRp,
   startOidcHost,
+  statementsDuring,
   verifyIdToken,
 } from './token-kit';
 
@@ -63,6 +64,28 @@ describe('/userinfo and /claim-state', () => {
     expect(view.sub).toBe(sub);
     expect(view.claims.email!.state).toBe('GRANTED');
     expect(view.claims.family_name!.state).toBe('DENIED');
+  });
+
+  it('one read a request: the session, its account and the grants in one statement', async () => {
+    const rp = await provisionRp(h, { claims: { email: 'OPTIONAL' } });
+    await grantClaim(h.infra.db, rp.accountId, rp.anchor, 'email', 'GRANTED');
+    const tokens = (await exchange(h, rp, await codeFor(h, grantFor(rp)))).body;
+    // Warms the application and key caches, as a relying party's first call does.
+    expect((await bearer(tokens.access_token)).status).toBe(200);
+    for (const path of ['/userinfo', '/claim-state']) {
+      let status = 0;
+      const statements = await statementsDuring(h, async () => {
+        const res = await fetch(`${h.url}${path}`, {
+          headers: { authorization: `Bearer ${tokens.access_token}` },
+        });
+        status = res.status;
+      });
+      expect(status).toBe(200);
+      expect(statements.map((s) => s.split(' ')[0])).toEqual(['oidc_userinfo_read_v1']);
+    }
+    // The same read refuses a session whose account was disabled since.
+    await h.infra.db.account.update({ where: { id: rp.accountId }, data: { status: 'DISABLED' } });
+    expect((await bearer(tokens.access_token)).status).toBe(401);
   });
 
   it('refuses a missing, malformed, foreign-protocol or revoked token with a Bearer challenge', async () => {
@@ -137,6 +160,23 @@ describe('/end-session', () => {
     expect(refreshed.body.error).toBe('invalid_grant');
     // Idempotent: the same hint again still redirects.
     expect((await fetch(url, { redirect: 'manual' })).status).toBe(303);
+  });
+
+  it('finds the hinted sessions in one read, by the hint’s subject (no separate subject-to-account lookup)', async () => {
+    const rp = await provisionRp(h);
+    const tokens = (await exchange(h, rp, await codeFor(h, grantFor(rp)))).body;
+    const url = new URL(`${h.url}/end-session`);
+    url.searchParams.set('id_token_hint', tokens.id_token);
+    url.searchParams.set('post_logout_redirect_uri', rp.postLogoutRedirectUri);
+    let status = 0;
+    const statements = await statementsDuring(h, async () => {
+      status = (await fetch(url, { redirect: 'manual' })).status;
+    });
+    expect(status).toBe(303);
+    expect(statements.filter((s) => /sector_subjects/.test(s))).toEqual([]);
+    expect(statements.filter((s) => /oidc_sessions/.test(s))).toHaveLength(1);
+    const sid = decodeJwt(tokens.access_token).sid as string;
+    expect((await h.infra.db.session.findUniqueOrThrow({ where: { id: sid } })).status).toBe('REVOKED');
   });
 
   it('an unregistered post_logout_redirect_uri or a forged hint gets a page, never a redirect, and revokes nothing', async () => {

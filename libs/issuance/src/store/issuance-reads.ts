@@ -1,8 +1,8 @@
 // The combined reads of issuance, each one named prepared statement whose whole text is in this file: the rotation
 // read a refresh makes in its one round trip (session, workload authority, issuance snapshot), the issue read
 // (snapshot and pairwise subjects), the snapshot alone, and the workload authority rule alone. Rows become named
-// values here, once; nothing outside a store sees a column. The two fragments are exported only for the native
-// host's credential and session stores, whose one read per request embeds them too.
+// values here, once; nothing outside a store sees a column. The fragments are exported only for the host stores
+// whose one read per request embeds them too (native's credential and session stores, the OIDC userinfo read).
 import { columnsOf, type Db, gatherOn, paramsOf, runPrepared, type Statement, unnestParams } from '@svc/db';
 import { type ClaimGrants, isClaimKey } from '@svc/token-core';
 import type { AccountProfile } from '../claim-state';
@@ -32,9 +32,9 @@ const EMAIL_DOMAIN_COLUMNS_SQL = `a.sso_authority,
 
 /**
  * The snapshot as select-list items over an `accounts a` in scope, for an application id and a terms epoch given as
- * SQL expressions.
+ * SQL expressions; `toSnapshot` maps them.
  */
-function snapshotColumnsSql(applicationId: string, epoch: string): string {
+export function snapshotColumnsSql(applicationId: string, epoch: string): string {
   return `a.id AS account_id, a.status AS account_status, a.email, a.email_verified, a.given_name, a.family_name,
     a.picture, a.picture_animated, a.authority_version,
     ${EMAIL_DOMAIN_COLUMNS_SQL},
@@ -68,7 +68,10 @@ function toEmailDomainStanding(row: SnapshotColumns): EmailDomainStanding | null
 }
 
 /** The snapshot of a row (null account when the account does not exist). */
-function toSnapshot(row: SnapshotColumns | undefined, terms: CurrentTerms | undefined): IssuanceSnapshot {
+export function toSnapshot(
+  row: SnapshotColumns | undefined,
+  terms: CurrentTerms | undefined,
+): IssuanceSnapshot {
   if (!row?.account_id || !row.account_status)
     return { account: null, hasReceipt: false, grants: {}, emailDomain: null };
   const grants: ClaimGrants = {};

@@ -2,7 +2,7 @@
 // signed names the client and the session; that session is revoked as session /logout revokes one, the person's
 // sign-in on the OIDC host ends, and the browser goes to a post_logout_redirect_uri registered for that client,
 // with `state`. Without a hint nothing is revoked before the person confirms on a page.
-import { accountBehindSubject, revokeFamily } from '@svc/issuance';
+import { revokeFamily } from '@svc/issuance';
 import { OIDC_SCOPE } from '@svc/keyring';
 import { compactVerify, type JWSHeaderParameters } from 'jose';
 import type { OidcDeps } from '../deps';
@@ -99,12 +99,9 @@ export async function planEndSession(deps: OidcDeps, req: EndSessionRequest): Pr
 export async function revokeHintedSession(deps: OidcDeps, plan: EndSessionPlan): Promise<number> {
   const hint = plan.hint;
   if (!hint || hint.authTime === undefined || !plan.client) return 0;
-  const accountId = await accountBehindSubject(deps.db, plan.client.applicationId, hint.sub);
-  if (!accountId) return 0;
   const sids = await deps.oidcSessions.liveOfSignIn({
     oidcClientId: plan.client.id,
     applicationId: plan.client.applicationId,
-    accountId,
     subject: hint.sub,
     authTime: hint.authTime,
   });

@@ -1,11 +1,10 @@
 // /userinfo (OpenID Connect Core 5.3) and /claim-state for access tokens the OIDC host issued: an account access
 // token (workload tokens are refused) of an active OIDC-protocol session. Data is read live, never from the token;
 // userinfo discloses by the session's granted scopes, then the claim policy and the person's consent.
-import { loadAccount, loadClaimView, profileClaims, verifyPresentedToken } from '@svc/issuance';
-import { TYP, toClaimStateView } from '@svc/token-core';
+import { profileClaims, verifyPresentedToken } from '@svc/issuance';
+import { buildClaimView, TYP, toClaimStateView } from '@svc/token-core';
 import type { OidcDeps } from '../deps';
 import { InvalidToken } from './oauth-errors';
-
 import { parseScope } from './scopes';
 
 /** The token of an `Authorization: Bearer` header (RFC 6750 2.1); a missing header is a challenge without error. */
@@ -25,20 +24,21 @@ async function authorize(deps: OidcDeps, token: string) {
     throw new InvalidToken('the access token is invalid or expired');
   }
   const { app, claims } = presented;
-  const session = await deps.oidcSessions.read(claims.sid);
+  // One read: the session, its account and the account's grants (store/oidc-sessions.ts).
+  const read = await deps.oidcSessions.readForUserinfo(claims.sid);
   if (
-    !session ||
-    session.applicationId !== app.id ||
-    session.subject !== claims.sub ||
-    session.status !== 'ACTIVE' ||
-    session.expiresAt <= new Date(deps.now())
+    !read ||
+    read.applicationId !== app.id ||
+    read.subject !== claims.sub ||
+    read.status !== 'ACTIVE' ||
+    read.expiresAt <= new Date(deps.now())
   ) {
     throw new InvalidToken('the access token is not of an active OIDC session');
   }
-  const account = await loadAccount(deps.db, session.accountId);
+  const { account, grants } = read.snapshot;
   if (account?.status !== 'ACTIVE') throw new InvalidToken('the account is not active');
-  const view = await loadClaimView(deps.db, account.id, app.id, app.claimRequirements);
-  return { subject: session.subject, account, view, scopes: parseScope(session.scope ?? '') };
+  const view = buildClaimView(app.claimRequirements, grants);
+  return { subject: read.subject, account, view, scopes: parseScope(read.scope ?? '') };
 }
 
 export async function userinfo(deps: OidcDeps, token: string): Promise<Record<string, unknown>> {

@@ -1,7 +1,8 @@
 // What an OIDC-issued session keeps beside its sessions row (oidc_sessions): the client it was issued to, the
-// authentication references of later ID tokens and the browser sign-in session; read with the session's
-// subject, auth_time and scope in one statement.
-import type { Db } from '@svc/db';
+// authentication references of later ID tokens and the browser sign-in session. Each request reads it in one
+// statement: /userinfo with the session's account and grants, /end-session the live sessions of a sign-in.
+import { type Db, runPrepared, type Statement } from '@svc/db';
+import { type IssuanceSnapshot, type SnapshotColumns, snapshotColumnsSql, toSnapshot } from '@svc/issuance';
 
 export interface NewOidcSession {
   sid: string;
@@ -12,33 +13,35 @@ export interface NewOidcSession {
   browserSessionId: string | null;
 }
 
-export interface OidcSessionView extends NewOidcSession {
+/** What /userinfo and /claim-state read for an access token's `sid`: its OIDC session, account and grants. */
+export interface UserinfoRead {
   applicationId: string;
-  accountId: string;
   subject: string;
-  authTime: Date;
   scope: string | null;
-  accessTtl: number;
   status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
   expiresAt: Date;
+  /** The session's account (null when it is gone) and its claim grants under the session's application. */
+  snapshot: IssuanceSnapshot;
 }
 
-interface RawView {
-  sid: string;
-  oidc_client_id: string;
-  client_id: string;
-  amr: string[] | null;
-  acr: string | null;
-  browser_session_id: string | null;
+type UserinfoColumns = SnapshotColumns & {
   application_id: string;
-  account_id: string;
   subject: string;
-  auth_time: Date;
   scope: string | null;
-  access_ttl: number;
-  status: OidcSessionView['status'];
+  status: UserinfoRead['status'];
   expires_at: Date;
-}
+};
+
+// One round trip: the session (OIDC protocol, with its oidc_sessions row), its account and grants. Userinfo does
+// not check the basic terms, so the terms epoch is 0 and the snapshot's receipt goes unused.
+const USERINFO_READ: Statement = {
+  name: 'oidc_userinfo_read_v1',
+  text: `SELECT s.application_id, s.subject, s.scope, s.status, s.expires_at,
+      ${snapshotColumnsSql('s.application_id', '0')}
+    FROM oidc_sessions o JOIN sessions s ON s.id = o.sid AND s.protocol = 'OIDC'
+      LEFT JOIN accounts a ON a.id = s.account_id
+    WHERE o.sid = $1::text`,
+};
 
 export function createOidcSessionStore(db: Db) {
   return {
@@ -46,49 +49,36 @@ export function createOidcSessionStore(db: Db) {
       await db.oidcSession.create({ data: row });
     },
 
-    /** The OIDC session with its sessions row (protocol OIDC only), or undefined. */
-    async read(sid: string): Promise<OidcSessionView | undefined> {
-      const rows = await db.$queryRaw<RawView[]>`
-        SELECT o.sid, o.oidc_client_id, o.client_id, o.amr, o.acr, o.browser_session_id, s.application_id,
-          s.account_id, s.subject, s.auth_time, s.scope, s.access_ttl, s.status, s.expires_at
-        FROM oidc_sessions o JOIN sessions s ON s.id = o.sid AND s.protocol = 'OIDC'
-        WHERE o.sid = ${sid}`;
-      const r = rows[0];
-      if (!r) return undefined;
+    /** The OIDC session of `sid` with its account and grants (protocol OIDC only), or undefined. */
+    async readForUserinfo(sid: string): Promise<UserinfoRead | undefined> {
+      const [row] = await runPrepared<UserinfoColumns>(db, USERINFO_READ, [sid]);
+      if (!row) return undefined;
       return {
-        sid: r.sid,
-        oidcClientId: r.oidc_client_id,
-        clientId: r.client_id,
-        amr: r.amr ?? [],
-        acr: r.acr,
-        browserSessionId: r.browser_session_id,
-        applicationId: r.application_id,
-        accountId: r.account_id,
-        subject: r.subject,
-        authTime: r.auth_time,
-        scope: r.scope,
-        accessTtl: r.access_ttl,
-        status: r.status,
-        expiresAt: r.expires_at,
+        applicationId: row.application_id,
+        subject: row.subject,
+        scope: row.scope,
+        status: row.status,
+        expiresAt: row.expires_at,
+        snapshot: toSnapshot(row, undefined),
       };
     },
 
     /**
-     * The live (active or suspended) OIDC sessions of one client for one person from one sign-in (auth_time to the
-     * second, as ID tokens state it); found through the sessions (account, application) index.
+     * The live (active or suspended) OIDC sessions of one client for one subject from one sign-in (auth_time to the
+     * second, as ID tokens state it), in one statement over the sessions (application, subject) index: the subject
+     * an ID token states is the one its sessions were issued under.
      */
     async liveOfSignIn(q: {
       oidcClientId: string;
       applicationId: string;
-      accountId: string;
       subject: string;
       authTime: number;
     }): Promise<string[]> {
       const rows = await db.$queryRaw<{ sid: string }[]>`
         SELECT s.id AS sid
         FROM sessions s JOIN oidc_sessions o ON o.sid = s.id
-        WHERE s.account_id = ${q.accountId}::uuid AND s.application_id = ${q.applicationId}::uuid
-          AND s.protocol = 'OIDC' AND s.status IN ('ACTIVE', 'SUSPENDED') AND s.subject = ${q.subject}
+        WHERE s.application_id = ${q.applicationId}::uuid AND s.subject = ${q.subject}
+          AND s.protocol = 'OIDC' AND s.status IN ('ACTIVE', 'SUSPENDED')
           AND o.oidc_client_id = ${q.oidcClientId}::uuid
           AND s.auth_time >= to_timestamp(${q.authTime}) AND s.auth_time < to_timestamp(${q.authTime + 1})`;
       return rows.map((r) => r.sid);
