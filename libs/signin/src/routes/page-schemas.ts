@@ -13,10 +13,16 @@ import { z } from 'zod';
 
 /**
  * The query of a sign-in page a person opens (a GET): `lang` picks its language, and is remembered in a cookie
- * (browser.ts). Another value, or a repeat, is 400 like a bad form. A page's own parameters extend it.
+ * (browser.ts). A value naming no locale we have (`fr`, a repeat, an over-long one) is ignored, not refused: the
+ * page falls back to the remembered or the browser's language, as the spec's locales fall back, so a link an
+ * application built with a language we lack still opens the sign-in. A page's own parameters extend it.
  */
 export const pageQuery = queryParams({
-  lang: z.enum(LOCALES).optional().describe('The page language (remembered in a cookie).'),
+  lang: z
+    .enum(LOCALES)
+    .optional()
+    .catch(undefined)
+    .describe('The page language (remembered in a cookie); a value naming no locale is ignored.'),
 });
 
 /** base64url without padding, as WebAuthn JSON carries binary fields. */
