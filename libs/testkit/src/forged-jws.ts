@@ -2,7 +2,9 @@
 // public key, an attacker's key under a real kid, embedded jwk, jku/x5u, crit, kid traversal and injection, and
 // broken base64url. Used by the hostile-input suite against every token-bearing endpoint.
 import { createHmac, createPublicKey, generateKeyPairSync, KeyObject, sign } from 'node:crypto';
-import type { CryptoKey, JWK } from 'jose';
+import type { Db } from '@svc/db';
+import type { KeyRing } from '@svc/keyring';
+import { type CryptoKey, decodeJwt, type JWK } from 'jose';
 
 const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
 
@@ -21,6 +23,45 @@ export interface ForgeTarget {
   realKey?: CryptoKey;
   /** A genuine token, for base64url and segment mutations. */
   genuine?: string;
+}
+
+/** The target of a token the platform signed for an application (RS256): its current signer and published JWK. */
+export async function appTokenTarget(
+  keyRing: KeyRing,
+  applicationId: string,
+  token: string,
+  typ: string,
+): Promise<ForgeTarget> {
+  const signer = await keyRing.signer(applicationId);
+  if (!signer) throw new Error(`no signing key for application ${applicationId}`);
+  const { keys } = await keyRing.jwks(applicationId);
+  return {
+    alg: 'RS256',
+    kid: signer.kid,
+    typ,
+    claims: decodeJwt(token) as Record<string, unknown>,
+    publicJwk: keys.find((k) => k.kid === signer.kid) as unknown as JWK,
+    realKey: signer.key,
+    genuine: token,
+  };
+}
+
+/** The target of a genuine ClientAuth JWT (EdDSA): the client key the application registered, and its private half. */
+export async function clientAuthTarget(
+  db: Db,
+  client: { kid: string; key: CryptoKey },
+  genuine: string,
+): Promise<ForgeTarget> {
+  const { jwk } = await db.clientKey.findUniqueOrThrow({ where: { kid: client.kid } });
+  return {
+    alg: 'EdDSA',
+    kid: client.kid,
+    typ: 'vnd.service.client-auth+jwt',
+    claims: decodeJwt(genuine) as Record<string, unknown>,
+    publicJwk: jwk as unknown as JWK,
+    realKey: client.key,
+    genuine,
+  };
 }
 
 export interface ForgedJws {

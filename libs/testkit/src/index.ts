@@ -2,10 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import type { RequestListener, Server } from 'node:http';
 import { createPrisma, type Db } from '@svc/db';
-import { issuanceDepsOf, issuingConfigFromEnv } from '@svc/host';
-import type { IssuanceDeps } from '@svc/issuance';
+import { type HostParts, issuanceDepsOf, issuingConfigFromEnv } from '@svc/host';
+import { createApplicationCache, type IssuanceDeps } from '@svc/issuance';
 import { createKeyRing, type KeyRing } from '@svc/keyring';
-import { type Clock, createRedis, listen, type Redis, systemClock } from '@svc/platform';
+import { type Clock, createRedis, type Logger, listen, type Redis, systemClock } from '@svc/platform';
 import {
   acceptTerms,
   addClientKey,
@@ -57,6 +57,21 @@ export function openInfra(opts: { over?: Db; now?: Clock; redisUrl?: string } = 
       await redis.quit().catch(() => undefined);
       if (!opts.over) await db.$disconnect();
     },
+  };
+}
+
+/**
+ * What every host's deps carry of the core, over a test's infrastructure; no application cache, since fixtures
+ * change an application's status between requests.
+ */
+export function hostPartsOf(infra: TestInfra, logger: Logger): HostParts {
+  return {
+    db: infra.db,
+    redis: infra.redis,
+    keyRing: infra.keyRing,
+    issuance: infra.issuance,
+    apps: createApplicationCache(infra.db, 0),
+    logger,
   };
 }
 
@@ -258,6 +273,14 @@ export {
   judgeAgainst,
 } from './contract';
 export {
+  type DependencyProxies,
+  expectOneDownOneUp,
+  proxyDependencies,
+  recordFaultFigures,
+  runContainedFault,
+  stateChanges,
+} from './fault-checks';
+export {
   countStatuses,
   type FaultFigures,
   type FaultScenario,
@@ -268,7 +291,14 @@ export {
   timedGet,
 } from './fault-load';
 export { type FaultMode, type FaultProxy, startFaultProxy } from './fault-proxy';
-export { type ForgedJws, type ForgeTarget, forgeAll, type JwsAlg } from './forged-jws';
+export {
+  appTokenTarget,
+  clientAuthTarget,
+  type ForgedJws,
+  type ForgeTarget,
+  forgeAll,
+  type JwsAlg,
+} from './forged-jws';
 export {
   FUZZ_RUNS,
   FUZZ_SEED,
@@ -293,6 +323,7 @@ export {
 } from './hostile';
 export * from './mailbox';
 export { type Agent, makeAgent } from './page-agent';
+export { useStarted } from './per-file';
 export { type RawAnswer, type RawRequest, sendRaw } from './raw-request';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';
 export {
@@ -300,5 +331,6 @@ export {
   holdSubjectCreation,
   type SubjectHold,
   type TransactionHold,
+  whileSubjectHeld,
 } from './transaction-hold';
 export { waitUntil } from './wait';

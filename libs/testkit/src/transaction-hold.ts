@@ -1,6 +1,7 @@
 // Holds a request between two of its statements with real PostgreSQL locks, so tests need no hook in the code.
 import type { Db } from '@svc/db';
 import { deriveSectorSubject, type PrincipalKind } from '@svc/token-core';
+import { waitUntil } from './wait';
 
 export interface TransactionHold {
   /** Whether another connection waits on the held transaction. */
@@ -88,4 +89,27 @@ export function holdSubjectCreation(
       data: { sectorId, principalKind: principal.kind, principalId: principal.id, subject, generation: 1 },
     }),
   );
+}
+
+/**
+ * Starts `attempt` while `holdSubjectCreation` holds it between its proof and its session insert, runs `meanwhile`
+ * once the attempt provably waits there (nothing, to show the hold itself refuses nothing), then lets it go on;
+ * answers what the attempt answered.
+ */
+export async function whileSubjectHeld<T>(
+  infra: { db: Db; issuance: { subjectSecret: string } },
+  sectorId: string,
+  principal: { kind: PrincipalKind; id: string },
+  attempt: () => Promise<T>,
+  meanwhile: () => Promise<unknown> = async () => undefined,
+): Promise<T> {
+  const hold = await holdSubjectCreation(infra, sectorId, principal);
+  const answer = attempt();
+  try {
+    await waitUntil(hold.blocked);
+    await meanwhile();
+  } finally {
+    await hold.release();
+  }
+  return answer;
 }

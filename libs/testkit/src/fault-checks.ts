@@ -1,0 +1,106 @@
+// What every dependency-fault test asserts, whichever host it runs against: the load answered only 200 or a prompt
+// 503 TemporarilyUnavailable, /readyz said 503 at once, and the outage was logged and counted once each way.
+import type { Metrics } from '@svc/platform';
+import type { CapturedLog } from './capture-logger';
+import { testUrls } from './config';
+import { type FaultFigures, type FaultScenario, runFault } from './fault-load';
+import { type FaultProxy, startFaultProxy } from './fault-proxy';
+
+/** The upstream a fault proxy stands in front of: a URL's host and port (`fallback` when it names none). */
+function upstreamOf(url: string, fallback: number): { host: string; port: number } {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port || fallback) };
+}
+
+export interface DependencyProxies {
+  /** In front of the test PostgreSQL: a host reaches it at `pg.urlFor(testUrls.database)`. */
+  pg: FaultProxy;
+  /** In front of the test Redis: `redis.urlFor(testUrls.redis)`. */
+  redis: FaultProxy;
+  close(): Promise<void>;
+}
+
+/** Fault proxies in front of the test PostgreSQL and Redis, passing until a test says otherwise. */
+export async function proxyDependencies(): Promise<DependencyProxies> {
+  const pg = await startFaultProxy(upstreamOf(testUrls.database, 5432));
+  const redis = await startFaultProxy(upstreamOf(testUrls.redis, 6379));
+  return {
+    pg,
+    redis,
+    async close() {
+      await pg.close();
+      await redis.close();
+    },
+  };
+}
+
+/**
+ * Runs `s` (runFault), stops its load whatever happens, and asserts the answers: no 5xx but 503, /readyz 503
+ * within 2 s, every request a 200 or a 503 TemporarilyUnavailable whose Retry-After matches `retryAfter`, none
+ * slower than `boundMs`. Returns the figures.
+ */
+export async function runContainedFault(
+  s: FaultScenario & { boundMs: number; retryAfter: RegExp },
+): Promise<FaultFigures> {
+  let result: FaultFigures;
+  try {
+    result = await runFault(s);
+  } finally {
+    await s.load.stop();
+  }
+  expect(result.other5xx).toBe(0);
+  expect(result.readyzMs).toBeLessThan(2000);
+  for (const o of s.load.outcomes) {
+    expect([200, 503]).toContain(o.status);
+    if (o.status === 503) {
+      expect(o.reason).toBe('TemporarilyUnavailable');
+      expect(o.retryAfter).toMatch(s.retryAfter);
+    }
+    expect(o.ms).toBeLessThanOrEqual(s.boundMs);
+  }
+  return result;
+}
+
+/** The figures of a file's faults, written to stdout as one JSON line after its tests (RELIABILITY.md records them). */
+export function recordFaultFigures(host: string): FaultFigures[] {
+  const figures: FaultFigures[] = [];
+  afterAll(() => {
+    process.stdout.write(`${JSON.stringify({ host, figures })}\n`);
+  });
+  return figures;
+}
+
+/** dependency_state_changes_total for one dependency, by state. */
+export async function stateChanges(
+  metrics: Metrics,
+  dependency: string,
+): Promise<{ down: number; up: number }> {
+  const metric = await metrics.registry.getSingleMetric('dependency_state_changes_total')?.get();
+  const count = (state: string) =>
+    metric?.values.find((v) => v.labels.dependency === dependency && v.labels.state === state)?.value ?? 0;
+  return { down: count('down'), up: count('up') };
+}
+
+/**
+ * Asserts the outage was seen once each way since log line `from`: exactly one down line (warn) and then one up
+ * line (info) about `dependency`, nothing else at warn or above, no stack anywhere (per-request 503s are debug
+ * lines); and the state-change metric counted one more of each than `before`.
+ */
+export async function expectOneDownOneUp(
+  log: CapturedLog,
+  from: number,
+  dependency: string,
+  metrics: Metrics,
+  before: { down: number; up: number },
+): Promise<void> {
+  const changes = log.lines.slice(from).filter((l) => l.dependency === dependency && l.state);
+  expect(changes.map((l) => [l.state, l.level])).toEqual([
+    ['down', 40],
+    ['up', 30],
+  ]);
+  for (const l of log.lines.slice(from)) {
+    expect(JSON.stringify(l)).not.toMatch(/"stack"|\n\s+at /);
+    if ((l.level as number) >= 40) expect(l.state).toBe('down');
+  }
+  expect(await stateChanges(metrics, dependency)).toEqual({ down: before.down + 1, up: before.up + 1 });
+}
