@@ -5,30 +5,21 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createMetrics, serveMetrics } from '@svc/platform';
 import { uniqueName } from '@svc/testkit';
-import {
-  type OidcPagesHost,
-  provisionRelyingParty,
-  type RelyingPartyFixture,
-  startOidcPages,
-} from './pages-kit';
+import { provisionRelyingParty, type RelyingPartyFixture, useOidcPages } from './pages-kit';
 
-let host: OidcPagesHost;
+const host = useOidcPages();
 let rp: RelyingPartyFixture;
 let publicRp: RelyingPartyFixture;
 const REDIRECT = `https://${uniqueName('rp')}.example/cb`;
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 
 beforeAll(async () => {
-  host = await startOidcPages();
   rp = await provisionRelyingParty(host, { redirectUris: [REDIRECT] });
   publicRp = await provisionRelyingParty(host, {
     redirectUris: [REDIRECT],
     authMethod: 'none',
     responseTypes: ['code'],
   });
-});
-afterAll(async () => {
-  await host?.close();
 });
 
 function authorizeUrl(over: Record<string, string | undefined>, client = rp): string {

@@ -13,6 +13,7 @@ import {
   type TestInfra,
   testEnv,
   uniqueName,
+  useStarted,
 } from '@svc/testkit';
 import { createOidcApp } from '../src/app';
 import { oidcConfigFromEnv } from '../src/config';
@@ -66,6 +67,11 @@ export async function startOidcPages(
       await infra.close();
     },
   };
+}
+
+/** startOidcPages's host for a test file: started before its tests, closed after (filled in beforeAll). */
+export function useOidcPages(opts: Parameters<typeof startOidcPages>[0] = {}): OidcPagesHost {
+  return useStarted(() => startOidcPages(opts));
 }
 
 export interface RelyingPartyFixture {

@@ -10,22 +10,15 @@ import {
   codeFor,
   exchange,
   grantFor,
-  type OidcHarness,
   postForm,
   provisionRp,
   type RpFixture,
-  startOidcHost,
   statementsDuring,
+  useOidcHost,
   verifyIdToken,
 } from './token-kit';
 
-let h: OidcHarness;
-beforeAll(async () => {
-  h = await startOidcHost();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useOidcHost();
 
 function refreshWith(rp: RpFixture, refreshToken: string, scope?: string) {
   return postForm(

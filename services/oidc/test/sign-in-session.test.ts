@@ -5,23 +5,14 @@
 import { grantClaim, setAccountStatus } from '@svc/provisioning';
 import { provisionAccount, uniqueName } from '@svc/testkit';
 import { hashCode, issueAuthorizationResponse } from '../src/domain/authorization';
-import {
-  type OidcPagesHost,
-  provisionRelyingParty,
-  type RelyingPartyFixture,
-  startOidcPages,
-} from './pages-kit';
+import { provisionRelyingParty, type RelyingPartyFixture, startOidcPages, useOidcPages } from './pages-kit';
 
-let host: OidcPagesHost;
+const host = useOidcPages();
 let rp: RelyingPartyFixture;
 const REDIRECT = `https://${uniqueName('rp')}.example/cb`;
 
 beforeAll(async () => {
-  host = await startOidcPages();
   rp = await provisionRelyingParty(host, { redirectUris: [REDIRECT], claims: { email: 'OPTIONAL' } });
-});
-afterAll(async () => {
-  await host?.close();
 });
 
 /** A person with the terms accepted and the email claim decided, signed in on the host `ageSeconds` ago. */
@@ -47,8 +38,8 @@ async function signedIn(ageSeconds = 0) {
 const get = (url: string, cookie?: string) =>
   fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
 
-/** /authorize, then the interaction page it parks the request at, with the browser's cookie. */
-async function authorize(over: Record<string, string>, cookie?: string) {
+/** The fixture client's code request to /authorize (state st-9), with `over` added or replaced. */
+function authorizePath(over: Record<string, string> = {}): string {
   const q = new URLSearchParams({
     client_id: rp.clientId,
     redirect_uri: REDIRECT,
@@ -57,7 +48,12 @@ async function authorize(over: Record<string, string>, cookie?: string) {
     state: 'st-9',
     ...over,
   });
-  const parked = await get(`${host.url}/authorize?${q}`, cookie);
+  return `/authorize?${q}`;
+}
+
+/** /authorize, then the interaction page it parks the request at, with the browser's cookie. */
+async function authorize(over: Record<string, string>, cookie?: string) {
+  const parked = await get(`${host.url}${authorizePath(over)}`, cookie);
   expect(parked.status).toBe(303);
   const page = `${host.url}${parked.headers.get('location')}`;
   return { page, res: await get(page, cookie) };
@@ -201,14 +197,7 @@ function expectOthersNeverAnswerTheClient(answers: Response[], losers: number): 
 
 test('two tabs finishing one request: the client is answered once', async () => {
   const s = await signedIn();
-  const q = new URLSearchParams({
-    client_id: rp.clientId,
-    redirect_uri: REDIRECT,
-    response_type: 'code',
-    scope: 'openid',
-    state: 'st-race',
-  });
-  const parked = await get(`${host.url}/authorize?${q}`, s.cookie);
+  const parked = await get(`${host.url}${authorizePath({ state: 'st-race' })}`, s.cookie);
   const page = `${host.url}${parked.headers.get('location')}`;
   const answers = await Promise.all(Array.from({ length: 6 }, () => get(page, s.cookie)));
   const toClient = answers.filter((r) => r.status === 303);
@@ -260,14 +249,7 @@ test('two replicas: a request parked on one is finished on the other, and racing
   const replica = await startOidcPages({ issuer: host.url });
   try {
     const s = await signedIn();
-    const q = new URLSearchParams({
-      client_id: rp.clientId,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      scope: 'openid',
-      state: 'st-replica',
-    });
-    const parked = await get(`${host.url}/authorize?${q}`, s.cookie);
+    const parked = await get(`${host.url}${authorizePath({ state: 'st-replica' })}`, s.cookie);
     const path = parked.headers.get('location');
     const answers = await Promise.all(
       [host.address, replica.address, host.address, replica.address].map((base) =>

@@ -15,6 +15,7 @@ import {
   provisionApp,
   type TestInfra,
   testEnv,
+  useStarted,
 } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import {
@@ -61,6 +62,11 @@ export async function startOidcHost(): Promise<OidcHarness> {
       await infra.close();
     },
   };
+}
+
+/** startOidcHost's host for a test file: started before its tests, closed after (filled in beforeAll). */
+export function useOidcHost(): OidcHarness {
+  return useStarted(startOidcHost);
 }
 
 export interface RpFixture {

@@ -7,23 +7,16 @@ import {
   exchange,
   grantFor,
   halfHash,
-  type OidcHarness,
   pkcePair,
   postForm,
   provisionRp,
   refresh,
-  startOidcHost,
+  useOidcHost,
   verifyAccessToken,
   verifyIdToken,
 } from './token-kit';
 
-let h: OidcHarness;
-beforeAll(async () => {
-  h = await startOidcHost();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useOidcHost();
 
 describe('authorization_code grant', () => {
   it('client_secret_basic: the application access token beside an ID token of the spec table', async () => {

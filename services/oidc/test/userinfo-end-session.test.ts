@@ -10,21 +10,14 @@ import {
   codeFor,
   exchange,
   grantFor,
-  type OidcHarness,
   postForm,
   provisionRp,
-  startOidcHost,
   statementsDuring,
+  useOidcHost,
   verifyIdToken,
 } from './token-kit';
 
-let h: OidcHarness;
-beforeAll(async () => {
-  h = await startOidcHost();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useOidcHost();
 
 const bearer = (token: string, method = 'GET') =>
   fetch(`${h.url}/userinfo`, { method, headers: { authorization: `Bearer ${token}` } });
