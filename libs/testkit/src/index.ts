@@ -70,7 +70,7 @@ export function hostPartsOf(infra: TestInfra, logger: Logger): HostParts {
     redis: infra.redis,
     keyRing: infra.keyRing,
     issuance: infra.issuance,
-    apps: createApplicationCache(infra.db, 0),
+    apps: createApplicationCache(infra.db, 0, infra.issuance.now),
     logger,
   };
 }

@@ -9,10 +9,17 @@ import {
   setClaims,
   setSectorStatus,
 } from '@svc/provisioning';
-import { expectTokenPair, holdSubjectCreation, postJson, provisionApp, waitUntil } from '@svc/testkit';
+import { expectTokenPair, postJson, provisionApp, whileSubjectHeld } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
-import { accessKeyFor, ensureTerms, sessionCount, settledAccount, useNativeHost } from './helpers';
+import {
+  accessKeyFor,
+  bumpAuthority,
+  ensureTerms,
+  sessionCount,
+  settledAccount,
+  useNativeHost,
+} from './helpers';
 
 const n = useNativeHost();
 let url: string;
@@ -261,31 +268,25 @@ describe('issuance refusals', () => {
   test('identity authority changing during the attempt is AuthorizationArtifactStale (409)', async () => {
     const f = await fixture();
     // The attempt is held in PostgreSQL after its key is proven and before its session is inserted.
-    const hold = await holdSubjectCreation(n.infra, f.app.sectorId, { kind: 'ACCOUNT', id: f.account.id });
-    const attempt = postJson(url, f.body);
-    try {
-      await waitUntil(hold.blocked);
-      await n.infra.db.account.update({
-        where: { id: f.account.id },
-        data: { authorityVersion: { increment: 1 } },
-      });
-    } finally {
-      await hold.release();
-    }
-    const res = await attempt;
+    const res = await whileSubjectHeld(
+      n.infra,
+      f.app.sectorId,
+      { kind: 'ACCOUNT', id: f.account.id },
+      () => postJson(url, f.body),
+      () => bumpAuthority(n.infra, f.account.id),
+    );
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ reason: 'AuthorizationArtifactStale' });
     expect(await sessionCount(n.infra, f.account.id)).toBe(0);
     // Held the same way with nothing changed, the attempt succeeds: the hold itself refuses nothing.
     const g = await fixture();
-    const calm = await holdSubjectCreation(n.infra, g.app.sectorId, { kind: 'ACCOUNT', id: g.account.id });
-    const unchanged = postJson(url, g.body);
-    try {
-      await waitUntil(calm.blocked);
-    } finally {
-      await calm.release();
-    }
-    expect((await unchanged).status).toBe(200);
+    const unchanged = await whileSubjectHeld(
+      n.infra,
+      g.app.sectorId,
+      { kind: 'ACCOUNT', id: g.account.id },
+      () => postJson(url, g.body),
+    );
+    expect(unchanged.status).toBe(200);
   });
 });
 

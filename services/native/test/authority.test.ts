@@ -7,14 +7,13 @@ import { createPrisma, DEFAULT_DB_BOUNDS } from '@svc/db';
 import { loadApplication, rotateSectorSubject } from '@svc/issuance';
 import { revokeAccessKey, setAccountStatus } from '@svc/provisioning';
 import {
-  holdSubjectCreation,
   postJson,
   provisionApp,
   type RunningTestHost,
   type TestInfra,
   testUrls,
   uniqueName,
-  waitUntil,
+  whileSubjectHeld,
 } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
@@ -120,19 +119,17 @@ describe('POST /direct-issue/public-key', () => {
     const jws = await signAssertion(cred.key, cred.kid, body);
     // The attempt is held in PostgreSQL after its one read (key, workload, authority, snapshot) and before its
     // session insert, while an operator changes the account.
-    const hold = await holdSubjectCreation(infra, app.sectorId, { kind: 'ACCOUNT', id: account.id });
-    const attempt = postJson(`${host.url}/direct-issue/public-key`, body, {
-      authorization: `PublicKey ${jws}`,
-    });
-    try {
-      await waitUntil(hold.blocked);
-      // What `pnpm admin account set-status` does, twice: the account is ACTIVE again, under a new authority.
-      await setAccountStatus(infra.db, account.id, 'DISABLED');
-      await setAccountStatus(infra.db, account.id, 'ACTIVE');
-    } finally {
-      await hold.release();
-    }
-    const res = await attempt;
+    const res = await whileSubjectHeld(
+      infra,
+      app.sectorId,
+      { kind: 'ACCOUNT', id: account.id },
+      () => postJson(`${host.url}/direct-issue/public-key`, body, { authorization: `PublicKey ${jws}` }),
+      async () => {
+        // What `pnpm admin account set-status` does, twice: the account is ACTIVE again, under a new authority.
+        await setAccountStatus(infra.db, account.id, 'DISABLED');
+        await setAccountStatus(infra.db, account.id, 'ACTIVE');
+      },
+    );
     expect([res.status, res.body]).toEqual([409, { reason: 'AuthorizationArtifactStale' }]);
     expect(await sessionCount(infra, account.id)).toBe(0);
     // The whole exchange again, with a freshly signed assertion, succeeds under the new authority.

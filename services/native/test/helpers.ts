@@ -3,7 +3,7 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApplicationCache, currentTerms } from '@svc/issuance';
+import { currentTerms } from '@svc/issuance';
 import { createLogger } from '@svc/platform';
 import {
   acceptTerms,
@@ -12,12 +12,14 @@ import {
   publishTerms,
   registerPublicKey,
 } from '@svc/provisioning';
+import type { RunningTestHost, TestInfra } from '@svc/testkit';
 import {
+  hostPartsOf,
   openInfra,
+  postJson,
   provisionAccount,
-  type RunningTestHost,
+  provisionApp,
   startTestHost,
-  type TestInfra,
   testEnv,
   uniqueName,
 } from '@svc/testkit';
@@ -35,13 +37,7 @@ export function nativeDeps(
 ): NativeDeps {
   const base = nativeConfigFromEnv(testEnv());
   return {
-    db: infra.db,
-    redis: infra.redis,
-    keyRing: infra.keyRing,
-    issuance: infra.issuance,
-    // No application cache in tests: fixtures change status between requests.
-    apps: createApplicationCache(infra.db, 0, infra.issuance.now),
-    logger: createLogger('native-test', { level: 'silent' }),
+    ...hostPartsOf(infra, createLogger('native-test', { level: 'silent' })),
     config: {
       ...base,
       steamApiKey: 'test-publisher-key',
@@ -60,15 +56,34 @@ export async function startNative(
   return startTestHost(createNativeApp(nativeDeps(infra, config, extra)));
 }
 
-/** The infrastructure and one native host for a test file: opened before its tests, closed after (filled in beforeAll). */
-export function useNativeHost(): { infra: TestInfra; host: RunningTestHost } {
-  const setup = {} as { infra: TestInfra; host: RunningTestHost };
+export interface NativeSetup {
+  infra: TestInfra;
+  /** The Steam Web API stand-in the hosts ask. */
+  steam: SteamStandIn;
+  /** The host tests talk to. */
+  host: RunningTestHost;
+  /** A second replica over the same PostgreSQL and Redis, when asked for. */
+  replica: RunningTestHost;
+}
+
+/**
+ * The infrastructure, a Steam Web API stand-in and a native host asking it (plus `replicas` more), for a test file:
+ * opened before its tests, closed after (filled in beforeAll). `config` is the hosts' (Steam's address and a 2 s
+ * timeout unless it says otherwise).
+ */
+export function useNativeHost(opts: { replicas?: 0 | 1; config?: Partial<NativeConfig> } = {}): NativeSetup {
+  const setup = {} as NativeSetup;
   beforeAll(async () => {
     setup.infra = openInfra();
-    setup.host = await startNative(setup.infra);
+    setup.steam = await startSteamStandIn();
+    const config = { steamApiUrl: setup.steam.url, steamTimeoutMs: 2000, ...opts.config };
+    setup.host = await startNative(setup.infra, config);
+    if (opts.replicas) setup.replica = await startNative(setup.infra, config);
   });
   afterAll(async () => {
     await setup.host?.close();
+    await setup.replica?.close();
+    await setup.steam?.close();
     await setup.infra?.close();
   });
   return setup;
@@ -134,6 +149,36 @@ export async function publicKeyFor(
     jwk: await exportJWK(publicKey),
   });
   return { kid, key: privateKey, workloadId: w.workloadId };
+}
+
+/**
+ * An application admitting `methods` (PUBLIC_KEY_DIRECT by default), an account (one with settled terms unless
+ * given), a public key of `kind` registered for it, and the body its direct issue sends.
+ */
+export async function publicKeyFixture(
+  infra: TestInfra,
+  opts: { methods?: string[]; kind?: Kind; account?: { id: string } } = {},
+) {
+  const app = await provisionApp(infra, { methods: opts.methods ?? ['PUBLIC_KEY_DIRECT'] });
+  const account = opts.account ?? (await settledAccount(infra));
+  const cred = await publicKeyFor(infra, app.anchor, account.id, opts.kind);
+  return { app, account, cred, body: JSON.stringify({ applicationAnchor: app.anchor }) };
+}
+
+export type PublicKeyFixture = Awaited<ReturnType<typeof publicKeyFixture>>;
+
+/**
+ * POSTs `body` (the fixture's unless given) to the host's /direct-issue/public-key with a fresh assertion over the
+ * fixture's body; `o` breaks the assertion on purpose.
+ */
+export async function sendPublicKey(
+  host: RunningTestHost,
+  f: PublicKeyFixture,
+  o: AssertionOptions = {},
+  body = f.body,
+) {
+  const jws = await signAssertion(f.cred.key, f.cred.kid, f.body, o);
+  return postJson(`${host.url}/direct-issue/public-key`, body, { authorization: `PublicKey ${jws}` });
 }
 
 export interface AssertionOptions {
@@ -250,8 +295,25 @@ export async function startSteamStandIn(): Promise<SteamStandIn> {
 
 export const freshTicket = () => randomBytes(64).toString('hex');
 
+/** A fresh ticket the stand-in vouches for as a fresh Steam user already linked to `accountId` (a returning player). */
+export async function linkedTicket(
+  n: { infra: TestInfra; steam: SteamStandIn },
+  accountId: string,
+): Promise<string> {
+  const steamId = freshSteamId();
+  await n.infra.db.platformLink.create({ data: { platform: 'STEAM', platformUserId: steamId, accountId } });
+  const ticket = freshTicket();
+  n.steam.users.set(ticket, steamId);
+  return ticket;
+}
+
 /** A random 17-digit SteamID64 in the individual-account range, so tests never share a Steam user. */
 export const freshSteamId = () => `7656119${String(randomInt(0, 1e10)).padStart(10, '0')}`;
+
+/** What any change of the account's identity authority does (status, credentials, SSO authority): a new version. */
+export async function bumpAuthority(infra: TestInfra, accountId: string): Promise<void> {
+  await infra.db.account.update({ where: { id: accountId }, data: { authorityVersion: { increment: 1 } } });
+}
 
 export async function sessionCount(infra: TestInfra, accountId: string): Promise<number> {
   return infra.db.session.count({ where: { accountId } });

@@ -1,62 +1,37 @@
 // platformAppId is an int64 on the wire: the full range 1..2^63-1, as an integer or a decimal string, kept exact
 // from the request through the allow-list (provisioned with `pnpm admin app add-rule`) to the Steam call.
-import { postJson, provisionAccount, provisionApp, type RunningTestHost, type TestInfra } from '@svc/testkit';
+import { postJson, provisionAccount, provisionApp } from '@svc/testkit';
 import { admin } from '../../../tools/admin/test/run-admin';
-import {
-  freshSteamId,
-  freshTicket,
-  openInfra,
-  type SteamStandIn,
-  startNative,
-  startSteamStandIn,
-} from './helpers';
+import { linkedTicket, useNativeHost } from './helpers';
 
 const TWO_53 = '9007199254740992';
 const TWO_53_PLUS_1 = '9007199254740993'; // JSON.parse rounds it to 2^53
 const INT64_MAX = '9223372036854775807';
 
-let infra: TestInfra;
-let steam: SteamStandIn;
-let host: RunningTestHost;
+const n = useNativeHost();
 let anchor: string;
 let accountId: string;
 
+/** `pnpm admin app add-rule` of PLATFORM_TICKET for the application, allow-listing `ids`. */
+function addTicketRule(...ids: string[]) {
+  const idFlags = ids.flatMap((id) => ['--platform-app-id', id]);
+  return admin(['app', 'add-rule', '--app', anchor, '--method', 'PLATFORM_TICKET', ...idFlags]);
+}
+
 beforeAll(async () => {
-  infra = openInfra();
-  steam = await startSteamStandIn();
-  host = await startNative(infra, { steamApiUrl: steam.url, steamTimeoutMs: 2000 });
-  anchor = (await provisionApp(infra)).anchor;
+  anchor = (await provisionApp(n.infra)).anchor;
   // 2^53 + 1 and 2^63 - 1 are allow-listed; 2^53 is not.
-  const rule = await admin([
-    'app',
-    'add-rule',
-    '--app',
-    anchor,
-    '--method',
-    'PLATFORM_TICKET',
-    '--platform-app-id',
-    TWO_53_PLUS_1,
-    '--platform-app-id',
-    INT64_MAX,
-  ]);
+  const rule = await addTicketRule(TWO_53_PLUS_1, INT64_MAX);
   expect(rule.code).toBe(0);
-  accountId = (await provisionAccount(infra)).id;
+  accountId = (await provisionAccount(n.infra)).id;
 }, 60_000);
-afterAll(async () => {
-  await host.close();
-  await steam.close();
-  await infra.close();
-});
 
 /** Signs in with `appIdJson` written verbatim into the body (an integer literal or a quoted string). */
 async function signIn(appIdJson: string) {
-  const steamId = freshSteamId();
-  await infra.db.platformLink.create({ data: { platform: 'STEAM', platformUserId: steamId, accountId } });
-  const ticket = freshTicket();
-  steam.users.set(ticket, steamId);
+  const ticket = await linkedTicket(n, accountId);
   const body = `{"applicationAnchor":"${anchor}","platformTicketHex":"${ticket}","platformAppId":${appIdJson}}`;
-  const res = await postJson(`${host.url}/direct-issue/platform-ticket`, body);
-  const call = steam.calls.find((c) => c.query.ticket === ticket);
+  const res = await postJson(`${n.host.url}/direct-issue/platform-ticket`, body);
+  const call = n.steam.calls.find((c) => c.query.ticket === ticket);
   return { res, steamAppId: call?.query.appid };
 }
 
@@ -100,16 +75,7 @@ describe('platformAppId across the int64 range', () => {
   });
 
   test('the admin refuses an id past 2^63 - 1 with the same rule (exit 2)', async () => {
-    const run = await admin([
-      'app',
-      'add-rule',
-      '--app',
-      anchor,
-      '--method',
-      'PLATFORM_TICKET',
-      '--platform-app-id',
-      '9223372036854775808',
-    ]);
+    const run = await addTicketRule('9223372036854775808');
     expect(run.code).toBe(2);
     expect(run.json.error).toMatch(/^--platform-app-id must be an integer from 1 to 9223372036854775807/);
   }, 60_000);

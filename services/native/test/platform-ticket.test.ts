@@ -3,57 +3,31 @@
 // the basic-terms flow with its refusals, and Steam failures.
 import { currentTerms } from '@svc/issuance';
 import { addReturnRule, addRule } from '@svc/provisioning';
-import {
-  holdSubjectCreation,
-  postJson,
-  provisionApp,
-  type RunningTestHost,
-  type TestInfra,
-  waitUntil,
-} from '@svc/testkit';
+import { postJson, provisionApp, type RunningTestHost, whileSubjectHeld } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import {
-  ensureTerms,
-  freshSteamId,
-  freshTicket,
-  openInfra,
-  type SteamStandIn,
-  startNative,
-  startSteamStandIn,
-} from './helpers';
+import { bumpAuthority, ensureTerms, freshSteamId, freshTicket, useNativeHost } from './helpers';
 
-let infra: TestInfra;
-let steam: SteamStandIn;
-let a: RunningTestHost;
-let b: RunningTestHost;
+const n = useNativeHost({ replicas: 1, config: { steamTimeoutMs: 500 } });
 const APP_ID = 480;
 
 beforeAll(async () => {
-  infra = openInfra();
-  steam = await startSteamStandIn();
-  await ensureTerms(infra);
-  const config = { steamApiUrl: steam.url, steamTimeoutMs: 500 };
-  a = await startNative(infra, config);
-  b = await startNative(infra, config);
-});
-afterAll(async () => {
-  await a.close();
-  await b.close();
-  await steam.close();
-  await infra.close();
+  await ensureTerms(n.infra);
 });
 
 async function fixture() {
-  const app = await provisionApp(infra);
-  await addRule(infra.db, app.anchor, { method: 'PLATFORM_TICKET', platformAppIds: [BigInt(APP_ID), 999n] });
+  const app = await provisionApp(n.infra);
+  await addRule(n.infra.db, app.anchor, {
+    method: 'PLATFORM_TICKET',
+    platformAppIds: [BigInt(APP_ID), 999n],
+  });
   return app;
 }
 
 const ticketUrl = (h: RunningTestHost) => `${h.url}/direct-issue/platform-ticket`;
 
 /** POSTs a sign-in with `ticket` for `anchor` and the allow-listed platformAppId, to replica a unless told. */
-const signInWith = (anchor: string, ticket: string, extra: Record<string, unknown> = {}, host = a) =>
+const signInWith = (anchor: string, ticket: string, extra: Record<string, unknown> = {}, host = n.host) =>
   postJson(ticketUrl(host), {
     applicationAnchor: anchor,
     platformTicketHex: ticket,
@@ -62,7 +36,7 @@ const signInWith = (anchor: string, ticket: string, extra: Record<string, unknow
   });
 
 async function acceptanceFor(locale: 'en-US' | 'zh-CN' = 'en-US') {
-  const terms = (await currentTerms(infra.db))!;
+  const terms = (await currentTerms(n.infra.db))!;
   return {
     revision: terms.revision,
     locale,
@@ -74,11 +48,11 @@ async function acceptanceFor(locale: 'en-US' | 'zh-CN' = 'en-US') {
 /** Signs a new Steam user in through the terms flow; returns the steam id and the 200 answer. */
 async function signIn(anchor: string, steamId = freshSteamId()) {
   const t1 = freshTicket();
-  steam.users.set(t1, steamId);
+  n.steam.users.set(t1, steamId);
   const first = await signInWith(anchor, t1);
   const t2 = freshTicket();
-  steam.users.set(t2, steamId);
-  const second = await signInWith(anchor, t2, { agreementAcceptance: await acceptanceFor() }, b);
+  n.steam.users.set(t2, steamId);
+  const second = await signInWith(anchor, t2, { agreementAcceptance: await acceptanceFor() }, n.replica);
   return { steamId, first, second };
 }
 
@@ -88,7 +62,7 @@ describe('first sign-in and the basic terms', () => {
     const { steamId, first, second } = await signIn(app.anchor);
     expect(first.status).toBe(403);
     expect(first.body.reason).toBe('LegalAgreementRequired');
-    const terms = (await currentTerms(infra.db))!;
+    const terms = (await currentTerms(n.infra.db))!;
     expect(first.body.requiredRevision).toBe(terms.revision);
     expect(first.body.agreement.documentType).toBe('BASIC_TERMS');
     for (const locale of ['en-US', 'zh-CN'] as const) {
@@ -99,21 +73,23 @@ describe('first sign-in and the basic terms', () => {
     }
     expect(second.status).toBe(200);
     expect(second.headers.get('cache-control')).toBe('no-store');
-    const { keys } = await infra.keyRing.jwks(app.applicationId);
+    const { keys } = await n.infra.keyRing.jwks(app.applicationId);
     const { payload } = await jwtVerify(second.body.accessToken, createLocalJWKSet({ keys: keys as never }), {
       audience: app.anchor,
       typ: TYP.accountAccess,
     });
-    const links = await infra.db.platformLink.findMany({
+    const links = await n.infra.db.platformLink.findMany({
       where: { platform: 'STEAM', platformUserId: steamId },
     });
     expect(links).toHaveLength(1);
-    const receipt = await infra.db.agreementReceipt.findFirst({ where: { accountId: links[0]!.accountId } });
+    const receipt = await n.infra.db.agreementReceipt.findFirst({
+      where: { accountId: links[0]!.accountId },
+    });
     expect(receipt).toMatchObject({ revision: terms.revision, locale: 'en-US', channel: 'PLATFORM_TICKET' });
 
     // A later sign-in needs no acceptance and yields the same subject.
     const t3 = freshTicket();
-    steam.users.set(t3, steamId);
+    n.steam.users.set(t3, steamId);
     const again = await signInWith(app.anchor, t3);
     expect(again.status).toBe(200);
     const { payload: p2 } = await jwtVerify(
@@ -126,9 +102,9 @@ describe('first sign-in and the basic terms', () => {
   test('Steam is called as the contract says', async () => {
     const app = await fixture();
     const ticket = freshTicket().toUpperCase();
-    const before = steam.calls.length;
+    const before = n.steam.calls.length;
     await signInWith(app.anchor, ticket);
-    const call = steam.calls[before]!;
+    const call = n.steam.calls[before]!;
     expect(call.path).toBe('/ISteamUserAuth/AuthenticateUserTicket/v1/');
     expect(call.query).toEqual({
       key: 'test-publisher-key',
@@ -147,29 +123,31 @@ describe('first sign-in and the basic terms', () => {
     const app = await fixture();
     const steamId = freshSteamId();
     const t = freshTicket();
-    steam.users.set(t, steamId);
+    n.steam.users.set(t, steamId);
     const res = await signInWith(app.anchor, t, {
       agreementAcceptance: { ...(await acceptanceFor('en-US')), ...change },
     });
     expect(res.status).toBe(status);
     expect(res.body.reason).toBe(reason);
-    const link = await infra.db.platformLink.findFirst({ where: { platformUserId: steamId } });
-    expect(await infra.db.agreementReceipt.count({ where: { accountId: link!.accountId } })).toBe(0);
+    const link = await n.infra.db.platformLink.findFirst({ where: { platformUserId: steamId } });
+    expect(await n.infra.db.agreementReceipt.count({ where: { accountId: link!.accountId } })).toBe(0);
   });
 
   test('two replicas racing on the first sign-in of one Steam user create one account', async () => {
     const app = await fixture();
     const steamId = freshSteamId();
     const tickets = [freshTicket(), freshTicket(), freshTicket(), freshTicket()];
-    for (const t of tickets) steam.users.set(t, steamId);
+    for (const t of tickets) n.steam.users.set(t, steamId);
     const acceptance = await acceptanceFor();
     const results = await Promise.all(
-      tickets.map((t, i) => signInWith(app.anchor, t, { agreementAcceptance: acceptance }, i % 2 ? b : a)),
+      tickets.map((t, i) =>
+        signInWith(app.anchor, t, { agreementAcceptance: acceptance }, i % 2 ? n.replica : n.host),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    expect(await infra.db.platformLink.count({ where: { platform: 'STEAM', platformUserId: steamId } })).toBe(
-      1,
-    );
+    expect(
+      await n.infra.db.platformLink.count({ where: { platform: 'STEAM', platformUserId: steamId } }),
+    ).toBe(1);
   });
 });
 
@@ -178,9 +156,9 @@ describe('single use and formats', () => {
     const app = await fixture();
     const t = freshTicket();
     const body = { applicationAnchor: app.anchor, platformTicketHex: t, platformAppId: APP_ID };
-    const first = await postJson(ticketUrl(a), body);
+    const first = await postJson(ticketUrl(n.host), body);
     expect(first.body.reason).toBe('LegalAgreementRequired');
-    const again = await postJson(ticketUrl(b), { ...body, platformTicketHex: t.toUpperCase() });
+    const again = await postJson(ticketUrl(n.replica), { ...body, platformTicketHex: t.toUpperCase() });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ reason: 'ReplayProtectionAlreadySeen' });
   });
@@ -193,11 +171,11 @@ describe('single use and formats', () => {
     ['5122 digits', 'ab'.repeat(2561)],
   ])('a ticket of %s is InvalidPlatformTicket', async (_n, hex) => {
     const app = await fixture();
-    const before = steam.calls.length;
+    const before = n.steam.calls.length;
     const res = await signInWith(app.anchor, hex);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ reason: 'InvalidPlatformTicket' });
-    expect(steam.calls.length).toBe(before);
+    expect(n.steam.calls.length).toBe(before);
   });
 
   test('5120 digits are accepted', async () => {
@@ -222,7 +200,7 @@ describe('single use and formats', () => {
       },
       { ...good, agreementAcceptance: { revision: 1, locale: 'en-US', contentSha256: 'a'.repeat(64) } },
     ]) {
-      const res = await postJson(ticketUrl(a), bad);
+      const res = await postJson(ticketUrl(n.host), bad);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ reason: 'InvalidBody' });
     }
@@ -232,21 +210,21 @@ describe('single use and formats', () => {
 describe('policy and Steam answers', () => {
   test('a platform app id not on the allow-list, or no PLATFORM_TICKET rule, is Layer1Denied', async () => {
     const app = await fixture();
-    const res = await postJson(ticketUrl(a), {
+    const res = await postJson(ticketUrl(n.host), {
       applicationAnchor: app.anchor,
       platformTicketHex: freshTicket(),
       platformAppId: 481,
     });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason: 'Layer1Denied' });
-    const bare = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
+    const bare = await provisionApp(n.infra, { methods: ['ACCESS_KEY_DIRECT'] });
     const res2 = await signInWith(bare.anchor, freshTicket());
     expect(res2.body).toEqual({ reason: 'Layer1Denied' });
   });
 
   test('Layer 3 never refuses direct issue: an app with only a DEVICE_CODE return rule issues', async () => {
     const app = await fixture();
-    await addReturnRule(infra.db, app.anchor, 'DEVICE_CODE');
+    await addReturnRule(n.infra.db, app.anchor, 'DEVICE_CODE');
     const { second } = await signIn(app.anchor);
     expect(second.status).toBe(200);
   });
@@ -261,7 +239,7 @@ describe('policy and Steam answers', () => {
     const app = await fixture();
     for (const mode of ['invalid', 'banned'] as const) {
       const t = freshTicket();
-      steam.modes.set(t, mode);
+      n.steam.modes.set(t, mode);
       const res = await signInWith(app.anchor, t);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ reason: 'PlatformTicketRejected' });
@@ -272,14 +250,14 @@ describe('policy and Steam answers', () => {
     const app = await fixture();
     for (const mode of ['http500', 'hang'] as const) {
       const t = freshTicket();
-      steam.modes.set(t, mode);
+      n.steam.modes.set(t, mode);
       const body = { applicationAnchor: app.anchor, platformTicketHex: t, platformAppId: APP_ID };
-      const res = await postJson(ticketUrl(a), body);
+      const res = await postJson(ticketUrl(n.host), body);
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ reason: 'TemporarilyUnavailable' });
       expect(res.headers.get('retry-after')).toBeTruthy();
-      steam.modes.delete(t);
-      const retry = await postJson(ticketUrl(b), body);
+      n.steam.modes.delete(t);
+      const retry = await postJson(ticketUrl(n.replica), body);
       expect(retry.body.reason).toBe('LegalAgreementRequired');
     }
   });
@@ -288,29 +266,24 @@ describe('policy and Steam answers', () => {
     const app = await fixture();
     const { steamId, second } = await signIn(app.anchor);
     expect(second.status).toBe(200);
-    const link = await infra.db.platformLink.findFirstOrThrow({ where: { platformUserId: steamId } });
+    const link = await n.infra.db.platformLink.findFirstOrThrow({ where: { platformUserId: steamId } });
     // A second application (its own sector): the attempt is held in PostgreSQL after Steam vouched for the
     // ticket and before the session is inserted, while the account's authority changes.
     const other = await fixture();
-    const hold = await holdSubjectCreation(infra, other.sectorId, { kind: 'ACCOUNT', id: link.accountId });
     const t = freshTicket();
-    steam.users.set(t, steamId);
-    const attempt = signInWith(other.anchor, t);
-    try {
-      await waitUntil(hold.blocked);
-      await infra.db.account.update({
-        where: { id: link.accountId },
-        data: { authorityVersion: { increment: 1 } },
-      });
-    } finally {
-      await hold.release();
-    }
-    const res = await attempt;
+    n.steam.users.set(t, steamId);
+    const res = await whileSubjectHeld(
+      n.infra,
+      other.sectorId,
+      { kind: 'ACCOUNT', id: link.accountId },
+      () => signInWith(other.anchor, t),
+      () => bumpAuthority(n.infra, link.accountId),
+    );
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ reason: 'AuthorizationArtifactStale' });
     // The same attempt without the change issues.
     const retry = freshTicket();
-    steam.users.set(retry, steamId);
+    n.steam.users.set(retry, steamId);
     expect((await signInWith(other.anchor, retry)).status).toBe(200);
   });
 });

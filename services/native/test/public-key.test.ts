@@ -1,53 +1,27 @@
 // POST /direct-issue/public-key, black-box over HTTP: the exact assertion contract, opaque denials, replay (also
 // at the same moment across two replicas), layers per principal kind, and workload tokens.
 import { addReturnRule } from '@svc/provisioning';
-import { postJson, provisionApp, type RunningTestHost, type TestInfra } from '@svc/testkit';
+import { postJson, provisionApp } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createLocalJWKSet, generateKeyPair, jwtVerify } from 'jose';
 import {
   type AssertionOptions,
-  openInfra,
+  type Kind,
+  publicKeyFixture,
   publicKeyFor,
+  sendPublicKey,
   sessionCount,
   settledAccount,
   signAssertion,
-  startNative,
+  useNativeHost,
 } from './helpers';
 
-let infra: TestInfra;
-let a: RunningTestHost;
-let b: RunningTestHost;
+const n = useNativeHost({ replicas: 1 });
 
 const ALL = ['PUBLIC_KEY_DIRECT', 'AGENT_PUBLIC_KEY_DIRECT', 'AUTOMATION_PUBLIC_KEY_DIRECT'];
 
-beforeAll(async () => {
-  infra = openInfra();
-  a = await startNative(infra);
-  b = await startNative(infra);
-});
-afterAll(async () => {
-  await a.close();
-  await b.close();
-  await infra.close();
-});
-
-async function fixture(methods = ALL, kind: 'ACCOUNT' | 'AGENT' | 'AUTOMATION' = 'ACCOUNT') {
-  const app = await provisionApp(infra, { methods });
-  const account = await settledAccount(infra);
-  const cred = await publicKeyFor(infra, app.anchor, account.id, kind);
-  const body = JSON.stringify({ applicationAnchor: app.anchor });
-  return { app, account, cred, body };
-}
-
-async function send(
-  host: RunningTestHost,
-  f: Awaited<ReturnType<typeof fixture>>,
-  o: AssertionOptions = {},
-  body = f.body,
-) {
-  const jws = await signAssertion(f.cred.key, f.cred.kid, f.body, o);
-  return postJson(`${host.url}/direct-issue/public-key`, body, { authorization: `PublicKey ${jws}` });
-}
+const fixture = (methods = ALL, kind: Kind = 'ACCOUNT') => publicKeyFixture(n.infra, { methods, kind });
+const send = sendPublicKey;
 
 describe('success', () => {
   test.each([
@@ -56,11 +30,11 @@ describe('success', () => {
     ['AUTOMATION', TYP.workloadAccess],
   ] as const)('a %s key issues a %s token', async (kind, typ) => {
     const f = await fixture(ALL, kind);
-    const res = await send(a, f);
+    const res = await send(n.host, f);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.body.applicationAnchor).toBe(f.app.anchor);
-    const { keys } = await infra.keyRing.jwks(f.app.applicationId);
+    const { keys } = await n.infra.keyRing.jwks(f.app.applicationId);
     const { payload } = await jwtVerify(res.body.accessToken, createLocalJWKSet({ keys: keys as never }), {
       algorithms: ['RS256'],
       audience: f.app.anchor,
@@ -88,25 +62,25 @@ describe('every assertion defect is the same PublicKeyDirectDenied', () => {
   ];
   test.each(cases)('%s', async (_name, o) => {
     const f = await fixture();
-    const res = await send(a, f, o);
+    const res = await send(n.host, f, o);
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ reason: 'PublicKeyDirectDenied' });
     expect(res.headers.get('www-authenticate')).toContain('PublicKey');
-    expect(await sessionCount(infra, f.account.id)).toBe(0);
+    expect(await sessionCount(n.infra, f.account.id)).toBe(0);
   });
 
   test('the body differing from the signed bytes (same JSON, other spacing)', async () => {
     const f = await fixture();
-    const res = await send(a, f, {}, JSON.stringify({ applicationAnchor: f.app.anchor }, null, 1));
+    const res = await send(n.host, f, {}, JSON.stringify({ applicationAnchor: f.app.anchor }, null, 1));
     expect(res.body).toEqual({ reason: 'PublicKeyDirectDenied' });
   });
 
   test('missing header, other scheme, garbage, unknown kid, wrong signer, revoked key, other application', async () => {
     const f = await fixture();
-    const other = await provisionApp(infra, { methods: ALL });
-    const otherCred = await publicKeyFor(infra, other.anchor, f.account.id);
-    const revoked = await publicKeyFor(infra, f.app.anchor, f.account.id);
-    await infra.db.publicKey.update({ where: { kid: revoked.kid }, data: { status: 'REVOKED' } });
+    const other = await provisionApp(n.infra, { methods: ALL });
+    const otherCred = await publicKeyFor(n.infra, other.anchor, f.account.id);
+    const revoked = await publicKeyFor(n.infra, f.app.anchor, f.account.id);
+    await n.infra.db.publicKey.update({ where: { kid: revoked.kid }, data: { status: 'REVOKED' } });
     const stranger = (await generateKeyPair('EdDSA', { crv: 'Ed25519' })).privateKey;
     const good = await signAssertion(f.cred.key, f.cred.kid, f.body);
     const headers: (Record<string, string> | undefined)[] = [
@@ -121,11 +95,11 @@ describe('every assertion defect is the same PublicKeyDirectDenied', () => {
       { authorization: `PublicKey ${await signAssertion(otherCred.key, otherCred.kid, f.body)}` },
     ];
     for (const h of headers) {
-      const res = await postJson(`${a.url}/direct-issue/public-key`, f.body, h ?? {});
+      const res = await postJson(`${n.host.url}/direct-issue/public-key`, f.body, h ?? {});
       expect(res.status).toBe(401);
       expect(res.text).toBe('{"reason":"PublicKeyDirectDenied"}');
     }
-    expect(await sessionCount(infra, f.account.id)).toBe(0);
+    expect(await sessionCount(n.infra, f.account.id)).toBe(0);
   });
 });
 
@@ -133,16 +107,16 @@ describe('single use', () => {
   test('the same assertion twice is PublicKeyAssertionReplayed (409); a fresh one succeeds', async () => {
     const f = await fixture();
     const jws = await signAssertion(f.cred.key, f.cred.kid, f.body);
-    const first = await postJson(`${a.url}/direct-issue/public-key`, f.body, {
+    const first = await postJson(`${n.host.url}/direct-issue/public-key`, f.body, {
       authorization: `PublicKey ${jws}`,
     });
-    const second = await postJson(`${b.url}/direct-issue/public-key`, f.body, {
+    const second = await postJson(`${n.replica.url}/direct-issue/public-key`, f.body, {
       authorization: `PublicKey ${jws}`,
     });
     expect(first.status).toBe(200);
     expect(second.status).toBe(409);
     expect(second.body).toEqual({ reason: 'PublicKeyAssertionReplayed' });
-    expect((await send(b, f)).status).toBe(200);
+    expect((await send(n.replica, f)).status).toBe(200);
   });
 
   test('sent at the same moment to two replicas, exactly one succeeds', async () => {
@@ -151,14 +125,14 @@ describe('single use', () => {
       const jws = await signAssertion(f.cred.key, f.cred.kid, f.body);
       const h = { authorization: `PublicKey ${jws}` };
       const results = await Promise.all([
-        postJson(`${a.url}/direct-issue/public-key`, f.body, h),
-        postJson(`${b.url}/direct-issue/public-key`, f.body, h),
-        postJson(`${a.url}/direct-issue/public-key`, f.body, h),
-        postJson(`${b.url}/direct-issue/public-key`, f.body, h),
+        postJson(`${n.host.url}/direct-issue/public-key`, f.body, h),
+        postJson(`${n.replica.url}/direct-issue/public-key`, f.body, h),
+        postJson(`${n.host.url}/direct-issue/public-key`, f.body, h),
+        postJson(`${n.replica.url}/direct-issue/public-key`, f.body, h),
       ]);
       const statuses = results.map((r) => r.status).sort();
       expect(statuses).toEqual([200, 409, 409, 409]);
-      expect(await sessionCount(infra, f.account.id)).toBe(1);
+      expect(await sessionCount(n.infra, f.account.id)).toBe(1);
     }
   });
 });
@@ -170,30 +144,33 @@ describe('layers and anchors', () => {
     ['AUTOMATION', ['PUBLIC_KEY_DIRECT', 'AGENT_PUBLIC_KEY_DIRECT', 'AUTOMATION_ACCESS_KEY_DIRECT']],
   ] as const)('Layer 1: a %s key is admitted only by its exact method', async (kind, methods) => {
     const f = await fixture([...methods], kind);
-    const res = await send(a, f);
+    const res = await send(n.host, f);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason: 'Layer1Denied' });
   });
 
   test('Layer 2: an agent owned by someone else now is refused', async () => {
     const f = await fixture(ALL, 'AGENT');
-    const other = await settledAccount(infra);
-    await infra.db.workload.update({ where: { id: f.cred.workloadId! }, data: { ownerAccountId: other.id } });
-    const res = await send(a, f);
+    const other = await settledAccount(n.infra);
+    await n.infra.db.workload.update({
+      where: { id: f.cred.workloadId! },
+      data: { ownerAccountId: other.id },
+    });
+    const res = await send(n.host, f);
     expect(res.body).toEqual({ reason: 'Layer2Denied' });
   });
 
   test('Layer 3 never refuses direct issue: an app with only a DEVICE_CODE return rule issues', async () => {
     const f = await fixture();
-    await addReturnRule(infra.db, f.app.anchor, 'DEVICE_CODE');
-    expect((await send(a, f)).status).toBe(200);
+    await addReturnRule(n.infra.db, f.app.anchor, 'DEVICE_CODE');
+    expect((await send(n.host, f)).status).toBe(200);
   });
 
   test('an unknown anchor is ApplicationNotFound; a bad body is InvalidBody', async () => {
     const f = await fixture();
     const unknown = JSON.stringify({ applicationAnchor: 'no-such-anchor-here' });
     const jws = await signAssertion(f.cred.key, f.cred.kid, unknown);
-    const res = await postJson(`${a.url}/direct-issue/public-key`, unknown, {
+    const res = await postJson(`${n.host.url}/direct-issue/public-key`, unknown, {
       authorization: `PublicKey ${jws}`,
     });
     expect(res.status).toBe(404);
@@ -205,12 +182,12 @@ describe('layers and anchors', () => {
       '{"applicationAnchor"',
     ]) {
       const jwsBad = await signAssertion(f.cred.key, f.cred.kid, bad);
-      const r = await postJson(`${a.url}/direct-issue/public-key`, bad, {
+      const r = await postJson(`${n.host.url}/direct-issue/public-key`, bad, {
         authorization: `PublicKey ${jwsBad}`,
       });
       expect(r.status).toBe(400);
       expect(r.body).toEqual({ reason: 'InvalidBody' });
     }
-    expect(await sessionCount(infra, f.account.id)).toBe(0);
+    expect(await sessionCount(n.infra, f.account.id)).toBe(0);
   });
 });

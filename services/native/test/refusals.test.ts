@@ -4,36 +4,22 @@
 // issuance tail, each reached by an operator command, and none of them issues a session.
 import { currentTerms } from '@svc/issuance';
 import { addRule, grantClaim, setAccountStatus, setAppStatus, setClaims } from '@svc/provisioning';
-import { postJson, provisionAccount, provisionApp, type RunningTestHost, type TestInfra } from '@svc/testkit';
+import { postJson, provisionAccount, provisionApp } from '@svc/testkit';
 import {
   ensureTerms,
   freshSteamId,
   freshTicket,
-  openInfra,
-  publicKeyFor,
-  type SteamStandIn,
+  publicKeyFixture,
+  sendPublicKey,
   sessionCount,
-  settledAccount,
-  signAssertion,
-  startNative,
-  startSteamStandIn,
+  useNativeHost,
 } from './helpers';
 
-let infra: TestInfra;
-let steam: SteamStandIn;
-let host: RunningTestHost;
+const n = useNativeHost();
 const APP_ID = 480;
 
 beforeAll(async () => {
-  infra = openInfra();
-  steam = await startSteamStandIn();
-  await ensureTerms(infra);
-  host = await startNative(infra, { steamApiUrl: steam.url, steamTimeoutMs: 2000 });
-});
-afterAll(async () => {
-  await host.close();
-  await steam.close();
-  await infra.close();
+  await ensureTerms(n.infra);
 });
 
 interface Signed {
@@ -44,32 +30,21 @@ interface Signed {
 }
 
 async function publicKeySignIn(opts: { acceptTerms?: boolean } = {}): Promise<Signed> {
-  const app = await provisionApp(infra, { methods: ['PUBLIC_KEY_DIRECT'] });
   const account =
-    opts.acceptTerms === false
-      ? await provisionAccount(infra, { acceptTerms: false })
-      : await settledAccount(infra);
-  const cred = await publicKeyFor(infra, app.anchor, account.id);
-  const body = JSON.stringify({ applicationAnchor: app.anchor });
-  return {
-    anchor: app.anchor,
-    accountId: account.id,
-    attempt: async () =>
-      postJson(`${host.url}/direct-issue/public-key`, body, {
-        authorization: `PublicKey ${await signAssertion(cred.key, cred.kid, body)}`,
-      }),
-  };
+    opts.acceptTerms === false ? await provisionAccount(n.infra, { acceptTerms: false }) : undefined;
+  const f = await publicKeyFixture(n.infra, { account });
+  return { anchor: f.app.anchor, accountId: f.account.id, attempt: () => sendPublicKey(n.host, f) };
 }
 
 /** A Steam user signed in once (first sign-in creates the account, which accepts the terms). */
 async function platformTicketSignIn(): Promise<Signed> {
-  const app = await provisionApp(infra);
-  await addRule(infra.db, app.anchor, { method: 'PLATFORM_TICKET', platformAppIds: [BigInt(APP_ID)] });
+  const app = await provisionApp(n.infra);
+  await addRule(n.infra.db, app.anchor, { method: 'PLATFORM_TICKET', platformAppIds: [BigInt(APP_ID)] });
   const steamId = freshSteamId();
   const attempt = (extra: Record<string, unknown> = {}) => {
     const ticket = freshTicket();
-    steam.users.set(ticket, steamId);
-    return postJson(`${host.url}/direct-issue/platform-ticket`, {
+    n.steam.users.set(ticket, steamId);
+    return postJson(`${n.host.url}/direct-issue/platform-ticket`, {
       applicationAnchor: app.anchor,
       platformTicketHex: ticket,
       platformAppId: APP_ID,
@@ -78,7 +53,7 @@ async function platformTicketSignIn(): Promise<Signed> {
   };
   const first = await attempt();
   expect(first.body.reason).toBe('LegalAgreementRequired');
-  const terms = (await currentTerms(infra.db))!;
+  const terms = (await currentTerms(n.infra.db))!;
   const accepted = await attempt({
     agreementAcceptance: {
       revision: terms.revision,
@@ -88,20 +63,20 @@ async function platformTicketSignIn(): Promise<Signed> {
     },
   });
   expect(accepted.status).toBe(200);
-  const link = await infra.db.platformLink.findFirstOrThrow({ where: { platformUserId: steamId } });
+  const link = await n.infra.db.platformLink.findFirstOrThrow({ where: { platformUserId: steamId } });
   return { anchor: app.anchor, accountId: link.accountId, attempt: () => attempt() };
 }
 
 const refusals: [string, (s: Signed) => Promise<unknown>][] = [
-  ['ApplicationNotActive', (s) => setAppStatus(infra.db, s.anchor, 'SUSPENDED')],
-  ['AccountDisabled', (s) => setAccountStatus(infra.db, s.accountId, 'DISABLED')],
-  ['AccountDeleted', (s) => setAccountStatus(infra.db, s.accountId, 'DELETED')],
-  ['ClaimConsentRequired', (s) => setClaims(infra.db, s.anchor, { email: 'REQUIRED' })],
+  ['ApplicationNotActive', (s) => setAppStatus(n.infra.db, s.anchor, 'SUSPENDED')],
+  ['AccountDisabled', (s) => setAccountStatus(n.infra.db, s.accountId, 'DISABLED')],
+  ['AccountDeleted', (s) => setAccountStatus(n.infra.db, s.accountId, 'DELETED')],
+  ['ClaimConsentRequired', (s) => setClaims(n.infra.db, s.anchor, { email: 'REQUIRED' })],
   [
     'RequiredClaimDataMissing',
     async (s) => {
-      await setClaims(infra.db, s.anchor, { staticAvatar: 'REQUIRED' });
-      await grantClaim(infra.db, s.accountId, s.anchor, 'staticAvatar', 'GRANTED');
+      await setClaims(n.infra.db, s.anchor, { staticAvatar: 'REQUIRED' });
+      await grantClaim(n.infra.db, s.accountId, s.anchor, 'staticAvatar', 'GRANTED');
     },
   ],
 ];
@@ -115,7 +90,7 @@ describe.each(paths)('POST /direct-issue/%s refusals', (_, signIn) => {
     '%s (403), and no session',
     async (reason, cause) => {
       const s = await signIn();
-      const before = await sessionCount(infra, s.accountId);
+      const before = await sessionCount(n.infra, s.accountId);
       await cause(s);
       const res = await s.attempt();
       expect([res.status, res.body.reason]).toEqual([403, reason]);
@@ -125,7 +100,7 @@ describe.each(paths)('POST /direct-issue/%s refusals', (_, signIn) => {
       } else {
         expect(res.body).toEqual({ reason });
       }
-      expect(await sessionCount(infra, s.accountId)).toBe(before);
+      expect(await sessionCount(n.infra, s.accountId)).toBe(before);
     },
     60_000,
   );
@@ -137,5 +112,5 @@ test('public-key: an account without the current basic terms gets LegalAgreement
   expect([res.status, res.body.reason]).toEqual([403, 'LegalAgreementRequired']);
   expect(res.body.termsUrl).toMatch(/^https?:\/\//);
   expect(Object.keys(res.body.agreement.locales).sort()).toEqual(['en-US', 'zh-CN']);
-  expect(await sessionCount(infra, s.accountId)).toBe(0);
+  expect(await sessionCount(n.infra, s.accountId)).toBe(0);
 });

@@ -1,62 +1,19 @@
 // End to end: provision through the real `pnpm admin` CLI, sign in on the native host by access key and by
 // public key, verify the tokens against the session host's published JWK Set with jose, then refresh,
 // introspect and log out on the session host.
-
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { currentTerms } from '@svc/issuance';
-import { systemClock } from '@svc/platform';
-import {
-  postJson,
-  type RunningTestHost,
-  startTestHost,
-  type TestInfra,
-  testEnv,
-  uniqueName,
-} from '@svc/testkit';
+import { postJson, uniqueName, useStarted } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createRemoteJWKSet, decodeJwt, exportJWK, generateKeyPair, jwtVerify } from 'jose';
-import { createSessionApp } from '../../session/src/app';
-import { sessionConfigFromEnv } from '../../session/src/config';
-import { openSessionDeps } from '../../session/src/deps';
-import { openInfra, signAssertion, startNative } from './helpers';
+import { jsonFile, ok } from '../../../tools/admin/test/run-admin';
+import { startSessionHost } from '../../session/test/support';
+import { signAssertion, useNativeHost } from './helpers';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../../..');
+/** `pnpm admin ...args`, which must succeed; its JSON. */
+const admin = (...args: string[]) => ok(args);
 
-async function admin(...args: string[]): Promise<any> {
-  const { stdout } = await run(
-    path.join(ROOT, 'node_modules/.bin/tsx'),
-    ['tools/admin/src/main.ts', ...args],
-    {
-      cwd: ROOT,
-      env: process.env,
-      timeout: 30_000,
-    },
-  );
-  return JSON.parse(stdout.trim().split('\n').pop()!);
-}
-
-let infra: TestInfra;
-let native: RunningTestHost;
-let session: RunningTestHost;
-let sessionDeps: ReturnType<typeof openSessionDeps>;
-
-beforeAll(async () => {
-  infra = openInfra();
-  native = await startNative(infra);
-  sessionDeps = openSessionDeps(sessionConfigFromEnv(testEnv()), systemClock);
-  session = await startTestHost(createSessionApp(sessionDeps));
-});
-afterAll(async () => {
-  await native.close();
-  await session.close();
-  await sessionDeps.close();
-  await infra.close();
-});
+const n = useNativeHost();
+const session = useStarted(() => startSessionHost());
 
 test('admin CLI provisioning -> native sign-in -> session jwks, refresh, introspect, logout', async () => {
   const org = await admin('org', 'create', '--name', uniqueName('org'));
@@ -84,14 +41,12 @@ test('admin CLI provisioning -> native sign-in -> session jwks, refresh, introsp
     '--given-name',
     'Grace',
   );
-  if (await currentTerms(infra.db)) await admin('account', 'accept-terms', '--account', account.id);
+  if (await currentTerms(n.infra.db)) await admin('account', 'accept-terms', '--account', account.id);
   const key = await admin('access-key', 'create', '--app', anchor, '--account', account.id);
   expect(key.accessKeyIdentifier).toMatch(/^acs_k_/);
 
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-  const dir = mkdtempSync(path.join(tmpdir(), 'native-rt-'));
-  const jwkFile = path.join(dir, 'key.json');
-  writeFileSync(jwkFile, JSON.stringify(await exportJWK(publicKey)));
+  const jwkFile = jsonFile(await exportJWK(publicKey), 'key.json');
   const { kid } = await admin(
     'public-key',
     'register',
@@ -103,14 +58,14 @@ test('admin CLI provisioning -> native sign-in -> session jwks, refresh, introsp
     jwkFile,
   );
 
-  const byKey = await postJson(`${native.url}/direct-issue/access-key`, {
+  const byKey = await postJson(`${n.host.url}/direct-issue/access-key`, {
     applicationAnchor: anchor,
     ...key,
   });
   expect(byKey.status).toBe(200);
   const body = JSON.stringify({ applicationAnchor: anchor });
   const jws = await signAssertion(privateKey, kid, body);
-  const byPk = await postJson(`${native.url}/direct-issue/public-key`, body, {
+  const byPk = await postJson(`${n.host.url}/direct-issue/public-key`, body, {
     authorization: `PublicKey ${jws}`,
   });
   expect(byPk.status).toBe(200);
@@ -144,7 +99,7 @@ test('admin CLI provisioning -> native sign-in -> session jwks, refresh, introsp
   const after = await postJson(`${session.url}/introspect`, { accessToken: refreshed.body.accessToken });
   expect(after.body.status).toBe('revoked');
   // The native host's /errand no longer accepts the logged-out session's token.
-  expect((await postJson(`${native.url}/errand`, { accessToken: refreshed.body.accessToken })).status).toBe(
+  expect((await postJson(`${n.host.url}/errand`, { accessToken: refreshed.body.accessToken })).status).toBe(
     401,
   );
   // The other session (public key) is untouched.
