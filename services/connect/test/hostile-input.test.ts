@@ -3,6 +3,8 @@
 // token-bearing endpoints (/refresh, ClientAuth on /establish). No 5xx, no stack trace or internal id, and refusals
 // change nothing (sessions, inquiries, errands, replay and rate-limit keys). FUZZ_SEED replays a run.
 import {
+  appTokenTarget,
+  clientAuthTarget,
   FUZZ_RUNS,
   forgeAll,
   fuzzBodies,
@@ -22,7 +24,7 @@ import {
 } from '@svc/testkit';
 import { AUDIENCE, TYP } from '@svc/token-core';
 import fc from 'fast-check';
-import { decodeJwt, type JWK } from 'jose';
+import { decodeJwt } from 'jose';
 import { acceptCurrentTerms, realizeFor, useConnectHost } from './helpers';
 
 jest.setTimeout(120_000);
@@ -279,17 +281,9 @@ describe('page forms', () => {
 
 describe('forged JWS', () => {
   it('refresh tokens on /refresh', async () => {
-    const signer = await cx.infra.keyRing.signer(applicationId);
-    const { keys } = await cx.infra.keyRing.jwks(applicationId);
-    const forged = forgeAll({
-      alg: 'RS256',
-      kid: signer!.kid,
-      typ: TYP.refresh,
-      claims: decodeJwt(tokens.refreshToken) as Record<string, unknown>,
-      publicJwk: keys.find((k) => k.kid === signer!.kid) as unknown as JWK,
-      realKey: signer!.key,
-      genuine: tokens.refreshToken,
-    });
+    const forged = forgeAll(
+      await appTokenTarget(cx.infra.keyRing, applicationId, tokens.refreshToken, TYP.refresh),
+    );
     await fuzzForgeries(ctx, `${cx.host.url}/refresh`, forged, (jws) => ({
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ refreshToken: jws }),
@@ -305,16 +299,7 @@ describe('forged JWS', () => {
       aud: AUDIENCE.connect,
       body,
     });
-    const { jwk } = await cx.infra.db.clientKey.findUniqueOrThrow({ where: { kid: client.kid } });
-    const forged = forgeAll({
-      alg: 'EdDSA',
-      kid: client.kid,
-      typ: 'vnd.service.client-auth+jwt',
-      claims: decodeJwt(genuine) as Record<string, unknown>,
-      publicJwk: jwk as unknown as JWK,
-      realKey: client.key,
-      genuine,
-    });
+    const forged = forgeAll(await clientAuthTarget(cx.infra.db, client, genuine));
     await fuzzForgeries(ctx, `${cx.host.url}/establish`, forged, (jws) => ({
       headers: { 'content-type': 'application/json', authorization: `ClientAuth ${jws}` },
       body,

@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { addRule } from '@svc/provisioning';
 import {
+  appTokenTarget,
   forgeAll,
   fuzzBodies,
   fuzzForgeries,
@@ -159,17 +160,9 @@ describe('forged JWS', () => {
   });
 
   it('access tokens on /errand', async () => {
-    const signer = await infra.keyRing.signer(applicationId);
-    const { keys } = await infra.keyRing.jwks(applicationId);
-    const forged = forgeAll({
-      alg: 'RS256',
-      kid: signer!.kid,
-      typ: TYP.accountAccess,
-      claims: decodeJwt(issued.accessToken) as Record<string, unknown>,
-      publicJwk: keys.find((k) => k.kid === signer!.kid) as unknown as JWK,
-      realKey: signer!.key,
-      genuine: issued.accessToken,
-    });
+    const forged = forgeAll(
+      await appTokenTarget(infra.keyRing, applicationId, issued.accessToken, TYP.accountAccess),
+    );
     await fuzzForgeries(ctx, `${host.url}/errand`, forged, (jws) => ({
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ accessToken: jws }),

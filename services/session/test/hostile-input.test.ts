@@ -2,6 +2,8 @@
 // JSON endpoint and forged JWS of every known trick on every token-bearing one. No 5xx, no stack trace or
 // internal id in any answer, and refusals change nothing (sessions, replay keys). FUZZ_SEED replays a run.
 import {
+  appTokenTarget,
+  clientAuthTarget,
   forgeAll,
   fuzzBodies,
   fuzzForgeries,
@@ -13,7 +15,6 @@ import {
   snapshotState,
 } from '@svc/testkit';
 import { AUDIENCE, TYP } from '@svc/token-core';
-import { decodeJwt, type JWK } from 'jose';
 import { freshSession, type SessionHarness, startSessionHost } from './support';
 
 jest.setTimeout(120_000);
@@ -100,20 +101,10 @@ describe('forged JWS', () => {
   let refreshForgeries: ReturnType<typeof forgeAll>;
   let accessForgeries: ReturnType<typeof forgeAll>;
   beforeAll(async () => {
-    const signer = await h.infra.keyRing.signer(s.app.applicationId);
-    const { keys } = await h.infra.keyRing.jwks(s.app.applicationId);
-    const publicJwk = keys.find((k) => k.kid === signer!.kid) as unknown as JWK;
-    const target = (token: string, typ: string) => ({
-      alg: 'RS256' as const,
-      kid: signer!.kid,
-      typ,
-      claims: decodeJwt(token) as Record<string, unknown>,
-      publicJwk,
-      realKey: signer!.key,
-      genuine: token,
-    });
-    refreshForgeries = forgeAll(target(s.issued.refreshToken, TYP.refresh));
-    accessForgeries = forgeAll(target(s.issued.accessToken, TYP.accountAccess));
+    const target = (token: string, typ: string) =>
+      appTokenTarget(h.infra.keyRing, s.app.applicationId, token, typ);
+    refreshForgeries = forgeAll(await target(s.issued.refreshToken, TYP.refresh));
+    accessForgeries = forgeAll(await target(s.issued.accessToken, TYP.accountAccess));
   });
   const json = (member: string) => (jws: string) => ({
     headers: { 'content-type': 'application/json' },
@@ -132,7 +123,6 @@ describe('forged JWS', () => {
   });
   it('on /revoke-all (ClientAuth)', async () => {
     const body = JSON.stringify({ subject: 'nobody' });
-    const { jwk } = await h.infra.db.clientKey.findUniqueOrThrow({ where: { kid: client.kid } });
     const genuine = await signClientAuth({
       key: client.key,
       kid: client.kid,
@@ -140,15 +130,7 @@ describe('forged JWS', () => {
       aud: AUDIENCE.session,
       body,
     });
-    const forged = forgeAll({
-      alg: 'EdDSA',
-      kid: client.kid,
-      typ: 'vnd.service.client-auth+jwt',
-      claims: decodeJwt(genuine) as Record<string, unknown>,
-      publicJwk: jwk as unknown as JWK,
-      realKey: client.key,
-      genuine,
-    });
+    const forged = forgeAll(await clientAuthTarget(h.infra.db, client, genuine));
     await fuzzForgeries(ctx, `${h.url}/revoke-all`, forged, (jws) => ({
       headers: { 'content-type': 'application/json', authorization: `ClientAuth ${jws}` },
       body,
