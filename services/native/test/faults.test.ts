@@ -3,19 +3,20 @@
 // proxy. Every request ends within its bound with 200 or 503 TemporarilyUnavailable and Retry-After (never 500),
 // /readyz says 503 within 2 s, the host recovers without a restart, and the outage is logged once per change.
 import { createPrisma, STATEMENT_MARGIN_MS } from '@svc/db';
-import { createMetrics, type Metrics } from '@svc/platform';
+import { createMetrics } from '@svc/platform';
 import {
-  type CapturedLog,
   captureLogger,
-  type FaultFigures,
-  type FaultProxy,
+  type DependencyProxies,
+  expectOneDownOneUp,
   type Load,
   postJson,
   provisionApp,
+  proxyDependencies,
   type RunningTestHost,
-  runFault,
-  startFaultProxy,
+  recordFaultFigures,
+  runContainedFault,
   startLoad,
+  stateChanges,
   type TestInfra,
   testEnv,
   testUrls,
@@ -31,30 +32,21 @@ const BOUND_MS =
   config.redis.commandTimeoutMs + db.connectTimeoutMs + 2 * (db.statementTimeoutMs + STATEMENT_MARGIN_MS);
 const SLACK_MS = 1000;
 
-let pg: FaultProxy;
-let redis: FaultProxy;
+const figures = recordFaultFigures('native');
+const log = captureLogger('native');
+const metrics = createMetrics('native');
+let proxies: DependencyProxies;
 let infra: TestInfra;
 let proxied: TestInfra;
 let host: RunningTestHost;
-let log: CapturedLog;
-let metrics: Metrics;
-const figures: FaultFigures[] = [];
-
-const hostPort = (url: string, fallback: number) => {
-  const u = new URL(url);
-  return { host: u.hostname, port: Number(u.port || fallback) };
-};
 
 beforeAll(async () => {
-  pg = await startFaultProxy(hostPort(testUrls.database, 5432));
-  redis = await startFaultProxy(hostPort(testUrls.redis, 6379));
+  proxies = await proxyDependencies();
   infra = openInfra();
   proxied = openInfra({
-    over: createPrisma(pg.urlFor(testUrls.database)),
-    redisUrl: redis.urlFor(testUrls.redis),
+    over: createPrisma(proxies.pg.urlFor(testUrls.database)),
+    redisUrl: proxies.redis.urlFor(testUrls.redis),
   });
-  log = captureLogger('native');
-  metrics = createMetrics('native');
   // Limits high enough that the load never meets them: this suite is about dependencies, not rate limits.
   host = await startNative(
     proxied,
@@ -75,9 +67,7 @@ afterAll(async () => {
   await proxied.close();
   await proxied.db.$disconnect();
   await infra.close();
-  await pg.close();
-  await redis.close();
-  process.stdout.write(`${JSON.stringify({ host: 'native', figures })}\n`);
+  await proxies.close();
 });
 
 /** Half the workers issue with an access key, half with a public-key assertion, each with its own credential. */
@@ -114,26 +104,18 @@ function answer(res: Awaited<ReturnType<typeof postJson>>) {
   return { status: res.status, reason: res.body?.reason, retryAfter: res.headers.get('retry-after') };
 }
 
-async function stateChanges(dependency: string): Promise<{ down: number; up: number }> {
-  const metric = await metrics.registry.getSingleMetric('dependency_state_changes_total')?.get();
-  const count = (state: string) =>
-    metric?.values.find((v) => v.labels.dependency === dependency && v.labels.state === state)?.value ?? 0;
-  return { down: count('down'), up: count('up') };
-}
-
 describe.each([
-  ['PostgreSQL', 'postgres', () => pg],
-  ['Redis', 'redis', () => redis],
+  ['PostgreSQL', 'postgres', () => proxies.pg],
+  ['Redis', 'redis', () => proxies.redis],
 ] as const)('direct issue when %s fails', (_name, dependency, proxy) => {
   it.each(['stall', 'cut'] as const)(
     '%s: 200 or a prompt 503 with Retry-After, /readyz 503, recovery',
     async (fault) => {
       const load = await issueUnderLoad();
       const from = log.lines.length;
-      const before = await stateChanges(dependency);
-      let result: FaultFigures;
-      try {
-        result = await runFault({
+      const before = await stateChanges(metrics, dependency);
+      figures.push(
+        await runContainedFault({
           scenario: `native direct issue, ${dependency} ${fault}`,
           proxy: proxy(),
           fault,
@@ -141,28 +123,11 @@ describe.each([
           load,
           workers: WORKERS,
           requestsNeedIt: true,
-        });
-      } finally {
-        await load.stop();
-      }
-      figures.push(result);
-      expect(result.other5xx).toBe(0);
-      expect(result.readyzMs).toBeLessThan(2000);
-      for (const o of load.outcomes) {
-        expect([200, 503]).toContain(o.status);
-        if (o.status === 503) {
-          expect(o.reason).toBe('TemporarilyUnavailable');
-          expect(o.retryAfter).toMatch(/^[1-9]\d*$/);
-        }
-        expect(o.ms).toBeLessThanOrEqual(BOUND_MS + SLACK_MS);
-      }
-      const changes = log.lines.slice(from).filter((l) => l.dependency === dependency && l.state);
-      expect(changes.map((l) => l.state)).toEqual(['down', 'up']);
-      for (const l of log.lines.slice(from)) {
-        expect(JSON.stringify(l)).not.toMatch(/"stack"|\n\s+at /);
-        if ((l.level as number) >= 40) expect(l.state).toBe('down');
-      }
-      expect(await stateChanges(dependency)).toEqual({ down: before.down + 1, up: before.up + 1 });
+          boundMs: BOUND_MS + SLACK_MS,
+          retryAfter: /^[1-9]\d*$/,
+        }),
+      );
+      await expectOneDownOneUp(log, from, dependency, metrics, before);
     },
     120_000,
   );

@@ -1,6 +1,6 @@
 // Session host test support: the real app on a free port, and sessions issued through the issuance core.
 import { issueSession, loadApplication, type Principal } from '@svc/issuance';
-import { type Clock, type Env, systemClock } from '@svc/platform';
+import { type Clock, type Env, type Logger, systemClock } from '@svc/platform';
 import {
   openInfra,
   provisionAccount,
@@ -20,9 +20,16 @@ export interface SessionHarness {
   close(): Promise<void>;
 }
 
-/** The host over the real database and Redis, configured from `env` (over testEnv's), on `clock`'s time. */
-export async function startSessionHost(env: Env = {}, opts: { clock?: Clock } = {}): Promise<SessionHarness> {
+/**
+ * The host over the real database and Redis, configured from `env` (over testEnv's), on `clock`'s time, logging
+ * to `logger` when given (a test's captured log).
+ */
+export async function startSessionHost(
+  env: Env = {},
+  opts: { clock?: Clock; logger?: Logger } = {},
+): Promise<SessionHarness> {
   const deps = openSessionDeps(sessionConfigFromEnv(testEnv(env)), opts.clock ?? systemClock);
+  if (opts.logger) deps.logger = opts.logger;
   const host = await startTestHost(createSessionApp(deps));
   const infra = openInfra();
   return {
