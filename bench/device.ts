@@ -3,9 +3,8 @@
 // its 5 s interval allows at the target rate), and /device-authorize. Every poll answer is a 400 by the spec
 // (authorization_pending), so the scenario counts the answers itself: pending is the success here, slow_down means
 // the round robin came back to a code sooner than its interval (more than codes / 5 s requests per second).
-import { createApplicationCache } from '@svc/issuance';
 import { createLogger } from '@svc/platform';
-import { provisionApp, type TestInfra } from '@svc/testkit';
+import { hostPartsOf, provisionApp, type TestInfra } from '@svc/testkit';
 import type autocannon from 'autocannon';
 import { deviceConfigFromEnv, deviceDepsOf } from '../services/device/src';
 import { authorizeDevice } from '../services/device/src/domain/authorize';
@@ -31,14 +30,7 @@ export async function seedCodes(
   parallel = 128,
 ): Promise<string[]> {
   const deps = deviceDepsOf(
-    {
-      db: infra.db,
-      redis: infra.redis,
-      keyRing: infra.keyRing,
-      issuance: infra.issuance,
-      apps: createApplicationCache(infra.db, 0, infra.issuance.now),
-      logger: createLogger('bench-device', { level: 'warn' }),
-    },
+    hostPartsOf(infra, createLogger('bench-device', { level: 'warn' })),
     deviceConfigFromEnv(process.env),
   );
   const codes: string[] = [];

@@ -16,7 +16,7 @@ import autocannon from 'autocannon';
 import { buildAll } from '../scripts/build';
 import { type Answers, answersLine, counting, unexpectedAnswers } from './answers';
 import { seedCodes } from './device';
-import { oidcRefreshSeeder } from './oidc';
+import { oidcRefreshSeeder, refreshGrantRequest } from './oidc';
 
 /** Issue 16's targets, MiB of RSS. */
 export const MEMORY_TARGETS = {
@@ -298,18 +298,7 @@ export async function memoryScenario(): Promise<ProcessMemory[]> {
           return {
             url: `http://127.0.0.1:${PORTS.oidc}`,
             requests: [
-              {
-                method: 'POST',
-                path: '/token',
-                headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
-                setupRequest: (req) => ({
-                  ...req,
-                  body: `grant_type=refresh_token&refresh_token=${pool.shift()}`,
-                }),
-                onResponse: (status, body) => {
-                  if (status === 200) pool.push(refreshTokenOf(body, 'refresh_token'));
-                },
-              },
+              refreshGrantRequest(basic, pool, refreshTokenOf, '/token'),
               { method: 'GET', path: '/.well-known/openid-configuration' },
               { method: 'GET', path: '/.well-known/jwks.json' },
             ],

@@ -72,6 +72,28 @@ export async function oidcRefreshSeeder(infra: TestInfra, url: string) {
   return { app, basic, seedOne };
 }
 
+/**
+ * One refresh grant as autocannon sends it: it presents a live token taken from `pool` and puts the rotated one
+ * back (`path` when autocannon's url is the host's root rather than /token).
+ */
+export function refreshGrantRequest(
+  basic: string,
+  pool: string[],
+  refreshTokenOf: (body: string, member?: string) => string,
+  path?: string,
+): autocannon.Request {
+  return {
+    method: 'POST',
+    ...(path ? { path } : {}),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
+    setupRequest: (req) => ({ ...req, body: `grant_type=refresh_token&refresh_token=${pool.shift()}` }),
+    onResponse: (status, body) => {
+      if (status === 200) pool.push(refreshTokenOf(body, 'refresh_token'));
+      else if (process.env.BENCH_DEBUG) console.error(status, body.slice(0, 200));
+    },
+  };
+}
+
 export async function benchOidcRefresh(
   infra: TestInfra,
   hosts: BenchHost[],
@@ -101,20 +123,7 @@ export async function benchOidcRefresh(
       await topUp();
       return {
         url: `${url}/token`,
-        requests: [
-          {
-            method: 'POST',
-            headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
-            setupRequest: (req) => ({
-              ...req,
-              body: `grant_type=refresh_token&refresh_token=${pool.shift()}`,
-            }),
-            onResponse: (status, body) => {
-              if (status === 200) pool.push(refreshTokenOf(body, 'refresh_token'));
-              else if (process.env.BENCH_DEBUG) console.error(status, body.slice(0, 200));
-            },
-          },
-        ],
+        requests: [refreshGrantRequest(basic, pool, refreshTokenOf)],
       };
     },
     3,

@@ -5,13 +5,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createApplicationCache, currentTerms } from '@svc/issuance';
+import { currentTerms } from '@svc/issuance';
 import { createLogger } from '@svc/platform';
 import { publishTerms } from '@svc/provisioning';
 import { createMailer } from '@svc/signin';
 import {
   type ConnectProcess,
   contractChecked,
+  hostPartsOf,
   type Mailbox,
   openInfra,
   shootBothLocales,
@@ -66,14 +67,7 @@ export async function startPages(
     },
   };
   const deps = deviceDepsOf(
-    {
-      db: infra.db,
-      redis: infra.redis,
-      keyRing: infra.keyRing,
-      issuance: infra.issuance,
-      apps: createApplicationCache(infra.db, 0, infra.issuance.now),
-      logger,
-    },
+    hostPartsOf(infra, logger),
     config,
     createMailer(`smtp://127.0.0.1:${mailbox.port}`, config.pages.mailFrom, logger),
   );

@@ -2,9 +2,9 @@
 // instead of sleeping, fixtures (an application with the device return rule and passkey rule, an account), and
 // the approval the page will make, through the domain functions the page calls.
 import type { Db } from '@svc/db';
-import { createApplicationCache } from '@svc/issuance';
 import { createLogger } from '@svc/platform';
 import {
+  hostPartsOf,
   openInfra,
   postJson,
   provisionAccount,
@@ -50,15 +50,7 @@ export async function startDevice(
   const infra = openInfra({ over, now: clock });
   const base = deviceConfigFromEnv(testEnv());
   const deps = deviceDepsOf(
-    {
-      db: infra.db,
-      redis: infra.redis,
-      keyRing: infra.keyRing,
-      issuance: infra.issuance,
-      // No application cache in tests: fixtures change status between requests.
-      apps: createApplicationCache(infra.db, 0, clock),
-      logger: createLogger('device-test', { level: 'silent' }),
-    },
+    hostPartsOf(infra, createLogger('device-test', { level: 'silent' })),
     {
       ...base,
       redisPrefix: shared?.redisPrefix ?? uniqueName('dv'),
