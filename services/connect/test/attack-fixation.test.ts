@@ -2,10 +2,9 @@
 // host issued, or an invented one) in the victim's browser, wait for the victim to sign in, sign up or
 // re-authenticate, then replay the cookie. A fresh identifier at every change of privilege leaves the copy with
 // nothing: no callback, no confirmation key, no consent change. Also the __Host- cookie over HTTPS.
-import { createErrand } from '@svc/issuance';
 import { type Agent, makeAgent, provisionAccount, provisionBackend, uniqueName } from '@svc/testkit';
 import { connectConfigFromEnv } from '../src/config';
-import { startConnect, useConnectHost } from './helpers';
+import { firstNameErrand, startConnect, useConnectHost } from './helpers';
 import { type SoftPasskey, softPasskey } from './soft-passkey';
 
 const cx = useConnectHost();
@@ -131,13 +130,7 @@ describe('hole 1: a fixed flow cookie gains nothing once the victim signs in', (
       const backend = await provisionBackend(cx.infra, cx.host.url, { claims: { firstName: 'REQUIRED' } });
       const account = await provisionAccount(cx.infra);
       const passkey = withPasskey ? await softPasskey(cx.infra, account.id) : undefined;
-      const errand = await createErrand(cx.host.deps.issuance, {
-        applicationId: backend.fixture.applicationId,
-        accountId: account.id,
-        purpose: 'CLAIMS',
-        claims: ['firstName'],
-      });
-      const path = new URL(errand.url).pathname;
+      const path = await firstNameErrand(cx.host, backend.fixture.applicationId, account.id);
       const attacker = await attackerOpens(path);
       const victim = await victimWithPlanted(path, attacker.kept);
       if (passkey) {

@@ -3,10 +3,9 @@
 // usernameless assertions without a matching user handle or from a cross-origin frame (spot 6), and callback
 // ports (spot 7).
 import { randomInt } from 'node:crypto';
-import { createErrand } from '@svc/issuance';
 import { type Agent, makeAgent, provisionAccount, provisionBackend } from '@svc/testkit';
 import { domainAdmits } from '../src/domain/callback-url';
-import { useConnectHost } from './helpers';
+import { firstNameErrand, useConnectHost } from './helpers';
 import { type AssertionOptions, softPasskey } from './soft-passkey';
 
 // Limits high enough that only the per-code counter stands between the guesses and the code.
@@ -157,13 +156,7 @@ describe('spot 5: malformed page bodies are 400, never 500', () => {
     const inquiry = makeAgent(cx.host.url);
     await inquiry.request(`/inquiries/${est.body.exposureKey}`);
     const account = await provisionAccount(cx.infra);
-    const errand = await createErrand(cx.host.deps.issuance, {
-      applicationId: backend.fixture.applicationId,
-      accountId: account.id,
-      purpose: 'CLAIMS',
-      claims: ['firstName'],
-    });
-    const errandPath = new URL(errand.url).pathname;
+    const errandPath = await firstNameErrand(cx.host, backend.fixture.applicationId, account.id);
     const e = makeAgent(cx.host.url);
     await e.request(errandPath);
     return [

@@ -2,7 +2,7 @@
 // a local SMTP server capturing mail (testkit's), a connect pair, and the realization the browser flow makes.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApplicationCache, currentTerms, recordReceipt } from '@svc/issuance';
+import { createApplicationCache, createErrand, currentTerms, recordReceipt } from '@svc/issuance';
 import { type Clock, createLogger, systemClock } from '@svc/platform';
 import { createMailer } from '@svc/signin';
 import {
@@ -186,6 +186,21 @@ export function useConnectPair(backend: AppFixtureOptions = {}): ConnectPair {
 export async function acceptCurrentTerms(infra: TestInfra, accountId: string): Promise<void> {
   const terms = await currentTerms(infra.db);
   if (terms) await recordReceipt(infra.db, accountId, terms, 'TEST');
+}
+
+/** A CLAIMS errand asking the account for its first name under the application; the path of its page. */
+export async function firstNameErrand(
+  host: ConnectHost,
+  applicationId: string,
+  accountId: string,
+): Promise<string> {
+  const errand = await createErrand(host.deps.issuance, {
+    applicationId,
+    accountId,
+    purpose: 'CLAIMS',
+    claims: ['firstName'],
+  });
+  return new URL(errand.url).pathname;
 }
 
 /** Realizes an inquiry for an account the way the browser flow does once every page step has passed. */

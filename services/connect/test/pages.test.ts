@@ -2,10 +2,15 @@
 // rate limits on code entry and sign-in, and the errand flow for an account without a passkey (email code).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createErrand } from '@svc/issuance';
 import { BASELINE_TERMS, makeAgent, provisionAccount, provisionBackend, uniqueName } from '@svc/testkit';
 import { sha256Hex } from '../src/domain/keys';
-import { acceptCurrentTerms, type ConnectHost, startConnect, useConnectHost } from './helpers';
+import {
+  acceptCurrentTerms,
+  type ConnectHost,
+  firstNameErrand,
+  startConnect,
+  useConnectHost,
+} from './helpers';
 
 const cx = useConnectHost({
   config: { rateLimits: { codeSendPerIp: 20, codeSendPerRecipient: 5, codeVerifyPerIp: 4, signInPerIp: 3 } },
@@ -240,13 +245,7 @@ describe('errand pages', () => {
     const backend = await provisionBackend(cx.infra, host.url, { claims: { firstName: 'REQUIRED' } });
     const account = await provisionAccount(cx.infra);
     await acceptCurrentTerms(cx.infra, account.id);
-    const errand = await createErrand(host.deps.issuance, {
-      applicationId: backend.fixture.applicationId,
-      accountId: account.id,
-      purpose: 'CLAIMS',
-      claims: ['firstName'],
-    });
-    const path = new URL(errand.url).pathname;
+    const path = await firstNameErrand(host, backend.fixture.applicationId, account.id);
     const status = async () => (await (await fetch(`${host.url}${path}/status`)).json()).state;
     expect(await status()).toBe('pending');
     const a = agent();

@@ -57,14 +57,9 @@ test('32 keys whose tokens can be valid are all served; a 33rd is refused by the
 
   // The worker's step, with a successor due: nothing is prepublished while the set is full...
   const schedule = { rotateEverySeconds: 2, prepublishSeconds: 1, keyCacheTtlMs: WINDOWS.keyCacheTtlMs };
-  const later = new Date(Date.now() + 10_000);
-  const full = await runScheduledRotation(
-    h.infra.db,
-    h.infra.issuance.kek,
-    app.applicationId,
-    schedule,
-    later,
-  );
+  const rotateAt = (at: Date) =>
+    runScheduledRotation(h.infra.db, h.infra.issuance.kek, app.applicationId, schedule, at);
+  const full = await rotateAt(new Date(Date.now() + 10_000));
   expect(full.keySetFull?.published).toBe(32);
   expect(full.prepublished).toBeUndefined();
   // ...and once the oldest retiring key's tokens have all expired, it leaves the set and the successor comes.
@@ -72,14 +67,7 @@ test('32 keys whose tokens can be valid are all served; a 33rd is refused by the
     where: { applicationId: app.applicationId, status: 'RETIRING' },
     orderBy: { publishUntil: 'asc' },
   });
-  const after = new Date(oldest.publishUntil!.getTime() + 1000);
-  const room = await runScheduledRotation(
-    h.infra.db,
-    h.infra.issuance.kek,
-    app.applicationId,
-    schedule,
-    after,
-  );
+  const room = await rotateAt(new Date(oldest.publishUntil!.getTime() + 1000));
   expect(room.expired).toBeGreaterThanOrEqual(1);
   expect(room.prepublished).toBeDefined();
 }, 120_000);

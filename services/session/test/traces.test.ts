@@ -9,19 +9,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { issueSession, loadApplication } from '@svc/issuance';
 import {
   type ChildHost,
   openInfra,
   postJson,
-  provisionAccount,
-  provisionApp,
   spawnHost,
   type TestInfra,
   testUrls,
   waitUntil,
 } from '@svc/testkit';
 import { buildAll } from '../../../scripts/build';
+import { freshSession } from './support';
 
 interface OtlpSpan {
   traceId: string;
@@ -169,14 +167,7 @@ describe.each([
   });
 
   it('shows a refresh as a server span under the caller trace, with its PostgreSQL and Redis children', async () => {
-    const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
-    const account = await provisionAccount(infra);
-    const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
-    const issued = await issueSession(infra.issuance, {
-      application,
-      principal: { kind: 'ACCOUNT', accountId: account.id },
-      authMethod: 'ACCESS_KEY_DIRECT',
-    });
+    const { issued } = await freshSession(infra, { methods: ['ACCESS_KEY_DIRECT'] });
 
     const first = await refreshInTrace(issued.refreshToken);
     expect(first.res.status).toBe(200);

@@ -146,6 +146,17 @@ describe('the polling discipline of the client', () => {
     );
   }
 
+  /** The client against a stand-in for application an-app, without a QR code and without waiting, unless `over` says. */
+  const loginAt = (server: { url: string }, over: Partial<Parameters<typeof deviceLogin>[0]> = {}) =>
+    deviceLogin({
+      deviceUrl: server.url,
+      applicationAnchor: 'an-app',
+      show: () => undefined,
+      qr: false,
+      sleep: async () => undefined,
+      ...over,
+    });
+
   it('waits the interval before each poll and raises it as slow_down says, for every later poll', async () => {
     const server = await standIn([
       [400, { error: 'authorization_pending' }],
@@ -156,11 +167,7 @@ describe('the polling discipline of the client', () => {
     ]);
     const waits: number[] = [];
     try {
-      const result = await deviceLogin({
-        deviceUrl: server.url,
-        applicationAnchor: 'an-app',
-        show: () => undefined,
-        qr: false,
+      const result = await loginAt(server, {
         sleep: async (ms) => {
           waits.push(ms);
         },
@@ -176,13 +183,7 @@ describe('the polling discipline of the client', () => {
   it('stops at once on expired_token, naming it in words', async () => {
     const server = await standIn([[400, { error: 'expired_token' }]]);
     try {
-      const result = await deviceLogin({
-        deviceUrl: server.url,
-        applicationAnchor: 'an-app',
-        show: () => undefined,
-        qr: false,
-        sleep: async () => undefined,
-      });
+      const result = await loginAt(server);
       expect(result).toEqual({
         ok: false,
         error: 'expired_token',
@@ -198,13 +199,7 @@ describe('the polling discipline of the client', () => {
       const server = await standIn([], { verificationUri: bad });
       const shown: string[] = [];
       try {
-        const result = await deviceLogin({
-          deviceUrl: server.url,
-          applicationAnchor: 'an-app',
-          show: (t) => shown.push(t),
-          qr: false,
-          sleep: async () => undefined,
-        });
+        const result = await loginAt(server, { show: (t) => shown.push(t) });
         expect(result.ok).toBe(false);
         expect(shown).toEqual([]);
         expect(server.seen).toEqual(['/device-authorize']);
