@@ -54,7 +54,7 @@ describe('sessions suspend / resume', () => {
       where: { id: expired.issued.sid },
       data: { expiresAt: new Date(Date.now() - 1000) },
     });
-    // Each CLI run costs a process start; the refusals' wording past the first is checked on the library.
+    // The refusals' wording past the first is checked on the library.
     const revoked = await admin(['sessions', 'suspend', '--sid', issued.sid]);
     expect([revoked.code, revoked.json]).toEqual([
       1,

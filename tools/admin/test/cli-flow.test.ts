@@ -1,4 +1,5 @@
-// Black-box provisioning flow through the real CLI process against the real test database and Redis.
+// Black-box provisioning flow through the real CLI (runCli, each run with its own connections, as separate
+// processes would have) against the real test database and Redis.
 import { createHash, randomUUID } from 'node:crypto';
 import { currentTerms, resolveSectorSubject } from '@svc/issuance';
 import { KEY_CHANGE_CHANNEL } from '@svc/keyring';
@@ -63,32 +64,12 @@ describe('pnpm admin: full provisioning flow', () => {
   }, 60_000);
 
   it('adds authentication rules (with TTLs and int64 platform app ids), a return rule and claims', async () => {
-    // Independent commands run as concurrent processes, as two operators might.
+    const addRule = (method: string, ...flags: string[]) =>
+      ok(['app', 'add-rule', '--app', s.anchor!, '--method', method, ...flags]);
+    // Independent commands run at once, each with its own connections, as two operators might.
     const [direct, ticket, ret, , lastClaims] = await Promise.all([
-      ok([
-        'app',
-        'add-rule',
-        '--app',
-        s.anchor!,
-        '--method',
-        'ACCESS_KEY_DIRECT',
-        '--access-ttl',
-        '600',
-        '--refresh-ttl',
-        '86400',
-      ]),
-      ok([
-        'app',
-        'add-rule',
-        '--app',
-        s.anchor!,
-        '--method',
-        'PLATFORM_TICKET',
-        '--platform-app-id',
-        '480',
-        '--platform-app-id',
-        BIG_STEAM_ID,
-      ]),
+      addRule('ACCESS_KEY_DIRECT', '--access-ttl', '600', '--refresh-ttl', '86400'),
+      addRule('PLATFORM_TICKET', '--platform-app-id', '480', '--platform-app-id', BIG_STEAM_ID),
       ok(['app', 'add-return-rule', '--app', s.anchor!, '--method', 'DEVICE_CODE']),
       ok(['app', 'set-claims', '--app', s.anchor!, '--email', 'REQUIRED']),
       ok(['app', 'set-claims', '--app', s.anchor!, '--firstName', 'OPTIONAL']),

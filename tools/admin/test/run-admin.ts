@@ -1,4 +1,5 @@
-// Test support: runs the real CLI as a child process (as an operator would) and checks the one-JSON-line contract.
+// Test support: runs the admin CLI's runCli in this process (or main.ts as a child process, as an operator would)
+// and checks the one-JSON-line contract.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,8 +8,6 @@ import { join, resolve } from 'node:path';
 export const ROOT = resolve(__dirname, '../../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
 const MAIN = 'tools/admin/src/main.ts';
-/** Below jest's 30 s per test, so a hung CLI is reported as such. */
-const TIMEOUT_MS = 25_000;
 
 export interface AdminRun {
   code: number;
@@ -18,33 +17,94 @@ export interface AdminRun {
   stderr: string;
 }
 
-/** Spawns `tsx tools/admin/src/main.ts ...args` from the repository root and parses its single JSON line. */
-export function admin(args: string[], env: Record<string, string> = {}): Promise<AdminRun> {
+/** The one-JSON-line contract: exactly one non-empty line on stdout, and it is JSON. */
+function oneJsonLine(code: number, stdout: string, stderr: string): AdminRun {
+  const lines = stdout.split('\n').filter((l) => l !== '');
+  if (lines.length !== 1)
+    throw new Error(`expected one JSON line, got ${lines.length}: ${stdout}\nstderr: ${stderr}`);
+  try {
+    return { code, json: JSON.parse(lines[0]!), stdout, stderr };
+  } catch {
+    throw new Error(`stdout is not JSON: ${stdout}`);
+  }
+}
+
+/**
+ * Spawns `tsx tools/admin/src/main.ts ...args` from the repository root, waits for it to exit and parses its single
+ * JSON line: what main.ts adds to runCli (writing the line, the exit code, stderr). No time limit of its own: a
+ * process start took 37 s on a loaded 2-core machine (1.9 s of CPU), so the test's timeout is the only bound.
+ */
+export function adminProcess(args: string[], env: Record<string, string> = {}): Promise<AdminRun> {
   return new Promise((done, fail) => {
-    execFile(
-      TSX,
-      [MAIN, ...args],
-      { cwd: ROOT, env: { ...process.env, ...env }, timeout: TIMEOUT_MS },
-      (err, stdout, stderr) => {
-        // Killed at the timeout (a loaded machine can take that long to start tsx): say so, not "no JSON line".
-        if (err?.killed) {
-          fail(new Error(`admin ${args.join(' ')} was killed after ${TIMEOUT_MS} ms\nstderr: ${stderr}`));
-          return;
-        }
-        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-        const lines = stdout.split('\n').filter((l) => l !== '');
-        if (lines.length !== 1) {
-          fail(new Error(`expected one JSON line, got ${lines.length}: ${stdout}\nstderr: ${stderr}`));
-          return;
-        }
-        try {
-          done({ code, json: JSON.parse(lines[0]!), stdout, stderr });
-        } catch {
-          fail(new Error(`stdout is not JSON: ${stdout}`));
-        }
-      },
-    );
+    execFile(TSX, [MAIN, ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+      // Killed from outside: say so, not "no JSON line".
+      if (err?.killed) {
+        fail(new Error(`admin ${args.join(' ')} was killed (${err.signal})\nstderr: ${stderr}`));
+        return;
+      }
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      try {
+        done(oneJsonLine(code, stdout, stderr));
+      } catch (e) {
+        fail(e);
+      }
+    });
   });
+}
+
+/** Output of every in-process run under way: anything written to the process's streams or console meanwhile. */
+const listening = new Set<{ out: string; err: string }>();
+let restore: (() => void) | undefined;
+
+/** Tees the process's stdout, stderr and console into every listening run while at least one is under way. */
+function listen(run: { out: string; err: string }): () => void {
+  listening.add(run);
+  if (!restore) {
+    const { stdout, stderr } = process;
+    const [write, writeErr] = [stdout.write, stderr.write];
+    const methods = ['log', 'info', 'debug', 'warn', 'error'] as const;
+    const saved = methods.map((m) => console[m]);
+    const tee = (key: 'out' | 'err') => (chunk: unknown) => {
+      for (const r of listening) r[key] += String(chunk);
+      return true;
+    };
+    stdout.write = tee('out') as typeof stdout.write;
+    stderr.write = tee('err') as typeof stderr.write;
+    methods.forEach((m, i) => {
+      console[m] = (...args: unknown[]) => tee(i < 3 ? 'out' : 'err')(`${args.join(' ')}\n`);
+    });
+    restore = () => {
+      stdout.write = write;
+      stderr.write = writeErr;
+      methods.forEach((m, i) => {
+        console[m] = saved[i]!;
+      });
+      restore = undefined;
+    };
+  }
+  return () => {
+    listening.delete(run);
+    if (listening.size === 0) restore?.();
+  };
+}
+
+/**
+ * Runs `pnpm admin ...args` as the CLI does, in this process: `runCli`, all that main.ts wraps (adminProcess covers
+ * main.ts itself), checked for the one-JSON-line contract. No process start, so a loaded machine cannot time it
+ * out. Whatever anything writes to this process's streams or console meanwhile counts as the run's output, as it
+ * would in a child's.
+ */
+export async function admin(args: string[], env: Record<string, string> = {}): Promise<AdminRun> {
+  // Loaded on first use: files that only spawn the CLI do not load its commands.
+  const { runCli } = await import('../src/cli');
+  const stray = { out: '', err: '' };
+  const stop = listen(stray);
+  try {
+    const r = await runCli(args, { ...process.env, ...env });
+    return oneJsonLine(r.code, `${r.stdout}\n${stray.out}`, `${r.stderr}${stray.err}`);
+  } finally {
+    stop();
+  }
 }
 
 /** Like admin(), but insists on success and returns the JSON. */
