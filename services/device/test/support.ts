@@ -49,20 +49,17 @@ export async function startDevice(
   const clock = shared?.clock ?? settableClock();
   const infra = openInfra({ over, now: clock });
   const base = deviceConfigFromEnv(testEnv());
-  const deps = deviceDepsOf(
-    hostPartsOf(infra, createLogger('device-test', { level: 'silent' })),
-    {
-      ...base,
-      redisPrefix: shared?.redisPrefix ?? uniqueName('dv'),
-      ...config,
-      rateLimit: {
-        ...base.rateLimit,
-        authorizePerAddress: 1000,
-        unknownPerAddress: 1000,
-        ...config.rateLimit,
-      },
+  const deps = deviceDepsOf(hostPartsOf(infra, createLogger('device-test', { level: 'silent' })), {
+    ...base,
+    redisPrefix: shared?.redisPrefix ?? uniqueName('dv'),
+    ...config,
+    rateLimit: {
+      ...base.rateLimit,
+      authorizePerAddress: 1000,
+      unknownPerAddress: 1000,
+      ...config.rateLimit,
     },
-  );
+  });
   const host = await startTestHost(createDeviceApp(deps));
   return {
     infra,

@@ -96,11 +96,16 @@ function listen(run: { out: string; err: string }): () => void {
  */
 export async function admin(args: string[], env: Record<string, string> = {}): Promise<AdminRun> {
   // Loaded on first use: files that only spawn the CLI do not load its commands.
-  const { runCli } = await import('../src/cli');
+  const [{ runCli }, { createAdminContext }, { systemClock }] = await Promise.all([
+    import('../src/cli'),
+    import('../src/context'),
+    import('@svc/platform'),
+  ]);
   const stray = { out: '', err: '' };
   const stop = listen(stray);
   try {
-    const r = await runCli(args, { ...process.env, ...env });
+    // The context main.ts makes, on the system clock as the process would be.
+    const r = await runCli(args, { ...process.env, ...env }, (e) => createAdminContext(e, systemClock));
     return oneJsonLine(r.code, `${r.stdout}\n${stray.out}`, `${r.stderr}${stray.err}`);
   } finally {
     stop();
