@@ -300,6 +300,7 @@ export {
   type JwsAlg,
 } from './forged-jws';
 export {
+  expectStateKept,
   FUZZ_RUNS,
   FUZZ_SEED,
   fuzzBodies,
