@@ -2,7 +2,7 @@
 // signed names the client and the session; that session is revoked as session /logout revokes one, the person's
 // sign-in on the OIDC host ends, and the browser goes to a post_logout_redirect_uri registered for that client,
 // with `state`. Without a hint nothing is revoked before the person confirms on a page.
-import { revokeFamily } from '@svc/issuance';
+import { accountBehindSubject, revokeFamily } from '@svc/issuance';
 import { OIDC_SCOPE } from '@svc/keyring';
 import { compactVerify, type JWSHeaderParameters } from 'jose';
 import type { OidcDeps } from '../deps';
@@ -107,4 +107,14 @@ export async function revokeHintedSession(deps: OidcDeps, plan: EndSessionPlan):
   });
   for (const sid of sids) await revokeFamily(deps, sid, 'logout');
   return sids.length;
+}
+
+/** Whether the plan's verified hint names `accountId` (its subject, under its client's application). */
+export async function hintNamesAccount(
+  deps: OidcDeps,
+  plan: EndSessionPlan,
+  accountId: string,
+): Promise<boolean> {
+  if (!plan.hint || !plan.client) return false;
+  return (await accountBehindSubject(deps.db, plan.client.applicationId, plan.hint.sub)) === accountId;
 }

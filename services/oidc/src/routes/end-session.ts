@@ -17,6 +17,7 @@ import type { OidcDeps } from '../deps';
 import {
   type EndSessionPlan,
   EndSessionRefused,
+  hintNamesAccount,
   planEndSession,
   revokeHintedSession,
 } from '../domain/end-session';
@@ -74,11 +75,30 @@ export function endSessionEndpoints(deps: OidcDeps) {
   const https = deps.oidc.oidcUrl.startsWith('https:');
   const signIn = signInCookie(https);
 
+  /** The browser's sign-in identifier; a cookie that does not decode is no identifier (not a 500). */
+  function signInIdOf(req: Request): string | undefined {
+    const raw = cookies(req).get(signIn.name);
+    try {
+      return raw ? decodeURIComponent(raw) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Ends the person's sign-in on this host (the oidc_session cookie) and clears the cookie. */
   async function endSignIn(req: Request, res: Response): Promise<void> {
-    const id = cookies(req).get(signIn.name);
-    if (id) await deps.signInSessions.end(decodeURIComponent(id));
+    const id = signInIdOf(req);
+    if (id) await deps.signInSessions.end(id);
     res.clearCookie(signIn.name, signIn.options);
+  }
+
+  // A hint ends the browser's sign-in only when it names the person signed in there (RP-Initiated Logout 1.0
+  // section 2: a hint that does not belong to the current End-User must not log them out unasked). Otherwise any
+  // site could sign a victim out by sending the victim's browser here with its own, genuine ID token.
+  async function endHintedSignIn(req: Request, res: Response, plan: EndSessionPlan): Promise<void> {
+    const held = await deps.signInSessions.read(signInIdOf(req));
+    if (held && !(await hintNamesAccount(deps, plan, held.accountId))) return;
+    await endSignIn(req, res);
   }
 
   function finish(res: Response, locale: Locale, plan: EndSessionPlan) {
@@ -101,7 +121,7 @@ export function endSessionEndpoints(deps: OidcDeps) {
       });
       if (plan.hinted) {
         await revokeHintedSession(deps, plan);
-        await endSignIn(req, res);
+        await endHintedSignIn(req, res, plan);
         finish(res, locale, plan);
         return;
       }
