@@ -34,7 +34,7 @@ export interface OpenedOidcDeps extends OidcDeps {
 /** Opens the core connections from the parsed configuration, then the OIDC host's stores over them. */
 export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
   const core = openHostCore(config, clock);
-  const pages = openOidcPageParts(core.redis, core.logger, config);
+  const pages = openOidcPageParts(core.redis, core.logger, config, clock);
   const deps: OidcDeps = {
     ...core.issuance,
     redis: core.redis,

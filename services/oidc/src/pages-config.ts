@@ -1,6 +1,6 @@
 // The OIDC host's page parts: the sign-in steps' configuration derived from the pages' settings (OidcConfig.pages,
 // read once at start-up) and the issuer URL, the mailer and the parked authorization requests.
-import type { Logger, Redis } from '@svc/platform';
+import type { Clock, Logger, Redis } from '@svc/platform';
 import { createMailer, type Mailer, type SigninConfig, signinSiteOf } from '@svc/signin';
 import type { OidcConfig, OidcPagesSettings } from './config';
 import { createInteractionStore, type InteractionStore } from './store/interactions';
@@ -30,12 +30,17 @@ export interface OidcPageParts {
   interactions: InteractionStore;
 }
 
-export function openOidcPageParts(redis: Redis, logger: Logger, config: OidcConfig): OidcPageParts {
+export function openOidcPageParts(
+  redis: Redis,
+  logger: Logger,
+  config: OidcConfig,
+  now: Clock,
+): OidcPageParts {
   // A copy: tests adjust their host's settings without touching the configuration object.
   const settings = { ...config.pages };
   return {
     settings,
     mailer: createMailer(config.smtp, settings.mailFrom, logger),
-    interactions: createInteractionStore(redis, { ttlSeconds: settings.interactionTtlSeconds }),
+    interactions: createInteractionStore(redis, { ttlSeconds: settings.interactionTtlSeconds, now }),
   };
 }

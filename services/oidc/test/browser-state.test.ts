@@ -1,10 +1,11 @@
 // The OIDC host's browser state in real Redis: a sign-in session survives across requests until ended, a new
-// sign-in never reuses the old identifier, and a parked authorization request is finished exactly once.
+// sign-in never reuses the old identifier, and a parked authorization request is finished exactly once; an expired
+// one (by the host's clock) keeps only its return record, taken once, for a day.
 import { createHash } from 'node:crypto';
 import { createRedis } from '@svc/platform';
 import { settableClock, testUrls } from '@svc/testkit';
 import type { Redis } from 'ioredis';
-import { createInteractionStore, type Interaction } from '../src/store/interactions';
+import { createInteractionStore, EXPIRED_RETURN_SECONDS, type Interaction } from '../src/store/interactions';
 import { createSignInSessions, signInCookie } from '../src/store/sign-in-sessions';
 
 let redis: Redis;
@@ -45,7 +46,7 @@ test('sign-in sessions: identifiers the host did not issue read as nothing', asy
 });
 
 test('interactions: parked, read, taken once under concurrency', async () => {
-  const store = createInteractionStore(redis, { ttlSeconds: 60 });
+  const store = createInteractionStore(redis, { ttlSeconds: 60, now: settableClock() });
   const interaction: Interaction = {
     clientId: 'c',
     redirectUri: 'https://rp.example/cb',
@@ -80,4 +81,59 @@ test('interactions: parked, read, taken once under concurrency', async () => {
   expect(await store.flag(uid, { heldOffered: true })).toBe(false);
   expect(await store.get(uid)).toBeUndefined();
   expect(await store.get('not-a-uid')).toBeUndefined();
+  // A finished request leaves nothing to answer after its expiry.
+  expect(await store.expiredReturn(uid)).toBeUndefined();
+});
+
+const digest = (uid: string) => createHash('sha256').update(uid).digest('hex');
+
+test('interactions: expiry by the clock keeps the return record only, taken once, gone a day later', async () => {
+  const clock = settableClock();
+  const store = createInteractionStore(redis, { ttlSeconds: 60, now: clock });
+  const interaction: Interaction = {
+    clientId: 'c',
+    redirectUri: 'https://rp.example/cb',
+    responseType: 'code id_token',
+    responseMode: 'fragment',
+    scopes: ['openid', 'email'],
+    state: 'st-x',
+    nonce: 'n-secret',
+    codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    loginHint: 'ada@example.com',
+    prompt: [],
+    createdAt: clock(),
+  };
+  const expected = {
+    clientId: 'c',
+    redirectUri: 'https://rp.example/cb',
+    responseMode: 'fragment',
+    state: 'st-x',
+    expiredAt: interaction.createdAt + 60_000,
+  };
+  const uid = await store.park(interaction);
+  // Redis lets the record outlive the request by a day; it holds nothing of the person or the request's secrets.
+  const ttl = await redis.ttl(`oidc:interaction-return:${digest(uid)}`);
+  expect(ttl).toBeGreaterThan(60 + EXPIRED_RETURN_SECONDS - 10);
+  expect(ttl).toBeLessThanOrEqual(60 + EXPIRED_RETURN_SECONDS);
+  expect(JSON.parse((await redis.get(`oidc:interaction-return:${digest(uid)}`)) ?? '')).toEqual(expected);
+
+  clock.advance(59_999);
+  expect(await store.get(uid)).toEqual(interaction);
+  clock.advance(1);
+  expect(await store.get(uid)).toBeUndefined();
+  expect(await store.flag(uid, { freshLogin: true })).toBe(false);
+  expect(await store.take(uid)).toBeUndefined();
+  expect(await store.expiredReturn(uid)).toEqual(expected);
+  const taken = await Promise.all(Array.from({ length: 8 }, () => store.takeExpiredReturn(uid)));
+  expect(taken.filter(Boolean)).toEqual([expected]);
+  expect(await store.expiredReturn(uid)).toBeUndefined();
+  expect(await redis.exists(`oidc:interaction:${digest(uid)}`)).toBe(0);
+
+  // A day past the expiry the record is no answer, even while Redis still holds it.
+  const late = await store.park({ ...interaction, createdAt: clock() });
+  clock.advance(60_000 + EXPIRED_RETURN_SECONDS * 1000 - 1);
+  expect(await store.expiredReturn(late)).toMatchObject({ state: 'st-x' });
+  clock.advance(1);
+  expect(await store.expiredReturn(late)).toBeUndefined();
+  expect(await store.takeExpiredReturn(late)).toBeUndefined();
 });

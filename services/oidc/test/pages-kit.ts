@@ -4,6 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
+import type { Clock } from '@svc/platform';
 import { createOidcClient, type OidcAuthMethod } from '@svc/provisioning';
 import {
   type AppFixtureOptions,
@@ -29,11 +30,14 @@ export interface OidcPagesHost {
   close(): Promise<void>;
 }
 
-/** A replica of the host; `issuer` makes it another replica of an issuer already started (same OIDC_URL). */
+/**
+ * A replica of the host; `issuer` makes it another replica of an issuer already started (same OIDC_URL); `now`
+ * its clock (a test's settable clock), else the system clock.
+ */
 export async function startOidcPages(
-  opts: { smtpPort?: number; hostname?: string; issuer?: string } = {},
+  opts: { smtpPort?: number; hostname?: string; issuer?: string; now?: Clock } = {},
 ): Promise<OidcPagesHost> {
-  const infra = openInfra();
+  const infra = openInfra({ now: opts.now });
   await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date(infra.issuance.now()));
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

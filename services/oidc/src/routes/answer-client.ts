@@ -37,6 +37,12 @@ export function sendErrorToClient(
   sendToClient(res, deps, target, errorParams(error));
 }
 
+/** The redirect URI's origin, or its scheme alone for a URI without one (a native app's private-use scheme). */
+export function redirectOrigin(uri: string): string {
+  const url = new URL(uri);
+  return url.origin === 'null' ? url.protocol : url.origin;
+}
+
 export const targetOf = (i: Interaction): ResponseTarget => ({
   redirectUri: i.redirectUri,
   responseMode: i.responseMode,

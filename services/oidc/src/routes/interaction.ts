@@ -2,6 +2,7 @@
 // sign-in on this host whether the person must authenticate (prompt=login, max_age) and answer prompt=none without
 // a page; otherwise the shared sign-in steps (passkey or email-code sign-up, basic terms, consent and REQUIRED
 // data), the prompt=consent review (which also asks for offline access), then the sign-in is recorded on this host and the client is answered once.
+// A request that expired is answered from its return record by the page and its cancel post (expired-interaction.ts).
 import { loadApplication } from '@svc/issuance';
 import type { Endpoint, PageRequest } from '@svc/platform';
 import {
@@ -29,8 +30,9 @@ import { isHttps } from '../pages-config';
 import type { OidcClient } from '../store/clients';
 import type { Interaction } from '../store/interactions';
 import { type SignInSession, signInCookie } from '../store/sign-in-sessions';
-import { issueForClient, sendErrorToClient, sendToClient, targetOf } from './answer-client';
+import { issueForClient, redirectOrigin, sendErrorToClient, sendToClient, targetOf } from './answer-client';
 import { authorizeClientOf } from './authorize';
+import { type ExpiredPage, openExpired, returnExpired, sendExpiredPage } from './expired-interaction';
 
 interface InteractionPage extends Browser<OidcKey> {
   uid: string;
@@ -53,6 +55,26 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
     const uid = String(req.params.uid);
     const interaction = await interactions.get(uid);
     if (!interaction) throw new PageError(410, 'expired');
+    return openParked(req, res, uid, interaction);
+  }
+
+  /** The page and its cancel post: a request that expired may still be answered from its return record. */
+  async function loadOrExpired(
+    req: PageRequest<unknown>,
+    res: Response,
+  ): Promise<InteractionPage | ExpiredPage> {
+    const uid = String(req.params.uid);
+    const interaction = await interactions.get(uid);
+    if (!interaction) return openExpired(deps, signin, req, res, uid);
+    return openParked(req, res, uid, interaction);
+  }
+
+  async function openParked(
+    req: PageRequest<unknown>,
+    res: Response,
+    uid: string,
+    interaction: Interaction,
+  ): Promise<InteractionPage> {
     const client = await deps.clients.get(interaction.clientId);
     const app =
       client && authorizeClientOf(client)
@@ -64,7 +86,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
       base: `/interaction/${uid}`,
       app,
       // The last step ends at the client's redirect URI (a form post's redirect chain is checked by form-action).
-      formOrigins: [originOf(interaction.redirectUri)],
+      formOrigins: [redirectOrigin(interaction.redirectUri)],
       emailHint: interaction.loginHint,
     });
     const id = parseCookies(req.headers.cookie)[cookie.name];
@@ -121,8 +143,13 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
   // A post: the page's target loaded and the flow's CSRF token and Origin checked, before the form's schema; then
   // back to the page.
   const page = signin.pages(load);
+  const entry = signin.pages(loadOrExpired);
 
-  const view = page.view('/interaction/:uid', pageQuery, async (p, _req, res) => {
+  const view = entry.view('/interaction/:uid', pageQuery, (p, _req, res) =>
+    'expired' in p ? sendExpiredPage(p, res) : showParked(p, res),
+  );
+
+  async function showParked(p: InteractionPage, res: Response): Promise<void> {
     const { interaction: it, held } = p;
     if (p.flow.realized) throw new PageError(410, 'completed');
     if (it.freshLogin === undefined) {
@@ -166,7 +193,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
       acr: signedIn.acr,
       authorityVersion: signedIn.account.authorityVersion,
     });
-  });
+  }
 
   function sendReview(p: InteractionPage, res: Response, items: ReturnType<typeof allClaimItems>) {
     const { ctx, target } = p;
@@ -199,9 +226,11 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
     }
   });
 
-  // The person declines: the client hears access_denied.
-  const cancel = page.form('/interaction/:uid/cancel', plainForm, (p, _req, res) =>
-    fail(p, res, { error: 'access_denied', description: 'The person declined the request.' }),
+  // The person declines, or returns from an expired request: the client hears access_denied.
+  const cancel = entry.form('/interaction/:uid/cancel', plainForm, (p, _req, res) =>
+    'expired' in p
+      ? returnExpired(deps, p, res)
+      : fail(p, res, { error: 'access_denied', description: 'The person declined the request.' }),
   );
 
   return [
@@ -221,9 +250,4 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
       registration: '/interaction/:uid/passkey/registration',
     }),
   ];
-}
-
-function originOf(uri: string): string {
-  const url = new URL(uri);
-  return url.origin === 'null' ? url.protocol : url.origin;
 }

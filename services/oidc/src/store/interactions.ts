@@ -1,9 +1,13 @@
 // Authorization requests waiting for the person (sign-in, terms, consent): a validated request parked in Redis
 // under a random identifier the pages' URL carries, short-lived and shared by every replica. Finishing one takes
 // it atomically, so a request answers its client once even when two tabs or two replicas race to finish it.
+// Beside it lives its return record (where the client's error goes, nothing else) for a day past the request's
+// expiry, so the person can still be sent back to an application whose request lapsed (routes/interaction.ts).
 import { createHash, randomBytes } from 'node:crypto';
+import type { Clock } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import type { AuthorizationRequest, Prompt } from '../domain/authorize-request';
+import type { ResponseMode } from '../domain/authorize-terms';
 
 /**
  * What a parked request keeps: the checked request as JSON carries it, the client by id only (it is read again on
@@ -25,6 +29,22 @@ export type Interaction = Omit<AuthorizationRequest, 'client' | 'prompt'> & {
   consentReviewed?: boolean;
 };
 
+/**
+ * What is kept of a request to answer its client once it has expired: where and how the answer goes and the
+ * client's `state`, never the nonce, PKCE challenge, hints or anything about the person.
+ */
+export interface ExpiredReturn {
+  clientId: string;
+  redirectUri: string;
+  responseMode: ResponseMode;
+  state?: string;
+  /** When the request expired, milliseconds since the epoch. */
+  expiredAt: number;
+}
+
+/** How long past a request's expiry its client can still be answered (about a day, as the pages promise). */
+export const EXPIRED_RETURN_SECONDS = 24 * 3600;
+
 const UID = /^[A-Za-z0-9_-]{43}$/;
 
 export function toInteraction(request: AuthorizationRequest, createdAt: number): Interaction {
@@ -32,11 +52,25 @@ export function toInteraction(request: AuthorizationRequest, createdAt: number):
   return { ...checked, clientId: client.clientId, prompt: [...prompt], createdAt };
 }
 
+// A request is parked while its hash exists (Redis drops it OIDC_INTERACTION_TTL_SECONDS after parking) and the
+// host's clock stands before its `expiresAt` field (ms): the clock decides, Redis's own expiry frees the memory.
+// (A request parked before the field existed has only Redis's expiry.)
+const LIVE = `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local at = redis.call('HGET', KEYS[1], 'expiresAt')
+if at and tonumber(at) <= tonumber(ARGV[1]) then return 0 end`;
+
 // Progress flags are hash fields of their own beside the request, so concurrent page steps never overwrite each
 // other's writes; a flag is written only while the request is still parked.
-const FLAG = `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
+const FLAG = `${LIVE}
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 return 1`;
+
+// Finishing reads and deletes the request and its return record as one step: a finished request has no client
+// left to answer after it expires. An expired request is not taken (its return record stays).
+const TAKE = `${LIVE}
+local fields = redis.call('HGETALL', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[2])
+return fields`;
 
 type Flags = Pick<Interaction, 'freshLogin' | 'heldOffered' | 'consentReviewed'>;
 
@@ -49,37 +83,90 @@ function decode(fields: Record<string, string>): Interaction | undefined {
   return out;
 }
 
-export function createInteractionStore(redis: Redis, opts: { ttlSeconds: number }) {
-  const key = (uid: string) => `oidc:interaction:${createHash('sha256').update(uid).digest('hex')}`;
+function pairs(flat: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i] as string] = flat[i + 1] as string;
+  return out;
+}
+
+/**
+ * `ttlSeconds`: how long a request waits for the person (OIDC_INTERACTION_TTL_SECONDS); `now`: the host's clock,
+ * which decides expiry.
+ */
+export function createInteractionStore(redis: Redis, opts: { ttlSeconds: number; now: Clock }) {
+  const digest = (uid: string) => createHash('sha256').update(uid).digest('hex');
+  const key = (uid: string) => `oidc:interaction:${digest(uid)}`;
+  const returnKey = (uid: string) => `oidc:interaction-return:${digest(uid)}`;
+  const live = (fields: Record<string, string>) =>
+    fields.expiresAt === undefined || Number(fields.expiresAt) > opts.now();
   return {
-    /** Parks a request; returns the identifier for the page URL (256 random bits). */
+    /**
+     * Parks a request and its return record; returns the identifier for the page URL (256 random bits). Redis
+     * drops the request at its expiry and the return record EXPIRED_RETURN_SECONDS later.
+     */
     async park(interaction: Interaction): Promise<string> {
       const uid = randomBytes(32).toString('base64url');
+      const expiredAt = interaction.createdAt + opts.ttlSeconds * 1000;
+      const back: ExpiredReturn = {
+        clientId: interaction.clientId,
+        redirectUri: interaction.redirectUri,
+        responseMode: interaction.responseMode,
+        ...(interaction.state !== undefined ? { state: interaction.state } : {}),
+        expiredAt,
+      };
       await redis
         .multi()
-        .hset(key(uid), 'request', JSON.stringify(interaction))
+        .hset(key(uid), 'request', JSON.stringify(interaction), 'expiresAt', String(expiredAt))
         .expire(key(uid), opts.ttlSeconds)
+        .set(returnKey(uid), JSON.stringify(back), 'EX', opts.ttlSeconds + EXPIRED_RETURN_SECONDS)
         .exec();
       return uid;
     },
+    /** The request while it is parked and unexpired. */
     async get(uid: string): Promise<Interaction | undefined> {
       if (!UID.test(uid)) return undefined;
-      return decode(await redis.hgetall(key(uid)));
+      const fields = await redis.hgetall(key(uid));
+      return live(fields) ? decode(fields) : undefined;
     },
     /** Records page progress on a request still parked (its lifetime unchanged); false when it is gone. */
     async flag(uid: string, flags: Flags): Promise<boolean> {
       if (!UID.test(uid)) return false;
       const args = Object.entries(flags).flatMap(([k, v]) => (v === undefined ? [] : [k, v ? '1' : '0']));
       if (!args.length) return true;
-      return (await redis.eval(FLAG, 1, key(uid), ...args)) === 1;
+      return (await redis.eval(FLAG, 1, key(uid), opts.now(), ...args)) === 1;
     },
-    /** Removes and returns the request: exactly one caller finishes it (MULTI runs read and delete as one). */
+    /**
+     * Removes and returns an unexpired request with its return record: exactly one caller finishes it (one
+     * script reads and deletes).
+     */
     async take(uid: string): Promise<Interaction | undefined> {
       if (!UID.test(uid)) return undefined;
-      const replies = await redis.multi().hgetall(key(uid)).del(key(uid)).exec();
-      const fields = replies?.[0]?.[1] as Record<string, string> | undefined;
-      return fields ? decode(fields) : undefined;
+      const flat = await redis.eval(TAKE, 2, key(uid), returnKey(uid), opts.now());
+      return Array.isArray(flat) ? decode(pairs(flat as string[])) : undefined;
+    },
+    /**
+     * The return record of a request that is no longer parked (it expired; a finished one has none), within
+     * EXPIRED_RETURN_SECONDS of its expiry by the host's clock.
+     */
+    async expiredReturn(uid: string): Promise<ExpiredReturn | undefined> {
+      if (!UID.test(uid)) return undefined;
+      return withinReturn(await redis.get(returnKey(uid)), opts.now());
+    },
+    /**
+     * Removes and returns the return record (with what is left of the request): exactly one caller answers
+     * the client (GETDEL is one step), and only within EXPIRED_RETURN_SECONDS of the expiry.
+     */
+    async takeExpiredReturn(uid: string): Promise<ExpiredReturn | undefined> {
+      if (!UID.test(uid)) return undefined;
+      const replies = await redis.multi().getdel(returnKey(uid)).del(key(uid)).exec();
+      return withinReturn(replies?.[0]?.[1] as string | null | undefined, opts.now());
     },
   };
+}
+
+function withinReturn(raw: string | null | undefined, now: number): ExpiredReturn | undefined {
+  if (!raw) return undefined;
+  const back = JSON.parse(raw) as ExpiredReturn;
+  return now < back.expiredAt + EXPIRED_RETURN_SECONDS * 1000 ? back : undefined;
 }
 export type InteractionStore = ReturnType<typeof createInteractionStore>;
