@@ -50,6 +50,12 @@ export interface BoundAssertionOptions<K> {
 }
 
 const SKEW_SECONDS = 5;
+/**
+ * How far apart replicas' clocks may be. Each replica judges exp on its own clock, but the jti it records lapses
+ * on Redis's: without this margin a replica whose clock lags by more than a second accepts an assertion again
+ * once the replica that saw it would have refused it and let its jti lapse.
+ */
+const REPLICA_DRIFT_SECONDS = 60;
 const HEADER_MEMBERS = ['alg', 'kid', 'typ'];
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const CLAIM_MEMBERS = ['aud', 'exp', 'iat', 'iss', 'jti', 'requestHash'];
@@ -167,7 +173,7 @@ export async function verifyBoundAssertion<K>(
   if (claims.iat > now + SKEW_SECONDS) throw new AssertionError('invalid');
   if (claims.exp + SKEW_SECONDS <= now) throw new AssertionError('expired');
   if (!constantTimeEqual(claims.requestHash, bodyHash(opts.rawBody))) throw new AssertionError('invalid');
-  const ttl = claims.exp + SKEW_SECONDS - now + 1;
+  const ttl = claims.exp + SKEW_SECONDS - now + 1 + REPLICA_DRIFT_SECONDS;
   if (!(await claimOnce(opts.redis, `${opts.replayNamespace}:${kid}`, claims.jti, ttl))) {
     throw new AssertionError('replayed');
   }

@@ -1,11 +1,12 @@
 // Attacks on the client-auth JWT of /establish (CONTRACTS.md): lifetime and clock-skew edges on the host's clock,
 // one assertion replayed at the same moment on two replicas, another application's key, and duplicate JSON members
-// in the signed body (the body reader keeps the last; the signature covers the bytes, so nothing is smuggled).
+// in the signed body (the body reader keeps the last; the signature covers the bytes, so nothing is smuggled), and
+// a replica whose clock lags the others'.
 import { createHash, randomBytes } from 'node:crypto';
-import { postJson, provisionBackend, provisionClientKey, settableClock } from '@svc/testkit';
+import { postJson, provisionBackend, provisionClientKey, settableClock, waitUntil } from '@svc/testkit';
 import { AUDIENCE } from '@svc/token-core';
 import { type CryptoKey, SignJWT } from 'jose';
-import { useConnectHost } from './helpers';
+import { startConnect, useConnectHost } from './helpers';
 
 // Whole seconds, so the edges below fall exactly on the host's clock.
 const clock = settableClock(Math.floor(Date.now() / 1000) * 1000);
@@ -107,5 +108,29 @@ describe('duplicate JSON members in the signed body', () => {
     expect([res.status, res.body.applicationAnchor]).toEqual([200, attacker.anchor]);
     expect(await cx.infra.db.inquiry.count({ where: { applicationId: victim.applicationId } })).toBe(0);
     expect(await cx.infra.db.inquiry.count({ where: { applicationId: attacker.applicationId } })).toBe(1);
+  });
+});
+
+describe('replicas whose clocks differ', () => {
+  test('an assertion one replica accepted is a replay on a replica whose clock lags 20 s, after the first would refuse it', async () => {
+    const onTime = await startConnect(cx.infra, { clock: () => Date.now() });
+    const lagging = await startConnect(cx.infra, { clock: () => Date.now() - 20_000 });
+    try {
+      const b = await backendWithKey();
+      const body = JSON.stringify({ applicationAnchor: b.anchor });
+      const now = Math.floor(Date.now() / 1000);
+      // Accepted on time: inside the 5 s skew after exp.
+      const jws = await assertion(b.client, { iss: b.anchor, body, iat: now - 50, exp: now - 4 });
+      expect((await establish(onTime.url, body, jws)).status).toBe(200);
+      // Past the last second the on-time replica itself would accept it (and remember its jti for).
+      await waitUntil(async () => Date.now() >= (now - 4 + 5 + 2) * 1000, 10_000);
+      expect((await establish(onTime.url, body, jws)).status).toBe(401);
+      const replay = await establish(lagging.url, body, jws);
+      expect([replay.status, replay.text]).toEqual([401, '']);
+      expect(await cx.infra.db.inquiry.count({ where: { applicationId: b.applicationId } })).toBe(1);
+    } finally {
+      await onTime.close();
+      await lagging.close();
+    }
   });
 });
