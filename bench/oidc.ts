@@ -37,11 +37,11 @@ export async function oidcRefreshSeeder(infra: TestInfra, url: string) {
   const accounts = await Promise.all(Array.from({ length: 4 }, () => provisionAccount(infra)));
   const redirectUri = 'https://bench-rp.example/callback';
   const created = await createOidcClient(infra.db, { anchor: app.anchor, redirectUris: [redirectUri] });
-  const client = (await createClientStore(infra.db, infra.issuance.now).get(created.clientId))!;
+  const client = (await createClientStore(infra.db, infra.issuance.clock).get(created.clientId))!;
   const basic = `Basic ${Buffer.from(`${created.clientId}:${created.clientSecret}`).toString('base64')}`;
   const codeDeps = {
     codes: createCodeStore(infra.db),
-    now: infra.issuance.now,
+    clock: infra.issuance.clock,
     oidc: { codeTtlSeconds: 600 },
   };
 

@@ -27,7 +27,7 @@ function exportedNames(): Set<string> {
   registerWorkerGauges(worker.base, {
     queue: { getJobCounts: async () => ({}) },
     db: undefined as never,
-    now: systemClock,
+    clock: systemClock,
   });
   const names = new Set<string>();
   for (const registry of [host.registry, worker.base.registry]) {

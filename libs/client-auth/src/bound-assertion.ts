@@ -46,7 +46,7 @@ export interface BoundAssertionOptions<K> {
   replayNamespace: string;
   maxLifetimeSeconds?: number;
   /** The host's clock: the assertion's iat and exp are judged by it. */
-  now: Clock;
+  clock: Clock;
 }
 
 const SKEW_SECONDS = 5;
@@ -167,7 +167,7 @@ export async function verifyBoundAssertion<K>(
   ) {
     throw new AssertionError('invalid');
   }
-  const now = Math.floor(opts.now() / 1000);
+  const now = Math.floor(opts.clock() / 1000);
   const maxLifetime = opts.maxLifetimeSeconds ?? 60;
   if (claims.exp <= claims.iat || claims.exp - claims.iat > maxLifetime) throw new AssertionError('invalid');
   if (claims.iat > now + SKEW_SECONDS) throw new AssertionError('invalid');

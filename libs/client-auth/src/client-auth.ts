@@ -21,7 +21,7 @@ export function clientAuthFailure(cause?: unknown): ServiceError {
 }
 
 export async function verifyClientAuth(
-  deps: { db: Db; redis: Redis; now: Clock },
+  deps: { db: Db; redis: Redis; clock: Clock },
   req: { authorization: string | undefined; rawBody: Buffer; audience: string },
 ): Promise<ClientAuthResult> {
   try {
@@ -33,7 +33,7 @@ export async function verifyClientAuth(
       audience: req.audience,
       rawBody: req.rawBody,
       redis: deps.redis,
-      now: deps.now,
+      clock: deps.clock,
       replayNamespace: 'client-auth',
       resolveKey: (kid) => findActiveClientKey(deps.db, kid),
       issuerMatches: (iss, _kid, key) => iss === key.anchor,

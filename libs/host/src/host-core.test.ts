@@ -59,7 +59,7 @@ test('/readyz is ready while PostgreSQL and Redis answer, and 503 once Redis is 
 });
 
 test('/readyz is 503 until the signing keys are loaded: a KEK that cannot open them never gets ready', async () => {
-  const wrongKek = createKeyRing({ db: core.db, kek: kekFromBytes(Buffer.alloc(32, 9)), now: systemClock });
+  const wrongKek = createKeyRing({ db: core.db, kek: kekFromBytes(Buffer.alloc(32, 9)), clock: systemClock });
   const url = await serve({ ...core, keyRing: wrongKek });
   for (let i = 0; i < 2; i++) {
     const res = await fetch(`${url}/readyz`);
@@ -67,7 +67,7 @@ test('/readyz is 503 until the signing keys are loaded: a KEK that cannot open t
   }
   expect((await fetch(`${url}/healthz`)).status).toBe(200);
   // The same host with a key ring that opens them is ready: the load is tried again at each check until it succeeds.
-  const rightKek = createKeyRing({ db: core.db, kek: testKek(), now: systemClock });
+  const rightKek = createKeyRing({ db: core.db, kek: testKek(), clock: systemClock });
   expect(await rightKek.loadSigningKeys()).toBeGreaterThanOrEqual(1);
   await expect(wrongKek.loadSigningKeys()).rejects.toThrow(/cannot be opened/);
 });

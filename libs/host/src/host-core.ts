@@ -57,7 +57,7 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore 
     kek,
     subscriber: createRedis(config.redisUrl, { logger, bounds: config.redis }),
     cacheTtlMs: config.keyCacheTtlMs,
-    now: clock,
+    clock,
   });
   const metrics = createMetrics(config.name);
   return {
@@ -91,6 +91,6 @@ export function issuanceDepsOf(
     errandTtlSeconds: config.errandTtlSeconds,
     terms: createTermsCache(parts.db, config.termsCacheMs, clock),
     verifiedTokenCacheSize: config.verifiedTokenCacheSize,
-    now: clock,
+    clock,
   };
 }

@@ -20,7 +20,7 @@ export interface IssuanceDeps {
   /** How many verified tokens a process remembers; 0 turns it off (VERIFIED_TOKEN_CACHE_SIZE). */
   verifiedTokenCacheSize: number;
   /** The host's clock (ms since the epoch); tests pass a settable one. */
-  now: Clock;
+  clock: Clock;
   /** Where issued pairs are counted (tokens_issued_total); tests may leave it out. */
   metrics?: Metrics;
 }

@@ -18,11 +18,11 @@ export function errandUrl(connectUrl: string, errandKey: string): string {
 }
 
 export async function createErrand(
-  deps: Pick<IssuanceDeps, 'db' | 'connectUrl' | 'errandTtlSeconds' | 'now'>,
+  deps: Pick<IssuanceDeps, 'db' | 'connectUrl' | 'errandTtlSeconds' | 'clock'>,
   input: { applicationId: string; accountId: string; purpose: 'CLAIMS'; claims: string[] },
 ): Promise<ErrandRef> {
   const errandKey = `ernd_${randomBytes(32).toString('base64url')}`;
-  const expiresAt = new Date(deps.now() + deps.errandTtlSeconds * 1000);
+  const expiresAt = new Date(deps.clock() + deps.errandTtlSeconds * 1000);
   await insertErrand(deps.db, {
     errandKeyHash: hashKey(errandKey),
     applicationId: input.applicationId,

@@ -135,7 +135,7 @@ export async function issueFromRead(
   const { accessTtl, refreshTtl } = ttlsFor(app, input.authMethod, input.ttlLayers);
   const signer = await activeSigner(deps, app.id);
   const sid = newSid();
-  const now = new Date(deps.now());
+  const now = new Date(deps.clock());
   const iat = Math.floor(now.getTime() / 1000);
   const refreshJti = newRefreshJti(deps.kek, sid, 1);
   const common = { issuer: deps.issuer, audience: app.anchor, sid, iat };

@@ -39,7 +39,7 @@ function remember(token: string, entry: VerifiedEntry, max: number): void {
 }
 
 export async function verifyPresentedToken(
-  deps: Pick<IssuanceDeps, 'keyRing' | 'issuer' | 'verifiedTokenCacheSize' | 'now'>,
+  deps: Pick<IssuanceDeps, 'keyRing' | 'issuer' | 'verifiedTokenCacheSize' | 'clock'>,
   apps: ApplicationCache,
   token: string,
   opts: { typ: readonly string[]; ignoreExpiry?: boolean },
@@ -50,7 +50,7 @@ export async function verifyPresentedToken(
   if (!app) throw new TokenVerificationError('unknown_key', 'aud');
   const key = await deps.keyRing.verificationKey(app.id, peek.kid);
   if (!key) throw new TokenVerificationError('unknown_key', 'kid');
-  const now = deps.now();
+  const now = deps.clock();
   const hit = verified.get(token);
   if (hit && hit.claims.aud === app.anchor && hit.claims.iss === deps.issuer) {
     if (!opts.ignoreExpiry && hit.claims.exp <= Math.floor(now / 1000) - 5) {

@@ -110,7 +110,7 @@ function isRetry(session: RotationSession, input: RotateInput, now: Date): boole
 
 /** Revokes the whole family (every version of the session) and tells every replica's session cache. */
 export async function revokeFamily(deps: RotationDeps, sid: string, reason = COMPROMISED): Promise<void> {
-  await revokeSession(deps.db, sid, reason, new Date(deps.now()));
+  await revokeSession(deps.db, sid, reason, new Date(deps.clock()));
   await publishSessionChange(deps.redis, sid);
 }
 
@@ -170,7 +170,7 @@ async function judge(
   if (session.status === 'REVOKED')
     return refuse(session.revokedReason === COMPROMISED ? 'family_compromised' : 'revoked');
   if (session.status === 'SUSPENDED') return refuse('suspended');
-  const now = new Date(deps.now());
+  const now = new Date(deps.clock());
   if (session.status === 'EXPIRED' || session.expiresAt <= now) return refuse('expired');
   // Before the retry allowance: a retry after the authority changed gets no pair either.
   if (authorityChanged(read)) return refuse('stale', 'authority_changed');
@@ -283,7 +283,7 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
   const { session } = read!;
   const view = await checkedClaims(deps, app, read!, terms);
   // rotated_at keeps milliseconds; the tokens' iat is its whole second, so a retry mints the same iat again.
-  const now = new Date(deps.now());
+  const now = new Date(deps.clock());
   const next = { number: presented + 1, jti: newRefreshJti(deps.kek, session.id, presented + 1), at: now };
   const pair = await mintVersion(deps, app, session, next);
   const won = await consumeVersion(deps.db, {

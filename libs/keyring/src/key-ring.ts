@@ -53,12 +53,12 @@ export interface KeyRingOptions {
   /** How long keys are kept without a change message (the host's KEY_CACHE_TTL_MS; default 30 s). */
   cacheTtlMs?: number;
   /** The host's clock: the cache lifetime and the retiring keys' publication windows are judged by it. */
-  now: Clock;
+  clock: Clock;
 }
 
 export function createKeyRing(opts: KeyRingOptions): KeyRing {
   const ttl = opts.cacheTtlMs ?? 30_000;
-  const now = opts.now;
+  const clock = opts.clock;
   const cache = new Map<string, Promise<ScopeEntry>>();
   const unknownKidReload = new Map<string, number>();
 
@@ -73,7 +73,7 @@ export function createKeyRing(opts: KeyRingOptions): KeyRing {
 
   async function load(scopeId: string): Promise<ScopeEntry> {
     const rows = await readRingKeys(opts.db, scopeId);
-    const at = now();
+    const at = clock();
     const published = rows.filter(
       (r) => r.status !== 'RETIRING' || !r.publishUntil || r.publishUntil.getTime() > at,
     );
@@ -97,7 +97,7 @@ export function createKeyRing(opts: KeyRingOptions): KeyRing {
     const cached = cache.get(scopeId);
     if (cached) {
       return cached.then((e) => {
-        if (now() - e.loadedAt < ttl) return e;
+        if (clock() - e.loadedAt < ttl) return e;
         if (cache.get(scopeId) === cached) cache.delete(scopeId);
         return entry(scopeId);
       });
@@ -122,8 +122,8 @@ export function createKeyRing(opts: KeyRingOptions): KeyRing {
       if (!key) {
         // An unknown kid may be a key made by another replica a moment ago: reload once, at most once a second.
         const last = unknownKidReload.get(scopeId) ?? 0;
-        if (now() - last > 1000) {
-          unknownKidReload.set(scopeId, now());
+        if (clock() - last > 1000) {
+          unknownKidReload.set(scopeId, clock());
           cache.delete(scopeId);
           e = await entry(scopeId);
           key = e.verifiers.get(kid);

@@ -10,7 +10,8 @@ import { createRedis } from './redis';
 let one: Redis;
 let two: Redis;
 const namespace = `bs-test-${randomBytes(6).toString('hex')}`;
-const store = (r: Redis) => createBrowserSessionStore(r, { namespace, ttlSeconds: 60, now: settableClock() });
+const store = (r: Redis) =>
+  createBrowserSessionStore(r, { namespace, ttlSeconds: 60, clock: settableClock() });
 
 beforeAll(() => {
   one = createRedis(testUrls.redis);

@@ -91,8 +91,8 @@ export interface BrowserSessionStore {
 
 export function createBrowserSessionStore(
   redis: Redis,
-  /** `now`: the host's clock; a session records when it was issued (its first field: a hash needs one). */
-  opts: { namespace: string; ttlSeconds: number; now: Clock },
+  /** `clock`: the host's clock; a session records when it was issued (its first field: a hash needs one). */
+  opts: { namespace: string; ttlSeconds: number; clock: Clock },
 ): BrowserSessionStore {
   const key = (id: string) => `${opts.namespace}:session:${createHash('sha256').update(id).digest('hex')}`;
   const valid = (id: string) => SESSION_ID.test(id);
@@ -100,7 +100,7 @@ export function createBrowserSessionStore(
   return {
     async issue() {
       const id = newSessionId();
-      await redis.multi().hset(key(id), '_', String(opts.now())).expire(key(id), opts.ttlSeconds).exec();
+      await redis.multi().hset(key(id), '_', String(opts.clock())).expire(key(id), opts.ttlSeconds).exec();
       return id;
     },
     async isIssued(id) {

@@ -7,11 +7,11 @@ import { readApplicationParts } from './store/tenancy';
 import { appByAnchor } from './tenancy';
 
 /** Platform app ids stay bigint; the caller decides how to print them (the admin CLI prints decimal strings). */
-export async function describeApp(db: Db, anchor: string, now: Clock) {
+export async function describeApp(db: Db, anchor: string, clock: Clock) {
   const app = await appByAnchor(db, anchor);
   const [{ rules, returnRules, clientKeys }, kids] = await Promise.all([
     readApplicationParts(db, app.id),
-    publishedKids(db, app.id, new Date(now())),
+    publishedKids(db, app.id, new Date(clock())),
   ]);
   return {
     applicationAnchor: app.anchor,

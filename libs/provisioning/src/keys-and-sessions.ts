@@ -39,11 +39,11 @@ export async function rotateKeysNow(
   kek: Kek,
   anchor: string,
   windows: RotationWindows,
-  now: Clock,
+  clock: Clock,
   redis?: Redis,
 ) {
   const app = await appByAnchor(db, anchor);
-  const at = new Date(now());
+  const at = new Date(clock());
   await refusingFullSet(anchor, () =>
     activateNextKey(db, kek, app.id, { force: true, keyCacheTtlMs: windows.keyCacheTtlMs, at }),
   );
@@ -60,17 +60,24 @@ export async function rotateKeysPrepublished(
   kek: Kek,
   anchor: string,
   windows: RotationWindows,
-  now: Clock,
+  clock: Clock,
 ) {
   const app = await appByAnchor(db, anchor);
-  const at = new Date(now());
+  const at = new Date(clock());
   await refusingFullSet(anchor, () => prepublishRotation(db, kek, app.id, windows, at));
   return { kids: await publishedKids(db, app.id, at) };
 }
 
-export async function revokeKeyNow(db: Db, kek: Kek, anchor: string, kid: string, now: Clock, redis?: Redis) {
+export async function revokeKeyNow(
+  db: Db,
+  kek: Kek,
+  anchor: string,
+  kid: string,
+  clock: Clock,
+  redis?: Redis,
+) {
   const app = await appByAnchor(db, anchor);
-  const at = new Date(now());
+  const at = new Date(clock());
   const res = await revokeKey(db, kek, app.id, kid, at);
   if (!res.found) throw new ProvisioningError('signing key not found for this application');
   if (redis) await publishKeyChange(redis, app.id);
@@ -78,8 +85,8 @@ export async function revokeKeyNow(db: Db, kek: Kek, anchor: string, kid: string
 }
 
 /** `keys rotate --oidc --now`: the platform ID-token key set gets a new signer at once. */
-export async function rotateOidcKeysNow(db: Db, kek: Kek, windows: RotationWindows, now: Clock) {
-  const at = new Date(now());
+export async function rotateOidcKeysNow(db: Db, kek: Kek, windows: RotationWindows, clock: Clock) {
+  const at = new Date(clock());
   await refusingFullSet('the platform OIDC key set', () =>
     activateNextKey(db, kek, OIDC_SCOPE, { force: true, keyCacheTtlMs: windows.keyCacheTtlMs, at }),
   );
@@ -87,8 +94,8 @@ export async function rotateOidcKeysNow(db: Db, kek: Kek, windows: RotationWindo
 }
 
 /** `keys rotate --oidc`: a new platform ID-token key is prepublished and signs after `windows.publishedSeconds`. */
-export async function rotateOidcKeysPrepublished(db: Db, kek: Kek, windows: RotationWindows, now: Clock) {
-  const at = new Date(now());
+export async function rotateOidcKeysPrepublished(db: Db, kek: Kek, windows: RotationWindows, clock: Clock) {
+  const at = new Date(clock());
   await refusingFullSet('the platform OIDC key set', () =>
     prepublishRotation(db, kek, OIDC_SCOPE, windows, at),
   );
@@ -96,8 +103,8 @@ export async function rotateOidcKeysPrepublished(db: Db, kek: Kek, windows: Rota
 }
 
 /** `keys revoke --oidc --kid K`: the platform ID-token key leaves the JWKS at once (a new signer if it signed). */
-export async function revokeOidcKeyNow(db: Db, kek: Kek, kid: string, now: Clock) {
-  const at = new Date(now());
+export async function revokeOidcKeyNow(db: Db, kek: Kek, kid: string, clock: Clock) {
+  const at = new Date(clock());
   const res = await revokeKey(db, kek, OIDC_SCOPE, kid, at);
   if (!res.found) throw new ProvisioningError('signing key not found in the platform OIDC key set');
   return { kids: await publishedKids(db, OIDC_SCOPE, at) };

@@ -158,16 +158,16 @@ export async function createAccessKey(
   return { accessKeyIdentifier, accessKeySecret };
 }
 
-export async function revokeAccessKey(db: Db, identifier: string, now: Clock) {
+export async function revokeAccessKey(db: Db, identifier: string, clock: Clock) {
   // Idempotent: revoking twice keeps the first revocation time.
-  if (!(await revokeCredential(db, { accessKey: identifier }, new Date(now()))))
+  if (!(await revokeCredential(db, { accessKey: identifier }, new Date(clock()))))
     throw new ProvisioningError('access key not found');
   return { revoked: true };
 }
 
-export async function revokePublicKey(db: Db, kid: string, now: Clock) {
+export async function revokePublicKey(db: Db, kid: string, clock: Clock) {
   // Idempotent: revoking twice keeps the first revocation time.
-  if (!(await revokeCredential(db, { publicKey: kid }, new Date(now()))))
+  if (!(await revokeCredential(db, { publicKey: kid }, new Date(clock()))))
     throw new ProvisioningError('public key not found');
   return { revoked: true };
 }

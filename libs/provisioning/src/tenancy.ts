@@ -91,8 +91,8 @@ export interface CreateAppInput {
   callbackDomains?: string[];
 }
 
-/** `now`: when its first signing key is made (the caller's clock). */
-export async function createApp(db: Db, kek: Kek, input: CreateAppInput, now: Clock) {
+/** `clock`: when its first signing key is made (the caller's clock). */
+export async function createApp(db: Db, kek: Kek, input: CreateAppInput, clock: Clock) {
   if (input.anchor.length < 3 || input.anchor.length > 64 || !ANCHOR_PATTERN.test(input.anchor)) {
     throw new ProvisioningError('--anchor must be kebab-case, 3 to 64 characters, starting with a letter');
   }
@@ -119,7 +119,7 @@ export async function createApp(db: Db, kek: Kek, input: CreateAppInput, now: Cl
     claimRequirements: normalizeRequirements({}),
   });
   if (!id) throw new ProvisioningError('an application with this anchor already exists');
-  await ensureActiveKey(db, kek, id, new Date(now()));
+  await ensureActiveKey(db, kek, id, new Date(clock()));
   return { applicationAnchor: input.anchor };
 }
 

@@ -46,7 +46,7 @@ export interface SigninDeps {
   mailer: Mailer;
   logger: Logger;
   /** The host's clock (tests pass a settable one). */
-  now: Clock;
+  clock: Clock;
 }
 
 export interface SigninOptions<K extends string = never> {
@@ -79,7 +79,7 @@ export function resolveSite<K extends string>(o: SigninOptions<K>): Site<K> {
     flows: createFlowStore(o.deps.redis, {
       namespace: `${o.namespace}:flow`,
       ttlSeconds: o.config.flowTtlSeconds,
-      now: o.deps.now,
+      clock: o.deps.clock,
     }),
     accounts: createAccountStore(o.deps.db),
     codeLimits: {

@@ -34,18 +34,18 @@ export interface TestInfra {
 
 /**
  * Opens connections to the test database (or to `over`, a database the caller owns and closes) and Redis (or the
- * Redis at `redisUrl`), and a key ring and issuance core whose clock is `now` (a test's settable clock, else the
+ * Redis at `redisUrl`), and a key ring and issuance core whose clock is `clock` (a test's settable clock, else the
  * system clock); close them in afterAll.
  */
-export function openInfra(opts: { over?: Db; now?: Clock; redisUrl?: string } = {}): TestInfra {
+export function openInfra(opts: { over?: Db; clock?: Clock; redisUrl?: string } = {}): TestInfra {
   const config = issuingConfigFromEnv('session', testEnv());
   const db = opts.over ?? createPrisma(config.databaseUrl);
   const redis = createRedis(opts.redisUrl ?? config.redisUrl);
   const subscriber = createRedis(opts.redisUrl ?? config.redisUrl);
   const kek = testKek();
-  const now = opts.now ?? systemClock;
-  const keyRing = createKeyRing({ db, kek, subscriber, now });
-  const issuance = issuanceDepsOf(config, { db, keyRing, kek }, now);
+  const clock = opts.clock ?? systemClock;
+  const keyRing = createKeyRing({ db, kek, subscriber, clock });
+  const issuance = issuanceDepsOf(config, { db, keyRing, kek }, clock);
   return {
     db,
     redis,
@@ -70,7 +70,7 @@ export function hostPartsOf(infra: TestInfra, logger: Logger): HostParts {
     redis: infra.redis,
     keyRing: infra.keyRing,
     issuance: infra.issuance,
-    apps: createApplicationCache(infra.db, 0, infra.issuance.now),
+    apps: createApplicationCache(infra.db, 0, infra.issuance.clock),
     logger,
   };
 }
@@ -131,7 +131,7 @@ export async function provisionApp(infra: TestInfra, opts: AppFixtureOptions = {
       names: opts.names ?? { 'en-US': `App ${anchor}`, 'zh-CN': `应用 ${anchor}` },
       callbackDomains: opts.callbackDomains,
     },
-    infra.issuance.now,
+    infra.issuance.clock,
   );
   for (const method of opts.methods ?? []) await addRule(infra.db, anchor, { method });
   for (const method of opts.returnMethods ?? []) await addReturnRule(infra.db, anchor, method);

@@ -12,7 +12,7 @@ afterAll(() => infra.close());
 
 test('a sign-in flow challenge is answerable until five minutes have passed on the clock', async () => {
   const clock = settableClock();
-  const flows = createFlowStore(infra.redis, { namespace: uniqueName('flow'), ttlSeconds: 3600, now: clock });
+  const flows = createFlowStore(infra.redis, { namespace: uniqueName('flow'), ttlSeconds: 3600, clock });
   const flowId = await flows.issue();
   await flows.putChallenge(flowId, 't', { value: 'c1', kind: 'authenticate' });
   clock.advance(299_999);

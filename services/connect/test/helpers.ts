@@ -67,7 +67,7 @@ export async function startConnect(
     db: infra.db,
     redis: infra.redis,
     keyRing: infra.keyRing,
-    issuance: { ...infra.issuance, connectUrl: url, now: clock },
+    issuance: { ...infra.issuance, connectUrl: url, clock },
     apps: createApplicationCache(infra.db, 0, clock),
     config,
     mailer: createMailer(config.smtp, config.mailFrom, logger),
@@ -209,7 +209,7 @@ export async function realizeFor(infra: TestInfra, exposureKey: string, accountI
   const inquiry = await inquiries.byExposureHash(sha256Hex(exposureKey));
   const account = await infra.db.account.findUniqueOrThrow({ where: { id: accountId } });
   const key = await realizeInquiry(
-    { inquiries, kek: infra.issuance.kek, now: systemClock },
+    { inquiries, kek: infra.issuance.kek, clock: systemClock },
     inquiry!.id,
     account,
     new Date(),

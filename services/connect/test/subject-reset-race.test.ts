@@ -27,7 +27,7 @@ const reset = (infra: TestInfra, accountId: string, sectorId: string) =>
       redis: infra.redis,
       subjectSecret: infra.issuance.subjectSecret,
       store: createAccountPageStore(infra.db),
-      now: () => Date.now(),
+      clock: () => Date.now(),
     },
     accountId,
     sectorId,

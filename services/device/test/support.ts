@@ -47,7 +47,7 @@ export async function startDevice(
   over?: Db,
 ): Promise<DeviceHarness> {
   const clock = shared?.clock ?? settableClock();
-  const infra = openInfra({ over, now: clock });
+  const infra = openInfra({ over, clock });
   const base = deviceConfigFromEnv(testEnv());
   const deps = deviceDepsOf(hostPartsOf(infra, createLogger('device-test', { level: 'silent' })), {
     ...base,

@@ -147,7 +147,7 @@ describe('one opaque denial for every credential failure', () => {
     const f = await fixture();
     const other = await provisionApp(n.infra, { methods: ALL_METHODS });
     const revoked = await accessKeyFor(n.infra, f.app.anchor, f.account.id);
-    await revokeAccessKey(n.infra.db, revoked.accessKeyIdentifier, n.infra.issuance.now);
+    await revokeAccessKey(n.infra.db, revoked.accessKeyIdentifier, n.infra.issuance.clock);
     const attempts = [
       { ...f.body, accessKeyIdentifier: 'acs_k_00000000-0000-4000-8000-000000000000' },
       { ...f.body, accessKeySecret: `acs_t_${'0'.repeat(64)}` },

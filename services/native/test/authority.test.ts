@@ -87,14 +87,14 @@ describe('POST /errand with workload tokens', () => {
             kind: 'AGENT',
             id: a.workloadId,
           },
-          infra.issuance.now,
+          infra.issuance.clock,
         );
       },
     ],
     // What `pnpm admin access-key revoke` does.
     [
       'the source credential is revoked',
-      (a) => revokeAccessKey(infra.db, a.key.accessKeyIdentifier, infra.issuance.now),
+      (a) => revokeAccessKey(infra.db, a.key.accessKeyIdentifier, infra.issuance.clock),
     ],
   ];
 

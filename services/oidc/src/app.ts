@@ -42,7 +42,7 @@ function oidcReadiness(deps: OidcDeps, base: (() => Promise<void>) | undefined):
     await base?.();
     ensured ??= (async () => {
       if (await deps.keyRing.signer(OIDC_SCOPE)) return;
-      await ensureActiveKey(deps.db, deps.kek, OIDC_SCOPE, new Date(deps.now()));
+      await ensureActiveKey(deps.db, deps.kek, OIDC_SCOPE, new Date(deps.clock()));
       deps.keyRing.invalidate(OIDC_SCOPE);
       await publishKeyChange(deps.redis, OIDC_SCOPE);
     })().catch((err: unknown) => {

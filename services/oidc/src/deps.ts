@@ -44,7 +44,7 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
     oidcSessions: createOidcSessionStore(core.db),
     signInSessions: createSignInSessions(core.redis, {
       ttlSeconds: config.oidc.signInTtlSeconds,
-      now: clock,
+      clock,
     }),
     pages,
     logger: core.logger,

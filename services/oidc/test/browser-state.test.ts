@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 test('sign-in sessions: start, read, a new sign-in ends the old identifier, end', async () => {
-  const sessions = createSignInSessions(redis, { ttlSeconds: 60, now: settableClock() });
+  const sessions = createSignInSessions(redis, { ttlSeconds: 60, clock: settableClock() });
   const first = await sessions.start(undefined, { accountId: 'acc-1', authTime: 100, amr: ['hwk', 'user'] });
   expect(await sessions.read(first.id)).toEqual({ ...first.session, handle: expect.any(String) });
   expect(await sessions.touch(first.id)).toBe(true);
@@ -32,7 +32,7 @@ test('sign-in sessions: start, read, a new sign-in ends the old identifier, end'
 });
 
 test('sign-in sessions: identifiers the host did not issue read as nothing', async () => {
-  const sessions = createSignInSessions(redis, { ttlSeconds: 60, now: settableClock() });
+  const sessions = createSignInSessions(redis, { ttlSeconds: 60, clock: settableClock() });
   for (const id of [undefined, '', 'x', 'A'.repeat(43), '../../etc'])
     expect(await sessions.read(id)).toBeUndefined();
   expect(signInCookie(true).name).toBe('__Host-oidc_session');

@@ -31,14 +31,14 @@ export interface OidcPagesHost {
 }
 
 /**
- * A replica of the host; `issuer` makes it another replica of an issuer already started (same OIDC_URL); `now`
+ * A replica of the host; `issuer` makes it another replica of an issuer already started (same OIDC_URL); `clock`
  * its clock (a test's settable clock), else the system clock.
  */
 export async function startOidcPages(
-  opts: { smtpPort?: number; hostname?: string; issuer?: string; now?: Clock } = {},
+  opts: { smtpPort?: number; hostname?: string; issuer?: string; clock?: Clock } = {},
 ): Promise<OidcPagesHost> {
-  const infra = openInfra({ now: opts.now });
-  await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date(infra.issuance.now()));
+  const infra = openInfra({ clock: opts.clock });
+  await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date(infra.issuance.clock()));
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const address = `http://${opts.hostname ?? 'localhost'}:${(server.address() as AddressInfo).port}`;
@@ -54,7 +54,7 @@ export async function startOidcPages(
         SMTP_URL: `smtp://127.0.0.1:${opts.smtpPort ?? 2525}`,
       }),
     ),
-    infra.issuance.now,
+    infra.issuance.clock,
   );
   const contract = contractChecked(createOidcApp(deps));
   server.on('request', contract.listener);

@@ -43,11 +43,11 @@ export interface OidcHarness {
 /** The host with OIDC_URL its own address (the issuer RPs discover), over the real database and Redis. */
 export async function startOidcHost(): Promise<OidcHarness> {
   const infra = openInfra();
-  await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date(infra.issuance.now()));
+  await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date(infra.issuance.clock()));
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const deps = openOidcDeps(oidcConfigFromEnv(testEnv({ OIDC_URL: url })), infra.issuance.now);
+  const deps = openOidcDeps(oidcConfigFromEnv(testEnv({ OIDC_URL: url })), infra.issuance.clock);
   const contract = contractChecked(createOidcApp(deps));
   server.on('request', contract.listener);
   await contract.load(url);

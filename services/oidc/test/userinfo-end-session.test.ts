@@ -253,7 +253,7 @@ describe('platform key rotation', () => {
     // `keys rotate --oidc` then its activation (as --now does), announced over Redis like the admin tool does.
     const { kek } = h.infra.issuance;
     const windows = { publishedSeconds: 0, keyCacheTtlMs: 30_000 };
-    const at = new Date(h.infra.issuance.now());
+    const at = new Date(h.infra.issuance.clock());
     await prepublishRotation(h.infra.db, kek, OIDC_SCOPE, windows, at);
     await activateNextKey(h.infra.db, kek, OIDC_SCOPE, {
       force: true,

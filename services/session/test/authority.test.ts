@@ -154,12 +154,12 @@ describe('GET /userinfo and /claim-state with workload tokens', () => {
             kind: 'AGENT',
             id: w.workloadId,
           },
-          h.infra.issuance.now,
+          h.infra.issuance.clock,
         ),
     ],
     [
       'the source credential is revoked',
-      (w) => revokeAccessKey(h.infra.db, w.key.accessKeyIdentifier, h.infra.issuance.now),
+      (w) => revokeAccessKey(h.infra.db, w.key.accessKeyIdentifier, h.infra.issuance.clock),
     ],
   ];
 

@@ -31,7 +31,7 @@ describe('POST /introspect', () => {
     // Issued four hours ago: the access token (3 h) has expired, the session (30 days) has not.
     const past = new Date(Date.now() - 4 * 3600_000);
     const issued = await issueSession(
-      { ...h.infra.issuance, now: settableClock(past) },
+      { ...h.infra.issuance, clock: settableClock(past) },
       {
         application: (await loadApplication(h.infra.db, { anchor: s.app.anchor }))!,
         principal: { kind: 'ACCOUNT', accountId: s.account.id },
@@ -75,7 +75,7 @@ describe('POST /introspect', () => {
     );
     const kid = JSON.parse(Buffer.from(issued.accessToken.split('.')[0]!, 'base64url').toString()).kid;
     const { db, issuance, redis } = h.infra;
-    await revokeKeyNow(db, issuance.kek, app.anchor, kid, issuance.now, redis);
+    await revokeKeyNow(db, issuance.kek, app.anchor, kid, issuance.clock, redis);
     // The host hears of the revocation over Redis pub/sub: a few milliseconds, longer on a loaded machine.
     const introspect = () => postJson(`${h.url}/introspect`, { accessToken: issued.accessToken });
     await waitUntil(async () => (await introspect()).status === 401, 5000, 20);

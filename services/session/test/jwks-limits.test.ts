@@ -36,7 +36,7 @@ test('32 keys whose tokens can be valid are all served; a 33rd is refused by the
   const first = await signedToken(app.anchor);
   for (let i = 1; i < MAX_JWKS_KEYS; i++) {
     const { db, issuance, redis } = h.infra;
-    await rotateKeysNow(db, issuance.kek, app.anchor, WINDOWS, issuance.now, redis);
+    await rotateKeysNow(db, issuance.kek, app.anchor, WINDOWS, issuance.clock, redis);
   }
   const kids = () => served(app.anchor).then((keys) => keys.map((k) => k.kid));
   await waitUntil(async () => (await kids()).length === MAX_JWKS_KEYS);
@@ -109,7 +109,7 @@ test('a verifier that missed a key change reloads the JWK Set on an unknown kid'
   const { activated } = await activateNextKey(h.infra.db, h.infra.issuance.kek, app.applicationId, {
     force: true,
     keyCacheTtlMs: WINDOWS.keyCacheTtlMs,
-    at: new Date(h.infra.issuance.now()),
+    at: new Date(h.infra.issuance.clock()),
   });
   const fresh = openInfra();
   try {

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     config.metricsPort === undefined ? undefined : serveMetrics(metrics.base, config.metricsPort);
   const kek = kekFromBytes(config.kekBytes);
   // The process's one clock: the ticks, the sweep and the gauges all read it.
-  const now = systemClock;
+  const clock = systemClock;
   const jobs = createJobWorker(
     {
       db,
@@ -43,12 +43,12 @@ async function main(): Promise<void> {
       redisUrl: config.redisUrl,
       logger,
       metrics,
-      now,
+      clock,
       telemetry: telemetry ? bullmqTelemetry() : undefined,
     },
     config,
   );
-  registerWorkerGauges(metrics.base, { queue: jobs.queue, db, now });
+  registerWorkerGauges(metrics.base, { queue: jobs.queue, db, clock });
   await jobs.schedule();
   logger.info(
     { queue: config.queueName, rotationCheckMs: config.rotationCheckMs, sweepEveryMs: config.sweepEveryMs },

@@ -49,9 +49,9 @@ const QUEUE_STATES = ['waiting', 'delayed', 'active', 'failed', 'prioritized', '
  */
 export function registerWorkerGauges(
   base: Metrics,
-  sources: { queue: JobCounter; db: Db; now: Clock },
+  sources: { queue: JobCounter; db: Db; clock: Clock },
 ): void {
-  const { now } = sources;
+  const { clock } = sources;
   new Gauge({
     name: WORKER_GAUGES.queueJobs,
     help: 'Jobs in the worker queue by state',
@@ -66,7 +66,7 @@ export function registerWorkerGauges(
   let scopes: Promise<Awaited<ReturnType<typeof readScopeKeys>>> | undefined;
   // One read serves both key gauges of a scrape.
   const readOnce = () => {
-    scopes ??= readScopeKeys(sources.db, new Date(now())).finally(() => {
+    scopes ??= readScopeKeys(sources.db, new Date(clock())).finally(() => {
       setImmediate(() => {
         scopes = undefined;
       });

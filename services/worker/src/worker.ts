@@ -23,7 +23,7 @@ export interface JobWorkerDeps {
   logger: Logger;
   metrics: WorkerMetrics;
   /** The process's one clock (ms since the epoch), created at start-up; tests pass a settable one. */
-  now: Clock;
+  clock: Clock;
   /** Worker name stored on the jobs it processes. */
   name?: string;
   /** BullMQ's telemetry (spans for adding and processing jobs) when tracing is on. */
@@ -39,7 +39,7 @@ export interface JobWorker {
 }
 
 export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobWorker {
-  const { now } = deps;
+  const { clock } = deps;
   const connection = { url: deps.redisUrl, maxRetriesPerRequest: null };
   let stopping = false;
   const queue = new Queue(config.queueName, { connection, prefix: config.prefix, telemetry: deps.telemetry });
@@ -51,7 +51,7 @@ export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobW
           db: deps.db,
           kek: deps.kek,
           redis: deps.redis,
-          now,
+          clock,
           schedule: config.keySchedule,
           batchSize: config.rotationBatchSize,
           logger: deps.logger,
@@ -61,7 +61,7 @@ export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobW
         return runSweeps({
           db: deps.db,
           redis: deps.redis,
-          now,
+          clock,
           batchSize: config.sweepBatchSize,
           maxBatches: config.sweepMaxBatches,
           retention: config.retention,

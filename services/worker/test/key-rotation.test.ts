@@ -18,7 +18,7 @@ const clock = settableClock();
 
 beforeAll(async () => {
   pdb = await openPrivateDb();
-  infra = openInfra({ over: pdb.db, now: clock });
+  infra = openInfra({ over: pdb.db, clock });
 });
 afterAll(async () => {
   await infra.close();
@@ -50,7 +50,7 @@ test('prepublish, activate, retire and omit, with a cached verifier working thro
       db: pdb.db,
       kek: infra.issuance.kek,
       redis: infra.redis,
-      now: clock,
+      clock,
       schedule,
       batchSize: 2,
     });

@@ -48,7 +48,7 @@ export async function rotateSectorSubject(
   sectorId: string,
   principal: SubjectPrincipal,
   /** The caller's clock: when the old subject retired. */
-  now: Clock,
+  clock: Clock,
 ): Promise<string> {
   return db.$transaction(async (tx) => {
     // Rotations of one principal's subject in one sector run one after another on every replica; without the lock
@@ -60,7 +60,7 @@ export async function rotateSectorSubject(
     });
     const generation = (current?.generation ?? 0) + 1;
     if (current)
-      await tx.sectorSubject.update({ where: { id: current.id }, data: { retiredAt: new Date(now()) } });
+      await tx.sectorSubject.update({ where: { id: current.id }, data: { retiredAt: new Date(clock()) } });
     const subject = deriveSectorSubject(secret, {
       sectorId,
       principalKind: principal.kind,

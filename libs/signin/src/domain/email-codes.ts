@@ -37,7 +37,7 @@ function body(locale: Locale, code: string, appName: string, minutes: number): s
 }
 
 export async function sendCode(
-  deps: { mailer: Mailer; limits: CodeLimits; ttlSeconds: number; now: Clock },
+  deps: { mailer: Mailer; limits: CodeLimits; ttlSeconds: number; clock: Clock },
   input: { email: string; clientIp: string; locale: Locale; appName: string },
 ): Promise<PendingCode> {
   await deps.limits.sendPerIp.consume(input.clientIp);
@@ -51,7 +51,7 @@ export async function sendCode(
   return {
     email: input.email,
     codeHash: codeHash(input.email, code),
-    expiresAt: deps.now() + deps.ttlSeconds * 1000,
+    expiresAt: deps.clock() + deps.ttlSeconds * 1000,
   };
 }
 
@@ -70,7 +70,7 @@ export interface PendingCodes {
  * right code is consumed by exactly one request.
  */
 export async function checkCode(
-  deps: { limits: CodeLimits; now: Clock; codes: PendingCodes },
+  deps: { limits: CodeLimits; clock: Clock; codes: PendingCodes },
   typed: string,
   clientIp: string,
 ): Promise<CodeCheck> {
@@ -78,7 +78,7 @@ export async function checkCode(
   const guess = await deps.codes.guess(MAX_CODE_ATTEMPTS);
   if (!guess) return { result: 'exhausted' };
   const { code: pending, attempt, value } = guess;
-  if (pending.expiresAt <= deps.now()) return { result: 'expired' };
+  if (pending.expiresAt <= deps.clock()) return { result: 'expired' };
   const code = typed.replace(/\s+/g, '');
   const right = /^\d{6}$/.test(code) && matchesHash(`${pending.email}\u0000${code}`, pending.codeHash);
   if (!right) return { result: attempt >= MAX_CODE_ATTEMPTS ? 'exhausted' : 'wrong' };

@@ -72,7 +72,7 @@ export const NOTICE_TIMEOUT_MS = 10_000;
  * passkey is added only once its owner's notice has been accepted by the mail server.
  */
 export function noticeBeforeCommit(
-  deps: { mailer: Mailer; accountPageUrl: string; now: Clock; logger: Logger },
+  deps: { mailer: Mailer; accountPageUrl: string; clock: Clock; logger: Logger },
   device: DeviceSummary,
 ): (owner: { email: string | null; locale: string | null }) => Promise<void> {
   return async (owner) => {
@@ -86,7 +86,7 @@ export function noticeBeforeCommit(
         sendPasskeyAddedNotice(deps.mailer, {
           to: owner.email,
           locale: owner.locale === 'en-US' || owner.locale === 'zh-CN' ? owner.locale : null,
-          at: new Date(deps.now()),
+          at: new Date(deps.clock()),
           device,
           accountUrl: deps.accountPageUrl,
         }),

@@ -83,7 +83,7 @@ export async function authenticationOptions(config: RelyingParty) {
 }
 
 export async function verifyAuthentication(
-  deps: { config: RelyingParty; accounts: AccountStore; now: Clock },
+  deps: { config: RelyingParty; accounts: AccountStore; clock: Clock },
   response: AuthenticationResponseJSON,
   challenge: Challenge | undefined,
 ): Promise<{ accountId: string; deviceBound: boolean }> {
@@ -108,7 +108,11 @@ export async function verifyAuthentication(
       },
     }),
   );
-  await deps.accounts.touchPasskey(passkey.id, verified.authenticationInfo.newCounter, new Date(deps.now()));
+  await deps.accounts.touchPasskey(
+    passkey.id,
+    verified.authenticationInfo.newCounter,
+    new Date(deps.clock()),
+  );
   // Backup-ineligible (`singleDevice`): the key stays on its authenticator (auth-references.ts).
   const deviceBound = verified.authenticationInfo.credentialDeviceType === 'singleDevice';
   return { accountId: passkey.accountId, deviceBound };

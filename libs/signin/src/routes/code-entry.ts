@@ -23,7 +23,7 @@ export async function mailCode<K extends string>(
         mailer: deps.mailer,
         limits: site.codeLimits,
         ttlSeconds: site.config.emailCodeTtlSeconds,
-        now: deps.now,
+        clock: deps.clock,
       },
       { email, clientIp: req.ip ?? '', locale: b.locale, appName: b.ctx.appName ?? '' },
     );
@@ -48,7 +48,7 @@ export async function enterCode<K extends string>(
 ): Promise<string | undefined> {
   if (!b.flow.pendingEmail) return undefined;
   const check = await checkCode(
-    { limits: site.codeLimits, now: site.deps.now, codes: b.codes },
+    { limits: site.codeLimits, clock: site.deps.clock, codes: b.codes },
     typed,
     req.ip ?? '',
   );

@@ -83,7 +83,7 @@ export function passkeySignInEndpoints<K extends string>(
         const b = await guarded(site, load, req, res);
         const challenge = await flows.takeChallenge(b.flowId, b.target.key);
         const { accountId, deviceBound } = await verifyAuthentication(
-          { config, accounts, now: deps.now },
+          { config, accounts, clock: deps.clock },
           req.body as AuthenticationResponseJSON,
           challenge,
         );
@@ -91,7 +91,7 @@ export function passkeySignInEndpoints<K extends string>(
         // Signed in: a fresh flow identifier, so a planted or kept copy of the old cookie gains nothing.
         await b.rotate();
         b.flow.accountId = accountId;
-        b.flow.authTime = deps.now();
+        b.flow.authTime = deps.clock();
         Object.assign(b.flow, passkeySignInReferences(deviceBound));
         await b.save();
         res.json({ next: b.target.base });
@@ -162,7 +162,7 @@ export function passkeySignUpEndpoints<K extends string>(
         delete b.flow.verifiedEmail;
         delete b.flow.acr;
         b.flow.accountId = accountId;
-        b.flow.authTime = deps.now();
+        b.flow.authTime = deps.clock();
         Object.assign(b.flow, emailCodeReferences());
         await b.save();
         res.json({ next: b.target.base });

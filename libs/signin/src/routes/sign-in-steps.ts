@@ -176,7 +176,7 @@ export async function owedStep<K extends string>(site: Site<K>, b: Browser<K>): 
     signedIn: {
       account,
       view,
-      authTime: new Date(b.flow.authTime ?? deps.now()),
+      authTime: new Date(b.flow.authTime ?? deps.clock()),
       amr: b.flow.amr ?? [],
       acr: b.flow.acr,
     },

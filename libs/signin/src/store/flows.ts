@@ -47,9 +47,9 @@ export function putChallengeIn(
   id: string,
   field: string,
   challenge: Challenge,
-  now: Clock,
+  clock: Clock,
 ): Promise<boolean> {
-  const value = JSON.stringify({ ...challenge, expiresAt: now() + CHALLENGE_TTL_MS });
+  const value = JSON.stringify({ ...challenge, expiresAt: clock() + CHALLENGE_TTL_MS });
   return sessions.write(id, { [field]: value });
 }
 
@@ -58,15 +58,15 @@ export async function takeChallengeFrom(
   sessions: BrowserSessionStore,
   id: string,
   field: string,
-  now: Clock,
+  clock: Clock,
 ): Promise<Challenge | undefined> {
   const raw = await sessions.take(id, field);
   if (!raw) return undefined;
   const { expiresAt, ...challenge } = JSON.parse(raw) as Challenge & { expiresAt: number };
-  return expiresAt > now() ? challenge : undefined;
+  return expiresAt > clock() ? challenge : undefined;
 }
 
-export function createFlowStore(redis: Redis, opts: { namespace: string; ttlSeconds: number; now: Clock }) {
+export function createFlowStore(redis: Redis, opts: { namespace: string; ttlSeconds: number; clock: Clock }) {
   const sessions: BrowserSessionStore = createBrowserSessionStore(redis, opts);
   return {
     /** A new flow identifier for a browser that has none the host issued. */
@@ -84,9 +84,9 @@ export function createFlowStore(redis: Redis, opts: { namespace: string; ttlSeco
     },
     /** The WebAuthn challenge in flight for a target; a new one replaces the old. */
     putChallenge: (flowId: string, target: string, challenge: Challenge) =>
-      putChallengeIn(sessions, flowId, `${target}:challenge`, challenge, opts.now),
+      putChallengeIn(sessions, flowId, `${target}:challenge`, challenge, opts.clock),
     takeChallenge: (flowId: string, target: string) =>
-      takeChallengeFrom(sessions, flowId, `${target}:challenge`, opts.now),
+      takeChallengeFrom(sessions, flowId, `${target}:challenge`, opts.clock),
     /** Keeps a freshly mailed code (replacing any older one) with its guess counter at zero. */
     putCode(flowId: string, target: string, code: PendingCode): Promise<boolean> {
       return sessions.write(flowId, {

@@ -125,7 +125,7 @@ export interface ResetDeps {
   redis: Redis;
   subjectSecret: string;
   store: AccountPageStore;
-  now: Clock;
+  clock: Clock;
 }
 
 /**
@@ -145,10 +145,10 @@ export async function resetSectorIdentifier(
     deps.subjectSecret,
     sectorId,
     { kind: 'ACCOUNT', id: accountId },
-    deps.now,
+    deps.clock,
   );
   // After the rotation: a session issued meanwhile under the old subject is revoked too.
-  const revoked = await deps.store.revokeSectorSessions(accountId, sectorId, new Date(deps.now()));
+  const revoked = await deps.store.revokeSectorSessions(accountId, sectorId, new Date(deps.clock()));
   await publishSessionChanges(deps.redis, revoked);
   return true;
 }

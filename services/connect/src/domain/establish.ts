@@ -62,7 +62,7 @@ export function ttlLayersOf(body: EstablishRequest): TtlLayer[] {
 }
 
 export async function establishInquiry(
-  deps: { inquiries: InquiryStore; now: Clock; inquiryTtlSeconds: number },
+  deps: { inquiries: InquiryStore; clock: Clock; inquiryTtlSeconds: number },
   app: ApplicationContext,
   body: EstablishRequest,
 ): Promise<{ applicationAnchor: string; exposureKey: string; hiddenKey: string }> {
@@ -86,7 +86,7 @@ export async function establishInquiry(
     exposureKeyHash: sha256Hex(exposureKey),
     hiddenKeyHash: sha256Hex(hiddenKey),
     constraints,
-    expiresAt: new Date(deps.now() + deps.inquiryTtlSeconds * 1000),
+    expiresAt: new Date(deps.clock() + deps.inquiryTtlSeconds * 1000),
   });
   return { applicationAnchor: app.anchor, exposureKey, hiddenKey };
 }

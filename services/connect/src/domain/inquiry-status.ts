@@ -35,12 +35,12 @@ export function openConfirmationKey(kek: Kek, inquiry: InquiryRow): string | und
 }
 
 export async function pollInquiry(
-  deps: { inquiries: InquiryStore; kek: Kek; now: Clock },
+  deps: { inquiries: InquiryStore; kek: Kek; clock: Clock },
   exposureKey: string,
   hiddenKey: string,
 ): Promise<{ state: PublicInquiryState; expiresAt: string; confirmationKey?: string }> {
   const inquiry = await findByKeyPair(deps.inquiries, exposureKey, hiddenKey);
-  const state = publicState(inquiry, new Date(deps.now()));
+  const state = publicState(inquiry, new Date(deps.clock()));
   const out: { state: PublicInquiryState; expiresAt: string; confirmationKey?: string } = {
     state,
     expiresAt: inquiry.expiresAt.toISOString(),

@@ -7,7 +7,7 @@ import { CONNECT_AUTH_METHOD } from './establish';
 import { KEY_PREFIX, newKey, sha256Hex } from './keys';
 
 export async function realizeInquiry(
-  deps: { inquiries: InquiryStore; kek: Kek; now: Clock },
+  deps: { inquiries: InquiryStore; kek: Kek; clock: Clock },
   inquiryId: string,
   account: { id: string; authorityVersion: number },
   authTime: Date,
@@ -24,7 +24,7 @@ export async function realizeInquiry(
       // Sealed under the KEK, bound to the inquiry id, so REVEAL and STATUS_POLL can hand it out later.
       confirmationKeyEnc: seal(deps.kek, confirmationKey, inquiryId),
     },
-    new Date(deps.now()),
+    new Date(deps.clock()),
   );
   return ok ? confirmationKey : undefined;
 }

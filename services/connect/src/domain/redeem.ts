@@ -11,7 +11,7 @@ import { matchesHash, sha256Hex } from './keys';
 export interface RedeemDeps {
   inquiries: InquiryStore;
   issuance: IssuanceDeps;
-  now: Clock;
+  clock: Clock;
 }
 
 export interface RedeemResult {
@@ -45,7 +45,7 @@ function checkRedeemable(inquiry: InquiryRow, confirmationKey: string, now: Date
 async function lostRedemption(deps: RedeemDeps, inquiryId: string, err: unknown): Promise<unknown> {
   const current = await deps.inquiries.byId(inquiryId);
   if (current?.state === 'REDEEMED') return new ServiceError('InquiryAlreadyRedeemed');
-  if (!current || current.expiresAt.getTime() <= deps.now()) return new ServiceError('InquiryExpired');
+  if (!current || current.expiresAt.getTime() <= deps.clock()) return new ServiceError('InquiryExpired');
   return err;
 }
 
@@ -54,7 +54,7 @@ export async function redeemInquiry(
   keys: { exposureKey: string; hiddenKey: string; confirmationKey: string },
 ): Promise<RedeemResult> {
   const inquiry = await findByKeyPair(deps.inquiries, keys.exposureKey, keys.hiddenKey);
-  const now = new Date(deps.now());
+  const now = new Date(deps.clock());
   checkRedeemable(inquiry, keys.confirmationKey, now);
   if (!inquiry.accountId || inquiry.authorityVersion === null)
     throw new ServiceError('AuthenticationNotFound');

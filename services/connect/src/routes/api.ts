@@ -41,7 +41,7 @@ export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
       },
       authenticate: (req) =>
         verifyClientAuth(
-          { db: deps.db, redis: deps.redis, now: deps.clock },
+          { db: deps.db, redis: deps.redis, clock: deps.clock },
           {
             authorization: req.headers.authorization,
             rawBody: req.rawBody,
@@ -53,7 +53,7 @@ export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
         if (body.applicationAnchor !== auth.applicationAnchor) throw clientAuthFailure();
         const app = await deps.apps.get(auth.applicationAnchor);
         if (!app) throw new ServiceError('ApplicationNotActive');
-        const config = { inquiries, now: deps.clock, inquiryTtlSeconds: deps.config.inquiryTtlSeconds };
+        const config = { inquiries, clock: deps.clock, inquiryTtlSeconds: deps.config.inquiryTtlSeconds };
         return { json: await establishInquiry(config, app, body) };
       },
     }),
@@ -77,7 +77,7 @@ export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
         ],
       },
       handle: async ({ body }) => ({
-        json: await redeemInquiry({ inquiries, issuance: deps.issuance, now: deps.clock }, body),
+        json: await redeemInquiry({ inquiries, issuance: deps.issuance, clock: deps.clock }, body),
       }),
     }),
     endpoint({
@@ -136,7 +136,7 @@ export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
       },
       handle: async ({ params, body }) => ({
         json: await pollInquiry(
-          { inquiries, kek: deps.issuance.kek, now: deps.clock },
+          { inquiries, kek: deps.issuance.kek, clock: deps.clock },
           params.exposureKey!,
           body.hiddenKey,
         ),

@@ -201,7 +201,7 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
       await signInLimit.consume(req.ip ?? '');
       const challenge = await sessions.takeChallenge(r.id);
       const { accountId } = await verifyAuthentication(
-        { config: deps.config, accounts, now: deps.clock },
+        { config: deps.config, accounts, clock: deps.clock },
         body,
         challenge,
       );
@@ -270,7 +270,7 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
           redis: deps.redis,
           subjectSecret: deps.issuance.subjectSecret,
           store,
-          now: deps.clock,
+          clock: deps.clock,
         },
         accountId,
         sectorId,

@@ -86,7 +86,7 @@ export function inquiryPages(p: InquiryPageDeps): Endpoint[] {
     const signedIn = await signin.nextStep(b, res);
     if (!signedIn) return;
     const key = await realizeInquiry(
-      { inquiries, kek: deps.issuance.kek, now: deps.clock },
+      { inquiries, kek: deps.issuance.kek, clock: deps.clock },
       inquiry.id,
       signedIn.account,
       signedIn.authTime,

@@ -25,7 +25,7 @@ export type ConnectSignin = Signin<ConnectKey>;
 /** connect's binding of the sign-in steps: its flow cookie and namespace, its strings, its account page. */
 export function connectSignin(deps: ConnectDeps): ConnectSignin {
   return createSignin({
-    deps: { ...deps, now: deps.clock },
+    deps: { ...deps, clock: deps.clock },
     config: { ...deps.config, accountPageUrl: `${deps.config.connectUrl}/account` },
     namespace: 'connect',
     receiptChannel: 'CONNECT_BROWSER',

@@ -18,8 +18,8 @@ export interface AccountSession {
   notice?: { key: string; vars?: Record<string, string | number> };
 }
 
-export function createAccountSessionStore(redis: Redis, ttlSeconds: number, now: Clock) {
-  const sessions = createBrowserSessionStore(redis, { namespace: 'connect:account', ttlSeconds, now });
+export function createAccountSessionStore(redis: Redis, ttlSeconds: number, clock: Clock) {
+  const sessions = createBrowserSessionStore(redis, { namespace: 'connect:account', ttlSeconds, clock });
   return {
     /** Starts a session under a fresh host-issued id (256 bits) and returns the id. */
     async create(init: Omit<AccountSession, 'csrf'> = {}): Promise<{ id: string; session: AccountSession }> {
@@ -54,8 +54,8 @@ export function createAccountSessionStore(redis: Redis, ttlSeconds: number, now:
     },
     destroy: (id: string) => sessions.end(id),
     putChallenge: (id: string, challenge: Challenge) =>
-      putChallengeIn(sessions, id, 'challenge', challenge, now),
-    takeChallenge: (id: string) => takeChallengeFrom(sessions, id, 'challenge', now),
+      putChallengeIn(sessions, id, 'challenge', challenge, clock),
+    takeChallenge: (id: string) => takeChallengeFrom(sessions, id, 'challenge', clock),
   };
 }
 export type AccountSessionStore = ReturnType<typeof createAccountSessionStore>;

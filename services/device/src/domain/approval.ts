@@ -39,7 +39,7 @@ const view = ({ deviceCodeHash: _, ...shown }: PendingRow): PendingAuthorization
 export async function findPendingAuthorization(deps: DeviceDeps, typed: string): Promise<FindOutcome> {
   const userCode = normalizeUserCode(typed);
   if (!userCode) return { kind: 'malformed' };
-  const row = await deps.authorizations.pendingByUserCode(userCode, new Date(deps.issuance.now()));
+  const row = await deps.authorizations.pendingByUserCode(userCode, new Date(deps.issuance.clock()));
   return row ? { kind: 'found', authorization: view(row) } : { kind: 'not_found' };
 }
 
@@ -49,7 +49,7 @@ export async function pendingAuthorizationById(
   id: string,
 ): Promise<PendingAuthorization | undefined> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
-  const row = await deps.authorizations.pendingById(id, new Date(deps.issuance.now()));
+  const row = await deps.authorizations.pendingById(id, new Date(deps.issuance.clock()));
   return row ? view(row) : undefined;
 }
 
@@ -74,7 +74,7 @@ export async function approveDeviceAuthorization(
       authorityVersion: input.authorityVersion,
       consent: input.consent ?? null,
     },
-    new Date(deps.issuance.now()),
+    new Date(deps.issuance.clock()),
   );
   return approved ? 'approved' : 'gone';
 }
@@ -84,7 +84,7 @@ export async function denyDeviceAuthorization(deps: DeviceDeps, id: string): Pro
   const row = await pendingOrUndefined(deps, id);
   if (!row) return 'gone';
   await deps.polling.markDeciding(row.deviceCodeHash, row.expiresAt);
-  const denied = await deps.authorizations.deny(row.id, new Date(deps.issuance.now()));
+  const denied = await deps.authorizations.deny(row.id, new Date(deps.issuance.clock()));
   if (!denied) return 'gone';
   await deps.polling.markFinal(row.deviceCodeHash, 'denied', row.expiresAt).catch(() => undefined);
   return 'denied';
@@ -93,5 +93,5 @@ export async function denyDeviceAuthorization(deps: DeviceDeps, id: string): Pro
 function pendingOrUndefined(deps: DeviceDeps, id: string): Promise<PendingRow | undefined> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id))
     return Promise.resolve(undefined);
-  return deps.authorizations.pendingById(id, new Date(deps.issuance.now()));
+  return deps.authorizations.pendingById(id, new Date(deps.issuance.clock()));
 }

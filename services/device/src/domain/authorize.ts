@@ -68,7 +68,7 @@ export async function authorizeDevice(
   // Not the PASSKEY_USERNAMELESS rule: the spec starts an authorization for an active application with a DEVICE_CODE
   // return rule, and names only ApplicationNotActive and Layer3Denied as refusals here. The rule is needed where the
   // person signs in with it: redemption requires it (else access_denied, a policy denial), its TTLs apply.
-  const now = new Date(deps.issuance.now());
+  const now = new Date(deps.issuance.clock());
   const { codeTtlSeconds: expiresIn, pollIntervalSeconds: interval } = deps.config;
   const expiresAt = new Date(now.getTime() + expiresIn * 1000);
   const deviceCode = newDeviceCode();

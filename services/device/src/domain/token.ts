@@ -44,7 +44,7 @@ export async function pollDeviceToken(
   clientAddress: string,
 ): Promise<PollOutcome> {
   const hash = deviceCodeHash(deviceCode);
-  const verdict = await deps.polling.poll(hash, new Date(deps.issuance.now()));
+  const verdict = await deps.polling.poll(hash, new Date(deps.issuance.clock()));
   switch (verdict.kind) {
     case 'pending':
       return fail('authorization_pending');
@@ -80,7 +80,7 @@ async function fromDatabase(deps: DeviceDeps, hash: string): Promise<PollOutcome
   const row = await deps.authorizations.byCodeHash(hash);
   if (!row) return fail('invalid_request');
   if (row.state === 'CONSUMED') return fail('invalid_request');
-  const now = new Date(deps.issuance.now());
+  const now = new Date(deps.issuance.clock());
   if (row.expiresAt <= now) return fail('expired_token');
   switch (row.state) {
     case 'DENIED':
@@ -114,7 +114,7 @@ const POLICY_REFUSALS = new Set([
 ]);
 
 async function denyAtRedemption(deps: DeviceDeps, hash: string, row: AuthorizationRow): Promise<PollOutcome> {
-  await deps.authorizations.deny(row.id, new Date(deps.issuance.now()), ['APPROVED']);
+  await deps.authorizations.deny(row.id, new Date(deps.issuance.clock()), ['APPROVED']);
   await deps.polling.markFinal(hash, 'denied', row.expiresAt);
   return fail('access_denied');
 }
@@ -167,7 +167,7 @@ async function lostRedemption(
   if (err instanceof ServiceError && err.reason === 'AuthorizationArtifactStale') {
     const current = await deps.authorizations.byCodeHash(hash);
     if (!current || current.state === 'CONSUMED') return fail('invalid_request');
-    if (current.expiresAt <= new Date(deps.issuance.now())) return fail('expired_token');
+    if (current.expiresAt <= new Date(deps.issuance.clock())) return fail('expired_token');
     if (current.state === 'DENIED') return fail('access_denied');
     // Still approved: the account's authority changed since the approval (status, passkeys). Approve again.
     return denyAtRedemption(deps, hash, row);

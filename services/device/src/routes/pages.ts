@@ -55,7 +55,7 @@ const devicePageQuery = pageQuery.extend({
 export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErrors: ErrorRequestHandler } {
   const { pages } = deps.config;
   const signin = createSignin<DeviceKey>({
-    deps: { ...deps, now: deps.issuance.now },
+    deps: { ...deps, clock: deps.issuance.clock },
     config: pages,
     namespace: 'device',
     receiptChannel: 'DEVICE_BROWSER',

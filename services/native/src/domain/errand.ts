@@ -41,7 +41,7 @@ export async function errandForAccessToken(
     !session ||
     session.applicationId !== app.id ||
     session.status !== 'ACTIVE' ||
-    session.expiresAt <= new Date(deps.issuance.now()) ||
+    session.expiresAt <= new Date(deps.issuance.clock()) ||
     isWorkloadToken !== (session.workloadId !== null) ||
     (isWorkloadToken && token.act?.sub !== session.actorSubject) ||
     !session.workloadOk

@@ -24,7 +24,7 @@ export const publicKeyDenied = (cause?: unknown) =>
 export const assertionReplayed = () => new ServiceError('PublicKeyAssertionReplayed');
 
 export async function provePublicKeyAssertion(
-  deps: Pick<IssuanceDeps, 'db' | 'terms' | 'now'> & { redis: Redis },
+  deps: Pick<IssuanceDeps, 'db' | 'terms' | 'clock'> & { redis: Redis },
   store: CredentialStore,
   app: ApplicationContext,
   req: { authorization: string | undefined; rawBody: Buffer },
@@ -41,7 +41,7 @@ export async function provePublicKeyAssertion(
       redis: deps.redis,
       replayNamespace: 'public-key',
       maxLifetimeSeconds: 60,
-      now: deps.now,
+      clock: deps.clock,
       // The key, its workload and its principal's issue read, in one statement.
       async resolveKey(kid) {
         const found = await store.findPublicKeyForIssue(kid, {

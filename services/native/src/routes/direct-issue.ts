@@ -141,7 +141,7 @@ export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPort
             db: deps.db,
             redis: deps.redis,
             terms: deps.issuance.terms,
-            now: deps.issuance.now,
+            clock: deps.issuance.clock,
           },
           ports.credentials,
           app,

@@ -20,11 +20,11 @@ export function hashCode(code: string): string {
  * auth_time, amr, acr, scope and browser session; it expires after OIDC_CODE_TTL_SECONDS. Returns the code.
  */
 export async function createAuthorizationCode(
-  deps: Pick<OidcDeps, 'codes' | 'now'> & { oidc: Pick<OidcDeps['oidc'], 'codeTtlSeconds'> },
+  deps: Pick<OidcDeps, 'codes' | 'clock'> & { oidc: Pick<OidcDeps['oidc'], 'codeTtlSeconds'> },
   grant: AuthorizationGrant,
 ): Promise<string> {
   const code = randomBytes(32).toString('base64url');
-  const now = new Date(deps.now());
+  const now = new Date(deps.clock());
   await deps.codes.insert({
     codeHash: hashCode(code),
     oidcClientId: grant.client.id,

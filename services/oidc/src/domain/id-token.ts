@@ -36,7 +36,7 @@ const encoder = new TextEncoder();
 export async function mintIdToken(deps: OidcDeps, input: IdTokenInput): Promise<string> {
   const signer = await deps.keyRing.signer(OIDC_SCOPE);
   if (!signer) throw new TemporarilyUnavailable();
-  const iat = Math.floor(deps.now() / 1000);
+  const iat = Math.floor(deps.clock() / 1000);
   const claims: Record<string, unknown> = {
     ...input.profile,
     iss: deps.oidc.oidcUrl,

@@ -68,7 +68,7 @@ export async function exchangeCode(
   if (p.codeVerifier !== undefined && !VERIFIER.test(p.codeVerifier)) {
     throw new InvalidRequest('code_verifier must be 43 to 128 characters of [A-Za-z0-9._~-]');
   }
-  const consumed = await deps.codes.consume(hashCode(p.code), new Date(deps.now()));
+  const consumed = await deps.codes.consume(hashCode(p.code), new Date(deps.clock()));
   if (consumed.kind === 'replayed') {
     if (consumed.sid) await revokeFamily(deps, consumed.sid, 'code_replayed');
     throw new InvalidGrant(UNUSABLE_CODE);

@@ -31,7 +31,7 @@ async function authorize(deps: OidcDeps, token: string) {
     read.applicationId !== app.id ||
     read.subject !== claims.sub ||
     read.status !== 'ACTIVE' ||
-    read.expiresAt <= new Date(deps.now())
+    read.expiresAt <= new Date(deps.clock())
   ) {
     throw new InvalidToken('the access token is not of an active OIDC session');
   }

@@ -115,7 +115,7 @@ export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): End
         description: 'This client may not sign people in now.',
       });
     }
-    const uid = await interactions.park(toInteraction(request, deps.now()));
+    const uid = await interactions.park(toInteraction(request, deps.clock()));
     countAuthorizeOutcome(deps.metrics, 'interaction');
     const lang = request.uiLocale ? `?lang=${request.uiLocale}` : '';
     res.setHeader('Cache-Control', 'no-store');

@@ -49,7 +49,7 @@ const reviewForm = z.record(z.string(), z.string());
 export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): Endpoint[] {
   const { interactions } = deps.pages;
   const cookie = signInCookie(isHttps(deps.oidc.oidcUrl));
-  const nowSeconds = () => Math.floor(deps.now() / 1000);
+  const nowSeconds = () => Math.floor(deps.clock() / 1000);
 
   async function load(req: PageRequest<unknown>, res: Response): Promise<InteractionPage> {
     const uid = String(req.params.uid);

@@ -18,7 +18,7 @@ export function oidcSignin(deps: OidcDeps): Signin<OidcKey> {
       issuance: deps,
       mailer,
       logger: deps.logger,
-      now: deps.now,
+      clock: deps.clock,
     },
     config: signinConfig(settings, deps.oidc.oidcUrl),
     namespace: 'oidc',

@@ -21,8 +21,8 @@ export interface SignInSession {
 /** Cookie `oidc_session`, `__Host-oidc_session` over HTTPS (HttpOnly, SameSite=Lax, Path=/). */
 export const signInCookie = (https: boolean) => sessionCookie('oidc_session', https);
 
-/** `now`: the host's clock (when a sign-in was last seen). */
-export function createSignInSessions(redis: Redis, opts: { ttlSeconds: number; now: Clock }) {
+/** `clock`: the host's clock (when a sign-in was last seen). */
+export function createSignInSessions(redis: Redis, opts: { ttlSeconds: number; clock: Clock }) {
   const store = createBrowserSessionStore(redis, { namespace: 'oidc:sign-in', ...opts });
   return {
     ttlSeconds: opts.ttlSeconds,
@@ -34,7 +34,7 @@ export function createSignInSessions(redis: Redis, opts: { ttlSeconds: number; n
     },
     /** Renews the idle lifetime of a sign-in still in use; false when it is gone. */
     touch(id: string): Promise<boolean> {
-      return store.write(id, { seen: String(opts.now()) });
+      return store.write(id, { seen: String(opts.clock()) });
     },
     /**
      * Records a new sign-in under a fresh identifier, ending the one the browser held (a new sign-in is a change

@@ -36,7 +36,7 @@ export async function introspect(deps: SessionDeps, accessToken: string): Promis
     session.applicationId === app.id &&
     session.subject === claims.sub &&
     isWorkloadToken === !!session.workloadId;
-  const now = new Date(deps.now());
+  const now = new Date(deps.clock());
   let status = statusOf(bound ? session : null, now);
   if (
     status === 'active' &&

@@ -22,7 +22,7 @@ export async function logout(deps: SessionDeps, refreshToken: string): Promise<{
     throw new ServiceError('RefreshTokenInvalid', { message: 'no session matches this refresh token' });
   }
   if (session.status === 'REVOKED') return { revoked: true };
-  const now = new Date(deps.now());
+  const now = new Date(deps.clock());
   if (session.status === 'EXPIRED' || session.expiresAt <= now) return { revoked: false };
   await revokeSession(deps.db, session.id, 'logout', now);
   deps.sessions.evict(session.id);

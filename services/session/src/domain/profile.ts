@@ -47,7 +47,7 @@ async function authorize(deps: SessionDeps, token: string) {
     session.protocol !== 'APPLICATION' ||
     session.subject !== claims.sub ||
     isWorkloadToken !== !!session.workloadId ||
-    statusOf(session, new Date(deps.now())) !== 'active'
+    statusOf(session, new Date(deps.clock())) !== 'active'
   ) {
     throw invalidToken();
   }

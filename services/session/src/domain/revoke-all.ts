@@ -19,7 +19,7 @@ export async function revokeAll(
     applicationId,
     accountId,
     'revoke_all',
-    new Date(deps.now()),
+    new Date(deps.clock()),
   );
   for (const sid of sids) deps.sessions.evict(sid);
   await publishSessionChanges(deps.redis, sids);

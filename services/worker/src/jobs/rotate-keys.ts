@@ -19,7 +19,7 @@ export interface RotationDeps {
   db: Db;
   kek: Kek;
   redis: Redis;
-  now: Clock;
+  clock: Clock;
   schedule: KeySchedule;
   batchSize: number;
   logger?: Logger;
@@ -62,9 +62,9 @@ async function rotateOne(deps: RotationDeps, scopeId: string, at: Date): Promise
   return res;
 }
 
-/** One tick at `deps.now()`. A scope that fails is skipped and the tick throws at the end, so the job retries. */
+/** One tick at `deps.clock()`. A scope that fails is skipped and the tick throws at the end, so the job retries. */
 export async function runRotationTick(deps: RotationDeps): Promise<RotationTickResult> {
-  const at = new Date(deps.now());
+  const at = new Date(deps.clock());
   const total: RotationTickResult = { scopes: 0, prepublished: 0, activated: 0, expired: 0, failed: 0 };
   const add = (r: ScheduledRotationResult) => {
     total.scopes++;

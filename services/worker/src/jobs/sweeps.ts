@@ -20,7 +20,7 @@ export type SweepTarget = (typeof SWEEP_TARGETS)[number];
 export interface SweepDeps {
   db: Db;
   redis: Redis;
-  now: Clock;
+  clock: Clock;
   batchSize: number;
   maxBatches: number;
   retention: RetentionConfig;
@@ -58,7 +58,7 @@ function batchOf(deps: SweepDeps, target: SweepTarget, at: Date): () => Promise<
 
 /** Runs every sweep target once; returns how many rows each changed in this run. */
 export async function runSweeps(deps: SweepDeps): Promise<SweepResult> {
-  const at = new Date(deps.now());
+  const at = new Date(deps.clock());
   const result = Object.fromEntries(SWEEP_TARGETS.map((t) => [t, 0])) as SweepResult;
   for (const target of SWEEP_TARGETS) {
     const batch = batchOf(deps, target, at);
