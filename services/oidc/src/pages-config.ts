@@ -34,13 +34,13 @@ export function openOidcPageParts(
   redis: Redis,
   logger: Logger,
   config: OidcConfig,
-  now: Clock,
+  clock: Clock,
 ): OidcPageParts {
   // A copy: tests adjust their host's settings without touching the configuration object.
   const settings = { ...config.pages };
   return {
     settings,
     mailer: createMailer(config.smtp, settings.mailFrom, logger),
-    interactions: createInteractionStore(redis, { ttlSeconds: settings.interactionTtlSeconds, now }),
+    interactions: createInteractionStore(redis, { ttlSeconds: settings.interactionTtlSeconds, clock }),
   };
 }

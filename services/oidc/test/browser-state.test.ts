@@ -46,7 +46,7 @@ test('sign-in sessions: identifiers the host did not issue read as nothing', asy
 });
 
 test('interactions: parked, read, taken once under concurrency', async () => {
-  const store = createInteractionStore(redis, { ttlSeconds: 60, now: settableClock() });
+  const store = createInteractionStore(redis, { ttlSeconds: 60, clock: settableClock() });
   const interaction: Interaction = {
     clientId: 'c',
     redirectUri: 'https://rp.example/cb',
@@ -89,7 +89,7 @@ const digest = (uid: string) => createHash('sha256').update(uid).digest('hex');
 
 test('interactions: expiry by the clock keeps the return record only, taken once, gone a day later', async () => {
   const clock = settableClock();
-  const store = createInteractionStore(redis, { ttlSeconds: 60, now: clock });
+  const store = createInteractionStore(redis, { ttlSeconds: 60, clock });
   const interaction: Interaction = {
     clientId: 'c',
     redirectUri: 'https://rp.example/cb',

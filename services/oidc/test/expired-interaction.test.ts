@@ -13,7 +13,7 @@ import { type RelyingPartyServer, startRelyingParty } from './rp-kit';
 jest.setTimeout(120_000);
 
 const clock = settableClock();
-const host = useOidcPages({ now: clock });
+const host = useOidcPages({ clock });
 const REDIRECT = `https://${uniqueName('rp')}.example/cb`;
 const OTHER = `https://${uniqueName('rp')}.example/other`;
 const DAY_MS = 24 * 3600 * 1000;

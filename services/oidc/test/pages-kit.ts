@@ -32,7 +32,7 @@ export interface OidcPagesHost {
 
 /**
  * A replica of the host; `issuer` makes it another replica of an issuer already started (same OIDC_URL); `clock`
- * its clock (a test's settable clock), else the system clock.
+ * the clock it runs on (a test's settable clock), else the system clock.
  */
 export async function startOidcPages(
   opts: { smtpPort?: number; hostname?: string; issuer?: string; clock?: Clock } = {},

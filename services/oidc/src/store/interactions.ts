@@ -90,15 +90,15 @@ function pairs(flat: string[]): Record<string, string> {
 }
 
 /**
- * `ttlSeconds`: how long a request waits for the person (OIDC_INTERACTION_TTL_SECONDS); `now`: the host's clock,
+ * `ttlSeconds`: how long a request waits for the person (OIDC_INTERACTION_TTL_SECONDS); `clock`: the host's clock,
  * which decides expiry.
  */
-export function createInteractionStore(redis: Redis, opts: { ttlSeconds: number; now: Clock }) {
+export function createInteractionStore(redis: Redis, opts: { ttlSeconds: number; clock: Clock }) {
   const digest = (uid: string) => createHash('sha256').update(uid).digest('hex');
   const key = (uid: string) => `oidc:interaction:${digest(uid)}`;
   const returnKey = (uid: string) => `oidc:interaction-return:${digest(uid)}`;
   const live = (fields: Record<string, string>) =>
-    fields.expiresAt === undefined || Number(fields.expiresAt) > opts.now();
+    fields.expiresAt === undefined || Number(fields.expiresAt) > opts.clock();
   return {
     /**
      * Parks a request and its return record; returns the identifier for the page URL (256 random bits). Redis
@@ -133,7 +133,7 @@ export function createInteractionStore(redis: Redis, opts: { ttlSeconds: number;
       if (!UID.test(uid)) return false;
       const args = Object.entries(flags).flatMap(([k, v]) => (v === undefined ? [] : [k, v ? '1' : '0']));
       if (!args.length) return true;
-      return (await redis.eval(FLAG, 1, key(uid), opts.now(), ...args)) === 1;
+      return (await redis.eval(FLAG, 1, key(uid), opts.clock(), ...args)) === 1;
     },
     /**
      * Removes and returns an unexpired request with its return record: exactly one caller finishes it (one
@@ -141,7 +141,7 @@ export function createInteractionStore(redis: Redis, opts: { ttlSeconds: number;
      */
     async take(uid: string): Promise<Interaction | undefined> {
       if (!UID.test(uid)) return undefined;
-      const flat = await redis.eval(TAKE, 2, key(uid), returnKey(uid), opts.now());
+      const flat = await redis.eval(TAKE, 2, key(uid), returnKey(uid), opts.clock());
       return Array.isArray(flat) ? decode(pairs(flat as string[])) : undefined;
     },
     /**
@@ -150,7 +150,7 @@ export function createInteractionStore(redis: Redis, opts: { ttlSeconds: number;
      */
     async expiredReturn(uid: string): Promise<ExpiredReturn | undefined> {
       if (!UID.test(uid)) return undefined;
-      return withinReturn(await redis.get(returnKey(uid)), opts.now());
+      return withinReturn(await redis.get(returnKey(uid)), opts.clock());
     },
     /**
      * Removes and returns the return record (with what is left of the request): exactly one caller answers
@@ -159,7 +159,7 @@ export function createInteractionStore(redis: Redis, opts: { ttlSeconds: number;
     async takeExpiredReturn(uid: string): Promise<ExpiredReturn | undefined> {
       if (!UID.test(uid)) return undefined;
       const replies = await redis.multi().getdel(returnKey(uid)).del(key(uid)).exec();
-      return withinReturn(replies?.[0]?.[1] as string | null | undefined, opts.now());
+      return withinReturn(replies?.[0]?.[1] as string | null | undefined, opts.clock());
     },
   };
 }
