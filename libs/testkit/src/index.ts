@@ -291,6 +291,7 @@ export {
   timedGet,
 } from './fault-load';
 export { type FaultMode, type FaultProxy, startFaultProxy } from './fault-proxy';
+export { expectForgedCallsRefusedFirst, type PasskeyCall } from './forged-calls';
 export {
   appTokenTarget,
   clientAuthTarget,

@@ -1,9 +1,16 @@
 // Attack tests for issue 17 holes and spots on the pages, over HTTP as an attacker sends them: parallel code
-// guesses across two replicas (hole 2), the STATUS_POLL/REVEAL warning (spot 4), malformed bodies (spot 5),
+// guesses across two replicas (hole 2), the STATUS_POLL/REVEAL warning (spot 4), malformed bodies and forged
+// passkey calls refused before them (spot 5),
 // usernameless assertions without a matching user handle or from a cross-origin frame (spot 6), and callback
 // ports (spot 7).
 import { randomInt } from 'node:crypto';
-import { type Agent, makeAgent, provisionAccount, provisionBackend } from '@svc/testkit';
+import {
+  type Agent,
+  expectForgedCallsRefusedFirst,
+  makeAgent,
+  provisionAccount,
+  provisionBackend,
+} from '@svc/testkit';
 import { domainAdmits } from '../src/domain/callback-url';
 import { firstNameErrand, useConnectHost } from './helpers';
 import { type AssertionOptions, softPasskey } from './soft-passkey';
@@ -182,6 +189,16 @@ describe('spot 5: malformed page bodies are 400, never 500', () => {
           expect([endpoint, body, res.res.status]).toEqual([endpoint, body, 400]);
         }
       }
+    }
+  });
+
+  test('a forged passkey call (no or a wrong CSRF token, a foreign Origin) is 403 before its malformed body is 400', async () => {
+    for (const { a, base, registration } of await pages()) {
+      await expectForgedCallsRefusedFirst(a, base, [
+        'authentication-options',
+        'authentication',
+        ...(registration ? (['registration-options', 'registration'] as const) : []),
+      ]);
     }
   });
 

@@ -1,12 +1,13 @@
 // The approval page in headless Chromium with the CDP virtual authenticator: a person who signed up on connect
 // approves a device with the same passkey (typing the code in lower case without its hyphen); a newcomer signs up
 // on the device page itself (in zh-CN); denial is final; user-code guesses are limited per client address and per
-// signed-in account, malformed entries included; `pnpm device-login` approved through the page. Every page is
-// screenshotted in both languages.
+// signed-in account, malformed entries included; a forged passkey call is refused before its malformed body;
+// `pnpm device-login` approved through the page. Every page is screenshotted in both languages.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import {
   addAuthenticator,
+  expectForgedCallsRefusedFirst,
   launchChromium,
   makeAgent,
   postJson,
@@ -274,6 +275,22 @@ describe('the approval page', () => {
       await context.close();
     });
   }
+});
+
+describe('the passkey calls of the page script', () => {
+  test('a forged call (no or a wrong CSRF token, a foreign Origin) is 403 before its malformed body is 400', async () => {
+    const flow = await startDeviceFlow(h);
+    const a = makeAgent(h.url);
+    await a.request('/device');
+    expect((await a.form('/device', { code: flow.userCode })).res.status).toBe(303);
+    expect((await a.request('/device')).text).toContain('Sign in with a passkey');
+    await expectForgedCallsRefusedFirst(a, '/device', [
+      'authentication-options',
+      'authentication',
+      'registration-options',
+      'registration',
+    ]);
+  });
 });
 
 describe('user-code guesses (RFC 8628 section 5.1)', () => {

@@ -1,9 +1,10 @@
 // The OIDC host's sign-in session over HTTP (a sign-in recorded server-side, its cookie presented as a browser
 // would): it answers a client with no page; prompt=none succeeds with it and fails without it; prompt=login and an
-// exceeded max_age show the sign-in page; a disabled account or an ended sign-in is login_required; two tabs
-// finishing one request answer the client once; the code names the sign-in for end-session.
+// exceeded max_age show the sign-in page, whose forged passkey calls are refused before their malformed bodies; a
+// disabled account or an ended sign-in is login_required; two tabs finishing one request answer the client once;
+// the code names the sign-in for end-session.
 import { grantClaim, setAccountStatus } from '@svc/provisioning';
-import { provisionAccount, uniqueName } from '@svc/testkit';
+import { expectForgedCallsRefusedFirst, makeAgent, provisionAccount, uniqueName } from '@svc/testkit';
 import { hashCode, issueAuthorizationResponse } from '../src/domain/authorization';
 import { provisionRelyingParty, type RelyingPartyFixture, startOidcPages, useOidcPages } from './pages-kit';
 
@@ -153,6 +154,20 @@ test('prompt=login, select_account and an exceeded max_age show the sign-in page
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('Sign in with a passkey');
   }
+});
+
+test('a forged passkey call of the sign-in page (no or a wrong CSRF token, a foreign Origin) is 403 before its malformed body is 400', async () => {
+  const a = makeAgent(host.url);
+  const parked = await a.request(authorizePath());
+  expect(parked.res.status).toBe(303);
+  const interaction = new URL(parked.res.headers.get('location') ?? '', host.url).pathname;
+  expect((await a.request(interaction)).text).toContain('Sign in with a passkey');
+  await expectForgedCallsRefusedFirst(a, interaction, [
+    'authentication-options',
+    'authentication',
+    'registration-options',
+    'registration',
+  ]);
 });
 
 test('prompt=none: max_age exceeded, a disabled account, an ended sign-in are login_required', async () => {

@@ -20,7 +20,7 @@ type Handler<C, B, R, Q = PageRequest['query']> = (
 ) => Promise<R> | R;
 
 /** The JSON calls of a page's script: up to 32 KiB. */
-export const JSON_CALL = { limit: 32 * 1024 } as const;
+const JSON_CALL = { limit: 32 * 1024 } as const;
 
 export interface PostKit<C> {
   /**

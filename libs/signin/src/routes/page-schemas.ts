@@ -84,18 +84,10 @@ export const registrationBody = publicKeyCredential({
   publicKey: b64url(4096).optional(),
 });
 
-/** What the passkey calls answer (their wire shapes, libs/platform wire.ts), for each call's `doc`. */
-export const passkeyCallDocs = {
-  authenticationOptions: { answers: [{ schema: PasskeyRequestOptions }] },
-  registrationOptions: { answers: [{ schema: PasskeyCreationOptions }] },
-  /** A finished ceremony (authentication, registration): `{next}`. */
-  finished: { answers: [{ schema: PasskeyNext }] },
-} as const satisfies Record<string, EndpointDoc>;
-
-/** Each passkey call of a page script: its body schema and what it answers (the page kit's `call`). */
+/** Each passkey call of a page script (the page kit's `call`): its body schema and its answer's wire shape. */
 export const passkeyCalls = {
-  authenticationOptions: { schema: optionsBody, doc: passkeyCallDocs.authenticationOptions },
-  authentication: { schema: authenticationBody, doc: passkeyCallDocs.finished },
-  registrationOptions: { schema: optionsBody, doc: passkeyCallDocs.registrationOptions },
-  registration: { schema: registrationBody, doc: passkeyCallDocs.finished },
-} as const;
+  authenticationOptions: { schema: optionsBody, doc: { answers: [{ schema: PasskeyRequestOptions }] } },
+  authentication: { schema: authenticationBody, doc: { answers: [{ schema: PasskeyNext }] } },
+  registrationOptions: { schema: optionsBody, doc: { answers: [{ schema: PasskeyCreationOptions }] } },
+  registration: { schema: registrationBody, doc: { answers: [{ schema: PasskeyNext }] } },
+} as const satisfies Record<string, { schema: unknown; doc: EndpointDoc }>;
