@@ -74,7 +74,7 @@ describe('/userinfo and /claim-state', () => {
         status = res.status;
       });
       expect(status).toBe(200);
-      expect(statements.map((s) => s.split(' ')[0])).toEqual(['oidc_userinfo_read_v1']);
+      expect(statements.map((s) => s.split(' ')[0])).toEqual(['oidc_userinfo_read_v2']);
     }
     // The same read refuses a session whose account was disabled since.
     await h.infra.db.account.update({ where: { id: rp.accountId }, data: { status: 'DISABLED' } });

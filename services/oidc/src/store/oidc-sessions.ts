@@ -24,19 +24,14 @@ export interface UserinfoRead {
   snapshot: IssuanceSnapshot;
 }
 
-type UserinfoColumns = SnapshotColumns & {
-  application_id: string;
-  subject: string;
-  scope: string | null;
-  status: UserinfoRead['status'];
-  expires_at: Date;
-};
+/** The statement's row: the session's columns under the record's names, then the snapshot's. */
+type UserinfoColumns = SnapshotColumns & Omit<UserinfoRead, 'snapshot'>;
 
 // One round trip: the session (OIDC protocol, with its oidc_sessions row), its account and grants. Userinfo does
 // not check the basic terms, so the terms epoch is 0 and the snapshot's receipt goes unused.
 const USERINFO_READ: Statement = {
-  name: 'oidc_userinfo_read_v1',
-  text: `SELECT s.application_id, s.subject, s.scope, s.status, s.expires_at,
+  name: 'oidc_userinfo_read_v2',
+  text: `SELECT s.application_id AS "applicationId", s.subject, s.scope, s.status, s.expires_at AS "expiresAt",
       ${snapshotColumnsSql('s.application_id', '0')}
     FROM oidc_sessions o JOIN sessions s ON s.id = o.sid AND s.protocol = 'OIDC'
       LEFT JOIN accounts a ON a.id = s.account_id
@@ -53,14 +48,8 @@ export function createOidcSessionStore(db: Db) {
     async readForUserinfo(sid: string): Promise<UserinfoRead | undefined> {
       const [row] = await runPrepared<UserinfoColumns>(db, USERINFO_READ, [sid]);
       if (!row) return undefined;
-      return {
-        applicationId: row.application_id,
-        subject: row.subject,
-        scope: row.scope,
-        status: row.status,
-        expiresAt: row.expires_at,
-        snapshot: toSnapshot(row, undefined),
-      };
+      const { applicationId, subject, scope, status, expiresAt } = row;
+      return { applicationId, subject, scope, status, expiresAt, snapshot: toSnapshot(row, undefined) };
     },
 
     /**
