@@ -156,6 +156,21 @@ describe('the interaction pages', () => {
     expect(to.searchParams.get('iss')).toBe(host.url);
   });
 
+  test('an interaction id that does not percent-decode is a plain 404 page, not a server error', async () => {
+    for (const method of ['GET', 'POST']) {
+      for (const path of [
+        '/interaction/%ED%A0%80',
+        '/interaction/%E0%A4%A/cancel',
+        '/interaction/%C0%AF/passkey/authentication',
+      ]) {
+        const res = await fetch(`${host.url}${path}`, { method, redirect: 'manual' });
+        const text = await res.text();
+        expect([method, path, res.status]).toEqual([method, path, 404]);
+        expect(text).not.toMatch(/URIError|decode param|\n\s+at /);
+      }
+    }
+  });
+
   test('a forged consent review changes no consent', async () => {
     const { path, cookie } = await openInteraction();
     const res = await post(`${path}/review`, { email: 'GRANTED' }, { cookie });

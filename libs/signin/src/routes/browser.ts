@@ -263,11 +263,17 @@ export function sendBarePage<K extends string>(
     .send(layout(ctx, t('errorHeading'), messageView(ctx, 'errorHeading', { key })));
 }
 
+function isUndecodablePath(err: unknown): boolean {
+  return err instanceof URIError && (err as URIError & { status?: number }).status === 400;
+}
+
 /** Error handler of the page routes: HTML for pages, JSON for the passkey endpoints the page script calls. */
 export function pageErrors<K extends string>(site: Site<K>) {
-  return (err: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(err);
+  return (thrown: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(thrown);
     const json = req.path.includes('/passkey/');
+    // A path parameter that is not UTF-8 once percent-decoded (the router's URIError, status 400) names no page.
+    const err = isUndecodablePath(thrown) ? new PageError(404, 'notFound') : thrown;
     if (err instanceof PageError) {
       if (json) return void res.status(err.status).json({ reason: err.key });
       return sendBarePage(site, req, res, err.status, err.key as MessageKey | K);
