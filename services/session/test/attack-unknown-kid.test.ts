@@ -36,7 +36,7 @@ test('two hundred invented kids read the keys once more, not two hundred times; 
   const genuine = (await infra.keyRing.signer(app.applicationId))!.kid;
   const clock = settableClock();
   const { db, reads } = counted(infra.db);
-  const ring = createKeyRing({ db, kek: testKek(), now: clock });
+  const ring = createKeyRing({ db, kek: testKek(), clock });
   try {
     expect(await ring.verificationKey(app.applicationId, genuine)).toBeDefined();
     expect(reads()).toBe(1);
