@@ -1,0 +1,70 @@
+// Whoever reads a person's mailbox can prove the address by emailed code on the OIDC sign-in pages and add a passkey
+// of their own to that account: the owner must hear of it. In Chromium: a passkey added to an existing account
+// through the interaction pages mails the owner the notice (when, which browser, connect's account page link).
+import {
+  addAuthenticator,
+  launchChromium,
+  type Mailbox,
+  mailBodyText,
+  provisionAccount,
+  startMailbox,
+  uniqueName,
+  waitUntil,
+} from '@svc/testkit';
+import type { Browser } from 'playwright-core';
+import { type OidcPagesHost, provisionRelyingParty, startOidcPages } from './pages-kit';
+
+jest.setTimeout(120_000);
+
+let mailbox: Mailbox;
+let oidc: OidcPagesHost;
+let browser: Browser;
+
+beforeAll(async () => {
+  mailbox = await startMailbox();
+  oidc = await startOidcPages({ smtpPort: mailbox.port });
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await oidc?.close();
+  await mailbox?.close();
+});
+
+const NOTICE = /passkey was added|添加了新的通行密钥/;
+const notices = (to: string) =>
+  mailbox.messages.filter((m) => m.to === to.toLowerCase() && NOTICE.test(mailBodyText(m.text)));
+
+test('a passkey added to an existing account on the interaction pages mails its owner', async () => {
+  const { id, email } = await provisionAccount(oidc.infra);
+  const redirectUri = `https://${uniqueName('rp')}.example/cb`;
+  const rp = await provisionRelyingParty(oidc, { redirectUris: [redirectUri] });
+  const query = new URLSearchParams({
+    client_id: rp.clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'openid',
+    state: 's',
+  });
+  const context = await browser.newContext({ locale: 'en-US' });
+  context.setDefaultTimeout(15_000);
+  try {
+    const page = await context.newPage();
+    await addAuthenticator(context, page);
+    await page.goto(`${oidc.url}/authorize?${query}`);
+    await page.getByLabel('Email address').fill(email);
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    await page.getByLabel('Code').fill(await mailbox.codeFor(email));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.locator('[data-passkey="register"]').click();
+    await waitUntil(async () => notices(email).length > 0);
+  } finally {
+    await context.close();
+  }
+  const text = mailBodyText(notices(email)[0]!.text);
+  expect(text).toContain(email);
+  expect(text).toMatch(/Chrome \(headless\)/);
+  expect(text).toMatch(/https?:\/\/[^ ]+\/account\b/);
+  expect(await oidc.infra.db.passkey.count({ where: { accountId: id } })).toBe(1);
+  expect(notices(email)).toHaveLength(1);
+});
