@@ -51,6 +51,8 @@ export interface EndpointDoc {
   oauthHeaders?: Readonly<Record<number, Readonly<Record<string, string>>>>;
   /** Error pages (HTML) by status, for page endpoints. */
   errorPages?: readonly number[];
+  /** Headers of those error pages by status (a rate limit's Retry-After). */
+  errorPageHeaders?: Readonly<Record<number, Readonly<Record<string, string>>>>;
   auth?: AuthScheme;
 }
 
@@ -174,8 +176,10 @@ function headersOf(named: Readonly<Record<string, string>>): Json {
 function pageErrorResponses(e: DocumentedEndpoint): Json {
   const out: Json = {};
   for (const status of e.doc?.errorPages ?? []) {
+    const headers = e.doc?.errorPageHeaders?.[status];
     out[String(status)] = {
       description: 'An error page.',
+      ...(headers ? { headers: headersOf(headers) } : {}),
       content: { 'text/html': { schema: { type: 'string' } } },
     };
   }

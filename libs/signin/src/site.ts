@@ -58,6 +58,11 @@ export interface SigninOptions<K extends string = never> {
   receiptChannel: string;
   /** The host's own page strings (its final step and its errors), in both locales. */
   messages?: Messages<K>;
+  /**
+   * Counts every flow the pages start, per client address (each view by a browser without a flow this host
+   * issued writes one to Redis for FLOW_TTL_SECONDS): over it, TooManyAttempts and nothing written. Unset: none.
+   */
+  newFlowLimit?: RateLimiter;
 }
 
 /** The resolved options every route of the library works with. */

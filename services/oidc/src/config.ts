@@ -30,6 +30,11 @@ export interface OidcPagesSettings extends Omit<SigninSettings, 'smtp'> {
   accountPageUrl: string;
   /** How long an authorization request may wait for the person (OIDC_INTERACTION_TTL_SECONDS, default 1800). */
   interactionTtlSeconds: number;
+  /**
+   * GET and POST /authorize per client address per window (OIDC_AUTHORIZE_RATE_PER_MINUTE, default 120, a window
+   * of 60 s): every request parks Redis state for the interaction TTL and a return record for a day past it.
+   */
+  authorizeRate: { points: number; windowSeconds: number };
 }
 
 export interface OidcConfig extends IssuingHostConfig {
@@ -44,6 +49,11 @@ function oidcVars(production: boolean) {
     ...signinVars(),
     OIDC_SIGN_IN_TTL_SECONDS: intVar(86_400, { min: 1 }),
     OIDC_INTERACTION_TTL_SECONDS: intVar(1800, { min: 1 }),
+    // Per client address, and an office behind one NAT shares one address: at 9 am a person makes a few
+    // /authorize requests (one per application, a retry, a language switch), so 120 a minute admits dozens of
+    // people signing in within the same minute, while a flood from one address parks at most 120 requests a
+    // minute (each up to ~4 KB for a day). Raise it for a larger office behind one address.
+    OIDC_AUTHORIZE_RATE_PER_MINUTE: intVar(120, { min: 1 }),
     OIDC_CODE_TTL_SECONDS: intVar(60, { min: 1 }),
     OIDC_ID_TOKEN_TTL_SECONDS: intVar(3600, { min: 1 }),
     REFRESH_RETRY_WINDOW_MS: intVar(2000, { min: 0 }),
@@ -73,6 +83,7 @@ export function oidcConfigFromEnv(env: Env): OidcConfig {
         rateLimitNamespace: v.RATE_LIMIT_NAMESPACE ? `${v.RATE_LIMIT_NAMESPACE}:oidc` : 'oidc',
         accountPageUrl: `${base.urls.connect}/account`,
         interactionTtlSeconds: v.OIDC_INTERACTION_TTL_SECONDS,
+        authorizeRate: { points: v.OIDC_AUTHORIZE_RATE_PER_MINUTE, windowSeconds: 60 },
       },
       smtp,
     };

@@ -12,6 +12,12 @@ test('GET /openapi.json documents every declared route in valid OpenAPI 3.1', as
     const doc = await checkOpenApiDocument(host.url, declaredRoutes('oidc'));
     expect(doc.paths['/token'].post.requestBody.content['application/x-www-form-urlencoded']).toBeDefined();
     expect(doc.paths['/end-session'].get.responses['200'].content['text/html']).toBeDefined();
+    // The address limit: an error page with Retry-After on both methods, never a redirect.
+    for (const method of ['get', 'post']) {
+      const limited = doc.paths['/authorize'][method].responses['429'];
+      expect(limited.content['text/html']).toBeDefined();
+      expect(limited.headers['Retry-After']).toBeDefined();
+    }
   } finally {
     await host.close();
   }

@@ -32,10 +32,19 @@ export interface OidcPagesHost {
 
 /**
  * A replica of the host; `issuer` makes it another replica of an issuer already started (same OIDC_URL); `clock`
- * the clock it runs on (a test's settable clock), else the system clock.
+ * the clock it runs on (a test's settable clock), else the system clock; `env` variables over the kit's own
+ * (replicas that share a RATE_LIMIT_NAMESPACE share their counters); `authorizeWindowSeconds` the /authorize
+ * limit's window.
  */
 export async function startOidcPages(
-  opts: { smtpPort?: number; hostname?: string; issuer?: string; clock?: Clock } = {},
+  opts: {
+    smtpPort?: number;
+    hostname?: string;
+    issuer?: string;
+    clock?: Clock;
+    env?: Record<string, string>;
+    authorizeWindowSeconds?: number;
+  } = {},
 ): Promise<OidcPagesHost> {
   const infra = openInfra({ clock: opts.clock });
   await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date(infra.issuance.clock()));
@@ -52,10 +61,15 @@ export async function startOidcPages(
         RATE_LIMIT_NAMESPACE: uniqueName('oidc-rl'),
         MAIL_FROM: 'OIDC test <no-reply@localhost>',
         SMTP_URL: `smtp://127.0.0.1:${opts.smtpPort ?? 2525}`,
+        ...opts.env,
       }),
     ),
     infra.issuance.clock,
   );
+  // The limiters are made with the app, from these settings.
+  const { settings } = deps.pages;
+  if (opts.authorizeWindowSeconds !== undefined)
+    settings.authorizeRate = { ...settings.authorizeRate, windowSeconds: opts.authorizeWindowSeconds };
   const contract = contractChecked(createOidcApp(deps));
   server.on('request', contract.listener);
   await contract.load(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);

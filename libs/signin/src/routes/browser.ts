@@ -146,6 +146,7 @@ export async function openBrowser<K extends string>(
   let flowId = cookies[cookieName];
   // Only identifiers this host issued and still holds are accepted; anything else starts a new flow.
   if (!flowId || !(await flows.isIssued(flowId))) {
+    await site.newFlowLimit?.consume(req.ip ?? '');
     flowId = await flows.issue();
     setFlowCookie(flowId);
   }

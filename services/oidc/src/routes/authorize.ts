@@ -2,9 +2,12 @@
 // its redirect URI is not trusted, send later errors to the client, and park a valid request for the pages at
 // /interaction/{uid}, which decide sign-in, consent and prompt=none with the browser's sign-in cookie in hand
 // (a cross-site POST carries no SameSite=Lax cookie; the redirect to the page is a same-site GET that does).
+// Every request first counts against its client address's limit: over it, a 429 error page, nothing parked.
 import {
   countAuthorizeOutcome,
+  createRateLimiter,
   type Endpoint,
+  type EndpointDoc,
   OAuthError,
   type PageRequest,
   pageEndpoint,
@@ -82,15 +85,33 @@ const authorizeQuery = z.object(
   >,
 );
 
+const AUTHORIZE: EndpointDoc = {
+  summary:
+    'Authorization request: a redirect to the sign-in pages, an error to the client, or an error page.',
+  // 400: the client or its redirect URI is not trusted. 429: the client address's limit
+  // (OIDC_AUTHORIZE_RATE_PER_MINUTE), a page, never a redirect: the redirect_uri is not checked at that point.
+  errorPages: [400, 429],
+  errorPageHeaders: { 429: { 'Retry-After': 'Seconds until the limit admits another request.' } },
+};
+
 /** GET and POST /authorize. */
 export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): Endpoint[] {
-  const { interactions } = deps.pages;
+  const { interactions, settings } = deps.pages;
+  // Counted in Redis (one atomic operation, shared by every replica) before anything else: a flood over the limit
+  // costs that one operation a request, no client lookup and nothing parked.
+  const perAddress = createRateLimiter(deps.redis, {
+    keyPrefix: `${settings.rateLimitNamespace}:authorize-ip`,
+    points: settings.authorizeRate.points,
+    durationSeconds: settings.authorizeRate.windowSeconds,
+  });
 
   async function authorize(
     req: PageRequest<unknown>,
     res: Response,
     pairs: [string, string][],
   ): Promise<void> {
+    // TooManyAttempts (429, Retry-After) goes to the pages' error handler: the shared "too many" page.
+    await perAddress.consume(req.ip ?? '');
     const params = readAuthorizeParams(pairs);
     const clientId = requestedClientId(params);
     const record = clientId ? await deps.clients.get(clientId) : undefined;
@@ -129,6 +150,7 @@ export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): End
       body: { kind: 'none' },
       query: authorizeQuery,
       noStore: false,
+      doc: AUTHORIZE,
       page: (req, res) => authorize(req, res, pairsOf(req.query)),
     }),
     // The form as sent, repeats kept: a repeated parameter is the same invalid_request as on GET (sent to the
@@ -138,6 +160,7 @@ export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): End
       path: '/authorize',
       body: { kind: 'form', schema: authorizeForm, limit: 32 * 1024, repeats: 'list' },
       noStore: false,
+      doc: AUTHORIZE,
       page: (req, res) => authorize(req, res, pairsOf(req.body)),
     }),
   ];

@@ -1,0 +1,244 @@
+// The /authorize limit per client address (OIDC_AUTHORIZE_RATE_PER_MINUTE) on the real host over Redis: under it
+// a request is parked; over it GET and POST get the 429 error page with Retry-After in either locale, never a
+// redirect, and nothing is parked; two replicas share one count; another address, or the window's end, is admitted
+// again; a forged X-Forwarded-For (TRUST_PROXY unset) is no new address. The interaction pages: a flow started by
+// a view without one counts on its own counter at the same rate, so one parked request is no amplifier.
+import http from 'node:http';
+import { uniqueName, waitUntil } from '@svc/testkit';
+import {
+  type OidcPagesHost,
+  provisionRelyingParty,
+  type RelyingPartyFixture,
+  startOidcPages,
+} from './pages-kit';
+
+const REDIRECT = `https://${uniqueName('rp')}.example/cb`;
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * /authorize by GET (query) or POST (form) from `from` (a loopback address of this machine: 127.0.0.2 is another
+ * client address for the host listening on 127.0.0.1).
+ */
+function authorize(
+  host: OidcPagesHost,
+  rp: RelyingPartyFixture,
+  opts: { method?: 'GET' | 'POST'; from?: string; headers?: Record<string, string>; state?: string } = {},
+): Promise<Answer> {
+  const query = new URLSearchParams({
+    client_id: rp.clientId,
+    redirect_uri: rp.redirectUri,
+    response_type: 'code',
+    scope: 'openid',
+    // A large state: what a flood would send to grow the return records.
+    state: opts.state ?? 's'.repeat(4096),
+  }).toString();
+  const url = new URL(host.address);
+  const method = opts.method ?? 'GET';
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: url.port,
+        localAddress: opts.from ?? '127.0.0.1',
+        method,
+        path: method === 'GET' ? `/authorize?${query}` : '/authorize',
+        headers: {
+          host: url.host,
+          'accept-language': 'en-US',
+          ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+          ...opts.headers,
+        },
+        agent: false,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(method === 'POST' ? query : undefined);
+  });
+}
+
+/** GET of a same-host path from 127.0.0.1, with `cookie` when given. */
+function view(host: OidcPagesHost, path: string, cookie?: string): Promise<Answer> {
+  const url = new URL(host.address);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: url.port,
+        path,
+        headers: { host: url.host, 'accept-language': 'en-US', ...(cookie ? { cookie } : {}) },
+        agent: false,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const flowKeys = async (host: OidcPagesHost) => (await host.deps.redis.keys('oidc:flow:*')).length;
+
+/** The parked requests and return records in Redis (each parked request writes one of each). */
+async function parkedKeys(host: OidcPagesHost): Promise<number> {
+  const [live, back] = await Promise.all([
+    host.deps.redis.keys('oidc:interaction:*'),
+    host.deps.redis.keys('oidc:interaction-return:*'),
+  ]);
+  return live.length + back.length;
+}
+
+/** A host (or two replicas sharing a namespace) admitting `points` /authorize requests per address. */
+async function hostWith(points: number, more: { authorizeWindowSeconds?: number } = {}) {
+  return startOidcPages({
+    env: { OIDC_AUTHORIZE_RATE_PER_MINUTE: String(points), RATE_LIMIT_NAMESPACE: uniqueName('rl') },
+    ...more,
+  });
+}
+
+function expectLimited(a: Answer): void {
+  expect(a.status).toBe(429);
+  expect(a.headers.location).toBeUndefined();
+  expect(Number(a.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  expect(Number(a.headers['retry-after'])).toBeLessThanOrEqual(60);
+  expect(a.headers['content-type']).toMatch(/^text\/html/);
+  expect(a.headers['cache-control']).toBe('no-store');
+  expect(a.headers['content-security-policy']).toContain("default-src 'none'");
+}
+
+describe('one replica', () => {
+  let host: OidcPagesHost;
+  let rp: RelyingPartyFixture;
+  beforeAll(async () => {
+    host = await hostWith(3);
+    rp = await provisionRelyingParty(host, { redirectUris: [REDIRECT] });
+  });
+  afterAll(() => host.close());
+
+  test('under the limit parked; over it GET and POST are the 429 page with Retry-After and park nothing', async () => {
+    const before = await parkedKeys(host);
+    for (const method of ['GET', 'POST', 'GET'] as const) {
+      const a = await authorize(host, rp, { method });
+      expect(a.status).toBe(303);
+      expect(a.headers.location).toMatch(/^\/interaction\//);
+    }
+    expect(await parkedKeys(host)).toBe(before + 6);
+
+    const over = [
+      await authorize(host, rp, { method: 'GET' }),
+      await authorize(host, rp, { method: 'POST' }),
+      // A forged X-Forwarded-For (TRUST_PROXY unset) is not another client address.
+      await authorize(host, rp, {
+        headers: { 'x-forwarded-for': '203.0.113.9', forwarded: 'for=198.51.100.9' },
+      }),
+      // An unknown client too: counted before the client is looked up.
+      await authorize(host, { ...rp, clientId: 'oidc_nobody' }),
+    ];
+    for (const a of over) {
+      expectLimited(a);
+      expect(a.body).toContain('Too many attempts');
+      // Nothing of the request's trust decision nor of the limit's machinery: no client, no redirect, no store.
+      expect(a.body).not.toContain(REDIRECT);
+      expect(a.body).not.toMatch(/redis|rate-limiter|authorize-ip|127\.0\.0\.1/i);
+    }
+    expect(await parkedKeys(host)).toBe(before + 6);
+
+    const zh = await authorize(host, rp, { headers: { 'accept-language': 'zh-CN' } });
+    expectLimited(zh);
+    expect(zh.body).toContain('尝试次数过多');
+    expect(zh.body).toContain('lang="zh-CN"');
+  });
+
+  test('another client address is unaffected', async () => {
+    const before = await parkedKeys(host);
+    expectLimited(await authorize(host, rp));
+    const other = await authorize(host, rp, { from: '127.0.0.2' });
+    expect(other.status).toBe(303);
+    expect(await parkedKeys(host)).toBe(before + 2);
+  });
+});
+
+test('two replicas at once share one count: exactly the limit is parked', async () => {
+  const namespace = uniqueName('rl');
+  const env = { OIDC_AUTHORIZE_RATE_PER_MINUTE: '5', RATE_LIMIT_NAMESPACE: namespace };
+  const r1 = await startOidcPages({ env });
+  const r2 = await startOidcPages({ env, issuer: r1.url });
+  try {
+    const rp = await provisionRelyingParty(r1, { redirectUris: [REDIRECT] });
+    const before = await parkedKeys(r1);
+    const answers = await Promise.all(
+      Array.from({ length: 14 }, (_, i) =>
+        authorize(i % 2 ? r2 : r1, rp, { method: i % 4 < 2 ? 'GET' : 'POST' }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([...Array(5).fill(303), ...Array(9).fill(429)]);
+    expect(await parkedKeys(r1)).toBe(before + 10);
+  } finally {
+    await r2.close();
+    await r1.close();
+  }
+});
+
+test("the limit's window passes: the address is admitted again", async () => {
+  const host = await hostWith(2, { authorizeWindowSeconds: 2 });
+  try {
+    const rp = await provisionRelyingParty(host, { redirectUris: [REDIRECT] });
+    // Three at once, well within the 2 s window the first opens: two admitted, one refused until it ends.
+    const first = await Promise.all([authorize(host, rp), authorize(host, rp), authorize(host, rp)]);
+    expect(first.map((a) => a.status).sort()).toEqual([303, 303, 429]);
+    const over = first.find((a) => a.status === 429) as Answer;
+    expectLimited(over);
+    expect(Number(over.headers['retry-after'])).toBeLessThanOrEqual(2);
+    await waitUntil(async () => (await authorize(host, rp)).status === 303, 10_000);
+  } finally {
+    await host.close();
+  }
+});
+
+test('interaction pages: views without a flow are limited at the same rate, with one nothing more is counted', async () => {
+  const host = await hostWith(3);
+  try {
+    const rp = await provisionRelyingParty(host, { redirectUris: [REDIRECT] });
+    const parked = await authorize(host, rp);
+    const page = parked.headers.location as string;
+    const before = await flowKeys(host);
+    const fresh = [await view(host, page), await view(host, page), await view(host, page)];
+    expect(fresh.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(await flowKeys(host)).toBe(before + 3);
+    // A fourth browser without a flow (or with one this host never issued) starts none.
+    for (const cookie of [undefined, 'oidc_flow=forged']) {
+      const over = await view(host, page, cookie);
+      expectLimited(over);
+      expect(over.body).toContain('Too many attempts');
+    }
+    expect(await flowKeys(host)).toBe(before + 3);
+    // A browser holding its flow goes on; an unknown request is the 410 page, counted nowhere and writing nothing.
+    const cookie = String(fresh[0]?.headers['set-cookie']?.[0]).split(';')[0] as string;
+    expect((await view(host, page, cookie)).status).toBe(200);
+    expect((await view(host, `/interaction/${'A'.repeat(43)}`)).status).toBe(410);
+    expect(await flowKeys(host)).toBe(before + 3);
+    // The /authorize count is its own (one of its 3 spent).
+    expect((await authorize(host, rp)).status).toBe(303);
+  } finally {
+    await host.close();
+  }
+});
