@@ -80,6 +80,14 @@ test('the approval page refuses framing (clickjacking) and is never cached', asy
   expect(page.headers.get('cache-control')).toBe('no-store');
 });
 
+test("the page's assets: a name of an object's inherited member is a plain 404, not a server error", async () => {
+  for (const name of ['constructor', '__proto__', 'toString', 'valueOf']) {
+    const res = await fetch(`${a.url}/assets/${name}`);
+    expect([name, res.status]).toEqual([name, 404]);
+  }
+  expect((await fetch(`${a.url}/assets/signin.js`)).status).toBe(200);
+});
+
 test("a forged code entry cannot plant the attacker's code in a victim's browser", async () => {
   const started = (await authorize(a, app.anchor)).body as { userCode: string };
   const victim = await openPage(a);

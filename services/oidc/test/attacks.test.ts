@@ -171,6 +171,21 @@ describe('the interaction pages', () => {
     }
   });
 
+  test("the pages' assets: a name of an object's inherited member is a plain 404, not a server error", async () => {
+    for (const name of [
+      'constructor',
+      '__proto__',
+      'toString',
+      'hasOwnProperty',
+      '%ED%A0%80',
+      'nothing.js',
+    ]) {
+      const res = await fetch(`${host.url}/assets/${name}`);
+      expect([name, res.status]).toEqual([name, 404]);
+    }
+    expect((await fetch(`${host.url}/assets/signin.css`)).status).toBe(200);
+  });
+
   test('a forged consent review changes no consent', async () => {
     const { path, cookie } = await openInteraction();
     const res = await post(`${path}/review`, { email: 'GRANTED' }, { cookie });

@@ -54,7 +54,9 @@ export function assetEndpoint(): Endpoint {
       errorPages: [],
     },
     page: (req, res) => {
-      const asset = assets[String(req.params.name)];
+      // Own members only: `constructor`, `__proto__` or `toString` name no asset (an inherited one answered 500).
+      const name = String(req.params.name);
+      const asset = Object.hasOwn(assets, name) ? assets[name] : undefined;
       if (!asset) return void res.status(404).json({ reason: 'NotFound' });
       res.setHeader('Content-Type', asset.type);
       res.setHeader('Cache-Control', 'public, max-age=3600');
