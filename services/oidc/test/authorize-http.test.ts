@@ -5,7 +5,12 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createMetrics, serveMetrics } from '@svc/platform';
 import { uniqueName } from '@svc/testkit';
-import { provisionRelyingParty, type RelyingPartyFixture, useOidcPages } from './pages-kit';
+import {
+  authorizeRequestUrl,
+  provisionRelyingParty,
+  type RelyingPartyFixture,
+  useOidcPages,
+} from './pages-kit';
 
 const host = useOidcPages();
 let rp: RelyingPartyFixture;
@@ -22,20 +27,9 @@ beforeAll(async () => {
   });
 });
 
-function authorizeUrl(over: Record<string, string | undefined>, client = rp): string {
-  const params = {
-    client_id: client.clientId,
-    redirect_uri: REDIRECT,
-    response_type: 'code',
-    scope: 'openid email',
-    state: 'st-1',
-    ...over,
-  };
-  const q = new URLSearchParams(
-    Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined),
-  );
-  return `${host.url}/authorize?${q}`;
-}
+/** The client's request (its first redirect URI unless `over` names another), scope openid email, state st-1. */
+const authorizeUrl = (over: Record<string, string | undefined>, client = rp): string =>
+  authorizeRequestUrl(host.url, client, { scope: 'openid email', state: 'st-1', ...over });
 
 const get = (url: string, headers: Record<string, string> = {}) =>
   fetch(url, { redirect: 'manual', headers: { 'accept-language': 'en-US', ...headers } });

@@ -7,7 +7,12 @@
 import { settableClock, uniqueName } from '@svc/testkit';
 import type { Browser } from 'playwright-core';
 import { launchChromium, shootBothLocales } from './chromium-kit';
-import { provisionRelyingParty, type RelyingPartyFixture, useOidcPages } from './pages-kit';
+import {
+  authorizeRequestUrl,
+  provisionRelyingParty,
+  type RelyingPartyFixture,
+  useOidcPages,
+} from './pages-kit';
 import { type RelyingPartyServer, startRelyingParty } from './rp-kit';
 
 jest.setTimeout(120_000);
@@ -49,18 +54,7 @@ async function get(url: string, jar: Jar): Promise<Response> {
 /** /authorize for `rp` (state st-exp), then its interaction page once, as a browser would. */
 async function parkAndOpen(rp: RelyingPartyFixture, over: Record<string, string | undefined> = {}) {
   const jar = new Jar();
-  const params = {
-    client_id: rp.clientId,
-    redirect_uri: rp.redirectUri,
-    response_type: 'code',
-    scope: 'openid',
-    state: 'st-exp',
-    ...over,
-  };
-  const q = new URLSearchParams(
-    Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined),
-  );
-  const parked = await get(`${host.url}/authorize?${q}`, jar);
+  const parked = await get(authorizeRequestUrl(host.url, rp, { state: 'st-exp', ...over }), jar);
   expect(parked.status).toBe(303);
   const page = `${host.url}${parked.headers.get('location')}`;
   const live = await get(page, jar);
@@ -305,14 +299,7 @@ describe('in Chromium', () => {
     const context = await browser.newContext({ locale: 'en-US' });
     context.setDefaultTimeout(15_000);
     const page = await context.newPage();
-    const q = new URLSearchParams({
-      client_id: rp.clientId,
-      redirect_uri: rp.redirectUri,
-      response_type: 'code',
-      scope: 'openid',
-      state: 'st-chromium',
-    });
-    const first = await page.goto(`${host.url}/authorize?${q}`);
+    const first = await page.goto(authorizeRequestUrl(host.url, rp, { state: 'st-chromium' }));
     expect(first?.status()).toBe(200);
     expire();
     const expired = await page.reload();

@@ -130,3 +130,25 @@ export async function provisionRelyingParty(
     redirectUri: opts.redirectUris[0] as string,
   };
 }
+
+/**
+ * A request of `rp`'s to /authorize on `base`: the code flow, scope openid, its first redirect URI; `over` adds or
+ * replaces parameters (one set to undefined is left out).
+ */
+export function authorizeRequestUrl(
+  base: string,
+  rp: Pick<RelyingPartyFixture, 'clientId' | 'redirectUri'>,
+  over: Record<string, string | undefined> = {},
+): string {
+  const params = {
+    client_id: rp.clientId,
+    redirect_uri: rp.redirectUri,
+    response_type: 'code',
+    scope: 'openid',
+    ...over,
+  };
+  const q = new URLSearchParams(
+    Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  return `${base}/authorize?${q}`;
+}

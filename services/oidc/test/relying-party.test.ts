@@ -25,6 +25,7 @@ import * as client from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Keychain, launchChromium, shootBothLocales } from './chromium-kit';
 import {
+  authorizeRequestUrl,
   type OidcPagesHost,
   provisionRelyingParty,
   type RelyingPartyFixture,
@@ -522,14 +523,7 @@ describe('refusals', () => {
     const implicit = await discover(rp, [client.useIdTokenResponseType]);
     const state = client.randomState();
     const page = await context.newPage();
-    const q = new URLSearchParams({
-      client_id: rp.clientId,
-      redirect_uri: rp.redirectUri,
-      response_type: 'id_token',
-      scope: 'openid',
-      state,
-    });
-    await page.goto(`${oidc.url}/authorize?${q}`);
+    await page.goto(authorizeRequestUrl(oidc.url, rp, { response_type: 'id_token', state }));
     await atRp(page);
     const landed = new URL(page.url());
     await page.close();

@@ -6,7 +6,13 @@
 import { grantClaim, setAccountStatus } from '@svc/provisioning';
 import { expectForgedCallsRefusedFirst, makeAgent, provisionAccount, uniqueName } from '@svc/testkit';
 import { hashCode, issueAuthorizationResponse } from '../src/domain/authorization';
-import { provisionRelyingParty, type RelyingPartyFixture, startOidcPages, useOidcPages } from './pages-kit';
+import {
+  authorizeRequestUrl,
+  provisionRelyingParty,
+  type RelyingPartyFixture,
+  startOidcPages,
+  useOidcPages,
+} from './pages-kit';
 
 const host = useOidcPages();
 let rp: RelyingPartyFixture;
@@ -40,21 +46,12 @@ const get = (url: string, cookie?: string) =>
   fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
 
 /** The fixture client's code request to /authorize (state st-9), with `over` added or replaced. */
-function authorizePath(over: Record<string, string> = {}): string {
-  const q = new URLSearchParams({
-    client_id: rp.clientId,
-    redirect_uri: REDIRECT,
-    response_type: 'code',
-    scope: 'openid',
-    state: 'st-9',
-    ...over,
-  });
-  return `/authorize?${q}`;
-}
+const authorizeUrl = (over: Record<string, string> = {}) =>
+  authorizeRequestUrl(host.url, rp, { state: 'st-9', ...over });
 
 /** /authorize, then the interaction page it parks the request at, with the browser's cookie. */
 async function authorize(over: Record<string, string>, cookie?: string) {
-  const parked = await get(`${host.url}${authorizePath(over)}`, cookie);
+  const parked = await get(authorizeUrl(over), cookie);
   expect(parked.status).toBe(303);
   const page = `${host.url}${parked.headers.get('location')}`;
   return { page, res: await get(page, cookie) };
@@ -158,7 +155,7 @@ test('prompt=login, select_account and an exceeded max_age show the sign-in page
 
 test('a forged passkey call of the sign-in page (no or a wrong CSRF token, a foreign Origin) is 403 before its malformed body is 400', async () => {
   const a = makeAgent(host.url);
-  const parked = await a.request(authorizePath());
+  const parked = await a.request(authorizeUrl());
   expect(parked.res.status).toBe(303);
   const interaction = new URL(parked.res.headers.get('location') ?? '', host.url).pathname;
   expect((await a.request(interaction)).text).toContain('Sign in with a passkey');
@@ -212,7 +209,7 @@ function expectOthersNeverAnswerTheClient(answers: Response[], losers: number): 
 
 test('two tabs finishing one request: the client is answered once', async () => {
   const s = await signedIn();
-  const parked = await get(`${host.url}${authorizePath({ state: 'st-race' })}`, s.cookie);
+  const parked = await get(authorizeUrl({ state: 'st-race' }), s.cookie);
   const page = `${host.url}${parked.headers.get('location')}`;
   const answers = await Promise.all(Array.from({ length: 6 }, () => get(page, s.cookie)));
   const toClient = answers.filter((r) => r.status === 303);
@@ -264,7 +261,7 @@ test('two replicas: a request parked on one is finished on the other, and racing
   const replica = await startOidcPages({ issuer: host.url });
   try {
     const s = await signedIn();
-    const parked = await get(`${host.url}${authorizePath({ state: 'st-replica' })}`, s.cookie);
+    const parked = await get(authorizeUrl({ state: 'st-replica' }), s.cookie);
     const path = parked.headers.get('location');
     const answers = await Promise.all(
       [host.address, replica.address, host.address, replica.address].map((base) =>
