@@ -3,7 +3,8 @@
 // refused before they change anything, pages that refuse framing, and /end-session: another person's (genuine) ID
 // token never signs the browser's person out, a hint of one client never redirects to another's URI.
 import { uniqueName } from '@svc/testkit';
-import { provisionRelyingParty, type RelyingPartyFixture, useOidcPages } from './pages-kit';
+import { decodeJwt } from 'jose';
+import { provisionRelyingParty, type RelyingPartyFixture, startOidcPages, useOidcPages } from './pages-kit';
 import { codeFor, exchange, grantFor, provisionRp } from './token-kit';
 
 const host = useOidcPages();
@@ -190,6 +191,41 @@ describe('the interaction pages', () => {
     const { path, cookie } = await openInteraction();
     const res = await post(`${path}/review`, { email: 'GRANTED' }, { cookie });
     expect([res.status, res.headers.get('location')]).toEqual([403, null]);
+  });
+});
+
+describe('authorization codes', () => {
+  test('one code raced on two replicas by its client and by a thief client: at most one wins, and is revoked', async () => {
+    const replica = await startOidcPages({ issuer: host.url });
+    try {
+      const victim = await provisionRp(host);
+      const thief = await provisionRp(host);
+      const code = await codeFor(host, grantFor(victim));
+      const answers = await Promise.all([
+        exchange(host, victim, code),
+        exchange(replica, victim, code),
+        exchange(host, thief, code),
+        exchange(replica, thief, code),
+        exchange(replica, victim, code),
+        exchange(host, victim, code),
+      ]);
+      const won = answers.filter((a) => a.status === 200);
+      expect(won.length).toBeLessThanOrEqual(1);
+      expect(answers.filter((a) => a.status === 400 && a.body?.error === 'invalid_grant')).toHaveLength(
+        answers.length - won.length,
+      );
+      // The thief never holds tokens; whatever the winner got is revoked by the replays.
+      for (const w of won) {
+        expect(decodeJwt(w.body.id_token).aud).toBe(victim.client.clientId);
+        const sid = decodeJwt(w.body.access_token).sid as string;
+        const row = await host.infra.db.session.findUniqueOrThrow({ where: { id: sid } });
+        expect(row.status).toBe('REVOKED');
+      }
+      // However the race went, the code is spent for everyone.
+      expect((await exchange(host, victim, code)).body?.error).toBe('invalid_grant');
+    } finally {
+      await replica.close();
+    }
   });
 });
 
