@@ -66,6 +66,7 @@ describe('redirect_uri: exact match only', () => {
       const res = await get(authorizeUrl({ redirect_uri }));
       expect([redirect_uri, res.status, res.headers.get('location')]).toEqual([redirect_uri, 400, null]);
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(csp(res).get('frame-ancestors')).toBe("'none'");
       // The message names no request input (the look-alike would be a phishing link on our own origin); only
       // the language switch leads to the same request on this host.
       const main = (await res.text()).split('<main')[1] ?? '';
@@ -295,6 +296,7 @@ describe('/end-session', () => {
     const hint = (await exchange(host, a, await codeFor(host, grantFor(a)))).body.id_token as string;
     const res = await endSession({ id_token_hint: hint }, 'oidc_session=%E0%A4%A');
     expect(res.status).toBe(200);
+    expect(csp(res).get('frame-ancestors')).toBe("'none'");
     expect(await res.text()).not.toMatch(/Error|at \w+ \(/);
   });
 });
