@@ -27,6 +27,12 @@ export interface ConnectConfig
    * (ACCOUNT_REAUTH_SECONDS, default 300); later, a passkey confirmation (step-up) comes first.
    */
   accountReauthSeconds: number;
+  /**
+   * Flows (and account page sessions) started per client address per window (CONNECT_NEW_FLOW_RATE_PER_MINUTE,
+   * default 120, a window of 60 s): every page view by a browser without one writes one to Redis for
+   * FLOW_TTL_SECONDS.
+   */
+  newFlowRate: { points: number; windowSeconds: number };
 }
 
 function connectVars(production: boolean) {
@@ -36,6 +42,10 @@ function connectVars(production: boolean) {
     WEBAUTHN_ORIGIN: textVar(''),
     INQUIRY_TTL_SECONDS: intVar(600, { min: 1 }),
     ACCOUNT_REAUTH_SECONDS: intVar(300, { min: 1, max: 3600 }),
+    // Per client address, and an office behind one NAT shares one address: a browser starts one flow per page it
+    // first opens (its cookie then lasts the flow's lifetime), so 120 a minute admits dozens of people within the
+    // same minute, while a loop of cookieless views writes at most 120 flows a minute (~260 B each, 30 min).
+    CONNECT_NEW_FLOW_RATE_PER_MINUTE: intVar(120, { min: 1 }),
   };
 }
 
@@ -53,6 +63,7 @@ export function connectConfigFromEnv(env: Env): ConnectConfig {
       origin: v.WEBAUTHN_ORIGIN || site.origin,
       inquiryTtlSeconds: v.INQUIRY_TTL_SECONDS,
       accountReauthSeconds: v.ACCOUNT_REAUTH_SECONDS,
+      newFlowRate: { points: v.CONNECT_NEW_FLOW_RATE_PER_MINUTE, windowSeconds: 60 },
       rateLimitNamespace: v.RATE_LIMIT_NAMESPACE || 'connect',
     };
   });

@@ -39,9 +39,13 @@ export interface PageHarness {
   close(): Promise<void>;
 }
 
-/** Both hosts over one infra; `guesses` sets the user-code guess limits (own counters per harness). */
+/**
+ * Both hosts over one infra; `guesses` sets the user-code guess limits, `newFlows` the flows started per address
+ * per minute (own counters per harness).
+ */
 export async function startPages(
   guesses: Partial<DevicePagesConfig['codeGuesses']> = {},
+  newFlows?: number,
 ): Promise<PageHarness> {
   const infra = openInfra();
   const mailbox = await startMailbox();
@@ -64,6 +68,7 @@ export async function startPages(
       ...base.pages,
       rateLimitNamespace: `${redisPrefix}:pages`,
       codeGuesses: { ...base.pages.codeGuesses, ...guesses },
+      newFlowRate: { ...base.pages.newFlowRate, ...(newFlows ? { points: newFlows } : {}) },
     },
   };
   const deps = deviceDepsOf(

@@ -110,6 +110,8 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
   async function open(req: PageRequest<unknown>, res: Response): Promise<AccountRequest> {
     let found = await existing(req);
     if (!found) {
+      // Each view without a session writes one (for FLOW_TTL_SECONDS): counted per address like the flows.
+      await site.newFlowLimit?.consume(req.ip ?? '');
       found = await sessions.create();
       setCookie(res, found.id);
     }

@@ -14,6 +14,11 @@ import {
 export interface DevicePagesConfig extends SigninConfig, SigninSettings {
   /** Typed user codes (right, wrong or malformed) per client address and per signed-in account, per window. */
   codeGuesses: { perAddress: number; perAccount: number; windowSeconds: number };
+  /**
+   * Flows started per client address per window (DEVICE_NEW_FLOW_RATE_PER_MINUTE, default 120, a window of 60 s):
+   * every view of /device by a browser without a flow writes one to Redis for FLOW_TTL_SECONDS.
+   */
+  newFlowRate: { points: number; windowSeconds: number };
 }
 
 /** The page's variables: the shared sign-in ones plus the user-code guess limits. */
@@ -23,6 +28,10 @@ export function devicePagesVars() {
     DEVICE_RL_USER_CODE_PER_ADDRESS: intVar(20, { min: 1 }),
     DEVICE_RL_USER_CODE_PER_ACCOUNT: intVar(10, { min: 1 }),
     DEVICE_RL_USER_CODE_WINDOW_SECONDS: intVar(600, { min: 1 }),
+    // Per client address, and an office behind one NAT shares one address: a browser starts one flow when it first
+    // opens /device (its cookie then lasts the flow's lifetime), so 120 a minute admits dozens of people within the
+    // same minute, while a loop of cookieless views writes at most 120 flows a minute (~260 B each, 30 min).
+    DEVICE_NEW_FLOW_RATE_PER_MINUTE: intVar(120, { min: 1 }),
   };
 }
 
@@ -41,5 +50,6 @@ export function devicePagesConfigOf(
       perAccount: v.DEVICE_RL_USER_CODE_PER_ACCOUNT,
       windowSeconds: v.DEVICE_RL_USER_CODE_WINDOW_SECONDS,
     },
+    newFlowRate: { points: v.DEVICE_NEW_FLOW_RATE_PER_MINUTE, windowSeconds: 60 },
   };
 }

@@ -60,6 +60,13 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
     namespace: 'device',
     receiptChannel: 'DEVICE_BROWSER',
     messages: DEVICE_MESSAGES,
+    // A view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS): without a count, a loop of cookieless
+    // views of /device would write without bound.
+    newFlowLimit: createRateLimiter(deps.redis, {
+      keyPrefix: `${pages.rateLimitNamespace}:new-flow-ip`,
+      points: pages.newFlowRate.points,
+      durationSeconds: pages.newFlowRate.windowSeconds,
+    }),
   });
   const limiter = (name: string, points: number) =>
     createRateLimiter(deps.redis, {

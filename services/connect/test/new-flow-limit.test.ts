@@ -1,0 +1,101 @@
+// The new-flow limit per client address (CONNECT_NEW_FLOW_RATE_PER_MINUTE) on the real host over Redis: views of an
+// inquiry page, or of /account, by a browser without a flow (or account session) start one until the limit; past
+// it a 429 "too many attempts" page with Retry-After and nothing written to Redis. A browser holding its flow or
+// session goes on, another client address is admitted, and a forged X-Forwarded-For (TRUST_PROXY unset) is no
+// new address.
+import http from 'node:http';
+import { provisionBackend } from '@svc/testkit';
+import { type ConnectHost, useConnectHost } from './helpers';
+
+const cx = useConnectHost({ config: { newFlowRate: { points: 3, windowSeconds: 60 } } });
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** GET of a path from `from` (127.0.0.2 is another client address of the host listening on 127.0.0.1). */
+function view(
+  host: ConnectHost,
+  path: string,
+  opts: { cookie?: string; from?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const url = new URL(host.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: url.port,
+        localAddress: opts.from ?? '127.0.0.1',
+        path,
+        headers: {
+          host: url.host,
+          'accept-language': 'en-US',
+          ...(opts.cookie ? { cookie: opts.cookie } : {}),
+          ...opts.headers,
+        },
+        agent: false,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Flows and account page sessions in Redis: what a view without one writes. */
+async function written(host: ConnectHost): Promise<number> {
+  const [flows, sessions] = await Promise.all([
+    host.deps.redis.keys('connect:flow:session:*'),
+    host.deps.redis.keys('connect:account:session:*'),
+  ]);
+  return flows.length + sessions.length;
+}
+
+const cookieOf = (a: Answer) => String(a.headers['set-cookie']?.[0]).split(';')[0] as string;
+
+function expectLimited(a: Answer): void {
+  expect(a.status).toBe(429);
+  expect(a.headers.location).toBeUndefined();
+  expect(a.headers['set-cookie']).toBeUndefined();
+  expect(Number(a.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  expect(Number(a.headers['retry-after'])).toBeLessThanOrEqual(60);
+  expect(a.headers['content-type']).toMatch(/^text\/html/);
+  expect(a.headers['cache-control']).toBe('no-store');
+  expect(a.body).toContain('Too many attempts');
+}
+
+test('inquiry and account pages: views without a flow or session over the limit are the 429 page and write nothing', async () => {
+  const host = cx.host;
+  const backend = await provisionBackend(cx.infra, host.url);
+  const est = await backend.establish({});
+  const inquiry = `/inquiries/${est.body.exposureKey}`;
+  const before = await written(host);
+  // One count for both kinds: two inquiry flows and one account session.
+  const fresh = [await view(host, inquiry), await view(host, inquiry), await view(host, '/account')];
+  expect(fresh.map((a) => a.status)).toEqual([200, 200, 200]);
+  expect(await written(host)).toBe(before + 3);
+  // Past it: no cookie, a cookie the host never issued, a forged client address: nothing written.
+  for (const path of [inquiry, '/account']) {
+    expectLimited(await view(host, path));
+    expectLimited(await view(host, path, { cookie: 'connect_flow=forged; connect_account=forged' }));
+    expectLimited(await view(host, path, { headers: { 'x-forwarded-for': '203.0.113.9' } }));
+  }
+  expect(await written(host)).toBe(before + 3);
+  // Browsers holding their flow or session go on, counted nowhere.
+  expect((await view(host, inquiry, { cookie: cookieOf(fresh[0] as Answer) })).status).toBe(200);
+  expect((await view(host, '/account', { cookie: cookieOf(fresh[2] as Answer) })).status).toBe(200);
+  expect(await written(host)).toBe(before + 3);
+  // Another client address has a count of its own.
+  const other = await view(host, '/account', { from: '127.0.0.2' });
+  expect(other.status).toBe(200);
+  expect(await written(host)).toBe(before + 4);
+});

@@ -1,0 +1,87 @@
+// The new-flow limit per client address (DEVICE_NEW_FLOW_RATE_PER_MINUTE) on the real approval page over Redis:
+// views of /device by a browser without a flow start one until the limit; past it a 429 "too many attempts" page
+// with Retry-After and no flow written. A browser holding its flow goes on, another client address is admitted,
+// and a forged X-Forwarded-For (TRUST_PROXY unset) is no new address.
+import http from 'node:http';
+import { type PageHarness, startPages } from './page-kit';
+
+let h: PageHarness;
+beforeAll(async () => {
+  h = await startPages({}, 3);
+});
+afterAll(() => h?.close());
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** GET of a path from `from` (127.0.0.2 is another client address of the host listening on 127.0.0.1). */
+function view(
+  path: string,
+  opts: { cookie?: string; from?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const url = new URL(h.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: url.port,
+        localAddress: opts.from ?? '127.0.0.1',
+        path,
+        headers: {
+          host: url.host,
+          'accept-language': 'en-US',
+          ...(opts.cookie ? { cookie: opts.cookie } : {}),
+          ...opts.headers,
+        },
+        agent: false,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const flows = async () => (await h.deps.redis.keys('device:flow:session:*')).length;
+const cookieOf = (a: Answer) => String(a.headers['set-cookie']?.[0]).split(';')[0] as string;
+
+function expectLimited(a: Answer): void {
+  expect(a.status).toBe(429);
+  expect(a.headers.location).toBeUndefined();
+  expect(a.headers['set-cookie']).toBeUndefined();
+  expect(Number(a.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  expect(Number(a.headers['retry-after'])).toBeLessThanOrEqual(60);
+  expect(a.headers['content-type']).toMatch(/^text\/html/);
+  expect(a.headers['cache-control']).toBe('no-store');
+  expect(a.body).toContain('Too many attempts');
+}
+
+test('/device: views without a flow over the limit are the 429 page and write nothing; a browser with its flow goes on', async () => {
+  const before = await flows();
+  const fresh = [await view('/device'), await view('/device?user_code=ABCD-EFGH'), await view('/device')];
+  expect(fresh.map((a) => a.status)).toEqual([200, 200, 200]);
+  expect(await flows()).toBe(before + 3);
+  // Past it: no cookie, a cookie the host never issued, a forged client address: nothing written.
+  expectLimited(await view('/device'));
+  expectLimited(await view('/device', { cookie: 'device_flow=forged' }));
+  expectLimited(await view('/device', { headers: { 'x-forwarded-for': '203.0.113.9' } }));
+  expect(await flows()).toBe(before + 3);
+  // A browser holding its flow goes on, counted nowhere.
+  const own = await view('/device', { cookie: cookieOf(fresh[0] as Answer) });
+  expect(own.status).toBe(200);
+  expect(own.headers['set-cookie']).toBeUndefined();
+  expect(await flows()).toBe(before + 3);
+  // Another client address has a count of its own.
+  expect((await view('/device', { from: '127.0.0.2' })).status).toBe(200);
+  expect(await flows()).toBe(before + 4);
+});
