@@ -21,9 +21,46 @@ interface Answer {
 }
 
 /**
- * /authorize by GET (query) or POST (form) from `from` (a loopback address of this machine: 127.0.0.2 is another
- * client address for the host listening on 127.0.0.1).
+ * One request to the host on a fresh connection from `from` (a loopback address of this machine: 127.0.0.2 is
+ * another client address for the host listening on 127.0.0.1), in English.
  */
+function send(
+  host: OidcPagesHost,
+  opts: {
+    method?: 'GET' | 'POST';
+    path: string;
+    from?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  },
+): Promise<Answer> {
+  const url = new URL(host.address);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: url.port,
+        localAddress: opts.from ?? '127.0.0.1',
+        method: opts.method ?? 'GET',
+        path: opts.path,
+        headers: { host: url.host, 'accept-language': 'en-US', ...opts.headers },
+        agent: false,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+/** /authorize by GET (query) or POST (form) from `from` (see `send`). */
 function authorize(
   host: OidcPagesHost,
   rp: RelyingPartyFixture,
@@ -37,63 +74,19 @@ function authorize(
     // A large state: what a flood would send to grow the return records.
     state: opts.state ?? 's'.repeat(4096),
   }).toString();
-  const url = new URL(host.address);
-  const method = opts.method ?? 'GET';
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: url.port,
-        localAddress: opts.from ?? '127.0.0.1',
-        method,
-        path: method === 'GET' ? `/authorize?${query}` : '/authorize',
-        headers: {
-          host: url.host,
-          'accept-language': 'en-US',
-          ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-          ...opts.headers,
-        },
-        agent: false,
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          body += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end(method === 'POST' ? query : undefined);
+  const post = opts.method === 'POST';
+  return send(host, {
+    method: opts.method,
+    from: opts.from,
+    path: post ? '/authorize' : `/authorize?${query}`,
+    headers: { ...(post ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...opts.headers },
+    body: post ? query : undefined,
   });
 }
 
 /** GET of a same-host path from 127.0.0.1, with `cookie` when given. */
-function view(host: OidcPagesHost, path: string, cookie?: string): Promise<Answer> {
-  const url = new URL(host.address);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: url.port,
-        path,
-        headers: { host: url.host, 'accept-language': 'en-US', ...(cookie ? { cookie } : {}) },
-        agent: false,
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          body += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
+const view = (host: OidcPagesHost, path: string, cookie?: string): Promise<Answer> =>
+  send(host, { path, headers: cookie ? { cookie } : {} });
 
 const flowKeys = async (host: OidcPagesHost) => (await host.deps.redis.keys('oidc:flow:*')).length;
 
