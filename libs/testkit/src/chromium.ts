@@ -75,3 +75,20 @@ export async function shootBothLocales(page: Page, dir: string, name: string): P
   url.searchParams.set('lang', 'en-US');
   await page.goto(url.toString());
 }
+
+/**
+ * On a sign-in page in English (any host's: the steps are libs/signin's): proves `email` by the code `codeFor`
+ * reads from the mailbox, then creates a passkey on the page's virtual authenticator (a sign-up, or a passkey added
+ * to the address's account). Resolves once the passkey button is clicked; the caller waits for what follows.
+ */
+export async function signUpByEmailCode(
+  page: Page,
+  email: string,
+  codeFor: (email: string) => Promise<string>,
+): Promise<void> {
+  await page.getByLabel('Email address').fill(email);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await page.getByLabel('Code').fill(await codeFor(email));
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('button', { name: 'Create a passkey' }).click();
+}

@@ -11,6 +11,7 @@ import {
   type Backend,
   postJson,
   provisionBackend,
+  signUpByEmailCode,
   uniqueName,
   type VirtualAuthenticator,
 } from '@svc/testkit';
@@ -99,11 +100,7 @@ describe('the account page', () => {
     const { context, page, authenticator } = await openPage();
     await page.goto(`${cx.host.url}/inquiries/${est.body.exposureKey}`);
     const seen = mailCount(cx.mailbox, email);
-    await page.getByLabel('Email address').fill(email);
-    await page.getByRole('button', { name: 'Send me a code' }).click();
-    await page.getByLabel('Code').fill(await codeAfter(cx.mailbox, email, seen));
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByRole('button', { name: 'Create a passkey' }).click();
+    await signUpByEmailCode(page, email, (to) => codeAfter(cx.mailbox, to, seen));
     await page.getByLabel('I have read and accept the basic terms').check();
     await page.getByRole('button', { name: 'Accept and continue' }).click();
     await page.locator('input[name="consent_email"][value="GRANTED"]').check();

@@ -12,6 +12,7 @@ import {
   makeAgent,
   postJson,
   provisionBackend,
+  signUpByEmailCode,
   uniqueName,
   waitUntil,
 } from '@svc/testkit';
@@ -88,11 +89,7 @@ async function signUpOnConnect(page: Page, email: string, harness = h): Promise<
   const est = await backend.establish({ returnMethods: [{ type: 'REVEAL', payload: {} }] });
   expect(est.status).toBe(200);
   await page.goto(`${harness.connect.url}/inquiries/${est.body.exposureKey}?lang=en-US`);
-  await page.getByLabel('Email address').fill(email);
-  await page.getByRole('button', { name: 'Send me a code' }).click();
-  await page.getByLabel('Code').fill(await harness.mailbox.codeFor(email));
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await page.getByRole('button', { name: 'Create a passkey' }).click();
+  await signUpByEmailCode(page, email, harness.mailbox.codeFor);
   await page.getByLabel('I have read and accept the basic terms').check();
   await page.getByRole('button', { name: 'Accept and continue' }).click();
   await page.getByRole('heading', { name: 'You are signed in' }).waitFor();

@@ -7,6 +7,7 @@ import {
   mailBodyText,
   postJson,
   provisionAccount,
+  signUpByEmailCode,
   waitUntil,
 } from '@svc/testkit';
 import type { Browser } from 'playwright-core';
@@ -44,11 +45,7 @@ test('a passkey added to an existing account on the approval page mails its owne
     await page.goto(`${h.url}/device`);
     await page.locator('#user-code').fill((started.body as { userCode: string }).userCode);
     await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByLabel('Email address').fill(email);
-    await page.getByRole('button', { name: 'Send me a code' }).click();
-    await page.getByLabel('Code').fill(await h.mailbox.codeFor(email));
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.locator('[data-passkey="register"]').click();
+    await signUpByEmailCode(page, email, h.mailbox.codeFor);
     await waitUntil(async () => notices(email).length > 0);
   } finally {
     await context.close();

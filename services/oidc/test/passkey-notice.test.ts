@@ -7,12 +7,13 @@ import {
   type Mailbox,
   mailBodyText,
   provisionAccount,
+  signUpByEmailCode,
   startMailbox,
   uniqueName,
   waitUntil,
 } from '@svc/testkit';
 import type { Browser } from 'playwright-core';
-import { type OidcPagesHost, provisionRelyingParty, startOidcPages } from './pages-kit';
+import { authorizeRequestUrl, type OidcPagesHost, provisionRelyingParty, startOidcPages } from './pages-kit';
 
 jest.setTimeout(120_000);
 
@@ -37,26 +38,14 @@ const notices = (to: string) =>
 
 test('a passkey added to an existing account on the interaction pages mails its owner', async () => {
   const { id, email } = await provisionAccount(oidc.infra);
-  const redirectUri = `https://${uniqueName('rp')}.example/cb`;
-  const rp = await provisionRelyingParty(oidc, { redirectUris: [redirectUri] });
-  const query = new URLSearchParams({
-    client_id: rp.clientId,
-    redirect_uri: redirectUri,
-    response_type: 'code',
-    scope: 'openid',
-    state: 's',
-  });
+  const rp = await provisionRelyingParty(oidc, { redirectUris: [`https://${uniqueName('rp')}.example/cb`] });
   const context = await browser.newContext({ locale: 'en-US' });
   context.setDefaultTimeout(15_000);
   try {
     const page = await context.newPage();
     await addAuthenticator(context, page);
-    await page.goto(`${oidc.url}/authorize?${query}`);
-    await page.getByLabel('Email address').fill(email);
-    await page.getByRole('button', { name: 'Send me a code' }).click();
-    await page.getByLabel('Code').fill(await mailbox.codeFor(email));
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.locator('[data-passkey="register"]').click();
+    await page.goto(authorizeRequestUrl(oidc.url, rp, { state: 's' }));
+    await signUpByEmailCode(page, email, mailbox.codeFor);
     await waitUntil(async () => notices(email).length > 0);
   } finally {
     await context.close();

@@ -12,6 +12,7 @@ import {
   type Mailbox,
   openInfra,
   provisionBackend,
+  signUpByEmailCode,
   startConnectProcess,
   startMailbox,
   type TestInfra,
@@ -175,11 +176,7 @@ describe('a person signed up on connect signs in on the OIDC host with the same 
     expect(est.status).toBe(200);
     const page = await keychain.page(context);
     await page.goto(`${connect.url}/inquiries/${est.body.exposureKey}`);
-    await page.getByLabel('Email address').fill(email);
-    await page.getByRole('button', { name: 'Send me a code' }).click();
-    await page.getByLabel('Code').fill(await mailbox.codeFor(email));
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByRole('button', { name: 'Create a passkey' }).click();
+    await signUpByEmailCode(page, email, mailbox.codeFor);
     await page.getByLabel('I have read and accept the basic terms').check();
     await page.getByRole('button', { name: 'Accept and continue' }).click();
     await page.getByRole('heading', { name: 'You are signed in' }).waitFor();
@@ -446,11 +443,7 @@ describe('a newcomer signs up on the OIDC pages', () => {
     await page.goto(url.href);
     // ui_locales=en wins over the browser's Chinese.
     await page.getByRole('heading', { name: 'Sign in to Harbor Photos' }).waitFor();
-    await page.getByLabel('Email address').fill(newcomer);
-    await page.getByRole('button', { name: 'Send me a code' }).click();
-    await page.getByLabel('Code').fill(await mailbox.codeFor(newcomer));
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByRole('button', { name: 'Create a passkey' }).click();
+    await signUpByEmailCode(page, newcomer, mailbox.codeFor);
     await page.getByLabel('I have read and accept the basic terms').check();
     await page.getByRole('button', { name: 'Accept and continue' }).click();
     await page.getByRole('heading', { name: 'What Harbor Photos can see' }).waitFor();
