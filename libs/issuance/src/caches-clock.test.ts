@@ -2,16 +2,12 @@
 // the current terms are reused while the clock stands inside the window and read again once it has moved past it.
 import type { Db } from '@svc/db';
 import { setAppStatus } from '@svc/provisioning';
-import { ensureBaselineTerms, openInfra, provisionApp, settableClock, type TestInfra } from '@svc/testkit';
+import { ensureBaselineTerms, provisionApp, settableClock, useInfra } from '@svc/testkit';
 import { createApplicationCache } from './application-context';
 import { createTermsCache } from './snapshot';
 
-let infra: TestInfra;
-beforeAll(async () => {
-  infra = openInfra();
-  await ensureBaselineTerms(infra.db);
-});
-afterAll(() => infra.close());
+const infra = useInfra();
+beforeAll(() => ensureBaselineTerms(infra.db));
 
 test('an application context is reused for APP_CACHE_TTL_MS by the clock, then read again', async () => {
   const clock = settableClock();

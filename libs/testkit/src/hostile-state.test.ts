@@ -1,13 +1,9 @@
 // The hostile-input state check: a refusal may add or change nothing, and a key may be gone only because it lapsed
 // (replay keys live as long as the token they saw, so a long fuzz run under load outlives some), against real Redis.
 import { randomUUID } from 'node:crypto';
-import { expectStateKept, openInfra, provisionApp, snapshotState, type TestInfra, waitUntil } from './index';
+import { expectStateKept, provisionApp, snapshotState, useInfra, waitUntil } from './index';
 
-let infra: TestInfra;
-beforeAll(() => {
-  infra = openInfra();
-});
-afterAll(() => infra.close());
+const infra = useInfra();
 
 async function scoped() {
   const app = await provisionApp(infra);

@@ -1,11 +1,9 @@
 // Test support: real PostgreSQL and Redis connections, unique fixtures per test, and hosts on free ports.
 import { randomBytes } from 'node:crypto';
 import type { RequestListener, Server } from 'node:http';
-import { createPrisma, type Db } from '@svc/db';
-import { type HostParts, issuanceDepsOf, issuingConfigFromEnv } from '@svc/host';
-import { createApplicationCache, type IssuanceDeps } from '@svc/issuance';
-import { createKeyRing, type KeyRing } from '@svc/keyring';
-import { type Clock, createRedis, type Logger, listen, type Redis, systemClock } from '@svc/platform';
+import type { HostParts } from '@svc/host';
+import { createApplicationCache } from '@svc/issuance';
+import { type Logger, listen } from '@svc/platform';
 import {
   acceptTerms,
   addClientKey,
@@ -17,48 +15,11 @@ import {
   createSector,
   setClaims,
 } from '@svc/provisioning';
-import { AUDIENCE, type Kek, kekFromBytes } from '@svc/token-core';
+import { AUDIENCE } from '@svc/token-core';
 import { type CryptoKey, exportJWK, generateKeyPair } from 'jose';
 import { signClientAuth } from './client-auth';
-import { testEnv } from './config';
 import { contractChecked } from './contract';
-
-export interface TestInfra {
-  db: Db;
-  redis: Redis;
-  subscriber: Redis;
-  keyRing: KeyRing;
-  issuance: IssuanceDeps;
-  close(): Promise<void>;
-}
-
-/**
- * Opens connections to the test database (or to `over`, a database the caller owns and closes) and Redis (or the
- * Redis at `redisUrl`), and a key ring and issuance core whose clock is `clock` (a test's settable clock, else the
- * system clock); close them in afterAll.
- */
-export function openInfra(opts: { over?: Db; clock?: Clock; redisUrl?: string } = {}): TestInfra {
-  const config = issuingConfigFromEnv('session', testEnv());
-  const db = opts.over ?? createPrisma(config.databaseUrl);
-  const redis = createRedis(opts.redisUrl ?? config.redisUrl);
-  const subscriber = createRedis(opts.redisUrl ?? config.redisUrl);
-  const kek = testKek();
-  const clock = opts.clock ?? systemClock;
-  const keyRing = createKeyRing({ db, kek, subscriber, clock });
-  const issuance = issuanceDepsOf(config, { db, keyRing, kek }, clock);
-  return {
-    db,
-    redis,
-    subscriber,
-    keyRing,
-    issuance,
-    async close() {
-      await keyRing.close();
-      await redis.quit().catch(() => undefined);
-      if (!opts.over) await db.$disconnect();
-    },
-  };
-}
+import type { TestInfra } from './infra';
 
 /**
  * What every host's deps carry of the core, over a test's infrastructure; no application cache, since fixtures
@@ -73,11 +34,6 @@ export function hostPartsOf(infra: TestInfra, logger: Logger): HostParts {
     apps: createApplicationCache(infra.db, 0, infra.issuance.clock),
     logger,
   };
-}
-
-/** The KEK of every test process and of the hosts tests start (the development KEK, as testEnv leaves it unset). */
-export function testKek(): Kek {
-  return kekFromBytes(issuingConfigFromEnv('session', testEnv()).kekBytes);
 }
 
 export function uniqueName(prefix = 't'): string {
@@ -323,9 +279,10 @@ export {
   snapshotState,
   type Tally,
 } from './hostile';
+export { type InfraOptions, openInfra, type TestInfra, testKek } from './infra';
 export * from './mailbox';
 export { type Agent, makeAgent } from './page-agent';
-export { useStarted } from './per-file';
+export { useInfra, useStarted } from './per-file';
 export { type RawAnswer, type RawRequest, sendRaw } from './raw-request';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';
 export {

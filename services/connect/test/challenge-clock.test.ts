@@ -1,14 +1,10 @@
 // A WebAuthn challenge lives five minutes on the host's one Clock, in the sign-in flows (libs/signin) and on the
 // account page's sessions alike: the test moves the settable clock instead of waiting.
 import { createFlowStore } from '@svc/signin';
-import { openInfra, settableClock, type TestInfra, uniqueName } from '@svc/testkit';
+import { settableClock, uniqueName, useInfra } from '@svc/testkit';
 import { createAccountSessionStore } from '../src/store/account-sessions';
 
-let infra: TestInfra;
-beforeAll(() => {
-  infra = openInfra();
-});
-afterAll(() => infra.close());
+const infra = useInfra();
 
 test('a sign-in flow challenge is answerable until five minutes have passed on the clock', async () => {
   const clock = settableClock();

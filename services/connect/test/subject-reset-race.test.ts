@@ -3,22 +3,14 @@
 // afterwards exactly one live subject per principal and sector, and no live session under a retired subject.
 import { type IssuanceDeps, issueSession, loadApplication } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
-import { openInfra, provisionAccount, provisionApp, type TestInfra } from '@svc/testkit';
+import { provisionAccount, provisionApp, type TestInfra, useInfra } from '@svc/testkit';
 import { resetSectorIdentifier } from '../src/domain/account-page';
 import { createAccountPageStore } from '../src/store/account-page';
 
 jest.setTimeout(120_000);
 
-let a: TestInfra;
-let b: TestInfra;
-beforeAll(() => {
-  a = openInfra();
-  b = openInfra();
-});
-afterAll(async () => {
-  await a?.close();
-  await b?.close();
-});
+const a = useInfra();
+const b = useInfra();
 
 const reset = (infra: TestInfra, accountId: string, sectorId: string) =>
   resetSectorIdentifier(

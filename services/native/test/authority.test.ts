@@ -10,16 +10,15 @@ import {
   postJson,
   provisionApp,
   type RunningTestHost,
-  type TestInfra,
   testUrls,
   uniqueName,
+  useInfra,
   whileSubjectHeld,
 } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import {
   accessKeyFor,
-  openInfra,
   publicKeyFor,
   sessionCount,
   settledAccount,
@@ -29,25 +28,21 @@ import {
 
 /** The host's own connections carry this application_name, so the test can tell them from any other backend. */
 const HOST_CONNECTIONS = uniqueName('native-authority');
-let infra: TestInfra;
-let hostInfra: TestInfra;
+const infra = useInfra();
+// The attempt waits on the test's table lock as long as the test takes: no 2 s statement bound for it.
+const hostInfra = useInfra(() => {
+  const url = new URL(testUrls.database);
+  url.searchParams.set('application_name', HOST_CONNECTIONS);
+  return { over: createPrisma(url.toString(), { ...DEFAULT_DB_BOUNDS, statementTimeoutMs: 60_000 }) };
+});
 let host: RunningTestHost;
 
 beforeAll(async () => {
-  infra = openInfra();
-  const url = new URL(testUrls.database);
-  url.searchParams.set('application_name', HOST_CONNECTIONS);
-  // The attempt waits on the test's table lock as long as the test takes: no 2 s statement bound for it.
-  hostInfra = openInfra({
-    over: createPrisma(url.toString(), { ...DEFAULT_DB_BOUNDS, statementTimeoutMs: 60_000 }),
-  });
   host = await startNative(hostInfra);
 });
 afterAll(async () => {
   await host.close();
-  await hostInfra.close();
   await hostInfra.db.$disconnect();
-  await infra.close();
 });
 
 describe('POST /errand with workload tokens', () => {

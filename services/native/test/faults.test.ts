@@ -17,12 +17,12 @@ import {
   runContainedFault,
   startLoad,
   stateChanges,
-  type TestInfra,
   testEnv,
   testUrls,
+  useInfra,
 } from '@svc/testkit';
 import { nativeConfigFromEnv } from '../src/config';
-import { accessKeyFor, openInfra, publicKeyFor, settledAccount, signAssertion, startNative } from './helpers';
+import { accessKeyFor, publicKeyFor, settledAccount, signAssertion, startNative } from './helpers';
 
 const WORKERS = 12;
 const config = nativeConfigFromEnv(testEnv());
@@ -36,17 +36,17 @@ const figures = recordFaultFigures('native');
 const log = captureLogger('native');
 const metrics = createMetrics('native');
 let proxies: DependencyProxies;
-let infra: TestInfra;
-let proxied: TestInfra;
+const infra = useInfra();
 let host: RunningTestHost;
 
 beforeAll(async () => {
   proxies = await proxyDependencies();
-  infra = openInfra();
-  proxied = openInfra({
-    over: createPrisma(proxies.pg.urlFor(testUrls.database)),
-    redisUrl: proxies.redis.urlFor(testUrls.redis),
-  });
+});
+const proxied = useInfra(() => ({
+  over: createPrisma(proxies.pg.urlFor(testUrls.database)),
+  redisUrl: proxies.redis.urlFor(testUrls.redis),
+}));
+beforeAll(async () => {
   // Limits high enough that the load never meets them: this suite is about dependencies, not rate limits.
   host = await startNative(
     proxied,
@@ -64,9 +64,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await host.close();
-  await proxied.close();
   await proxied.db.$disconnect();
-  await infra.close();
   await proxies.close();
 });
 

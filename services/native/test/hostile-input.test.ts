@@ -17,8 +17,8 @@ import {
   type RunningTestHost,
   reportTally,
   snapshotState,
-  type TestInfra,
   uniqueName,
+  useInfra,
 } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { decodeJwt, exportJWK, type JWK } from 'jose';
@@ -26,7 +26,6 @@ import {
   accessKeyFor,
   ensureTerms,
   freshTicket,
-  openInfra,
   publicKeyFor,
   settledAccount,
   signAssertion,
@@ -35,7 +34,7 @@ import {
 
 jest.setTimeout(120_000);
 
-let infra: TestInfra;
+const infra = useInfra();
 let host: RunningTestHost;
 let steam: http.Server;
 let anchor: string;
@@ -52,7 +51,6 @@ const state = (redisPatterns: string[]) => () =>
   snapshotState(infra, { applicationId, accountIds: [accountId], redisPatterns });
 
 beforeAll(async () => {
-  infra = openInfra();
   await ensureTerms(infra);
   // A Steam stand-in that refuses every ticket: no hostile ticket can sign anyone in.
   steam = http.createServer((_req, res) => {
@@ -96,7 +94,6 @@ afterAll(async () => {
   reportTally('native', tally);
   await host.close();
   await new Promise((r) => steam.close(r));
-  await infra.close();
 });
 
 const LIMIT = 16_384;

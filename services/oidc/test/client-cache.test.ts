@@ -1,14 +1,10 @@
 // The OIDC host's client cache expires by the host's Clock: a client read by /token is reused while the clock
 // stands inside the cache lifetime, even after its row changed, and read again once the clock has moved past it.
 import { createOidcClient } from '@svc/provisioning';
-import { openInfra, provisionApp, settableClock, type TestInfra } from '@svc/testkit';
+import { provisionApp, settableClock, useInfra } from '@svc/testkit';
 import { createClientStore } from '../src/store/clients';
 
-let infra: TestInfra;
-beforeAll(() => {
-  infra = openInfra();
-});
-afterAll(() => infra.close());
+const infra = useInfra();
 
 test('a client is reused for the cache lifetime by the clock, then read again', async () => {
   const clock = settableClock();

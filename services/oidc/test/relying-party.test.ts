@@ -10,13 +10,12 @@ import {
   type Backend,
   type ConnectProcess,
   type Mailbox,
-  openInfra,
   provisionBackend,
   signUpByEmailCode,
   startConnectProcess,
   startMailbox,
-  type TestInfra,
   uniqueName,
+  useInfra,
 } from '@svc/testkit';
 import { decodeJwt } from 'jose';
 import jsonwebtoken from 'jsonwebtoken';
@@ -36,7 +35,7 @@ import { formPostRequest, idTokenHash, type RelyingPartyServer, startRelyingPart
 
 jest.setTimeout(180_000);
 
-let infra: TestInfra;
+const infra = useInfra();
 let mailbox: Mailbox;
 let connect: ConnectProcess;
 let oidc: OidcPagesHost;
@@ -49,7 +48,6 @@ const keychain = new Keychain();
 const email = `${uniqueName('person')}@example.test`;
 
 beforeAll(async () => {
-  infra = openInfra();
   mailbox = await startMailbox();
   connect = await startConnectProcess({ smtpPort: mailbox.port });
   oidc = await startOidcPages({ smtpPort: mailbox.port });
@@ -84,7 +82,6 @@ afterAll(async () => {
   await oidc?.close();
   await connect?.close();
   await mailbox?.close();
-  await infra?.close();
 });
 
 /** openid-client's configuration for a client, from the discovery document over (loopback) HTTP. */

@@ -3,13 +3,9 @@
 // of database reads, and the genuine kid keeps verifying throughout.
 import type { Db } from '@svc/db';
 import { createKeyRing } from '@svc/keyring';
-import { openInfra, provisionApp, settableClock, type TestInfra, testKek } from '@svc/testkit';
+import { provisionApp, settableClock, testKek, useInfra } from '@svc/testkit';
 
-let infra: TestInfra;
-beforeAll(() => {
-  infra = openInfra();
-});
-afterAll(() => infra.close());
+const infra = useInfra();
 
 /** The real database, with the key ring's one read (signingKey.findMany) counted. */
 function counted(db: Db): { db: Db; reads: () => number } {

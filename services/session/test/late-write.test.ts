@@ -1,17 +1,11 @@
 // The rotation write's deadline: a consume that PostgreSQL starts after its deadline (a write held on the wire by a
 // stall after its client gave up) changes nothing, so the client's retry later still finds its version current.
 import { consumeVersions } from '@svc/issuance';
-import { openInfra, type TestInfra } from '@svc/testkit';
+import { useInfra } from '@svc/testkit';
 import { newJti } from '@svc/token-core';
 import { freshSession } from './support';
 
-let infra: TestInfra;
-beforeAll(() => {
-  infra = openInfra();
-});
-afterAll(async () => {
-  await infra.close();
-});
+const infra = useInfra();
 
 it('a consume past its deadline changes nothing; the same consume before it wins', async () => {
   const { issued } = await freshSession(infra);

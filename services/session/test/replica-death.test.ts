@@ -3,13 +3,12 @@
 // (the same pair every time it asks within the retry window); no chain forks or is lost.
 import {
   type ChildHost,
-  openInfra,
   postJson,
   provisionAccount,
   provisionApp,
   spawnHost,
   startLoad,
-  type TestInfra,
+  useInfra,
   waitUntil,
 } from '@svc/testkit';
 import { refreshChains } from './chains';
@@ -19,13 +18,12 @@ const WORKERS = 16;
 /** Long enough that "retry within the window" never depends on how loaded the CI machine is. */
 const RETRY_WINDOW_MS = '15000';
 
-let infra: TestInfra;
+const infra = useInfra();
 let a: ChildHost;
 let b: ChildHost;
 const first: string[] = [];
 
 beforeAll(async () => {
-  infra = openInfra();
   // Fixtures first: RSA key generation competes with two starting hosts for the CPU otherwise.
   const app = await provisionApp(infra);
   for (let i = 0; i < WORKERS; i++) {
@@ -40,7 +38,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([a?.kill(), b?.kill()]);
-  await infra.close();
 });
 
 it('SIGKILL of one replica under refresh load fails only its in-flight requests; retries on the survivor get the successor', async () => {

@@ -1,15 +1,11 @@
 // Introspection's session cache expires by the host's Clock: a session record is reused while the clock stands
 // inside SESSION_CACHE_MS, even after the row changed, and read again once the clock has moved past it.
 import { moveSession } from '@svc/provisioning';
-import { openInfra, settableClock, type TestInfra } from '@svc/testkit';
+import { settableClock, useInfra } from '@svc/testkit';
 import { createSessionCache } from '../src/store/session-cache';
 import { freshSession } from './support';
 
-let infra: TestInfra;
-beforeAll(() => {
-  infra = openInfra();
-});
-afterAll(() => infra.close());
+const infra = useInfra();
 
 test('a session record is reused for SESSION_CACHE_MS by the clock, then read again', async () => {
   const clock = settableClock();

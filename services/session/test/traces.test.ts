@@ -9,15 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  type ChildHost,
-  openInfra,
-  postJson,
-  spawnHost,
-  type TestInfra,
-  testUrls,
-  waitUntil,
-} from '@svc/testkit';
+import { type ChildHost, postJson, spawnHost, testUrls, useInfra, waitUntil } from '@svc/testkit';
 import { buildAll } from '../../../scripts/build';
 import { freshSession } from './support';
 
@@ -37,7 +29,7 @@ let receiver: Server;
 let endpoint: string;
 const spans: OtlpSpan[] = [];
 const paths: string[] = [];
-let infra: TestInfra;
+const infra = useInfra();
 let host: { url: string; stop(): Promise<void> };
 const built = mkdtempSync(path.join(tmpdir(), 'traces-dist-'));
 
@@ -106,11 +98,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  infra = openInfra();
 }, 90_000);
 
 afterAll(async () => {
-  await infra?.close();
   await new Promise((r) => receiver?.close(r));
   rmSync(built, { recursive: true, force: true });
 });

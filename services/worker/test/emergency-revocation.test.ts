@@ -2,15 +2,14 @@
 // the key leaves its fresh JWK Set responses and tokens it signed fail introspection at once (Redis pub/sub, with
 // a key cache TTL far longer than the test), and every key ring signs with the replacement.
 import { issueSession, loadApplication } from '@svc/issuance';
-import { openInfra, postJson, provisionAccount, provisionApp, type TestInfra, waitUntil } from '@svc/testkit';
+import { postJson, provisionAccount, provisionApp, useInfra, waitUntil } from '@svc/testkit';
 import { type Child, freePort, spawnTsx } from './processes';
 
-let infra: TestInfra;
+const infra = useInfra();
 let host: Child;
 let url: string;
 
 beforeAll(async () => {
-  infra = openInfra();
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
   host = spawnTsx('services/session/src/main.ts', {
@@ -24,7 +23,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await host?.kill('SIGTERM');
-  await infra.close();
 });
 
 const jwksKids = async (anchor: string) => {

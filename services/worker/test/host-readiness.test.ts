@@ -1,17 +1,16 @@
 // Every issuing host, started as its own process: /readyz stays 503 while its signing keys cannot be loaded (a
 // KEY_ENCRYPTION_KEY that opens none of them), though PostgreSQL and Redis answer and /healthz is 200.
-import { openInfra, provisionApp, type TestInfra, waitUntil } from '@svc/testkit';
+import { provisionApp, useInfra, waitUntil } from '@svc/testkit';
 import { type Child, freePort, spawnTsx } from './processes';
 
 const HOSTS = ['connect', 'native', 'session'] as const;
 const WRONG_KEK = Buffer.alloc(32, 9).toString('base64');
 
-let infra: TestInfra;
+const infra = useInfra();
 const children: Child[] = [];
 const urls: Record<string, string> = {};
 
 beforeAll(async () => {
-  infra = openInfra();
   await provisionApp(infra); // at least one ACTIVE signing key, sealed under the tests' KEK
   await Promise.all(
     HOSTS.map(async (host) => {
@@ -34,7 +33,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(children.map((c) => c.kill('SIGTERM')));
-  await infra.close();
 });
 
 test.each(HOSTS)('%s: /readyz is 503 while its signing keys cannot be loaded', async (host) => {

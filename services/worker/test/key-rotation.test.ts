@@ -1,7 +1,7 @@
 // A full key rotation driven by a controllable clock (prepublish, activate, retire, omit) while a verifier keeps a
 // JWK Set cached for max-age and never refetches early: every token stays verifiable throughout.
 import { DEFAULT_JWKS_MAX_AGE_SECONDS, jwksMaxAge, OIDC_SCOPE } from '@svc/keyring';
-import { openInfra, provisionApp, settableClock, type TestInfra } from '@svc/testkit';
+import { provisionApp, settableClock, useInfra } from '@svc/testkit';
 import { mintAccessToken } from '@svc/token-core';
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
 import { runRotationTick } from '../src/jobs/rotate-keys';
@@ -13,17 +13,13 @@ const schedule = { rotateEverySeconds: 2 * 86_400, prepublishSeconds: 3_600, key
 const maxAgeMs = jwksMaxAge(DEFAULT_JWKS_MAX_AGE_SECONDS, schedule.prepublishSeconds) * 1000;
 
 let pdb: PrivateDb;
-let infra: TestInfra;
 const clock = settableClock();
 
 beforeAll(async () => {
   pdb = await openPrivateDb();
-  infra = openInfra({ over: pdb.db, clock });
 });
-afterAll(async () => {
-  await infra.close();
-  await pdb.drop();
-});
+const infra = useInfra(() => ({ over: pdb.db, clock }));
+afterAll(() => pdb.drop());
 
 test('the JWK Set max-age never exceeds the prepublication window nor 300 s', () => {
   expect(jwksMaxAge(300, 86_400)).toBe(300);

@@ -1,21 +1,17 @@
 // The session sweep over sweep_after: expires what lapsed, follows expiries that rotations slid on, and deletes
 // sessions that are no longer active once retention has passed; nothing live is touched.
-import { openInfra, provisionApp, type TestInfra } from '@svc/testkit';
+import { provisionApp, useInfra } from '@svc/testkit';
 import { sweepSessionsBatch } from '../src/store/sweep-store';
 import { openPrivateDb, type PrivateDb, sessionRow } from './support';
 
 const DAY = 86_400_000;
 const RETENTION_SECONDS = 7 * 86_400;
 let p: PrivateDb;
-let infra: TestInfra;
 beforeAll(async () => {
   p = await openPrivateDb();
-  infra = openInfra({ over: p.db });
 });
-afterAll(async () => {
-  await infra.close();
-  await p.drop();
-});
+const infra = useInfra(() => ({ over: p.db }));
+afterAll(() => p.drop());
 
 it('expires, defers and purges each session by what it is now, and leaves live ones alone', async () => {
   const app = await provisionApp(infra);

@@ -1,31 +1,22 @@
 // Sweeps under failure: a worker killed with SIGKILL mid-sweep loses nothing; the job is recovered and finishes on
 // a restarted worker, every expired row is handled exactly once, and nothing live is touched. Also: SIGTERM drains.
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  holdInTransaction,
-  openInfra,
-  provisionApp,
-  type TestInfra,
-  uniqueName,
-  waitUntil,
-} from '@svc/testkit';
+import { holdInTransaction, provisionApp, uniqueName, useInfra, waitUntil } from '@svc/testkit';
 import { type Child, spawnTsx } from './processes';
 import { dropQueue, openPrivateDb, type PrivateDb, sessionRow } from './support';
 
 const DAY = 86_400_000;
 let pdb: PrivateDb;
-let infra: TestInfra;
 const children: Child[] = [];
 const queues: string[] = [];
 
 beforeAll(async () => {
   pdb = await openPrivateDb();
-  infra = openInfra({ over: pdb.db });
 });
+const infra = useInfra(() => ({ over: pdb.db }));
 afterAll(async () => {
   for (const c of children) await c.kill('SIGKILL');
   for (const q of queues) await dropQueue(q, `wkr-test-${q}`);
-  await infra.close();
   await pdb.drop();
 });
 

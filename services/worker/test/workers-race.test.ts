@@ -4,7 +4,7 @@
 import { createPrisma } from '@svc/db';
 import { runScheduledRotation } from '@svc/keyring';
 import { createLogger, createMetrics, createRedis, systemClock } from '@svc/platform';
-import { openInfra, provisionApp, type TestInfra, testKek, testUrls, waitUntil } from '@svc/testkit';
+import { provisionApp, testKek, testUrls, useInfra, waitUntil } from '@svc/testkit';
 import { runRotationTick } from '../src/jobs/rotate-keys';
 import { workerMetrics } from '../src/metrics';
 import { createJobWorker, JOB_NAMES, type JobWorker } from '../src/worker';
@@ -12,16 +12,12 @@ import { dropQueue, openPrivateDb, type PrivateDb, testConfig } from './support'
 
 const DAY = 86_400_000;
 let pdb: PrivateDb;
-let infra: TestInfra;
 
 beforeAll(async () => {
   pdb = await openPrivateDb();
-  infra = openInfra({ over: pdb.db });
 });
-afterAll(async () => {
-  await infra.close();
-  await pdb.drop();
-});
+const infra = useInfra(() => ({ over: pdb.db }));
+afterAll(() => pdb.drop());
 
 /** Makes the app's only key 29.5 days old: with the default schedule its successor is due for prepublication. */
 async function dueApp() {

@@ -1,25 +1,20 @@
 // Refusals of the CLI: exit codes, one JSON error object on stdout, nothing changed, no stacks. Each refusal runs
 // in this process (runCli, all that main.ts wraps), so a loaded machine cannot time a process start out; the
 // process itself (main.ts writing the line, the exit code, stderr) is checked on two of them at the end.
-import { openInfra, type TestInfra, uniqueName } from '@svc/testkit';
+import { uniqueName, useInfra } from '@svc/testkit';
 import { exportJWK, generateKeyPair } from 'jose';
 import { type AdminRun, admin, adminProcess, jsonFile, ok } from './run-admin';
 
-let infra: TestInfra;
+const infra = useInfra();
 let sector: string;
 let anchor: string;
 
 beforeAll(async () => {
-  infra = openInfra();
   // Fixtures through the CLI itself: a sector with one application.
   const org = (await ok(['org', 'create', '--name', uniqueName('Org')])).id;
   sector = (await ok(['sector', 'create', '--org', org, '--name', 'Errors'])).id;
   anchor = uniqueName('admin-err');
   await ok(['app', 'create', '--sector', sector, '--anchor', anchor, '--name', 'en-US=Errors']);
-});
-
-afterAll(async () => {
-  await infra.close();
 });
 
 function expectRefusal(r: AdminRun, code: number, error: string | RegExp) {

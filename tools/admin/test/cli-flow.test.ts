@@ -4,7 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { currentTerms, resolveSectorSubject } from '@svc/issuance';
 import { KEY_CHANGE_CHANNEL } from '@svc/keyring';
 import { createRedis } from '@svc/platform';
-import { openInfra, type TestInfra, testUrls, uniqueName, waitUntil } from '@svc/testkit';
+import { testUrls, uniqueName, useInfra, waitUntil } from '@svc/testkit';
 import { newJti, newSid } from '@svc/token-core';
 import { exportJWK, generateKeyPair } from 'jose';
 import { jsonFile, ok } from './run-admin';
@@ -12,21 +12,13 @@ import { jsonFile, ok } from './run-admin';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BIG_STEAM_ID = '9007199254740993'; // 2^53 + 1: lost if anything goes through a JS number
 
-let infra: TestInfra;
+const infra = useInfra();
 const s: Record<string, string> = {};
 
 async function ed25519JwkFile(): Promise<string> {
   const { publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
   return jsonFile(await exportJWK(publicKey), 'public.jwk.json');
 }
-
-beforeAll(() => {
-  infra = openInfra();
-});
-
-afterAll(async () => {
-  await infra.close();
-});
 
 describe('pnpm admin: full provisioning flow', () => {
   it('creates an organization, a sector and an application with two names and a callback domain', async () => {

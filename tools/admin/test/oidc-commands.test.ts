@@ -9,20 +9,14 @@ import {
   rotateOidcKeysNow,
   rotateOidcKeysPrepublished,
 } from '@svc/provisioning';
-import { openInfra, provisionApp, type TestInfra } from '@svc/testkit';
+import { provisionApp, useInfra } from '@svc/testkit';
 import { COMMANDS } from '../src/commands';
 import { UsageError } from '../src/flags';
 import { parseCommandLine } from '../src/registry';
 
-let infra: TestInfra;
+const infra = useInfra();
 /** The rotation windows as the admin tool's defaults give them (KEY_CACHE_TTL_MS 30 s). */
 const WINDOWS = { publishedSeconds: 330, keyCacheTtlMs: 30_000 };
-beforeAll(() => {
-  infra = openInfra();
-});
-afterAll(async () => {
-  await infra.close();
-});
 
 function parse(line: string[]) {
   const p = parseCommandLine(COMMANDS, line);

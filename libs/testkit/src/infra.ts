@@ -1,0 +1,61 @@
+// A test's infrastructure: its own connections to the test database and Redis, and a key ring and issuance core
+// over them, as a host would have.
+import { createPrisma, type Db } from '@svc/db';
+import { issuanceDepsOf, issuingConfigFromEnv } from '@svc/host';
+import type { IssuanceDeps } from '@svc/issuance';
+import { createKeyRing, type KeyRing } from '@svc/keyring';
+import { type Clock, createRedis, type Redis, systemClock } from '@svc/platform';
+import { type Kek, kekFromBytes } from '@svc/token-core';
+import { testEnv } from './config';
+
+export interface TestInfra {
+  db: Db;
+  redis: Redis;
+  subscriber: Redis;
+  keyRing: KeyRing;
+  issuance: IssuanceDeps;
+  close(): Promise<void>;
+}
+
+/** What a test's infrastructure is opened over; every field has the test default when left out. */
+export interface InfraOptions {
+  /** A database the caller owns and closes (close() leaves it connected). */
+  over?: Db;
+  /** The clock of the key ring and the issuance core (a test's settable clock); the system clock otherwise. */
+  clock?: Clock;
+  /** Another Redis (a fault proxy's address, say) instead of the test one. */
+  redisUrl?: string;
+}
+
+/**
+ * Opens connections to the test database (or to `over`, a database the caller owns and closes) and Redis (or the
+ * Redis at `redisUrl`), and a key ring and issuance core whose clock is `clock` (a test's settable clock, else the
+ * system clock); close them in afterAll.
+ */
+export function openInfra(opts: InfraOptions = {}): TestInfra {
+  const config = issuingConfigFromEnv('session', testEnv());
+  const db = opts.over ?? createPrisma(config.databaseUrl);
+  const redis = createRedis(opts.redisUrl ?? config.redisUrl);
+  const subscriber = createRedis(opts.redisUrl ?? config.redisUrl);
+  const kek = testKek();
+  const clock = opts.clock ?? systemClock;
+  const keyRing = createKeyRing({ db, kek, subscriber, clock });
+  const issuance = issuanceDepsOf(config, { db, keyRing, kek }, clock);
+  return {
+    db,
+    redis,
+    subscriber,
+    keyRing,
+    issuance,
+    async close() {
+      await keyRing.close();
+      await redis.quit().catch(() => undefined);
+      if (!opts.over) await db.$disconnect();
+    },
+  };
+}
+
+/** The KEK of every test process and of the hosts tests start (the development KEK, as testEnv leaves it unset). */
+export function testKek(): Kek {
+  return kekFromBytes(issuingConfigFromEnv('session', testEnv()).kekBytes);
+}
