@@ -30,7 +30,7 @@ export interface InfraOptions {
 /**
  * Opens connections to the test database (or to `over`, a database the caller owns and closes) and Redis (or the
  * Redis at `redisUrl`), and a key ring and issuance core whose clock is `clock` (a test's settable clock, else the
- * system clock); close them in afterAll.
+ * system clock); close them in afterAll. A test file that keeps them for all its tests takes useInfra instead.
  */
 export function openInfra(opts: InfraOptions = {}): TestInfra {
   const config = issuingConfigFromEnv('session', testEnv());
