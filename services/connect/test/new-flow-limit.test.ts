@@ -70,7 +70,9 @@ function expectLimited(a: Answer): void {
   expect(Number(a.headers['retry-after'])).toBeLessThanOrEqual(60);
   expect(a.headers['content-type']).toMatch(/^text\/html/);
   expect(a.headers['cache-control']).toBe('no-store');
-  expect(a.body).toContain('Too many attempts');
+  // The page names the wait its Retry-After does (the window is 60 s: never "a few minutes").
+  const wait = Number(a.headers['retry-after']);
+  expect(a.body).toContain(`Too many attempts. Try again in ${wait} second${wait === 1 ? '' : 's'}.`);
 }
 
 test('inquiry and account pages: views without a flow or session over the limit are the 429 page and write nothing', async () => {

@@ -63,7 +63,9 @@ function expectLimited(a: Answer): void {
   expect(Number(a.headers['retry-after'])).toBeLessThanOrEqual(60);
   expect(a.headers['content-type']).toMatch(/^text\/html/);
   expect(a.headers['cache-control']).toBe('no-store');
-  expect(a.body).toContain('Too many attempts');
+  // The page names the wait its Retry-After does (the window is 60 s: never "a few minutes").
+  const wait = Number(a.headers['retry-after']);
+  expect(a.body).toContain(`Too many attempts. Try again in ${wait} second${wait === 1 ? '' : 's'}.`);
 }
 
 test('/device: views without a flow over the limit are the 429 page and write nothing; a browser with its flow goes on', async () => {
@@ -74,6 +76,9 @@ test('/device: views without a flow over the limit are the 429 page and write no
   // Past it: no cookie, a cookie the host never issued, a forged client address: nothing written.
   expectLimited(await view('/device'));
   expectLimited(await view('/device', { cookie: 'device_flow=forged' }));
+  const zh = await view('/device', { headers: { 'accept-language': 'zh-CN' } });
+  expect(zh.status).toBe(429);
+  expect(zh.body).toContain(`尝试次数过多。请在${zh.headers['retry-after']}秒`);
   expectLimited(await view('/device', { headers: { 'x-forwarded-for': '203.0.113.9' } }));
   expect(await flows()).toBe(before + 3);
   // A browser holding its flow goes on, counted nowhere.

@@ -42,6 +42,19 @@ export function pageMessages<K extends string>(
 
 export type MessageKey = keyof typeof en;
 
+/**
+ * A wait in words of the locale ("45 seconds", "10 minutes"; "45秒", "10分钟"): seconds up to two minutes, then
+ * whole minutes rounded up, so the page never promises less than the wait.
+ */
+export function formatWait(locale: Locale, seconds: number): string {
+  const minutes = seconds > 120;
+  return new Intl.NumberFormat(locale, {
+    style: 'unit',
+    unit: minutes ? 'minute' : 'second',
+    unitDisplay: 'long',
+  }).format(minutes ? Math.ceil(seconds / 60) : seconds);
+}
+
 const MESSAGES = pageMessages(en, zh);
 
 function fill(text: string, vars: Record<string, string | number>): string {

@@ -7,7 +7,7 @@ import type { PendingCodes } from '../domain/email-codes';
 import { localizedName } from '../domain/locale';
 import { newKey } from '../domain/secrets';
 import type { SafeHtml } from '../pages/html';
-import { type Locale, type MessageKey, pickLocale, translator } from '../pages/i18n';
+import { formatWait, type Locale, type MessageKey, pickLocale, translator } from '../pages/i18n';
 import { layout, type PageContext } from '../pages/layout';
 import type { Notice } from '../pages/sign-in';
 import { messageView } from '../pages/steps';
@@ -252,6 +252,8 @@ export function sendBarePage<K extends string>(
   key: MessageKey | K,
   /** Where the language switch leads: by default the request's own URL for a GET (query kept), else its path. */
   here?: string,
+  /** The message's placeholders, in the page's locale. */
+  vars?: (locale: Locale) => Record<string, string | number>,
 ): void {
   const locale = requestLocale(site, req, res);
   const t = translator(locale, site.messages);
@@ -261,7 +263,20 @@ export function sendBarePage<K extends string>(
   res
     .status(status)
     .type('html')
-    .send(layout(ctx, t('errorHeading'), messageView(ctx, 'errorHeading', { key })));
+    .send(layout(ctx, t('errorHeading'), messageView(ctx, 'errorHeading', { key, vars: vars?.(locale) })));
+}
+
+/**
+ * The 429 page's message: the wait its Retry-After names (limits' windows run from 60 s to 10 min, so no fixed
+ * phrase is true for all of them), or "later" when the answer names none.
+ */
+function tooManyMessage(headers: Record<string, string> | undefined): {
+  key: MessageKey;
+  vars?: (locale: Locale) => Record<string, string>;
+} {
+  const seconds = Number(headers?.['Retry-After']);
+  if (!Number.isInteger(seconds) || seconds < 1) return { key: 'tooManyLater' };
+  return { key: 'tooMany', vars: (locale) => ({ wait: formatWait(locale, seconds) }) };
 }
 
 function isUndecodablePath(err: unknown): boolean {
@@ -284,8 +299,11 @@ export function pageErrors<K extends string>(site: Site<K>) {
       // The reason table's answer at this endpoint (a refused passkey ceremony is a 401 there).
       const { status } = err.answerAt({ path: req.path });
       if (json) return void res.status(status).json({ reason: err.reason });
-      const key: MessageKey =
-        status === 429 ? 'tooMany' : err.reason === 'InvalidBody' ? 'badForm' : 'unavailable';
+      if (status === 429) {
+        const { key, vars } = tooManyMessage(err.headers);
+        return sendBarePage(site, req, res, status, key, undefined, vars);
+      }
+      const key: MessageKey = err.reason === 'InvalidBody' ? 'badForm' : 'unavailable';
       return sendBarePage(site, req, res, status >= 500 ? 503 : status, key);
     }
     if (isDependencyFailure(err)) {
