@@ -31,6 +31,34 @@ export function mailBodyText(raw: string): string {
   return body;
 }
 
+/** What libs/signin's notice to an account's owner says when a passkey was added, in either locale. */
+const PASSKEY_NOTICE = /passkey was added|添加了新的通行密钥/;
+
+/** The decoded text of every passkey notice mailed to `to` so far. */
+export function passkeyNoticesTo(mailbox: Mailbox, to: string): string[] {
+  return mailbox.messages
+    .filter((m) => m.to === to.toLowerCase())
+    .map((m) => mailBodyText(m.text))
+    .filter((text) => PASSKEY_NOTICE.test(text));
+}
+
+/**
+ * Waits for the passkey notice to `to` (a Chromium test's passkey added to that address's account), then holds
+ * it to one notice naming the address, the browser and the account page (`accountPage`).
+ */
+export async function expectOnePasskeyNotice(
+  mailbox: Mailbox,
+  to: string,
+  accountPage: string | RegExp,
+): Promise<void> {
+  await waitUntil(async () => passkeyNoticesTo(mailbox, to).length > 0);
+  const notices = passkeyNoticesTo(mailbox, to);
+  expect(notices).toHaveLength(1);
+  expect(notices[0]).toContain(to);
+  expect(notices[0]).toMatch(/Chrome \(headless\)/);
+  expect(notices[0]).toMatch(accountPage);
+}
+
 export async function startMailbox(): Promise<Mailbox> {
   const messages: { to: string; text: string }[] = [];
   const server = new SMTPServer({
