@@ -1,5 +1,6 @@
 // The key ring every host reads: per-scope signing and verification keys from PostgreSQL, cached in process,
 // evicted at once by a Redis pub/sub message when keys change, and in any case after KEY_CACHE_TTL_MS.
+import type { KeyObject } from 'node:crypto';
 import type { Db } from '@svc/db';
 import type { Clock } from '@svc/platform';
 import {
@@ -12,17 +13,16 @@ import {
   toJwkSet,
 } from '@svc/token-core';
 import type { Redis } from 'ioredis';
-import type { CryptoKey } from 'jose';
 import { readActiveSealedKeys, readRingKeys } from './store/signing-keys';
 
 export const KEY_CHANGE_CHANNEL = 'keyring:changed';
 
 interface ScopeEntry {
   loadedAt: number;
-  signer?: Promise<Signer | undefined>;
+  signer?: Signer;
   signerKid?: string;
   signerEnc?: string;
-  verifiers: Map<string, Promise<CryptoKey>>;
+  verifiers: Map<string, KeyObject>;
   jwks: PublicJwk[];
   jwksBody: string;
 }
@@ -31,7 +31,7 @@ export interface KeyRing {
   /** The ACTIVE signer of an application (or OIDC_SCOPE); undefined when the scope has none. */
   signer(scopeId: string): Promise<Signer | undefined>;
   /** The public key for `kid` if it is published for that scope (next, active or retiring). */
-  verificationKey(scopeId: string, kid: string): Promise<CryptoKey | undefined>;
+  verificationKey(scopeId: string, kid: string): Promise<KeyObject | undefined>;
   /** The published JWK Set, serialized once per load. */
   jwks(scopeId: string): Promise<{ keys: PublicJwk[]; body: string }>;
   /**
@@ -113,7 +113,7 @@ export function createKeyRing(opts: KeyRingOptions): KeyRing {
       const e = await entry(scopeId);
       if (!e.signerKid || !e.signerEnc) return undefined;
       const kid = e.signerKid;
-      e.signer ??= importSigningKey(opts.kek, kid, e.signerEnc).then((key) => ({ kid, key }));
+      e.signer ??= { kid, key: importSigningKey(opts.kek, kid, e.signerEnc) };
       return e.signer;
     },
     async verificationKey(scopeId, kid) {

@@ -20,7 +20,7 @@ export interface ForgeTarget {
   /** The public JWK the server holds for `kid`. */
   publicJwk: JWK;
   /** The real private key, when the test has it: genuine signatures over forbidden headers. */
-  realKey?: CryptoKey;
+  realKey?: CryptoKey | KeyObject;
   /** A genuine token, for base64url and segment mutations. */
   genuine?: string;
 }
@@ -89,7 +89,10 @@ function attackerKey(alg: JwsAlg): { privateKey: KeyObject; publicJwk: JWK } {
 export function forgeAll(t: ForgeTarget): ForgedJws[] {
   const attacker = attackerKey(t.alg);
   const bySelf = (input: string) => signWith(t.alg, attacker.privateKey, input);
-  const real = t.realKey ? KeyObject.from(t.realKey as Parameters<typeof KeyObject.from>[0]) : undefined;
+  const real =
+    t.realKey === undefined || t.realKey instanceof KeyObject
+      ? t.realKey
+      : KeyObject.from(t.realKey as Parameters<typeof KeyObject.from>[0]);
   const byReal = real ? (input: string) => signWith(t.alg, real, input) : undefined;
   const base = { alg: t.alg, kid: t.kid, typ: t.typ };
   const publicPem = createPublicKey({

@@ -1,6 +1,7 @@
 // Token core: signing keys, JWK Sets, token minting and verification, sector subjects, TTLs and claim views.
 export * from './claims';
 export * from './jwks';
+export * from './jws';
 export * from './kek';
 export * from './mint';
 export * from './response-types';

@@ -1,12 +1,7 @@
 // Minting of application access (account and workload) and refresh tokens with the spec's exact headers and claims.
 import { randomFillSync } from 'node:crypto';
-import { CompactSign, type CryptoKey } from 'jose';
+import { type Signer, signJws } from './jws';
 import { TYP } from './typ';
-
-export interface Signer {
-  kid: string;
-  key: CryptoKey;
-}
 
 // Identifiers are cut from a pool of CSPRNG bytes refilled 4 KiB at a time: one call into OpenSSL per ~200
 // identifiers instead of one each (each byte is handed out once).
@@ -54,8 +49,6 @@ export interface MintedToken {
   exp: number;
 }
 
-const encoder = new TextEncoder();
-
 async function sign(
   signer: Signer,
   typ: string,
@@ -65,11 +58,9 @@ async function sign(
   const { iat } = c;
   const exp = iat + c.ttlSeconds;
   const jti = c.jti ?? newJti();
-  // The claims are built here, whole and typed, so jose's JWS layer signs their JSON as is.
+  // The claims are built here, whole and typed, and signed as this JSON byte for byte.
   const claims = JSON.stringify({ ...payload, iss: c.issuer, aud: c.audience, sid: c.sid, jti, iat, exp });
-  const token = await new CompactSign(encoder.encode(claims))
-    .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ })
-    .sign(signer.key);
+  const token = await signJws(signer, typ, claims);
   return { token, jti, iat, exp };
 }
 

@@ -1,6 +1,11 @@
 // RSA-2048 signing keys: generation, JWK export (public half only) and import for signing and verification.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { type CryptoKey, importJWK, importPKCS8 } from 'jose';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+} from 'node:crypto';
 import { type Kek, open, seal } from './kek';
 
 /** The public JWK exactly as the spec's JWK Set entry: kty, n, e, kid, use, alg. */
@@ -41,13 +46,33 @@ export function generateSigningKey(kek: Kek): GeneratedSigningKey {
   };
 }
 
-export async function importSigningKey(kek: Kek, kid: string, privateKeyEnc: string): Promise<CryptoKey> {
-  const pem = open(kek, privateKeyEnc, kid).toString('utf8');
-  return importPKCS8(pem, 'RS256');
+/** RS256 keys are RSA of at least 2048 bits (RFC 7518 3.3), as jose insisted before signing moved to node:crypto. */
+function assertRs256Key(key: KeyObject, type: 'private' | 'public'): KeyObject {
+  if (
+    key.type !== type ||
+    key.asymmetricKeyType !== 'rsa' ||
+    (key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048
+  ) {
+    throw new TypeError(`an RSA ${type} key of at least 2048 bits is required`);
+  }
+  return key;
 }
 
-export async function importVerificationKey(jwk: PublicJwk): Promise<CryptoKey> {
-  return (await importJWK({ kty: jwk.kty, n: jwk.n, e: jwk.e }, 'RS256')) as CryptoKey;
+/** Opens the sealed PKCS#8 PEM into a node:crypto private key; the opened PEM is wiped once parsed. */
+export function importSigningKey(kek: Kek, kid: string, privateKeyEnc: string): KeyObject {
+  const pem = open(kek, privateKeyEnc, kid);
+  try {
+    return assertRs256Key(createPrivateKey({ key: pem, format: 'pem' }), 'private');
+  } finally {
+    pem.fill(0);
+  }
+}
+
+export function importVerificationKey(jwk: PublicJwk): KeyObject {
+  return assertRs256Key(
+    createPublicKey({ key: { kty: jwk.kty, n: jwk.n, e: jwk.e }, format: 'jwk' }),
+    'public',
+  );
 }
 
 /** Strips anything but the six published members (defence in depth against leaking private fields). */

@@ -15,8 +15,8 @@ async function signerAndKey() {
   const g = generateSigningKey(kek);
   return {
     g,
-    signer: { kid: g.kid, key: await importSigningKey(kek, g.kid, g.privateKeyEnc) },
-    pub: await importVerificationKey(g.publicJwk),
+    signer: { kid: g.kid, key: importSigningKey(kek, g.kid, g.privateKeyEnc) },
+    pub: importVerificationKey(g.publicJwk),
   };
 }
 

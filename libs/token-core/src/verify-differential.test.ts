@@ -8,7 +8,7 @@ import {
   sign,
 } from 'node:crypto';
 import { promisify } from 'node:util';
-import { type CryptoKey, decodeProtectedHeader, errors, jwtVerify } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import { kekFromBytes, open } from './kek';
 import { generateSigningKey, importVerificationKey } from './signing-key';
 import { TYP } from './typ';
@@ -61,7 +61,7 @@ const MODES: readonly (readonly string[])[] = [
 interface Keys {
   kid: string;
   pem: string;
-  pub: CryptoKey;
+  pub: KeyObject;
   publicPem: string;
   other: KeyObject;
   ec: KeyObject;
@@ -435,7 +435,7 @@ async function generate(rng: Rng, keys: Keys, now: number): Promise<Case> {
 
 type Outcome = { ok: true; typ: string; claims: unknown } | { ok: false; why: string };
 
-async function ours(c: Case, key: CryptoKey, now: Date): Promise<Outcome> {
+async function ours(c: Case, key: KeyObject, now: Date): Promise<Outcome> {
   try {
     const r = await verifyApplicationToken(c.token, {
       typ: c.typ,
@@ -469,7 +469,7 @@ function policy(typ: string, header: Json, payload: Json): string | undefined {
   return undefined;
 }
 
-async function reference(c: Case, key: CryptoKey, now: Date): Promise<Outcome> {
+async function reference(c: Case, key: KeyObject, now: Date): Promise<Outcome> {
   let last = 'no typ';
   for (const typ of c.typ) {
     let header: Json;
@@ -512,7 +512,7 @@ async function makeKeys(): Promise<Keys> {
   return {
     kid: g.kid,
     pem,
-    pub: await importVerificationKey(g.publicJwk),
+    pub: importVerificationKey(g.publicJwk),
     publicPem,
     other: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey,
     ec: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey,

@@ -14,8 +14,8 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('bas
 
 async function setup() {
   const g = generateSigningKey(kek);
-  const signer = { kid: g.kid, key: await importSigningKey(kek, g.kid, g.privateKeyEnc) };
-  const pub = await importVerificationKey(g.publicJwk);
+  const signer = { kid: g.kid, key: importSigningKey(kek, g.kid, g.privateKeyEnc) };
+  const pub = importVerificationKey(g.publicJwk);
   const pem = open(kek, g.privateKeyEnc, g.kid).toString();
   /** Signs any header and payload with the real key: a token the service never mints but whose signature holds. */
   /** Signs any two segments, encoded or not as a client might, with the real key. */

@@ -1,8 +1,7 @@
 // Verification of application tokens: header checks before signature, then claims, with failures classified
 // so each host can map them to its own reasons. The token is decoded once; the RS256 signature is checked with
 // node:crypto on the calling thread.
-import { KeyObject, verify as verifySignature } from 'node:crypto';
-import type { CryptoKey } from 'jose';
+import { type KeyObject, verify as verifySignature } from 'node:crypto';
 import { TYP } from './typ';
 
 export type VerifyFailure =
@@ -122,7 +121,8 @@ export interface VerifyOptions {
   typ: readonly string[];
   issuer: string;
   audience: string;
-  key: CryptoKey;
+  /** The RSA public key (importVerificationKey). */
+  key: KeyObject;
   /** Introspection describes the session, so it ignores the token's own expiry. */
   ignoreExpiry?: boolean;
   /** The time to verify at, ms since the epoch: a reading of the caller's Clock (jose's `currentDate`). */
@@ -139,20 +139,6 @@ export interface ApplicationTokenClaims {
   sub?: string;
   act?: { sub: string };
   rotationVersion?: number;
-}
-
-const keyObjects = new WeakMap<CryptoKey, KeyObject>();
-
-/** The node:crypto view of a verification key (converted once per key). */
-function keyObjectOf(key: CryptoKey): KeyObject {
-  let k = keyObjects.get(key);
-  if (!k) {
-    k = KeyObject.from(key);
-    if (k.type !== 'public' || k.asymmetricKeyType !== 'rsa')
-      throw new TypeError('an RSA public key is required');
-    keyObjects.set(key, k);
-  }
-  return k;
 }
 
 const REQUIRED_CLAIMS = ['iss', 'aud', 'sid', 'jti', 'iat', 'exp'] as const;
@@ -172,10 +158,9 @@ export async function verifyApplicationToken(
   const peek = peeked ?? peekToken(token);
   if (!opts.typ.includes(peek.typ)) throw new TokenVerificationError('wrong_type', 'typ');
   const { signingInput, signature, payload } = peek.parts;
-  const key = keyObjectOf(opts.key);
   let valid = false;
   try {
-    valid = verifySignature('sha256', Buffer.from(signingInput), key, signature);
+    valid = verifySignature('sha256', Buffer.from(signingInput), opts.key, signature);
   } catch {
     valid = false;
   }

@@ -5,7 +5,7 @@
 // (one audience; OIDC Core 2 needs azp only for several). end-session finds sessions by sub, aud and auth_time.
 import { createHash } from 'node:crypto';
 import { OIDC_SCOPE } from '@svc/keyring';
-import { CompactSign } from 'jose';
+import { signJws } from '@svc/token-core';
 import type { OidcDeps } from '../deps';
 import { TemporarilyUnavailable } from './oauth-errors';
 
@@ -31,8 +31,6 @@ export function leftHalfHash(value: string): string {
   return createHash('sha256').update(value, 'ascii').digest().subarray(0, 16).toString('base64url');
 }
 
-const encoder = new TextEncoder();
-
 export async function mintIdToken(deps: OidcDeps, input: IdTokenInput): Promise<string> {
   const signer = await deps.keyRing.signer(OIDC_SCOPE);
   if (!signer) throw new TemporarilyUnavailable();
@@ -51,7 +49,5 @@ export async function mintIdToken(deps: OidcDeps, input: IdTokenInput): Promise<
   if (input.code) claims.c_hash = leftHalfHash(input.code);
   if (input.amr.length > 0) claims.amr = [...input.amr];
   if (input.acr) claims.acr = input.acr;
-  return new CompactSign(encoder.encode(JSON.stringify(claims)))
-    .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'JWT' })
-    .sign(signer.key);
+  return signJws(signer, 'JWT', JSON.stringify(claims));
 }
