@@ -3,11 +3,13 @@
 // /authorize, the code exchange and the refresh grant; amr and acr are those of the sign-in (an email-code
 // sign-up is not a passkey) and stay across refresh grants with auth_time; end-session finds the sessions a hint
 // stands for without a sid.
+import { OIDC_SCOPE } from '@svc/keyring';
 import { emailCodeReferences, passkeySignInReferences } from '@svc/signin';
 import { CLAIM_VIEW_KEYS } from '@svc/testkit';
 import { OIDC_RESPONSE_TYPES } from '@svc/token-core';
-import { decodeJwt } from 'jose';
+import { CompactSign, decodeJwt, importPKCS8 } from 'jose';
 import { issueAuthorizationResponse } from '../src/domain/authorization';
+import { mintIdToken } from '../src/domain/id-token';
 import {
   codeFor,
   exchange,
@@ -84,6 +86,39 @@ describe('the claim set of every ID token', () => {
     expect(decodeJwt(first.body.id_token)).toMatchObject({ amr: ['pop', 'user', 'mfa'], acr: 'phr' });
     const renewed = await refresh(h, rp, first.body.refresh_token);
     expect(decodeJwt(renewed.body.id_token)).toMatchObject({ amr: ['pop', 'user', 'mfa'], acr: 'phr' });
+  });
+});
+
+test("mintIdToken: the token jose's CompactSign made from the same key and claims, byte for byte, and deterministic", async () => {
+  const rp = await provisionRp(h);
+  const at = Math.floor(Date.now() / 1000) * 1000;
+  const deps = { ...h.deps, now: () => at };
+  const input = {
+    clientId: rp.client.clientId,
+    subject: 'ss_pairwise',
+    authTime: new Date(at - 60_000),
+    amr: ['pop', 'user'],
+    acr: 'phr',
+    nonce: 'n-0S6_WzA2Mj',
+    accessToken: 'access-token-value',
+  };
+  const token = await mintIdToken(deps, input);
+  expect(await mintIdToken(deps, input)).toBe(token);
+  const signer = (await h.deps.keyRing.signer(OIDC_SCOPE))!;
+  const [header, payload] = token.split('.') as [string, string, string];
+  expect(Buffer.from(header, 'base64url').toString()).toBe(
+    `{"alg":"RS256","kid":"${signer.kid}","typ":"JWT"}`,
+  );
+  // The former path over the same key material (exported here, in a test only) and the same payload bytes.
+  const joseKey = await importPKCS8(signer.key.export({ format: 'pem', type: 'pkcs8' }).toString(), 'RS256');
+  const before = await new CompactSign(Buffer.from(payload, 'base64url'))
+    .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'JWT' })
+    .sign(joseKey);
+  expect(token).toBe(before);
+  // And it verifies with jose and jsonwebtoken against the published JWK Set.
+  expect(await verifyIdToken(h, token, rp.client.clientId)).toMatchObject({
+    sub: 'ss_pairwise',
+    nonce: input.nonce,
   });
 });
 
