@@ -91,8 +91,8 @@ describe('the claim set of every ID token', () => {
 
 test("mintIdToken: the token jose's CompactSign made from the same key and claims, byte for byte, and deterministic", async () => {
   const rp = await provisionRp(h);
-  const at = Math.floor(Date.now() / 1000) * 1000;
-  const deps = { ...h.deps, now: () => at };
+  const at = Math.floor(h.deps.clock() / 1000) * 1000;
+  const deps = { ...h.deps, clock: () => at };
   const input = {
     clientId: rp.client.clientId,
     subject: 'ss_pairwise',
