@@ -3,17 +3,12 @@
 // it a 429 "too many attempts" page with Retry-After and nothing written to Redis. A browser holding its flow or
 // session goes on, another client address is admitted, and a forged X-Forwarded-For (TRUST_PROXY unset) is no
 // new address.
-import http from 'node:http';
-import { provisionBackend } from '@svc/testkit';
+import { type AddressedAnswer, provisionBackend, requestFrom } from '@svc/testkit';
 import { type ConnectHost, useConnectHost } from './helpers';
 
 const cx = useConnectHost({ config: { newFlowRate: { points: 3, windowSeconds: 60 } } });
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
+type Answer = AddressedAnswer;
 
 /** GET of a path from `from` (127.0.0.2 is another client address of the host listening on 127.0.0.1). */
 function view(
@@ -21,34 +16,8 @@ function view(
   path: string,
   opts: { cookie?: string; from?: string; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
-  const url = new URL(host.url);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: url.port,
-        localAddress: opts.from ?? '127.0.0.1',
-        path,
-        headers: {
-          host: url.host,
-          'accept-language': 'en-US',
-          ...(opts.cookie ? { cookie: opts.cookie } : {}),
-          ...opts.headers,
-        },
-        agent: false,
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          body += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+  const cookie: Record<string, string> = opts.cookie ? { cookie: opts.cookie } : {};
+  return requestFrom(host.url, { path, from: opts.from, headers: { ...cookie, ...opts.headers } });
 }
 
 /** Flows and account page sessions in Redis: what a view without one writes. */

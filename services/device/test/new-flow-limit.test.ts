@@ -2,7 +2,7 @@
 // views of /device by a browser without a flow start one until the limit; past it a 429 "too many attempts" page
 // with Retry-After and no flow written. A browser holding its flow goes on, another client address is admitted,
 // and a forged X-Forwarded-For (TRUST_PROXY unset) is no new address.
-import http from 'node:http';
+import { type AddressedAnswer, requestFrom } from '@svc/testkit';
 import { type PageHarness, startPages } from './page-kit';
 
 let h: PageHarness;
@@ -11,45 +11,15 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
+type Answer = AddressedAnswer;
 
 /** GET of a path from `from` (127.0.0.2 is another client address of the host listening on 127.0.0.1). */
 function view(
   path: string,
   opts: { cookie?: string; from?: string; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
-  const url = new URL(h.url);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: url.port,
-        localAddress: opts.from ?? '127.0.0.1',
-        path,
-        headers: {
-          host: url.host,
-          'accept-language': 'en-US',
-          ...(opts.cookie ? { cookie: opts.cookie } : {}),
-          ...opts.headers,
-        },
-        agent: false,
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          body += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+  const cookie: Record<string, string> = opts.cookie ? { cookie: opts.cookie } : {};
+  return requestFrom(h.url, { path, from: opts.from, headers: { ...cookie, ...opts.headers } });
 }
 
 const flows = async () => (await h.deps.redis.keys('device:flow:session:*')).length;

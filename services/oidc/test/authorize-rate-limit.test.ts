@@ -3,8 +3,7 @@
 // redirect, and nothing is parked; two replicas share one count; another address, or the window's end, is admitted
 // again; a forged X-Forwarded-For (TRUST_PROXY unset) is no new address. The interaction pages: a flow started by
 // a view without one counts on its own counter at the same rate, so one parked request is no amplifier.
-import http from 'node:http';
-import { uniqueName, waitUntil } from '@svc/testkit';
+import { type AddressedAnswer, requestFrom, uniqueName, waitUntil } from '@svc/testkit';
 import {
   type OidcPagesHost,
   provisionRelyingParty,
@@ -14,53 +13,9 @@ import {
 
 const REDIRECT = `https://${uniqueName('rp')}.example/cb`;
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
+type Answer = AddressedAnswer;
 
-/**
- * One request to the host on a fresh connection from `from` (a loopback address of this machine: 127.0.0.2 is
- * another client address for the host listening on 127.0.0.1), in English.
- */
-function send(
-  host: OidcPagesHost,
-  opts: {
-    method?: 'GET' | 'POST';
-    path: string;
-    from?: string;
-    headers?: Record<string, string>;
-    body?: string;
-  },
-): Promise<Answer> {
-  const url = new URL(host.address);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: url.port,
-        localAddress: opts.from ?? '127.0.0.1',
-        method: opts.method ?? 'GET',
-        path: opts.path,
-        headers: { host: url.host, 'accept-language': 'en-US', ...opts.headers },
-        agent: false,
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          body += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end(opts.body);
-  });
-}
-
-/** /authorize by GET (query) or POST (form) from `from` (see `send`). */
+/** /authorize by GET (query) or POST (form) from `from` (see requestFrom). */
 function authorize(
   host: OidcPagesHost,
   rp: RelyingPartyFixture,
@@ -75,7 +30,7 @@ function authorize(
     state: opts.state ?? 's'.repeat(4096),
   }).toString();
   const post = opts.method === 'POST';
-  return send(host, {
+  return requestFrom(host.address, {
     method: opts.method,
     from: opts.from,
     path: post ? '/authorize' : `/authorize?${query}`,
@@ -86,7 +41,7 @@ function authorize(
 
 /** GET of a same-host path from 127.0.0.1, with `cookie` when given. */
 const view = (host: OidcPagesHost, path: string, cookie?: string): Promise<Answer> =>
-  send(host, { path, headers: cookie ? { cookie } : {} });
+  requestFrom(host.address, { path, headers: cookie ? { cookie } : {} });
 
 const flowKeys = async (host: OidcPagesHost) => (await host.deps.redis.keys('oidc:flow:*')).length;
 
