@@ -284,7 +284,7 @@ export * from './mailbox';
 export { type Agent, makeAgent } from './page-agent';
 export { useInfra, useStarted } from './per-file';
 export { type RawAnswer, type RawRequest, sendRaw } from './raw-request';
-export { type AddressedAnswer, requestFrom } from './request-from';
+export { type AddressedAnswer, expectLimitedPage, requestFrom } from './request-from';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';
 export {
   holdInTransaction,

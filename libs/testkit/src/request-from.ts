@@ -47,3 +47,19 @@ export function requestFrom(
     req.end(opts.body);
   });
 }
+
+/**
+ * The sign-in pages' 429 page (English) of a per-address limit whose window is `windowSeconds`: no redirect and no
+ * cookie, a Retry-After within the window that the page names, HTML, no-store.
+ */
+export function expectLimitedPage(a: AddressedAnswer, windowSeconds = 60): void {
+  expect(a.status).toBe(429);
+  expect(a.headers.location).toBeUndefined();
+  expect(a.headers['set-cookie']).toBeUndefined();
+  const wait = Number(a.headers['retry-after']);
+  expect(wait).toBeGreaterThanOrEqual(1);
+  expect(wait).toBeLessThanOrEqual(windowSeconds);
+  expect(a.headers['content-type']).toMatch(/^text\/html/);
+  expect(a.headers['cache-control']).toBe('no-store');
+  expect(a.body).toContain(`Too many attempts. Try again in ${wait} second${wait === 1 ? '' : 's'}.`);
+}

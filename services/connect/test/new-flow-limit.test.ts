@@ -3,7 +3,7 @@
 // it a 429 "too many attempts" page with Retry-After and nothing written to Redis. A browser holding its flow or
 // session goes on, another client address is admitted, and a forged X-Forwarded-For (TRUST_PROXY unset) is no
 // new address.
-import { type AddressedAnswer, provisionBackend, requestFrom } from '@svc/testkit';
+import { type AddressedAnswer, expectLimitedPage, provisionBackend, requestFrom } from '@svc/testkit';
 import { type ConnectHost, useConnectHost } from './helpers';
 
 const cx = useConnectHost({ config: { newFlowRate: { points: 3, windowSeconds: 60 } } });
@@ -31,19 +31,6 @@ async function written(host: ConnectHost): Promise<number> {
 
 const cookieOf = (a: Answer) => String(a.headers['set-cookie']?.[0]).split(';')[0] as string;
 
-function expectLimited(a: Answer): void {
-  expect(a.status).toBe(429);
-  expect(a.headers.location).toBeUndefined();
-  expect(a.headers['set-cookie']).toBeUndefined();
-  expect(Number(a.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-  expect(Number(a.headers['retry-after'])).toBeLessThanOrEqual(60);
-  expect(a.headers['content-type']).toMatch(/^text\/html/);
-  expect(a.headers['cache-control']).toBe('no-store');
-  // The page names the wait its Retry-After does (the window is 60 s: never "a few minutes").
-  const wait = Number(a.headers['retry-after']);
-  expect(a.body).toContain(`Too many attempts. Try again in ${wait} second${wait === 1 ? '' : 's'}.`);
-}
-
 test('inquiry and account pages: views without a flow or session over the limit are the 429 page and write nothing', async () => {
   const host = cx.host;
   const backend = await provisionBackend(cx.infra, host.url);
@@ -56,9 +43,9 @@ test('inquiry and account pages: views without a flow or session over the limit 
   expect(await written(host)).toBe(before + 3);
   // Past it: no cookie, a cookie the host never issued, a forged client address: nothing written.
   for (const path of [inquiry, '/account']) {
-    expectLimited(await view(host, path));
-    expectLimited(await view(host, path, { cookie: 'connect_flow=forged; connect_account=forged' }));
-    expectLimited(await view(host, path, { headers: { 'x-forwarded-for': '203.0.113.9' } }));
+    expectLimitedPage(await view(host, path));
+    expectLimitedPage(await view(host, path, { cookie: 'connect_flow=forged; connect_account=forged' }));
+    expectLimitedPage(await view(host, path, { headers: { 'x-forwarded-for': '203.0.113.9' } }));
   }
   expect(await written(host)).toBe(before + 3);
   // Browsers holding their flow or session go on, counted nowhere.

@@ -2,7 +2,7 @@
 // views of /device by a browser without a flow start one until the limit; past it a 429 "too many attempts" page
 // with Retry-After and no flow written. A browser holding its flow goes on, another client address is admitted,
 // and a forged X-Forwarded-For (TRUST_PROXY unset) is no new address.
-import { type AddressedAnswer, requestFrom } from '@svc/testkit';
+import { type AddressedAnswer, expectLimitedPage, requestFrom } from '@svc/testkit';
 import { type PageHarness, startPages } from './page-kit';
 
 let h: PageHarness;
@@ -25,31 +25,18 @@ function view(
 const flows = async () => (await h.deps.redis.keys('device:flow:session:*')).length;
 const cookieOf = (a: Answer) => String(a.headers['set-cookie']?.[0]).split(';')[0] as string;
 
-function expectLimited(a: Answer): void {
-  expect(a.status).toBe(429);
-  expect(a.headers.location).toBeUndefined();
-  expect(a.headers['set-cookie']).toBeUndefined();
-  expect(Number(a.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-  expect(Number(a.headers['retry-after'])).toBeLessThanOrEqual(60);
-  expect(a.headers['content-type']).toMatch(/^text\/html/);
-  expect(a.headers['cache-control']).toBe('no-store');
-  // The page names the wait its Retry-After does (the window is 60 s: never "a few minutes").
-  const wait = Number(a.headers['retry-after']);
-  expect(a.body).toContain(`Too many attempts. Try again in ${wait} second${wait === 1 ? '' : 's'}.`);
-}
-
 test('/device: views without a flow over the limit are the 429 page and write nothing; a browser with its flow goes on', async () => {
   const before = await flows();
   const fresh = [await view('/device'), await view('/device?user_code=ABCD-EFGH'), await view('/device')];
   expect(fresh.map((a) => a.status)).toEqual([200, 200, 200]);
   expect(await flows()).toBe(before + 3);
   // Past it: no cookie, a cookie the host never issued, a forged client address: nothing written.
-  expectLimited(await view('/device'));
-  expectLimited(await view('/device', { cookie: 'device_flow=forged' }));
+  expectLimitedPage(await view('/device'));
+  expectLimitedPage(await view('/device', { cookie: 'device_flow=forged' }));
   const zh = await view('/device', { headers: { 'accept-language': 'zh-CN' } });
   expect(zh.status).toBe(429);
   expect(zh.body).toContain(`尝试次数过多。请在${zh.headers['retry-after']}秒`);
-  expectLimited(await view('/device', { headers: { 'x-forwarded-for': '203.0.113.9' } }));
+  expectLimitedPage(await view('/device', { headers: { 'x-forwarded-for': '203.0.113.9' } }));
   expect(await flows()).toBe(before + 3);
   // A browser holding its flow goes on, counted nowhere.
   const own = await view('/device', { cookie: cookieOf(fresh[0] as Answer) });
