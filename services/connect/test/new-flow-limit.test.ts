@@ -57,3 +57,28 @@ test('inquiry and account pages: views without a flow or session over the limit 
   expect(other.status).toBe(200);
   expect(await written(host)).toBe(before + 4);
 });
+
+test('a post without a flow is refused before it writes a flow or spends the address count', async () => {
+  const host = cx.host;
+  const backend = await provisionBackend(cx.infra, host.url);
+  const est = await backend.establish({});
+  const inquiry = `/inquiries/${est.body.exposureKey}`;
+  const from = '127.0.0.3';
+  const before = await written(host);
+  // More posts than the limit allows views: each is the 403 page, none writes a flow or counts.
+  for (let i = 0; i < 5; i++) {
+    const a = await requestFrom(host.url, {
+      method: 'POST',
+      path: `${inquiry}/email`,
+      from,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: host.url },
+      body: `_csrf=guess${i}&email=${encodeURIComponent('someone@example.com')}`,
+    });
+    expect(a.status).toBe(403);
+    expect(a.headers['set-cookie']).toBeUndefined();
+  }
+  expect(await written(host)).toBe(before);
+  // The address still has its whole count for views.
+  const views = [await view(host, inquiry, { from }), await view(host, inquiry, { from })];
+  expect(views.map((a) => a.status)).toEqual([200, 200]);
+});

@@ -146,6 +146,9 @@ export async function openBrowser<K extends string>(
   let flowId = cookies[cookieName];
   // Only identifiers this host issued and still holds are accepted; anything else starts a new flow.
   if (!flowId || !(await flows.isIssued(flowId))) {
+    // A post can only pass its CSRF check on a flow the browser already holds (a new flow's token is unknown to
+    // it), so a post without one is refused here, before it writes a flow or spends the address's count.
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw new PageError(403, 'sessionExpired');
     await site.newFlowLimit?.consume(req.ip ?? '');
     flowId = await flows.issue();
     setFlowCookie(flowId);
