@@ -2,7 +2,7 @@
 
 import type { Env } from '@svc/platform';
 import { COMMANDS } from './commands';
-import { type AdminContext, createAdminContext } from './context';
+import type { AdminContext } from './context';
 import { describeFailure, EXIT } from './errors';
 import { UsageError } from './flags';
 import { parseCommandLine, usageLines } from './registry';

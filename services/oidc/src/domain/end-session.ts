@@ -56,7 +56,7 @@ export async function verifyIdTokenHint(deps: OidcDeps, hint: string): Promise<H
 /** Where to send the browser after logout, or undefined for the host's own signed-out page. */
 function redirectTarget(client: OidcClient | undefined, uri: string | undefined, state: string | undefined) {
   if (uri === undefined) return undefined;
-  if (!client || !client.postLogoutRedirectUris.includes(uri)) {
+  if (!client?.postLogoutRedirectUris.includes(uri)) {
     throw new EndSessionRefused('post_logout_redirect_uri is not registered for this client');
   }
   if (state === undefined) return uri;

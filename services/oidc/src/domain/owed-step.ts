@@ -11,7 +11,7 @@ export async function owedStep(
   accountId: string,
 ): Promise<OwedStep> {
   const found = await accountAndView(deps, app, accountId);
-  if (!found || found.account.status !== 'ACTIVE') return 'account-unavailable';
+  if (found?.account.status !== 'ACTIVE') return 'account-unavailable';
   if (await termsOwed(deps, accountId)) return 'terms';
   if (consentItems(found.view, found.account).length > 0) return 'consent';
   return 'none';
