@@ -2,7 +2,7 @@
 // points (the count and the comparison are one Redis operation), the right secret is then refused too, and a
 // forged X-Forwarded-For (TRUST_PROXY unset) is not a new client address.
 import { postJson, provisionApp, uniqueName } from '@svc/testkit';
-import { accessKeyFor, settledAccount, startNative, useNativeHost } from './helpers';
+import { accessKeyFor, settledAccount, startNative, useNativeHost, withTwoReplicas } from './helpers';
 
 const n = useNativeHost();
 
@@ -11,9 +11,7 @@ const wrongSecret = (i: number) => `acs_t_${i.toString(16).padStart(64, '0')}`;
 describe('access-key brute force', () => {
   test('thirty wrong secrets at once over two replicas: exactly five are judged, the rest and the right one are 429', async () => {
     const limits = { prefix: uniqueName('rl'), addressPoints: 1000, credentialPoints: 5, windowSeconds: 60 };
-    const r1 = await startNative(n.infra, { rateLimit: limits });
-    const r2 = await startNative(n.infra, { rateLimit: limits });
-    try {
+    await withTwoReplicas(n.infra, { rateLimit: limits }, async (r1, r2) => {
       const app = await provisionApp(n.infra, { methods: ['ACCESS_KEY_DIRECT'] });
       const account = await settledAccount(n.infra);
       const key = await accessKeyFor(n.infra, app.anchor, account.id);
@@ -37,10 +35,7 @@ describe('access-key brute force', () => {
         accessKeySecret: key.accessKeySecret,
       });
       expect([right.status, right.body?.reason]).toEqual([429, 'TooManyAttempts']);
-    } finally {
-      await r1.close();
-      await r2.close();
-    }
+    });
   });
 
   test('a forged X-Forwarded-For per request does not reset the per-address limit', async () => {

@@ -7,8 +7,8 @@ import {
   publicKeyFor,
   settledAccount,
   signAssertion,
-  startNative,
   useNativeHost,
+  withTwoReplicas,
 } from './helpers';
 
 const n = useNativeHost();
@@ -98,9 +98,7 @@ describe('rate limits shared across replicas', () => {
   test('per credential on access-key: the third attempt on either replica is 429 with Retry-After', async () => {
     const prefix = uniqueName('rl');
     const limits = { prefix, addressPoints: 100, credentialPoints: 2, windowSeconds: 60 };
-    const r1 = await startNative(n.infra, { rateLimit: limits });
-    const r2 = await startNative(n.infra, { rateLimit: limits });
-    try {
+    await withTwoReplicas(n.infra, { rateLimit: limits }, async (r1, r2) => {
       const app = await provisionApp(n.infra, { methods: ['ACCESS_KEY_DIRECT'] });
       const account = await settledAccount(n.infra);
       const key = await accessKeyFor(n.infra, app.anchor, account.id);
@@ -123,17 +121,12 @@ describe('rate limits shared across replicas', () => {
         workloadId: undefined,
       });
       expect(ok.status).toBe(200);
-    } finally {
-      await r1.close();
-      await r2.close();
-    }
+    });
   });
 
   test('per client address on public-key, across kids and replicas', async () => {
     const limits = { prefix: uniqueName('rl'), addressPoints: 3, credentialPoints: 100, windowSeconds: 60 };
-    const r1 = await startNative(n.infra, { rateLimit: limits });
-    const r2 = await startNative(n.infra, { rateLimit: limits });
-    try {
+    await withTwoReplicas(n.infra, { rateLimit: limits }, async (r1, r2) => {
       const app = await provisionApp(n.infra, { methods: ['PUBLIC_KEY_DIRECT'] });
       const account = await settledAccount(n.infra);
       const body = JSON.stringify({ applicationAnchor: app.anchor });
@@ -148,9 +141,6 @@ describe('rate limits shared across replicas', () => {
         if (res.status === 429) expect(res.headers.get('retry-after')).toBeTruthy();
       }
       expect(statuses).toEqual([200, 200, 200, 429]);
-    } finally {
-      await r1.close();
-      await r2.close();
-    }
+    });
   });
 });

@@ -56,6 +56,25 @@ export async function startNative(
   return startTestHost(createNativeApp(nativeDeps(infra, config, extra)));
 }
 
+/**
+ * Two replicas of the host over `infra` with one configuration (their limits count once, in Redis), closed after
+ * `use`.
+ */
+export async function withTwoReplicas<T>(
+  infra: TestInfra,
+  config: Partial<NativeConfig>,
+  use: (r1: RunningTestHost, r2: RunningTestHost) => Promise<T>,
+): Promise<T> {
+  const r1 = await startNative(infra, config);
+  const r2 = await startNative(infra, config);
+  try {
+    return await use(r1, r2);
+  } finally {
+    await r1.close();
+    await r2.close();
+  }
+}
+
 export interface NativeSetup {
   infra: TestInfra;
   /** The Steam Web API stand-in the hosts ask. */
