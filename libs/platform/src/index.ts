@@ -2,6 +2,7 @@
 export * from './bearer';
 export * from './body';
 export * from './browser-session';
+export * from './client-address';
 export * from './clock';
 export * from './cluster';
 export * from './config';

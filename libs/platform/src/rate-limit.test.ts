@@ -49,6 +49,24 @@ test('an exhausted limit is 429 TooManyAttempts with Retry-After', async () => {
   expect(Number(answer.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
 });
 
+test('a per-address limit counts an IPv6 client by its /64, an IPv4 or IPv4-mapped client by its address', async () => {
+  const limiter = createRateLimiter(redis, {
+    keyPrefix: `t:${randomUUID()}`,
+    points: 2,
+    durationSeconds: 60,
+    perAddress: true,
+  });
+  await limiter.consume('2001:db8:7:7::1');
+  await limiter.consume('2001:db8:7:7::2');
+  expect(await caught(limiter.consume('2001:db8:7:7:ffff::3'))).toBeInstanceOf(ServiceError);
+  await limiter.consume('2001:db8:7:8::1');
+  for (const address of ['192.0.2.1', '::ffff:192.0.2.2', '::ffff:192.0.2.3']) {
+    await limiter.consume(address);
+    await limiter.consume(address);
+  }
+  expect(await caught(limiter.consume('::ffff:192.0.2.2'))).toBeInstanceOf(ServiceError);
+});
+
 test('Redis unreachable is 503 TemporarilyUnavailable with Retry-After', async () => {
   // Nothing listens on port 1; no offline queue and no retries, so the command fails at once.
   const down = createRedis('redis://127.0.0.1:1', { lazy: true });

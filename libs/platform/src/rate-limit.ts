@@ -2,6 +2,7 @@
 // Redis unreachable is 503 with Retry-After, and any other failure goes on unchanged (a bare 500, logged).
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { clientAddressKey } from './client-address';
 import { isDependencyFailure } from './dependencies';
 import { ServiceError } from './errors';
 
@@ -9,6 +10,8 @@ export interface RateLimitOptions {
   keyPrefix: string;
   points: number;
   durationSeconds: number;
+  /** The keys are client addresses (`req.ip`): counted per clientAddressKey, an IPv6 client by its /64. */
+  perAddress?: boolean;
 }
 
 export interface RateLimiter {
@@ -30,7 +33,9 @@ export function createRateLimiter(redis: Redis, opts: RateLimitOptions): RateLim
   });
   return {
     async consume(...keys) {
-      const results = await Promise.allSettled(keys.map((key) => limiter.consume(key)));
+      const results = await Promise.allSettled(
+        keys.map((key) => limiter.consume(opts.perAddress ? clientAddressKey(key) : key)),
+      );
       let wait: number | undefined;
       for (const r of results) {
         if (r.status === 'fulfilled') continue;

@@ -77,8 +77,8 @@ export interface Site<K extends string = never> extends SigninOptions<K> {
 
 export function resolveSite<K extends string>(o: SigninOptions<K>): Site<K> {
   const { rateLimits: rl, rateLimitNamespace: ns } = o.config;
-  const limiter = (name: string, points: number, durationSeconds: number) =>
-    createRateLimiter(o.deps.redis, { keyPrefix: `${ns}:${name}`, points, durationSeconds });
+  const limiter = (name: string, points: number, durationSeconds: number, perAddress = true) =>
+    createRateLimiter(o.deps.redis, { keyPrefix: `${ns}:${name}`, points, durationSeconds, perAddress });
   return {
     ...o,
     flows: createFlowStore(o.deps.redis, {
@@ -89,7 +89,7 @@ export function resolveSite<K extends string>(o: SigninOptions<K>): Site<K> {
     accounts: createAccountStore(o.deps.db),
     codeLimits: {
       sendPerIp: limiter('code-send-ip', rl.codeSendPerIp, 600),
-      sendPerRecipient: limiter('code-send-to', rl.codeSendPerRecipient, 600),
+      sendPerRecipient: limiter('code-send-to', rl.codeSendPerRecipient, 600, false),
       verify: limiter('code-verify-ip', rl.codeVerifyPerIp, 600),
     },
     signInLimit: limiter('sign-in-ip', rl.signInPerIp, 300),

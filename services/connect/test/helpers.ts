@@ -42,6 +42,8 @@ export async function startConnect(
     config?: Partial<ConnectConfig>;
     clock?: Clock;
     port?: number;
+    /** Express's `trust proxy` (TRUST_PROXY): which X-Forwarded-For hops name the client. */
+    trustProxy?: boolean | number | string;
   } = {},
 ): Promise<ConnectHost> {
   const server = http.createServer();
@@ -73,6 +75,7 @@ export async function startConnect(
     mailer: createMailer(config.smtp, config.mailFrom, logger),
     logger,
     clock,
+    trustProxy: opts.trustProxy,
     close: async () => undefined,
   };
   const contract = contractChecked(createConnectApp(deps));

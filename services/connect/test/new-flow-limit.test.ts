@@ -2,9 +2,9 @@
 // inquiry page, or of /account, by a browser without a flow (or account session) start one until the limit; past
 // it a 429 "too many attempts" page with Retry-After and nothing written to Redis. A browser holding its flow or
 // session goes on, another client address is admitted, and a forged X-Forwarded-For (TRUST_PROXY unset) is no
-// new address.
+// new address. Behind a trusted proxy an IPv6 client counts by its /64, an IPv4 (or IPv4-mapped) one by its address.
 import { type AddressedAnswer, expectLimitedPage, provisionBackend, requestFrom } from '@svc/testkit';
-import { type ConnectHost, useConnectHost } from './helpers';
+import { type ConnectHost, startConnect, useConnectHost } from './helpers';
 
 const cx = useConnectHost({ config: { newFlowRate: { points: 3, windowSeconds: 60 } } });
 
@@ -81,4 +81,27 @@ test('a post without a flow is refused before it writes a flow or spends the add
   // The address still has its whole count for views.
   const views = [await view(host, inquiry, { from }), await view(host, inquiry, { from })];
   expect(views.map((a) => a.status)).toEqual([200, 200]);
+});
+
+test('behind a trusted proxy: IPv6 clients of one /64 share a count, another /64 and IPv4 clients have their own', async () => {
+  const host = await startConnect(cx.infra, {
+    trustProxy: 'loopback',
+    config: { newFlowRate: { points: 2, windowSeconds: 60 } },
+  });
+  try {
+    const from = (address: string) => view(host, '/account', { headers: { 'x-forwarded-for': address } });
+    const before = await written(host);
+    expect((await from('2001:db8:5:6::1')).status).toBe(200);
+    expect((await from('2001:db8:5:6:aaaa:bbbb:cccc:dddd')).status).toBe(200);
+    // A third address of the same /64 is the same client: nothing written.
+    expectLimitedPage(await from('2001:db8:5:6::3'));
+    expect(await written(host)).toBe(before + 2);
+    expect((await from('2001:db8:5:7::1')).status).toBe(200);
+    // IPv4 clients, plain or IPv4-mapped, still count one address each.
+    for (const address of ['192.0.2.10', '::ffff:192.0.2.11', '::ffff:192.0.2.12'])
+      expect((await from(address)).status).toBe(200);
+    expect(await written(host)).toBe(before + 6);
+  } finally {
+    await host.close();
+  }
 });

@@ -45,11 +45,13 @@ export function deviceDepsOf(
       keepAfterExpiryMs: KEEP_AFTER_EXPIRY_MS,
     }),
     authorizeLimit: createRateLimiter(parts.redis, {
+      perAddress: true,
       keyPrefix: `${config.redisPrefix}:authorize`,
       points: config.rateLimit.authorizePerAddress,
       durationSeconds: config.rateLimit.windowSeconds,
     }),
     unknownCodeLimit: createRateLimiter(parts.redis, {
+      perAddress: true,
       keyPrefix: `${config.redisPrefix}:unknown`,
       points: config.rateLimit.unknownPerAddress,
       durationSeconds: config.rateLimit.windowSeconds,

@@ -33,6 +33,7 @@ export function connectSignin(deps: ConnectDeps): ConnectSignin {
     // A page view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS): without a count, a loop of
     // cookieless views would write without bound. The account page's new sessions count here too.
     newFlowLimit: createRateLimiter(deps.redis, {
+      perAddress: true,
       keyPrefix: `${deps.config.rateLimitNamespace}:new-flow-ip`,
       points: deps.config.newFlowRate.points,
       durationSeconds: deps.config.newFlowRate.windowSeconds,

@@ -63,19 +63,21 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
     // A view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS): without a count, a loop of cookieless
     // views of /device would write without bound.
     newFlowLimit: createRateLimiter(deps.redis, {
+      perAddress: true,
       keyPrefix: `${pages.rateLimitNamespace}:new-flow-ip`,
       points: pages.newFlowRate.points,
       durationSeconds: pages.newFlowRate.windowSeconds,
     }),
   });
-  const limiter = (name: string, points: number) =>
+  const limiter = (name: string, points: number, perAddress: boolean) =>
     createRateLimiter(deps.redis, {
       keyPrefix: `${pages.rateLimitNamespace}:${name}`,
       points,
       durationSeconds: pages.codeGuesses.windowSeconds,
+      perAddress,
     });
-  const guessesPerAddress = limiter('user-code-ip', pages.codeGuesses.perAddress);
-  const guessesPerAccount = limiter('user-code-account', pages.codeGuesses.perAccount);
+  const guessesPerAddress = limiter('user-code-ip', pages.codeGuesses.perAddress, true);
+  const guessesPerAccount = limiter('user-code-account', pages.codeGuesses.perAccount, false);
   /** This browser's device flow, with the authorization its typed code selected while that is still pending. */
   async function open(req: PageRequest<unknown>, res: Response): Promise<DevicePage> {
     const b: DevicePage = await signin.open(req, res, {

@@ -42,6 +42,7 @@ function limitersFor(deps: NativeDeps, endpoint: string): Limiters {
   const rl = deps.config.rateLimit;
   return {
     address: createRateLimiter(deps.redis, {
+      perAddress: true,
       keyPrefix: `${rl.prefix}:${endpoint}:addr`,
       points: rl.addressPoints,
       durationSeconds: rl.windowSeconds,

@@ -100,6 +100,7 @@ export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): End
   // Counted in Redis (one atomic operation, shared by every replica) before anything else: a flood over the limit
   // costs that one operation a request, no client lookup and nothing parked.
   const perAddress = createRateLimiter(deps.redis, {
+    perAddress: true,
     keyPrefix: `${settings.rateLimitNamespace}:authorize-ip`,
     points: settings.authorizeRate.points,
     durationSeconds: settings.authorizeRate.windowSeconds,

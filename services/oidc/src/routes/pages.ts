@@ -28,6 +28,7 @@ export function oidcSignin(deps: OidcDeps): Signin<OidcKey> {
     // request would otherwise write without bound. A browser starts about one per /authorize at most (its flow
     // cookie lasts the flow's lifetime), so the /authorize limit's rate bounds it, on a counter of its own.
     newFlowLimit: createRateLimiter(deps.redis, {
+      perAddress: true,
       keyPrefix: `${settings.rateLimitNamespace}:new-flow-ip`,
       points: settings.authorizeRate.points,
       durationSeconds: settings.authorizeRate.windowSeconds,
