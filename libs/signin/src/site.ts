@@ -59,10 +59,10 @@ export interface SigninOptions<K extends string = never> {
   /** The host's own page strings (its final step and its errors), in both locales. */
   messages?: Messages<K>;
   /**
-   * Counts every flow the pages start, per client address (each view by a browser without a flow this host
+   * Flows the pages may start per client address in a window (each view by a browser without a flow this host
    * issued writes one to Redis for FLOW_TTL_SECONDS): over it, TooManyAttempts and nothing written. Unset: none.
    */
-  newFlowLimit?: RateLimiter;
+  newFlowRate?: { points: number; windowSeconds: number };
 }
 
 /** The resolved options every route of the library works with. */
@@ -72,6 +72,8 @@ export interface Site<K extends string = never> extends SigninOptions<K> {
   codeLimits: CodeLimits;
   /** Passkey ceremonies per client address (sign-in pages and the account page share it). */
   signInLimit: RateLimiter;
+  /** The count of `newFlowRate` (`<rateLimitNamespace>:new-flow-ip`), when the host set one. */
+  newFlowLimit?: RateLimiter;
   langCookie: string;
 }
 
@@ -93,6 +95,7 @@ export function resolveSite<K extends string>(o: SigninOptions<K>): Site<K> {
       verify: limiter('code-verify-ip', rl.codeVerifyPerIp, 600),
     },
     signInLimit: limiter('sign-in-ip', rl.signInPerIp, 300),
+    newFlowLimit: o.newFlowRate && limiter('new-flow-ip', o.newFlowRate.points, o.newFlowRate.windowSeconds),
     langCookie: `${o.namespace}_lang`,
   };
 }

@@ -1,7 +1,7 @@
 // Every browser page of connect: inquiries, errands, the account page and the read-only basic-terms page (the
 // LegalAgreementRequired termsUrl), on the shared sign-in steps of @svc/signin; the table lists them.
 import { createTermsRevisionCache } from '@svc/issuance';
-import { createRateLimiter, type Endpoint, pageEndpoint } from '@svc/platform';
+import { type Endpoint, pageEndpoint } from '@svc/platform';
 import {
   createSignin,
   layout,
@@ -32,12 +32,7 @@ export function connectSignin(deps: ConnectDeps): ConnectSignin {
     messages: CONNECT_MESSAGES,
     // A page view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS): without a count, a loop of
     // cookieless views would write without bound. The account page's new sessions count here too.
-    newFlowLimit: createRateLimiter(deps.redis, {
-      perAddress: true,
-      keyPrefix: `${deps.config.rateLimitNamespace}:new-flow-ip`,
-      points: deps.config.newFlowRate.points,
-      durationSeconds: deps.config.newFlowRate.windowSeconds,
-    }),
+    newFlowRate: deps.config.newFlowRate,
   });
 }
 

@@ -62,12 +62,7 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
     messages: DEVICE_MESSAGES,
     // A view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS): without a count, a loop of cookieless
     // views of /device would write without bound.
-    newFlowLimit: createRateLimiter(deps.redis, {
-      perAddress: true,
-      keyPrefix: `${pages.rateLimitNamespace}:new-flow-ip`,
-      points: pages.newFlowRate.points,
-      durationSeconds: pages.newFlowRate.windowSeconds,
-    }),
+    newFlowRate: pages.newFlowRate,
   });
   const limiter = (name: string, points: number, perAddress: boolean) =>
     createRateLimiter(deps.redis, {

@@ -1,6 +1,6 @@
 // The OIDC host's browser side: /authorize, the interaction pages on the shared sign-in steps of @svc/signin
 // (flow cookie oidc_flow, namespace oidc, receipts OIDC_BROWSER), their assets and the pages' error mapper.
-import { createRateLimiter, type Endpoint } from '@svc/platform';
+import type { Endpoint } from '@svc/platform';
 import { createSignin, type Signin } from '@svc/signin';
 import type { ErrorRequestHandler } from 'express';
 import type { OidcDeps } from '../deps';
@@ -27,12 +27,7 @@ export function oidcSignin(deps: OidcDeps): Signin<OidcKey> {
     // A page view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS); any number of views of one parked
     // request would otherwise write without bound. A browser starts about one per /authorize at most (its flow
     // cookie lasts the flow's lifetime), so the /authorize limit's rate bounds it, on a counter of its own.
-    newFlowLimit: createRateLimiter(deps.redis, {
-      perAddress: true,
-      keyPrefix: `${settings.rateLimitNamespace}:new-flow-ip`,
-      points: settings.authorizeRate.points,
-      durationSeconds: settings.authorizeRate.windowSeconds,
-    }),
+    newFlowRate: settings.authorizeRate,
   });
 }
 
