@@ -8,7 +8,6 @@ import path from 'node:path';
 import {
   addAuthenticator,
   expectForgedCallsRefusedFirst,
-  launchChromium,
   makeAgent,
   postJson,
   provisionBackend,
@@ -16,25 +15,14 @@ import {
   uniqueName,
   waitUntil,
 } from '@svc/testkit';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 
-import { ARTIFACTS, ensureTerms, type PageHarness, shoot, startPages } from './page-kit';
+import { ARTIFACTS, type PageHarness, shoot, startPages, useChromiumPages } from './page-kit';
 import { provisionDeviceApp } from './support';
 
 jest.setTimeout(120_000);
 
-let h: PageHarness;
-let browser: Browser;
-
-beforeAll(async () => {
-  h = await startPages();
-  await ensureTerms(h);
-  browser = await launchChromium(ARTIFACTS);
-});
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-});
+const ui = useChromiumPages({ terms: true, artifacts: ARTIFACTS });
 
 const TV = 'LanternTV/2.1 (Linux; armv7l)';
 
@@ -57,7 +45,7 @@ const poll = (harness: PageHarness, deviceCode: string) =>
   postJson(`${harness.url}/device-token`, { deviceCode });
 
 async function newPage(locale: 'en-US' | 'zh-CN'): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ locale });
+  const context = await ui.browser.newContext({ locale });
   context.setDefaultTimeout(15_000);
   const page = await context.newPage();
   return { context, page };
@@ -81,7 +69,7 @@ async function typeCode(page: Page, typed: string, button = 'Continue'): Promise
 }
 
 /** Signs up on connect (in English): email code, passkey, basic terms, until connect says they are signed in. */
-async function signUpOnConnect(page: Page, email: string, harness = h): Promise<void> {
+async function signUpOnConnect(page: Page, email: string, harness = ui.h): Promise<void> {
   // Any connect inquiry page offers sign-up; the passkey it makes is the person's, for the whole fleet.
   const backend = await provisionBackend(harness.infra, harness.connect.url, {
     names: { 'en-US': 'Lantern Notes' },
@@ -111,19 +99,19 @@ describe('the approval page', () => {
     await signUpOnConnect(page, email);
     expect(await authenticator.credentials()).toHaveLength(1);
 
-    const flow = await startDeviceFlow(h);
-    await page.goto(`${h.url}/device`);
+    const flow = await startDeviceFlow(ui.h);
+    await page.goto(`${ui.h.url}/device`);
     expect(await page.textContent('h1')).toBe('Connect a device');
     await shoot(page, '01-code-entry');
     await typeCode(page, 'wdjb mjht-x');
     expect(await page.textContent('.notice')).toContain('not a device code');
     // The notice shows once: each language gets its own malformed entry.
     await page.screenshot({ path: `${ARTIFACTS}/02-code-malformed.en-US.png`, fullPage: true });
-    await page.goto(`${h.url}/device?lang=zh-CN`);
+    await page.goto(`${ui.h.url}/device?lang=zh-CN`);
     await typeCode(page, 'wdjb mjht-x', '继续');
     expect(await page.textContent('.notice')).toContain('这不是设备代码');
     await page.screenshot({ path: `${ARTIFACTS}/02-code-malformed.zh-CN.png`, fullPage: true });
-    await page.goto(`${h.url}/device?lang=en-US`);
+    await page.goto(`${ui.h.url}/device?lang=en-US`);
     await typeCode(page, 'BBBBBBBB');
     expect(await page.textContent('.notice')).toContain('not valid');
     await typeCode(page, flow.userCode.toLowerCase().replace('-', ''));
@@ -149,7 +137,7 @@ describe('the approval page', () => {
     await shoot(page, '05-confirm');
     // Nothing is decided by looking: the device is still waiting (read from the database, so the device's one
     // poll below is its first and is never throttled).
-    const pending = await h.infra.db.deviceAuthorization.findFirstOrThrow({
+    const pending = await ui.h.infra.db.deviceAuthorization.findFirstOrThrow({
       where: { userCode: flow.userCode, state: 'PENDING' },
     });
     expect(pending.state).toBe('PENDING');
@@ -158,18 +146,18 @@ describe('the approval page', () => {
     await page.getByRole('heading', { name: 'Device approved' }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}/06-approved.en-US.png`, fullPage: true });
 
-    const tokens = await poll(h, flow.deviceCode);
+    const tokens = await poll(ui.h, flow.deviceCode);
     expect(tokens.status).toBe(200);
     expect(tokens.body.applicationAnchor).toBe(flow.app.anchor);
     expect(tokens.body.claims.email).toEqual({ requirement: 'REQUIRED', state: 'GRANTED' });
-    const account = await h.infra.db.account.findUniqueOrThrow({ where: { email } });
-    expect(await h.infra.db.passkey.count({ where: { accountId: account.id } })).toBe(1);
+    const account = await ui.h.infra.db.account.findUniqueOrThrow({ where: { email } });
+    expect(await ui.h.infra.db.passkey.count({ where: { accountId: account.id } })).toBe(1);
     await context.close();
   });
 
   test('the passkey button stays disabled until the page script has bound it (a click before would do nothing)', async () => {
     const { context, page } = await newPage('en-US');
-    const flow = await startDeviceFlow(h);
+    const flow = await startDeviceFlow(ui.h);
     let release = () => {};
     const held = new Promise<void>((r) => {
       release = r;
@@ -178,7 +166,7 @@ describe('the approval page', () => {
       await held;
       await route.continue();
     });
-    await page.goto(`${h.url}/device?user_code=${flow.userCode}`);
+    await page.goto(`${ui.h.url}/device?user_code=${flow.userCode}`);
     // Not typeCode: the sign-in page cannot finish loading while its script is held back.
     await page.getByRole('button', { name: 'Continue' }).click();
     const button = page.getByRole('button', { name: 'Sign in with a passkey' });
@@ -194,7 +182,7 @@ describe('the approval page', () => {
     await addAuthenticator(context, page);
     const email = `${uniqueName('link')}@example.test`;
     await signUpOnConnect(page, email);
-    const flow = await startDeviceFlow(h);
+    const flow = await startDeviceFlow(ui.h);
     await page.goto(flow.verificationUriComplete);
     expect(await page.inputValue('#user-code')).toBe(flow.userCode);
     await page.getByRole('button', { name: 'Continue' }).click();
@@ -206,15 +194,15 @@ describe('the approval page', () => {
     // Opening the complete URI again while signed in still lands on the confirmation screen, never an approval.
     await page.goto(flow.verificationUriComplete);
     await page.getByRole('heading', { name: 'Sign in on this device?' }).waitFor();
-    expect((await poll(h, flow.deviceCode)).body).toEqual({ error: 'authorization_pending' });
+    expect((await poll(ui.h, flow.deviceCode)).body).toEqual({ error: 'authorization_pending' });
     await context.close();
   });
 
   test('a newcomer signs up on the device page itself (zh-CN): email code, passkey, terms, consent, approve', async () => {
     const { context, page } = await newPage('zh-CN');
     const authenticator = await addAuthenticator(context, page);
-    const flow = await startDeviceFlow(h);
-    await page.goto(`${h.url}/device?lang=zh-CN`);
+    const flow = await startDeviceFlow(ui.h);
+    await page.goto(`${ui.h.url}/device?lang=zh-CN`);
     await typeCode(page, flow.userCode, '继续');
     await page.getByRole('heading', { name: '登录“灯笼电视”' }).waitFor();
     const email = `${uniqueName('new')}@example.test`;
@@ -222,7 +210,7 @@ describe('the approval page', () => {
     await page.getByRole('button', { name: '发送验证码' }).click();
     await page.getByLabel('验证码').waitFor();
     await shootStayingZh(page, '07-email-code');
-    await page.getByLabel('验证码').fill(await h.mailbox.codeFor(email));
+    await page.getByLabel('验证码').fill(await ui.h.mailbox.codeFor(email));
     await page.getByRole('button', { name: '继续' }).click();
     await page.getByRole('button', { name: '创建通行密钥' }).waitFor();
     await shootStayingZh(page, '08-register-passkey');
@@ -240,9 +228,9 @@ describe('the approval page', () => {
     await page.getByRole('heading', { name: '设备已批准' }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}/06-approved.zh-CN.png`, fullPage: true });
     expect(await authenticator.credentials()).toHaveLength(1);
-    const tokens = await poll(h, flow.deviceCode);
+    const tokens = await poll(ui.h, flow.deviceCode);
     expect(tokens.status).toBe(200);
-    const account = await h.infra.db.account.findUniqueOrThrow({ where: { email } });
+    const account = await ui.h.infra.db.account.findUniqueOrThrow({ where: { email } });
     expect(account.emailVerified).toBe(true);
     await context.close();
   });
@@ -254,8 +242,8 @@ describe('the approval page', () => {
       const en = locale === 'en-US';
       const email = `${uniqueName('deny')}@example.test`;
       await signUpOnConnect(page, email);
-      const flow = await startDeviceFlow(h);
-      await page.goto(`${h.url}/device?lang=${locale}`);
+      const flow = await startDeviceFlow(ui.h);
+      await page.goto(`${ui.h.url}/device?lang=${locale}`);
       await typeCode(page, flow.userCode, en ? 'Continue' : '继续');
       await page.getByRole('button', { name: en ? 'Sign in with a passkey' : '使用通行密钥登录' }).click();
       await page.locator('input[name="consent_email"][value="GRANTED"]').check();
@@ -264,11 +252,11 @@ describe('the approval page', () => {
       await page.getByRole('button', { name: en ? 'Deny' : '拒绝' }).click();
       await page.getByRole('heading', { name: en ? 'Request denied' : '请求已拒绝' }).waitFor();
       await page.screenshot({ path: `${ARTIFACTS}/10-denied.${locale}.png`, fullPage: true });
-      expect((await poll(h, flow.deviceCode)).body).toEqual({ error: 'access_denied' });
+      expect((await poll(ui.h, flow.deviceCode)).body).toEqual({ error: 'access_denied' });
       await page.getByRole('link', { name: en ? 'Enter another code' : '输入其他代码' }).click();
       await typeCode(page, flow.userCode, en ? 'Continue' : '继续');
       expect(await page.textContent('.notice')).toContain(en ? 'not valid' : '无效');
-      expect((await poll(h, flow.deviceCode)).body).toEqual({ error: 'access_denied' });
+      expect((await poll(ui.h, flow.deviceCode)).body).toEqual({ error: 'access_denied' });
       await context.close();
     });
   }
@@ -276,8 +264,8 @@ describe('the approval page', () => {
 
 describe('the passkey calls of the page script', () => {
   test('a forged call (no or a wrong CSRF token, a foreign Origin) is 403 before its malformed body is 400', async () => {
-    const flow = await startDeviceFlow(h);
-    const a = makeAgent(h.url);
+    const flow = await startDeviceFlow(ui.h);
+    const a = makeAgent(ui.h.url);
     await a.request('/device');
     expect((await a.form('/device', { code: flow.userCode })).res.status).toBe(303);
     expect((await a.request('/device')).text).toContain('Sign in with a passkey');
@@ -364,7 +352,7 @@ describe('user-code guesses (RFC 8628 section 5.1)', () => {
 
 describe('pnpm device-login, approved through the page', () => {
   test('the CLI shows the code; a person enters it on the page, signs in, approves; the CLI prints the claims', async () => {
-    const app = await provisionDeviceApp(h.infra, {
+    const app = await provisionDeviceApp(ui.h.infra, {
       claims: { email: 'REQUIRED' },
       names: { 'en-US': 'Lantern CLI' },
     });
@@ -377,7 +365,7 @@ describe('pnpm device-login, approved through the page', () => {
         '--app',
         app.anchor,
         '--device-url',
-        h.url,
+        ui.h.url,
         '--no-qr',
       ],
       { cwd: path.resolve(__dirname, '../../..'), stdio: ['ignore', 'pipe', 'pipe'] },
@@ -393,7 +381,7 @@ describe('pnpm device-login, approved through the page', () => {
       const { context, page } = await newPage('en-US');
       await addAuthenticator(context, page);
       await signUpOnConnect(page, `${uniqueName('cli')}@example.test`);
-      await page.goto(`${h.url}/device?user_code=${userCode}`);
+      await page.goto(`${ui.h.url}/device?user_code=${userCode}`);
       await page.getByRole('button', { name: 'Continue' }).click();
       await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
       await page.locator('input[name="consent_email"][value="GRANTED"]').check();

@@ -13,6 +13,7 @@ import {
   type ConnectProcess,
   contractChecked,
   hostPartsOf,
+  launchChromium,
   type Mailbox,
   openInfra,
   shootBothLocales,
@@ -21,7 +22,7 @@ import {
   type TestInfra,
   uniqueName,
 } from '@svc/testkit';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { createDeviceApp } from '../src/app';
 import { deviceConfigFromEnv } from '../src/config';
 import { type DeviceDeps, deviceDepsOf } from '../src/deps';
@@ -112,3 +113,37 @@ export async function ensureTerms(h: PageHarness): Promise<void> {
 }
 
 export const shoot = (page: Page, name: string) => shootBothLocales(page, ARTIFACTS, name);
+
+/**
+ * A test file's pages harness and Chromium, opened before its tests and closed after them; read through getters,
+ * so a file writes `ui.h` and `ui.browser` in its tests. `terms`: the baseline terms exist first; `artifacts`:
+ * where Chromium's traces go.
+ */
+export function useChromiumPages(opts: { terms?: boolean; artifacts?: string } = {}): {
+  readonly h: PageHarness;
+  readonly browser: Browser;
+} {
+  let h: PageHarness | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    h = await startPages();
+    if (opts.terms) await ensureTerms(h);
+    browser = await launchChromium(opts.artifacts);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+  const opened = <T>(v: T | undefined): T => {
+    if (v === undefined) throw new Error('useChromiumPages: read before beforeAll opened it');
+    return v;
+  };
+  return {
+    get h() {
+      return opened(h);
+    },
+    get browser() {
+      return opened(browser);
+    },
+  };
+}

@@ -4,46 +4,34 @@
 import {
   addAuthenticator,
   expectOnePasskeyNotice,
-  launchChromium,
   postJson,
   provisionAccount,
   signUpByEmailCode,
 } from '@svc/testkit';
-import type { Browser } from 'playwright-core';
-import { type PageHarness, startPages } from './page-kit';
+import { useChromiumPages } from './page-kit';
 import { provisionDeviceApp } from './support';
 
 jest.setTimeout(120_000);
 
-let h: PageHarness;
-let browser: Browser;
-
-beforeAll(async () => {
-  h = await startPages();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-});
+const ui = useChromiumPages();
 
 test('a passkey added to an existing account on the approval page mails its owner', async () => {
-  const { id, email } = await provisionAccount(h.infra);
-  const app = await provisionDeviceApp(h.infra);
-  const started = await postJson(`${h.url}/device-authorize`, { applicationAnchor: app.anchor });
+  const { id, email } = await provisionAccount(ui.h.infra);
+  const app = await provisionDeviceApp(ui.h.infra);
+  const started = await postJson(`${ui.h.url}/device-authorize`, { applicationAnchor: app.anchor });
   expect(started.status).toBe(200);
-  const context = await browser.newContext({ locale: 'en-US' });
+  const context = await ui.browser.newContext({ locale: 'en-US' });
   context.setDefaultTimeout(15_000);
   try {
     const page = await context.newPage();
     await addAuthenticator(context, page);
-    await page.goto(`${h.url}/device`);
+    await page.goto(`${ui.h.url}/device`);
     await page.locator('#user-code').fill((started.body as { userCode: string }).userCode);
     await page.getByRole('button', { name: 'Continue' }).click();
-    await signUpByEmailCode(page, email, h.mailbox.codeFor);
-    await expectOnePasskeyNotice(h.mailbox, email, `${h.connect.url}/account`);
+    await signUpByEmailCode(page, email, ui.h.mailbox.codeFor);
+    await expectOnePasskeyNotice(ui.h.mailbox, email, `${ui.h.connect.url}/account`);
   } finally {
     await context.close();
   }
-  expect(await h.infra.db.passkey.count({ where: { accountId: id } })).toBe(1);
+  expect(await ui.h.infra.db.passkey.count({ where: { accountId: id } })).toBe(1);
 });
