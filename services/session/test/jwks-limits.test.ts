@@ -2,10 +2,10 @@
 // 33rd is refused (admin with and without --now, and the worker's scheduled step); `keys rotate` prepublishes (the
 // old key signs until the new one has been published for the cache lifetime); and a verifier that missed a key
 // change reloads the set when it meets an unknown kid.
-import { activateNextKey, runScheduledRotation } from '@svc/keyring';
+import { activateNextKey, publishKeyChange, runScheduledRotation } from '@svc/keyring';
 import { rotateKeysNow } from '@svc/provisioning';
 import { openInfra, postJson, provisionAccount, provisionApp, waitUntil } from '@svc/testkit';
-import { MAX_JWKS_KEYS } from '@svc/token-core';
+import { MAX_JWKS_KEYS, newKid, open, seal } from '@svc/token-core';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { admin } from '../../../tools/admin/test/run-admin';
 import { issueFor, type SessionHarness, startSessionHost } from './support';
@@ -31,13 +31,54 @@ async function signedToken(anchor: string) {
   return issueFor(h.infra, anchor, { kind: 'ACCOUNT', accountId: account.id });
 }
 
+/** Rotations through the real path before the set is filled: the first key retired, then one the rotation made. */
+const ROTATIONS = 2;
+
+/**
+ * Fills an application's set up to MAX_JWKS_KEYS with retiring keys, each a copy of the newest one the rotations
+ * retired (its public key and window; the private key re-sealed to the new kid), and tells the hosts. Thirty real
+ * rotations would each generate an RSA-2048 key: 7 s of CPU on this machine, over two minutes at load 30, while
+ * what the set's limit sees of a key is its row.
+ */
+async function fillWithRetiringKeys(applicationId: string) {
+  const { db, issuance, redis } = h.infra;
+  const model = await db.signingKey.findFirstOrThrow({
+    where: { applicationId, status: 'RETIRING' },
+    orderBy: { retiredAt: 'desc' },
+  });
+  const pem = open(issuance.kek, model.privateKeyEnc, model.kid);
+  const published = await db.signingKey.count({
+    where: { applicationId, status: { in: ['NEXT', 'ACTIVE', 'RETIRING'] } },
+  });
+  const rows = Array.from({ length: MAX_JWKS_KEYS - published }, () => {
+    const kid = newKid();
+    return {
+      kid,
+      scope: model.scope,
+      applicationId,
+      status: model.status,
+      publicJwk: { ...(model.publicJwk as object), kid },
+      privateKeyEnc: seal(issuance.kek, pem, kid),
+      kekId: model.kekId,
+      activatesAt: model.activatesAt,
+      activatedAt: model.activatedAt,
+      retiredAt: model.retiredAt,
+      publishUntil: model.publishUntil,
+    };
+  });
+  pem.fill(0);
+  await db.signingKey.createMany({ data: rows });
+  await publishKeyChange(redis, applicationId);
+}
+
 test('32 keys whose tokens can be valid are all served; a 33rd is refused by the admin and the worker', async () => {
   const app = await provisionApp(h.infra);
   const first = await signedToken(app.anchor);
-  for (let i = 1; i < MAX_JWKS_KEYS; i++) {
+  for (let i = 0; i < ROTATIONS; i++) {
     const { db, issuance, redis } = h.infra;
     await rotateKeysNow(db, issuance.kek, app.anchor, WINDOWS, issuance.clock, redis);
   }
+  await fillWithRetiringKeys(app.applicationId);
   const kids = () => served(app.anchor).then((keys) => keys.map((k) => k.kid));
   await waitUntil(async () => (await kids()).length === MAX_JWKS_KEYS);
   const set = await served(app.anchor);
