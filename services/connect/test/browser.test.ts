@@ -139,7 +139,7 @@ describe('browser sign-in, end to end', () => {
     await page.locator('input[name="consent_email"][value="GRANTED"]').check();
     await page.getByRole('button', { name: 'Save and continue' }).click();
 
-    await page.waitForURL((u) => u.port === String(callbackPort), { timeout: 15_000 });
+    await page.waitForURL((u) => u.port === String(callbackPort), { timeout: 60_000 });
     const landed = new URL(page.url());
     expect(landed.pathname).toBe('/cb');
     expect(landed.hash).toBe('#frag');
@@ -250,7 +250,7 @@ describe('browser sign-in, end to end', () => {
     const page = await victim.newPage();
     const authenticator = await addAuthenticator(victim, page, credentials);
     await passkeySignIn(page, `${cx.host.url}${path}`);
-    await page.waitForURL((u) => u.port === String(callbackPort), { timeout: 15_000 });
+    await page.waitForURL((u) => u.port === String(callbackPort), { timeout: 60_000 });
     expect(new URL(page.url()).searchParams.get('confirmationKey')).toMatch(/^iqc_/);
     credentials = await authenticator.credentials();
     const now = (await victim.cookies(cx.host.url)).find((c) => c.name === 'connect_flow')!;

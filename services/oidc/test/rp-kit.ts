@@ -54,7 +54,7 @@ export async function startRelyingParty(hostname = 'localhost'): Promise<Relying
   return {
     origin,
     received,
-    next(path, timeoutMs = 15_000) {
+    next(path, timeoutMs = 60_000) {
       const already = received.find((r) => new URL(r.url).pathname === path && !consumed.has(r));
       if (already) {
         consumed.add(already);

@@ -1,7 +1,7 @@
 // Email-domain policy on session /refresh, set through `pnpm admin email-domain set` / `account link-sso`:
 // EmailDomainBlocked, EmailDomainRequiresSso and SsoAuthorityConflict, exact domain (case-insensitive, no
 // subdomain inheritance), a refusal consumes nothing, and a change reaches a second replica within 5 s.
-import { postJson, provisionAccount, provisionApp, uniqueDomain, waitUntil } from '@svc/testkit';
+import { postJson, provisionAccount, provisionApp, timed, uniqueDomain, waitUntil } from '@svc/testkit';
 import { admin } from '../../../tools/admin/test/run-admin';
 import { issueFor, type SessionHarness, startSessionHost } from './support';
 
@@ -40,16 +40,19 @@ describe('email-domain policy on session /refresh', () => {
     token = first.body.refreshToken;
 
     await setPolicy(domain.toUpperCase(), 'BLOCK');
-    const changedAt = Date.now();
     // Replica b sees the change on its next refresh (a refresh that still passed hands on its successor).
     let refusal: Awaited<ReturnType<typeof refresh>> | undefined;
-    await waitUntil(async () => {
-      const res = await refresh(b, token);
-      if (res.status === 200) token = res.body.refreshToken;
-      else refusal = res;
-      return res.status !== 200;
-    }, 5000);
-    expect(Date.now() - changedAt).toBeLessThan(5000);
+    const seen = await timed(() =>
+      waitUntil(async () => {
+        const res = await refresh(b, token);
+        if (res.status === 200) token = res.body.refreshToken;
+        else refusal = res;
+        return res.status !== 200;
+      }, 60_000),
+    );
+    // CONTRACTS' 5 s, on the time this process (and the replicas in it) could run: at load 30 a single refresh can
+    // take seconds of wall time the process spent unscheduled. Waiting out a cache would be idle time, and fail.
+    expect({ ...seen, within5s: seen.ms - seen.stalledMs < 5000 }).toMatchObject({ within5s: true });
     expect([refusal?.status, refusal?.body.reason]).toEqual([403, 'EmailDomainBlocked']);
     expect((await refresh(a, token)).body.reason).toBe('EmailDomainBlocked');
     // Exact domain: a subdomain does not inherit the policy.

@@ -28,7 +28,8 @@ describe('sessions suspend / resume', () => {
     expect([suspended.code, suspended.json]).toEqual([0, { sid: issued.sid, status: 'suspended' }]);
     const refused = await refresh(issued.refreshToken);
     expect([refused.status, refused.body.reason]).toEqual([401, 'RefreshTokenSuspended']);
-    await waitUntil(async () => (await introspect(issued.accessToken)).status !== 'active', 5000);
+    // Within moments (the 1 s cache is dropped on the announcement); the ceiling is for a loaded machine.
+    await waitUntil(async () => (await introspect(issued.accessToken)).status !== 'active');
     const seen = await introspect(issued.accessToken);
     expect(seen.status).toBe('revoked');
     // Not terminal: a suspension can be lifted, so the recheck stays the active-session one.
@@ -38,7 +39,7 @@ describe('sessions suspend / resume', () => {
 
     const resumed = await admin(['sessions', 'resume', '--sid', issued.sid]);
     expect([resumed.code, resumed.json]).toEqual([0, { sid: issued.sid, status: 'active' }]);
-    await waitUntil(async () => (await introspect(issued.accessToken)).status === 'active', 5000);
+    await waitUntil(async () => (await introspect(issued.accessToken)).status === 'active');
     const rotated = await refresh(issued.refreshToken);
     expect(rotated.status).toBe(200);
     expect((await introspect(rotated.body.accessToken)).status).toBe('active');

@@ -6,6 +6,8 @@ import { type Child, spawnTsx } from './processes';
 import { dropQueue, openPrivateDb, type PrivateDb, sessionRow } from './support';
 
 const DAY = 86_400_000;
+/** The worker deployment's terminationGracePeriodSeconds: a drain must end before Kubernetes kills the pod. */
+const WORKER_GRACE_MS = 30_000;
 let pdb: PrivateDb;
 const children: Child[] = [];
 const queues: string[] = [];
@@ -163,7 +165,10 @@ test('SIGTERM drains: the active sweep stops after its current batch, completes,
   }
   const started = Date.now();
   expect(await exited).toBe(0);
-  expect(Date.now() - started).toBeLessThan(10_000);
+  // Promptness is the deployment's grace period (terminationGracePeriodSeconds: 30 in deploy/k8s/base/worker, then
+  // SIGKILL), not a figure of this machine: the child's shutdown is wall time in a process the test cannot meter,
+  // and a loaded machine stretches it by seconds. What draining means is asserted below: the sweep stopped between batches.
+  expect(Date.now() - started).toBeLessThan(WORKER_GRACE_MS);
   const completed = worker.lines.find((l) => {
     const line = l as { name?: string; completed?: string };
     return line.name === 'sweep' && line.completed;
@@ -175,4 +180,4 @@ test('SIGTERM drains: the active sweep stops after its current batch, completes,
   expect(worker.lines).toContainEqual({ closed: true });
   // It stopped early rather than finishing every batch: the next tick continues.
   expect(await pdb.db.inquiry.count({ where: { applicationId: app.applicationId } })).toBeGreaterThan(0);
-}, 60_000);
+}, 120_000);
