@@ -11,9 +11,18 @@ const TICK_MS = 20;
 /** Lateness below this is timer jitter of an idle loop (about 0.4 ms a tick here), not a stall. */
 const JITTER_MS = 2;
 
-let started = false;
+let timer: NodeJS.Timeout | undefined;
 let last = 0;
 let total = 0;
+
+// Stopped after each test file: an interval still set when jest's process exits (even unref'd) left node spinning in
+// its exit-time handle cleanup for minutes.
+if (typeof afterAll === 'function') {
+  afterAll(() => {
+    clearInterval(timer);
+    timer = undefined;
+  });
+}
 
 function tick(): void {
   const now = performance.now();
@@ -27,10 +36,9 @@ function tick(): void {
  * it). Take it before and after an interval: the difference is how much of that interval was not the code's.
  */
 export function stalledMs(): number {
-  if (!started) {
-    started = true;
+  if (!timer) {
     last = performance.now();
-    setInterval(tick, TICK_MS).unref();
+    timer = setInterval(tick, TICK_MS).unref();
   }
   // A stall still under way counts too: the tick that will report it may not have run yet.
   const pending = performance.now() - last - TICK_MS;
