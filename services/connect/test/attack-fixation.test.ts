@@ -40,7 +40,7 @@ async function passkeySignIn(b: Agent, path: string, passkey: SoftPasskey) {
 }
 
 describe('hole 1: a fixed flow cookie gains nothing once the victim signs in', () => {
-  test('an invented 43-character cookie is never adopted: the host issues its own, the invented one authorizes nothing', async () => {
+  test('an invented 43-character cookie is never adopted: a view is issued a host-made one, a post with it is refused and writes nothing', async () => {
     const backend = await provisionBackend(cx.infra, cx.host.url);
     const est = await backend.establish({});
     const path = `/inquiries/${est.body.exposureKey}`;
@@ -58,8 +58,12 @@ describe('hole 1: a fixed flow cookie gains nothing once the victim signs in', (
     const email = `${uniqueName('invented')}@example.test`;
     const { res } = await attacker.form(`${path}/email`, { email });
     expect(res.status).toBe(403);
-    expect(attacker.cookie(FLOW)).not.toBe(invented);
+    // Refused before anything is written: the post is issued no flow and the invented value adopts none (a view
+    // with it is given a host-issued cookie, as the victim's was).
+    expect(res.headers.getSetCookie().some((c) => c.startsWith(`${FLOW}=`))).toBe(false);
     expect(cx.mailbox.messages.some((m) => m.to === email)).toBe(false);
+    await attacker.request(path);
+    expect(attacker.cookie(FLOW)).not.toBe(invented);
   });
 
   test('inquiry, passkey sign-in: the replayed cookie reaches neither the callback nor the confirmation key', async () => {
