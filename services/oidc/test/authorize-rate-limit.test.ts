@@ -46,12 +46,22 @@ const view = (host: OidcPagesHost, path: string, cookie?: string): Promise<Answe
 const flowKeys = async (host: OidcPagesHost) => (await host.deps.redis.keys('oidc:flow:*')).length;
 
 /** The parked requests and return records in Redis (each parked request writes one of each). */
-async function parkedKeys(host: OidcPagesHost): Promise<number> {
+/**
+ * Requests parked for `clientId` (live interactions and their return records): the other test files' hosts park
+ * in the same Redis db at the same time, so only this test's client is counted.
+ */
+async function parkedKeys(host: OidcPagesHost, clientId: string): Promise<number> {
+  const redis = host.deps.redis;
   const [live, back] = await Promise.all([
-    host.deps.redis.keys('oidc:interaction:*'),
-    host.deps.redis.keys('oidc:interaction-return:*'),
+    redis.keys('oidc:interaction:*'),
+    redis.keys('oidc:interaction-return:*'),
   ]);
-  return live.length + back.length;
+  const values = await Promise.all([
+    ...live.map((k) => redis.hget(k, 'request')),
+    ...back.map((k) => redis.get(k)),
+  ]);
+  return values.filter((v) => v !== null && (JSON.parse(v) as { clientId?: string }).clientId === clientId)
+    .length;
 }
 
 /** A host (or two replicas sharing a namespace) admitting `points` /authorize requests per address. */
@@ -82,13 +92,13 @@ describe('one replica', () => {
   afterAll(() => host.close());
 
   test('under the limit parked; over it GET and POST are the 429 page with Retry-After and park nothing', async () => {
-    const before = await parkedKeys(host);
+    const before = await parkedKeys(host, rp.clientId);
     for (const method of ['GET', 'POST', 'GET'] as const) {
       const a = await authorize(host, rp, { method });
       expect(a.status).toBe(303);
       expect(a.headers.location).toMatch(/^\/interaction\//);
     }
-    expect(await parkedKeys(host)).toBe(before + 6);
+    expect(await parkedKeys(host, rp.clientId)).toBe(before + 6);
 
     const over = [
       await authorize(host, rp, { method: 'GET' }),
@@ -107,7 +117,7 @@ describe('one replica', () => {
       expect(a.body).not.toContain(REDIRECT);
       expect(a.body).not.toMatch(/redis|rate-limiter|authorize-ip|127\.0\.0\.1/i);
     }
-    expect(await parkedKeys(host)).toBe(before + 6);
+    expect(await parkedKeys(host, rp.clientId)).toBe(before + 6);
 
     const zh = await authorize(host, rp, { headers: { 'accept-language': 'zh-CN' } });
     expectLimited(zh);
@@ -116,11 +126,11 @@ describe('one replica', () => {
   });
 
   test('another client address is unaffected', async () => {
-    const before = await parkedKeys(host);
+    const before = await parkedKeys(host, rp.clientId);
     expectLimited(await authorize(host, rp));
     const other = await authorize(host, rp, { from: '127.0.0.2' });
     expect(other.status).toBe(303);
-    expect(await parkedKeys(host)).toBe(before + 2);
+    expect(await parkedKeys(host, rp.clientId)).toBe(before + 2);
   });
 });
 
@@ -131,7 +141,7 @@ test('two replicas at once share one count: exactly the limit is parked', async 
   const r2 = await startOidcPages({ env, issuer: r1.url });
   try {
     const rp = await provisionRelyingParty(r1, { redirectUris: [REDIRECT] });
-    const before = await parkedKeys(r1);
+    const before = await parkedKeys(r1, rp.clientId);
     const answers = await Promise.all(
       Array.from({ length: 14 }, (_, i) =>
         authorize(i % 2 ? r2 : r1, rp, { method: i % 4 < 2 ? 'GET' : 'POST' }),
@@ -139,7 +149,7 @@ test('two replicas at once share one count: exactly the limit is parked', async 
     );
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses).toEqual([...Array(5).fill(303), ...Array(9).fill(429)]);
-    expect(await parkedKeys(r1)).toBe(before + 10);
+    expect(await parkedKeys(r1, rp.clientId)).toBe(before + 10);
   } finally {
     await r2.close();
     await r1.close();
