@@ -1,6 +1,7 @@
 // rotateRefreshToken: strict rotation of a session's refresh token. The presented version is consumed by one
 // conditional write (current_version = presented), so across every replica exactly one rotation wins. With a
-// retry allowance (session host), a near-simultaneous retry of the same rotation gets the pair already issued:
+// retry allowance (session host), a near-simultaneous retry of the same rotation gets the pair already issued, if
+// that rotation granted one too (it writes the window to the row: connect's strict rotations grant none):
 // every claim of that pair follows from the session row (rotated_at is its iat, current_jti its jti, the access
 // jti derived from it) and RS256 signatures are deterministic, so it is minted again byte for byte and no token is
 // ever stored. Any other reuse revokes the whole family. A rotation that read its version as current but lost the
@@ -97,14 +98,20 @@ function accessJtiFor(kek: Kek, refreshJti: string): string {
     .toString('base64url');
 }
 
-/** Whether the presented version is the one just rotated, inside the allowance: a retry of that rotation. */
+/**
+ * Whether the presented version is the one just rotated, inside the allowance: a retry of that rotation. Both sides
+ * must grant one: this host (connect gives none), and the rotation that consumed the version, through the window it
+ * wrote (`retryUntil`). Otherwise a token consumed by connect's strict rotation, stolen and presented to the session
+ * host within its allowance, would be handed the victim's new pair instead of revoking the family.
+ */
 function isRetry(session: RotationSession, input: RotateInput, now: Date): boolean {
   const presented = input.claims.rotationVersion ?? 0;
   return (
     input.retryAllowanceMs > 0 &&
     session.currentVersion === presented + 1 &&
     session.rotatedAt !== null &&
-    now.getTime() - session.rotatedAt.getTime() <= input.retryAllowanceMs
+    session.retryUntil !== null &&
+    now.getTime() <= session.retryUntil.getTime()
   );
 }
 
@@ -177,7 +184,7 @@ async function judge(
   if (presented < session.currentVersion) {
     if (isRetry(session, input, now)) return 'retry';
     // The rotation this token made was committed but its answer was lost to a PostgreSQL failure: this is the
-    // client's retry after the outage.
+    // client's retry after the outage (only a rotation with an allowance leaves that mark).
     if (
       input.retryAllowanceMs > 0 &&
       session.currentVersion === presented + 1 &&
@@ -292,13 +299,16 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
     next: next.number,
     at: now,
     expiresAt: new Date(pair.refreshExp * 1000),
+    retryUntil: input.retryAllowanceMs > 0 ? new Date(now.getTime() + input.retryAllowanceMs) : null,
     jti: next.jti,
     scope: input.scope ?? null,
     deadline: new Date(read!.readAt.getTime() + dbBoundsOf(deps.db).statementTimeoutMs),
   }).catch(async (err: unknown) => {
     // The write may have committed before the failure reached us (a timeout, a connection dropped after the
-    // commit): remember it, so the client's retry gets this pair rather than a reuse verdict.
-    if (isDependencyFailure(err)) await markRotationUnanswered(deps.redis, session.id, presented);
+    // commit): remember it, so the client's retry gets this pair rather than a reuse verdict. A strict rotation
+    // (connect) grants no retry, so it leaves no mark another host could answer.
+    if (isDependencyFailure(err) && input.retryAllowanceMs > 0)
+      await markRotationUnanswered(deps.redis, session.id, presented);
     throw err;
   });
   if (won) {

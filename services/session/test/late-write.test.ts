@@ -17,6 +17,7 @@ it('a consume past its deadline changes nothing; the same consume before it wins
     next: before.currentVersion + 1,
     at,
     expiresAt: new Date(at.getTime() + 3_600_000),
+    retryUntil: null,
     jti: newJti(),
   };
   // The deadline is on PostgreSQL's clock; a minute back is past whatever the skew between the two clocks.

@@ -77,6 +77,7 @@ describe('concurrent refresh across replicas', () => {
       next: 2,
       at,
       expiresAt,
+      retryUntil: null,
       jti,
     }));
     const won = await consumeVersions(a.infra.db, both);

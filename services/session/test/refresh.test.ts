@@ -1,10 +1,26 @@
 // POST /refresh on the session host: rotation, retry allowance, reuse detection and every rejection reason.
-import { loadApplication } from '@svc/issuance';
+import {
+  createApplicationCache,
+  loadApplication,
+  REFRESH_TYPS,
+  rotateRefreshToken,
+  verifyPresentedToken,
+} from '@svc/issuance';
 import { setAccountStatus, setAppStatus, setClaims } from '@svc/provisioning';
-import { expectTokenPair, postJson, provisionAccount, settableClock, tamper } from '@svc/testkit';
+import {
+  expectTokenPair,
+  postJson,
+  provisionAccount,
+  provisionApp,
+  settableClock,
+  tamper,
+} from '@svc/testkit';
 import { mintRefreshToken } from '@svc/token-core';
 import { decodeJwt } from 'jose';
-import { freshSession, issueForWorkload, type SessionHarness, startSessionHost } from './support';
+import { freshSession, issueFor, issueForWorkload, type SessionHarness, startSessionHost } from './support';
+
+/** The authentication method of connect's sign-ins (its usernameless passkey), whose sessions connect rotates. */
+const CONNECT_METHOD = 'PASSKEY_USERNAMELESS';
 
 let h: SessionHarness;
 /** The host's clock: set to the real time before each test, standing still unless the test moves it. */
@@ -42,6 +58,57 @@ describe('POST /refresh', () => {
     expect(retry.body.accessToken).toBe(first.body.accessToken);
     // The pair handed out again is the live one.
     expect((await refresh(first.body.refreshToken)).status).toBe(200);
+  });
+
+  it('attack: a version consumed by a strict rotation (connect) is reuse here, inside the allowance too', async () => {
+    // A connect-issued session, rotated the way connect's /refresh does it: the issuance core with no allowance.
+    const app = await provisionApp(h.infra);
+    const account = await provisionAccount(h.infra, {});
+    const issued = await issueFor(
+      h.infra,
+      app.anchor,
+      { kind: 'ACCOUNT', accountId: account.id },
+      CONNECT_METHOD,
+    );
+    const rotation = { ...h.infra.issuance, redis: h.infra.redis };
+    const apps = createApplicationCache(h.infra.db, 0, clock);
+    const presented = await verifyPresentedToken(rotation, apps, issued.refreshToken, { typ: REFRESH_TYPS });
+    const victim = await rotateRefreshToken(rotation, {
+      ...presented,
+      presentedToken: issued.refreshToken,
+      retryAllowanceMs: 0,
+      authMethod: CONNECT_METHOD,
+    });
+    expect(victim.kind).toBe('rotated');
+    // The thief presents the consumed token to the session host at once, well inside its 1500 ms allowance: it is
+    // not handed the victim's new pair, and the family is revoked.
+    const thief = await refresh(issued.refreshToken);
+    expect([thief.status, thief.body.reason]).toEqual([401, 'RefreshTokenFamilyCompromised']);
+    expect(JSON.stringify(thief.body)).not.toContain('accessToken');
+    if (victim.kind !== 'rotated') return;
+    expect((await refresh(victim.refreshToken)).body.reason).toBe('RefreshTokenFamilyCompromised');
+    const intro = await postJson(`${h.url}/introspect`, { accessToken: victim.accessToken });
+    expect(intro.body.status).toBe('revoked');
+  });
+
+  it('a rotation made here grants its retry to this host only: a strict rotation of the retry is reuse', async () => {
+    const { app, issued } = await freshSession(h.infra);
+    const first = await refresh(issued.refreshToken);
+    expect(first.status).toBe(200);
+    const session = await h.infra.db.session.findUniqueOrThrow({ where: { id: issued.sid } });
+    // The window is the rotation's instant plus this host's allowance, on the host's clock.
+    expect(session.retryUntil?.getTime()).toBe(session.rotatedAt!.getTime() + 1500);
+    // The same consumed token at a strict host (no allowance) is reuse, whatever the window.
+    const rotation = { ...h.infra.issuance, redis: h.infra.redis };
+    const apps = createApplicationCache(h.infra.db, 0, clock);
+    const presented = await verifyPresentedToken(rotation, apps, issued.refreshToken, { typ: REFRESH_TYPS });
+    expect(presented.app.anchor).toBe(app.anchor);
+    const strict = await rotateRefreshToken(rotation, {
+      ...presented,
+      presentedToken: issued.refreshToken,
+      retryAllowanceMs: 0,
+    });
+    expect(strict.kind).toBe('family_compromised');
   });
 
   it('treats a token two versions back as reuse even inside the allowance', async () => {

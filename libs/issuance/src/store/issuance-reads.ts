@@ -145,6 +145,8 @@ export interface RotationSession {
   refreshTtl: number;
   expiresAt: Date;
   rotatedAt: Date | null;
+  /** Until when a retry of the rotation that made the current version is answered (null: never; see rotation). */
+  retryUntil: Date | null;
   /** The account's authority version when the session was issued (null: issued before it was kept). */
   authorityVersion: number | null;
   /** When the person authenticated (the OIDC host's ID tokens keep it across refreshes). */
@@ -187,6 +189,7 @@ interface RotationRow extends SnapshotColumns {
   refresh_ttl: number;
   expires_at: Date;
   rotated_at: Date | null;
+  retry_until: Date | null;
   session_authority_version: number | null;
   auth_time: Date;
   scope: string | null;
@@ -204,10 +207,10 @@ interface RotationRow extends SnapshotColumns {
  * under CASE, not a join, so that no other session probes that table (a join filter would probe, then discard).
  */
 const READ_ROTATIONS: Statement = {
-  name: 'rotation_read_v10',
+  name: 'rotation_read_v11',
   text: `SELECT s.id, s.application_id, s.protocol, s.auth_method, s.subject, s.actor_subject,
       s.status, s.revoked_reason, s.current_version, s.current_jti, s.access_ttl, s.refresh_ttl, s.expires_at,
-      s.rotated_at, s.authority_version AS session_authority_version, s.auth_time, s.scope,
+      s.rotated_at, s.retry_until, s.authority_version AS session_authority_version, s.auth_time, s.scope,
       CASE WHEN s.protocol = 'OIDC' THEN (SELECT ARRAY[o.oidc_client_id::text, o.acr] || o.amr
         FROM oidc_sessions o WHERE o.sid = s.id) END AS oidc,
       statement_timestamp() AS read_at,
@@ -247,6 +250,7 @@ function toRotationRead(row: RotationRow, terms: CurrentTerms | undefined): Rota
       refreshTtl: row.refresh_ttl,
       expiresAt: row.expires_at,
       rotatedAt: row.rotated_at,
+      retryUntil: row.retry_until,
       authorityVersion: row.session_authority_version,
       authTime: row.auth_time,
       scope: row.scope,

@@ -209,12 +209,12 @@ export async function insertSessionRedeeming(
  * past the retry window by then, would count as reuse and revoke a healthy family.
  */
 const CONSUME_VERSIONS: Statement = {
-  name: 'rotation_consume_v7',
+  name: 'rotation_consume_v8',
   text: `UPDATE sessions s
     SET current_version = v.next, current_jti = v.jti, rotated_at = v.at, expires_at = v.expires,
-      scope = COALESCE(v.scope, s.scope)
-    FROM ${unnestParams(['text', 'int', 'int', 'timestamptz', 'timestamptz', 'text', 'text', 'timestamptz'])}
-      AS v(id, presented, next, at, expires, jti, scope, deadline)
+      retry_until = v.retry_until, scope = COALESCE(v.scope, s.scope)
+    FROM ${unnestParams(['text', 'int', 'int', 'timestamptz', 'timestamptz', 'timestamptz', 'text', 'text', 'timestamptz'])}
+      AS v(id, presented, next, at, expires, retry_until, jti, scope, deadline)
     WHERE s.id = v.id AND s.current_version = v.presented AND s.status = 'ACTIVE'
       AND (v.deadline IS NULL OR statement_timestamp() < v.deadline)
     RETURNING s.id, s.current_jti`,
@@ -226,6 +226,11 @@ export interface ConsumeInput {
   next: number;
   at: Date;
   expiresAt: Date;
+  /**
+   * Until when a retry of this rotation gets its pair again (`at` plus the rotating host's allowance); null for a
+   * strict rotation, whose consumed version is then reuse wherever it is presented.
+   */
+  retryUntil: Date | null;
   jti: string;
   /** The session's scope from this version on (the OIDC host's narrowing); unchanged when null or absent. */
   scope?: string | null;
@@ -238,7 +243,17 @@ export async function consumeVersions(db: Db, inputs: ConsumeInput[]): Promise<b
   const won = await runPrepared<{ id: string; current_jti: string }>(
     db,
     CONSUME_VERSIONS,
-    columnsOf(inputs, ['sid', 'presented', 'next', 'at', 'expiresAt', 'jti', 'scope', 'deadline']),
+    columnsOf(inputs, [
+      'sid',
+      'presented',
+      'next',
+      'at',
+      'expiresAt',
+      'retryUntil',
+      'jti',
+      'scope',
+      'deadline',
+    ]),
   );
   const winners = new Set(won.map((w) => `${w.id} ${w.current_jti}`));
   return inputs.map((i) => winners.has(`${i.sid} ${i.jti}`));
