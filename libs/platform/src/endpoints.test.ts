@@ -258,6 +258,9 @@ describe('serveEndpoints', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ id: 'a b' });
     expect(res.headers.get('cache-control')).toBe('public, max-age=5');
+    // One that does not decode reaches its endpoint as written, for the endpoint's own check to refuse.
+    const undecodable = await fetch(`${base}/things/%ZZ/doc.json`);
+    expect([undecodable.status, await undecodable.json()]).toEqual([200, { id: '%ZZ' }]);
   });
 
   it('maps a ServiceError to its body and anything unexpected to a bare 500', async () => {

@@ -248,17 +248,26 @@ function compile(e: JsonEndpoint<unknown, unknown, unknown>): Compiled {
   return { endpoint: e, rule, names, pattern: new RegExp(`^${source}$`) };
 }
 
+/**
+ * A path parameter decoded; one that does not decode (`%ZZ`, a lone surrogate) is kept as written, as query.ts keeps
+ * such a query value, so the endpoint's own format check refuses it with the endpoint's documented reason rather
+ * than the path falling through to a generic NotFound.
+ */
+function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 function paramsOf(c: Compiled, path: string): Record<string, string> | undefined {
   const m = c.pattern!.exec(path);
   if (!m) return undefined;
   const params: Record<string, string> = {};
-  try {
-    c.names.forEach((name, i) => {
-      params[name] = decodeURIComponent(m[i + 1]!);
-    });
-  } catch {
-    return undefined;
-  }
+  c.names.forEach((name, i) => {
+    params[name] = decodeParam(m[i + 1]!);
+  });
   return params;
 }
 
