@@ -383,7 +383,15 @@ describe('GET /applications/{anchor}/jwks.json', () => {
 
   it('answers ApplicationNotFound for unknown or invalid anchors', async () => {
     // An anchor that does not percent-decode is not a valid anchor either: the documented reason, not a bare 404.
-    for (const anchor of ['no-such-app-here', 'BAD', 'a', 'x'.repeat(70), '%ZZ', 'app-%E0%A4%A', '%ED%A0%80']) {
+    for (const anchor of [
+      'no-such-app-here',
+      'BAD',
+      'a',
+      'x'.repeat(70),
+      '%ZZ',
+      'app-%E0%A4%A',
+      '%ED%A0%80',
+    ]) {
       const res = await get(`/applications/${anchor}/jwks.json`);
       expect([res.status, res.body.reason]).toEqual([404, 'ApplicationNotFound']);
     }
