@@ -6,6 +6,7 @@ import {
   hostConfigOf,
   hostVars,
   isProduction,
+  keyPrefixVar,
   readConfig,
 } from './config';
 
@@ -133,4 +134,26 @@ test('an empty value counts as unset', () => {
     port: 4103,
     issuer: 'https://issuer.local.test',
   });
+});
+
+test('a Redis key prefix: its default when unset, refused with glob characters, spaces or an edge colon', () => {
+  const prefix = (raw?: string) => readConfig({ P: keyPrefixVar('host') }, { P: raw }, (v) => v.P);
+  expect([prefix(), prefix(''), prefix('ci-7.host:a_b')]).toEqual(['host', 'host', 'ci-7.host:a_b']);
+  for (const bad of ['a*', 'a?', '[ab]', 'a b', ':a', 'a:', 'a\\b', 'x'.repeat(101)]) {
+    let problems: unknown[] = [];
+    try {
+      prefix(bad);
+    } catch (err) {
+      if (err instanceof ConfigError) problems = err.problems;
+    }
+    expect([bad, problems]).toEqual([
+      bad,
+      [
+        {
+          variable: 'P',
+          problem: 'must be 1 to 100 letters, digits, -, _, . or :, not starting or ending with :',
+        },
+      ],
+    ]);
+  }
 });

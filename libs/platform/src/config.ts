@@ -83,6 +83,15 @@ export function textVar(fallback: string): Var<string> {
   return variable(fallback, (raw) => raw);
 }
 
+/**
+ * A Redis key prefix, `fallback` when unset: 1 to 100 letters, digits, `-`, `_`, `.` or `:`, neither starting nor
+ * ending with `:` (keys add their own). No glob characters, so `<prefix>:*` matches exactly the keys under it.
+ */
+export function keyPrefixVar(fallback: string): Var<string> {
+  const problem = 'must be 1 to 100 letters, digits, -, _, . or :, not starting or ending with :';
+  return variable(fallback, (raw) => (/^(?!:)[A-Za-z0-9_.:-]{1,100}(?<!:)$/.test(raw) ? raw : { problem }));
+}
+
 /** One of `values`, `fallback` when unset. */
 export function oneOfVar<const T extends string>(values: readonly T[], fallback: T): Var<T> {
   const problem = `must be one of ${values.join(', ')}`;
