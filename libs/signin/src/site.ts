@@ -1,5 +1,6 @@
 // What a host hands the shared sign-in steps: its dependencies, its WebAuthn and cookie configuration, its
-// namespace (flow records, language cookie), the channel its terms receipts name, and its own page strings.
+// namespace (language cookie) and Redis key prefix (flow records), the channel its terms receipts name, and its own
+// page strings.
 import type { Db } from '@svc/db';
 import type { IssuanceDeps } from '@svc/issuance';
 import { type Clock, createRateLimiter, type Logger, type RateLimiter } from '@svc/platform';
@@ -52,8 +53,13 @@ export interface SigninDeps {
 export interface SigninOptions<K extends string = never> {
   deps: SigninDeps;
   config: SigninConfig;
-  /** The host's name for its browser state: flow records `<namespace>:flow`, language cookie `<namespace>_lang`. */
+  /** The host's name in its browser's cookies: the language cookie `<namespace>_lang`. */
   namespace: string;
+  /**
+   * The Redis key prefix of the host's own state (its configured `<HOST>_REDIS_PREFIX`): flow records live under
+   * `<redisPrefix>:flow`. Replicas of one deployment share it; separate deployments (or tests) on one Redis do not.
+   */
+  redisPrefix: string;
   /** Recorded on basic-terms receipts accepted on these pages, e.g. CONNECT_BROWSER. */
   receiptChannel: string;
   /** The host's own page strings (its final step and its errors), in both locales. */
@@ -84,7 +90,7 @@ export function resolveSite<K extends string>(o: SigninOptions<K>): Site<K> {
   return {
     ...o,
     flows: createFlowStore(o.deps.redis, {
-      namespace: `${o.namespace}:flow`,
+      namespace: `${o.redisPrefix}:flow`,
       ttlSeconds: o.config.flowTtlSeconds,
       clock: o.deps.clock,
     }),

@@ -1,7 +1,7 @@
 // The connect host's configuration, read once at start-up: every issuing host's variables plus its public URL,
-// WebAuthn relying party, mail, lifetimes and rate limits.
+// WebAuthn relying party, mail, lifetimes, rate limits and the Redis key prefix of its own state.
 import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
-import { type Env, intVar, isProduction, readConfig, textVar } from '@svc/platform';
+import { type Env, intVar, isProduction, keyPrefixVar, readConfig, textVar } from '@svc/platform';
 import {
   type SigninConfig,
   type SigninSettings,
@@ -33,6 +33,12 @@ export interface ConnectConfig
    * FLOW_TTL_SECONDS.
    */
   newFlowRate: { points: number; windowSeconds: number };
+  /**
+   * Redis key prefix of connect's own state (CONNECT_REDIS_PREFIX, default `connect`): sign-in flows
+   * `<prefix>:flow:…`, account page sessions `<prefix>:account:…`, and the rate limits unless RATE_LIMIT_NAMESPACE
+   * names theirs. Replicas of one deployment share it.
+   */
+  redisPrefix: string;
 }
 
 function connectVars(production: boolean) {
@@ -46,6 +52,7 @@ function connectVars(production: boolean) {
     // first opens (its cookie then lasts the flow's lifetime), so 120 a minute admits dozens of people within the
     // same minute, while a loop of cookieless views writes at most 120 flows a minute (~260 B each, 30 min).
     CONNECT_NEW_FLOW_RATE_PER_MINUTE: intVar(120, { min: 1 }),
+    CONNECT_REDIS_PREFIX: keyPrefixVar('connect'),
   };
 }
 
@@ -64,7 +71,8 @@ export function connectConfigFromEnv(env: Env): ConnectConfig {
       inquiryTtlSeconds: v.INQUIRY_TTL_SECONDS,
       accountReauthSeconds: v.ACCOUNT_REAUTH_SECONDS,
       newFlowRate: { points: v.CONNECT_NEW_FLOW_RATE_PER_MINUTE, windowSeconds: 60 },
-      rateLimitNamespace: v.RATE_LIMIT_NAMESPACE || 'connect',
+      redisPrefix: v.CONNECT_REDIS_PREFIX,
+      rateLimitNamespace: v.RATE_LIMIT_NAMESPACE || v.CONNECT_REDIS_PREFIX,
     };
   });
 }

@@ -20,7 +20,11 @@ test('a sign-in flow challenge is answerable until five minutes have passed on t
 
 test("the account page's challenge runs on the same clock", async () => {
   const clock = settableClock();
-  const sessions = createAccountSessionStore(infra.redis, 3600, clock);
+  const sessions = createAccountSessionStore(infra.redis, {
+    redisPrefix: uniqueName('connect'),
+    ttlSeconds: 3600,
+    clock,
+  });
   const { id } = await sessions.create();
   await sessions.putChallenge(id, { value: 'c1', kind: 'register', userHandle: 'u' });
   clock.advance(300_000);

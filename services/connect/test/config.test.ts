@@ -1,5 +1,5 @@
-// The connect host's schema: the relying party follows CONNECT_URL, mail goes to SMTP_URL or SMTP_HOST/PORT, and
-// a bad value names its variable.
+// The connect host's schema: the relying party follows CONNECT_URL, mail goes to SMTP_URL or SMTP_HOST/PORT, the
+// Redis key prefix keeps today's names by default, and a bad value names its variable.
 import { ConfigError } from '@svc/platform';
 import { testEnv } from '@svc/testkit';
 import { connectConfigFromEnv } from '../src/config';
@@ -14,6 +14,25 @@ test('the relying party, cookies and flow cookie follow CONNECT_URL', () => {
     '__Host-connect_flow',
   ]);
   expect(connectConfigFromEnv(testEnv()).secureCookies).toBe(false);
+});
+
+test('CONNECT_REDIS_PREFIX: default `connect`; the limits follow it unless RATE_LIMIT_NAMESPACE names theirs', () => {
+  const of = (env: Record<string, string>) => {
+    const c = connectConfigFromEnv(testEnv(env));
+    return [c.redisPrefix, c.rateLimitNamespace, c.flowCookieName];
+  };
+  expect(of({})).toEqual(['connect', 'connect', 'connect_flow']);
+  // The cookie keeps its name: only Redis keys move.
+  expect(of({ CONNECT_REDIS_PREFIX: 'blue:connect' })).toEqual([
+    'blue:connect',
+    'blue:connect',
+    'connect_flow',
+  ]);
+  expect(of({ CONNECT_REDIS_PREFIX: 'blue', RATE_LIMIT_NAMESPACE: 'rl' })).toEqual([
+    'blue',
+    'rl',
+    'connect_flow',
+  ]);
 });
 
 test('SMTP_URL wins; otherwise SMTP_HOST, SMTP_PORT and credentials', () => {
@@ -35,6 +54,7 @@ test.each([
   ['ACCOUNT_REAUTH_SECONDS', '0'],
   ['RL_SIGN_IN_PER_IP', '0'],
   ['CONNECT_URL', 'connect.example.com'],
+  ['CONNECT_REDIS_PREFIX', 'connect:*'],
 ])('%s=%s is refused, naming the variable', (variable, value) => {
   let problems: { variable: string }[] = [];
   try {

@@ -2,7 +2,7 @@
 // verification URIs), the lifetimes and polling interval of device authorizations, and the /device-authorize rate
 // limit.
 import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
-import { type Env, intVar, isLoopbackHost, isProduction, readConfig, textVar } from '@svc/platform';
+import { type Env, intVar, isLoopbackHost, isProduction, keyPrefixVar, readConfig } from '@svc/platform';
 import { type DevicePagesConfig, devicePagesConfigOf, devicePagesVars } from './pages/config';
 
 export interface DeviceConfig extends IssuingHostConfig {
@@ -17,7 +17,10 @@ export interface DeviceConfig extends IssuingHostConfig {
    * 250): a client that sends every `interval` seconds sees its requests arrive with network jitter.
    */
   pollLeewayMs: number;
-  /** Redis key prefix of polling state and rate limits (DEVICE_REDIS_PREFIX); replicas of a deployment share it. */
+  /**
+   * Redis key prefix of the host's own state (DEVICE_REDIS_PREFIX, default `device`): polling state, rate limits
+   * and the approval page's sign-in flows (`<prefix>:flow:…`); replicas of a deployment share it.
+   */
   redisPrefix: string;
   rateLimit: {
     /** /device-authorize calls per client address per window (DEVICE_RATE_AUTHORIZE_PER_ADDRESS, default 30). */
@@ -61,7 +64,7 @@ function deviceVars(production: boolean) {
     DEVICE_CODE_TTL_SECONDS: intVar(600, { min: 1 }),
     DEVICE_POLL_INTERVAL_SECONDS: intVar(5, { min: 1 }),
     DEVICE_POLL_LEEWAY_MS: intVar(250),
-    DEVICE_REDIS_PREFIX: textVar('device'),
+    DEVICE_REDIS_PREFIX: keyPrefixVar('device'),
     DEVICE_RATE_AUTHORIZE_PER_ADDRESS: intVar(30, { min: 1 }),
     DEVICE_RATE_UNKNOWN_PER_ADDRESS: intVar(60, { min: 1 }),
     DEVICE_RATE_WINDOW_SECONDS: intVar(60, { min: 1 }),

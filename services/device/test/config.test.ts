@@ -22,6 +22,18 @@ test('defaults and a public HTTPS URL', () => {
     5,
     250,
   ]);
+  // Today's Redis keys (`device:poll:…`, `device:flow:…`) and rate-limit namespace unless DEVICE_REDIS_PREFIX is set.
+  expect([c.redisPrefix, c.pages.rateLimitNamespace, c.pages.flowCookieName]).toEqual([
+    'device',
+    'device:pages',
+    '__Host-device_flow',
+  ]);
+  const blue = deviceConfigFromEnv(testEnv({ DEVICE_REDIS_PREFIX: 'blue:device' }));
+  expect([blue.redisPrefix, blue.pages.rateLimitNamespace, blue.pages.flowCookieName]).toEqual([
+    'blue:device',
+    'blue:device:pages',
+    'device_flow',
+  ]);
 });
 
 test.each([
@@ -39,6 +51,11 @@ test.each([
     { DEVICE_CODE_TTL_SECONDS: '0' },
     'DEVICE_CODE_TTL_SECONDS',
     'must be a whole number from 1 to 2147483647',
+  ],
+  [
+    { DEVICE_REDIS_PREFIX: 'device pages' },
+    'DEVICE_REDIS_PREFIX',
+    'must be 1 to 100 letters, digits, -, _, . or :, not starting or ending with :',
   ],
 ])('%j is refused', (env, variable, problem) => {
   expect(problemsOf(env)).toEqual([{ variable, problem }]);

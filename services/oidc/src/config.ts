@@ -1,8 +1,8 @@
 // The OIDC host's configuration, read once at start-up: every issuing host's variables, the sign-in pages'
-// variables, the OpenID Provider's lifetimes and the JWKS max-age rule.
+// variables, the OpenID Provider's lifetimes, the JWKS max-age rule and the Redis key prefix of its own state.
 import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
 import { jwksMaxAge } from '@svc/keyring';
-import { type Env, intVar, isProduction, readConfig } from '@svc/platform';
+import { type Env, intVar, isProduction, keyPrefixVar, readConfig } from '@svc/platform';
 import { type SigninSettings, type SmtpTarget, signinSettingsOf, signinVars } from '@svc/signin';
 
 export interface OidcSettings {
@@ -18,6 +18,13 @@ export interface OidcSettings {
   signInTtlSeconds: number;
   /** JWKS Cache-Control max-age: never longer than 300 s nor the key prepublication window. */
   jwksMaxAgeSeconds: number;
+  /**
+   * Redis key prefix of the host's own state (OIDC_REDIS_PREFIX, default `oidc`): parked requests
+   * `<prefix>:interaction:…` and their return records `<prefix>:interaction-return:…`, sign-in sessions
+   * `<prefix>:sign-in:…`, the pages' flows `<prefix>:flow:…`, and the rate limits unless RATE_LIMIT_NAMESPACE is
+   * set. Replicas of one deployment share it.
+   */
+  redisPrefix: string;
 }
 
 /** The /authorize pages' settings: the shared sign-in steps (the fleet's one WEBAUTHN_RP_ID, so the same passkeys
@@ -59,6 +66,7 @@ function oidcVars(production: boolean) {
     REFRESH_RETRY_WINDOW_MS: intVar(2000, { min: 0 }),
     JWKS_MAX_AGE_SECONDS: intVar(300, { min: 1 }),
     KEY_PREPUBLISH_SECONDS: intVar(86_400, { min: 1 }),
+    OIDC_REDIS_PREFIX: keyPrefixVar('oidc'),
   };
 }
 
@@ -76,11 +84,12 @@ export function oidcConfigFromEnv(env: Env): OidcConfig {
         refreshRetryWindowMs: v.REFRESH_RETRY_WINDOW_MS,
         signInTtlSeconds: v.OIDC_SIGN_IN_TTL_SECONDS,
         jwksMaxAgeSeconds: jwksMaxAge(v.JWKS_MAX_AGE_SECONDS, v.KEY_PREPUBLISH_SECONDS),
+        redisPrefix: v.OIDC_REDIS_PREFIX,
       },
       pages: {
         ...shared,
         rpId: v.WEBAUTHN_RP_ID || undefined,
-        rateLimitNamespace: v.RATE_LIMIT_NAMESPACE ? `${v.RATE_LIMIT_NAMESPACE}:oidc` : 'oidc',
+        rateLimitNamespace: v.RATE_LIMIT_NAMESPACE ? `${v.RATE_LIMIT_NAMESPACE}:oidc` : v.OIDC_REDIS_PREFIX,
         accountPageUrl: `${base.urls.connect}/account`,
         interactionTtlSeconds: v.OIDC_INTERACTION_TTL_SECONDS,
         authorizeRate: { points: v.OIDC_AUTHORIZE_RATE_PER_MINUTE, windowSeconds: 60 },

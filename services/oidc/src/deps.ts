@@ -43,6 +43,7 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
     codes: createCodeStore(core.db),
     oidcSessions: createOidcSessionStore(core.db),
     signInSessions: createSignInSessions(core.redis, {
+      redisPrefix: config.oidc.redisPrefix,
       ttlSeconds: config.oidc.signInTtlSeconds,
       clock,
     }),

@@ -41,6 +41,10 @@ export function openOidcPageParts(
   return {
     settings,
     mailer: createMailer(config.smtp, settings.mailFrom, logger),
-    interactions: createInteractionStore(redis, { ttlSeconds: settings.interactionTtlSeconds, clock }),
+    interactions: createInteractionStore(redis, {
+      redisPrefix: config.oidc.redisPrefix,
+      ttlSeconds: settings.interactionTtlSeconds,
+      clock,
+    }),
   };
 }

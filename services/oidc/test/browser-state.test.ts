@@ -3,10 +3,13 @@
 // one (by the host's clock) keeps only its return record, taken once, for a day.
 import { createHash } from 'node:crypto';
 import { createRedis } from '@svc/platform';
-import { settableClock, testUrls } from '@svc/testkit';
+import { settableClock, testUrls, uniqueName } from '@svc/testkit';
 import type { Redis } from 'ioredis';
 import { createInteractionStore, EXPIRED_RETURN_SECONDS, type Interaction } from '../src/store/interactions';
 import { createSignInSessions, signInCookie } from '../src/store/sign-in-sessions';
+
+// This file's own key prefix (OIDC_REDIS_PREFIX of a host).
+const redisPrefix = uniqueName('oidc');
 
 let redis: Redis;
 beforeAll(() => {
@@ -17,7 +20,7 @@ afterAll(async () => {
 });
 
 test('sign-in sessions: start, read, a new sign-in ends the old identifier, end', async () => {
-  const sessions = createSignInSessions(redis, { ttlSeconds: 60, clock: settableClock() });
+  const sessions = createSignInSessions(redis, { redisPrefix, ttlSeconds: 60, clock: settableClock() });
   const first = await sessions.start(undefined, { accountId: 'acc-1', authTime: 100, amr: ['hwk', 'user'] });
   expect(await sessions.read(first.id)).toEqual({ ...first.session, handle: expect.any(String) });
   expect(await sessions.touch(first.id)).toBe(true);
@@ -32,7 +35,7 @@ test('sign-in sessions: start, read, a new sign-in ends the old identifier, end'
 });
 
 test('sign-in sessions: identifiers the host did not issue read as nothing', async () => {
-  const sessions = createSignInSessions(redis, { ttlSeconds: 60, clock: settableClock() });
+  const sessions = createSignInSessions(redis, { redisPrefix, ttlSeconds: 60, clock: settableClock() });
   for (const id of [undefined, '', 'x', 'A'.repeat(43), '../../etc'])
     expect(await sessions.read(id)).toBeUndefined();
   expect(signInCookie(true).name).toBe('__Host-oidc_session');
@@ -46,7 +49,7 @@ test('sign-in sessions: identifiers the host did not issue read as nothing', asy
 });
 
 test('interactions: parked, read, taken once under concurrency', async () => {
-  const store = createInteractionStore(redis, { ttlSeconds: 60, clock: settableClock() });
+  const store = createInteractionStore(redis, { redisPrefix, ttlSeconds: 60, clock: settableClock() });
   const interaction: Interaction = {
     clientId: 'c',
     redirectUri: 'https://rp.example/cb',
@@ -71,7 +74,7 @@ test('interactions: parked, read, taken once under concurrency', async () => {
     consentReviewed: true,
   });
   expect(
-    await redis.ttl(`oidc:interaction:${createHash('sha256').update(uid).digest('hex')}`),
+    await redis.ttl(`${redisPrefix}:interaction:${createHash('sha256').update(uid).digest('hex')}`),
   ).toBeGreaterThan(50);
   const taken = await Promise.all(Array.from({ length: 8 }, () => store.take(uid)));
   expect(taken.filter(Boolean)).toEqual([
@@ -89,7 +92,7 @@ const digest = (uid: string) => createHash('sha256').update(uid).digest('hex');
 
 test('interactions: expiry by the clock keeps the return record only, taken once, gone a day later', async () => {
   const clock = settableClock();
-  const store = createInteractionStore(redis, { ttlSeconds: 60, clock });
+  const store = createInteractionStore(redis, { redisPrefix, ttlSeconds: 60, clock });
   const interaction: Interaction = {
     clientId: 'c',
     redirectUri: 'https://rp.example/cb',
@@ -112,10 +115,12 @@ test('interactions: expiry by the clock keeps the return record only, taken once
   };
   const uid = await store.park(interaction);
   // Redis lets the record outlive the request by a day; it holds nothing of the person or the request's secrets.
-  const ttl = await redis.ttl(`oidc:interaction-return:${digest(uid)}`);
+  const ttl = await redis.ttl(`${redisPrefix}:interaction-return:${digest(uid)}`);
   expect(ttl).toBeGreaterThan(60 + EXPIRED_RETURN_SECONDS - 10);
   expect(ttl).toBeLessThanOrEqual(60 + EXPIRED_RETURN_SECONDS);
-  expect(JSON.parse((await redis.get(`oidc:interaction-return:${digest(uid)}`)) ?? '')).toEqual(expected);
+  expect(JSON.parse((await redis.get(`${redisPrefix}:interaction-return:${digest(uid)}`)) ?? '')).toEqual(
+    expected,
+  );
 
   clock.advance(59_999);
   expect(await store.get(uid)).toEqual(interaction);
@@ -127,7 +132,7 @@ test('interactions: expiry by the clock keeps the return record only, taken once
   const taken = await Promise.all(Array.from({ length: 8 }, () => store.takeExpiredReturn(uid)));
   expect(taken.filter(Boolean)).toEqual([expected]);
   expect(await store.expiredReturn(uid)).toBeUndefined();
-  expect(await redis.exists(`oidc:interaction:${digest(uid)}`)).toBe(0);
+  expect(await redis.exists(`${redisPrefix}:interaction:${digest(uid)}`)).toBe(0);
 
   // A day past the expiry the record is no answer, even while Redis still holds it.
   const late = await store.park({ ...interaction, createdAt: clock() });

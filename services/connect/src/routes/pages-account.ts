@@ -80,7 +80,11 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
   const { deps } = p;
   const { site } = p.signin;
   const { accounts, signInLimit } = site;
-  const sessions = createAccountSessionStore(deps.redis, deps.config.flowTtlSeconds, deps.clock);
+  const sessions = createAccountSessionStore(deps.redis, {
+    redisPrefix: deps.config.redisPrefix,
+    ttlSeconds: deps.config.flowTtlSeconds,
+    clock: deps.clock,
+  });
   const store = createAccountPageStore(deps.db);
   const cookie = sessionCookie(
     'connect_account',

@@ -22,12 +22,16 @@ import { inquiryPages } from './pages-inquiry';
 
 export type ConnectSignin = Signin<ConnectKey>;
 
-/** connect's binding of the sign-in steps: its flow cookie and namespace, its strings, its account page. */
+/**
+ * connect's binding of the sign-in steps: its flow cookie, namespace and Redis key prefix, its strings, its account
+ * page.
+ */
 export function connectSignin(deps: ConnectDeps): ConnectSignin {
   return createSignin({
     deps: { ...deps, clock: deps.clock },
     config: { ...deps.config, accountPageUrl: `${deps.config.connectUrl}/account` },
     namespace: 'connect',
+    redisPrefix: deps.config.redisPrefix,
     receiptChannel: 'CONNECT_BROWSER',
     messages: CONNECT_MESSAGES,
     // A page view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS): without a count, a loop of

@@ -1,7 +1,7 @@
 // Sign-ins to the account page, in Redis and shared by every replica: a libs/platform browser session per id
 // (found by the SHA-256 of the HttpOnly cookie), holding the CSRF token, who signed in and when, a one-time
-// notice and the WebAuthn challenge. Ids are only ever issued here, so a cookie the host did not issue finds
-// nothing; signing in moves the session to a fresh id.
+// notice and the WebAuthn challenge, under `<CONNECT_REDIS_PREFIX>:account`. Ids are only ever issued here, so a
+// cookie the host did not issue finds nothing; signing in moves the session to a fresh id.
 
 import { type Clock, createBrowserSessionStore } from '@svc/platform';
 import { type Challenge, newKey, putChallengeIn, takeChallengeFrom } from '@svc/signin';
@@ -18,8 +18,17 @@ export interface AccountSession {
   notice?: { key: string; vars?: Record<string, string | number> };
 }
 
-export function createAccountSessionStore(redis: Redis, ttlSeconds: number, clock: Clock) {
-  const sessions = createBrowserSessionStore(redis, { namespace: 'connect:account', ttlSeconds, clock });
+/** `redisPrefix`: connect's key prefix (CONNECT_REDIS_PREFIX); the sessions live under `<redisPrefix>:account`. */
+export function createAccountSessionStore(
+  redis: Redis,
+  opts: { redisPrefix: string; ttlSeconds: number; clock: Clock },
+) {
+  const { ttlSeconds, clock } = opts;
+  const sessions = createBrowserSessionStore(redis, {
+    namespace: `${opts.redisPrefix}:account`,
+    ttlSeconds,
+    clock,
+  });
   return {
     /** Starts a session under a fresh host-issued id (256 bits) and returns the id. */
     async create(init: Omit<AccountSession, 'csrf'> = {}): Promise<{ id: string; session: AccountSession }> {

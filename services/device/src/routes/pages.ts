@@ -58,6 +58,7 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
     deps: { ...deps, clock: deps.issuance.clock },
     config: pages,
     namespace: 'device',
+    redisPrefix: deps.config.redisPrefix,
     receiptChannel: 'DEVICE_BROWSER',
     messages: DEVICE_MESSAGES,
     // A view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS): without a count, a loop of cookieless

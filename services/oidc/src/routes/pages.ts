@@ -1,5 +1,6 @@
 // The OIDC host's browser side: /authorize, the interaction pages on the shared sign-in steps of @svc/signin
-// (flow cookie oidc_flow, namespace oidc, receipts OIDC_BROWSER), their assets and the pages' error mapper.
+// (flow cookie oidc_flow, namespace oidc, flows under OIDC_REDIS_PREFIX, receipts OIDC_BROWSER), their assets and
+// the pages' error mapper.
 import type { Endpoint } from '@svc/platform';
 import { createSignin, type Signin } from '@svc/signin';
 import type { ErrorRequestHandler } from 'express';
@@ -22,6 +23,7 @@ export function oidcSignin(deps: OidcDeps): Signin<OidcKey> {
     },
     config: signinConfig(settings, deps.oidc.oidcUrl),
     namespace: 'oidc',
+    redisPrefix: deps.oidc.redisPrefix,
     receiptChannel: 'OIDC_BROWSER',
     messages: OIDC_MESSAGES,
     // A page view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS); any number of views of one parked

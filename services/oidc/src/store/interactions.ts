@@ -90,13 +90,17 @@ function pairs(flat: string[]): Record<string, string> {
 }
 
 /**
- * `ttlSeconds`: how long a request waits for the person (OIDC_INTERACTION_TTL_SECONDS); `clock`: the host's clock,
- * which decides expiry.
+ * `redisPrefix`: the host's key prefix (OIDC_REDIS_PREFIX): requests live under `<redisPrefix>:interaction:`, return
+ * records under `<redisPrefix>:interaction-return:`; `ttlSeconds`: how long a request waits for the person
+ * (OIDC_INTERACTION_TTL_SECONDS); `clock`: the host's clock, which decides expiry.
  */
-export function createInteractionStore(redis: Redis, opts: { ttlSeconds: number; clock: Clock }) {
+export function createInteractionStore(
+  redis: Redis,
+  opts: { redisPrefix: string; ttlSeconds: number; clock: Clock },
+) {
   const digest = (uid: string) => createHash('sha256').update(uid).digest('hex');
-  const key = (uid: string) => `oidc:interaction:${digest(uid)}`;
-  const returnKey = (uid: string) => `oidc:interaction-return:${digest(uid)}`;
+  const key = (uid: string) => `${opts.redisPrefix}:interaction:${digest(uid)}`;
+  const returnKey = (uid: string) => `${opts.redisPrefix}:interaction-return:${digest(uid)}`;
   const live = (fields: Record<string, string>) =>
     fields.expiresAt === undefined || Number(fields.expiresAt) > opts.clock();
   return {

@@ -1,6 +1,7 @@
 // The OIDC host's own sign-in session: who signed in on this browser, when and how, kept server-side in Redis
-// (libs/platform browser sessions) under a cookie of its own, so the person stays signed in across clients until
-// end-session. The cookie carries only the host-issued identifier; a new sign-in always starts a new identifier.
+// (libs/platform browser sessions, under `<OIDC_REDIS_PREFIX>:sign-in`) under a cookie of its own, so the person
+// stays signed in across clients until end-session. The cookie carries only the host-issued identifier; a new
+// sign-in always starts a new identifier.
 import { randomUUID } from 'node:crypto';
 import { type Clock, createBrowserSessionStore, sessionCookie } from '@svc/platform';
 import type { Redis } from 'ioredis';
@@ -21,9 +22,16 @@ export interface SignInSession {
 /** Cookie `oidc_session`, `__Host-oidc_session` over HTTPS (HttpOnly, SameSite=Lax, Path=/). */
 export const signInCookie = (https: boolean) => sessionCookie('oidc_session', https);
 
-/** `clock`: the host's clock (when a sign-in was last seen). */
-export function createSignInSessions(redis: Redis, opts: { ttlSeconds: number; clock: Clock }) {
-  const store = createBrowserSessionStore(redis, { namespace: 'oidc:sign-in', ...opts });
+/** `redisPrefix`: the host's key prefix (OIDC_REDIS_PREFIX); `clock`: the host's clock (when a sign-in was last seen). */
+export function createSignInSessions(
+  redis: Redis,
+  opts: { redisPrefix: string; ttlSeconds: number; clock: Clock },
+) {
+  const store = createBrowserSessionStore(redis, {
+    namespace: `${opts.redisPrefix}:sign-in`,
+    ttlSeconds: opts.ttlSeconds,
+    clock: opts.clock,
+  });
   return {
     ttlSeconds: opts.ttlSeconds,
     /** The sign-in behind a cookie value, or undefined (no cookie, not issued here, expired, ended). */

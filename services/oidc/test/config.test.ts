@@ -1,0 +1,45 @@
+// The OIDC host's schema: the Redis key prefix of its own state keeps today's names by default and moves every key
+// of the host (not its cookies) when set; the rate limits follow it unless RATE_LIMIT_NAMESPACE names theirs; a bad
+// value names its variable.
+import { ConfigError } from '@svc/platform';
+import { testEnv } from '@svc/testkit';
+import { oidcConfigFromEnv } from '../src/config';
+import { signinConfig } from '../src/pages-config';
+
+function problemsOf(env: Record<string, string>) {
+  try {
+    oidcConfigFromEnv(testEnv(env));
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+test('OIDC_REDIS_PREFIX: default `oidc`; the limits follow it unless RATE_LIMIT_NAMESPACE names theirs', () => {
+  const of = (env: Record<string, string>) => {
+    const c = oidcConfigFromEnv(testEnv({ OIDC_URL: 'https://id.example.com', ...env }));
+    return [
+      c.oidc.redisPrefix,
+      c.pages.rateLimitNamespace,
+      signinConfig(c.pages, c.oidc.oidcUrl).flowCookieName,
+    ];
+  };
+  expect(of({})).toEqual(['oidc', 'oidc', '__Host-oidc_flow']);
+  // The cookie keeps its name: only Redis keys move.
+  expect(of({ OIDC_REDIS_PREFIX: 'blue:oidc' })).toEqual(['blue:oidc', 'blue:oidc', '__Host-oidc_flow']);
+  expect(of({ OIDC_REDIS_PREFIX: 'blue', RATE_LIMIT_NAMESPACE: 'rl' })).toEqual([
+    'blue',
+    'rl:oidc',
+    '__Host-oidc_flow',
+  ]);
+});
+
+test.each([
+  [{ OIDC_REDIS_PREFIX: 'oidc:' }, 'OIDC_REDIS_PREFIX'],
+  [{ OIDC_REDIS_PREFIX: 'oidc[1]' }, 'OIDC_REDIS_PREFIX'],
+  [{ OIDC_AUTHORIZE_RATE_PER_MINUTE: '0' }, 'OIDC_AUTHORIZE_RATE_PER_MINUTE'],
+  [{ OIDC_URL: 'id.example.com' }, 'OIDC_URL'],
+])('%j is refused, naming the variable', (env, variable) => {
+  expect(problemsOf(env).map((p) => p.variable)).toEqual([variable]);
+});
