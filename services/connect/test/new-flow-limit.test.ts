@@ -3,10 +3,20 @@
 // it a 429 "too many attempts" page with Retry-After and nothing written to Redis. A browser holding its flow or
 // session goes on, another client address is admitted, and a forged X-Forwarded-For (TRUST_PROXY unset) is no
 // new address. Behind a trusted proxy an IPv6 client counts by its /64, an IPv4 (or IPv4-mapped) one by its address.
-import { type AddressedAnswer, expectLimitedPage, provisionBackend, requestFrom } from '@svc/testkit';
+// Each host keeps its Redis state under a prefix of its own (CONNECT_REDIS_PREFIX): the other test files' hosts
+// write flows to the same Redis db at the same time, so only this file's keys are counted.
+import {
+  type AddressedAnswer,
+  expectLimitedPage,
+  provisionBackend,
+  requestFrom,
+  uniqueName,
+} from '@svc/testkit';
 import { type ConnectHost, startConnect, useConnectHost } from './helpers';
 
-const cx = useConnectHost({ config: { newFlowRate: { points: 3, windowSeconds: 60 } } });
+const cx = useConnectHost({
+  config: { newFlowRate: { points: 3, windowSeconds: 60 }, redisPrefix: uniqueName('connect') },
+});
 
 type Answer = AddressedAnswer;
 
@@ -20,11 +30,12 @@ function view(
   return requestFrom(host.url, { path, from: opts.from, headers: { ...cookie, ...opts.headers } });
 }
 
-/** Flows and account page sessions in Redis: what a view without one writes. */
+/** The host's flows and account page sessions in Redis: what a view without one writes. */
 async function written(host: ConnectHost): Promise<number> {
+  const prefix = host.deps.config.redisPrefix;
   const [flows, sessions] = await Promise.all([
-    host.deps.redis.keys('connect:flow:session:*'),
-    host.deps.redis.keys('connect:account:session:*'),
+    host.deps.redis.keys(`${prefix}:flow:session:*`),
+    host.deps.redis.keys(`${prefix}:account:session:*`),
   ]);
   return flows.length + sessions.length;
 }
@@ -41,6 +52,11 @@ test('inquiry and account pages: views without a flow or session over the limit 
   const fresh = [await view(host, inquiry), await view(host, inquiry), await view(host, '/account')];
   expect(fresh.map((a) => a.status)).toEqual([200, 200, 200]);
   expect(await written(host)).toBe(before + 3);
+  // The cookies keep their names whatever the Redis prefix.
+  expect([cookieOf(fresh[0] as Answer), cookieOf(fresh[2] as Answer)]).toEqual([
+    expect.stringMatching(/^connect_flow=/),
+    expect.stringMatching(/^connect_account=/),
+  ]);
   // Past it: no cookie, a cookie the host never issued, a forged client address: nothing written.
   for (const path of [inquiry, '/account']) {
     expectLimitedPage(await view(host, path));
@@ -86,7 +102,7 @@ test('a post without a flow is refused before it writes a flow or spends the add
 test('behind a trusted proxy: IPv6 clients of one /64 share a count, another /64 and IPv4 clients have their own', async () => {
   const host = await startConnect(cx.infra, {
     trustProxy: 'loopback',
-    config: { newFlowRate: { points: 2, windowSeconds: 60 } },
+    config: { newFlowRate: { points: 2, windowSeconds: 60 }, redisPrefix: uniqueName('connect') },
   });
   try {
     const from = (address: string) => view(host, '/account', { headers: { 'x-forwarded-for': address } });

@@ -1,7 +1,9 @@
 // The new-flow limit per client address (DEVICE_NEW_FLOW_RATE_PER_MINUTE) on the real approval page over Redis:
 // views of /device by a browser without a flow start one until the limit; past it a 429 "too many attempts" page
 // with Retry-After and no flow written. A browser holding its flow goes on, another client address is admitted,
-// and a forged X-Forwarded-For (TRUST_PROXY unset) is no new address.
+// and a forged X-Forwarded-For (TRUST_PROXY unset) is no new address. The harness's host keeps its Redis state
+// under a prefix of its own (DEVICE_REDIS_PREFIX): the other test files' hosts write flows to the same Redis db at
+// the same time, so only this file's keys are counted.
 import { type AddressedAnswer, expectLimitedPage, requestFrom } from '@svc/testkit';
 import { type PageHarness, startPages } from './page-kit';
 
@@ -22,7 +24,7 @@ function view(
   return requestFrom(h.url, { path, from: opts.from, headers: { ...cookie, ...opts.headers } });
 }
 
-const flows = async () => (await h.deps.redis.keys('device:flow:session:*')).length;
+const flows = async () => (await h.deps.redis.keys(`${h.deps.config.redisPrefix}:flow:session:*`)).length;
 const cookieOf = (a: Answer) => String(a.headers['set-cookie']?.[0]).split(';')[0] as string;
 
 test('/device: views without a flow over the limit are the 429 page and write nothing; a browser with its flow goes on', async () => {
@@ -30,6 +32,8 @@ test('/device: views without a flow over the limit are the 429 page and write no
   const fresh = [await view('/device'), await view('/device?user_code=ABCD-EFGH'), await view('/device')];
   expect(fresh.map((a) => a.status)).toEqual([200, 200, 200]);
   expect(await flows()).toBe(before + 3);
+  // The cookie keeps its name whatever the Redis prefix.
+  expect(cookieOf(fresh[0] as Answer)).toMatch(/^device_flow=/);
   // Past it: no cookie, a cookie the host never issued, a forged client address: nothing written.
   expectLimitedPage(await view('/device'));
   expectLimitedPage(await view('/device', { cookie: 'device_flow=forged' }));

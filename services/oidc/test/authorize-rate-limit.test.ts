@@ -2,7 +2,9 @@
 // a request is parked; over it GET and POST get the 429 error page with Retry-After in either locale, never a
 // redirect, and nothing is parked; two replicas share one count; another address, or the window's end, is admitted
 // again; a forged X-Forwarded-For (TRUST_PROXY unset) is no new address. The interaction pages: a flow started by
-// a view without one counts on its own counter at the same rate, so one parked request is no amplifier.
+// a view without one counts on its own counter at the same rate, so one parked request is no amplifier. Each host
+// keeps its Redis state under a prefix of its own (OIDC_REDIS_PREFIX): the other test files' hosts write to the same
+// Redis db at the same time, so only this file's keys are counted.
 import { type AddressedAnswer, requestFrom, uniqueName, waitUntil } from '@svc/testkit';
 import {
   type OidcPagesHost,
@@ -43,33 +45,28 @@ function authorize(
 const view = (host: OidcPagesHost, path: string, cookie?: string): Promise<Answer> =>
   requestFrom(host.address, { path, headers: cookie ? { cookie } : {} });
 
-const flowKeys = async (host: OidcPagesHost) => (await host.deps.redis.keys('oidc:flow:*')).length;
+/** The keys under the host's own prefix (OIDC_REDIS_PREFIX, unique to each host or pair of replicas here). */
+const keysOf = (host: OidcPagesHost, kind: string) =>
+  host.deps.redis.keys(`${host.deps.oidc.redisPrefix}:${kind}:*`);
 
-/** The parked requests and return records in Redis (each parked request writes one of each). */
-/**
- * Requests parked for `clientId` (live interactions and their return records): the other test files' hosts park
- * in the same Redis db at the same time, so only this test's client is counted.
- */
-async function parkedKeys(host: OidcPagesHost, clientId: string): Promise<number> {
-  const redis = host.deps.redis;
-  const [live, back] = await Promise.all([
-    redis.keys('oidc:interaction:*'),
-    redis.keys('oidc:interaction-return:*'),
-  ]);
-  const values = await Promise.all([
-    ...live.map((k) => redis.hget(k, 'request')),
-    ...back.map((k) => redis.get(k)),
-  ]);
-  return values.filter((v) => v !== null && (JSON.parse(v) as { clientId?: string }).clientId === clientId)
-    .length;
+const flowKeys = async (host: OidcPagesHost) => (await keysOf(host, 'flow')).length;
+
+/** The parked requests and return records of the host in Redis (each parked request writes one of each). */
+async function parkedKeys(host: OidcPagesHost): Promise<number> {
+  const [live, back] = await Promise.all([keysOf(host, 'interaction'), keysOf(host, 'interaction-return')]);
+  return live.length + back.length;
 }
 
-/** A host (or two replicas sharing a namespace) admitting `points` /authorize requests per address. */
+/** Variables of a host (or two replicas sharing them) admitting `points` /authorize requests per address. */
+const envWith = (points: number) => ({
+  OIDC_AUTHORIZE_RATE_PER_MINUTE: String(points),
+  RATE_LIMIT_NAMESPACE: uniqueName('rl'),
+  OIDC_REDIS_PREFIX: uniqueName('oidc'),
+});
+
+/** A host admitting `points` /authorize requests per address, its counters and Redis state its own. */
 async function hostWith(points: number, more: { authorizeWindowSeconds?: number } = {}) {
-  return startOidcPages({
-    env: { OIDC_AUTHORIZE_RATE_PER_MINUTE: String(points), RATE_LIMIT_NAMESPACE: uniqueName('rl') },
-    ...more,
-  });
+  return startOidcPages({ env: envWith(points), ...more });
 }
 
 function expectLimited(a: Answer): void {
@@ -92,13 +89,13 @@ describe('one replica', () => {
   afterAll(() => host.close());
 
   test('under the limit parked; over it GET and POST are the 429 page with Retry-After and park nothing', async () => {
-    const before = await parkedKeys(host, rp.clientId);
+    const before = await parkedKeys(host);
     for (const method of ['GET', 'POST', 'GET'] as const) {
       const a = await authorize(host, rp, { method });
       expect(a.status).toBe(303);
       expect(a.headers.location).toMatch(/^\/interaction\//);
     }
-    expect(await parkedKeys(host, rp.clientId)).toBe(before + 6);
+    expect(await parkedKeys(host)).toBe(before + 6);
 
     const over = [
       await authorize(host, rp, { method: 'GET' }),
@@ -117,7 +114,7 @@ describe('one replica', () => {
       expect(a.body).not.toContain(REDIRECT);
       expect(a.body).not.toMatch(/redis|rate-limiter|authorize-ip|127\.0\.0\.1/i);
     }
-    expect(await parkedKeys(host, rp.clientId)).toBe(before + 6);
+    expect(await parkedKeys(host)).toBe(before + 6);
 
     const zh = await authorize(host, rp, { headers: { 'accept-language': 'zh-CN' } });
     expectLimited(zh);
@@ -126,22 +123,21 @@ describe('one replica', () => {
   });
 
   test('another client address is unaffected', async () => {
-    const before = await parkedKeys(host, rp.clientId);
+    const before = await parkedKeys(host);
     expectLimited(await authorize(host, rp));
     const other = await authorize(host, rp, { from: '127.0.0.2' });
     expect(other.status).toBe(303);
-    expect(await parkedKeys(host, rp.clientId)).toBe(before + 2);
+    expect(await parkedKeys(host)).toBe(before + 2);
   });
 });
 
 test('two replicas at once share one count: exactly the limit is parked', async () => {
-  const namespace = uniqueName('rl');
-  const env = { OIDC_AUTHORIZE_RATE_PER_MINUTE: '5', RATE_LIMIT_NAMESPACE: namespace };
+  const env = envWith(5);
   const r1 = await startOidcPages({ env });
   const r2 = await startOidcPages({ env, issuer: r1.url });
   try {
     const rp = await provisionRelyingParty(r1, { redirectUris: [REDIRECT] });
-    const before = await parkedKeys(r1, rp.clientId);
+    const before = await parkedKeys(r1);
     const answers = await Promise.all(
       Array.from({ length: 14 }, (_, i) =>
         authorize(i % 2 ? r2 : r1, rp, { method: i % 4 < 2 ? 'GET' : 'POST' }),
@@ -149,7 +145,7 @@ test('two replicas at once share one count: exactly the limit is parked', async 
     );
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses).toEqual([...Array(5).fill(303), ...Array(9).fill(429)]);
-    expect(await parkedKeys(r1, rp.clientId)).toBe(before + 10);
+    expect(await parkedKeys(r1)).toBe(before + 10);
   } finally {
     await r2.close();
     await r1.close();
@@ -191,6 +187,8 @@ test('interaction pages: views without a flow are limited at the same rate, with
     expect(await flowKeys(host)).toBe(before + 3);
     // A browser holding its flow goes on; an unknown request is the 410 page, counted nowhere and writing nothing.
     const cookie = String(fresh[0]?.headers['set-cookie']?.[0]).split(';')[0] as string;
+    // The cookie keeps its name whatever the Redis prefix.
+    expect(cookie).toMatch(/^oidc_flow=/);
     expect((await view(host, page, cookie)).status).toBe(200);
     expect((await view(host, `/interaction/${'A'.repeat(43)}`)).status).toBe(410);
     expect(await flowKeys(host)).toBe(before + 3);
