@@ -19,12 +19,41 @@ export interface FaultProxy {
   cut(): Promise<void>;
   /** Connections accepted so far. */
   readonly accepted: number;
+  /** Resets every connection, stops listening and waits until every socket it held has closed. */
   close(): Promise<void>;
 }
 
 interface Pair {
   client: net.Socket;
   upstream: net.Socket;
+}
+
+/** A ceiling for the proxy's sockets to close after close(); they take a loop turn or two. */
+const CLOSE_BOUND_MS = 10_000;
+
+/**
+ * Waits for every socket in `sockets` to close. One that does not would keep the test process from exiting (or leave
+ * node spinning in its exit-time handle cleanup), so it fails here, naming how many, instead of silently after the
+ * tests.
+ */
+async function allClosed(sockets: Set<net.Socket>): Promise<void> {
+  if (sockets.size === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const closed = Promise.all([...sockets].map((s) => new Promise((r) => s.once('close', r))));
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(`fault proxy: ${sockets.size} socket(s) still open ${CLOSE_BOUND_MS} ms after close()`),
+        ),
+      CLOSE_BOUND_MS,
+    );
+  });
+  try {
+    await Promise.race([closed, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function listenOn(server: net.Server, port: number): Promise<void> {
@@ -42,6 +71,12 @@ export async function startFaultProxy(target: { host: string; port: number }): P
   let mode: FaultMode = 'pass';
   let accepted = 0;
   const pairs = new Set<Pair>();
+  /** Every socket the proxy opened or accepted, until its 'close': close() waits for them all. */
+  const sockets = new Set<net.Socket>();
+  const track = (s: net.Socket) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  };
 
   const hold = (p: Pair) => {
     p.client.pause();
@@ -51,19 +86,27 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     p.client.resume();
     p.upstream.resume();
   };
+  // A connection whose client side the proxy has already ended (its upstream closed first) is closed, not reset:
+  // libuv refuses to reset a socket while its shutdown is under way (EINVAL), and node 20 then marks the socket
+  // closing without closing it. Its handle stayed open, no 'close' ever came, and after the tests node spun in its
+  // exit-time handle cleanup waiting for it. Such a connection is half closed already; closing it is what a server
+  // that went down does.
+  const resetOrClose = (s: net.Socket) => (s.writableEnded ? s.destroy() : s.resetAndDestroy());
   const reset = (p: Pair) => {
-    p.client.resetAndDestroy();
+    resetOrClose(p.client);
     p.upstream.destroy();
     pairs.delete(p);
   };
 
   const onConnection = (client: net.Socket) => {
     accepted++;
+    track(client);
     if (mode === 'cut') {
       client.resetAndDestroy();
       return;
     }
     const upstream = net.connect(target.port, target.host);
+    track(upstream);
     const pair: Pair = { client, upstream };
     pairs.add(pair);
     // Plain forwarding rather than pipe(): pipe() resumes a paused source on 'drain', which would end a stall.
@@ -124,6 +167,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
       mode = 'cut';
       for (const p of [...pairs]) reset(p);
       if (server.listening) await new Promise<void>((r) => server.close(() => r()));
+      await allClosed(sockets);
     },
   };
 }
