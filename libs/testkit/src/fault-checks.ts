@@ -1,6 +1,6 @@
 // What every dependency-fault test asserts, whichever host it runs against: the load answered only 200 or a prompt
 // 503 TemporarilyUnavailable, /readyz said 503 at once, and the outage was logged and counted once each way.
-import type { Metrics } from '@svc/platform';
+import { type Metrics, READINESS_DEADLINE_MS } from '@svc/platform';
 import type { CapturedLog } from './capture-logger';
 import { testUrls } from './config';
 import { type FaultFigures, type FaultScenario, runFault } from './fault-load';
@@ -34,10 +34,19 @@ export async function proxyDependencies(): Promise<DependencyProxies> {
   };
 }
 
+/** `/readyz` answers within this whatever the dependencies do: its own deadline (1.5 s) and a margin (RELIABILITY.md). */
+const READYZ_BOUND_MS = READINESS_DEADLINE_MS + 500;
+
 /**
  * Runs `s` (runFault), stops its load whatever happens, and asserts the answers: no 5xx but 503, /readyz 503
  * within 2 s, every request a 200 or a 503 TemporarilyUnavailable whose Retry-After matches `retryAfter`, none
  * slower than `boundMs`. Returns the figures.
+ *
+ * The two time bounds are the host's own (the sum of its configured dependency timeouts; the readiness deadline),
+ * so they are checked on the time the process could run: wall time less what the stall meter saw this process held
+ * up over the same request. The hosts run in this process, so their timers were held up just as much; a request
+ * that waited on a stalled dependency beyond its timeouts waited idle, which the meter does not excuse. On a quiet
+ * machine the two are the same; at load 30 wall time alone has run 2 s over (4.3 s for /readyz, 9.1 s for 9 s).
  */
 export async function runContainedFault(
   s: FaultScenario & { boundMs: number; retryAfter: RegExp },
@@ -49,15 +58,21 @@ export async function runContainedFault(
     await s.load.stop();
   }
   expect(result.other5xx).toBe(0);
-  expect(result.readyzMs).toBeLessThan(2000);
+  const readyz = { ms: result.readyzMs, stalledMs: result.readyzStalledMs };
+  expect({ ...readyz, withinBound: readyz.ms - readyz.stalledMs < READYZ_BOUND_MS }).toMatchObject({
+    withinBound: true,
+  });
+  const overBound: string[] = [];
   for (const o of s.load.outcomes) {
     expect([200, 503]).toContain(o.status);
     if (o.status === 503) {
       expect(o.reason).toBe('TemporarilyUnavailable');
       expect(o.retryAfter).toMatch(s.retryAfter);
     }
-    expect(o.ms).toBeLessThanOrEqual(s.boundMs);
+    if (o.ms - o.stalledMs > s.boundMs)
+      overBound.push(`${o.status} in ${o.ms} ms, ${o.stalledMs} ms of it held up`);
   }
+  expect(overBound).toEqual([]);
   return result;
 }
 

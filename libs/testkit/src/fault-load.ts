@@ -1,6 +1,7 @@
 // Steady load for fault tests: a number of workers each sending one request after another, every answer recorded
 // with when it ended and how long it took, so a test can ask what happened before, during and after a fault.
 import type { FaultProxy } from './fault-proxy';
+import { stalledMs, timed } from './stall-meter';
 
 export interface Outcome {
   worker: number;
@@ -8,6 +9,8 @@ export interface Outcome {
   at: number;
   /** How long the request took, in ms. */
   ms: number;
+  /** How much of `ms` this process was held up (stall-meter.ts): not the host's doing, and not a wait on I/O. */
+  stalledMs: number;
   /** The HTTP status, or 0 when the connection failed without an answer. */
   status: number;
   reason?: string;
@@ -41,6 +44,7 @@ export function startLoad(
   const loop = async (worker: number) => {
     while (!stopped) {
       const started = Date.now();
+      const stalledBefore = stalledMs();
       let answer: { status: number; reason?: string; retryAfter?: string | null };
       try {
         answer = await attempt(worker);
@@ -48,7 +52,8 @@ export function startLoad(
         answer = { status: 0 };
       }
       const at = Date.now();
-      outcomes.push({ worker, at, ms: at - started, ...answer });
+      const stalled = Math.round(stalledMs() - stalledBefore);
+      outcomes.push({ worker, at, ms: at - started, stalledMs: stalled, ...answer });
       if (answer.status !== 200 && opts.backoffMs) await new Promise((r) => setTimeout(r, opts.backoffMs));
     }
   };
@@ -63,12 +68,14 @@ export function startLoad(
   };
 }
 
-/** Times a GET of `url`: its status and how long it took. */
-export async function timedGet(url: string): Promise<{ status: number; ms: number }> {
-  const started = Date.now();
-  const res = await fetch(url);
-  await res.arrayBuffer();
-  return { status: res.status, ms: Date.now() - started };
+/** Times a GET of `url`: its status, how long it took and how much of that this process was held up. */
+export async function timedGet(url: string): Promise<{ status: number; ms: number; stalledMs: number }> {
+  const t = await timed(async () => {
+    const res = await fetch(url);
+    await res.arrayBuffer();
+    return res.status;
+  });
+  return { status: t.value, ms: t.ms, stalledMs: t.stalledMs };
 }
 
 /** The figures RELIABILITY.md records for one fault. */
@@ -85,6 +92,8 @@ export interface FaultFigures {
   slowestMs: number;
   /** How long /readyz took to say 503 after the fault (ms). */
   readyzMs: number;
+  /** How much of `readyzMs` this process was held up (a loaded machine's doing, not the host's). */
+  readyzStalledMs: number;
   /** From the end of the fault until every worker had a 200 again and /readyz said ready (ms). */
   msToRecover: number;
 }
@@ -183,6 +192,7 @@ export async function runFault(s: FaultScenario): Promise<FaultFigures> {
     msToFirst503: first503 ? first503.at - faultAt : null,
     slowestMs: Math.max(0, ...during.map((o) => o.ms)),
     readyzMs: readyz.ms,
+    readyzStalledMs: readyz.stalledMs,
     msToRecover: recoveredAt - clearAt,
   };
 }

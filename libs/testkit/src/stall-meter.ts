@@ -15,8 +15,9 @@ let timer: NodeJS.Timeout | undefined;
 let last = 0;
 let total = 0;
 
-// Stopped after each test file: an interval still set when jest's process exits (even unref'd) left node spinning in
-// its exit-time handle cleanup for minutes.
+// Stopped after each test file: jest gives every file its own copy of this module, so each would leave its interval
+// ticking for the rest of the worker. (An unref'd interval does not hold node at exit; the exit-time spin once blamed
+// on it was a fault-proxy socket left unclosable by a failed reset, fault-proxy.ts.)
 if (typeof afterAll === 'function') {
   afterAll(() => {
     clearInterval(timer);

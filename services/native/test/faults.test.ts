@@ -30,6 +30,10 @@ const db = config.db;
 /** The longest a direct issue may take: its rate-limit command, a connection and its two statements. */
 const BOUND_MS =
   config.redis.commandTimeoutMs + db.connectTimeoutMs + 2 * (db.statementTimeoutMs + STATEMENT_MARGIN_MS);
+/**
+ * The request's own work beyond its dependency calls (routing, signing, the client's connection). Time the test
+ * process was held up by a loaded machine is not in it: runContainedFault takes that off each request first.
+ */
 const SLACK_MS = 1000;
 
 const figures = recordFaultFigures('native');

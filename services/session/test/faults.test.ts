@@ -26,7 +26,10 @@ const WORKERS = 12;
 const db = sessionConfigFromEnv(testEnv()).db;
 /** The longest a refresh may take: a connection, then its two statements, each within their bound. */
 const BOUND_MS = db.connectTimeoutMs + 2 * (db.statementTimeoutMs + STATEMENT_MARGIN_MS);
-/** What "a little" beyond the bound may be on a loaded 2-core CI machine. */
+/**
+ * The request's own work beyond its dependency calls (routing, signing, the client's connection). Time the test
+ * process was held up by a loaded machine is not in it: runContainedFault takes that off each request first.
+ */
 const SLACK_MS = 1000;
 
 const figures = recordFaultFigures('session');
