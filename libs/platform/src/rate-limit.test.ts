@@ -38,6 +38,7 @@ test('an exhausted limit is 429 TooManyAttempts with Retry-After', async () => {
     keyPrefix: `t:${randomUUID()}`,
     points: 2,
     durationSeconds: 60,
+    perAddress: false,
   });
   await limiter.consume('a');
   await limiter.consume('a', 'b');
@@ -79,6 +80,7 @@ test('Redis unreachable is 503 TemporarilyUnavailable with Retry-After', async (
       keyPrefix: `t:${randomUUID()}`,
       points: 5,
       durationSeconds: 60,
+      perAddress: false,
     });
     const err = await caught(limiter.consume('a'));
     expect(err).toBeInstanceOf(ServiceError);
@@ -98,7 +100,12 @@ test('any other failure is a bare 500, logged, never a 503 or a 429', async () =
   // The limiter's key already holds a hash: Redis answers WRONGTYPE, which is no outage.
   await redis.hset(`rl:${prefix}:a`, 'field', 'value');
   try {
-    const limiter = createRateLimiter(redis, { keyPrefix: prefix, points: 5, durationSeconds: 60 });
+    const limiter = createRateLimiter(redis, {
+      keyPrefix: prefix,
+      points: 5,
+      durationSeconds: 60,
+      perAddress: false,
+    });
     const err = await caught(limiter.consume('a'));
     expect(err).toBeDefined();
     expect(err).not.toBeInstanceOf(ServiceError);

@@ -10,8 +10,11 @@ export interface RateLimitOptions {
   keyPrefix: string;
   points: number;
   durationSeconds: number;
-  /** The keys are client addresses (`req.ip`): counted per clientAddressKey, an IPv6 client by its /64. */
-  perAddress?: boolean;
+  /**
+   * Whether the keys are client addresses (`req.ip`): then counted per clientAddressKey, an IPv6 client by its /64.
+   * Required, so no new limiter keyed by address silently counts each of a /64's 2^64 addresses apart.
+   */
+  perAddress: boolean;
 }
 
 export interface RateLimiter {

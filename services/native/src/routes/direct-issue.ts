@@ -48,6 +48,7 @@ function limitersFor(deps: NativeDeps, endpoint: string): Limiters {
       durationSeconds: rl.windowSeconds,
     }),
     credential: createRateLimiter(deps.redis, {
+      perAddress: false,
       keyPrefix: `${rl.prefix}:${endpoint}:cred`,
       points: rl.credentialPoints,
       durationSeconds: rl.windowSeconds,
