@@ -70,6 +70,7 @@ export const BUSINESS_METRICS = {
   refreshOutcomes: 'refresh_outcomes_total',
   devicePolls: 'device_polls_total',
   oidcAuthorize: 'oidc_authorize_total',
+  credentialAttempts: 'credential_attempts_total',
 } as const;
 
 /** The answers a device poll can get (RFC 8628 section 3.5), plus `approved` (tokens issued) and `invalid`. */
@@ -122,4 +123,35 @@ export function countAuthorizeOutcome(metrics: Metrics | undefined, outcome: str
       ['outcome'],
     )
     .inc({ outcome });
+}
+
+/**
+ * The guessable credentials whose attempts are counted fleet-wide (per-address limits cannot see a guesser spread
+ * over many addresses): the device approval page's typed user code, native's access key and public-key assertion,
+ * and the sign-in pages' emailed code.
+ */
+export type CredentialKind = 'device_user_code' | 'access_key' | 'public_key' | 'email_code';
+
+/**
+ * How an attempt ended: `accepted` (the credential proved itself), `rejected` (wrong, unknown, malformed, expired
+ * or replayed: the attempt was refused as a credential) or `limited` (a rate limit refused it before any check).
+ */
+export type CredentialOutcome = 'accepted' | 'rejected' | 'limited';
+
+/**
+ * One credential attempt decided, counted where it is decided. Labels are the two fixed sets only: never the code,
+ * secret, key id, address or account tried (deploy/observability's alerts read the fleet-wide rates).
+ */
+export function countCredentialAttempt(
+  metrics: Metrics | undefined,
+  kind: CredentialKind,
+  outcome: CredentialOutcome,
+): void {
+  metrics
+    ?.counter(
+      BUSINESS_METRICS.credentialAttempts,
+      'Credential attempts (user codes, access keys, public-key assertions, email codes) by kind and outcome',
+      ['kind', 'outcome'],
+    )
+    .inc({ kind, outcome });
 }

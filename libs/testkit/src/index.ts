@@ -286,6 +286,7 @@ export { type Agent, makeAgent } from './page-agent';
 export { useInfra, useStarted } from './per-file';
 export { type RawAnswer, type RawRequest, sendRaw } from './raw-request';
 export { type AddressedAnswer, expectLimitedPage, requestFrom } from './request-from';
+export { scrapeCounter } from './scrape';
 export { stalledMs, timed } from './stall-meter';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';
 export {
