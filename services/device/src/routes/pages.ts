@@ -4,7 +4,13 @@
 // claim), then the confirmation screen, always: Approve or Deny (final). verificationUriComplete only fills in the
 // code. The browser's flow record (key `device`) keeps who signed in and which authorization the code selected.
 import { loadApplication } from '@svc/issuance';
-import { createRateLimiter, type Endpoint, type PageRequest } from '@svc/platform';
+import {
+  countCredentialAttempt,
+  createRateLimiter,
+  type Endpoint,
+  type PageRequest,
+  ServiceError,
+} from '@svc/platform';
 import {
   type Browser,
   createSignin,
@@ -133,9 +139,21 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
     }),
     page.form('/device', userCodeForm, async (b, req) => {
       // RFC 8628 section 5.1: every entry counts, right, wrong or malformed, before anything is looked up.
-      await guessesPerAddress.consume(req.ip ?? '');
-      if (b.flow.accountId) await guessesPerAccount.consume(b.flow.accountId);
+      try {
+        await guessesPerAddress.consume(req.ip ?? '');
+        if (b.flow.accountId) await guessesPerAccount.consume(b.flow.accountId);
+      } catch (err) {
+        if (err instanceof ServiceError && err.reason === 'TooManyAttempts')
+          countCredentialAttempt(deps.metrics, 'device_user_code', 'limited');
+        throw err;
+      }
       const found = await findPendingAuthorization(deps, req.body.code);
+      // Fleet-wide (credential_attempts_total): a guesser spread over many addresses passes every limit above.
+      countCredentialAttempt(
+        deps.metrics,
+        'device_user_code',
+        found.kind === 'found' ? 'accepted' : 'rejected',
+      );
       if (found.kind === 'found') b.flow.selected = found.authorization.id;
       else {
         delete b.flow.selected;
