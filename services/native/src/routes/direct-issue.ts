@@ -1,8 +1,11 @@
 // The three direct-issue endpoints (fast routes: the host's hot paths): parse and guard the input (zod, formats,
-// rate limits), call one domain function, answer `{claims, applicationAnchor, accessToken, refreshToken}` with
+// rate limits), call one domain function (an access key's or public key's attempt counted in
+// credential_attempts_total), answer `{claims, applicationAnchor, accessToken, refreshToken}` with
 // no-store headers.
 import {
   type Answer,
+  type CredentialKind,
+  countCredentialAttempt,
   createRateLimiter,
   endpoint,
   ISSUANCE_REFUSALS,
@@ -64,6 +67,36 @@ async function consume(limiters: Limiters, address: string, credential: string |
   ]);
 }
 
+/** The refusals that are the credential's own, counted `rejected` (anything else about the request is not). */
+const REFUSED: Record<'access_key' | 'public_key', readonly Reason[]> = {
+  access_key: ['InvalidAccessKeyIdentifier', 'InvalidAccessKeySecret', 'AccessKeyDirectDenied'],
+  public_key: ['PublicKeyDirectDenied', 'PublicKeyAssertionReplayed'],
+};
+
+/**
+ * Runs one credential attempt (limits, then proof) and counts how it was decided in credential_attempts_total:
+ * `accepted` when the proof returns, `rejected` for the credential's own refusals, `limited` for TooManyAttempts.
+ * Per-address and per-credential limits cannot see guesses spread over many addresses and keys; the fleet-wide
+ * count can (deploy/observability's alerts). An unknown application or a dependency failure is not counted.
+ */
+async function countedAttempt<T>(
+  deps: NativeDeps,
+  kind: CredentialKind & keyof typeof REFUSED,
+  attempt: () => Promise<T>,
+): Promise<T> {
+  try {
+    const proven = await attempt();
+    countCredentialAttempt(deps.metrics, kind, 'accepted');
+    return proven;
+  } catch (err) {
+    if (err instanceof ServiceError) {
+      if (err.reason === 'TooManyAttempts') countCredentialAttempt(deps.metrics, kind, 'limited');
+      else if (REFUSED[kind].includes(err.reason)) countCredentialAttempt(deps.metrics, kind, 'rejected');
+    }
+    throw err;
+  }
+}
+
 function issued(result: DirectIssueResult): Answer {
   return {
     json: {
@@ -109,16 +142,19 @@ export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPort
       },
       handle: async (req) => {
         const input = req.body;
-        checkAccessKeyFormats(input.accessKeyIdentifier, input.accessKeySecret);
-        await consume(accessKeyLimits, req.ip, input.accessKeyIdentifier);
-        const app = await requireApplication(deps, input.applicationAnchor);
-        const binding = await proveAccessKey(
-          deps,
-          ports.credentials,
-          app,
-          input.accessKeyIdentifier,
-          input.accessKeySecret,
-        );
+        const { app, binding } = await countedAttempt(deps, 'access_key', async () => {
+          checkAccessKeyFormats(input.accessKeyIdentifier, input.accessKeySecret);
+          await consume(accessKeyLimits, req.ip, input.accessKeyIdentifier);
+          const app = await requireApplication(deps, input.applicationAnchor);
+          const binding = await proveAccessKey(
+            deps,
+            ports.credentials,
+            app,
+            input.accessKeyIdentifier,
+            input.accessKeySecret,
+          );
+          return { app, binding };
+        });
         return issued(await issueForCredential(deps, app, binding));
       },
     }),
@@ -136,19 +172,22 @@ export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPort
       handle: async (req) => {
         const input = req.body;
         const authorization = req.headers.authorization;
-        await consume(publicKeyLimits, req.ip, peekKid(authorization));
-        const app = await requireApplication(deps, input.applicationAnchor);
-        const binding = await provePublicKeyAssertion(
-          {
-            db: deps.db,
-            redis: deps.redis,
-            terms: deps.issuance.terms,
-            clock: deps.issuance.clock,
-          },
-          ports.credentials,
-          app,
-          { authorization, rawBody: req.rawBody },
-        );
+        const { app, binding } = await countedAttempt(deps, 'public_key', async () => {
+          await consume(publicKeyLimits, req.ip, peekKid(authorization));
+          const app = await requireApplication(deps, input.applicationAnchor);
+          const binding = await provePublicKeyAssertion(
+            {
+              db: deps.db,
+              redis: deps.redis,
+              terms: deps.issuance.terms,
+              clock: deps.issuance.clock,
+            },
+            ports.credentials,
+            app,
+            { authorization, rawBody: req.rawBody },
+          );
+          return { app, binding };
+        });
         return issued(await issueForCredential(deps, app, binding));
       },
     }),
