@@ -3,7 +3,7 @@
 // page strings.
 import type { Db } from '@svc/db';
 import type { IssuanceDeps } from '@svc/issuance';
-import { type Clock, createRateLimiter, type Logger, type RateLimiter } from '@svc/platform';
+import { type Clock, createRateLimiter, type Logger, type Metrics, type RateLimiter } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import type { CodeLimits } from './domain/email-codes';
 import type { Mailer } from './domain/mailer';
@@ -48,6 +48,8 @@ export interface SigninDeps {
   logger: Logger;
   /** The host's clock (tests pass a settable one). */
   clock: Clock;
+  /** The host's metrics: typed email codes are counted in credential_attempts_total (kind email_code). */
+  metrics?: Metrics;
 }
 
 export interface SigninOptions<K extends string = never> {

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApplicationCache, createErrand, currentTerms, recordReceipt } from '@svc/issuance';
-import { type Clock, createLogger, systemClock } from '@svc/platform';
+import { type Clock, createLogger, type Metrics, systemClock } from '@svc/platform';
 import { createMailer } from '@svc/signin';
 import {
   type AppFixtureOptions,
@@ -44,6 +44,8 @@ export async function startConnect(
     port?: number;
     /** Express's `trust proxy` (TRUST_PROXY): which X-Forwarded-For hops name the client. */
     trustProxy?: boolean | number | string;
+    /** The host's metrics registry (none unless given). */
+    metrics?: Metrics;
   } = {},
 ): Promise<ConnectHost> {
   const server = http.createServer();
@@ -76,6 +78,7 @@ export async function startConnect(
     logger,
     clock,
     trustProxy: opts.trustProxy,
+    metrics: opts.metrics,
     close: async () => undefined,
   };
   const contract = contractChecked(createConnectApp(deps));
@@ -108,7 +111,13 @@ export interface ConnectSetup {
  * tests and closes them after; the fields are filled in by beforeAll. Options are startConnect's.
  */
 export function useConnectHost(
-  opts: { hostname?: string; config?: Partial<ConnectConfig>; replicas?: 0 | 1; clock?: Clock } = {},
+  opts: {
+    hostname?: string;
+    config?: Partial<ConnectConfig>;
+    replicas?: 0 | 1;
+    clock?: Clock;
+    metrics?: Metrics;
+  } = {},
 ): ConnectSetup {
   const setup = {} as ConnectSetup;
   beforeAll(async () => {
@@ -120,6 +129,7 @@ export function useConnectHost(
         config: opts.config,
         smtpPort: setup.mailbox.port,
         clock: opts.clock,
+        metrics: opts.metrics,
       });
     setup.host = await start();
     if (opts.replicas) setup.replica = await start();

@@ -1,7 +1,10 @@
 // Emailed one-time codes on the sign-in pages: mailing one to an address, and checking the typed code against
-// the flow's pending code (counting a wrong guess, dropping an expired or exhausted code).
+// the flow's pending code (counting a wrong guess, dropping an expired or exhausted code; every check counted in
+// credential_attempts_total).
+
+import { countCredentialAttempt } from '@svc/platform';
 import type { Request } from 'express';
-import { checkCode, sendCode } from '../domain/email-codes';
+import { type CodeCheck, checkCode, sendCode } from '../domain/email-codes';
 import type { Site } from '../site';
 import { type Browser, PageError } from './browser';
 
@@ -37,6 +40,33 @@ export async function mailCode<K extends string>(
 }
 
 /**
+ * Checks the typed code, counting the attempt fleet-wide in credential_attempts_total (kind email_code): `accepted`
+ * for the right code, `rejected` for a wrong, expired or exhausted one, `limited` when the per-address limit
+ * refused it. The per-address and per-code limits cannot see guesses spread over many addresses and flows.
+ */
+async function checkedCode<K extends string>(
+  site: Site<K>,
+  b: Browser<K>,
+  req: Request,
+  typed: string,
+): Promise<CodeCheck> {
+  const metrics = site.deps.metrics;
+  try {
+    const check = await checkCode(
+      { limits: site.codeLimits, clock: site.deps.clock, codes: b.codes },
+      typed,
+      req.ip ?? '',
+    );
+    countCredentialAttempt(metrics, 'email_code', check.result === 'ok' ? 'accepted' : 'rejected');
+    return check;
+  } catch (err) {
+    if ((err as { reason?: string }).reason === 'TooManyAttempts')
+      countCredentialAttempt(metrics, 'email_code', 'limited');
+    throw err;
+  }
+}
+
+/**
  * Returns the proven address, or undefined with a notice for the page. A right code is consumed, and the flow
  * moves to a fresh identifier (the caller's privilege changes: sign-up or re-authentication).
  */
@@ -47,11 +77,7 @@ export async function enterCode<K extends string>(
   typed: string,
 ): Promise<string | undefined> {
   if (!b.flow.pendingEmail) return undefined;
-  const check = await checkCode(
-    { limits: site.codeLimits, clock: site.deps.clock, codes: b.codes },
-    typed,
-    req.ip ?? '',
-  );
+  const check = await checkedCode(site, b, req, typed);
   if (check.result === 'ok') {
     delete b.flow.pendingEmail;
     await b.rotate();

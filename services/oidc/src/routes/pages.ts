@@ -20,6 +20,7 @@ export function oidcSignin(deps: OidcDeps): Signin<OidcKey> {
       mailer,
       logger: deps.logger,
       clock: deps.clock,
+      metrics: deps.metrics,
     },
     config: signinConfig(settings, deps.oidc.oidcUrl),
     namespace: 'oidc',
