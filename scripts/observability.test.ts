@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   countAuthorizeOutcome,
+  countCredentialAttempt,
   countDevicePoll,
   countRefreshOutcome,
   countTokensIssued,
@@ -22,6 +23,7 @@ function exportedNames(): Set<string> {
   countRefreshOutcome(host, 'rotated');
   countDevicePoll(host, 'authorization_pending');
   countAuthorizeOutcome(host, 'issued');
+  countCredentialAttempt(host, 'device_user_code', 'rejected');
   const worker = workerMetrics(createMetrics('worker'));
   // Registered only: the gauges read their sources when scraped, which this test never does.
   registerWorkerGauges(worker.base, {
@@ -108,6 +110,7 @@ describe('deploy/observability', () => {
       'refresh_outcomes_total',
       'tokens_issued_total',
       'device_polls_total',
+      'credential_attempts_total',
       'signing_key_age_seconds',
       'jwks_keys',
       'worker_queue_jobs',
@@ -124,6 +127,10 @@ describe('deploy/observability', () => {
         'SigningKeyRotationOverdue',
         'JwksNearKeyLimit',
         'WorkerQueueBacklog',
+        'DeviceUserCodeGuessing',
+        'DeviceUserCodeRejectedShare',
+        'DirectIssueProofsRejected',
+        'EmailCodeGuessing',
       ]),
     );
     for (const rule of all) {
