@@ -10,6 +10,7 @@ import { deviceCodeHash } from '../src/domain/codes';
 import {
   authorize,
   type DeviceHarness,
+  openDevicePage,
   poll,
   provisionAccount,
   provisionDeviceApp,
@@ -46,18 +47,6 @@ afterAll(async () => {
   await a?.close();
 });
 
-/** A fresh browser on /device: its flow cookie and the page's CSRF token. */
-async function openPage(h: DeviceHarness) {
-  const page = await fetch(`${h.url}/device`, { headers: { 'accept-language': 'en-US' } });
-  const cookie = page.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0]!)
-    .filter((c) => /flow=/.test(c))
-    .join('; ');
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] as string;
-  return { page, cookie, csrf };
-}
-
 const post = (
   h: DeviceHarness,
   path: string,
@@ -72,7 +61,7 @@ const post = (
   });
 
 test('the approval page refuses framing (clickjacking) and is never cached', async () => {
-  const { page } = await openPage(a);
+  const { page } = await openDevicePage(a);
   expect(page.status).toBe(200);
   const policy = page.headers.get('content-security-policy') ?? '';
   expect(policy).toMatch(/(^|;\s*)frame-ancestors 'none'(;|$)/);
@@ -90,7 +79,7 @@ test("the page's assets: a name of an object's inherited member is a plain 404, 
 
 test("a forged code entry cannot plant the attacker's code in a victim's browser", async () => {
   const started = (await authorize(a, app.anchor)).body as { userCode: string };
-  const victim = await openPage(a);
+  const victim = await openDevicePage(a);
   expect(victim.csrf).toMatch(/.{20,}/);
   const forged = [
     post(a, '/device', { code: started.userCode }, { cookie: victim.cookie }),
@@ -117,7 +106,7 @@ test("a forged code entry cannot plant the attacker's code in a victim's browser
 
 test('forged approve and deny are refused and leave the authorization pending', async () => {
   const started = (await authorize(a, app.anchor)).body as { userCode: string; deviceCode: string };
-  const victim = await openPage(a);
+  const victim = await openDevicePage(a);
   // The victim selected the code (genuinely, with the token); an attacker's page then posts the decisions.
   const selected = await post(
     a,
@@ -155,7 +144,7 @@ test('user-code guesses: exactly the limit gets through across two replicas at o
 });
 
 async function guessesRace(a: DeviceHarness, b: DeviceHarness) {
-  const browsers = await Promise.all(Array.from({ length: 12 }, (_, i) => openPage(i % 2 ? b : a)));
+  const browsers = await Promise.all(Array.from({ length: 12 }, (_, i) => openDevicePage(i % 2 ? b : a)));
   const answers = await Promise.all(
     browsers.map((br, i) =>
       post(i % 2 ? b : a, '/device', { code: 'ZZZZ-ZZZZ', _csrf: br.csrf }, { cookie: br.cookie }),

@@ -4,7 +4,14 @@
 import { createMetrics, type Metrics } from '@svc/platform';
 import { scrapeCounter, testEnv } from '@svc/testkit';
 import { deviceConfigFromEnv } from '../src/config';
-import { authorize, type DeviceHarness, provisionDeviceApp, startDevice, uniqueName } from './support';
+import {
+  authorize,
+  type DeviceHarness,
+  openDevicePage,
+  provisionDeviceApp,
+  startDevice,
+  uniqueName,
+} from './support';
 
 jest.setTimeout(60_000);
 
@@ -34,20 +41,8 @@ afterAll(async () => {
 const attempts = (outcome: string) =>
   scrapeCounter(metrics, 'credential_attempts_total', { kind: 'device_user_code', outcome });
 
-/** A fresh browser on /device: its flow cookie and the page's CSRF token. */
-async function openPage() {
-  const page = await fetch(`${h.url}/device`, { headers: { 'accept-language': 'en-US' } });
-  const cookie = page.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0]!)
-    .filter((c) => /flow=/.test(c))
-    .join('; ');
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] as string;
-  return { cookie, csrf };
-}
-
 async function enter(code: string): Promise<number> {
-  const { cookie, csrf } = await openPage();
+  const { cookie, csrf } = await openDevicePage(h);
   const res = await fetch(`${h.url}/device`, {
     method: 'POST',
     redirect: 'manual',

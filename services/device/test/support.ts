@@ -106,4 +106,16 @@ export async function approve(h: DeviceHarness, userCode: string, accountId?: st
   return account;
 }
 
+/** A fresh browser on the host's /device page: the page's answer, its flow cookie and the page's CSRF token. */
+export async function openDevicePage(h: { url: string }) {
+  const page = await fetch(`${h.url}/device`, { headers: { 'accept-language': 'en-US' } });
+  const cookie = page.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0]!)
+    .filter((c) => /flow=/.test(c))
+    .join('; ');
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] as string;
+  return { page, cookie, csrf };
+}
+
 export { provisionAccount, uniqueName };
