@@ -3,6 +3,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
+  CREDENTIAL_KINDS,
+  CREDENTIAL_OUTCOMES,
   countAuthorizeOutcome,
   countCredentialAttempt,
   countDevicePoll,
@@ -85,6 +87,19 @@ function metricsOf(expr: string): string[] {
     .filter((w) => !PROMQL_WORDS.has(w.toLowerCase()) && !/^\d/.test(w));
 }
 
+/**
+ * The label values an expression's `credential_attempts_total{...}` selectors match (an `=~` alternation split into
+ * its values), each with its label name.
+ */
+function credentialMatchers(expr: string): { label: string; value: string }[] {
+  const out: { label: string; value: string }[] = [];
+  for (const selector of expr.matchAll(/credential_attempts_total\{([^}]*)\}/g)) {
+    for (const m of selector[1]!.matchAll(/(\w+)\s*=~?\s*"([^"]*)"/g))
+      for (const value of m[2]!.split('|')) out.push({ label: m[1]!, value });
+  }
+  return out;
+}
+
 interface Rule {
   alert?: string;
   record?: string;
@@ -161,6 +176,26 @@ describe('deploy/observability', () => {
       for (const metric of read)
         expect({ panel, metric, known: names.has(metric) }).toMatchObject({ known: true });
     }
+  });
+
+  it('matches credential_attempts_total only on the kinds and outcomes the code counts', () => {
+    const dashboard = JSON.parse(readFileSync(path.join(dir, 'dashboard.json'), 'utf8')) as {
+      panels: { targets: { expr: string }[] }[];
+    };
+    const exprs = [
+      ...rules().map((r) => r.expr),
+      ...dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)),
+    ];
+    const known: Record<string, readonly string[]> = { kind: CREDENTIAL_KINDS, outcome: CREDENTIAL_OUTCOMES };
+    const matched = exprs.flatMap((expr) => credentialMatchers(expr));
+    expect(matched.length).toBeGreaterThan(0);
+    for (const m of matched)
+      expect({ ...m, known: known[m.label]?.includes(m.value) }).toMatchObject({ known: true });
+    // A misspelt value would be a silently blind alert: it is caught.
+    expect(credentialMatchers('sum(rate(credential_attempts_total{kind="device_usercode"}[5m]))')).toEqual([
+      { label: 'kind', value: 'device_usercode' },
+    ]);
+    expect(CREDENTIAL_KINDS).not.toContain('device_usercode');
   });
 
   it('catches a metric the code does not export', () => {

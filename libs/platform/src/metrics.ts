@@ -130,13 +130,15 @@ export function countAuthorizeOutcome(metrics: Metrics | undefined, outcome: str
  * over many addresses): the device approval page's typed user code, native's access key and public-key assertion,
  * and the sign-in pages' emailed code.
  */
-export type CredentialKind = 'device_user_code' | 'access_key' | 'public_key' | 'email_code';
+export const CREDENTIAL_KINDS = ['device_user_code', 'access_key', 'public_key', 'email_code'] as const;
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
 /**
  * How an attempt ended: `accepted` (the credential proved itself), `rejected` (wrong, unknown, malformed, expired
  * or replayed: the attempt was refused as a credential) or `limited` (a rate limit refused it before any check).
  */
-export type CredentialOutcome = 'accepted' | 'rejected' | 'limited';
+export const CREDENTIAL_OUTCOMES = ['accepted', 'rejected', 'limited'] as const;
+export type CredentialOutcome = (typeof CREDENTIAL_OUTCOMES)[number];
 
 /**
  * One credential attempt decided, counted where it is decided. Labels are the two fixed sets only: never the code,
