@@ -4,6 +4,7 @@
 import {
   intVar,
   isLoopbackHost,
+  keyPrefixVar,
   oneOfVar,
   sessionCookie,
   textVar,
@@ -24,7 +25,8 @@ export function signinVars() {
     WEBAUTHN_RP_NAME: textVar('Sign-in service'),
     EMAIL_CODE_TTL_SECONDS: intVar(600, { min: 1 }),
     FLOW_TTL_SECONDS: intVar(1800, { min: 1 }),
-    RATE_LIMIT_NAMESPACE: textVar(''),
+    // A key prefix like the hosts' own (no glob characters), so `rl:<namespace>:*` holds exactly its limits.
+    RATE_LIMIT_NAMESPACE: keyPrefixVar(''),
     RL_CODE_SEND_PER_IP: intVar(20, { min: 1 }),
     RL_CODE_SEND_PER_RECIPIENT: intVar(5, { min: 1 }),
     RL_CODE_VERIFY_PER_IP: intVar(30, { min: 1 }),

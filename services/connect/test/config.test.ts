@@ -55,6 +55,7 @@ test.each([
   ['RL_SIGN_IN_PER_IP', '0'],
   ['CONNECT_URL', 'connect.example.com'],
   ['CONNECT_REDIS_PREFIX', 'connect:*'],
+  ['RATE_LIMIT_NAMESPACE', 'rl*'],
 ])('%s=%s is refused, naming the variable', (variable, value) => {
   let problems: { variable: string }[] = [];
   try {
