@@ -17,6 +17,15 @@ export interface RelyingParty {
 const TIMEOUT_MS = 120_000;
 
 /**
+ * The COSE algorithms a new passkey may use: EdDSA (-8), ES256 (-7), RS256 (-257), pinned rather than left to
+ * @simplewebauthn/server's default, which follows the runtime: on Node 24 it adds ML-DSA-44 (-48, experimental in
+ * node), whose 2.4 kB signatures the authentication body refuses and which Node 20 replicas cannot verify, so a
+ * passkey registered on an upgraded replica could never sign in. Offered at registration and required of the
+ * response.
+ */
+export const PASSKEY_ALGORITHMS: readonly number[] = [-8, -7, -257];
+
+/**
  * @simplewebauthn/server, loaded on the first ceremony (webauthn.ts): a plain require of a sibling, from source
  * webauthn.ts, in a built host webauthn.js beside main.js.
  */
@@ -132,6 +141,7 @@ export async function registrationOptions(
     userID: new Uint8Array(userHandle),
     attestationType: 'none',
     timeout: TIMEOUT_MS,
+    supportedAlgorithmIDs: [...PASSKEY_ALGORITHMS],
     excludeCredentials: existing.map((c) => ({ id: c.credentialId, transports: c.transports as never })),
     authenticatorSelection: {
       residentKey: 'required',
@@ -151,7 +161,11 @@ export async function verifyNewCredential(
   if (challenge?.kind !== 'register' || !challenge.userHandle) throw passkeyRefused();
   if (isCrossOrigin(response.response.clientDataJSON)) throw passkeyRefused();
   const verified = await verifiedCeremony(deps.config, challenge, (expected) =>
-    webauthn().verifyRegistrationResponse({ ...expected, response }),
+    webauthn().verifyRegistrationResponse({
+      ...expected,
+      response,
+      supportedAlgorithmIDs: [...PASSKEY_ALGORITHMS],
+    }),
   );
   const { credential } = verified.registrationInfo;
   if (await deps.accounts.passkeyByCredentialId(credential.id)) throw passkeyRefused();
