@@ -2,7 +2,7 @@
 // the flow's pending code (counting a wrong guess, dropping an expired or exhausted code; every check counted in
 // credential_attempts_total).
 
-import { countCredentialAttempt } from '@svc/platform';
+import { countCredentialAttempt, ServiceError } from '@svc/platform';
 import type { Request } from 'express';
 import { type CodeCheck, checkCode, sendCode } from '../domain/email-codes';
 import type { Site } from '../site';
@@ -60,7 +60,7 @@ async function checkedCode<K extends string>(
     countCredentialAttempt(metrics, 'email_code', check.result === 'ok' ? 'accepted' : 'rejected');
     return check;
   } catch (err) {
-    if ((err as { reason?: string }).reason === 'TooManyAttempts')
+    if (err instanceof ServiceError && err.reason === 'TooManyAttempts')
       countCredentialAttempt(metrics, 'email_code', 'limited');
     throw err;
   }
