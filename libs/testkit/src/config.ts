@@ -1,6 +1,6 @@
 // Configuration and time for tests: a host's configuration is built from a plain object through the host's own
 // schema (never by setting and restoring process.env), and time is a settable clock (never a sleep).
-import type { Clock, Env } from '@svc/platform';
+import { type Clock, ConfigError, type Env } from '@svc/platform';
 
 /**
  * The PostgreSQL and Redis of this test run: the DATABASE_URL and REDIS_URL the runner exported (each worktree
@@ -46,4 +46,18 @@ export function settableClock(start: number | Date = Date.now()): SettableClock 
     at += ms;
   };
   return clock;
+}
+
+/**
+ * The problems a host's schema (`read`, e.g. `oidcConfigFromEnv`) finds in testEnv(`env`): one `{variable, problem}`
+ * per bad variable. Throws when the schema accepts it, so a test of a bad value cannot pass by accepting it.
+ */
+export function configProblems(read: (env: Env) => unknown, env: Env): ConfigError['problems'] {
+  try {
+    read(testEnv(env));
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
 }

@@ -220,7 +220,7 @@ export { type CapturedLog, captureLogger } from './capture-logger';
 export { type ChildHost, type ConnectProcess, spawnHost, startConnectProcess } from './child-host';
 export * from './chromium';
 export { signClientAuth } from './client-auth';
-export { type SettableClock, settableClock, testEnv, testUrls } from './config';
+export { configProblems, type SettableClock, settableClock, testEnv, testUrls } from './config';
 export {
   type CompiledDocument,
   type ContractCheck,

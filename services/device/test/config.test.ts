@@ -1,18 +1,9 @@
 // The device host's schema: DEVICE_URL must be able to carry verification URIs, its own numbers are bounded, and
 // the polling leeway is shorter than the interval (else slow_down could never be answered).
-import { ConfigError } from '@svc/platform';
-import { testEnv } from '@svc/testkit';
+import { configProblems, testEnv } from '@svc/testkit';
 import { deviceConfigFromEnv } from '../src/config';
 
-function problemsOf(env: Record<string, string>) {
-  try {
-    deviceConfigFromEnv(testEnv(env));
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
+const problemsOf = (env: Record<string, string>) => configProblems(deviceConfigFromEnv, env);
 
 test('defaults and a public HTTPS URL', () => {
   const c = deviceConfigFromEnv(testEnv({ DEVICE_URL: 'https://device.example.com/' }));

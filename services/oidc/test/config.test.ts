@@ -1,20 +1,11 @@
 // The OIDC host's schema: the Redis key prefix of its own state keeps today's names by default and moves every key
 // of the host (not its cookies) when set; the rate limits follow it unless RATE_LIMIT_NAMESPACE names theirs; a bad
 // value names its variable.
-import { ConfigError } from '@svc/platform';
-import { testEnv } from '@svc/testkit';
+import { configProblems, testEnv } from '@svc/testkit';
 import { oidcConfigFromEnv } from '../src/config';
 import { signinConfig } from '../src/pages-config';
 
-function problemsOf(env: Record<string, string>) {
-  try {
-    oidcConfigFromEnv(testEnv(env));
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
+const problemsOf = (env: Record<string, string>) => configProblems(oidcConfigFromEnv, env);
 
 test('OIDC_REDIS_PREFIX: default `oidc`; the limits follow it unless RATE_LIMIT_NAMESPACE names theirs', () => {
   const of = (env: Record<string, string>) => {

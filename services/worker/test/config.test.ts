@@ -1,19 +1,10 @@
 // The worker's schema: the key schedule's windows nest, the hosts' key cache lifetime (KEY_CACHE_TTL_MS) is read
 // for how long a retired key stays published, retention may be 0 but never negative, and every bad value names its
 // variable.
-import { ConfigError } from '@svc/platform';
-import { testEnv } from '@svc/testkit';
+import { configProblems, testEnv } from '@svc/testkit';
 import { workerConfigFromEnv } from '../src/config';
 
-function problemsOf(env: Record<string, string>) {
-  try {
-    workerConfigFromEnv(testEnv(env));
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
+const problemsOf = (env: Record<string, string>) => configProblems(workerConfigFromEnv, env);
 
 test('defaults: rotation checked every 300 s within a 24 h prepublication', () => {
   const c = workerConfigFromEnv(testEnv());
