@@ -58,6 +58,28 @@ describe('claim views', () => {
     expect(discloseClaim('lastName', { requirement: 'REQUIRED', state: 'GRANTED' }, null, 'ss_1')).toBe('');
   });
 
+  it('gives lastName a stand-in surname in synthetic modes, except an approved account with none', () => {
+    for (const state of ['UNKNOWN', 'DENIED'] as const) {
+      const surname = discloseClaim(
+        'lastName',
+        { requirement: 'SYNTHETIC_FALLBACK', state },
+        'Lovelace',
+        'ss_1',
+      );
+      expect(surname).toBe(syntheticValue('lastName', 'ss_1'));
+    }
+    expect(syntheticValue('lastName', 'ss_1')).toMatch(/^Guest-[0-9A-F]{6}$/);
+    expect(syntheticValue('lastName', 'ss_1')).toBe(syntheticValue('lastName', 'ss_1'));
+    expect(syntheticValue('lastName', 'ss_1')).not.toBe(syntheticValue('lastName', 'ss_2'));
+    expect(
+      discloseClaim('lastName', { requirement: 'SYNTHETIC_ONLY', state: 'GRANTED' }, 'Lovelace', 'ss_1'),
+    ).toBe(syntheticValue('lastName', 'ss_1'));
+    const granted = { requirement: 'SYNTHETIC_FALLBACK', state: 'GRANTED' } as const;
+    expect(discloseClaim('lastName', granted, 'Lovelace', 'ss_1')).toBe('Lovelace');
+    expect(discloseClaim('lastName', granted, null, 'ss_1')).toBe('');
+    expect(discloseClaim('firstName', granted, null, 'ss_1')).toBe(syntheticValue('firstName', 'ss_1'));
+  });
+
   it('makes placeholders stable per subject and unlinkable across subjects', () => {
     expect(syntheticValue('email', 'ss_a')).toBe(syntheticValue('email', 'ss_a'));
     expect(syntheticValue('email', 'ss_a')).not.toBe(syntheticValue('email', 'ss_b'));

@@ -95,7 +95,8 @@ export function syntheticValue(key: ClaimKey, subject: string, placeholderDomain
     case 'firstName':
       return `User ${tag.slice(0, 6).toUpperCase()}`;
     case 'lastName':
-      return '';
+      // A one-word stand-in surname (its own tag, so it does not repeat firstName's), like firstName's placeholder.
+      return `Guest-${tag.slice(0, 6).toUpperCase()}`;
     case 'staticAvatar':
       return `https://${placeholderDomain}/avatar/${tag}.png`;
     case 'animatedAvatar':
@@ -119,7 +120,10 @@ export function discloseClaim(
     case 'SYNTHETIC_ONLY':
       return syntheticValue(key, subject);
     case 'SYNTHETIC_FALLBACK':
-      return entry.state === 'GRANTED' && real ? real : syntheticValue(key, subject);
+      if (entry.state === 'GRANTED' && real) return real;
+      // An approved account with no surname shares that it has none: the empty surname is real data, not absent.
+      if (entry.state === 'GRANTED' && key === 'lastName') return '';
+      return syntheticValue(key, subject);
     case 'OPTIONAL':
     case 'REQUIRED':
       if (entry.state !== 'GRANTED') return undefined;
