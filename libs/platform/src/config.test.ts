@@ -110,6 +110,33 @@ test.each(['KEY_ENCRYPTION_KEY', 'SUBJECT_SECRET'])('%s is required in productio
   expect(() => read({ [variable]: undefined })).not.toThrow();
 });
 
+test.each(['ISSUER_URL', 'OIDC_URL'])('production refuses an http %s that is not loopback', (variable) => {
+  const problem = 'must be an https:// URL in production (http:// only on a loopback host)';
+  for (const url of [
+    'http://id.example.com',
+    'http://10.0.0.7:8080',
+    'http://127.evil.example',
+    'http://[::2]',
+  ]) {
+    const err = problems({ ...PRODUCTION, [variable]: url });
+    expect(err.problems).toEqual([{ variable, problem }]);
+    expect(err.message).not.toContain(url);
+  }
+  // https anywhere, and loopback http for local runs and tests, start; outside production http starts too.
+  for (const url of [
+    'https://id.example.com',
+    'http://127.0.0.1:4105',
+    'http://localhost:8080',
+    'http://[::1]:9',
+  ]) {
+    expect(() => read({ ...PRODUCTION, [variable]: url })).not.toThrow();
+  }
+  expect(() => read({ [variable]: 'http://id.example.com' })).not.toThrow();
+  expect(problems({ ...PRODUCTION, [variable]: 'ftp://id.example.com' }).problems).toEqual([
+    { variable, problem: 'must be an absolute URL (http:// or https://)' },
+  ]);
+});
+
 test('a secret value never appears in the message', () => {
   const secret = 'sh0rt-s3cret';
   const kek = Buffer.alloc(31, 9).toString('base64');

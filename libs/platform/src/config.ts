@@ -113,6 +113,27 @@ export function urlVar(fallback: string, protocols: readonly string[] = ['http:'
   });
 }
 
+/** Whether a URL's host is this machine (`localhost`, 127.0.0.0/8, `[::1]`): plain http cannot leave it. */
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/**
+ * An issuer URL (a token's `iss`, an OpenID Provider's issuer): like urlVar, and in `production` https unless its
+ * host is loopback. The spec names the issuer an HTTPS one and OIDC Discovery requires an https issuer; loopback
+ * http stays allowed for local runs and tests.
+ */
+export function issuerUrlVar(fallback: string, production: boolean): Var<string> {
+  const inner = urlVar(fallback);
+  const problem = 'must be an https:// URL in production (http:// only on a loopback host)';
+  return variable(fallback, (raw) => {
+    const out = inner.safeParse(raw);
+    if (!out.success) return { problem: out.error.issues[0]?.message ?? 'is invalid' };
+    const url = new URL(out.data);
+    return production && url.protocol === 'http:' && !isLoopbackHost(url.hostname) ? { problem } : out.data;
+  });
+}
+
 /**
  * A secret: required when `production`, a development default otherwise. Its value never appears in a message,
  * a log line or an error.
@@ -243,12 +264,13 @@ export function hostVars(name: HostName, production: boolean) {
   return {
     ...processVars(production),
     ...urls,
+    OIDC_URL: issuerUrlVar(`http://127.0.0.1:${DEFAULT_PORTS.oidc}`, production),
     PORT: intVar(DEFAULT_PORTS[name], { max: 65_535 }),
     BIND_HOST: textVar('0.0.0.0'),
     WEB_CONCURRENCY: intVar(1, { min: 1, max: 256 }),
     SHUTDOWN_GRACE_MS: intVar(10_000),
     TRUST_PROXY: trustProxyVar(),
-    ISSUER_URL: urlVar('https://issuer.local.test'),
+    ISSUER_URL: issuerUrlVar('https://issuer.local.test', production),
     SUBJECT_SECRET: secretVar(production, DEVELOPMENT_SUBJECT_SECRET, (raw) =>
       raw.length >= 16 ? raw : { problem: 'must be at least 16 characters' },
     ),

@@ -34,3 +34,22 @@ test.each([
 ])('%j is refused, naming the variable', (env, variable) => {
   expect(problemsOf(env).map((p) => p.variable)).toEqual([variable]);
 });
+
+test('production refuses an http OIDC_URL or ISSUER_URL off loopback, naming the variable', () => {
+  const production = {
+    NODE_ENV: 'production',
+    KEY_ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64'),
+    SUBJECT_SECRET: 'a-long-enough-subject-secret',
+    OIDC_URL: 'https://oidc.example.com',
+  };
+  expect(problemsOf({ ...production, OIDC_URL: 'http://oidc.example.com' }).map((p) => p.variable)).toEqual([
+    'OIDC_URL',
+  ]);
+  expect(problemsOf({ ...production, ISSUER_URL: 'http://id.example.com' }).map((p) => p.variable)).toEqual([
+    'ISSUER_URL',
+  ]);
+  expect(oidcConfigFromEnv(testEnv(production)).oidc.oidcUrl).toBe('https://oidc.example.com');
+  expect(oidcConfigFromEnv(testEnv({ ...production, OIDC_URL: 'http://localhost:4105' })).oidc.oidcUrl).toBe(
+    'http://localhost:4105',
+  );
+});
