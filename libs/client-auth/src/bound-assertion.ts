@@ -60,6 +60,13 @@ const HEADER_MEMBERS = ['alg', 'kid', 'typ'];
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const CLAIM_MEMBERS = ['aud', 'exp', 'iat', 'iss', 'jti', 'requestHash'];
 const B64URL = /^[A-Za-z0-9_-]+$/;
+/**
+ * A `jti` is a fresh random 128-bit value (spec: public-key assertion; CONTRACTS: client-auth JWT), base64url: 22
+ * characters carry at least 128 bits, so a shorter one (16 characters are 96 bits) is refused; 64 bounds the
+ * replay key.
+ */
+const JTI_MIN_CHARS = 22;
+const JTI_MAX_CHARS = 64;
 
 const sameMembers = (o: object, expected: string[]) => {
   const keys = Object.keys(o).sort();
@@ -159,8 +166,8 @@ export async function verifyBoundAssertion<K>(
     !Number.isInteger(claims.iat) ||
     !Number.isInteger(claims.exp) ||
     typeof claims.jti !== 'string' ||
-    claims.jti.length < 16 ||
-    claims.jti.length > 64 ||
+    claims.jti.length < JTI_MIN_CHARS ||
+    claims.jti.length > JTI_MAX_CHARS ||
     !B64URL.test(claims.jti) ||
     typeof claims.requestHash !== 'string' ||
     !opts.issuerMatches(claims.iss, kid, registered)

@@ -1,4 +1,5 @@
 // POST /establish over HTTP: client-auth binding, every constraint rule, callback URLs, limits, application state.
+import { randomBytes } from 'node:crypto';
 import { setAppStatus, setOrgStatus, setSectorStatus } from '@svc/provisioning';
 import { type Backend, postJson, provisionBackend, provisionClientKey, signClientAuth } from '@svc/testkit';
 import { AUDIENCE } from '@svc/token-core';
@@ -92,6 +93,19 @@ describe('POST /establish', () => {
     const res = await postJson(`${cx.host.url}/establish`, foreign, { authorization: `ClientAuth ${f}` });
     expect(res.status).toBe(401);
     expect(res.text).toBe('');
+  });
+
+  test('client-auth: a jti under 128 bits (fewer than 22 base64url characters) is a bare 401', async () => {
+    const text = JSON.stringify({ applicationAnchor: backend.fixture.anchor });
+    const { kid, key } = await provisionClientKey(cx.infra, backend.fixture.anchor);
+    const sign = (jti: string) =>
+      signClientAuth({ key, kid, iss: backend.fixture.anchor, aud: AUDIENCE.connect, body: text, jti });
+    const post = async (jti: string) =>
+      postJson(`${cx.host.url}/establish`, text, { authorization: `ClientAuth ${await sign(jti)}` });
+    const short = await post(randomBytes(12).toString('base64url'));
+    expect([short.status, short.text]).toEqual([401, '']);
+    expect((await post(randomBytes(16).toString('base64url').slice(0, 21))).status).toBe(401);
+    expect((await post(randomBytes(16).toString('base64url'))).status).toBe(200);
   });
 
   test.each([

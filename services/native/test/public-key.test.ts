@@ -1,5 +1,6 @@
 // POST /direct-issue/public-key, black-box over HTTP: the exact assertion contract, opaque denials, replay (also
 // at the same moment across two replicas), layers per principal kind, and workload tokens.
+import { randomBytes } from 'node:crypto';
 import { addReturnRule } from '@svc/provisioning';
 import { postJson, provisionApp } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
@@ -59,6 +60,10 @@ describe('every assertion defect is the same PublicKeyDirectDenied', () => {
     ['an iat in the future', { iatOffsetSeconds: 120 }],
     ['a requestHash of other bytes', { requestHash: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }],
     ['a too-short jti', { jti: 'abc' }],
+    // 96 bits (16 base64url characters) and 21 characters both fall short of the spec's 128-bit jti.
+    ['a 96-bit jti', { jti: randomBytes(12).toString('base64url') }],
+    ['a 21-character jti', { jti: randomBytes(16).toString('base64url').slice(0, 21) }],
+    ['a jti that is not base64url', { jti: `${randomBytes(16).toString('base64url')}=` }],
   ];
   test.each(cases)('%s', async (_name, o) => {
     const f = await fixture();
