@@ -1,6 +1,6 @@
 // clientAddressKey: IPv6 clients count by their /64, IPv4 (plain or IPv4-mapped), loopback and NAT64 addresses
 // one each, anything unparseable as it is.
-import { clientAddressKey } from './client-address';
+import { clientAddressKey, NO_ADDRESS_KEY } from './client-address';
 
 test('IPv6 addresses of one /64 share a key, whatever their spelling; another /64 has its own', () => {
   const same = [
@@ -32,4 +32,9 @@ test('IPv4, IPv4-mapped IPv6, loopback, NAT64 and anything else are unchanged', 
     expect(clientAddressKey(address)).toBe(address);
   // Two IPv4 clients seen through a dual-stack listener stay two counts.
   expect(clientAddressKey('::ffff:192.0.2.1')).not.toBe(clientAddressKey('::ffff:192.0.2.2'));
+});
+
+test('no address at all (a socket without a peer) is one shared key, not a TypeError', () => {
+  // Before: isIPv4(undefined) passed, then address.split threw, a 500 with an error-level stack at the host.
+  expect(clientAddressKey(undefined)).toBe(NO_ADDRESS_KEY);
 });

@@ -20,12 +20,21 @@ function groupsOf(address: string): number[] {
 }
 
 /**
+ * The one key every request without a client address is counted under. listen() reads each connection's address
+ * when it opens, so a TCP client always has one, even after it left (client-errors.ts); only a socket that never had
+ * a peer (a test's in-process socket, a future Unix socket listener) lacks it. Those share one count: no client
+ * gains a fresh count by hiding its address, and no request fails with a stack for it.
+ */
+export const NO_ADDRESS_KEY = 'no-address';
+
+/**
  * The key a per-address rate limit counts `address` under (Express's `req.ip`, TRUST_PROXY applied): an IPv6
  * address by its /64 (`2001:db8:1:2::/64`), anything else unchanged. IPv4-mapped IPv6 (`::ffff:192.0.2.1`, what
  * a dual-stack listener reports for an IPv4 client) and loopback stay one address each: grouping them by /64 would
  * put every IPv4 client in one count.
  */
-export function clientAddressKey(address: string): string {
+export function clientAddressKey(address: string | undefined): string {
+  if (address === undefined) return NO_ADDRESS_KEY;
   if (isIPv4(address) || !isIPv6(address.split('%')[0] as string)) return address;
   const groups = groupsOf(address);
   const upper = groups.slice(0, 4);

@@ -1,6 +1,7 @@
 // Process lifecycle of a host: listen, serve metrics, and shut down gracefully on SIGTERM/SIGINT.
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { guardConnections } from './client-errors';
 import { type Clock, systemClock } from './clock';
 import { forkWorkers } from './cluster';
 import type { Env, HostConfig, HostName } from './config';
@@ -14,10 +15,14 @@ export interface RunningHost {
   close(): Promise<void>;
 }
 
-/** Listens on `port` (0 = any free port) and resolves once bound. */
+/**
+ * Listens on `port` (0 = any free port) and resolves once bound. A connection that goes wrong while a request on it
+ * is handled is answered and closed as client-errors.ts says, never cut under the request.
+ */
 export function listen(app: RequestListener, port: number, host = '0.0.0.0'): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer(app);
+    const server = createServer();
+    server.on('request', guardConnections(server, app));
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);

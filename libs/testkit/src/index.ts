@@ -284,7 +284,14 @@ export { type InfraOptions, openInfra, type TestInfra, testKek } from './infra';
 export * from './mailbox';
 export { type Agent, makeAgent } from './page-agent';
 export { useInfra, useStarted } from './per-file';
-export { type RawAnswer, type RawRequest, sendRaw } from './raw-request';
+export {
+  exchangeRaw,
+  type RawAnswer,
+  type RawExchange,
+  type RawRequest,
+  requestBytes,
+  sendRaw,
+} from './raw-request';
 export { type AddressedAnswer, expectLimitedPage, requestFrom } from './request-from';
 export { scrapeCounter } from './scrape';
 export { stalledMs, timed } from './stall-meter';

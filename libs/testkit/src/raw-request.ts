@@ -1,6 +1,7 @@
 // Sends one request with exact bytes and headers (any encoding, chunked or not), as a hostile client would, and
 // reports the answer, or that the server closed the connection instead of answering.
 import { request } from 'node:http';
+import { connect } from 'node:net';
 
 export interface RawRequest {
   method?: string;
@@ -56,4 +57,45 @@ export function sendRaw(url: string, req: RawRequest = {}): Promise<RawAnswer> {
       r.end(single);
     }
   });
+}
+
+export interface RawExchange {
+  /** Every byte the server sent until it closed the connection. */
+  text: string;
+  /** The status of each answer in `text`, in order. */
+  statuses: number[];
+}
+
+/**
+ * Writes `bytes` on one new connection in one write (a valid request followed by stray bytes, say) and collects
+ * whatever the server sends until it closes the connection.
+ */
+export function exchangeRaw(url: string, bytes: string | Buffer): Promise<RawExchange> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+      resolve({ text, statuses });
+    });
+    socket.setTimeout(30_000, () => reject(new Error('the server kept the connection open for 30 s')));
+  });
+}
+
+/** A request's bytes as a client writes them: request line, Host, the headers, Content-Length and the body. */
+export function requestBytes(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body = '',
+): string {
+  const u = new URL(url);
+  const lines = [`${method} ${u.pathname}${u.search} HTTP/1.1`, `Host: ${u.host}`];
+  for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
+  if (body || method === 'POST') lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }

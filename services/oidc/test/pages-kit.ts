@@ -1,10 +1,10 @@
 // Test support for the OIDC host's browser side: the real app on a free port of 127.0.0.1 named `localhost` in
 // OIDC_URL (the WebAuthn relying party id connect's test host uses too), over the real database and Redis, mail
 // to a local SMTP server; and relying-party fixtures (an application with OIDC and passkey rules, a client).
-import http from 'node:http';
+import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
-import type { Clock } from '@svc/platform';
+import { type Clock, listen } from '@svc/platform';
 import { createOidcClient, type OidcAuthMethod } from '@svc/provisioning';
 import {
   type AppFixtureOptions,
@@ -48,8 +48,10 @@ export async function startOidcPages(
 ): Promise<OidcPagesHost> {
   const infra = openInfra({ clock: opts.clock });
   await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date(infra.issuance.clock()));
-  const server = http.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  // Listening as a host process does (listen: its connection handling), before the app exists: OIDC_URL names the
+  // port.
+  let app: RequestListener | undefined;
+  const server = await listen((req, res) => app?.(req, res), 0, '127.0.0.1');
   const address = `http://${opts.hostname ?? 'localhost'}:${(server.address() as AddressInfo).port}`;
   const url = opts.issuer ?? address;
   const deps = openOidcDeps(
@@ -71,7 +73,7 @@ export async function startOidcPages(
   if (opts.authorizeWindowSeconds !== undefined)
     settings.authorizeRate = { ...settings.authorizeRate, windowSeconds: opts.authorizeWindowSeconds };
   const contract = contractChecked(createOidcApp(deps));
-  server.on('request', contract.listener);
+  app = contract.listener;
   await contract.load(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   return {
     infra,
