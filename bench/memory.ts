@@ -10,6 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { issuingConfigFromEnv } from '@svc/host';
 import { issueSession, loadApplication } from '@svc/issuance';
+import { DEFAULT_PORTS, HOST_NAMES } from '@svc/platform';
 import { createAccessKey } from '@svc/provisioning';
 import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp, testEnv } from '@svc/testkit';
 import autocannon from 'autocannon';
@@ -95,6 +96,10 @@ function hostEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     KEY_ENCRYPTION_KEY: Buffer.from(BENCH_CONFIG.kekBytes).toString('base64'),
     SUBJECT_SECRET: BENCH_CONFIG.subjectSecret,
     LOG_LEVEL: 'warn',
+    // Production has no local URL defaults; the bench's hosts keep the local ones.
+    ...Object.fromEntries(
+      HOST_NAMES.map((h) => [`${h.toUpperCase()}_URL`, `http://localhost:${DEFAULT_PORTS[h]}`]),
+    ),
     ...extra,
   };
   delete env.NODE_OPTIONS;

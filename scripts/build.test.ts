@@ -35,6 +35,12 @@ function hostEnv(): NodeJS.ProcessEnv {
     PORT: '0',
     WORKER_QUEUE_PREFIX: uniqueName('distq'),
     SHUTDOWN_GRACE_MS: '2000',
+    // Production has no local URL defaults.
+    CONNECT_URL: 'https://connect.example.test',
+    NATIVE_URL: 'https://native.example.test',
+    SESSION_URL: 'https://session.example.test',
+    DEVICE_URL: 'https://device.example.test',
+    OIDC_URL: 'https://oidc.example.test',
   };
 }
 

@@ -31,6 +31,11 @@ const PRODUCTION = {
   NODE_ENV: 'production',
   KEY_ENCRYPTION_KEY: KEK,
   SUBJECT_SECRET: 'a-long-enough-subject-secret',
+  CONNECT_URL: 'https://connect.example.com',
+  NATIVE_URL: 'https://native.example.com',
+  SESSION_URL: 'https://session.example.com',
+  DEVICE_URL: 'https://device.example.com',
+  OIDC_URL: 'https://oidc.example.com',
 };
 
 test('the defaults serve a local run', () => {
@@ -48,7 +53,14 @@ test('the defaults serve a local run', () => {
     metricsPort: undefined,
     production: false,
   });
-  expect(c.urls.connect).toBe('http://127.0.0.1:4101');
+  // localhost, not 127.0.0.1: browsers refuse an IP address as a passkey domain (WEBAUTHN_RP_ID follows the URL).
+  expect(c.urls).toEqual({
+    connect: 'http://localhost:4101',
+    native: 'http://localhost:4102',
+    session: 'http://localhost:4103',
+    device: 'http://localhost:4104',
+    oidc: 'http://localhost:4105',
+  });
   expect(c.kekBytes).toHaveLength(32);
 });
 
@@ -57,10 +69,10 @@ test('values are parsed: whole numbers, URLs without a trailing slash, TRUST_PRO
     PORT: '0',
     DB_POOL_MAX: '25',
     ISSUER_URL: 'https://id.example.com/',
-    CONNECT_URL: 'https://connect.example.com//',
     TRUST_PROXY: '2',
     METRICS_PORT: '9464',
     ...PRODUCTION,
+    CONNECT_URL: 'https://connect.example.com//',
   });
   expect([c.port, c.db.poolMax, c.issuer, c.urls.connect, c.trustProxy, c.metricsPort]).toEqual([
     0,
@@ -103,7 +115,15 @@ test.each([
   expect(err.message).toContain(`${variable} ${problem}`);
 });
 
-test.each(['KEY_ENCRYPTION_KEY', 'SUBJECT_SECRET'])('%s is required in production', (variable) => {
+test.each([
+  'KEY_ENCRYPTION_KEY',
+  'SUBJECT_SECRET',
+  'CONNECT_URL',
+  'NATIVE_URL',
+  'SESSION_URL',
+  'DEVICE_URL',
+  'OIDC_URL',
+])('%s is required in production', (variable) => {
   const err = problems({ ...PRODUCTION, [variable]: undefined });
   expect(err.problems).toEqual([{ variable, problem: 'is required in production' }]);
   // Outside production a development value stands in.

@@ -135,6 +135,21 @@ export function issuerUrlVar(fallback: string, production: boolean): Var<string>
 }
 
 /**
+ * A host's public base URL: `http://localhost:<port>` outside production (not 127.0.0.1: browsers refuse an IP
+ * address as a passkey domain, and WEBAUTHN_RP_ID defaults to this host name), required in production, where no
+ * local default can be right.
+ */
+export function publicUrlVar(production: boolean, port: number, url: Var<string> = urlVar('')): Var<string> {
+  return checkedVar(
+    () => (production ? { problem: 'is required in production' } : `http://localhost:${port}`),
+    (raw) => {
+      const out = url.safeParse(raw);
+      return out.success ? out.data : { problem: out.error.issues[0]?.message ?? 'is invalid' };
+    },
+  );
+}
+
+/**
  * A secret: required when `production`, a development default otherwise. Its value never appears in a message,
  * a log line or an error.
  */
@@ -259,12 +274,13 @@ export function isProduction(env: Env): boolean {
 /** What every HTTP host reads besides processVars: where it listens, how it stops, the fleet's URLs. */
 export function hostVars(name: HostName, production: boolean) {
   const urls = Object.fromEntries(
-    HOST_NAMES.map((h) => [`${h.toUpperCase()}_URL`, urlVar(`http://127.0.0.1:${DEFAULT_PORTS[h]}`)]),
+    HOST_NAMES.map((h) => [`${h.toUpperCase()}_URL`, publicUrlVar(production, DEFAULT_PORTS[h])]),
   ) as Record<`${Uppercase<HostName>}_URL`, Var<string>>;
   return {
     ...processVars(production),
     ...urls,
-    OIDC_URL: issuerUrlVar(`http://127.0.0.1:${DEFAULT_PORTS.oidc}`, production),
+    // The OpenID Provider's issuer too: https in production.
+    OIDC_URL: publicUrlVar(production, DEFAULT_PORTS.oidc, issuerUrlVar('', production)),
     PORT: intVar(DEFAULT_PORTS[name], { max: 65_535 }),
     BIND_HOST: textVar('0.0.0.0'),
     WEB_CONCURRENCY: intVar(1, { min: 1, max: 256 }),

@@ -21,7 +21,7 @@ import { ConfigError } from './errors';
 function adminVars(production: boolean) {
   return {
     ...processVars(production),
-    CONNECT_URL: urlVar('http://127.0.0.1:4101'),
+    CONNECT_URL: urlVar('http://localhost:4101'),
     JWKS_MAX_AGE_SECONDS: intVar(300, { min: 1 }),
     KEY_PREPUBLISH_SECONDS: intVar(86_400, { min: 1 }),
     KEY_CACHE_TTL_MS: intVar(30_000),

@@ -25,7 +25,7 @@ async function main(): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const deviceUrl = values['device-url'] ?? process.env.DEVICE_URL ?? 'http://127.0.0.1:4104';
+  const deviceUrl = values['device-url'] ?? process.env.DEVICE_URL ?? 'http://localhost:4104';
   const result = await deviceLogin({
     deviceUrl,
     applicationAnchor: values.app,
