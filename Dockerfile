@@ -1,11 +1,15 @@
 # syntax=docker/dockerfile:1
 # One image per host, each a target of this file: the self-contained folder `pnpm build` writes to dist/<host>/
-# copied onto Node 20 slim, run as a non-root user, fit for a read-only root filesystem (nothing is written
+# copied onto Node 24 LTS slim, run as a non-root user, fit for a read-only root filesystem (nothing is written
 # outside /tmp), with a health check, and node as PID 1 in exec form so SIGTERM reaches the host's drain.
 #   pnpm build && docker build --target session -t signin-session .
 # scripts/build.test.ts runs exactly these folders with node alone; scripts/dockerfile.test.ts lints this file.
 
-ARG NODE_IMAGE=node:20-slim
+# The version of .node-version (the one CI and scripts/bootstrap.sh run), pinned by digest so a rebuilt tag cannot
+# change what ships. The digest is the multi-platform index of node:24.21.0-slim as several public repositories pin
+# it; no registry is reachable from the development machines, so it was not pulled here: check it when moving
+# (`docker buildx imagetools inspect node:24.21.0-slim`) and update it with .node-version (scripts/node-version.test.ts).
+ARG NODE_IMAGE=node:24.21.0-slim@sha256:0e0ff40c39bc087845bfb27465a0df4ea419520094bc35842ff83dd8cbe6f9b6
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \

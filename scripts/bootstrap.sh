@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Brings a fresh machine (Node and npm only) to a working tree: pnpm, PostgreSQL and Redis running, dependencies
-# installed, Prisma client generated, database migrated. Idempotent; used by up.sh, test.sh and .ci/run.
+# Brings a fresh machine (Node and npm only) to a working tree: the project's Node (scripts/use-node.sh: Node 24 from
+# the npm registry when the machine's is older), pnpm, PostgreSQL and Redis running, dependencies installed, Prisma
+# client generated, database migrated. Idempotent; used by up.sh, test.sh and .ci/run (which source use-node.sh
+# themselves too, so what they run after it runs on the same Node).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/use-node.sh
 
 log() { printf '==> %s\n' "$*" >&2; }
+log "node $(node --version) ($(command -v node))"
 
 if ! command -v pnpm >/dev/null 2>&1; then
   log "installing pnpm"

@@ -131,7 +131,7 @@ export async function buildAll(outRoot = path.join(root, 'dist')): Promise<strin
     outdir: outRoot,
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: 'node24',
     format: 'cjs',
     // Some dependencies ship ESM that reads import.meta.url; in a CJS bundle it becomes the bundle's own URL.
     define: { 'import.meta.url': '__bundle_url' },

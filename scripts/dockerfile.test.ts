@@ -2,6 +2,7 @@
 // host's target (with the stages it is built from) copies exactly the dist/<host>/ folder build.test.ts runs, as a non-root user, with a health
 // check that needs no shell or curl, and node in exec form so SIGTERM reaches the host.
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { validate } from 'dockerfile-utils';
 import { builtHosts } from './build';
 import { dockerfilePath, healthcheckArgv, imageOf, only, dockerStages as stages } from './dockerfile';
@@ -13,8 +14,12 @@ describe('Dockerfile', () => {
     expect(validate(content)).toEqual([]);
   });
 
-  it('bases every image on Node 20 slim and runs it as a non-root user', () => {
-    expect(content).toMatch(/^ARG NODE_IMAGE=node:20-slim$/m);
+  it('bases every image on the pinned Node 24 slim, by digest, and runs it as a non-root user', () => {
+    const version = readFileSync(path.join(__dirname, '..', '.node-version'), 'utf8').trim();
+    expect(version).toMatch(/^24\./);
+    expect(content).toMatch(
+      new RegExp(`^ARG NODE_IMAGE=node:${version.replaceAll('.', '\\.')}-slim@sha256:[0-9a-f]{64}$`, 'm'),
+    );
     const runtime = stages().find((s) => s.name === 'runtime');
     expect(runtime?.from).toBe('$' + '{NODE_IMAGE}'); // the ARG above, not a template
     const users = only(runtime!, 'USER');

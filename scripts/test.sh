@@ -3,6 +3,7 @@
 # tests), then type-checks, lints, checks import cycles and runs every test against real PostgreSQL and Redis.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/use-node.sh   # Node 24 first on PATH for bootstrap, pnpm, tsx and jest alike
 bash scripts/bootstrap.sh
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 missing=()

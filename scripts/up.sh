@@ -3,6 +3,7 @@
 # how to get a token), then start the whole fleet in the foreground.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/use-node.sh   # Node 24 first on PATH for bootstrap, the demo and the fleet
 bash scripts/bootstrap.sh
 pnpm -s demo
 exec pnpm -s start

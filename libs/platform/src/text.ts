@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 declare global {
   interface String {
-    /** ES2024 (Node 20 has it; the tree's TypeScript lib is ES2023). */
+    /** ES2024 (Node 24 has it; the tree's TypeScript lib is ES2023). */
     isWellFormed(): boolean;
   }
 }

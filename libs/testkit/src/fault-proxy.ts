@@ -87,8 +87,8 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     p.upstream.resume();
   };
   // A connection whose client side the proxy has already ended (its upstream closed first) is closed, not reset:
-  // libuv refuses to reset a socket while its shutdown is under way (EINVAL), and node 20 then marks the socket
-  // closing without closing it. Its handle stayed open, no 'close' ever came, and after the tests node spun in its
+  // libuv refuses to reset a socket while its shutdown is under way (EINVAL), and node (found on Node 20) then marks
+  // the socket closing without closing it. Its handle stayed open, no 'close' ever came, and after the tests node spun in its
   // exit-time handle cleanup waiting for it. Such a connection is half closed already; closing it is what a server
   // that went down does.
   const resetOrClose = (s: net.Socket) => (s.writableEnded ? s.destroy() : s.resetAndDestroy());

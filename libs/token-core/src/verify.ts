@@ -47,7 +47,8 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const HEADER_MEMBERS = new Set(['alg', 'kid', 'typ']);
 
 /**
- * base64url exactly as jose decodes it (on Node 20, atob's forgiving base64 over the URL alphabet): ASCII
+ * base64url exactly as jose decodes it on Node 24 (which has no Uint8Array.fromBase64, so jose uses atob's forgiving
+ * base64 over the URL alphabet; a runtime with fromBase64 would change this, and verify-differential.test.ts with it): ASCII
  * whitespace is skipped, `=` padding is allowed where it completes a quantum, spare bits are ignored, a length of
  * 4n+1 is refused. Our own tokens take the first test only.
  */

@@ -19,8 +19,8 @@ const TIMEOUT_MS = 120_000;
 /**
  * The COSE algorithms a new passkey may use: EdDSA (-8), ES256 (-7), RS256 (-257), pinned rather than left to
  * @simplewebauthn/server's default, which follows the runtime: on Node 24 it adds ML-DSA-44 (-48, experimental in
- * node), whose 2.4 kB signatures the authentication body refuses and which Node 20 replicas cannot verify, so a
- * passkey registered on an upgraded replica could never sign in. Offered at registration and required of the
+ * node), whose 2.4 kB signatures the authentication body refuses (and which a replica on an older runtime could not
+ * verify), so such a passkey could never sign in. Offered at registration and required of the
  * response.
  */
 export const PASSKEY_ALGORITHMS: readonly number[] = [-8, -7, -257];
