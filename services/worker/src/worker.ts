@@ -3,7 +3,7 @@
 // replicas run; a job whose worker dies is recovered by the stalled-job check and rerun on another replica; a
 // failed job retries with exponential backoff and is logged and counted.
 import type { Db } from '@svc/db';
-import type { Clock, Logger } from '@svc/platform';
+import { type Clock, describeDependencyError, isDependencyFailure, type Logger } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
 import { type Job, type JobsOptions, Queue, type Telemetry, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -36,6 +36,29 @@ export interface JobWorker {
   /** Registers (or updates) both repeatable schedules; idempotent, safe from every replica. */
   schedule(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Every BullMQ object's 'error' events as JSON log lines: without a listener BullMQ prints each with console.error,
+ * plain text and a stack on stderr, once per reconnection attempt for as long as Redis is away. A lost Redis is a
+ * warning naming the dependency and the error code (BullMQ reconnects by itself); anything else an error, its
+ * message only. Never the stack.
+ */
+function reportErrors(
+  emitter: { on(event: 'error', listener: (err: Error) => void): unknown },
+  source: 'queue' | 'worker',
+  logger: Logger,
+): void {
+  emitter.on('error', (err: Error) => {
+    if (isDependencyFailure(err)) {
+      logger.warn(
+        { dependency: 'redis', source, error: describeDependencyError(err) },
+        'job queue lost redis',
+      );
+    } else {
+      logger.error({ source, err: { message: err.message, name: err.name } }, `${source} error`);
+    }
+  });
 }
 
 export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobWorker {
@@ -110,7 +133,8 @@ export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobW
     deps.metrics.jobs.inc({ job: 'unknown', outcome: 'stalled' });
     deps.logger.warn({ id }, 'job stalled: its worker stopped; it is rerun');
   });
-  worker.on('error', (err) => deps.logger.error({ err: { message: err.message } }, 'worker error'));
+  reportErrors(queue, 'queue', deps.logger);
+  reportErrors(worker, 'worker', deps.logger);
 
   const jobOpts: JobsOptions = {
     attempts: config.attempts,
