@@ -18,6 +18,7 @@ import {
   revokeWorkload as revokeWorkloadRow,
   setAccountStatus as setAccountStatusRow,
 } from './store/principals';
+import { sectorExists } from './store/tenancy';
 import { appByAnchor, ed25519PublicX, uuidOrThrow } from './tenancy';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -139,11 +140,33 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
+/** Where a new credential applies: one application (`anchor`) or every application of one sector (`sectorId`). */
+export interface CredentialApplicability {
+  anchor?: string;
+  sectorId?: string;
+}
+
+/**
+ * The stored applicability of a new credential: exactly one of an application and a sector. It is fixed here, at
+ * creation, and never changes (the database refuses an update of it).
+ */
+async function applicabilityOf(db: Db, input: CredentialApplicability) {
+  if (input.anchor !== undefined && input.sectorId !== undefined)
+    throw new ProvisioningError('give --app or --sector, not both');
+  if (input.sectorId !== undefined) {
+    const sectorId = uuidOrThrow(input.sectorId, 'sector');
+    if (!(await sectorExists(db, sectorId))) throw new ProvisioningError('sector not found');
+    return { applicationId: null, sectorId };
+  }
+  if (input.anchor === undefined) throw new ProvisioningError('give --app or --sector');
+  return { applicationId: (await appByAnchor(db, input.anchor)).id, sectorId: null };
+}
+
 export async function createAccessKey(
   db: Db,
-  input: { anchor: string; accountId: string; agentId?: string; automationId?: string },
+  input: CredentialApplicability & { accountId: string; agentId?: string; automationId?: string },
 ) {
-  const app = await appByAnchor(db, input.anchor);
+  const applicability = await applicabilityOf(db, input);
   await accountById(db, input.accountId);
   const workload = await workloadOf(db, input.accountId, input);
   const accessKeyIdentifier = `acs_k_${randomUUID()}`;
@@ -151,7 +174,7 @@ export async function createAccessKey(
   await insertAccessKey(db, {
     identifier: accessKeyIdentifier,
     secretHash: hashSecret(accessKeySecret),
-    applicationId: app.id,
+    ...applicability,
     accountId: input.accountId,
     workloadId: workload?.id ?? null,
   });
@@ -174,9 +197,14 @@ export async function revokePublicKey(db: Db, kid: string, clock: Clock) {
 
 export async function registerPublicKey(
   db: Db,
-  input: { anchor: string; accountId: string; agentId?: string; automationId?: string; jwk: unknown },
+  input: CredentialApplicability & {
+    accountId: string;
+    agentId?: string;
+    automationId?: string;
+    jwk: unknown;
+  },
 ) {
-  const app = await appByAnchor(db, input.anchor);
+  const applicability = await applicabilityOf(db, input);
   await accountById(db, input.accountId);
   const workload = await workloadOf(db, input.accountId, input);
   const x = ed25519PublicX(input.jwk);
@@ -184,7 +212,7 @@ export async function registerPublicKey(
   await insertPublicKey(db, {
     kid,
     jwk: { kty: 'OKP', crv: 'Ed25519', x },
-    applicationId: app.id,
+    ...applicability,
     accountId: input.accountId,
     workloadId: workload?.id ?? null,
   });

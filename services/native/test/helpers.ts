@@ -142,27 +142,31 @@ async function workloadFor(infra: TestInfra, accountId: string, kind: Kind) {
   return kind === 'AGENT' ? { agentId: id, workloadId: id } : { automationId: id, workloadId: id };
 }
 
+/** Where a test credential applies: an application's anchor, or `{sectorId}` for every application of a sector. */
+export type AppliesTo = string | { sectorId: string };
+const applicability = (to: AppliesTo) => (typeof to === 'string' ? { anchor: to } : to);
+
 export async function accessKeyFor(
   infra: TestInfra,
-  anchor: string,
+  anchor: AppliesTo,
   accountId: string,
   kind: Kind = 'ACCOUNT',
 ) {
   const w = await workloadFor(infra, accountId, kind);
-  const key = await createAccessKey(infra.db, { anchor, accountId, ...w });
+  const key = await createAccessKey(infra.db, { ...applicability(anchor), accountId, ...w });
   return { ...key, workloadId: w.workloadId };
 }
 
 export async function publicKeyFor(
   infra: TestInfra,
-  anchor: string,
+  anchor: AppliesTo,
   accountId: string,
   kind: Kind = 'ACCOUNT',
 ) {
   const w = await workloadFor(infra, accountId, kind);
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
   const { kid } = await registerPublicKey(infra.db, {
-    anchor,
+    ...applicability(anchor),
     accountId,
     ...w,
     jwk: await exportJWK(publicKey),

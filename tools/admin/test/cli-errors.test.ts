@@ -71,6 +71,40 @@ describe('pnpm admin: refusals', () => {
     expect(await infra.db.signingKey.count({ where: { application: { anchor }, status: 'ACTIVE' } })).toBe(1);
   });
 
+  it('takes a credential for --app or --sector, exactly one, and an existing sector', async () => {
+    const account = (await ok(['account', 'create', '--email', `${uniqueName('cred')}@example.test`])).id;
+    const jwkFile = jsonFile(
+      await exportJWK((await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true })).publicKey),
+      'public.jwk.json',
+    );
+    const ghostSector = '00000000-0000-4000-8000-000000000000';
+    const [both, neither, pkBoth, noSector, badSector] = await Promise.all([
+      admin(['access-key', 'create', '--app', anchor, '--sector', sector, '--account', account]),
+      admin(['access-key', 'create', '--account', account]),
+      admin([
+        'public-key',
+        'register',
+        '--app',
+        anchor,
+        '--sector',
+        sector,
+        '--account',
+        account,
+        '--jwk-file',
+        jwkFile,
+      ]),
+      admin(['access-key', 'create', '--sector', ghostSector, '--account', account]),
+      admin(['public-key', 'register', '--sector', 'nope', '--account', account, '--jwk-file', jwkFile]),
+    ]);
+    expectRefusal(both, 2, 'give --app or --sector, not both');
+    expectRefusal(neither, 2, 'missing --app or --sector');
+    expectRefusal(pkBoth, 2, 'give --app or --sector, not both');
+    expectRefusal(noSector, 1, 'sector not found');
+    expectRefusal(badSector, 2, '--sector must be an id (a UUID)');
+    expect(await infra.db.accessKey.count({ where: { accountId: account } })).toBe(0);
+    expect(await infra.db.publicKey.count({ where: { accountId: account } })).toBe(0);
+  });
+
   it('refuses private JWKs, non-Ed25519 JWKs and broken files, registering nothing', async () => {
     const ed = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
     const ec = await generateKeyPair('ES256', { extractable: true });

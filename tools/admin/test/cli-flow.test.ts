@@ -229,6 +229,42 @@ describe('pnpm admin: full provisioning flow', () => {
     expect(await infra.db.publicKey.findUnique({ where: { kid: pk.kid } })).toMatchObject({
       workloadId: s.automation,
       applicationId: s.appId,
+      sectorId: null,
+    });
+  }, 60_000);
+
+  it('makes credentials for a whole sector (--sector): the same output, applicability fixed for good', async () => {
+    const key = await ok(['access-key', 'create', '--sector', s.sector!, '--account', s.account!]);
+    expect(Object.keys(key).sort()).toEqual(['accessKeyIdentifier', 'accessKeySecret']);
+    const row = await infra.db.accessKey.findUniqueOrThrow({
+      where: { identifier: key.accessKeyIdentifier },
+    });
+    expect(row).toMatchObject({ applicationId: null, sectorId: s.sector, accountId: s.account });
+    const pk = await ok([
+      'public-key',
+      'register',
+      '--sector',
+      s.sector!,
+      '--account',
+      s.account!,
+      '--jwk-file',
+      await ed25519JwkFile(),
+    ]);
+    expect(Object.keys(pk)).toEqual(['kid']);
+    expect(await infra.db.publicKey.findUnique({ where: { kid: pk.kid } })).toMatchObject({
+      applicationId: null,
+      sectorId: s.sector,
+    });
+    // Immutable after creation: the database refuses to move or widen a credential, even by hand.
+    await expect(
+      infra.db.accessKey.update({ where: { id: row.id }, data: { applicationId: s.appId, sectorId: null } }),
+    ).rejects.toThrow();
+    await expect(
+      infra.db.publicKey.update({ where: { kid: pk.kid }, data: { sectorId: randomUUID() } }),
+    ).rejects.toThrow();
+    expect(await infra.db.accessKey.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({
+      applicationId: null,
+      sectorId: s.sector,
     });
   }, 60_000);
 

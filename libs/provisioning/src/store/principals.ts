@@ -100,7 +100,9 @@ export async function nextWorkloadGeneration(db: Db, id: string): Promise<number
 }
 
 interface CredentialOwner {
-  applicationId: string;
+  /** Exactly one of the two is set: the credential applies to one application or to one sector's applications. */
+  applicationId: string | null;
+  sectorId: string | null;
   accountId: string;
   workloadId: string | null;
 }

@@ -6,7 +6,7 @@ import type { ApplicationContext } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { NativeDeps } from '../deps';
 import type { AccessKeyRow, CredentialStore } from '../store/credentials';
-import type { CredentialBinding } from './issue';
+import { type CredentialBinding, credentialAppliesTo } from './issue';
 
 export const ACCESS_KEY_IDENTIFIER =
   /^acs_k_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -49,7 +49,7 @@ export async function proveAccessKey(
   });
   const row = found?.key ?? null;
   const matches = secretMatches(row, secret);
-  if (!found || !row || !matches || row.status !== 'ACTIVE' || row.applicationId !== app.id)
+  if (!found || !row || !matches || row.status !== 'ACTIVE' || !credentialAppliesTo(row, app))
     throw accessKeyDenied();
   return {
     type: 'ACCESS_KEY',

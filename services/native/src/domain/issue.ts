@@ -19,6 +19,18 @@ export interface CredentialBinding {
   read: IssueRead;
 }
 
+/**
+ * The spec's "immutable application/sector applicability must include the named application": a credential made
+ * for one application applies to it alone, one made for a sector to every application of that sector. A credential
+ * it does not apply to gets its path's opaque denial, as a wrong secret does.
+ */
+export function credentialAppliesTo(
+  key: { applicationId: string | null; sectorId: string | null },
+  app: Pick<ApplicationContext, 'id' | 'sectorId'>,
+): boolean {
+  return key.applicationId !== null ? key.applicationId === app.id : key.sectorId === app.sectorId;
+}
+
 export interface DirectIssueResult {
   claims: ClaimView;
   applicationAnchor: string;

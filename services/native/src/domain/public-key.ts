@@ -10,7 +10,7 @@ import { type Redis, ServiceError } from '@svc/platform';
 import { AUDIENCE, TYP } from '@svc/token-core';
 import type { JWK } from 'jose';
 import type { CredentialForIssue, CredentialStore, PublicKeyRow } from '../store/credentials';
-import type { CredentialBinding } from './issue';
+import { type CredentialBinding, credentialAppliesTo } from './issue';
 
 export const PUBLIC_KEY_SCHEME = 'PublicKey';
 const DUMMY_JWK = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }) as JWK;
@@ -54,7 +54,7 @@ export async function provePublicKeyAssertion(
       // Checked before the jti is consumed: a key that is revoked or not applicable to this application
       // proves nothing here.
       issuerMatches: (iss, kid, { found }) =>
-        iss === kid && found !== null && found.key.status === 'ACTIVE' && found.key.applicationId === app.id,
+        iss === kid && found !== null && found.key.status === 'ACTIVE' && credentialAppliesTo(found.key, app),
     });
     const { key: row, workload, read } = key.found!;
     return {

@@ -14,7 +14,9 @@ import type { JWK } from 'jose';
 export interface AccessKeyRow {
   id: string;
   secretHash: string;
-  applicationId: string;
+  /** Applicability: exactly one of the two is set (one application, or every application of one sector). */
+  applicationId: string | null;
+  sectorId: string | null;
   accountId: string;
   workloadId: string | null;
   status: 'ACTIVE' | 'REVOKED';
@@ -23,7 +25,9 @@ export interface AccessKeyRow {
 export interface PublicKeyRow {
   id: string;
   jwk: JWK;
-  applicationId: string;
+  /** Applicability, as on AccessKeyRow. */
+  applicationId: string | null;
+  sectorId: string | null;
   accountId: string;
   workloadId: string | null;
   status: 'ACTIVE' | 'REVOKED';
@@ -54,7 +58,8 @@ export interface IssueReadScope {
 /** The columns both lookups share: the key's binding, its workload and the issue read. */
 type CredentialColumns = IssueReadColumns & {
   id: string;
-  application_id: string;
+  application_id: string | null;
+  key_sector_id: string | null;
   key_account_id: string;
   workload_id: string | null;
   status: 'ACTIVE' | 'REVOKED';
@@ -66,7 +71,7 @@ type CredentialColumns = IssueReadColumns & {
 };
 
 /** The select list both lookups share, over `k` (the key), `w` (its workload), `a` (its account) and `q`. */
-const CREDENTIAL_COLUMNS_SQL = `k.id, k.application_id, k.account_id AS key_account_id, k.workload_id, k.status,
+const CREDENTIAL_COLUMNS_SQL = `k.id, k.application_id, k.sector_id AS key_sector_id, k.account_id AS key_account_id, k.workload_id, k.status,
       w.id AS w_id, w.kind AS w_kind, w.owner_account_id AS w_owner_account_id, w.status AS w_status,
       w.generation AS w_generation,
       ${issueReadColumnsSql({
@@ -82,7 +87,7 @@ const CREDENTIAL_COLUMNS_SQL = `k.id, k.application_id, k.account_id AS key_acco
  * event-loop turn: one round trip, one row per input in input order (key columns null for an unknown identifier).
  */
 const FIND_ACCESS_KEYS_FOR_ISSUE: Statement = {
-  name: 'native_access_key_v6',
+  name: 'native_access_key_v7',
   text: `SELECT k.secret_hash, ${CREDENTIAL_COLUMNS_SQL}
     FROM ${unnestParams(['text', 'uuid', 'int', 'uuid'])}
         WITH ORDINALITY AS q(identifier, application_id, epoch, sector_id, ord)
@@ -94,7 +99,7 @@ const FIND_ACCESS_KEYS_FOR_ISSUE: Statement = {
 
 /** The same for a public key, by kid (no row for an unknown kid). */
 const FIND_PUBLIC_KEY_FOR_ISSUE: Statement = {
-  name: 'native_public_key_v1',
+  name: 'native_public_key_v2',
   text: `SELECT k.jwk, ${CREDENTIAL_COLUMNS_SQL}
     FROM (SELECT $2::uuid AS application_id, $3::int AS epoch, $4::uuid AS sector_id) q
       JOIN public_keys k ON k.kid = $1::text
@@ -126,6 +131,7 @@ function bindingOf(row: CredentialColumns) {
   return {
     id: row.id,
     applicationId: row.application_id,
+    sectorId: row.key_sector_id,
     accountId: row.key_account_id,
     workloadId: row.workload_id,
     status: row.status,

@@ -31,6 +31,18 @@ function workloadFlags(f: Flags): { agentId?: string; automationId?: string } {
   return { agentId, automationId };
 }
 
+/**
+ * Where a new credential applies: --app A (one application) or --sector ID (every application of the sector), exactly
+ * one of them; fixed at creation.
+ */
+function applicabilityFlags(f: Flags): { anchor?: string; sectorId?: string } {
+  const sectorId = f.id('sector');
+  const hasApp = f.optional('app') !== undefined;
+  if (hasApp && sectorId) throw new UsageError('give --app or --sector, not both');
+  if (!hasApp && !sectorId) throw new UsageError('missing --app or --sector');
+  return sectorId ? { sectorId } : { anchor: f.anchor('app') };
+}
+
 function workloadCommands(resource: 'agent' | 'automation') {
   const kind = resource === 'agent' ? 'AGENT' : 'AUTOMATION';
   return [
@@ -108,10 +120,11 @@ export const principalCommands = [
   ...workloadCommands('automation'),
   defineCommand({
     name: 'access-key create',
-    synopsis: '--app A --account ID [--agent ID | --automation ID]   (the secret is shown once)',
-    flags: { app: {}, account: {}, agent: {}, automation: {} },
+    synopsis:
+      '--app A | --sector ID  --account ID [--agent ID | --automation ID]   (the secret is shown once; the app or sector is fixed for good)',
+    flags: { app: {}, sector: {}, account: {}, agent: {}, automation: {} },
     parse: (f) => ({
-      anchor: f.anchor('app'),
+      ...applicabilityFlags(f),
       accountId: f.id('account', { required: true }),
       ...workloadFlags(f),
     }),
@@ -140,10 +153,11 @@ export const principalCommands = [
   }),
   defineCommand({
     name: 'public-key register',
-    synopsis: '--app A --account ID [--agent ID | --automation ID] --jwk-file PATH   (an Ed25519 public JWK)',
-    flags: { app: {}, account: {}, agent: {}, automation: {}, 'jwk-file': {} },
+    synopsis:
+      '--app A | --sector ID  --account ID [--agent ID | --automation ID] --jwk-file PATH   (an Ed25519 public JWK; the app or sector is fixed for good)',
+    flags: { app: {}, sector: {}, account: {}, agent: {}, automation: {}, 'jwk-file': {} },
     parse: (f) => ({
-      anchor: f.anchor('app'),
+      ...applicabilityFlags(f),
       accountId: f.id('account', { required: true }),
       ...workloadFlags(f),
       jwk: f.jsonFile('jwk-file'),
