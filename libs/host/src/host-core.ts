@@ -50,12 +50,12 @@ export type HostParts = Omit<HostCore, 'close' | 'metrics' | 'trustProxy'> & {
 export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore {
   const logger = createLogger(config.name, { level: config.logLevel });
   const db = createPrisma(config.databaseUrl, config.db);
-  const redis = createRedis(config.redisUrl, { autoPipelining: true, logger, bounds: config.redis });
+  const redis = createRedis(config.redisTarget, { autoPipelining: true, logger, bounds: config.redis });
   const kek = kekFromBytes(config.kekBytes);
   const keyRing = createKeyRing({
     db,
     kek,
-    subscriber: createRedis(config.redisUrl, { logger, bounds: config.redis }),
+    subscriber: createRedis(config.redisTarget, { logger, bounds: config.redis }),
     cacheTtlMs: config.keyCacheTtlMs,
     clock,
   });

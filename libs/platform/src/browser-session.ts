@@ -13,6 +13,22 @@ export function newSessionId(): string {
 }
 
 /**
+ * On a Redis Cluster, a session's key carries its identifier's first LINEAGE characters as a hash tag, and a
+ * rotation keeps them: the old and the new key share a slot, so one script can move the session (else CROSSSLOT).
+ * The other 39 characters (234 bits) are fresh at every rotation.
+ */
+const LINEAGE = 4;
+
+function nextInLineage(id: string): string {
+  return (
+    id.slice(0, LINEAGE) +
+    randomBytes(30)
+      .toString('base64url')
+      .slice(0, 43 - LINEAGE)
+  );
+}
+
+/**
  * The session cookie's name and attributes. Over HTTPS the name carries the `__Host-` prefix, so the browser
  * accepts it only with Secure, Path=/ and no Domain: a sibling subdomain or a plain-HTTP hop cannot plant one.
  * On loopback HTTP (development, tests) the plain name is used.
@@ -94,7 +110,11 @@ export function createBrowserSessionStore(
   /** `clock`: the host's clock; a session records when it was issued (its first field: a hash needs one). */
   opts: { namespace: string; ttlSeconds: number; clock: Clock },
 ): BrowserSessionStore {
-  const key = (id: string) => `${opts.namespace}:session:${createHash('sha256').update(id).digest('hex')}`;
+  const digest = (id: string) => createHash('sha256').update(id).digest('hex');
+  // A single server or Sentinel keeps the key form it always had.
+  const key = redis.isCluster
+    ? (id: string) => `${opts.namespace}:session:{${id.slice(0, LINEAGE)}}:${digest(id)}`
+    : (id: string) => `${opts.namespace}:session:${digest(id)}`;
   const valid = (id: string) => SESSION_ID.test(id);
   const ttl = String(opts.ttlSeconds);
   return {
@@ -136,7 +156,7 @@ export function createBrowserSessionStore(
     },
     async rotate(id) {
       if (!valid(id)) return undefined;
-      const next = newSessionId();
+      const next = redis.isCluster ? nextInLineage(id) : newSessionId();
       return (await redis.eval(ROTATE, 2, key(id), key(next), ttl)) === 1 ? next : undefined;
     },
     async end(id) {

@@ -109,6 +109,11 @@ test.each([
   ['KEY_ENCRYPTION_KEY', Buffer.alloc(16, 1).toString('base64'), 'must be 32 bytes, base64-encoded'],
   ['KEY_ENCRYPTION_KEY', `${KEK}!!`, 'must be 32 bytes, base64-encoded'],
   ['SUBJECT_SECRET', 'short', 'must be at least 16 characters'],
+  ['DATABASE_POOL_MODE', 'statement', 'must be one of session, transaction'],
+  ['REDIS_CLUSTER_NODES', '10.0.0.1', 'must be a comma-separated list of host:port'],
+  ['REDIS_CLUSTER_NODES', 'a:1,b:99999', 'must be a comma-separated list of host:port'],
+  ['REDIS_SENTINELS', 'redis://a:26379', 'must be a comma-separated list of host:port'],
+  ['REDIS_TLS', 'yes', 'must be true or false'],
 ])('%s=%s fails start-up naming the variable', (variable, value, problem) => {
   const err = problems({ [variable]: value });
   expect(err.problems).toEqual([{ variable, problem }]);
@@ -203,4 +208,52 @@ test('a Redis key prefix: its default when unset, refused with glob characters, 
       ],
     ]);
   }
+});
+
+test('Redis is one server, a Sentinel-watched primary or a Cluster, with credentials and TLS for the last two', () => {
+  expect(read({}).redisTarget).toEqual({
+    mode: 'single',
+    url: 'redis://127.0.0.1:6379',
+    auth: { tls: false },
+  });
+  expect(
+    read({
+      REDIS_SENTINELS: 's1:26379, [::1]:26380',
+      REDIS_SENTINEL_MASTER: 'primary',
+      REDIS_USERNAME: 'svc',
+      REDIS_PASSWORD: 'pw',
+      REDIS_TLS: 'true',
+    }).redisTarget,
+  ).toEqual({
+    mode: 'sentinel',
+    sentinels: [
+      { host: 's1', port: 26379 },
+      { host: '::1', port: 26380 },
+    ],
+    master: 'primary',
+    auth: { username: 'svc', password: 'pw', tls: true },
+  });
+  expect(read({ REDIS_CLUSTER_NODES: 'n1:7000,n2:7001' }).redisTarget).toEqual({
+    mode: 'cluster',
+    nodes: [
+      { host: 'n1', port: 7000 },
+      { host: 'n2', port: 7001 },
+    ],
+    auth: { tls: false },
+  });
+  expect(read({}).db.poolMode).toBe('session');
+  expect(read({ DATABASE_POOL_MODE: 'transaction' }).db.poolMode).toBe('transaction');
+});
+
+test("Sentinel needs its primary's name, and Sentinel and Cluster exclude each other", () => {
+  expect(problems({ REDIS_SENTINELS: 's1:26379' }).problems).toEqual([
+    { variable: 'REDIS_SENTINEL_MASTER', problem: 'is required with REDIS_SENTINELS' },
+  ]);
+  expect(
+    problems({ REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_MASTER: 'm', REDIS_CLUSTER_NODES: 'n:7000' })
+      .problems,
+  ).toEqual([{ variable: 'REDIS_SENTINELS', problem: 'cannot be set together with REDIS_CLUSTER_NODES' }]);
+  // The password is a secret: never in a message.
+  const err = problems({ REDIS_SENTINELS: 's1:26379', REDIS_PASSWORD: 'hunter2-secret' });
+  expect(err.message).not.toContain('hunter2-secret');
 });

@@ -2,6 +2,7 @@
 // variables below, and passes the typed result down. A bad value fails start-up with a message naming the
 // variable (never echoing its value: some are secrets). Libraries take settings as options, never read process.env.
 import { z } from 'zod';
+import type { RedisNode, RedisTarget } from './redis';
 
 export const DEFAULT_PORTS = {
   connect: 4101,
@@ -190,7 +191,10 @@ export function readConfig<S extends Vars, T>(
     );
   }
   const values = result.data as VarValues<S>;
-  const problems = check?.(values) ?? [];
+  // Every process schema spreads processVars, so the rules between its variables hold for every process.
+  const shared =
+    'REDIS_SENTINELS' in vars ? processConfigCheck(values as unknown as VarValues<ProcessVars>) : [];
+  const problems = [...shared, ...(check?.(values) ?? [])];
   if (problems.length > 0) throw new ConfigError(problems);
   return build(values);
 }
@@ -211,6 +215,28 @@ function kekBytes(raw: string): Buffer | { problem: string } {
     : { problem: 'must be 32 bytes, base64-encoded' };
 }
 
+/** A comma-separated list of `host:port` (REDIS_SENTINELS, REDIS_CLUSTER_NODES); undefined when unset. */
+function nodesVar(): Var<RedisNode[] | undefined> {
+  const problem = 'must be a comma-separated list of host:port';
+  return variable<RedisNode[] | undefined>(undefined, (raw) => {
+    const nodes: RedisNode[] = [];
+    for (const part of raw.split(',')) {
+      const m = /^\s*([A-Za-z0-9.-]+|\[[0-9A-Fa-f:]+\]):(\d{1,5})\s*$/.exec(part);
+      const port = Number(m?.[2]);
+      if (!m?.[1] || port < 1 || port > 65_535) return { problem };
+      nodes.push({ host: m[1].replace(/^\[|\]$/g, ''), port });
+    }
+    return nodes;
+  });
+}
+
+/** `true` or `false`, `fallback` when unset. */
+function boolVar(fallback: boolean): Var<boolean> {
+  return variable(fallback, (raw) =>
+    raw === 'true' ? true : raw === 'false' ? false : { problem: 'must be true or false' },
+  );
+}
+
 /**
  * What every process of the fleet reads (hosts, worker, admin tool): where PostgreSQL and Redis are and how long a
  * call to them may take (RELIABILITY.md), the KEK, logging, metrics and tracing.
@@ -222,7 +248,16 @@ export function processVars(production: boolean) {
     DB_POOL_MAX: intVar(10, { min: 1, max: 1000 }),
     DB_CONNECT_TIMEOUT_MS: intVar(2000, { min: 1 }),
     DB_STATEMENT_TIMEOUT_MS: intVar(2000, { min: 1 }),
+    DATABASE_POOL_MODE: oneOfVar(['session', 'transaction'] as const, 'session'),
     REDIS_URL: urlVar(DEFAULT_REDIS_URL, ['redis:', 'rediss:']),
+    REDIS_SENTINELS: nodesVar(),
+    REDIS_SENTINEL_MASTER: variable<string | undefined>(undefined, (raw) =>
+      /^[A-Za-z0-9_.-]{1,100}$/.test(raw) ? raw : { problem: 'must be 1 to 100 letters, digits, -, _ or .' },
+    ),
+    REDIS_CLUSTER_NODES: nodesVar(),
+    REDIS_USERNAME: variable<string | undefined>(undefined, (raw) => raw),
+    REDIS_PASSWORD: variable<string | undefined>(undefined, (raw) => raw),
+    REDIS_TLS: boolVar(false),
     REDIS_CONNECT_TIMEOUT_MS: intVar(2000, { min: 1 }),
     REDIS_COMMAND_TIMEOUT_MS: intVar(1000, { min: 1 }),
     KEY_ENCRYPTION_KEY: secretVar(production, DEVELOPMENT_KEK, kekBytes),
@@ -237,8 +272,17 @@ export interface ProcessConfig {
   logLevel: LogLevel;
   databaseUrl: string;
   /** PostgreSQL bounds (the shape of @svc/db's DbBounds). */
-  db: { poolMax: number; connectTimeoutMs: number; statementTimeoutMs: number };
+  db: {
+    poolMax: number;
+    connectTimeoutMs: number;
+    statementTimeoutMs: number;
+    /** DATABASE_POOL_MODE: `transaction` behind PgBouncer's transaction pooling. */
+    poolMode: 'session' | 'transaction';
+  };
+  /** REDIS_URL (single server); `redisTarget` is where Redis really is. */
   redisUrl: string;
+  /** Single server, Sentinel or Cluster, with credentials: what `createRedis` connects to. */
+  redisTarget: RedisTarget;
   /** Redis bounds (RedisBounds). */
   redis: { connectTimeoutMs: number; commandTimeoutMs: number };
   /** The key-encryption key's 32 bytes (token-core's kekFromBytes makes the Kek). A secret. */
@@ -257,13 +301,44 @@ export function processConfigOf(production: boolean, v: VarValues<ProcessVars>):
       poolMax: v.DB_POOL_MAX,
       connectTimeoutMs: v.DB_CONNECT_TIMEOUT_MS,
       statementTimeoutMs: v.DB_STATEMENT_TIMEOUT_MS,
+      poolMode: v.DATABASE_POOL_MODE,
     },
     redisUrl: v.REDIS_URL,
+    redisTarget: redisTargetOf(v),
     redis: { connectTimeoutMs: v.REDIS_CONNECT_TIMEOUT_MS, commandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS },
     kekBytes: v.KEY_ENCRYPTION_KEY,
     metricsPort: v.METRICS_PORT,
     otlpEndpoint: v.OTEL_EXPORTER_OTLP_ENDPOINT,
   };
+}
+
+/** REDIS_CLUSTER_NODES, else REDIS_SENTINELS, else REDIS_URL (processConfigCheck refuses both lists at once). */
+function redisTargetOf(v: VarValues<ProcessVars>): RedisTarget {
+  const auth = {
+    ...(v.REDIS_USERNAME ? { username: v.REDIS_USERNAME } : {}),
+    ...(v.REDIS_PASSWORD ? { password: v.REDIS_PASSWORD } : {}),
+    tls: v.REDIS_TLS,
+  };
+  if (v.REDIS_CLUSTER_NODES) return { mode: 'cluster', nodes: v.REDIS_CLUSTER_NODES, auth };
+  if (v.REDIS_SENTINELS) {
+    return { mode: 'sentinel', sentinels: v.REDIS_SENTINELS, master: v.REDIS_SENTINEL_MASTER ?? '', auth };
+  }
+  return { mode: 'single', url: v.REDIS_URL, auth };
+}
+
+/** The rules between the process variables (readConfig applies them to every schema that has them). */
+export function processConfigCheck(v: VarValues<ProcessVars>): { variable: string; problem: string }[] {
+  const problems: { variable: string; problem: string }[] = [];
+  if (v.REDIS_SENTINELS && v.REDIS_CLUSTER_NODES) {
+    problems.push({
+      variable: 'REDIS_SENTINELS',
+      problem: 'cannot be set together with REDIS_CLUSTER_NODES',
+    });
+  }
+  if (v.REDIS_SENTINELS && !v.REDIS_SENTINEL_MASTER) {
+    problems.push({ variable: 'REDIS_SENTINEL_MASTER', problem: 'is required with REDIS_SENTINELS' });
+  }
+  return problems;
 }
 
 /** NODE_ENV=production makes secrets required. */

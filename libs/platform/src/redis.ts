@@ -1,6 +1,8 @@
-// Redis connections (ioredis) for replay sets, rate limits, caches and pub/sub, each call bounded in time and every
-// connection error logged through pino as JSON (never ioredis's plain-text "Unhandled error event" on stderr).
-import { Redis } from 'ioredis';
+// Redis connections (ioredis) for replay sets, rate limits, caches, pub/sub and BullMQ, through one factory that
+// speaks a single server, Sentinel or Cluster by configuration (CONTRACTS.md "Distributed engines"). Each call is
+// bounded in time and every connection error is logged through pino as JSON (never ioredis's plain-text
+// "Unhandled error event" on stderr).
+import { Cluster, Redis } from 'ioredis';
 import { createLogger, type Logger } from './logger';
 
 export { Redis };
@@ -18,6 +20,27 @@ export interface RedisBounds {
 /** The defaults of REDIS_CONNECT_TIMEOUT_MS and REDIS_COMMAND_TIMEOUT_MS (config.ts reads the variables). */
 export const DEFAULT_REDIS_BOUNDS: RedisBounds = { connectTimeoutMs: 2000, commandTimeoutMs: 1000 };
 
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
+/** Credentials and TLS for Sentinel and Cluster (REDIS_USERNAME, REDIS_PASSWORD, REDIS_TLS); a secret. */
+export interface RedisAuth {
+  username?: string;
+  password?: string;
+  tls: boolean;
+}
+
+/**
+ * Where Redis is: one server (REDIS_URL), a Sentinel-watched primary (REDIS_SENTINELS, REDIS_SENTINEL_MASTER) or a
+ * Cluster (REDIS_CLUSTER_NODES, any few of its nodes: the rest are discovered).
+ */
+export type RedisTarget =
+  | { mode: 'single'; url: string; auth?: RedisAuth }
+  | { mode: 'sentinel'; sentinels: RedisNode[]; master: string; auth: RedisAuth }
+  | { mode: 'cluster'; nodes: RedisNode[]; auth: RedisAuth };
+
 export interface RedisOptions {
   lazy?: boolean;
   /**
@@ -28,28 +51,94 @@ export interface RedisOptions {
   bounds?: RedisBounds;
   /** Where connection errors go (at debug: the dependency watch logs the state changes). */
   logger?: Logger;
+  /**
+   * BullMQ's connection: no per-command timeout and unlimited retries, since its blocking pops wait on purpose
+   * and BullMQ refuses a connection that gives up on a command.
+   */
+  blocking?: boolean;
+  /**
+   * An operator's one-off connection (the admin tool): no reconnection, no retries and no offline queue, so an
+   * absent Redis fails the call within the connect timeout.
+   */
+  oneShot?: boolean;
 }
 
 let fallbackLogger: Logger | undefined;
 
+function authOptions(auth: RedisAuth | undefined) {
+  return {
+    ...(auth?.username ? { username: auth.username } : {}),
+    ...(auth?.password ? { password: auth.password } : {}),
+    ...(auth?.tls ? { tls: {} } : {}),
+  };
+}
+
 /**
- * A command or subscriber connection. Not for BullMQ's blocking connections: BullMQ builds those itself from
- * plain options, without a command timeout (a blocking pop waits on purpose).
+ * A command, subscriber or BullMQ connection to `target` (a REDIS_URL string is a single server). A Cluster comes
+ * back typed as `Redis`: it answers the same commands, and every key a script or transaction touches together
+ * shares a hash slot (`slotTag`, scripts/redis-slots.test.ts), so the callers need not tell them apart.
  */
-export function createRedis(url: string, opts: RedisOptions = {}): Redis {
+export function createRedis(target: RedisTarget | string, opts: RedisOptions = {}): Redis {
+  const to: RedisTarget = typeof target === 'string' ? { mode: 'single', url: target } : target;
   const bounds = opts.bounds ?? DEFAULT_REDIS_BOUNDS;
-  const redis = new Redis(url, {
+  const perConnection = {
     enableAutoPipelining: opts.autoPipelining ?? false,
-    maxRetriesPerRequest: 2,
-    enableOfflineQueue: true,
+    maxRetriesPerRequest: opts.blocking ? null : opts.oneShot ? 0 : 2,
     lazyConnect: opts.lazy ?? false,
     connectTimeout: bounds.connectTimeoutMs,
-    commandTimeout: bounds.commandTimeoutMs,
-  });
+    ...(opts.blocking ? {} : { commandTimeout: bounds.commandTimeoutMs }),
+  };
+  const offline = { enableOfflineQueue: !opts.oneShot };
+  const retry = opts.oneShot ? { retryStrategy: () => null } : {};
+  let redis: Redis;
+  if (to.mode === 'cluster') {
+    const { enableAutoPipelining, lazyConnect, ...node } = perConnection;
+    redis = new Cluster(to.nodes, {
+      enableAutoPipelining,
+      lazyConnect,
+      ...offline,
+      ...(opts.oneShot ? { clusterRetryStrategy: () => null } : {}),
+      // A failover moves slots: commands wait briefly for the new owner, then fail (503 upstream), never hang.
+      retryDelayOnFailover: 200,
+      retryDelayOnClusterDown: 200,
+      slotsRefreshTimeout: bounds.connectTimeoutMs,
+      redisOptions: { ...node, ...authOptions(to.auth) },
+    }) as unknown as Redis;
+  } else if (to.mode === 'sentinel') {
+    redis = new Redis({
+      ...perConnection,
+      ...offline,
+      ...retry,
+      sentinels: to.sentinels,
+      name: to.master,
+      // Listens for Sentinel's +switch-master, so a promotion is followed at once rather than on the next error.
+      failoverDetector: true,
+      ...authOptions(to.auth),
+      ...(to.auth.tls ? { enableTLSForSentinelMode: true } : {}),
+    });
+  } else {
+    redis = new Redis(to.url, { ...perConnection, ...offline, ...retry, ...authOptions(to.auth) });
+  }
   fallbackLogger ??= createLogger('redis');
   const logger = opts.logger ?? fallbackLogger;
   redis.on('error', (err: Error & { code?: string }) => {
     logger.debug({ dependency: 'redis', error: err.code ?? err.message }, 'redis connection error');
   });
   return redis;
+}
+
+/**
+ * `text` as a hash tag on a Cluster (`{text}`: every key containing it lands in one slot), as is otherwise, so keys
+ * on a single server or behind Sentinel keep the form they always had.
+ */
+export function slotTag(redis: Redis, text: string): string {
+  return redis.isCluster ? `{${text}}` : text;
+}
+
+/**
+ * BullMQ's key prefix on this connection: on a Cluster, one hash tag around the whole prefix (BullMQ's scripts
+ * take several keys of one queue), unless the configured prefix already carries one.
+ */
+export function bullPrefix(redis: Redis, prefix: string): string {
+  return redis.isCluster && !/\{[^}]+\}/.test(prefix) ? `{${prefix}}` : prefix;
 }

@@ -28,7 +28,7 @@ export interface OpenedSessionDeps extends SessionDeps {
 /** Opens the core connections, then the session cache on its own subscriber connection. */
 export function openSessionDeps(config: SessionConfig, clock: Clock): OpenedSessionDeps {
   const core = openHostCore(config, clock);
-  const subscriber = createRedis(config.redisUrl, { logger: core.logger, bounds: config.redis });
+  const subscriber = createRedis(config.redisTarget, { logger: core.logger, bounds: config.redis });
   const deps: SessionDeps = {
     ...core.issuance,
     redis: core.redis,

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const telemetry = startTelemetry('worker', config.otlpEndpoint);
   const logger = createLogger('worker', { level: config.logLevel });
   const db = createPrisma(config.databaseUrl, config.db);
-  const redis = createRedis(config.redisUrl, { logger, bounds: config.redis });
+  const redis = createRedis(config.redisTarget, { logger, bounds: config.redis });
   const metrics = workerMetrics(createMetrics('worker'));
   const metricsServer =
     config.metricsPort === undefined ? undefined : serveMetrics(metrics.base, config.metricsPort);
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
       db,
       kek,
       redis,
-      redisUrl: config.redisUrl,
+      redisTarget: config.redisTarget,
       logger,
       metrics,
       clock,

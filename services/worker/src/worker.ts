@@ -3,7 +3,15 @@
 // replicas run; a job whose worker dies is recovered by the stalled-job check and rerun on another replica; a
 // failed job retries with exponential backoff and is logged and counted.
 import type { Db } from '@svc/db';
-import { type Clock, describeDependencyError, isDependencyFailure, type Logger } from '@svc/platform';
+import {
+  bullPrefix,
+  type Clock,
+  createRedis,
+  describeDependencyError,
+  isDependencyFailure,
+  type Logger,
+  type RedisTarget,
+} from '@svc/platform';
 import type { Kek } from '@svc/token-core';
 import { type Job, type JobsOptions, Queue, type Telemetry, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -19,7 +27,8 @@ export interface JobWorkerDeps {
   kek: Kek;
   /** Regular connection for pub/sub publishes (key and session changes). */
   redis: Redis;
-  redisUrl: string;
+  /** Where BullMQ's own connections go (single server, Sentinel or Cluster: the fleet's Redis). */
+  redisTarget: RedisTarget | string;
   logger: Logger;
   metrics: WorkerMetrics;
   /** The process's one clock (ms since the epoch), created at start-up; tests pass a settable one. */
@@ -63,9 +72,16 @@ function reportErrors(
 
 export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobWorker {
   const { clock } = deps;
-  const connection = { url: deps.redisUrl, maxRetriesPerRequest: null };
+  // BullMQ's connections come from the one factory (so Sentinel and Cluster work), without a command timeout:
+  // the worker duplicates this one for its blocking pops. A shared connection is closed here, not by BullMQ.
+  const connection = createRedis(deps.redisTarget, {
+    blocking: true,
+    logger: deps.logger,
+    bounds: config.redis,
+  });
+  const prefix = bullPrefix(connection, config.prefix);
   let stopping = false;
-  const queue = new Queue(config.queueName, { connection, prefix: config.prefix, telemetry: deps.telemetry });
+  const queue = new Queue(config.queueName, { connection, prefix, telemetry: deps.telemetry });
 
   async function process(job: Job): Promise<unknown> {
     switch (job.name) {
@@ -100,7 +116,7 @@ export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobW
 
   const worker = new Worker(config.queueName, process, {
     connection,
-    prefix: config.prefix,
+    prefix,
     name: deps.name,
     telemetry: deps.telemetry,
     concurrency: config.concurrency,
@@ -161,7 +177,7 @@ export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobW
     async close() {
       stopping = true;
       // Drains the active jobs (a sweep stops between batches), then releases the connections; every step runs.
-      for (const step of [() => worker.close(), () => queue.close()]) {
+      for (const step of [() => worker.close(), () => queue.close(), () => connection.quit()]) {
         await step().catch((err: unknown) =>
           deps.logger.error({ err }, 'error while closing the job worker'),
         );

@@ -5,13 +5,15 @@ import { jwksMaxAge, publishKeyChange, type RotationWindows, rotationPrepublishS
 import {
   ConfigError as BadVariables,
   type Clock,
+  createLogger,
+  createRedis,
   type Env,
   intVar,
   isProduction,
   type ProcessConfig,
   processConfigOf,
   processVars,
-  Redis,
+  type Redis,
   readConfig,
   urlVar,
 } from '@svc/platform';
@@ -79,6 +81,8 @@ export interface AdminContext {
 }
 
 const REDIS_TIMEOUT_MS = 2000;
+/** The tool reports an unreachable Redis in its own words; the connection's errors are not printed. */
+const silentLogger = createLogger('admin', { level: 'silent' });
 
 /** `env` is read once, when a command first needs a setting; commands that need none run without it. */
 export function createAdminContext(env: Env, clock: Clock): AdminContext {
@@ -94,14 +98,12 @@ export function createAdminContext(env: Env, clock: Clock): AdminContext {
   async function publish(send: (r: Redis) => Promise<unknown>): Promise<boolean> {
     // No retries and no offline queue: an operator waits at most a couple of seconds for an absent Redis.
     if (!redis) {
-      redis = new Redis(config().redisUrl, {
-        lazyConnect: true,
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 0,
-        retryStrategy: () => null,
-        connectTimeout: REDIS_TIMEOUT_MS,
+      redis = createRedis(config().redisTarget, {
+        lazy: true,
+        oneShot: true,
+        bounds: { connectTimeoutMs: REDIS_TIMEOUT_MS, commandTimeoutMs: REDIS_TIMEOUT_MS },
+        logger: silentLogger,
       });
-      redis.on('error', () => undefined);
     }
     const r = redis;
     try {

@@ -4,7 +4,7 @@
 // Beside it lives its return record (where the client's error goes, nothing else) for a day past the request's
 // expiry, so the person can still be sent back to an application whose request lapsed (routes/interaction.ts).
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock } from '@svc/platform';
+import { type Clock, slotTag } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import type { AuthorizationRequest, Prompt } from '../domain/authorize-request';
 import type { ResponseMode } from '../domain/authorize-terms';
@@ -99,8 +99,10 @@ export function createInteractionStore(
   opts: { redisPrefix: string; ttlSeconds: number; clock: Clock },
 ) {
   const digest = (uid: string) => createHash('sha256').update(uid).digest('hex');
-  const key = (uid: string) => `${opts.redisPrefix}:interaction:${digest(uid)}`;
-  const returnKey = (uid: string) => `${opts.redisPrefix}:interaction-return:${digest(uid)}`;
+  // A request and its return record are taken together (one script, one transaction): on a Cluster the digest is
+  // a hash tag, so both keys share a slot.
+  const key = (uid: string) => `${opts.redisPrefix}:interaction:${slotTag(redis, digest(uid))}`;
+  const returnKey = (uid: string) => `${opts.redisPrefix}:interaction-return:${slotTag(redis, digest(uid))}`;
   const live = (fields: Record<string, string>) =>
     fields.expiresAt === undefined || Number(fields.expiresAt) > opts.clock();
   return {
