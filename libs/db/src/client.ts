@@ -27,6 +27,15 @@ export interface DbBounds {
    * sends its cancellation (DB_STATEMENT_TIMEOUT_MS, default 2000).
    */
   statementTimeoutMs: number;
+  /**
+   * DATABASE_POOL_MODE (default `session`). `transaction`: PostgreSQL is reached through a pooler in transaction
+   * mode (PgBouncer), where consecutive transactions of one client connection may run on different server
+   * connections, so nothing may outlive a transaction: no named prepared statements (`runPrepared` sends unnamed
+   * ones, parsed every time) and no session settings (`statement_timeout` is set with `SET LOCAL` at each
+   * transaction's BEGIN; a statement outside a transaction is bounded by the client's `query_timeout` and the
+   * role's default `statement_timeout`, deploy/SIZING.md).
+   */
+  poolMode?: 'session' | 'transaction';
 }
 
 /** The client waits this much beyond `statement_timeout` for the server's own cancellation to arrive. */
@@ -55,11 +64,14 @@ function compileQueryCompilerWithLiftoffOnly(): void {
 /** Creates a Prisma client over a bounded pg pool; every call through it is bounded as `DbBounds` says. */
 export function createPrisma(url: string, bounds: DbBounds = DEFAULT_DB_BOUNDS): PrismaClient {
   compileQueryCompilerWithLiftoffOnly();
+  const transactionPooled = bounds.poolMode === 'transaction';
   const pool = new pg.Pool({
     connectionString: url,
     max: bounds.poolMax,
     connectionTimeoutMillis: bounds.connectTimeoutMs,
-    statement_timeout: bounds.statementTimeoutMs,
+    // A startup parameter sets it for the whole session: PgBouncer refuses it, and a session's settings would
+    // not follow its transactions to other server connections anyway.
+    ...(transactionPooled ? {} : { statement_timeout: bounds.statementTimeoutMs }),
     query_timeout: bounds.statementTimeoutMs + STATEMENT_MARGIN_MS,
     // A peer that vanished without a reset (a partition) is noticed by TCP keepalive on idle connections.
     keepAlive: true,
@@ -67,10 +79,28 @@ export function createPrisma(url: string, bounds: DbBounds = DEFAULT_DB_BOUNDS):
   // An idle connection the server closed (restart, failover, dropped database) leaves the pool by itself; the next
   // query opens a new one. Without a listener the pool's 'error' event would end the process.
   pool.on('error', () => undefined);
+  if (transactionPooled)
+    pool.on('connect', (client) => timeEachTransaction(client, bounds.statementTimeoutMs));
   const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   pools.set(client, pool);
   boundsByDb.set(client, bounds);
   return client;
+}
+
+/**
+ * Makes every transaction `client` begins set its own `statement_timeout` (`SET LOCAL`, gone at COMMIT or ROLLBACK),
+ * in the same round trip as BEGIN: Prisma's driver adapter opens each transaction with a plain `BEGIN`.
+ */
+function timeEachTransaction(client: pg.PoolClient, statementTimeoutMs: number): void {
+  const begin = `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`;
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const isBegin = (q: unknown) =>
+    (typeof q === 'string' ? q : (q as { text?: unknown } | null)?.text)?.toString().trim().toUpperCase() ===
+    'BEGIN';
+  (client as { query: unknown }).query = (q: unknown, ...rest: unknown[]) => {
+    if (!isBegin(q)) return query(q, ...rest);
+    return query(typeof q === 'string' ? begin : { ...(q as object), text: begin }, ...rest);
+  };
 }
 
 /** The bounds a client made by `createPrisma` runs under. */
@@ -104,11 +134,17 @@ export function paramsOf<K extends string>(types: Record<K, string>, first = 1):
 
 /**
  * Runs a named prepared statement on the pool under `db`: PostgreSQL parses and plans it once per connection,
- * and the call skips Prisma's query layer. For the hot paths (refresh, direct issue) only.
+ * and the call skips Prisma's query layer. For the hot paths (refresh, direct issue) only. Under
+ * DATABASE_POOL_MODE=transaction the statement goes unnamed (parsed and planned at each call, same results): a
+ * named one would be prepared on one server connection and executed on another.
  */
 export async function runPrepared<Row>(db: Db, statement: Statement, values: unknown[]): Promise<Row[]> {
   const pool = pools.get(db);
   if (!pool) throw new Error('runPrepared needs a client made by createPrisma');
-  const result = await pool.query({ name: statement.name, text: statement.text, values });
+  const query =
+    boundsByDb.get(db)?.poolMode === 'transaction'
+      ? { text: statement.text, values }
+      : { name: statement.name, text: statement.text, values };
+  const result = await pool.query(query);
   return result.rows as Row[];
 }
