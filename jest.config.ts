@@ -4,7 +4,14 @@ import type { Config } from 'jest';
 
 const config: Config = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/tools', '<rootDir>/scripts', '<rootDir>/bench'],
+  roots: [
+    '<rootDir>/libs',
+    '<rootDir>/services',
+    '<rootDir>/tools',
+    '<rootDir>/clients',
+    '<rootDir>/scripts',
+    '<rootDir>/bench',
+  ],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
@@ -13,6 +20,8 @@ const config: Config = {
   transformIgnorePatterns: [
     '/node_modules/(?!(\\.pnpm/)?(jose|@simplewebauthn|@hexagon|@levischuck|@peculiar|openid-client|oauth4webapi))',
   ],
+  // The client package is ESM built with tsc; in tests its TypeScript source stands in for the built dist/.
+  moduleNameMapper: { '^@signin-service/node$': '<rootDir>/clients/node/src/index.ts' },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   globalSetup: '<rootDir>/test/global-setup.ts',
   // A ceiling, never a claim about speed: at load 30 on 2 cores a test that takes 2 s quietly takes 30 (several

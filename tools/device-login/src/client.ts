@@ -1,8 +1,19 @@
-// The reference device client (RFC 8628 with this service's wire shapes): start a device authorization, show the
-// person where to go (user code, short URI, a QR code of the complete URI), then poll /device-token honouring
-// `interval` and `slow_down` until the person decides. Free of the process, so tests drive it with their own
-// output, clock and a stand-in server; src/main.ts is the `pnpm device-login` command around it.
+// The reference device client over the application SDK's device flow (@signin-service/node): start a device
+// authorization, show the person where to go (user code, short URI, a QR code of the complete URI), then let the
+// SDK poll /device-token honouring `interval` and `slow_down` until the person decides. Free of the process, so
+// tests drive it with their own output, sleep and a stand-in server; src/main.ts is the `pnpm device-login`
+// command around it.
+import {
+  createSigninClient,
+  DeviceFlowError,
+  type FetchLike,
+  type IssuedTokens,
+  isSafeVerificationUri,
+  SigninApiError,
+} from '@signin-service/node';
 import QRCode from 'qrcode';
+
+export { isSafeVerificationUri };
 
 export interface DeviceLoginOptions {
   /** Base URL of the device host (`--device-url`, DEVICE_URL). */
@@ -13,17 +24,14 @@ export interface DeviceLoginOptions {
   show(text: string): void;
   /** Waits this many milliseconds (a test passes its own). */
   sleep?: (ms: number) => Promise<void>;
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
   /** Print a QR code of verificationUriComplete (default true). */
   qr?: boolean;
+  /** Stops waiting (Ctrl-C). */
+  signal?: AbortSignal;
 }
 
-export interface DeviceTokens {
-  applicationAnchor: string;
-  accessToken: string;
-  refreshToken: string;
-  claims: Record<string, { requirement: string; state: string }>;
-}
+export type DeviceTokens = IssuedTokens;
 
 export type DeviceLoginResult =
   | { ok: true; tokens: DeviceTokens }
@@ -35,6 +43,8 @@ export const ERROR_WORDS: Record<string, string> = {
   expired_token: 'The code expired before anyone approved it. Start again to get a new code.',
   invalid_request: 'The device code was not accepted (unknown or already used). Start again.',
   server_error: 'The service could not issue tokens. Start again in a moment.',
+  unsafe_response: 'The service answered with an unusable or unsafe URI.',
+  aborted: 'Stopped before anyone approved the sign-in.',
   ApplicationNotFound: 'No application has this anchor.',
   ApplicationNotActive: 'The application is not active.',
   Layer3Denied: 'The application does not allow device sign-in (no DEVICE_CODE return rule).',
@@ -45,95 +55,44 @@ export const ERROR_WORDS: Record<string, string> = {
 
 const words = (code: string) => ERROR_WORDS[code] ?? `The service answered ${code}.`;
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/**
- * A verification URI the client may show or launch: absolute HTTPS (HTTP only on loopback), no credentials, and
- * no control characters or surrounding whitespace (spec: clients reject control characters before display).
- */
-export function isSafeVerificationUri(raw: unknown): raw is string {
-  if (typeof raw !== 'string' || raw.length > 2048) return false;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
-  if (/[\u0000-\u0020\u007f-\u009f]/.test(raw)) return false;
-  try {
-    const url = new URL(raw);
-    if (url.username || url.password) return false;
-    return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
-  } catch {
-    return false;
-  }
-}
-
-async function postJson(f: typeof fetch, url: string, body: unknown) {
-  const res = await f(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json: Record<string, unknown> = {};
-  try {
-    // Some failures are status-only with an empty body (spec, Errors): check before parsing.
-    if (text) json = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    json = {};
-  }
-  return { status: res.status, json };
+function codeOf(err: unknown): string | undefined {
+  if (err instanceof DeviceFlowError) return err.error;
+  if (err instanceof SigninApiError) return err.reason ?? err.error ?? `HTTP ${err.status}`;
+  return undefined;
 }
 
 export async function deviceLogin(opts: DeviceLoginOptions): Promise<DeviceLoginResult> {
-  const f = opts.fetch ?? fetch;
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const base = opts.deviceUrl.replace(/\/+$/, '');
-  const started = await postJson(f, `${base}/device-authorize`, {
+  const client = createSigninClient({
     applicationAnchor: opts.applicationAnchor,
+    deviceUrl: opts.deviceUrl,
+    fetch: opts.fetch,
   });
-  if (started.status !== 200) {
-    const code = typeof started.json.reason === 'string' ? started.json.reason : `HTTP ${started.status}`;
+  const sleep = opts.sleep;
+  try {
+    const tokens = await client.deviceLogin({
+      signal: opts.signal,
+      sleep: sleep ? (ms) => sleep(ms) : undefined,
+      async onCode({ userCode, verificationUri, verificationUriComplete, expiresIn }) {
+        opts.show(
+          [
+            '',
+            `  To sign in, open  ${verificationUri}`,
+            `  and enter the code  ${userCode}`,
+            '',
+            `  Or scan this code with a phone (it opens ${verificationUriComplete}):`,
+            '',
+          ].join('\n'),
+        );
+        if (opts.qr !== false)
+          opts.show(await QRCode.toString(verificationUriComplete, { type: 'terminal', small: true }));
+        opts.show(`  Waiting for approval (the code expires in ${Math.round(expiresIn / 60) || 1} min)...`);
+      },
+    });
+    return { ok: true, tokens };
+  } catch (err) {
+    const code = codeOf(err);
+    if (code === undefined) throw err;
     return { ok: false, error: code, words: words(code) };
-  }
-  const { deviceCode, userCode, verificationUri, verificationUriComplete, expiresIn } = started.json;
-  let interval = Number(started.json.interval) || 5;
-  if (
-    typeof deviceCode !== 'string' ||
-    typeof userCode !== 'string' ||
-    !/^[0-9A-Z]{4}-[0-9A-Z]{4}$/.test(userCode) ||
-    !isSafeVerificationUri(verificationUri) ||
-    !isSafeVerificationUri(verificationUriComplete)
-  ) {
-    return {
-      ok: false,
-      error: 'unsafe_response',
-      words: 'The service answered with an unusable or unsafe URI.',
-    };
-  }
-  opts.show(
-    [
-      '',
-      `  To sign in, open  ${verificationUri}`,
-      `  and enter the code  ${userCode}`,
-      '',
-      `  Or scan this code with a phone (it opens ${verificationUriComplete}):`,
-      '',
-    ].join('\n'),
-  );
-  if (opts.qr !== false)
-    opts.show(await QRCode.toString(verificationUriComplete, { type: 'terminal', small: true }));
-  opts.show(`  Waiting for approval (the code expires in ${Math.round(Number(expiresIn) / 60) || 1} min)...`);
-
-  for (;;) {
-    await sleep(interval * 1000);
-    const polled = await postJson(f, `${base}/device-token`, { deviceCode });
-    if (polled.status === 200) return { ok: true, tokens: polled.json as unknown as DeviceTokens };
-    const error = typeof polled.json.error === 'string' ? polled.json.error : `HTTP ${polled.status}`;
-    if (error === 'authorization_pending') continue;
-    if (error === 'slow_down') {
-      // RFC 8628 section 3.5: the interval grows by 5 s for this and every later request; the service says by how much.
-      const next = Number(polled.json.interval);
-      interval = Number.isInteger(next) && next > interval ? next : interval + 5;
-      continue;
-    }
-    return { ok: false, error, words: words(error) };
   }
 }
 

@@ -26,11 +26,15 @@ async function main(): Promise<number> {
     return 2;
   }
   const deviceUrl = values['device-url'] ?? process.env.DEVICE_URL ?? 'http://localhost:4104';
+  // Ctrl-C stops the polling at once and says so, instead of killing the process mid-request.
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
   const result = await deviceLogin({
     deviceUrl,
     applicationAnchor: values.app,
     qr: !values['no-qr'],
     show: (text) => process.stderr.write(`${text}\n`),
+    signal: stop.signal,
   });
   if (!result.ok) {
     process.stderr.write(`\n  Not signed in: ${result.words} (${result.error})\n`);

@@ -1,0 +1,188 @@
+// A small OpenID Connect relying party for the OIDC host: discovery, the authorization-code flow with PKCE (S256),
+// state and nonce, and the ID token verified with jose against the discovered platform key set (iss, aud =
+// client_id, nonce, at_hash). Any stock OIDC library works as well; this one keeps an application on one package.
+import { base64url, createRemoteJWKSet, customFetch, type JWTPayload, jwtVerify } from 'jose';
+import { SigninApiError } from './errors.ts';
+import { call, type FetchLike, type Transport, trimBase } from './http.ts';
+
+export interface OidcClientOptions {
+  /** OIDC_URL: the issuer, whose discovery document names every endpoint. */
+  issuer: string;
+  clientId: string;
+  /** Confidential clients only (client_secret_basic); public clients use PKCE alone. */
+  clientSecret?: string;
+  redirectUri: string;
+  fetch?: FetchLike;
+  timeoutMs?: number;
+}
+
+interface Discovery {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  userinfo_endpoint: string;
+  end_session_endpoint?: string;
+  jwks_uri: string;
+}
+
+/** What to keep (server-side, or in a signed cookie) between the redirect and the callback. */
+export interface PendingAuthorization {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+}
+
+export interface OidcTokens {
+  idToken: string;
+  /** The verified ID token's claims (`sub` is the same pairwise subject as the access token's). */
+  claims: JWTPayload & { sub: string };
+  /** The application's own access token: verify it with `createVerifier` like any other. */
+  accessToken: string;
+  refreshToken?: string;
+  expiresIn?: number;
+}
+
+const random = () => base64url.encode(crypto.getRandomValues(new Uint8Array(32)));
+
+async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+}
+
+export function createOidcClient(opts: OidcClientOptions) {
+  const transport: Transport = {
+    fetch: opts.fetch ?? ((input, init) => fetch(input, init)),
+    timeoutMs: opts.timeoutMs ?? 10_000,
+  };
+  const issuer = trimBase(opts.issuer);
+  let discovered: Promise<{ doc: Discovery; jwks: ReturnType<typeof createRemoteJWKSet> }> | undefined;
+
+  const discover = () => {
+    discovered ??= call<Discovery>(transport, `${issuer}/.well-known/openid-configuration`, {
+      method: 'GET',
+      endpoint: 'GET /.well-known/openid-configuration',
+    }).then((doc) => {
+      if (doc.issuer !== issuer)
+        throw new TypeError(`discovery names issuer ${doc.issuer}, expected ${issuer}`);
+      const jwks = createRemoteJWKSet(new URL(doc.jwks_uri), {
+        [customFetch]: (url: string, init: RequestInit) => transport.fetch(url, init),
+      });
+      return { doc, jwks };
+    });
+    discovered.catch(() => {
+      discovered = undefined;
+    });
+    return discovered;
+  };
+
+  return {
+    discover: async () => (await discover()).doc,
+
+    /** The URL to redirect the person to, and what to keep for the callback. */
+    async authorizationRequest(
+      params: { scope?: string; prompt?: string } = {},
+    ): Promise<{ url: string; pending: PendingAuthorization }> {
+      const { doc } = await discover();
+      const pending = { state: random(), nonce: random(), codeVerifier: random() };
+      const url = new URL(doc.authorization_endpoint);
+      url.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: opts.clientId,
+        redirect_uri: opts.redirectUri,
+        scope: params.scope ?? 'openid profile email',
+        state: pending.state,
+        nonce: pending.nonce,
+        code_challenge: base64url.encode(await sha256(pending.codeVerifier)),
+        code_challenge_method: 'S256',
+        ...(params.prompt ? { prompt: params.prompt } : {}),
+      }).toString();
+      return { url: url.toString(), pending };
+    },
+
+    /** Completes the flow from the callback's query: checks state and iss, redeems the code, verifies the ID token. */
+    async callback(
+      query: URLSearchParams | Record<string, string>,
+      pending: PendingAuthorization,
+    ): Promise<OidcTokens> {
+      const { doc, jwks } = await discover();
+      const q = query instanceof URLSearchParams ? query : new URLSearchParams(query);
+      if (q.get('state') !== pending.state)
+        throw new SigninApiError('GET callback', 400, { error: 'invalid_state' });
+      if (q.has('iss') && q.get('iss') !== doc.issuer) {
+        throw new SigninApiError('GET callback', 400, { error: 'invalid_issuer' });
+      }
+      const error = q.get('error');
+      if (error)
+        throw new SigninApiError('GET callback', 400, {
+          error,
+          error_description: q.get('error_description'),
+        });
+      const code = q.get('code');
+      if (!code) throw new SigninApiError('GET callback', 400, { error: 'invalid_request' });
+      const form = new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: opts.redirectUri,
+        code_verifier: pending.codeVerifier,
+      });
+      const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+      if (opts.clientSecret) {
+        const basic = `${encodeURIComponent(opts.clientId)}:${encodeURIComponent(opts.clientSecret)}`;
+        headers.authorization = `Basic ${btoa(basic)}`;
+      } else {
+        form.set('client_id', opts.clientId);
+      }
+      const tokens = await call<{
+        id_token?: string;
+        access_token?: string;
+        refresh_token?: string;
+        expires_in?: number;
+      }>(transport, doc.token_endpoint, { endpoint: 'POST /token', body: form.toString(), headers });
+      if (!tokens.id_token || !tokens.access_token) {
+        throw new SigninApiError('POST /token', 502, { error: 'invalid_response' });
+      }
+      const { payload } = await jwtVerify(tokens.id_token, jwks, {
+        issuer: doc.issuer,
+        audience: opts.clientId,
+        algorithms: ['RS256'],
+      });
+      if (payload.nonce !== pending.nonce || typeof payload.sub !== 'string') {
+        throw new SigninApiError('POST /token', 502, { error: 'invalid_id_token' });
+      }
+      if (typeof payload.at_hash === 'string') {
+        const digest = await sha256(tokens.access_token);
+        if (payload.at_hash !== base64url.encode(digest.slice(0, 16))) {
+          throw new SigninApiError('POST /token', 502, { error: 'invalid_id_token' });
+        }
+      }
+      return {
+        idToken: tokens.id_token,
+        claims: payload as JWTPayload & { sub: string },
+        accessToken: tokens.access_token,
+        refreshToken: tokens.refresh_token,
+        expiresIn: tokens.expires_in,
+      };
+    },
+
+    /** The OIDC host's userinfo (OIDC sessions read their profile here, not at the session host). */
+    async userinfo(accessToken: string): Promise<Record<string, unknown> & { sub: string }> {
+      const { doc } = await discover();
+      return call(transport, doc.userinfo_endpoint, {
+        method: 'GET',
+        endpoint: 'GET /userinfo',
+        headers: { authorization: `Bearer ${accessToken}` },
+      });
+    },
+
+    /** Where to send the person to end their OIDC sign-in (`id_token_hint`), returning to `postLogoutRedirectUri`. */
+    async endSessionUrl(idToken: string, postLogoutRedirectUri?: string): Promise<string | undefined> {
+      const { doc } = await discover();
+      if (!doc.end_session_endpoint) return undefined;
+      const url = new URL(doc.end_session_endpoint);
+      url.searchParams.set('id_token_hint', idToken);
+      if (postLogoutRedirectUri) url.searchParams.set('post_logout_redirect_uri', postLogoutRedirectUri);
+      return url.toString();
+    },
+  };
+}
+
+export type OidcClient = ReturnType<typeof createOidcClient>;
