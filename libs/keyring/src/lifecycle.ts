@@ -2,6 +2,7 @@
 // -> EXPIRED; or REVOKED at once. Every change runs in a transaction that locks the scope's keys and refuses to
 // leave a scope without an active signer, or to publish more than MAX_JWKS_KEYS (32) keys: a retiring key stays
 // published while its tokens can be valid, so the set is never cut and a rotation that would overfill it is refused.
+// The platform OIDC set is the exception: it publishes the most recently retired key only (see keepOneRetired).
 import type { Db } from '@svc/db';
 import { generateSigningKey, type Kek, MAX_JWKS_KEYS, REFRESH_TTL } from '@svc/token-core';
 import type { KeySchedule } from './schedule';
@@ -21,6 +22,8 @@ function staleSignerGraceMs(keyCacheTtlMs: number): number {
  * refresh lifetime a new session can get: rules can only narrow the default).
  */
 async function outstandingUntil(keys: ScopeKeys, scopeId: string, at: Date, keyCacheTtlMs: number) {
+  // The OIDC set's retired key stays until the next retirement replaces it (keepOneRetired), for id_token_hint, which
+  // names expired ID tokens too; a year bounds it when rotations stop.
   if (scopeId === OIDC_SCOPE) return new Date(at.getTime() + REFRESH_TTL.max * 1000);
   const { latestExpiry, longestRuledRefreshTtl } = await keys.sessionHorizon();
   const longestRefreshTtl = Math.min(
@@ -30,6 +33,19 @@ async function outstandingUntil(keys: ScopeKeys, scopeId: string, at: Date, keyC
   const latest = latestExpiry?.getTime() ?? at.getTime();
   const staleSigned = at.getTime() + staleSignerGraceMs(keyCacheTtlMs) + longestRefreshTtl * 1000;
   return new Date(Math.max(latest, staleSigned));
+}
+
+/**
+ * The platform OIDC set publishes the active key, a prepublished next key if there is one, and the most recently
+ * retired key only (the spec: "both the active and the recently retired key"), so at most three whatever the history
+ * of rotations: every other retiring key of the scope becomes EXPIRED. ID tokens live at most a day
+ * (OIDC_ID_TOKEN_TTL_SECONDS) while keys rotate every KEY_ROTATE_EVERY_SECONDS (30 days by default), so under the
+ * normal schedule the one retired key covers every ID token still valid; it also bounds the id_token_hint window
+ * (docs/oidc.md). Application scopes keep every retiring key for their access and refresh tokens. Returns how many
+ * keys left the set.
+ */
+function keepOneRetired(keys: ScopeKeys, scopeId: string): Promise<number> {
+  return scopeId === OIDC_SCOPE ? keys.expireAllButNewestRetiring() : Promise.resolve(0);
 }
 
 /** A rotation would publish more than MAX_JWKS_KEYS keys in one scope; nothing was changed. */
@@ -86,6 +102,7 @@ async function activate(
   const old = await keys.active();
   if (old) await keys.retire(old.id, at, await outstandingUntil(keys, scopeId, at, keyCacheTtlMs));
   await keys.activate(next.id, at);
+  await keepOneRetired(keys, scopeId);
   return { activated: next.kid, retired: old?.kid };
 }
 
@@ -239,7 +256,8 @@ export async function runScheduledRotation(
       active = await keys.activate(next.id, at);
       next = undefined;
     }
-    result.expired = await keys.expireRetired(at);
+    // Every tick, not only at a rotation: a set that holds more retired keys (from before the rule) is cut at once.
+    result.expired = (await keys.expireRetired(at)) + (await keepOneRetired(keys, scopeId));
     const activatedAt = (active.activatedAt ?? active.createdAt).getTime();
     const dueAt = activatedAt + (schedule.rotateEverySeconds - schedule.prepublishSeconds) * 1000;
     if (!next && dueAt <= at.getTime()) {

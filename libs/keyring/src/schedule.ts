@@ -6,6 +6,11 @@
 export const DEFAULT_KEY_ROTATE_EVERY_SECONDS = 2_592_000;
 export const DEFAULT_KEY_PREPUBLISH_SECONDS = 86_400;
 export const DEFAULT_JWKS_MAX_AGE_SECONDS = 300;
+/**
+ * The longest ID token lifetime (OIDC_ID_TOKEN_TTL_SECONDS): a day, far under the rotation period, so the one retired
+ * key the OIDC set publishes covers every ID token still valid under the normal schedule (lifecycle keepOneRetired).
+ */
+export const ID_TOKEN_TTL_MAX_SECONDS = 86_400;
 
 export interface KeySchedule {
   /** Age of the active key at which the next key takes over. */

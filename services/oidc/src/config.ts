@@ -1,7 +1,7 @@
 // The OIDC host's configuration, read once at start-up: every issuing host's variables, the sign-in pages'
 // variables, the OpenID Provider's lifetimes, the JWKS max-age rule and the Redis key prefix of its own state.
 import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
-import { jwksMaxAge } from '@svc/keyring';
+import { ID_TOKEN_TTL_MAX_SECONDS, jwksMaxAge } from '@svc/keyring';
 import { type Env, intVar, isProduction, keyPrefixVar, readConfig } from '@svc/platform';
 import { type SigninSettings, type SmtpTarget, signinSettingsOf, signinVars } from '@svc/signin';
 
@@ -62,7 +62,8 @@ function oidcVars(production: boolean) {
     // minute (each up to ~4 KB for a day). Raise it for a larger office behind one address.
     OIDC_AUTHORIZE_RATE_PER_MINUTE: intVar(120, { min: 1 }),
     OIDC_CODE_TTL_SECONDS: intVar(60, { min: 1 }),
-    OIDC_ID_TOKEN_TTL_SECONDS: intVar(3600, { min: 1 }),
+    // At most a day (ID_TOKEN_TTL_MAX_SECONDS): one retired OIDC key covers every ID token still valid.
+    OIDC_ID_TOKEN_TTL_SECONDS: intVar(3600, { min: 1, max: ID_TOKEN_TTL_MAX_SECONDS }),
     REFRESH_RETRY_WINDOW_MS: intVar(2000, { min: 0 }),
     JWKS_MAX_AGE_SECONDS: intVar(300, { min: 1 }),
     KEY_PREPUBLISH_SECONDS: intVar(86_400, { min: 1 }),

@@ -31,6 +31,8 @@ test.each([
   [{ OIDC_REDIS_PREFIX: 'oidc[1]' }, 'OIDC_REDIS_PREFIX'],
   [{ OIDC_AUTHORIZE_RATE_PER_MINUTE: '0' }, 'OIDC_AUTHORIZE_RATE_PER_MINUTE'],
   [{ OIDC_URL: 'id.example.com' }, 'OIDC_URL'],
+  // Over a day, one retired key in the JWK Set could no longer cover every ID token still valid.
+  [{ OIDC_ID_TOKEN_TTL_SECONDS: '86401' }, 'OIDC_ID_TOKEN_TTL_SECONDS'],
 ])('%j is refused, naming the variable', (env, variable) => {
   expect(problemsOf(env).map((p) => p.variable)).toEqual([variable]);
 });
@@ -40,6 +42,12 @@ test('production refuses an http OIDC_URL or ISSUER_URL off loopback, naming the
     NODE_ENV: 'production',
     KEY_ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64'),
     SUBJECT_SECRET: 'a-long-enough-subject-secret',
+    ...Object.fromEntries(
+      ['CONNECT', 'NATIVE', 'SESSION', 'DEVICE'].map((h) => [
+        `${h}_URL`,
+        `https://${h.toLowerCase()}.example.com`,
+      ]),
+    ),
     OIDC_URL: 'https://oidc.example.com',
   };
   expect(problemsOf({ ...production, OIDC_URL: 'http://oidc.example.com' }).map((p) => p.variable)).toEqual([

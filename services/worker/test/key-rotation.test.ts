@@ -1,6 +1,13 @@
 // A full key rotation driven by a controllable clock (prepublish, activate, retire, omit) while a verifier keeps a
 // JWK Set cached for max-age and never refetches early: every token stays verifiable throughout.
-import { DEFAULT_JWKS_MAX_AGE_SECONDS, jwksMaxAge, OIDC_SCOPE } from '@svc/keyring';
+import {
+  activateNextKey,
+  DEFAULT_JWKS_MAX_AGE_SECONDS,
+  ID_TOKEN_TTL_MAX_SECONDS,
+  jwksMaxAge,
+  OIDC_SCOPE,
+  runScheduledRotation,
+} from '@svc/keyring';
 import { provisionApp, settableClock, useInfra } from '@svc/testkit';
 import { mintAccessToken } from '@svc/token-core';
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
@@ -134,11 +141,87 @@ test('prepublish, activate, retire and omit, with a cached verifier working thro
   );
   expect(signersSeen.length).toBeGreaterThan(10);
 
-  // The OIDC scope follows the same lifecycle: the active key and recently retired ones are published.
+  // The OIDC scope rotates on the same schedule but publishes the most recently retired key only.
   const oidc = await pdb.db.signingKey.groupBy({ by: ['status'], where: { scope: 'OIDC' }, _count: true });
   const byStatus = Object.fromEntries(oidc.map((g) => [g.status, g._count]));
   expect(byStatus.ACTIVE).toBe(1);
-  expect(byStatus.RETIRING).toBeGreaterThan(0);
+  expect(byStatus.RETIRING).toBe(1);
+  expect(byStatus.EXPIRED).toBeGreaterThan(0);
+  infra.keyRing.invalidate(OIDC_SCOPE);
   const oidcKids = (await infra.keyRing.jwks(OIDC_SCOPE)).keys.map((k) => k.kid);
   expect(oidcKids.length).toBeGreaterThanOrEqual(2);
+  expect(oidcKids.length).toBeLessThanOrEqual(3);
+}, 180_000);
+
+test('the OIDC set: active, next and the most recently retired key only; one retired key covers every ID token', async () => {
+  const { kek } = infra.issuance;
+  clock.set(Date.now() + 400 * DAY);
+  const rotate = () => runScheduledRotation(pdb.db, kek, OIDC_SCOPE, schedule, new Date(clock()));
+  const published = async () => {
+    infra.keyRing.invalidate(OIDC_SCOPE);
+    return (await infra.keyRing.jwks(OIDC_SCOPE)).keys.map((k) => k.kid);
+  };
+  const retiring = () => pdb.db.signingKey.count({ where: { scope: 'OIDC', status: 'RETIRING' } });
+  await rotate();
+  // A set the old rule left: every key it ever retired still inside its (year-long) window.
+  for (let i = 0; i < 4; i++)
+    await activateNextKey(pdb.db, kek, OIDC_SCOPE, {
+      force: true,
+      keyCacheTtlMs: 30_000,
+      at: new Date(clock()),
+    });
+  await pdb.db.signingKey.updateMany({
+    where: { scope: 'OIDC', status: 'EXPIRED' },
+    data: { status: 'RETIRING', publishUntil: new Date(clock() + 300 * DAY) },
+  });
+  expect(await retiring()).toBeGreaterThanOrEqual(4);
+  // One scheduled step cuts it to the most recently retired key, whatever the history.
+  const newestRetired = await pdb.db.signingKey.findFirstOrThrow({
+    where: { scope: 'OIDC', status: 'RETIRING' },
+    orderBy: { retiredAt: 'desc' },
+  });
+  const cut = await rotate();
+  expect(cut.expired).toBeGreaterThanOrEqual(3);
+  expect(cut.changed).toBe(true);
+  expect(await retiring()).toBe(1);
+  const active = (await infra.keyRing.signer(OIDC_SCOPE))!.kid;
+  expect((await published()).sort()).toEqual([active, newestRetired.kid].sort());
+
+  // The normal schedule, hour by hour over three rotations: an ID token of the longest lifetime signed at any moment
+  // verifies against the published set (and the key id_token_hint verification uses) until it expires.
+  const tokens: { token: string; exp: number; kid: string }[] = [];
+  const start = clock();
+  const kidsSigning: string[] = [];
+  while (kidsSigning.length < 4) {
+    expect(clock()).toBeLessThan(start + 4 * schedule.rotateEverySeconds * 1000);
+    clock.advance(HOUR);
+    await rotate();
+    const kids = await published();
+    expect(kids.length).toBeLessThanOrEqual(3);
+    expect(await retiring()).toBeLessThanOrEqual(1);
+    const signer = (await infra.keyRing.signer(OIDC_SCOPE))!;
+    if (kidsSigning.at(-1) !== signer.kid) kidsSigning.push(signer.kid);
+    const m = await mintAccessToken(signer, {
+      issuer: 'https://oidc.test',
+      audience: 'client',
+      sid: 'sid_test',
+      subject: 'sub',
+      iat: Math.floor(clock() / 1000),
+      ttlSeconds: ID_TOKEN_TTL_MAX_SECONDS,
+    });
+    tokens.push({ token: m.token, exp: m.exp * 1000, kid: signer.kid });
+    const jwks = createLocalJWKSet({ keys: (await infra.keyRing.jwks(OIDC_SCOPE)).keys as never });
+    for (const t of tokens.filter((x) => x.exp > clock())) {
+      await expect(jwtVerify(t.token, jwks, { currentDate: new Date(clock()) })).resolves.toBeDefined();
+      expect(await infra.keyRing.verificationKey(OIDC_SCOPE, t.kid)).toBeDefined();
+    }
+  }
+  // The id_token_hint window: keys retired two rotations ago or more are no longer held, so their (expired) tokens
+  // name no one; the most recently retired one still is.
+  const [first, second, third] = kidsSigning;
+  for (const kid of [first!, second!]) {
+    expect(await infra.keyRing.verificationKey(OIDC_SCOPE, kid)).toBeUndefined();
+    expect(await pdb.db.signingKey.findFirstOrThrow({ where: { kid } })).toMatchObject({ status: 'EXPIRED' });
+  }
+  expect(await infra.keyRing.verificationKey(OIDC_SCOPE, third!)).toBeDefined();
 }, 180_000);

@@ -119,6 +119,8 @@ export interface ScopeKeys {
   revoke(id: string, at: Date): Promise<void>;
   /** RETIRING keys whose window has closed by `at` become EXPIRED; how many did. */
   expireRetired(at: Date): Promise<number>;
+  /** Every RETIRING key but the most recently retired one becomes EXPIRED; how many did. */
+  expireAllButNewestRetiring(): Promise<number>;
   /** How many keys the scope publishes at `at`, and when the first RETIRING one leaves the set. */
   publishedCount(at: Date): Promise<{ count: number; roomAt: Date | undefined }>;
   /** The kids the scope publishes at `at`, newest first. */
@@ -172,6 +174,19 @@ export function scopeKeys(q: Queries, scopeId: string): ScopeKeys {
     async expireRetired(at) {
       const res = await q.signingKey.updateMany({
         where: { ...where, status: 'RETIRING', publishUntil: { lte: at } },
+        data: { status: 'EXPIRED' },
+      });
+      return res.count;
+    },
+    async expireAllButNewestRetiring() {
+      const newest = await q.signingKey.findFirst({
+        where: { ...where, status: 'RETIRING' },
+        orderBy: [{ retiredAt: { sort: 'desc', nulls: 'last' } }, { createdAt: 'desc' }],
+        select: { id: true },
+      });
+      if (!newest) return 0;
+      const res = await q.signingKey.updateMany({
+        where: { ...where, status: 'RETIRING', id: { not: newest.id } },
         data: { status: 'EXPIRED' },
       });
       return res.count;
