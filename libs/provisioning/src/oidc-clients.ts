@@ -1,6 +1,6 @@
 // OpenID Connect clients (`oidc-client create`): one or more per application, each with its exact redirect URIs,
-// post-logout redirect URIs, registered response types and token-endpoint authentication method. The secret is a
-// 256-bit random value shown once; only its SHA-256 is stored.
+// post-logout redirect URIs, registered response types, grants, web origins (CORS) and token-endpoint
+// authentication method. The secret is a 256-bit random value shown once; only its SHA-256 is stored.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '@svc/db';
 import { isLoopbackHost } from '@svc/platform';
@@ -11,6 +11,16 @@ import { appByAnchor } from './tenancy';
 
 export const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 export type OidcAuthMethod = (typeof OIDC_AUTH_METHODS)[number];
+
+/** Grants a client opts into (`--grant`); refresh_token comes with either. */
+export const OIDC_GRANTS = ['authorization_code', 'device_code'] as const;
+export type OidcGrant = (typeof OIDC_GRANTS)[number];
+
+/**
+ * RFC 9700 2.1.2: the implicit grant and the hybrid types put tokens in the front channel (browser history,
+ * referrers, logs) with no sender binding, so a client gets `code` alone unless it registers more.
+ */
+export const DEFAULT_RESPONSE_TYPES = ['code'] as const;
 
 const URI_MAX_BYTES = 2048;
 
@@ -42,12 +52,47 @@ export function checkRedirectUri(uri: string, flag: string): string {
   return uri;
 }
 
+/**
+ * A web origin a client may register (CORS): `scheme://host[:port]` exactly as browsers send it in `Origin`, HTTPS
+ * (HTTP only on a loopback host), no path, query, fragment or credentials; stored in its serialized form.
+ */
+export function checkWebOrigin(origin: string): string {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    throw new ProvisioningError('--web-origin must be an origin such as https://app.example');
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    throw new ProvisioningError('--web-origin must be HTTPS (HTTP only for localhost, 127.0.0.1 or [::1])');
+  }
+  if (url.origin !== origin.replace(/\/$/, '') || url.username || url.password) {
+    throw new ProvisioningError(
+      '--web-origin must be scheme://host[:port] alone (no path, query or credentials)',
+    );
+  }
+  return url.origin;
+}
+
 export interface CreateOidcClientInput {
   anchor: string;
   redirectUris: string[];
   postLogoutRedirectUris?: string[];
   authMethod?: OidcAuthMethod;
   responseTypes?: string[];
+  /** Default `authorization_code`; a client with only `device_code` needs no redirect URI. */
+  grants?: string[];
+  webOrigins?: string[];
+}
+
+function grantsOf(input: CreateOidcClientInput): OidcGrant[] {
+  const grants = input.grants?.length ? [...new Set(input.grants)] : ['authorization_code'];
+  for (const g of grants) {
+    if (!(OIDC_GRANTS as readonly string[]).includes(g)) {
+      throw new ProvisioningError(`--grant must be one of: ${OIDC_GRANTS.join(', ')}`);
+    }
+  }
+  return grants as OidcGrant[];
 }
 
 export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
@@ -57,7 +102,14 @@ export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
       `application ${input.anchor} has no OIDC authentication rule; add one first (app add-rule --app ${input.anchor} --method OIDC)`,
     );
   }
-  if (input.redirectUris.length === 0) throw new ProvisioningError('give at least one --redirect-uri');
+  const grants = grantsOf(input);
+  const codeFlow = grants.includes('authorization_code');
+  if (codeFlow && input.redirectUris.length === 0)
+    throw new ProvisioningError('give at least one --redirect-uri');
+  if (!codeFlow && (input.redirectUris.length > 0 || input.responseTypes?.length)) {
+    throw new ProvisioningError('--redirect-uri and --response-type need --grant authorization_code');
+  }
+  const webOrigins = [...new Set((input.webOrigins ?? []).map(checkWebOrigin))];
   const redirectUris = [...new Set(input.redirectUris.map((u) => checkRedirectUri(u, '--redirect-uri')))];
   const postLogout = [
     ...new Set(
@@ -78,7 +130,9 @@ export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
           }),
         ),
       ]
-    : [...OIDC_RESPONSE_TYPES];
+    : codeFlow
+      ? [...DEFAULT_RESPONSE_TYPES]
+      : [];
   const clientId = `oidc_${randomBytes(18).toString('base64url')}`;
   const clientSecret = authMethod === 'none' ? undefined : `oidcs_${randomBytes(32).toString('hex')}`;
   await insertOidcClient(db, {
@@ -89,6 +143,8 @@ export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
     redirectUris,
     postLogoutRedirectUris: postLogout,
     responseTypes,
+    grantTypes: grants,
+    webOrigins,
   });
   return clientSecret ? { clientId, clientSecret } : { clientId };
 }

@@ -16,6 +16,7 @@ import {
   uniqueName,
   useStarted,
 } from '@svc/testkit';
+import { OIDC_RESPONSE_TYPES } from '@svc/token-core';
 import { createOidcApp } from '../src/app';
 import { oidcConfigFromEnv } from '../src/config';
 import { type OpenedOidcDeps, openOidcDeps } from '../src/deps';
@@ -122,7 +123,9 @@ export async function provisionRelyingParty(
     anchor: app.anchor,
     redirectUris: opts.redirectUris,
     authMethod: opts.authMethod,
-    responseTypes: opts.responseTypes,
+    // Every type unless a test narrows it: the pages' tests drive the implicit and hybrid flows too (the
+    // registration default, code alone, is tested in tools/admin).
+    responseTypes: opts.responseTypes ?? [...OIDC_RESPONSE_TYPES],
   });
   return {
     anchor: app.anchor,

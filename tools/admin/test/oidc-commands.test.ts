@@ -57,6 +57,8 @@ describe('oidc-client create', () => {
       postLogoutRedirectUris: ['https://a.example/'],
       authMethod: 'none',
       responseTypes: [],
+      grants: [],
+      webOrigins: [],
     });
     expect(usageError(['oidc-client', 'create', '--app', 'my-game'])).toMatch(/redirect-uri/);
     expect(
@@ -93,13 +95,10 @@ describe('oidc-client create', () => {
         .digest('hex'),
     );
     expect(row.authMethod).toBe('client_secret_basic');
-    expect(row.responseTypes).toEqual([
-      'code',
-      'id_token',
-      'id_token token',
-      'code id_token',
-      'code id_token token',
-    ]);
+    // RFC 9700: code alone unless the implicit or hybrid types are asked for; no web origin, the code grant.
+    expect(row.responseTypes).toEqual(['code']);
+    expect(row.webOrigins).toEqual([]);
+    expect(row.grantTypes).toEqual(['authorization_code']);
 
     const pub = await createOidcClient(infra.db, {
       anchor: app.anchor,
@@ -111,6 +110,55 @@ describe('oidc-client create', () => {
     const pubRow = await infra.db.oidcClient.findUniqueOrThrow({ where: { clientId: pub.clientId } });
     expect(pubRow.secretHash).toBeNull();
     expect(pubRow.responseTypes).toEqual(['id_token token']);
+
+    const web = await createOidcClient(infra.db, {
+      anchor: app.anchor,
+      redirectUris: ['https://spa.example/cb'],
+      authMethod: 'none',
+      webOrigins: ['https://spa.example', 'http://localhost:5173/', 'https://spa.example'],
+    });
+    const webRow = await infra.db.oidcClient.findUniqueOrThrow({ where: { clientId: web.clientId } });
+    expect(webRow.webOrigins).toEqual(['https://spa.example', 'http://localhost:5173']);
+    for (const origin of [
+      'http://spa.example',
+      'https://spa.example/app',
+      'https://u:p@spa.example',
+      '*',
+      'null',
+    ]) {
+      await expect(
+        createOidcClient(infra.db, {
+          anchor: app.anchor,
+          redirectUris: ['https://rp.example/cb'],
+          webOrigins: [origin],
+        }),
+      ).rejects.toThrow(/--web-origin/);
+    }
+
+    // The device grant alone needs no redirect URI and registers no response type; it refuses one.
+    const tv = await createOidcClient(infra.db, {
+      anchor: app.anchor,
+      redirectUris: [],
+      authMethod: 'none',
+      grants: ['device_code'],
+    });
+    const tvRow = await infra.db.oidcClient.findUniqueOrThrow({ where: { clientId: tv.clientId } });
+    expect(tvRow.grantTypes).toEqual(['device_code']);
+    expect(tvRow.responseTypes).toEqual([]);
+    expect(tvRow.redirectUris).toEqual([]);
+    await expect(
+      createOidcClient(infra.db, {
+        anchor: app.anchor,
+        redirectUris: ['https://rp.example/cb'],
+        grants: ['device_code'],
+      }),
+    ).rejects.toThrow(/--grant authorization_code/);
+    await expect(
+      createOidcClient(infra.db, { anchor: app.anchor, redirectUris: [], grants: ['password'] }),
+    ).rejects.toThrow(/--grant/);
+    await expect(createOidcClient(infra.db, { anchor: app.anchor, redirectUris: [] })).rejects.toThrow(
+      /--redirect-uri/,
+    );
 
     for (const uri of ['http://rp.example/cb', 'https://rp.example/cb#x', 'https://u:p@rp.example/', 'cb']) {
       await expect(

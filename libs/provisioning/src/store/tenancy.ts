@@ -141,6 +141,8 @@ export interface NewOidcClient {
   redirectUris: string[];
   postLogoutRedirectUris: string[];
   responseTypes: string[];
+  grantTypes: string[];
+  webOrigins: string[];
 }
 
 export async function insertOidcClient(db: Db, client: NewOidcClient): Promise<void> {

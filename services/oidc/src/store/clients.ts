@@ -19,6 +19,10 @@ export interface OidcClient {
   postLogoutRedirectUris: string[];
   /** Registered response types in canonical order ("code", "code id_token", ...). */
   responseTypes: string[];
+  /** Grants besides refresh_token: `authorization_code` and/or `device_code`. */
+  grantTypes: string[];
+  /** Origins (`scheme://host[:port]`) whose pages may read this client's answers (CORS). */
+  webOrigins: string[];
   active: boolean;
 }
 
@@ -51,6 +55,8 @@ export function createClientStore(db: Db, clock: Clock, ttlMs = 2000): ClientSto
       redirectUris: row.redirectUris,
       postLogoutRedirectUris: row.postLogoutRedirectUris,
       responseTypes: row.responseTypes,
+      grantTypes: row.grantTypes,
+      webOrigins: row.webOrigins,
       active: row.status === 'ACTIVE',
     };
   }
