@@ -2,6 +2,7 @@
 // no body, never stored by any cache and varying by the credential. Each host parses and checks the token itself
 // (its own protocol and invalid_token challenge, RFC 6750 3) and names the literal paths in its table.
 import type { ZodType } from 'zod';
+import type { Cors } from './cors';
 import { endpoint, type JsonEndpoint, type Method } from './endpoints';
 import { ClaimState, UserInfo } from './wire';
 
@@ -18,6 +19,8 @@ export const BEARER_ERRORS = {
 interface BearerRoute {
   path: string;
   answer(authorization: string | undefined): Promise<unknown>;
+  /** CORS of the route (cors.ts); none unless given. */
+  cors?: Cors;
 }
 
 function bearerEndpoint(method: Method, route: BearerRoute, summary: string, schema: ZodType): JsonEndpoint {
@@ -32,6 +35,7 @@ function bearerEndpoint(method: Method, route: BearerRoute, summary: string, sch
       auth: 'bearer',
       ...BEARER_ERRORS,
     },
+    cors: route.cors,
     handle: async (req) => ({ json: await route.answer(req.headers.authorization), headers: BEARER_HEADERS }),
   });
 }

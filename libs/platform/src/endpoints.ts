@@ -13,6 +13,7 @@ import type {
 import proxyAddr from 'proxy-addr';
 import type { ZodType } from 'zod';
 import { type BodyRule, DEFAULT_BODY_LIMIT, readBody } from './body';
+import { addCorsHeaders, answerPreflight, type Cors } from './cors';
 import type { Reason } from './errors';
 import { ServiceError } from './errors';
 import {
@@ -108,6 +109,11 @@ export interface JsonEndpoint<B = unknown, A = undefined, Q = undefined> extends
    * `{error: invalid_request}` for a bad body too).
    */
   mapError?(err: unknown): unknown;
+  /**
+   * CORS (cors.ts): without it the endpoint sends no CORS headers and its path answers no preflight. Only JSON
+   * endpoints at literal paths declare it.
+   */
+  cors?: Cors;
 }
 
 /** A page's query without a declared schema: nothing (Express's own parse of the URL is never used). */
@@ -349,6 +355,15 @@ export function serveEndpoints(opts: HostAppOptions, table: HostTable): RequestL
     names: [],
   });
   const trust = trustFunction(opts);
+  // OPTIONS on a literal path whose endpoints declare CORS: the preflight (cors.ts); elsewhere OPTIONS stays a 404.
+  const preflights = new Map<string, { cors: Cors; methods: Method[] }>();
+  for (const c of exact.values()) {
+    const { cors, path, method } = c.endpoint;
+    if (!cors) continue;
+    const known = preflights.get(path);
+    if (known) known.methods.push(method);
+    else preflights.set(path, { cors, methods: [method] });
+  }
 
   async function serve(
     c: Compiled,
@@ -361,8 +376,9 @@ export function serveEndpoints(opts: HostAppOptions, table: HostTable): RequestL
     nameServerSpan(e.method, e.path);
     const observe = observeRequest(opts.metrics);
     let status: number;
+    let read: Awaited<ReturnType<typeof readBody>> | undefined;
     try {
-      const read = rule ? await readBody(req, rule) : undefined;
+      read = rule ? await readBody(req, rule) : undefined;
       const unchecked: UncheckedRequest = {
         params,
         headers: req.headers,
@@ -386,6 +402,7 @@ export function serveEndpoints(opts: HostAppOptions, table: HostTable): RequestL
         bytes = Buffer.from(JSON.stringify(answer.json));
         headers['Content-Type'] = JSON_TYPE;
       }
+      if (e.cors) await addCorsHeaders(e.cors, { headers: req.headers, body: read?.body }, headers);
       write(res, status, headers, bytes);
     } catch (err) {
       const answer = describeError(e.mapError ? e.mapError(err) : err, opts, {
@@ -396,6 +413,7 @@ export function serveEndpoints(opts: HostAppOptions, table: HostTable): RequestL
       status = answer.status;
       const headers: Record<string, string | number> = { ...answer.headers };
       if (answer.body) headers['Content-Type'] = JSON_TYPE;
+      if (e.cors) await addCorsHeaders(e.cors, { headers: req.headers, body: read?.body }, headers);
       if (res.headersSent || res.destroyed) res.end();
       else write(res, status, headers, answer.body ? Buffer.from(JSON.stringify(answer.body)) : undefined);
     }
@@ -407,6 +425,11 @@ export function serveEndpoints(opts: HostAppOptions, table: HostTable): RequestL
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const hit = exact.get(`${req.method} ${path}`);
+    const preflight = req.method === 'OPTIONS' ? preflights.get(path) : undefined;
+    if (preflight) {
+      void answerPreflight(preflight.cors, preflight.methods, req, res, SECURITY_HEADERS);
+      return;
+    }
     if (hit) {
       void serve(hit, {}, req, res);
       return;

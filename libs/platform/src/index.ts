@@ -6,6 +6,7 @@ export * from './client-address';
 export * from './clock';
 export * from './cluster';
 export * from './config';
+export * from './cors';
 export * from './dependencies';
 export * from './endpoints';
 export * from './errors';

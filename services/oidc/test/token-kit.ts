@@ -86,6 +86,7 @@ export async function provisionRp(
     authMethod?: OidcAuthMethod;
     claims?: NonNullable<Parameters<typeof provisionApp>[1]>['claims'];
     account?: Parameters<typeof provisionAccount>[1];
+    webOrigins?: string[];
   } = {},
 ): Promise<RpFixture> {
   const app = await provisionApp(h.infra, { methods: ['OIDC'], claims: opts.claims });
@@ -100,6 +101,7 @@ export async function provisionRp(
     redirectUris: [redirectUri],
     postLogoutRedirectUris: [postLogoutRedirectUri],
     authMethod: opts.authMethod ?? 'client_secret_basic',
+    webOrigins: opts.webOrigins,
   });
   const client = await h.deps.clients.get(created.clientId);
   if (!client) throw new Error('client not readable');
@@ -149,12 +151,13 @@ export interface Answer {
 export async function postForm(
   h: OidcHarness,
   fields: Record<string, string | undefined>,
-  auth?: { basic?: [string, string] },
+  auth?: { basic?: [string, string]; origin?: string },
   path = '/token',
 ): Promise<Answer> {
   const form = new URLSearchParams();
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) form.set(k, v);
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (auth?.origin) headers.origin = auth.origin;
   if (auth?.basic) {
     const [id, secret] = auth.basic.map((v) => encodeURIComponent(v));
     headers.authorization = `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
@@ -187,13 +190,13 @@ export function refresh(h: OidcHarness, rp: RpFixture, refreshToken: string) {
   );
 }
 
-function authOf(rp: RpFixture) {
+export function authOf(rp: RpFixture) {
   return rp.client.authMethod === 'client_secret_basic'
     ? { basic: [rp.client.clientId, rp.clientSecret!] as [string, string] }
     : undefined;
 }
 
-function tokenFields(rp: RpFixture, fields: Record<string, string>) {
+export function tokenFields(rp: RpFixture, fields: Record<string, string>) {
   if (rp.client.authMethod === 'client_secret_post') {
     return { ...fields, client_id: rp.client.clientId, client_secret: rp.clientSecret! };
   }

@@ -67,6 +67,22 @@ function secretMatches(storedHex: string | null, secret: string | undefined): bo
   return equal && storedHex !== null && secret !== undefined;
 }
 
+/**
+ * The client_id a request presents, unauthenticated (CORS decides by it: CORS is not authentication, the grant
+ * authenticates the client afterwards); undefined when it names none or its Basic credentials are malformed.
+ */
+export function presentedClientId(authorization: string | undefined, body: unknown): string | undefined {
+  const fromBody = (body as { client_id?: unknown } | undefined)?.client_id;
+  try {
+    if (authorization !== undefined && /^basic /i.test(authorization.trim())) {
+      return decodeBasic(authorization).clientId;
+    }
+  } catch {
+    return undefined;
+  }
+  return typeof fromBody === 'string' ? fromBody : undefined;
+}
+
 /** The authenticated client; InvalidClient (401) for an unknown client, a wrong secret or another method. */
 export async function authenticateClient(deps: OidcDeps, c: ClientCredentials): Promise<OidcClient> {
   const p = presented(c);

@@ -3,6 +3,7 @@ import { OIDC_SCOPE } from '@svc/keyring';
 import { endpoint, JwkSet } from '@svc/platform';
 import { z } from 'zod';
 import type { OidcDeps } from '../deps';
+import { PUBLIC_CORS } from '../domain/cors';
 import { providerMetadata } from '../domain/discovery';
 
 /** OpenID Connect Discovery 1.0, section 3 (the required members; the others as the metadata lists them). */
@@ -28,6 +29,7 @@ export function discoveryEndpoints(deps: OidcDeps) {
       path: '/.well-known/openid-configuration',
       body: { kind: 'none' },
       noStore: false,
+      cors: PUBLIC_CORS,
       doc: {
         summary: 'OpenID Provider metadata.',
         answers: [{ schema: ProviderMetadata, headers: { 'Cache-Control': 'public, max-age=300' } }],
@@ -39,6 +41,7 @@ export function discoveryEndpoints(deps: OidcDeps) {
       path: '/.well-known/jwks.json',
       body: { kind: 'none' },
       noStore: false,
+      cors: PUBLIC_CORS,
       doc: {
         summary: 'The platform OIDC signing keys.',
         answers: [{ schema: JwkSet, headers: { 'Cache-Control': 'public, max-age=<seconds>' } }],

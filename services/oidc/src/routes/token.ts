@@ -5,6 +5,7 @@ import { endpoint, ServiceError, storableText } from '@svc/platform';
 import { z } from 'zod';
 import type { OidcDeps } from '../deps';
 import { authenticateClient } from '../domain/client-auth';
+import { presentingClientCors } from '../domain/cors';
 import { InvalidRequest, UnsupportedGrantType } from '../domain/oauth-errors';
 import { exchangeCode, refreshGrant } from '../domain/token';
 
@@ -65,6 +66,7 @@ export function tokenEndpoints(deps: OidcDeps) {
         },
       },
       mapError: asOAuth,
+      cors: presentingClientCors(deps),
       handle: async (req) => {
         const form = req.body;
         const client = await authenticateClient(deps, {

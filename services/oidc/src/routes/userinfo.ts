@@ -3,6 +3,7 @@
 // (Cache-Control no-store, Vary Authorization); failures are 401 invalid_token with a Bearer challenge.
 import { bearerProfileEndpoints } from '@svc/platform';
 import type { OidcDeps } from '../deps';
+import { tokenClientCors } from '../domain/cors';
 import { bearerToken, claimState, userinfo } from '../domain/userinfo';
 
 export const userinfoEndpoints = (deps: OidcDeps) =>
@@ -11,6 +12,7 @@ export const userinfoEndpoints = (deps: OidcDeps) =>
       path: '/userinfo',
       methods: ['GET', 'POST'],
       answer: async (a) => userinfo(deps, bearerToken(a)),
+      cors: tokenClientCors(deps),
     },
     claimState: { path: '/claim-state', answer: async (a) => claimState(deps, bearerToken(a)) },
   });

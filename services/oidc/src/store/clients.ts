@@ -29,6 +29,8 @@ export interface OidcClient {
 export interface ClientStore {
   /** The client registered under `clientId`, or undefined (unknown ids never reach the database twice a second). */
   get(clientId: string): Promise<OidcClient | undefined>;
+  /** Whether some active client registers this web origin (a CORS preflight, which presents no client). */
+  originRegistered(origin: string): Promise<boolean>;
   clear(): void;
 }
 
@@ -37,6 +39,14 @@ const CLIENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 /** `ttlMs`: how long a read client is reused, by the host's clock. */
 export function createClientStore(db: Db, clock: Clock, ttlMs = 2000): ClientStore {
   const cache = createTtlCache<string, OidcClient | undefined>({ ttlMs, clock, max: 10_000 });
+  const origins = createTtlCache<string, boolean>({ ttlMs, clock, max: 10_000 });
+  const originRegistered = async (origin: string): Promise<boolean> => {
+    const row = await db.oidcClient.findFirst({
+      where: { status: 'ACTIVE', webOrigins: { has: origin } },
+      select: { id: true },
+    });
+    return row !== null;
+  };
   async function load(clientId: string): Promise<OidcClient | undefined> {
     const row = await db.oidcClient.findUnique({ where: { clientId } });
     if (!row) return undefined;
@@ -65,8 +75,13 @@ export function createClientStore(db: Db, clock: Clock, ttlMs = 2000): ClientSto
       if (!CLIENT_ID.test(clientId) || !isStorableText(clientId)) return Promise.resolve(undefined);
       return cache.get(clientId, load);
     },
+    originRegistered(origin) {
+      if (!isStorableText(origin)) return Promise.resolve(false);
+      return origins.get(origin, originRegistered);
+    },
     clear() {
       cache.clear();
+      origins.clear();
     },
   };
 }

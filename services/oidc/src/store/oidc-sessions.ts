@@ -52,6 +52,12 @@ export function createOidcSessionStore(db: Db) {
       return { applicationId, subject, scope, status, expiresAt, snapshot: toSnapshot(row, undefined) };
     },
 
+    /** The client_id an OIDC session was issued to (CORS at /userinfo), or undefined. */
+    async clientIdOf(sid: string): Promise<string | undefined> {
+      const row = await db.oidcSession.findUnique({ where: { sid }, select: { clientId: true } });
+      return row?.clientId;
+    },
+
     /**
      * The live (active or suspended) OIDC sessions of one client for one subject from one sign-in (auth_time to the
      * second, as ID tokens state it), in one statement over the sessions (application, subject) index: the subject
