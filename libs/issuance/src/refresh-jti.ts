@@ -33,3 +33,20 @@ export function isRefreshJtiOf(kek: Kek, jti: string | undefined, sid: string, v
   const nonce = raw.subarray(0, NONCE_BYTES);
   return timingSafeEqual(raw.subarray(NONCE_BYTES), macOf(kek, sid, version, nonce));
 }
+
+/**
+ * Whether a genuine (signature-verified) refresh token names a version its session really reached, under that
+ * version's exact jti: the current one is on the row, an older one carries a MAC of the sid and its version. What
+ * session /logout and OIDC revocation take as the authority to end the session.
+ */
+export function namesReachedVersion(
+  kek: Kek,
+  session: { id: string; currentVersion: number; currentJti: string | null },
+  claims: { jti?: string; rotationVersion?: number },
+): boolean {
+  const version = claims.rotationVersion ?? 0;
+  if (version > session.currentVersion) return false;
+  return version === session.currentVersion
+    ? session.currentJti === claims.jti
+    : isRefreshJtiOf(kek, claims.jti, session.id, version);
+}

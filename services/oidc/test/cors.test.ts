@@ -60,6 +60,8 @@ describe('CORS', () => {
       'access-control-max-age': '600',
     });
     expect(ok.headers.get('vary')).toBe('Origin');
+    const revocation = await preflight('/revoke', origin);
+    expect(corsHeaders(revocation.headers)['access-control-allow-origin']).toBe(origin);
     const stranger = await preflight('/token', 'https://evil.example');
     expect(stranger.status).toBe(204);
     expect(corsHeaders(stranger.headers)).toEqual({});

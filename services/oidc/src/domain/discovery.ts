@@ -11,6 +11,8 @@ export function providerMetadata(oidcUrl: string): Record<string, unknown> {
     token_endpoint: `${oidcUrl}/token`,
     userinfo_endpoint: `${oidcUrl}/userinfo`,
     end_session_endpoint: `${oidcUrl}/end-session`,
+    revocation_endpoint: `${oidcUrl}/revoke`,
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     jwks_uri: `${oidcUrl}/.well-known/jwks.json`,
     claim_state_endpoint: `${oidcUrl}/claim-state`,
     scopes_supported: [...SCOPES_SUPPORTED],

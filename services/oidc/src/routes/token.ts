@@ -9,7 +9,8 @@ import { presentingClientCors } from '../domain/cors';
 import { InvalidRequest, UnsupportedGrantType } from '../domain/oauth-errors';
 import { exchangeCode, refreshGrant } from '../domain/token';
 
-const field = storableText().max(8192).optional();
+/** A form field of the token endpoints (/token, revocation, device authorization). */
+export const field = storableText().max(8192).optional();
 const tokenForm = z.object({
   grant_type: field,
   client_id: field,
@@ -31,7 +32,8 @@ const TokenResponse = z.strictObject({
   scope: z.string(),
 });
 
-function asOAuth(err: unknown): unknown {
+/** A body the form reader or schema refuses is an OAuth invalid_request at the token endpoints. */
+export function asOAuth(err: unknown): unknown {
   if (err instanceof ServiceError && err.reason === 'InvalidBody') {
     return new InvalidRequest(err.publicMessage ?? 'the body is not a valid form');
   }

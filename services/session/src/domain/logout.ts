@@ -1,5 +1,5 @@
 // Session /logout: any genuine, unexpired refresh-token version of a session revokes it; idempotent.
-import { findSessionVersion, isRefreshJtiOf, publishSessionChange, revokeSession } from '@svc/issuance';
+import { findSessionVersion, namesReachedVersion, publishSessionChange, revokeSession } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { SessionDeps } from '../deps';
 import { verifyRefreshToken } from './refresh';
@@ -10,15 +10,7 @@ export async function logout(deps: SessionDeps, refreshToken: string): Promise<{
   // under that version's exact jti: the current one is on the row, an older one carries a MAC of the sid and its
   // version (see refresh-jti in libs/issuance).
   const session = await findSessionVersion(deps.db, claims.sid);
-  const version = claims.rotationVersion ?? 0;
-  if (
-    !session ||
-    session.applicationId !== app.id ||
-    version > session.currentVersion ||
-    (version === session.currentVersion
-      ? session.currentJti !== claims.jti
-      : !isRefreshJtiOf(deps.kek, claims.jti, session.id, version))
-  ) {
+  if (!session || session.applicationId !== app.id || !namesReachedVersion(deps.kek, session, claims)) {
     throw new ServiceError('RefreshTokenInvalid', { message: 'no session matches this refresh token' });
   }
   if (session.status === 'REVOKED') return { revoked: true };
