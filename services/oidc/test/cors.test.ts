@@ -3,18 +3,9 @@
 // Access-Control-Allow-Origin only for an origin registered for the presenting client (at /userinfo the token's);
 // never Allow-Credentials; a wrong origin gets no CORS headers and the same answer as without one; nothing else
 // sends CORS headers.
-import {
-  authOf,
-  codeFor,
-  exchange,
-  grantFor,
-  postForm,
-  provisionRp,
-  tokenFields,
-  useOidcHost,
-} from './token-kit';
+import * as kit from './token-kit';
 
-const h = useOidcHost();
+const h = kit.useOidcHost();
 
 function corsHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
@@ -48,8 +39,8 @@ describe('CORS', () => {
 
   it('/token: preflight and answer carry the registered origin of the presenting client only', async () => {
     const origin = spa();
-    const rp = await provisionRp(h, { authMethod: 'none', webOrigins: [origin] });
-    const other = await provisionRp(h, { authMethod: 'none', webOrigins: [spa()] });
+    const rp = await kit.provisionRp(h, { authMethod: 'none', webOrigins: [origin] });
+    const other = await kit.provisionRp(h, { authMethod: 'none', webOrigins: [spa()] });
 
     const ok = await preflight('/token', origin);
     expect(ok.status).toBe(204);
@@ -66,16 +57,16 @@ describe('CORS', () => {
     expect(stranger.status).toBe(204);
     expect(corsHeaders(stranger.headers)).toEqual({});
 
-    // A public client's code exchange (PKCE) from its page: readable there, and only there.
-    const { verifier, challenge } = (await import('./token-kit')).pkcePair();
-    const code = await codeFor(h, grantFor(rp, { codeChallenge: challenge }));
-    const answered = await exchange(h, rp, code, { code_verifier: verifier });
+    // A public client's code kit.exchange (PKCE) from its page: readable there, and only there.
+    const { verifier, challenge } = kit.pkcePair();
+    const code = await kit.codeFor(h, kit.grantFor(rp, { codeChallenge: challenge }));
+    const answered = await kit.exchange(h, rp, code, { code_verifier: verifier });
     expect(answered.status).toBe(200);
     expect(corsHeaders(answered.headers)).toEqual({});
-    const code2 = await codeFor(h, grantFor(rp, { codeChallenge: challenge }));
-    const fromPage = await postForm(
+    const code2 = await kit.codeFor(h, kit.grantFor(rp, { codeChallenge: challenge }));
+    const fromPage = await kit.postForm(
       h,
-      tokenFields(rp, {
+      kit.tokenFields(rp, {
         grant_type: 'authorization_code',
         code: code2,
         redirect_uri: rp.redirectUri,
@@ -90,12 +81,12 @@ describe('CORS', () => {
     // An error answer is readable by the page too (the client is the same); a wrong origin gets the same error
     // and no CORS headers; another client's origin does not unlock this client's answers.
     const bad = { grant_type: 'authorization_code', code: 'nope', redirect_uri: rp.redirectUri };
-    const refused = await postForm(h, tokenFields(rp, bad), { origin });
+    const refused = await kit.postForm(h, kit.tokenFields(rp, bad), { origin });
     expect(refused.status).toBe(400);
     expect(refused.body.error).toBe('invalid_grant');
     expect(corsHeaders(refused.headers)).toEqual({ 'access-control-allow-origin': origin });
     for (const wrong of ['https://evil.example', other.client.webOrigins[0]!, 'null']) {
-      const res = await postForm(h, tokenFields(rp, bad), { origin: wrong });
+      const res = await kit.postForm(h, kit.tokenFields(rp, bad), { origin: wrong });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('invalid_grant');
       expect(corsHeaders(res.headers)).toEqual({});
@@ -104,17 +95,17 @@ describe('CORS', () => {
 
   it('/token with Basic credentials: the origin follows the client named, whatever the secret', async () => {
     const origin = spa();
-    const rp = await provisionRp(h, { webOrigins: [origin] });
-    const code = await codeFor(h, grantFor(rp));
-    const ok = await postForm(
+    const rp = await kit.provisionRp(h, { webOrigins: [origin] });
+    const code = await kit.codeFor(h, kit.grantFor(rp));
+    const ok = await kit.postForm(
       h,
       { grant_type: 'authorization_code', code, redirect_uri: rp.redirectUri },
-      { ...authOf(rp), origin },
+      { ...kit.authOf(rp), origin },
     );
     expect(ok.status).toBe(200);
     expect(corsHeaders(ok.headers)).toEqual({ 'access-control-allow-origin': origin });
     // CORS is not authentication: a wrong secret is refused (401) however the origin is registered.
-    const wrong = await postForm(
+    const wrong = await kit.postForm(
       h,
       { grant_type: 'refresh_token', refresh_token: 'x' },
       { basic: [rp.client.clientId, 'oidcs_wrong'], origin },
@@ -125,9 +116,9 @@ describe('CORS', () => {
 
   it('/userinfo: the origins of the client the token was issued to', async () => {
     const origin = spa();
-    const rp = await provisionRp(h, { webOrigins: [origin] });
-    const other = await provisionRp(h, { webOrigins: [spa()] });
-    const tokens = (await exchange(h, rp, await codeFor(h, grantFor(rp)))).body;
+    const rp = await kit.provisionRp(h, { webOrigins: [origin] });
+    const other = await kit.provisionRp(h, { webOrigins: [spa()] });
+    const tokens = (await kit.exchange(h, rp, await kit.codeFor(h, kit.grantFor(rp)))).body;
     const get = (o: string, token = tokens.access_token as string) =>
       fetch(`${h.url}/userinfo`, { headers: { origin: o, authorization: `Bearer ${token}` } });
 
@@ -147,7 +138,7 @@ describe('CORS', () => {
 
   it('nothing else sends CORS headers or answers a preflight', async () => {
     const origin = spa();
-    await provisionRp(h, { webOrigins: [origin] });
+    await kit.provisionRp(h, { webOrigins: [origin] });
     for (const path of ['/claim-state', '/end-session', '/authorize', '/openapi.json']) {
       const res = await fetch(`${h.url}${path}`, { headers: { origin }, redirect: 'manual' });
       expect(corsHeaders(res.headers)).toEqual({});

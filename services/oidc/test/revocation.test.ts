@@ -1,29 +1,18 @@
-// Token revocation (RFC 7009) at the OIDC host's revocation_endpoint: a refresh or access token of the presenting
+// Token revocation (RFC 7009) at the OIDC host's revocation_endpoint: a kit.refresh or access token of the presenting
 // client ends its session at once, on every replica (the session host's cached row is dropped by the published
 // change, not by its cache lifetime); anything else answers the same 200 and changes nothing; the client
 // authenticates as at /token.
 import { spawnHost } from '@svc/testkit';
 import { decodeJwt } from 'jose';
-import {
-  authOf,
-  codeFor,
-  exchange,
-  grantFor,
-  postForm,
-  provisionRp,
-  type RpFixture,
-  refresh,
-  tokenFields,
-  useOidcHost,
-} from './token-kit';
+import * as kit from './token-kit';
 
-const h = useOidcHost();
+const h = kit.useOidcHost();
 
-const revoke = (rp: RpFixture, token: string, extra: Record<string, string> = {}) =>
-  postForm(h, tokenFields(rp, { token, ...extra }), authOf(rp), '/revoke');
+const revoke = (rp: kit.RpFixture, token: string, extra: Record<string, string> = {}) =>
+  kit.postForm(h, kit.tokenFields(rp, { token, ...extra }), kit.authOf(rp), '/revoke');
 
-async function signedIn(rp: RpFixture) {
-  const res = await exchange(h, rp, await codeFor(h, grantFor(rp)));
+async function signedIn(rp: kit.RpFixture) {
+  const res = await kit.exchange(h, rp, await kit.codeFor(h, kit.grantFor(rp)));
   expect(res.status).toBe(200);
   return res.body as { access_token: string; refresh_token: string; id_token: string };
 }
@@ -37,8 +26,8 @@ describe('revocation_endpoint', () => {
     expect(meta.revocation_endpoint).toBe(`${h.url}/revoke`);
   });
 
-  it('a refresh token ends its session at once on a session-host replica that cached it', async () => {
-    const rp = await provisionRp(h);
+  it('a kit.refresh token ends its session at once on a session-host replica that cached it', async () => {
+    const rp = await kit.provisionRp(h);
     const tokens = await signedIn(rp);
     const sid = decodeJwt(tokens.access_token).sid as string;
     // A session host whose cached rows would live a minute: only the published change can drop this one.
@@ -67,7 +56,7 @@ describe('revocation_endpoint', () => {
     } finally {
       await session.kill('SIGTERM');
     }
-    expect((await refresh(h, rp, tokens.refresh_token)).body.error).toBe('invalid_grant');
+    expect((await kit.refresh(h, rp, tokens.refresh_token)).body.error).toBe('invalid_grant');
     const info = await fetch(`${h.url}/userinfo`, {
       headers: { authorization: `Bearer ${tokens.access_token}` },
     });
@@ -77,18 +66,18 @@ describe('revocation_endpoint', () => {
   });
 
   it('an access token ends its session too (whatever the hint says)', async () => {
-    const rp = await provisionRp(h, { authMethod: 'client_secret_post' });
+    const rp = await kit.provisionRp(h, { authMethod: 'client_secret_post' });
     const tokens = await signedIn(rp);
     const sid = decodeJwt(tokens.access_token).sid as string;
     const res = await revoke(rp, tokens.access_token, { token_type_hint: 'refresh_token' });
     expect(res.status).toBe(200);
     expect(await statusOf(sid)).toBe('REVOKED');
-    expect((await refresh(h, rp, tokens.refresh_token)).body.error).toBe('invalid_grant');
+    expect((await kit.refresh(h, rp, tokens.refresh_token)).body.error).toBe('invalid_grant');
   });
 
   it("another client's token, a forged or unknown token: 200 and nothing changes", async () => {
-    const rp = await provisionRp(h, { authMethod: 'none' });
-    const other = await provisionRp(h);
+    const rp = await kit.provisionRp(h, { authMethod: 'none' });
+    const other = await kit.provisionRp(h);
     const tokens = await signedIn(other);
     const sid = decodeJwt(tokens.access_token).sid as string;
     for (const token of [
@@ -103,14 +92,14 @@ describe('revocation_endpoint', () => {
       expect(res.body).toEqual({});
     }
     expect(await statusOf(sid)).toBe('ACTIVE');
-    expect((await refresh(h, other, tokens.refresh_token)).status).toBe(200);
+    expect((await kit.refresh(h, other, tokens.refresh_token)).status).toBe(200);
   });
 
   it('authenticates the client as /token does; a missing token is invalid_request', async () => {
-    const rp = await provisionRp(h);
+    const rp = await kit.provisionRp(h);
     const tokens = await signedIn(rp);
     const sid = decodeJwt(tokens.access_token).sid as string;
-    const wrong = await postForm(
+    const wrong = await kit.postForm(
       h,
       { token: tokens.refresh_token },
       { basic: [rp.client.clientId, 'oidcs_no'] },
@@ -118,10 +107,10 @@ describe('revocation_endpoint', () => {
     );
     expect(wrong.status).toBe(401);
     expect(wrong.body.error).toBe('invalid_client');
-    const none = await postForm(h, { token: tokens.refresh_token }, undefined, '/revoke');
+    const none = await kit.postForm(h, { token: tokens.refresh_token }, undefined, '/revoke');
     expect(none.status).toBe(401);
     // A confidential client may not present itself as public (client_id alone).
-    const asPublic = await postForm(
+    const asPublic = await kit.postForm(
       h,
       { token: tokens.refresh_token, client_id: rp.client.clientId },
       undefined,
@@ -129,7 +118,7 @@ describe('revocation_endpoint', () => {
     );
     expect(asPublic.status).toBe(401);
     expect(await statusOf(sid)).toBe('ACTIVE');
-    const missing = await postForm(h, {}, authOf(rp), '/revoke');
+    const missing = await kit.postForm(h, {}, kit.authOf(rp), '/revoke');
     expect(missing.status).toBe(400);
     expect(missing.body.error).toBe('invalid_request');
   });
