@@ -51,6 +51,7 @@ test('the defaults serve a local run', () => {
     redis: { connectTimeoutMs: 2000, commandTimeoutMs: 1000 },
     db: { poolMax: 10, connectTimeoutMs: 2000, statementTimeoutMs: 2000 },
     metricsPort: undefined,
+    metricsBindHost: '127.0.0.1',
     production: false,
   });
   // localhost, not 127.0.0.1: browsers refuse an IP address as a passkey domain (WEBAUTHN_RP_ID follows the URL).
@@ -85,6 +86,9 @@ test('values are parsed: whole numbers, URLs without a trailing slash, TRUST_PRO
   expect(c.kekBytes.equals(Buffer.alloc(32, 3))).toBe(true);
   const urlSafe = Buffer.alloc(32, 0xfb);
   expect(read({ KEY_ENCRYPTION_KEY: urlSafe.toString('base64url') }).kekBytes.equals(urlSafe)).toBe(true);
+  expect(read({ METRICS_BIND_HOST: '0.0.0.0' }).metricsBindHost).toBe('0.0.0.0');
+  expect(read({ METRICS_BIND_HOST: '::' }).metricsBindHost).toBe('::');
+  expect(read({ METRICS_BIND_HOST: 'metrics.pod.local' }).metricsBindHost).toBe('metrics.pod.local');
   expect(read({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
   expect(read({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
 });
@@ -100,6 +104,9 @@ test.each([
   ['REDIS_COMMAND_TIMEOUT_MS', '0x10', 'must be a whole number from 1 to 2147483647'],
   ['WEB_CONCURRENCY', '0', 'must be a whole number from 1 to 256'],
   ['METRICS_PORT', 'abc', 'must be a whole number from 1 to 65535'],
+  ['METRICS_BIND_HOST', '0.0.0.0:9464', 'must be an IP address or a host name'],
+  ['METRICS_BIND_HOST', 'http://0.0.0.0', 'must be an IP address or a host name'],
+  ['BIND_HOST', 'every interface', 'must be an IP address or a host name'],
   ['ISSUER_URL', 'issuer.example.com', 'must be an absolute URL (http:// or https://)'],
   ['ISSUER_URL', 'ftp://issuer.example.com', 'must be an absolute URL (http:// or https://)'],
   ['DATABASE_URL', 'mysql://db/x', 'must be an absolute URL (postgresql:// or postgres://)'],

@@ -1,6 +1,7 @@
 // Configuration: each process reads its environment once, at start-up, through one zod schema made of the
 // variables below, and passes the typed result down. A bad value fails start-up with a message naming the
 // variable (never echoing its value: some are secrets). Libraries take settings as options, never read process.env.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { RedisNode, RedisTarget } from './redis';
 
@@ -91,6 +92,22 @@ export function textVar(fallback: string): Var<string> {
 export function keyPrefixVar(fallback: string): Var<string> {
   const problem = 'must be 1 to 100 letters, digits, -, _, . or :, not starting or ending with :';
   return variable(fallback, (raw) => (/^(?!:)[A-Za-z0-9_.:-]{1,100}(?<!:)$/.test(raw) ? raw : { problem }));
+}
+
+/**
+ * An address to listen on, `fallback` when unset: an IPv4 or IPv6 literal (`0.0.0.0` and `::` are every interface)
+ * or a host name. Anything else would fail only at listen(), after the process had opened its dependencies.
+ */
+export function bindAddressVar(fallback: string): Var<string> {
+  const problem = 'must be an IP address or a host name';
+  return variable(fallback, (raw) =>
+    isIP(raw) !== 0 ||
+    /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(
+      raw,
+    )
+      ? raw
+      : { problem },
+  );
 }
 
 /** One of `values`, `fallback` when unset. */
@@ -262,6 +279,9 @@ export function processVars(production: boolean) {
     REDIS_COMMAND_TIMEOUT_MS: intVar(1000, { min: 1 }),
     KEY_ENCRYPTION_KEY: secretVar(production, DEVELOPMENT_KEK, kekBytes),
     METRICS_PORT: optionalIntVar({ min: 1, max: 65_535 }),
+    // Loopback unless asked: the metrics name routes and counts that are nobody's business outside the operators.
+    // Kubernetes sets 0.0.0.0 behind a NetworkPolicy that admits only the monitoring namespace (deploy/k8s).
+    METRICS_BIND_HOST: bindAddressVar('127.0.0.1'),
     OTEL_EXPORTER_OTLP_ENDPOINT: variable<string | undefined>(undefined, (raw) => raw),
   };
 }
@@ -288,6 +308,8 @@ export interface ProcessConfig {
   /** The key-encryption key's 32 bytes (token-core's kekFromBytes makes the Kek). A secret. */
   kekBytes: Buffer;
   metricsPort: number | undefined;
+  /** Where the metrics port listens (METRICS_BIND_HOST). */
+  metricsBindHost: string;
   /** Tracing is on when set. */
   otlpEndpoint: string | undefined;
 }
@@ -308,6 +330,7 @@ export function processConfigOf(production: boolean, v: VarValues<ProcessVars>):
     redis: { connectTimeoutMs: v.REDIS_CONNECT_TIMEOUT_MS, commandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS },
     kekBytes: v.KEY_ENCRYPTION_KEY,
     metricsPort: v.METRICS_PORT,
+    metricsBindHost: v.METRICS_BIND_HOST,
     otlpEndpoint: v.OTEL_EXPORTER_OTLP_ENDPOINT,
   };
 }
@@ -357,7 +380,7 @@ export function hostVars(name: HostName, production: boolean) {
     // The OpenID Provider's issuer too: https in production.
     OIDC_URL: publicUrlVar(production, DEFAULT_PORTS.oidc, issuerUrlVar('', production)),
     PORT: intVar(DEFAULT_PORTS[name], { max: 65_535 }),
-    BIND_HOST: textVar('0.0.0.0'),
+    BIND_HOST: bindAddressVar('0.0.0.0'),
     WEB_CONCURRENCY: intVar(1, { min: 1, max: 256 }),
     SHUTDOWN_GRACE_MS: intVar(10_000),
     TRUST_PROXY: trustProxyVar(),

@@ -46,8 +46,11 @@ export function observeRequest(
   return (method, route, status) => end({ method, route, status: String(status) });
 }
 
-/** Serves GET /metrics on METRICS_PORT when it is set (0 picks a free port). */
-export function serveMetrics(metrics: Metrics, port: number): http.Server {
+/**
+ * Serves GET /metrics on METRICS_PORT when it is set (0 picks a free port), on METRICS_BIND_HOST (loopback unless
+ * configured otherwise: Kubernetes binds every interface so Prometheus can scrape the pod).
+ */
+export function serveMetrics(metrics: Metrics, port: number, host = '127.0.0.1'): http.Server {
   const server = http.createServer(async (req, res) => {
     if (req.url !== '/metrics') {
       res.statusCode = 404;
@@ -57,7 +60,7 @@ export function serveMetrics(metrics: Metrics, port: number): http.Server {
     res.setHeader('Content-Type', metrics.registry.contentType);
     res.end(await metrics.registry.metrics());
   });
-  server.listen(port, '127.0.0.1');
+  server.listen(port, host);
   return server;
 }
 

@@ -82,6 +82,8 @@ export async function runHost(opts: {
   metrics?: Metrics;
   /** Where Prometheus metrics are served (METRICS_PORT); none when undefined. */
   metricsPort?: number;
+  /** The address the metrics port listens on (METRICS_BIND_HOST; default loopback). */
+  metricsBindHost?: string;
   onClose?: () => Promise<void>;
   /** How long shutdown waits for handlers still running after their clients left (SHUTDOWN_GRACE_MS). */
   graceMs?: number;
@@ -91,7 +93,9 @@ export async function runHost(opts: {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   const metricsServer =
-    opts.metrics && opts.metricsPort !== undefined ? serveMetrics(opts.metrics, opts.metricsPort) : undefined;
+    opts.metrics && opts.metricsPort !== undefined
+      ? serveMetrics(opts.metrics, opts.metricsPort, opts.metricsBindHost)
+      : undefined;
   opts.logger.info({ port }, `${opts.name} listening`);
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -162,6 +166,7 @@ export function serveHostProcess<C extends HostConfig, D extends HostProcessDeps
       logger: deps.logger,
       metrics: deps.metrics,
       metricsPort: config.metricsPort,
+      metricsBindHost: config.metricsBindHost,
       graceMs: config.shutdownGraceMs,
       onClose: async () => {
         await deps.close();

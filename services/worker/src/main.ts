@@ -31,7 +31,9 @@ async function main(): Promise<void> {
   const redis = createRedis(config.redisTarget, { logger, bounds: config.redis });
   const metrics = workerMetrics(createMetrics('worker'));
   const metricsServer =
-    config.metricsPort === undefined ? undefined : serveMetrics(metrics.base, config.metricsPort);
+    config.metricsPort === undefined
+      ? undefined
+      : serveMetrics(metrics.base, config.metricsPort, config.metricsBindHost);
   const kek = kekFromBytes(config.kekBytes);
   // The process's one clock: the ticks, the sweep and the gauges all read it.
   const clock = systemClock;

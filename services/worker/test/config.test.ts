@@ -45,6 +45,7 @@ test.each([
   [{ KEY_CACHE_TTL_MS: '1.5' }, 'KEY_CACHE_TTL_MS', 'must be a whole number from 0 to 2147483647'],
   [{ KEY_CACHE_TTL_MS: '-1' }, 'KEY_CACHE_TTL_MS', 'must be a whole number from 0 to 2147483647'],
   [{ WORKER_CONCURRENCY: '2.5' }, 'WORKER_CONCURRENCY', 'must be a whole number from 1 to 2147483647'],
+  [{ METRICS_BIND_HOST: '0.0.0.0:9464' }, 'METRICS_BIND_HOST', 'must be an IP address or a host name'],
   [{ JOB_ATTEMPTS: '' }, undefined, undefined],
 ])('%j', (env, variable, problem) => {
   if (variable === undefined) {
