@@ -6,6 +6,7 @@ export * from './claim-state';
 export * from './deps';
 export * from './email-domain';
 export * from './errands';
+export * from './held-authority';
 export * from './issue';
 export * from './presented-token';
 export * from './refresh-jti';

@@ -23,6 +23,7 @@ import type { Redis } from 'ioredis';
 import type { ApplicationContext } from './application-context';
 import { checkApplication, checkSnapshot } from './checks';
 import type { IssuanceDeps } from './deps';
+import { sessionAuthorityMoved } from './held-authority';
 import { activeSigner } from './issue';
 import { isRefreshJtiOf, newRefreshJti } from './refresh-jti';
 import { publishSessionChange } from './session-events';
@@ -128,9 +129,7 @@ export async function revokeFamily(deps: RotationDeps, sid: string, reason = COM
  */
 function authorityChanged(read: RotationRead): boolean {
   if (!read.workloadOk) return true;
-  const issuedUnder = read.session.authorityVersion;
-  const account = read.snapshot.account;
-  return issuedUnder !== null && account?.status === 'ACTIVE' && account.authorityVersion !== issuedUnder;
+  return sessionAuthorityMoved(read.session.authorityVersion, read.snapshot.account);
 }
 
 /** A verdict: refuse (and revoke the family, when `revoke` names why), re-mint the current version, or rotate. */

@@ -16,12 +16,20 @@ test('IPv6 addresses of one /64 share a key, whatever their spelling; another /6
   expect(clientAddressKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
 });
 
-test('IPv4, IPv4-mapped IPv6, loopback, NAT64 and anything else are unchanged', () => {
+test('issue 25: an IPv4 address and its IPv4-mapped IPv6 spellings are one key, the IPv4 address', () => {
+  for (const mapped of [
+    '::ffff:192.0.2.1',
+    '::FFFF:192.0.2.1',
+    '::ffff:c000:201',
+    '0:0:0:0:0:ffff:c000:0201',
+  ])
+    expect(clientAddressKey(mapped)).toBe('192.0.2.1');
+  expect(clientAddressKey('::ffff:198.51.100.7')).toBe(clientAddressKey('198.51.100.7'));
+});
+
+test('IPv4, loopback, NAT64 and anything else are unchanged', () => {
   for (const address of [
     '192.0.2.1',
-    '::ffff:192.0.2.1',
-    '::ffff:c000:201',
-    '::ffff:198.51.100.7',
     '::1',
     '::',
     '64:ff9b::192.0.2.1',

@@ -1,6 +1,7 @@
 // The client address as rate limits count it: an IPv6 client is grouped by its /64 (one subscriber's network, the
 // smallest block an ISP hands out, so whoever holds one holds 2^64 addresses: per address it would be 2^64
-// counts), every other address (IPv4, and IPv6 whose upper 64 bits are zero: IPv4-mapped, loopback) as it is.
+// counts), an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, in any spelling) as the IPv4 address it maps, every other
+// address (IPv4, and IPv6 whose upper 64 bits are zero: loopback) as it is.
 import { isIPv4, isIPv6 } from 'node:net';
 
 /** The eight 16-bit groups of a valid IPv6 address (zone id dropped, an embedded dotted IPv4 tail included). */
@@ -29,16 +30,20 @@ export const NO_ADDRESS_KEY = 'no-address';
 
 /**
  * The key a per-address rate limit counts `address` under (Express's `req.ip`, TRUST_PROXY applied): an IPv6
- * address by its /64 (`2001:db8:1:2::/64`), anything else unchanged. IPv4-mapped IPv6 (`::ffff:192.0.2.1`, what
- * a dual-stack listener reports for an IPv4 client) and loopback stay one address each: grouping them by /64 would
- * put every IPv4 client in one count.
+ * address by its /64 (`2001:db8:1:2::/64`), an IPv4-mapped IPv6 address (`::ffff:192.0.2.1` or `::ffff:c000:201`,
+ * what a dual-stack listener reports for an IPv4 client) as its IPv4 address (`192.0.2.1`), so one client reached
+ * over both listeners, or named both ways by a proxy's X-Forwarded-For, is one count; anything else unchanged.
+ * Loopback stays one address: grouping the zero /64 would put every IPv4 client in one count.
  */
 export function clientAddressKey(address: string | undefined): string {
   if (address === undefined) return NO_ADDRESS_KEY;
   if (isIPv4(address) || !isIPv6(address.split('%')[0] as string)) return address;
   const groups = groupsOf(address);
   const upper = groups.slice(0, 4);
-  if (upper.every((g) => g === 0)) return address;
+  if (upper.every((g) => g === 0)) {
+    const [g4, g5, g6, g7] = groups.slice(4) as [number, number, number, number];
+    return g4 === 0 && g5 === 0xffff ? [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff].join('.') : address;
+  }
   // The well-known NAT64 prefix (64:ff9b::/96) carries an IPv4 client in its last 32 bits: one address each too.
   if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0)) return address;
   return `${upper.map((g) => g.toString(16)).join(':')}::/64`;

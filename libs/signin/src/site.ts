@@ -104,6 +104,7 @@ export function resolveSite<K extends string>(o: SigninOptions<K>): Site<K> {
     },
     signInLimit: limiter('sign-in-ip', rl.signInPerIp, 300),
     newFlowLimit: o.newFlowRate && limiter('new-flow-ip', o.newFlowRate.points, o.newFlowRate.windowSeconds),
-    langCookie: `${o.namespace}_lang`,
+    // Over HTTPS (the flow cookie is `__Host-` prefixed then) every cookie the pages set carries the prefix too.
+    langCookie: `${o.config.flowCookieName.startsWith('__Host-') ? '__Host-' : ''}${o.namespace}_lang`,
   };
 }

@@ -20,6 +20,7 @@ const reset = (infra: TestInfra, accountId: string, sectorId: string) =>
       subjectSecret: infra.issuance.subjectSecret,
       store: createAccountPageStore(infra.db),
       clock: () => Date.now(),
+      resetLimit: { consume: async () => undefined },
     },
     accountId,
     sectorId,
@@ -82,7 +83,7 @@ test('a reset completed while an issuance holds the old subject: the issuance is
   const issuing = settle(issue(paused.deps));
   await paused.atSigner;
   // The issuance (pool b) has read the current subject; the whole reset runs on pool a meanwhile.
-  expect(await reset(a, account.id, app.sectorId)).toBe(true);
+  expect(await reset(a, account.id, app.sectorId)).toBe('reset');
   paused.release();
   const outcome = await issuing;
   expect(await invariants(account.id, app.sectorId)).toEqual({ liveUnderRetiredSubject: 0, liveSubjects: 1 });
@@ -107,7 +108,7 @@ test('resets and issuances at once on two pools: one live subject, consecutive g
       settle(issue(b.issuance)),
     ]);
     // Resets always succeed; an issuance either issues or is told its authority moved under it.
-    for (const o of outcomes.slice(0, 2)) expect(o).toEqual({ value: true });
+    for (const o of outcomes.slice(0, 2)) expect(o).toEqual({ value: 'reset' });
     for (const o of outcomes.slice(2))
       if ('err' in o) expect((o.err as ServiceError).reason).toBe('AuthorizationArtifactStale');
     expect(await invariants(account.id, app.sectorId)).toEqual({

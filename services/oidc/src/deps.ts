@@ -42,7 +42,7 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
     clients: createClientStore(core.db, clock),
     codes: createCodeStore(core.db),
     oidcSessions: createOidcSessionStore(core.db),
-    signInSessions: createSignInSessions(core.redis, {
+    signInSessions: createSignInSessions(core.redis, core.db, {
       redisPrefix: config.oidc.redisPrefix,
       ttlSeconds: config.oidc.signInTtlSeconds,
       clock,

@@ -2,8 +2,9 @@
 // sign-in never reuses the old identifier, and a parked authorization request is finished exactly once; an expired
 // one (by the host's clock) keeps only its return record, taken once, for a day.
 import { createHash } from 'node:crypto';
+import { currentAuthority } from '@svc/issuance';
 import { createRedis } from '@svc/platform';
-import { settableClock, testUrls, uniqueName } from '@svc/testkit';
+import { provisionAccount, settableClock, testUrls, uniqueName, useInfra } from '@svc/testkit';
 import type { Redis } from 'ioredis';
 import { createInteractionStore, EXPIRED_RETURN_SECONDS, type Interaction } from '../src/store/interactions';
 import { createSignInSessions, signInCookie } from '../src/store/sign-in-sessions';
@@ -11,6 +12,7 @@ import { createSignInSessions, signInCookie } from '../src/store/sign-in-session
 // This file's own key prefix (OIDC_REDIS_PREFIX of a host).
 const redisPrefix = uniqueName('oidc');
 
+const infra = useInfra();
 let redis: Redis;
 beforeAll(() => {
   redis = createRedis(testUrls.redis);
@@ -19,23 +21,38 @@ afterAll(async () => {
   await redis.quit();
 });
 
+/** A sign-in of a new account under its current authority. */
+async function signInOf(authTime: number, amr: string[]) {
+  const { id } = await provisionAccount(infra);
+  return { accountId: id, authTime, amr, authority: (await currentAuthority(infra.db, id))! };
+}
+
 test('sign-in sessions: start, read, a new sign-in ends the old identifier, end', async () => {
-  const sessions = createSignInSessions(redis, { redisPrefix, ttlSeconds: 60, clock: settableClock() });
-  const first = await sessions.start(undefined, { accountId: 'acc-1', authTime: 100, amr: ['hwk', 'user'] });
+  const sessions = createSignInSessions(redis, infra.db, {
+    redisPrefix,
+    ttlSeconds: 60,
+    clock: settableClock(),
+  });
+  const first = await sessions.start(undefined, await signInOf(100, ['hwk', 'user']));
   expect(await sessions.read(first.id)).toEqual({ ...first.session, handle: expect.any(String) });
   expect(await sessions.touch(first.id)).toBe(true);
-  const second = await sessions.start(first.id, { accountId: 'acc-2', authTime: 200, amr: ['hwk'] });
+  const other = await signInOf(200, ['hwk']);
+  const second = await sessions.start(first.id, other);
   expect(second.id).not.toBe(first.id);
   expect(second.session.handle).not.toBe(first.session.handle);
   expect(await sessions.read(first.id)).toBeUndefined();
   expect(await sessions.touch(first.id)).toBe(false);
-  expect((await sessions.read(second.id))?.accountId).toBe('acc-2');
+  expect((await sessions.read(second.id))?.accountId).toBe(other.accountId);
   await sessions.end(second.id);
   expect(await sessions.read(second.id)).toBeUndefined();
 });
 
 test('sign-in sessions: identifiers the host did not issue read as nothing', async () => {
-  const sessions = createSignInSessions(redis, { redisPrefix, ttlSeconds: 60, clock: settableClock() });
+  const sessions = createSignInSessions(redis, infra.db, {
+    redisPrefix,
+    ttlSeconds: 60,
+    clock: settableClock(),
+  });
   for (const id of [undefined, '', 'x', 'A'.repeat(43), '../../etc'])
     expect(await sessions.read(id)).toBeUndefined();
   expect(signInCookie(true).name).toBe('__Host-oidc_session');

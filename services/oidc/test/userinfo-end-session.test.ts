@@ -1,7 +1,7 @@
 // /userinfo, /claim-state and /end-session against the running host, and platform key rotation while a relying
 // party holds a cached JWKS (jose createRemoteJWKSet).
 
-import { issueSession, loadApplication } from '@svc/issuance';
+import { currentAuthority, issueSession, loadApplication } from '@svc/issuance';
 import { activateNextKey, OIDC_SCOPE, prepublishRotation, publishKeyChange } from '@svc/keyring';
 import { grantClaim } from '@svc/provisioning';
 import { waitUntil } from '@svc/testkit';
@@ -74,11 +74,26 @@ describe('/userinfo and /claim-state', () => {
         status = res.status;
       });
       expect(status).toBe(200);
-      expect(statements.map((s) => s.split(' ')[0])).toEqual(['oidc_userinfo_read_v2']);
+      expect(statements.map((s) => s.split(' ')[0])).toEqual(['oidc_userinfo_read_v3']);
     }
     // The same read refuses a session whose account was disabled since.
     await h.infra.db.account.update({ where: { id: rp.accountId }, data: { status: 'DISABLED' } });
     expect((await bearer(tokens.access_token)).status).toBe(401);
+  });
+
+  it('issue 25: refuses a token whose session was issued under an authority the account no longer has', async () => {
+    const rp = await provisionRp(h, { claims: { email: 'OPTIONAL' } });
+    const tokens = (await exchange(h, rp, await codeFor(h, grantFor(rp)))).body;
+    expect((await bearer(tokens.access_token)).status).toBe(200);
+    // The account's authority moves (a passkey removed) without the session row being revoked: an issue that
+    // raced the removal. The session is ended all the same, as its refresh would be.
+    await h.infra.db.account.update({
+      where: { id: rp.accountId },
+      data: { authorityVersion: { increment: 1 } },
+    });
+    const res = await bearer(tokens.access_token);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
 
   it('refuses a missing, malformed, foreign-protocol or revoked token with a Bearer challenge', async () => {
@@ -132,6 +147,7 @@ describe('/end-session', () => {
     // The person's sign-in on the OIDC host ends too.
     const signIn = await h.deps.signInSessions.start(undefined, {
       accountId: rp.accountId,
+      authority: (await currentAuthority(h.infra.db, rp.accountId))!,
       authTime: Math.floor(Date.now() / 1000),
       amr: ['hwk', 'user'],
     });

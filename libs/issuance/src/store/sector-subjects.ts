@@ -61,6 +61,10 @@ export async function rotateSectorSubject(
     const generation = (current?.generation ?? 0) + 1;
     if (current)
       await tx.sectorSubject.update({ where: { id: current.id }, data: { retiredAt: new Date(clock()) } });
+    // An account's reset is counted on the account in the same transaction: sign-ins held on the pages recorded
+    // the count when the person authenticated, and a held sign-in whose count moved is dropped (held-authority.ts).
+    if (current && principal.kind === 'ACCOUNT')
+      await tx.account.updateMany({ where: { id: principal.id }, data: { subjectResets: { increment: 1 } } });
     const subject = deriveSectorSubject(secret, {
       sectorId,
       principalKind: principal.kind,
@@ -80,18 +84,26 @@ export async function findBySubject(db: Db, sectorId: string, subject: string) {
 }
 
 /**
- * The account behind a subject of an application's sector, current or retired (sessions keep the subject they were
- * issued under); undefined for an unknown application or subject.
+ * The account behind a subject of an application's sector; undefined for an unknown application or subject.
+ * `current`: only a subject still in use, never a retired one (an `id_token_hint` from before a reset must not
+ * resolve, or the relying party would learn the old-to-new link); otherwise current or retired (revoke-all:
+ * sessions keep the subject they were issued under).
  */
 export async function accountBehindSubject(
   db: Db,
   applicationId: string,
   subject: string,
+  opts: { current?: boolean } = {},
 ): Promise<string | undefined> {
   const app = await db.application.findUnique({ where: { id: applicationId }, select: { sectorId: true } });
   if (!app) return undefined;
   const owner = await db.sectorSubject.findFirst({
-    where: { subject, sectorId: app.sectorId, principalKind: 'ACCOUNT' },
+    where: {
+      subject,
+      sectorId: app.sectorId,
+      principalKind: 'ACCOUNT',
+      ...(opts.current ? { retiredAt: null } : {}),
+    },
     select: { principalId: true },
   });
   return owner?.principalId;

@@ -2,6 +2,7 @@
 // verification against the challenge kept in the flow, user verification required.
 import { randomBytes } from 'node:crypto';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { HeldAuthority } from '@svc/issuance';
 import { type Clock, ServiceError } from '@svc/platform';
 import type { AccountStore, NewPasskey, PasskeyOwner } from '../store/accounts';
 import type { Challenge } from '../store/flows';
@@ -95,7 +96,7 @@ export async function verifyAuthentication(
   deps: { config: RelyingParty; accounts: AccountStore; clock: Clock },
   response: AuthenticationResponseJSON,
   challenge: Challenge | undefined,
-): Promise<{ accountId: string; deviceBound: boolean }> {
+): Promise<{ accountId: string; deviceBound: boolean; authority: HeldAuthority }> {
   if (challenge?.kind !== 'authenticate') throw passkeyRefused();
   if (isCrossOrigin(response.response.clientDataJSON)) throw passkeyRefused();
   const passkey = await deps.accounts.passkeyByCredentialId(response.id);
@@ -124,7 +125,7 @@ export async function verifyAuthentication(
   );
   // Backup-ineligible (`singleDevice`): the key stays on its authenticator (auth-references.ts).
   const deviceBound = verified.authenticationInfo.credentialDeviceType === 'singleDevice';
-  return { accountId: passkey.accountId, deviceBound };
+  return { accountId: passkey.accountId, deviceBound, authority: passkey.authority };
 }
 
 export async function registrationOptions(
@@ -188,7 +189,7 @@ export async function verifyRegistration(
   challenge: Challenge | undefined,
   email: string,
   extra: { name?: string; locale: string; beforeCommit?: (owner: PasskeyOwner) => Promise<void> },
-): Promise<{ accountId: string; added: boolean }> {
+): Promise<{ accountId: string; added: boolean; authority: HeldAuthority }> {
   const credential = await verifyNewCredential(deps, response, challenge);
   return deps.accounts.registerPasskey(
     { ...credential, name: extra.name, email, locale: extra.locale },

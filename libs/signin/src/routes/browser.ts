@@ -1,6 +1,6 @@
 // Browser plumbing of every sign-in page: cookies, the flow record, locale, CSRF, CSP, forms and page errors.
 import { timingSafeEqual } from 'node:crypto';
-import type { ApplicationContext } from '@svc/issuance';
+import { type ApplicationContext, authorityHolds, currentAuthority } from '@svc/issuance';
 import { isDependencyFailure, ServiceError } from '@svc/platform';
 import type { NextFunction, Request, Response } from 'express';
 import type { PendingCodes } from '../domain/email-codes';
@@ -12,7 +12,7 @@ import { layout, type PageContext } from '../pages/layout';
 import type { Notice } from '../pages/sign-in';
 import { messageView } from '../pages/steps';
 import type { Site } from '../site';
-import type { FlowState } from '../store/flows';
+import { type FlowState, forgetSignIn } from '../store/flows';
 
 export function parseCookies(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -128,7 +128,11 @@ export function requestLocale(site: Site<string>, req: Request, res: Response): 
   const cookies = parseCookies(req.headers.cookie);
   const asked: unknown = req.query.lang;
   const locale = pickLocale(asked, cookies[site.langCookie], req.headers['accept-language']);
-  if (asked === locale) res.cookie(site.langCookie, locale, cookieOptions(site, 365 * 24 * 3600));
+  if (asked === locale) {
+    const options = cookieOptions(site, 365 * 24 * 3600);
+    if (site.langCookie.startsWith('__Host-')) options.secure = true;
+    res.cookie(site.langCookie, locale, options);
+  }
   return locale;
 }
 
@@ -154,6 +158,15 @@ export async function openBrowser<K extends string>(
     setFlowCookie(flowId);
   }
   const flow = (await flows.load(flowId, target.key)) ?? { csrf: newKey('') };
+  // A sign-in whose account's authority moved since (a passkey removed, an identifier reset, a status change) is
+  // dropped before this request uses it: the request, and every later one, is signed out.
+  if (
+    flow.accountId &&
+    !authorityHolds(flow.authority, await currentAuthority(site.deps.db, flow.accountId))
+  ) {
+    forgetSignIn(flow);
+    await flows.save(flowId, target.key, flow);
+  }
   const locale = requestLocale(site, req, res);
   const t = translator(locale, site.messages);
   const browser: Browser<K> = {

@@ -63,7 +63,7 @@ export function passkeySignInEndpoints<K extends string>(
     page.call(paths.authentication, passkeyCalls.authentication, async (b, req) => {
       await countCall(site, req);
       const challenge = await flows.takeChallenge(b.flowId, b.target.key);
-      const { accountId, deviceBound } = await verifyAuthentication(
+      const { accountId, deviceBound, authority } = await verifyAuthentication(
         { config, accounts, clock: deps.clock },
         req.body as AuthenticationResponseJSON,
         challenge,
@@ -73,6 +73,7 @@ export function passkeySignInEndpoints<K extends string>(
       await b.rotate();
       b.flow.accountId = accountId;
       b.flow.authTime = deps.clock();
+      b.flow.authority = authority;
       Object.assign(b.flow, passkeySignInReferences(deviceBound));
       await b.save();
       return { next: b.target.base };
@@ -113,7 +114,7 @@ export function passkeySignUpEndpoints<K extends string>(
       if (!email) throw passkeyRefused();
       const challenge = await flows.takeChallenge(b.flowId, b.target.key);
       const device = describeUserAgent(req.headers['user-agent']);
-      const { accountId } = await verifyRegistration(
+      const { accountId, authority } = await verifyRegistration(
         { config, accounts },
         req.body as RegistrationResponseJSON,
         challenge,
@@ -131,6 +132,7 @@ export function passkeySignUpEndpoints<K extends string>(
       delete b.flow.acr;
       b.flow.accountId = accountId;
       b.flow.authTime = deps.clock();
+      b.flow.authority = authority;
       Object.assign(b.flow, emailCodeReferences());
       await b.save();
       return { next: b.target.base };

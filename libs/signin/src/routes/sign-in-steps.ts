@@ -7,6 +7,7 @@ import {
   type CurrentTerms,
   emailDomainOf,
   emailDomainPolicyOf,
+  type HeldAuthority,
   recordReceipt,
 } from '@svc/issuance';
 import type { Endpoint } from '@svc/platform';
@@ -17,6 +18,7 @@ import { accountAndView, consentItems, termsOwed } from '../domain/page-steps';
 import { signInView } from '../pages/sign-in';
 import { type DetailItem, detailsView, messageView, termsView } from '../pages/steps';
 import type { Site } from '../site';
+import { forgetSignIn } from '../store/flows';
 import { appOf, type Browser, sendPage } from './browser';
 import { enterCode, mailCode } from './code-entry';
 import { submitDetails } from './details-form';
@@ -39,6 +41,11 @@ export interface SignedIn {
   /** How (RFC 8176 values, domain/auth-references.ts); empty for a flow recorded before these were kept. */
   amr: string[];
   acr?: string;
+  /**
+   * The account's authority when the person proved themselves (not the account's current one): what the host's
+   * final step records, so an issuance after a change of authority is refused in SQL.
+   */
+  authority: HeldAuthority;
 }
 
 /** The literal paths of the form steps under one page path, e.g. `/device/email`. */
@@ -122,10 +129,7 @@ export function signInStepEndpoints<K extends string>(
     page.form(paths.signOut, plainForm, async (b) => {
       // Signing out is a change of privilege too.
       await b.rotate();
-      delete b.flow.accountId;
-      delete b.flow.authTime;
-      delete b.flow.amr;
-      delete b.flow.acr;
+      forgetSignIn(b.flow);
     }),
     page.form(paths.terms, termsForm, async (b, req) => {
       const form = req.body;
@@ -162,7 +166,7 @@ export type OwedStep =
 /** Decides the step owed without rendering (a host's own post checks that every step has passed). */
 export async function owedStep<K extends string>(site: Site<K>, b: Browser<K>): Promise<OwedStep> {
   const { deps } = site;
-  if (!b.flow.accountId) return { step: 'signIn' };
+  if (!b.flow.accountId || !b.flow.authority) return { step: 'signIn' };
   const found = await accountAndView(deps.issuance, appOf(b.target), b.flow.accountId);
   if (found?.account.status !== 'ACTIVE') return { step: 'accountUnavailable' };
   const { account, view } = found;
@@ -179,6 +183,7 @@ export async function owedStep<K extends string>(site: Site<K>, b: Browser<K>): 
       authTime: new Date(b.flow.authTime ?? deps.clock()),
       amr: b.flow.amr ?? [],
       acr: b.flow.acr,
+      authority: b.flow.authority,
     },
   };
 }

@@ -1,5 +1,6 @@
 // Accounts, passkeys and claim grants as the sign-in steps need them (Prisma only).
 import type { Db } from '@svc/db';
+import type { HeldAuthority } from '@svc/issuance';
 import type { ClaimKey } from '@svc/token-core';
 
 export interface StoredPasskey {
@@ -10,6 +11,24 @@ export interface StoredPasskey {
   counter: number;
   transports: string[];
   userHandle: string;
+  /**
+   * Its account's authority, read in the same statement as the credential: a removal (which deletes the credential
+   * and moves the version in one transaction) is either before this read (no credential) or after it (the
+   * recorded version is stale at the next request).
+   */
+  authority: HeldAuthority;
+}
+
+interface PasskeyRow {
+  id: string;
+  credential_id: string;
+  account_id: string;
+  public_key: Uint8Array;
+  counter: bigint;
+  transports: string[];
+  user_handle: string;
+  authority_version: number;
+  subject_resets: number;
 }
 
 /** A verified WebAuthn credential about to be stored. */
@@ -61,12 +80,21 @@ export function createAccountStore(db: Db) {
     },
 
     async passkeyByCredentialId(credentialId: string): Promise<StoredPasskey | undefined> {
-      const row = await db.passkey.findUnique({ where: { credentialId } });
+      const [row] = await db.$queryRaw<PasskeyRow[]>`
+        SELECT p.id, p.credential_id, p.account_id, p.public_key, p.counter, p.transports, p.user_handle,
+          a.authority_version, a.subject_resets
+        FROM passkeys p JOIN accounts a ON a.id = p.account_id
+        WHERE p.credential_id = ${credentialId}`;
       return row
         ? {
-            ...row,
-            publicKey: new Uint8Array(row.publicKey) as Uint8Array<ArrayBuffer>,
+            id: row.id,
+            credentialId: row.credential_id,
+            accountId: row.account_id,
+            publicKey: new Uint8Array(row.public_key) as Uint8Array<ArrayBuffer>,
             counter: Number(row.counter),
+            transports: row.transports,
+            userHandle: row.user_handle,
+            authority: { version: row.authority_version, resets: row.subject_resets },
           }
         : undefined;
     },
@@ -91,7 +119,7 @@ export function createAccountStore(db: Db) {
     async registerPasskey(
       input: NewPasskey & { email: string; locale: string },
       beforeCommit?: (owner: PasskeyOwner) => Promise<void>,
-    ): Promise<{ accountId: string; added: boolean }> {
+    ): Promise<{ accountId: string; added: boolean; authority: HeldAuthority }> {
       return db.$transaction(
         async (tx) => {
           await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`signup:${input.email}`}))`;
@@ -107,7 +135,9 @@ export function createAccountStore(db: Db) {
           await tx.passkey.create({ data: passkeyRow(account.id, input) });
           if (existing && beforeCommit)
             await beforeCommit({ id: account.id, email: input.email, locale: account.locale });
-          return { accountId: account.id, added: Boolean(existing) };
+          // The authority this registration leaves (its own change included): the sign-up's flow records it.
+          const authority = { version: account.authorityVersion, resets: account.subjectResets };
+          return { accountId: account.id, added: Boolean(existing), authority };
         },
         { timeout: PASSKEY_TX_TIMEOUT_MS },
       );

@@ -2,6 +2,7 @@
 // (libs/platform browser sessions: issued by this host only, rotated at every sign-in), holding one record per
 // target (an inquiry, an errand, a device authorization: CSRF token, who signed in), the WebAuthn challenge in
 // flight, and the emailed code's hash (never the code) with its atomic guess counter.
+import type { HeldAuthority } from '@svc/issuance';
 import { type BrowserSessionStore, type Clock, createBrowserSessionStore, type Guess } from '@svc/platform';
 import type { Redis } from 'ioredis';
 
@@ -17,12 +18,26 @@ export interface FlowState {
   /** How it proved itself (RFC 8176 `amr`, and `acr` when one applies: domain/auth-references.ts). */
   amr?: string[];
   acr?: string;
+  /**
+   * The account's authority when it proved itself here (libs/issuance held-authority.ts): the flow is signed out
+   * at its next request once the account's authority moved, and what it issues names this version.
+   */
+  authority?: HeldAuthority;
   /** This flow finished the host's final step (realized the inquiry, completed the errand, decided the device). */
   realized?: boolean;
   /** The host's current choice within this target (device: the authorization the typed user code selected). */
   selected?: string;
   /** A one-time message for the next page view (post, redirect, get). */
   notice?: { key: string; vars?: Record<string, string | number> };
+}
+
+/** Forgets who signed in on a flow (sign-out, or an authority that moved since). */
+export function forgetSignIn(flow: FlowState): void {
+  delete flow.accountId;
+  delete flow.authTime;
+  delete flow.amr;
+  delete flow.acr;
+  delete flow.authority;
 }
 
 /** A WebAuthn challenge in flight and, for registration, the user handle offered. */

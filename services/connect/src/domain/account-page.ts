@@ -3,10 +3,10 @@
 
 import type { Db } from '@svc/db';
 import { publishSessionChanges, rotateSectorSubject } from '@svc/issuance';
-import type { Clock } from '@svc/platform';
+import { type Clock, type RateLimiter, ServiceError } from '@svc/platform';
 import { CLAIM_KEYS, type ClaimKey, normalizeRequirements, type Requirement } from '@svc/token-core';
 import type { Redis } from 'ioredis';
-import type { AccountPageStore, RemoveOutcome } from '../store/account-page';
+import type { AccountPageStore, RemoveOutcome, RemoveResult } from '../store/account-page';
 
 /** Claims a person decides on: the ones an application may ask for (never OFF or SYNTHETIC_ONLY). */
 const DECIDED = new Set<Requirement>(['OPTIONAL', 'REQUIRED', 'SYNTHETIC_FALLBACK']);
@@ -120,26 +120,45 @@ export async function changeConsent(
   return true;
 }
 
+/**
+ * Identifier resets an account may make in a day (RESET_WINDOW_SECONDS), all sectors together: each one writes a
+ * subject row for good, revokes sessions and ends the account's sign-ins on the OIDC host, so an open account page
+ * must not loop it.
+ */
+export const RESETS_PER_ACCOUNT = 5;
+export const RESET_WINDOW_SECONDS = 86_400;
+
 export interface ResetDeps {
   db: Db;
   redis: Redis;
   subjectSecret: string;
   store: AccountPageStore;
   clock: Clock;
+  /** RESETS_PER_ACCOUNT per RESET_WINDOW_SECONDS, keyed by the account. */
+  resetLimit: RateLimiter;
 }
+
+export type ResetOutcome = 'reset' | 'not_used' | 'limited';
 
 /**
  * "Reset my identifier for these applications": the account gets a new pairwise subject in the sector (the old one
  * retires), and its sessions under the sector's applications are revoked on every replica, so the applications
- * see a new person from the next sign-in. Only a sector whose applications the person has used; false otherwise.
+ * see a new person from the next sign-in. Only a sector whose applications the person has used ('not_used'
+ * otherwise), at most RESETS_PER_ACCOUNT a day ('limited' past it: nothing changes).
  */
 export async function resetSectorIdentifier(
   deps: ResetDeps,
   accountId: string,
   sectorId: string,
-): Promise<boolean> {
+): Promise<ResetOutcome> {
   const used = await deps.store.usedApplications(accountId);
-  if (!used.some((a) => a.sector.id === sectorId)) return false;
+  if (!used.some((a) => a.sector.id === sectorId)) return 'not_used';
+  try {
+    await deps.resetLimit.consume(accountId);
+  } catch (err) {
+    if (err instanceof ServiceError && err.reason === 'TooManyAttempts') return 'limited';
+    throw err;
+  }
   await rotateSectorSubject(
     deps.db,
     deps.subjectSecret,
@@ -150,7 +169,7 @@ export async function resetSectorIdentifier(
   // After the rotation: a session issued meanwhile under the old subject is revoked too.
   const revoked = await deps.store.revokeSectorSessions(accountId, sectorId, new Date(deps.clock()));
   await publishSessionChanges(deps.redis, revoked);
-  return true;
+  return 'reset';
 }
 
 /** A passkey name: trimmed, 1 to 64 characters, no control characters. */
@@ -172,15 +191,22 @@ export async function renamePasskey(
   return (await store.renamePasskey(accountId, passkeyId, name)) ? 'renamed' : 'not_found';
 }
 
-/** Removal needs a recent sign-in (recentlyAuthenticated); without one nothing changes: 'confirm_first'. */
+/**
+ * Removal needs a recent sign-in (recentlyAuthenticated); without one nothing changes: 'confirm_first'. The sessions
+ * a removal revoked are announced on the session-change channel, so no replica's cache keeps answering for them;
+ * `authorityVersion` is the account's version after this removal (the page keeps its own session under it).
+ */
 export async function removePasskey(
-  store: AccountPageStore,
+  deps: { store: AccountPageStore; redis: Redis; clock: Clock },
   accountId: string,
   passkeyId: string,
   recentSignIn: boolean,
-): Promise<RemoveOutcome | 'confirm_first'> {
-  if (!recentSignIn) return 'confirm_first';
-  return UUID.test(passkeyId) ? store.removePasskey(accountId, passkeyId) : 'not_found';
+): Promise<RemoveResult | { outcome: 'confirm_first' }> {
+  if (!recentSignIn) return { outcome: 'confirm_first' };
+  if (!UUID.test(passkeyId)) return { outcome: 'not_found' satisfies RemoveOutcome };
+  const result = await deps.store.removePasskey(accountId, passkeyId, new Date(deps.clock()));
+  if (result.outcome === 'removed') await publishSessionChanges(deps.redis, result.revoked);
+  return result;
 }
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -3,7 +3,7 @@
 // reset, passkeys (add with a notice mail, rename, remove unless the last) and sign out. Forms carry the
 // session's CSRF token; the passkey calls of the page script send it as X-CSRF-Token.
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { type Endpoint, type PageRequest, sessionCookie } from '@svc/platform';
+import { createRateLimiter, type Endpoint, type PageRequest, sessionCookie } from '@svc/platform';
 import {
   anyForm,
   authenticationOptions,
@@ -35,6 +35,8 @@ import type { ConnectDeps } from '../deps';
 import {
   accountOverview,
   changeConsent,
+  RESET_WINDOW_SECONDS,
+  RESETS_PER_ACCOUNT,
   recentlyAuthenticated,
   removePasskey,
   renamePasskey,
@@ -86,6 +88,12 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
     clock: deps.clock,
   });
   const store = createAccountPageStore(deps.db);
+  const resetLimit = createRateLimiter(deps.redis, {
+    keyPrefix: `${site.config.rateLimitNamespace}:subject-reset-account`,
+    points: RESETS_PER_ACCOUNT,
+    durationSeconds: RESET_WINDOW_SECONDS,
+    perAddress: false,
+  });
   const cookie = sessionCookie(
     'connect_account',
     deps.config.connectUrl.startsWith('https:'),
@@ -138,7 +146,8 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
   async function signedIn(r: AccountRequest, res: Response): Promise<string | undefined> {
     const accountId = r.session.accountId;
     if (!accountId) return undefined;
-    if (await store.activeHolder(accountId, r.session.passkeyId)) return accountId;
+    if (await store.activeHolder(accountId, r.session.authorityVersion, r.session.passkeyId))
+      return accountId;
     await sessions.destroy(r.id);
     const fresh = await sessions.create({ notice: { key: 'sessionEnded' } });
     setCookie(res, fresh.id);
@@ -206,7 +215,7 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
       const body = req.body as AuthenticationResponseJSON;
       await signInLimit.consume(req.ip ?? '');
       const challenge = await sessions.takeChallenge(r.id);
-      const { accountId } = await verifyAuthentication(
+      const { accountId, authority } = await verifyAuthentication(
         { config: deps.config, accounts, clock: deps.clock },
         body,
         challenge,
@@ -215,7 +224,12 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
       if (account?.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
       // A fresh id at sign-in: whatever id this browser held before (planted or not) never becomes signed in.
       const passkeyId = await store.passkeyIdOf(body.id);
-      const fresh = await sessions.rotate(r.id, { accountId, passkeyId, authTime: deps.clock() });
+      const fresh = await sessions.rotate(r.id, {
+        accountId,
+        passkeyId,
+        authTime: deps.clock(),
+        authorityVersion: authority.version,
+      });
       if (!fresh) throw new PageError(403, 'sessionExpired');
       setCookie(res, fresh.id);
       await store.setLocale(accountId, r.ctx.locale);
@@ -277,11 +291,13 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
           subjectSecret: deps.issuance.subjectSecret,
           store,
           clock: deps.clock,
+          resetLimit,
         },
         accountId,
         sectorId,
       );
-      if (reset && sector) {
+      if (reset === 'limited') flash(r, 'resetLimited', { count: RESETS_PER_ACCOUNT });
+      if (reset === 'reset' && sector) {
         const names = sector.apps.map((a) => localizedName(a.names, a.defaultLocale, r.ctx.locale));
         flash(r, 'resetDone', { apps: names.join(r.ctx.locale === 'zh-CN' ? '、' : ', ') });
       }
@@ -293,9 +309,20 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
     }),
     person.form('/account/passkeys/:passkeyId/remove', plainForm, async ({ r, accountId }, req) => {
       const passkeyId = String(req.params.passkeyId);
-      const outcome = await removePasskey(store, accountId, passkeyId, recent(r));
-      // Removing the passkey this session signed in with keeps this session (it proved itself and chose to).
-      if (outcome === 'removed' && r.session.passkeyId === passkeyId) delete r.session.passkeyId;
+      const removal = await removePasskey(
+        { store, redis: deps.redis, clock: deps.clock },
+        accountId,
+        passkeyId,
+        recent(r),
+      );
+      const outcome = removal.outcome;
+      if (removal.outcome === 'removed') {
+        // This session made the change and stays signed in under the version it left (its own transaction's);
+        // every other sign-in of the account is out. Removing the passkey it signed in with keeps it too (it
+        // proved itself and chose to).
+        r.session.authorityVersion = removal.authorityVersion;
+        if (r.session.passkeyId === passkeyId) delete r.session.passkeyId;
+      }
       if (outcome === 'removed') flash(r, 'removedNotice');
       else if (outcome === 'last') flash(r, 'lastNotice');
       else if (outcome === 'confirm_first') flash(r, 'confirmFirst');

@@ -1,7 +1,7 @@
 // The errand pages at /errands/{errandKey}: re-authenticate the account first (its passkey, or an emailed code
 // when it has none), then complete data or change consent; single use and short-lived. Also the errand poll.
 // The passkey, code and details steps are the shared ones of @svc/signin; only the errand's rules are here.
-import { loadAccount, loadApplication } from '@svc/issuance';
+import { currentAuthority, loadAccount, loadApplication } from '@svc/issuance';
 import { type Endpoint, ErrandStatus, type PageRequest, pageEndpoint } from '@svc/platform';
 import {
   accountAndView,
@@ -143,6 +143,7 @@ export function errandPages(p: ErrandPageDeps): Endpoint[] {
       if (await signin.enterCode(b, req, req.body.code)) {
         b.flow.accountId = b.errand.accountId;
         b.flow.authTime = deps.clock();
+        b.flow.authority = await currentAuthority(deps.db, b.errand.accountId);
       }
     }),
     page.form('/errands/:errandKey/email/reset', plainForm, async (b) => {

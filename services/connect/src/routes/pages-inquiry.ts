@@ -88,7 +88,8 @@ export function inquiryPages(p: InquiryPageDeps): Endpoint[] {
     const key = await realizeInquiry(
       { inquiries, kek: deps.issuance.kek, clock: deps.clock },
       inquiry.id,
-      signedIn.account,
+      // The authority recorded at sign-in: /redeem issues only while the account still has it.
+      { id: signedIn.account.id, authorityVersion: signedIn.authority.version },
       signedIn.authTime,
     );
     if (!key) throw new PageError(410, 'completed');

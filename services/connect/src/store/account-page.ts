@@ -15,6 +15,11 @@ export interface UsedApplication {
 
 export type RemoveOutcome = 'removed' | 'last' | 'not_found';
 
+/** A removal's outcome; once removed, the account's new authority version and the sessions it ended. */
+export type RemoveResult =
+  | { outcome: 'removed'; authorityVersion: number; revoked: string[] }
+  | { outcome: Exclude<RemoveOutcome, 'removed'> };
+
 export function createAccountPageStore(db: Db) {
   /** Locks the account row for the rest of the transaction: its passkey changes run one at a time. */
   const lockAccount = (tx: Pick<Db, '$queryRaw'>, accountId: string) =>
@@ -28,13 +33,21 @@ export function createAccountPageStore(db: Db) {
       });
     },
 
-    /** The account, if ACTIVE and (when given) still holding the passkey a session signed in with. */
-    async activeHolder(accountId: string, passkeyId: string | undefined): Promise<boolean> {
+    /**
+     * The account, if ACTIVE, still under the authority version a session signed in under and (when given) still
+     * holding the passkey it signed in with.
+     */
+    async activeHolder(
+      accountId: string,
+      authorityVersion: number | undefined,
+      passkeyId: string | undefined,
+    ): Promise<boolean> {
       const account = await db.account.findFirst({
         where: { id: accountId, status: 'ACTIVE' },
-        select: { id: true },
+        select: { authorityVersion: true },
       });
-      if (!account || !passkeyId) return Boolean(account);
+      if (!account || account.authorityVersion !== authorityVersion) return false;
+      if (!passkeyId) return true;
       return (await db.passkey.count({ where: { id: passkeyId, accountId } })) === 1;
     },
 
@@ -139,18 +152,29 @@ export function createAccountPageStore(db: Db) {
 
     /**
      * Removes one of the account's passkeys unless it is the last; concurrent removals cannot empty the account.
-     * Removal changes the account's identity authority (authorityVersion + 1): every session issued before it
-     * answers AuthorizationArtifactStale at its next refresh, so whoever signed in with that passkey is out too.
+     * Removal changes the account's identity authority (authorityVersion + 1), in the same transaction: every sign-in
+     * held on the pages is dropped at its next request, and every live session of the account issued under an
+     * earlier version (or before sessions recorded one) is revoked now (`authority_changed`), which its next
+     * refresh would have refused anyway (AuthorizationArtifactStale): its access tokens stop answering at once.
      */
-    async removePasskey(accountId: string, passkeyId: string): Promise<RemoveOutcome> {
+    async removePasskey(accountId: string, passkeyId: string, now: Date): Promise<RemoveResult> {
       return db.$transaction(async (tx) => {
-        if ((await lockAccount(tx, accountId)).length === 0) return 'not_found';
+        if ((await lockAccount(tx, accountId)).length === 0) return { outcome: 'not_found' };
         const mine = await tx.passkey.findMany({ where: { accountId }, select: { id: true } });
-        if (!mine.some((p) => p.id === passkeyId)) return 'not_found';
-        if (mine.length <= 1) return 'last';
+        if (!mine.some((p) => p.id === passkeyId)) return { outcome: 'not_found' };
+        if (mine.length <= 1) return { outcome: 'last' };
         await tx.passkey.delete({ where: { id: passkeyId } });
-        await tx.account.update({ where: { id: accountId }, data: { authorityVersion: { increment: 1 } } });
-        return 'removed';
+        const { authorityVersion } = await tx.account.update({
+          where: { id: accountId },
+          data: { authorityVersion: { increment: 1 } },
+          select: { authorityVersion: true },
+        });
+        const rows = await tx.$queryRaw<{ id: string }[]>`
+          UPDATE sessions SET status = 'REVOKED', revoked_reason = 'authority_changed', revoked_at = ${now}
+          WHERE account_id = ${accountId}::uuid AND status IN ('ACTIVE', 'SUSPENDED')
+            AND authority_version IS DISTINCT FROM ${authorityVersion}::int
+          RETURNING id`;
+        return { outcome: 'removed', authorityVersion, revoked: rows.map((r) => r.id) };
       });
     },
 

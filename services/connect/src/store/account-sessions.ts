@@ -14,6 +14,11 @@ export interface AccountSession {
   authTime?: number;
   /** The passkey (row id) it signed in with: removing that passkey elsewhere ends this session. */
   passkeyId?: string;
+  /**
+   * The account's authority version when it signed in (read with the credential): any change of authority since
+   * (another passkey removed elsewhere, a passkey added by emailed code, a status change) ends this session.
+   */
+  authorityVersion?: number;
   /** A one-time message for the next page view. */
   notice?: { key: string; vars?: Record<string, string | number> };
 }

@@ -35,6 +35,9 @@ export function confirmView(
 ): SafeHtml {
   const app = ctx.appName ?? '';
   const a = v.authorization;
+  // Approve and Deny name the authorization shown here: a code entered meanwhile in another tab of this browser
+  // changes the flow's selection, and a decision must not land on a request the person never saw.
+  const shown = html`<input type="hidden" name="authorization" value="${a.id}">`;
   return html`<h1>${ctx.t('confirmHeading')}</h1>
 ${noticeBlock(ctx, v.notice)}
 <p>${ctx.t('confirmIntro', { app })}</p>
@@ -48,8 +51,8 @@ ${noticeBlock(ctx, v.notice)}
 <p>${ctx.t('confirmWarning', { app })}</p>
 </section>
 <div class="row">
-<form method="post" action="/device/approve">${csrfField(ctx)}<button type="submit" class="primary">${ctx.t('approveButton')}</button></form>
-<form method="post" action="/device/deny">${csrfField(ctx)}<button type="submit" class="danger">${ctx.t('denyButton')}</button></form>
+<form method="post" action="/device/approve">${csrfField(ctx)}${shown}<button type="submit" class="primary">${ctx.t('approveButton')}</button></form>
+<form method="post" action="/device/deny">${csrfField(ctx)}${shown}<button type="submit" class="danger">${ctx.t('denyButton')}</button></form>
 </div>
 <p class="sub">${ctx.t('confirmSignedInAs', { email: v.email ?? '' })}</p>
 <div class="row">

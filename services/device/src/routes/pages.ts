@@ -33,7 +33,7 @@ import {
   pendingAuthorizationById,
 } from '../domain/approval';
 import { DEVICE_MESSAGES, type DeviceKey } from '../pages/i18n-device';
-import { confirmView, entryView, outcomeView } from '../pages/views';
+import { confirmView, type DeviceNotice, entryView, outcomeView } from '../pages/views';
 
 interface DevicePage extends Browser<DeviceKey> {
   /** The live pending authorization this browser's typed code selected, if any. */
@@ -43,6 +43,9 @@ interface DevicePage extends Browser<DeviceKey> {
 type SelectedPage = DevicePage & { authorization: PendingAuthorization };
 
 const userCodeForm = pageForm({ _csrf: z.string().max(4096), code: z.string().max(64) });
+
+/** Approve and Deny: the authorization the confirmation screen showed (its id, a hidden field). */
+const decisionForm = pageForm({ _csrf: z.string().max(4096), authorization: z.string().max(64) });
 
 /** GET /device: verificationUriComplete's `user_code` (letters, digits, spaces and hyphens) fills in the code. */
 const devicePageQuery = pageQuery.extend({
@@ -114,6 +117,13 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
     return b as SelectedPage;
   }
 
+  /** Whether a decision names the authorization the flow has selected; otherwise nothing is decided. */
+  function isShown(b: SelectedPage, posted: string): boolean {
+    if (posted === b.authorization.id) return true;
+    b.flash('codeChanged');
+    return false;
+  }
+
   // A post: the flow opened and its CSRF token and Origin checked before the form's schema; then back to /device.
   const page = signin.pages(open);
   const selected = signin.pages(openSelected);
@@ -132,9 +142,16 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
           return sendPage(res, b, b.ctx.t('deniedHeading'), outcomeView(b.ctx, 'deniedHeading', notice));
         return sendPage(res, b, b.ctx.t('entryTitle'), entryView(b.ctx, { typed: query ?? '', notice }));
       }
+      // The confirmation screen's own notice (a decision refused because the selection changed), which nextStep
+      // would otherwise take for a sign-in step's page.
+      const pending = b.flow.notice?.key === 'codeChanged' ? b.flow.notice : undefined;
       const signedIn = await signin.nextStep(b, res);
       if (!signedIn) return;
-      const view = confirmView(b.ctx, { authorization: b.authorization, email: signedIn.account.email });
+      const view = confirmView(b.ctx, {
+        authorization: b.authorization,
+        email: signedIn.account.email,
+        notice: pending as DeviceNotice | undefined,
+      });
       sendPage(res, b, b.ctx.t('confirmHeading'), view);
     }),
     page.form('/device', userCodeForm, async (b, req) => {
@@ -160,11 +177,12 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
         b.flash(found.kind === 'malformed' ? 'codeMalformed' : 'codeUnknown');
       }
     }),
-    selected.form('/device/approve', plainForm, async (b) => {
+    selected.form('/device/approve', decisionForm, async (b, req) => {
+      if (!isShown(b, req.body.authorization)) return;
       const owed = await signin.owedStep(b);
       // Only from the confirmation screen: every step must have passed (the terms or consent may have changed).
       if (owed.step !== 'done') return;
-      const { account, view, authTime } = owed.signedIn;
+      const { account, view, authTime, authority } = owed.signedIn;
       const consent: Record<string, 'GRANTED' | 'DENIED'> = {};
       for (const key of CLAIM_KEYS) {
         const state = view[key].state;
@@ -172,7 +190,8 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
       }
       const outcome = await approveDeviceAuthorization(deps, b.authorization.id, {
         accountId: account.id,
-        authorityVersion: account.authorityVersion,
+        // Recorded at sign-in, not read now: /device-token issues only while the account still has it.
+        authorityVersion: authority.version,
         authTime,
         consent,
       });
@@ -180,7 +199,11 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
       if (outcome === 'approved') b.flash('approvedIntro', { app: b.ctx.appName ?? '' });
       else b.flash('requestGone');
     }),
-    selected.form('/device/deny', plainForm, async (b) => {
+    selected.form('/device/deny', decisionForm, async (b, req) => {
+      if (!isShown(b, req.body.authorization)) return;
+      // Like Approve, only a signed-in person on the flow that entered the code: a browser that merely typed a code
+      // read off someone's screen cannot deny their device.
+      if ((await signin.owedStep(b)).step === 'signIn') return;
       const outcome = await denyDeviceAuthorization(deps, b.authorization.id);
       delete b.flow.selected;
       b.flash(outcome === 'denied' ? 'deniedIntro' : 'requestGone');

@@ -116,5 +116,8 @@ export async function hintNamesAccount(
   accountId: string,
 ): Promise<boolean> {
   if (!plan.hint || !plan.client) return false;
-  return (await accountBehindSubject(deps.db, plan.client.applicationId, plan.hint.sub)) === accountId;
+  return (
+    (await accountBehindSubject(deps.db, plan.client.applicationId, plan.hint.sub, { current: true })) ===
+    accountId
+  );
 }

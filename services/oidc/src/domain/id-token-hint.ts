@@ -15,7 +15,8 @@ export async function hintedAccount(
   try {
     const claims = await verifyIdTokenHint(deps, hint);
     if (claims.aud !== client.clientId) return undefined;
-    return await accountBehindSubject(deps.db, client.applicationId, claims.sub);
+    // Only a current subject: a hint from before an identifier reset names no one (never the old-to-new link).
+    return await accountBehindSubject(deps.db, client.applicationId, claims.sub, { current: true });
   } catch (err) {
     if (err instanceof EndSessionRefused) return undefined;
     throw err;

@@ -1,7 +1,7 @@
 // /userinfo (OpenID Connect Core 5.3) and /claim-state for access tokens the OIDC host issued: an account access
 // token (workload tokens are refused) of an active OIDC-protocol session. Data is read live, never from the token;
 // userinfo discloses by the session's granted scopes, then the claim policy and the person's consent.
-import { profileClaims, verifyPresentedToken } from '@svc/issuance';
+import { profileClaims, sessionAuthorityMoved, verifyPresentedToken } from '@svc/issuance';
 import { buildClaimView, TYP, toClaimStateView } from '@svc/token-core';
 import type { OidcDeps } from '../deps';
 import { InvalidToken } from './oauth-errors';
@@ -37,6 +37,10 @@ async function authorize(deps: OidcDeps, token: string) {
   }
   const { account, grants } = read.snapshot;
   if (account?.status !== 'ACTIVE') throw new InvalidToken('the account is not active');
+  // The session's authority moved (a passkey removed, a status change): ended, as its refresh would be, even
+  // where the change's own revocation has not reached this row (an issue racing the removal).
+  if (sessionAuthorityMoved(read.authorityVersion, account))
+    throw new InvalidToken('the access token is not of an active OIDC session');
   const view = buildClaimView(app.claimRequirements, grants);
   return { subject: read.subject, account, view, scopes: parseScope(read.scope ?? '') };
 }

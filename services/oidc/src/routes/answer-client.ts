@@ -59,7 +59,6 @@ export async function issueForClient(
   client: OidcClient,
   request: Interaction,
   signIn: SignInSession,
-  authorityVersion: number | undefined,
 ): Promise<{ params: ResponseParams } | { error: AuthorizeError }> {
   try {
     const out = await issueAuthorizationResponse(
@@ -75,7 +74,7 @@ export async function issueForClient(
         amr: signIn.amr,
         acr: signIn.acr,
         browserSessionId: signIn.handle,
-        authorityVersion,
+        authorityVersion: signIn.authority.version,
       },
       request.responseType,
     );

@@ -30,7 +30,17 @@ const END_SESSION: EndpointDoc = {
   errorPages: [400],
 };
 
-const CSRF_COOKIE = 'oidc_logout_csrf';
+/**
+ * The logout confirmation's CSRF cookie: `__Host-oidc_logout_csrf` over HTTPS (Secure, Path=/, no Domain), so a
+ * sibling subdomain or a plain-HTTP hop cannot plant a value of its own and confirm a logout the person never
+ * asked for; the plain name on loopback HTTP. SameSite=Strict: never sent from another site's page.
+ */
+function logoutCsrfCookie(https: boolean) {
+  return {
+    name: https ? '__Host-oidc_logout_csrf' : 'oidc_logout_csrf',
+    options: { httpOnly: true, sameSite: 'strict' as const, secure: https, path: '/' },
+  };
+}
 
 /** One parameter: at most once, at most 8192 characters of storable text. */
 const param = (description: string) => queryText(8192).optional().describe(description);
@@ -74,6 +84,7 @@ function sameSecret(a: string | undefined, b: string | undefined): boolean {
 export function endSessionEndpoints(deps: OidcDeps) {
   const https = deps.oidc.oidcUrl.startsWith('https:');
   const signIn = signInCookie(https);
+  const csrfCookie = logoutCsrfCookie(https);
 
   /** The browser's sign-in identifier; a cookie that does not decode is no identifier (not a 500). */
   function signInIdOf(req: Request): string | undefined {
@@ -125,21 +136,15 @@ export function endSessionEndpoints(deps: OidcDeps) {
         finish(res, locale, plan);
         return;
       }
-      const csrfCookie = cookies(req).get(CSRF_COOKIE);
-      const csrfOptions = {
-        httpOnly: true,
-        sameSite: 'strict' as const,
-        secure: https,
-        path: '/end-session',
-      };
-      if (req.method === 'POST' && p.confirm === 'yes' && sameSecret(csrfCookie, p.csrf)) {
+      const held = cookies(req).get(csrfCookie.name);
+      if (req.method === 'POST' && p.confirm === 'yes' && sameSecret(held, p.csrf)) {
         await endSignIn(req, res);
-        res.clearCookie(CSRF_COOKIE, csrfOptions);
+        res.clearCookie(csrfCookie.name, csrfCookie.options);
         finish(res, locale, plan);
         return;
       }
       const csrf = randomBytes(24).toString('base64url');
-      res.cookie(CSRF_COOKIE, csrf, csrfOptions);
+      res.cookie(csrfCookie.name, csrf, csrfCookie.options);
       res
         .status(200)
         .set(pageHeaders(plan.redirectTo))

@@ -98,13 +98,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
   async function finish(
     p: InteractionPage,
     res: Response,
-    signedIn: {
-      accountId: string;
-      authTime: number;
-      amr: readonly string[];
-      acr?: string;
-      authorityVersion?: number;
-    },
+    signedIn: Omit<SignInSession, 'handle'>,
   ): Promise<void> {
     const request = await interactions.take(p.uid);
     if (!request) throw new PageError(410, 'completed');
@@ -116,6 +110,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
         // How the person authenticated in this flow (libs/signin auth-references: passkey or email code).
         amr: [...signedIn.amr],
         ...(signedIn.acr ? { acr: signedIn.acr } : {}),
+        authority: signedIn.authority,
       });
       session = started.session;
       res.cookie(cookie.name, started.id, {
@@ -125,7 +120,8 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
     } else if (p.held) {
       await deps.signInSessions.touch(p.held.id);
     }
-    const answer = await issueForClient(deps, p.client, request, session, signedIn.authorityVersion);
+    // Issued under the authority recorded at sign-in: a change since is refused by the session insert itself.
+    const answer = await issueForClient(deps, p.client, request, session);
     p.flow.realized = true;
     await p.save();
     if ('error' in answer) return sendErrorToClient(res, deps, targetOf(request), answer.error);
@@ -165,10 +161,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
         const owed = it.freshLogin || !held ? 'none' : await owedStep(deps, app, held.session.accountId);
         const error = promptNoneError(it.freshLogin, owed);
         if (error) return fail(p, res, error);
-        if (held) {
-          const found = await accountAndView(deps, app, held.session.accountId);
-          return finish(p, res, { ...held.session, authorityVersion: found?.account.authorityVersion });
-        }
+        if (held) return finish(p, res, held.session);
       }
     }
     // A sign-in this request may use is offered to the steps once; choosing another account there is final.
@@ -177,6 +170,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
       p.flow.authTime = held.session.authTime * 1000;
       p.flow.amr = held.session.amr;
       p.flow.acr = held.session.acr;
+      p.flow.authority = held.session.authority;
       await interactions.flag(p.uid, { heldOffered: true });
     }
     const signedIn = await signin.nextStep(p, res);
@@ -191,7 +185,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
       authTime: Math.floor(signedIn.authTime.getTime() / 1000),
       amr: signedIn.amr,
       acr: signedIn.acr,
-      authorityVersion: signedIn.account.authorityVersion,
+      authority: signedIn.authority,
     });
   }
 

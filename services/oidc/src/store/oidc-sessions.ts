@@ -20,6 +20,8 @@ export interface UserinfoRead {
   scope: string | null;
   status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
   expiresAt: Date;
+  /** The account's authority version the session was issued under (null before sessions recorded it). */
+  authorityVersion: number | null;
   /** The session's account (null when it is gone) and its claim grants under the session's application. */
   snapshot: IssuanceSnapshot;
 }
@@ -30,9 +32,9 @@ type UserinfoColumns = SnapshotColumns & Omit<UserinfoRead, 'snapshot'>;
 // One round trip: the session (OIDC protocol, with its oidc_sessions row), its account and grants. Userinfo does
 // not check the basic terms, so the terms epoch is 0 and the snapshot's receipt goes unused.
 const USERINFO_READ: Statement = {
-  name: 'oidc_userinfo_read_v2',
+  name: 'oidc_userinfo_read_v3',
   text: `SELECT s.application_id AS "applicationId", s.subject, s.scope, s.status, s.expires_at AS "expiresAt",
-      ${snapshotColumnsSql('s.application_id', '0')}
+      s.authority_version AS "authorityVersion", ${snapshotColumnsSql('s.application_id', '0')}
     FROM oidc_sessions o JOIN sessions s ON s.id = o.sid AND s.protocol = 'OIDC'
       LEFT JOIN accounts a ON a.id = s.account_id
     WHERE o.sid = $1::text`,
@@ -48,8 +50,9 @@ export function createOidcSessionStore(db: Db) {
     async readForUserinfo(sid: string): Promise<UserinfoRead | undefined> {
       const [row] = await runPrepared<UserinfoColumns>(db, USERINFO_READ, [sid]);
       if (!row) return undefined;
-      const { applicationId, subject, scope, status, expiresAt } = row;
-      return { applicationId, subject, scope, status, expiresAt, snapshot: toSnapshot(row, undefined) };
+      const { applicationId, subject, scope, status, expiresAt, authorityVersion } = row;
+      const snapshot = toSnapshot(row, undefined);
+      return { applicationId, subject, scope, status, expiresAt, authorityVersion, snapshot };
     },
 
     /** The client_id an OIDC session was issued to (CORS at /userinfo), or undefined. */

@@ -1,8 +1,12 @@
 // The OIDC host's own sign-in session: who signed in on this browser, when and how, kept server-side in Redis
 // (libs/platform browser sessions, under `<OIDC_REDIS_PREFIX>:sign-in`) under a cookie of its own, so the person
 // stays signed in across clients until end-session. The cookie carries only the host-issued identifier; a new
-// sign-in always starts a new identifier.
+// sign-in always starts a new identifier. A sign-in records the account's authority when the person authenticated
+// (libs/issuance held-authority.ts); every read compares it with the account's, and one that moved (a passkey
+// removed, an identifier reset, a status change) ends the sign-in there and then, on whichever replica reads it.
 import { randomUUID } from 'node:crypto';
+import type { Db } from '@svc/db';
+import { authorityHolds, currentAuthority, type HeldAuthority } from '@svc/issuance';
 import { type Clock, createBrowserSessionStore, sessionCookie } from '@svc/platform';
 import type { Redis } from 'ioredis';
 
@@ -12,6 +16,8 @@ export interface SignInSession {
   authTime: number;
   amr: string[];
   acr?: string;
+  /** The account's authority when the person authenticated; what this sign-in's answers issue under. */
+  authority: HeldAuthority;
   /**
    * Stable for the life of this sign-in (the cookie identifier is not): codes and OIDC sessions name it, so
    * end-session can find what this sign-in approved.
@@ -22,9 +28,13 @@ export interface SignInSession {
 /** Cookie `oidc_session`, `__Host-oidc_session` over HTTPS (HttpOnly, SameSite=Lax, Path=/). */
 export const signInCookie = (https: boolean) => sessionCookie('oidc_session', https);
 
-/** `redisPrefix`: the host's key prefix (OIDC_REDIS_PREFIX); `clock`: the host's clock (when a sign-in was last seen). */
+/**
+ * `redisPrefix`: the host's key prefix (OIDC_REDIS_PREFIX); `clock`: the host's clock (when a sign-in was last
+ * seen); `db`: where the accounts' authority is read.
+ */
 export function createSignInSessions(
   redis: Redis,
+  db: Db,
   opts: { redisPrefix: string; ttlSeconds: number; clock: Clock },
 ) {
   const store = createBrowserSessionStore(redis, {
@@ -34,11 +44,18 @@ export function createSignInSessions(
   });
   return {
     ttlSeconds: opts.ttlSeconds,
-    /** The sign-in behind a cookie value, or undefined (no cookie, not issued here, expired, ended). */
+    /**
+     * The sign-in behind a cookie value, or undefined (no cookie, not issued here, expired, ended, or its account's
+     * authority moved since: then it is ended now).
+     */
     async read(id: string | undefined): Promise<SignInSession | undefined> {
       if (!id) return undefined;
       const raw = await store.read(id, 'sign-in');
-      return raw ? (JSON.parse(raw) as SignInSession) : undefined;
+      if (!raw) return undefined;
+      const session = JSON.parse(raw) as SignInSession;
+      if (authorityHolds(session.authority, await currentAuthority(db, session.accountId))) return session;
+      await store.end(id);
+      return undefined;
     },
     /** Renews the idle lifetime of a sign-in still in use; false when it is gone. */
     touch(id: string): Promise<boolean> {
