@@ -43,6 +43,7 @@ export function deviceDepsOf(
       stepSeconds: SLOW_DOWN_STEP_SECONDS,
       capSeconds: SLOW_DOWN_CAP_SECONDS,
       keepAfterExpiryMs: KEEP_AFTER_EXPIRY_MS,
+      commandTimeoutMs: config.redis.commandTimeoutMs,
     }),
     authorizeLimit: createRateLimiter(parts.redis, {
       perAddress: true,

@@ -156,7 +156,7 @@ describe('basic terms published between approval and redemption', () => {
     await migrate(url.toString());
     own = createPrisma(url.toString());
     await ensureBaselineTerms(own);
-    h = await startDevice({}, undefined, own);
+    h = await startDevice({}, undefined, { over: own });
   }, 60_000);
 
   afterAll(async () => {

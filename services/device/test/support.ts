@@ -2,7 +2,7 @@
 // instead of sleeping, fixtures (an application with the device return rule and passkey rule, an account), and
 // the approval the page will make, through the domain functions the page calls.
 import type { Db } from '@svc/db';
-import { createLogger } from '@svc/platform';
+import { createLogger, type Logger, type Metrics } from '@svc/platform';
 import {
   hostPartsOf,
   openInfra,
@@ -37,6 +37,14 @@ export interface DeviceHarness {
   close(): Promise<void>;
 }
 
+/** Where the host's infra goes and what it reports to: a database the caller owns, a Redis (a fault proxy's). */
+export interface DeviceInfra {
+  over?: Db;
+  redisUrl?: string;
+  logger?: Logger;
+  metrics?: Metrics;
+}
+
 /**
  * The device host over its own infra (own Redis prefix so counters never mix), with a test clock. `shared` makes a
  * second replica over the same Redis prefix and the same clock.
@@ -44,22 +52,26 @@ export interface DeviceHarness {
 export async function startDevice(
   config: DeviceOverrides = {},
   shared?: { clock: SettableClock; redisPrefix: string },
-  over?: Db,
+  own: DeviceInfra = {},
 ): Promise<DeviceHarness> {
   const clock = shared?.clock ?? settableClock();
-  const infra = openInfra({ over, clock });
+  const infra = openInfra({ over: own.over, redisUrl: own.redisUrl, clock });
   const base = deviceConfigFromEnv(testEnv());
-  const deps = deviceDepsOf(hostPartsOf(infra, createLogger('device-test', { level: 'silent' })), {
-    ...base,
-    redisPrefix: shared?.redisPrefix ?? uniqueName('dv'),
-    ...config,
-    rateLimit: {
-      ...base.rateLimit,
-      authorizePerAddress: 1000,
-      unknownPerAddress: 1000,
-      ...config.rateLimit,
+  const logger = own.logger ?? createLogger('device-test', { level: 'silent' });
+  const deps = deviceDepsOf(
+    { ...hostPartsOf(infra, logger), metrics: own.metrics },
+    {
+      ...base,
+      redisPrefix: shared?.redisPrefix ?? uniqueName('dv'),
+      ...config,
+      rateLimit: {
+        ...base.rateLimit,
+        authorizePerAddress: 1000,
+        unknownPerAddress: 1000,
+        ...config.rateLimit,
+      },
     },
-  });
+  );
   const host = await startTestHost(createDeviceApp(deps));
   return {
     infra,

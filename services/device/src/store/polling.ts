@@ -4,7 +4,10 @@
 // last poll that was not refused as too fast (ms), `d` "decided: ask PostgreSQL" (set before a decision is written
 // there, so a poll can never miss one), `x` a final outcome (`consumed`, `denied`) once PostgreSQL holds it.
 // PostgreSQL stays the truth: a missing hash (Redis lost it) sends the poll to PostgreSQL, which seeds it again.
+// A poll Redis runs after the host gave up on it changes nothing (redis-deadline.ts): a 503 leaves the state as it was.
+import { DependencyTimeoutError } from '@svc/platform';
 import type { Redis } from 'ioredis';
+import { type RedisDeadlines, redisDeadlines } from './redis-deadline';
 
 export type PollVerdict =
   | { kind: 'pending' }
@@ -25,25 +28,32 @@ export type PollVerdict =
  * poll has no last-poll time and is never throttled. An accepted poll records its time and answers pending, or
  * "ask" when a decision is (being) written.
  *
- * KEYS[1] the hash; ARGV now (ms), leeway (ms), step (s), cap (s).
- * Returns {code, interval}: 0 unknown, 1 pending, 2 slow_down, 3 expired, 4 consumed, 5 denied, 6 decided.
+ * Before anything, Redis's own time against the poll's deadline: a poll that runs after it (the host answered 503
+ * and the client was told to come back) touches nothing and says so.
+ *
+ * KEYS[1] the hash; ARGV now (ms, the host's clock), leeway (ms), step (s), cap (s), deadline (ms, Redis's clock).
+ * Returns {code, interval, Redis time in ms}: 0 unknown, 1 pending, 2 slow_down, 3 expired, 4 consumed, 5 denied,
+ * 6 decided, 7 too late.
  */
 const POLL_SCRIPT = `
+local t = redis.call('TIME')
+local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if clock > tonumber(ARGV[5]) then return {7, 0, clock} end
 local h = redis.call('HMGET', KEYS[1], 'i', 'e', 'l', 'd', 'x')
-if h[5] == 'consumed' then return {4, 0} end
-if not h[1] then return {0, 0} end
+if h[5] == 'consumed' then return {4, 0, clock} end
+if not h[1] then return {0, 0, clock} end
 local now = tonumber(ARGV[1])
-if tonumber(h[2]) <= now then return {3, 0} end
-if h[5] == 'denied' then return {5, 0} end
+if tonumber(h[2]) <= now then return {3, 0, clock} end
+if h[5] == 'denied' then return {5, 0, clock} end
 local interval = tonumber(h[1])
 if h[3] and now - tonumber(h[3]) < interval * 1000 - tonumber(ARGV[2]) then
   interval = math.min(interval + tonumber(ARGV[3]), math.max(interval, tonumber(ARGV[4])))
   redis.call('HSET', KEYS[1], 'i', interval)
-  return {2, interval}
+  return {2, interval, clock}
 end
 redis.call('HSET', KEYS[1], 'l', now)
-if h[4] then return {6, interval} end
-return {1, interval}
+if h[4] then return {6, interval, clock} end
+return {1, interval, clock}
 `;
 
 /** Seeds a hash unless one exists (HSETNX on `i` decides), with the expiry; the hash outlives it by `keepMs`. */
@@ -64,7 +74,14 @@ return 1
 `;
 
 interface PollingRedis extends Redis {
-  devicePoll(key: string, now: number, leeway: number, step: number, cap: number): Promise<[number, number]>;
+  devicePoll(
+    key: string,
+    now: number,
+    leeway: number,
+    step: number,
+    cap: number,
+    deadline: number,
+  ): Promise<[number, number, number]>;
   deviceSeed(
     key: string,
     interval: number,
@@ -86,6 +103,8 @@ export interface PollingOptions {
   capSeconds: number;
   /** How long a hash outlives its authorization's expiry, so late polls still answer expired_token from Redis. */
   keepAfterExpiryMs: number;
+  /** How long the host waits for a Redis command (REDIS_COMMAND_TIMEOUT_MS): a poll run later changes nothing. */
+  commandTimeoutMs: number;
 }
 
 export interface PollingStore {
@@ -93,6 +112,7 @@ export interface PollingStore {
   seed(codeHash: string, interval: number, expiresAt: Date): Promise<void>;
   /** Seeds again after Redis lost the hash, with the last poll now (that poll was accepted). */
   reseed(codeHash: string, interval: number, expiresAt: Date, lastPoll: Date): Promise<void>;
+  /** Throws DependencyTimeoutError (a 503) when Redis ran the poll too late for this host to use it. */
   poll(codeHash: string, now: Date): Promise<PollVerdict>;
   /**
    * Marks the authorization decided before PostgreSQL records the decision: every later poll asks PostgreSQL. It
@@ -102,6 +122,9 @@ export interface PollingStore {
   /** Records a final outcome PostgreSQL now holds, so later polls are answered from Redis alone. */
   markFinal(codeHash: string, outcome: 'consumed' | 'denied', expiresAt: Date): Promise<void>;
 }
+
+/** The script's code for a poll Redis ran after its deadline. */
+const TOO_LATE = 7;
 
 const VERDICTS: Record<number, PollVerdict['kind']> = {
   0: 'unknown',
@@ -121,6 +144,7 @@ export function createPollingStore(redis: Redis, opts: PollingOptions): PollingS
     redis.defineCommand('deviceMark', { numberOfKeys: 1, lua: MARK_SCRIPT });
   }
   const key = (hash: string) => `${opts.prefix}:poll:${hash}`;
+  const deadlines: RedisDeadlines = redisDeadlines(redis, opts.commandTimeoutMs);
   return {
     async seed(hash, interval, expiresAt) {
       await r.deviceSeed(key(hash), interval, expiresAt.getTime(), '', opts.keepAfterExpiryMs);
@@ -135,13 +159,16 @@ export function createPollingStore(redis: Redis, opts: PollingOptions): PollingS
       );
     },
     async poll(hash, now) {
-      const [code, interval] = await r.devicePoll(
+      const [code, interval, clock] = await r.devicePoll(
         key(hash),
         now.getTime(),
         opts.leewayMs,
         opts.stepSeconds,
         opts.capSeconds,
+        await deadlines.deadline(),
       );
+      deadlines.observe(clock);
+      if (code === TOO_LATE) throw new DependencyTimeoutError('the poll reached Redis after its deadline');
       const kind = VERDICTS[code] ?? 'ask';
       return kind === 'slow_down' ? { kind, interval } : ({ kind } as PollVerdict);
     },
