@@ -63,6 +63,7 @@ const DRIVERS: Record<string, ((redis: Redis) => Promise<void>) | { exempt: stri
       stepSeconds: 5,
       capSeconds: 60,
       keepAfterExpiryMs: 1000,
+      commandTimeoutMs: 1000,
     });
     const hash = uniqueName('code');
     const expiresAt = new Date(Date.now() + 60_000);
