@@ -68,12 +68,15 @@ const README_CONFIGURATION = section(read('README.md'), /^## Configuration/);
 
 /**
  * Listed in a configuration section though no schema reads them, each with the file that reads it (checked, so an
- * entry goes when its reader does): Node.js's own thread pool size, and the admin CLI's debug switch, read where
- * it reports an unexpected failure.
+ * entry goes when its reader does): Node.js's own thread pool size, the admin CLI's debug switch, read where
+ * it reports an unexpected failure, and `pnpm start`'s development mailbox ports.
  */
 const READ_OUTSIDE_SCHEMAS: Record<string, string | undefined> = {
   UV_THREADPOOL_SIZE: undefined,
   ADMIN_DEBUG: 'tools/admin/src/cli.ts',
+  // `pnpm start`'s own: where the development mailbox listens.
+  DEV_MAILBOX_PORT: 'scripts/fleet-config.ts',
+  DEV_MAILBOX_SMTP_PORT: 'scripts/fleet-config.ts',
 };
 
 describe.each(PROCESSES)('$name', ({ fromEnv, doc }) => {

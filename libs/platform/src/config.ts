@@ -385,6 +385,8 @@ export function hostVars(name: HostName, production: boolean) {
     SHUTDOWN_GRACE_MS: intVar(10_000),
     TRUST_PROXY: trustProxyVar(),
     ISSUER_URL: issuerUrlVar('https://issuer.local.test', production),
+    // Where a person reads the mail this fleet sends (`pnpm start` sets it when it runs the development mailbox).
+    DEV_MAILBOX_URL: urlVar(''),
     SUBJECT_SECRET: secretVar(production, DEVELOPMENT_SUBJECT_SECRET, (raw) =>
       raw.length >= 16 ? raw : { problem: 'must be at least 16 characters' },
     ),
@@ -407,6 +409,8 @@ export interface HostConfig extends ProcessConfig {
   urls: Record<HostName, string>;
   /** HMAC secret of pairwise subjects. A secret. */
   subjectSecret: string;
+  /** The development mailbox's page (DEV_MAILBOX_URL), never in production: named where mail is sent, linked from `/`. */
+  devMailboxUrl: string | undefined;
 }
 
 export function hostConfigOf(name: HostName, production: boolean, v: VarValues<HostVars>): HostConfig {
@@ -427,5 +431,6 @@ export function hostConfigOf(name: HostName, production: boolean, v: VarValues<H
       oidc: v.OIDC_URL,
     },
     subjectSecret: v.SUBJECT_SECRET,
+    devMailboxUrl: production ? undefined : v.DEV_MAILBOX_URL || undefined,
   };
 }

@@ -42,7 +42,7 @@ export async function spawnHost(entry: string, env: Record<string, string> = {})
         buf = buf.slice(i + 1);
         try {
           const parsed = JSON.parse(line) as { port?: number; msg?: string };
-          if (parsed.port && parsed.msg?.endsWith('listening')) {
+          if (parsed.port && / listening( at \S+)?$/.test(parsed.msg ?? '')) {
             clearTimeout(timer);
             resolve(parsed.port);
           }
@@ -68,7 +68,7 @@ export async function spawnHost(entry: string, env: Record<string, string> = {})
 }
 
 /** A port free on 127.0.0.1 a moment ago. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const { port } = server.address() as { port: number };

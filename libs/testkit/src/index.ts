@@ -217,7 +217,7 @@ export function expectTokenPair(res: Awaited<ReturnType<typeof postJson>>, membe
 }
 
 export { type CapturedLog, captureLogger } from './capture-logger';
-export { type ChildHost, type ConnectProcess, spawnHost, startConnectProcess } from './child-host';
+export { type ChildHost, type ConnectProcess, freePort, spawnHost, startConnectProcess } from './child-host';
 export * from './chromium';
 export { signClientAuth } from './client-auth';
 export { configProblems, type SettableClock, settableClock, testEnv, testUrls } from './config';

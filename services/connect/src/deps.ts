@@ -15,7 +15,7 @@ export interface ConnectDeps extends HostParts {
 /** Opens the core connections, then the mailer. */
 export function openConnectDeps(config: ConnectConfig, clock: Clock): ConnectDeps {
   const core = openHostCore(config, clock);
-  const mailer = createMailer(config.smtp, config.mailFrom, core.logger);
+  const mailer = createMailer(config.smtp, config.mailFrom, core.logger, config.devMailboxUrl);
   return {
     ...core,
     config,

@@ -30,7 +30,7 @@ const KEEP_AFTER_EXPIRY_MS = 10 * 60_000;
 export function deviceDepsOf(
   parts: HostParts,
   config: DeviceConfig,
-  mailer: Mailer = createMailer(config.pages.smtp, config.pages.mailFrom, parts.logger),
+  mailer: Mailer = createMailer(config.pages.smtp, config.pages.mailFrom, parts.logger, config.devMailboxUrl),
 ): DeviceDeps {
   return {
     ...parts,

@@ -40,7 +40,7 @@ export function openOidcPageParts(
   const settings = { ...config.pages };
   return {
     settings,
-    mailer: createMailer(config.smtp, settings.mailFrom, logger),
+    mailer: createMailer(config.smtp, settings.mailFrom, logger, config.devMailboxUrl),
     interactions: createInteractionStore(redis, {
       redisPrefix: config.oidc.redisPrefix,
       ttlSeconds: settings.interactionTtlSeconds,

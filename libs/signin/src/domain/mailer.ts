@@ -19,14 +19,21 @@ export interface Mailer {
  * in a built host smtp.js beside main.js): most processes of a host never send one, and the library costs about
  * 2 MiB of heap.
  */
-export function createMailer(smtp: SmtpTarget, from: string, logger: Logger): Mailer {
+export function createMailer(
+  smtp: SmtpTarget,
+  from: string,
+  logger: Logger,
+  /** The development mailbox's page, named in each "mail sent" line so a person knows where to read the code. */
+  mailboxUrl?: string,
+): Mailer {
+  const sent = mailboxUrl ? `mail sent; read it at ${mailboxUrl}/` : 'mail sent';
   let transport: SmtpTransport | undefined;
   return {
     async send(mail) {
       transport ??= (require('./smtp') as typeof import('./smtp')).openSmtpTransport(smtp);
       await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
       // Never log the body: it carries the code.
-      logger.info({ subject: mail.subject }, 'mail sent');
+      logger.info({ subject: mail.subject }, sent);
     },
     close() {
       transport?.close();
