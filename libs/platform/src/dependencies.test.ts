@@ -1,8 +1,8 @@
 // The one decision "is this PostgreSQL or Redis failing": the error shapes pg, pg-pool, ioredis and Prisma produce
 // for reset, refused and timed-out connections are dependency failures; a bug or a constraint violation is not.
 // And ioredis connection errors go through pino as JSON, never to stderr as plain text.
-import { isDependencyFailure } from './dependencies';
-import { createLogger } from './logger';
+import { createDependencyWatch, isDependencyFailure } from './dependencies';
+import { createLogger, type Logger } from './logger';
 import { createRedis } from './redis';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
@@ -67,5 +67,59 @@ test('ioredis connection errors are JSON lines through the logger, nothing on st
   } finally {
     redis.disconnect();
     printed.mockRestore();
+  }
+});
+
+/** A logger keeping its lines, and a probe that fails until `answer()` is called. */
+function watchParts() {
+  const lines: Record<string, unknown>[] = [];
+  const logger: Logger = createLogger('t', {
+    level: 'debug',
+    destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
+  });
+  let answers = false;
+  const probe = async () => {
+    if (!answers) throw new Error('connect ECONNREFUSED');
+  };
+  const answer = () => {
+    answers = true;
+  };
+  return { lines, logger, probe, answer };
+}
+
+test('a dependency still being connected to at start-up is no outage: no warning, and no "up again" once it answers', async () => {
+  const p = watchParts();
+  const watch = createDependencyWatch({ logger: p.logger, probes: { postgres: p.probe }, recheckMs: 10 });
+  try {
+    expect(await watch.check()).toBe(false);
+    expect(watch.states()).toEqual({ postgres: 'connecting' });
+    p.answer();
+    expect(await watch.check()).toBe(true);
+    expect(watch.states()).toEqual({ postgres: 'up' });
+    expect(p.lines.filter((l) => (l.level as number) >= 30)).toEqual([]);
+  } finally {
+    watch.close();
+  }
+});
+
+test('past the start-up grace a dependency that never answered is down, warned once, then up again', async () => {
+  const p = watchParts();
+  const watch = createDependencyWatch({
+    logger: p.logger,
+    probes: { postgres: p.probe },
+    recheckMs: 10,
+    connectGraceMs: 0,
+  });
+  try {
+    expect(await watch.check()).toBe(false);
+    expect(await watch.check()).toBe(false);
+    p.answer();
+    expect(await watch.check()).toBe(true);
+    expect(p.lines.filter((l) => (l.level as number) >= 30).map((l) => [l.level, l.msg])).toEqual([
+      [40, 'postgres is down'],
+      [30, 'postgres is up again'],
+    ]);
+  } finally {
+    watch.close();
   }
 });

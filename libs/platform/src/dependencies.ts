@@ -98,13 +98,15 @@ export function describeDependencyError(err: unknown): string {
   return code ? `${code}: ${message}` : message;
 }
 
+export type DependencyState = 'connecting' | 'up' | 'down';
+
 export interface DependencyWatch {
   /** Probes every dependency (each within the probe timeout); resolves true when all answered. */
   check(): Promise<boolean>;
   /** A request just failed on a dependency: probe soon (at most once per interval) to learn which and log it. */
   suspect(): void;
-  /** The last known state of each dependency. */
-  states(): Record<string, 'up' | 'down'>;
+  /** The last known state of each dependency (`connecting` until it first answers, within the start-up grace). */
+  states(): Record<string, DependencyState>;
   /** Stops probing. */
   close(): void;
 }
@@ -118,6 +120,12 @@ export interface DependencyWatchOptions {
   probeTimeoutMs?: number;
   /** While something is down, probe this often until it is back (default 1000). */
   recheckMs?: number;
+  /**
+   * How long after the watch is made a dependency that has never answered is still being connected to, not down
+   * (default 10000): a first PostgreSQL connection takes over a second while a whole fleet starts on two cores,
+   * which is no outage to warn about. Past it, a dependency that still does not answer is down, and logged so.
+   */
+  connectGraceMs?: number;
 }
 
 function withTimeout(run: () => Promise<unknown>, ms: number): Promise<boolean> {
@@ -167,8 +175,12 @@ function dependencyMetrics(metrics: Metrics) {
 export function createDependencyWatch(opts: DependencyWatchOptions): DependencyWatch {
   const probeTimeoutMs = opts.probeTimeoutMs ?? 1200;
   const recheckMs = opts.recheckMs ?? 1000;
+  const connectGraceMs = opts.connectGraceMs ?? 10_000;
   const names = Object.keys(opts.probes);
-  const state: Record<string, 'up' | 'down'> = Object.fromEntries(names.map((n) => [n, 'up' as const]));
+  const state: Record<string, DependencyState> = Object.fromEntries(
+    names.map((n) => [n, 'connecting' as const]),
+  );
+  const madeAt = performance.now();
   // Every time here is a duration of this process's own probing (how long a dependency was down for the log, the
   // least interval between suspicions), paced by real timers like the recheck's: the monotonic clock, not the
   // host's Clock, which a test may stop or move without any timer following it.
@@ -180,8 +192,21 @@ export function createDependencyWatch(opts: DependencyWatchOptions): DependencyW
   let lastSuspect = Number.NEGATIVE_INFINITY;
   let closed = false;
 
-  const set = (name: string, next: 'up' | 'down') => {
+  const set = (name: string, answered: boolean) => {
+    const next = answered ? 'up' : 'down';
     if (state[name] === next) return;
+    if (state[name] === 'connecting') {
+      if (answered) {
+        state[name] = 'up';
+        // No `state`: the up and down lines are the state changes (one each per outage).
+        opts.logger.debug({ dependency: name }, `${name} connected`);
+        return;
+      }
+      if (performance.now() - madeAt < connectGraceMs) {
+        opts.logger.debug({ dependency: name }, `${name} not answering yet`);
+        return;
+      }
+    }
     state[name] = next;
     metrics?.changes.inc({ dependency: name, state: next });
     metrics?.up.set({ dependency: name }, next === 'up' ? 1 : 0);
@@ -206,7 +231,7 @@ export function createDependencyWatch(opts: DependencyWatchOptions): DependencyW
   const check = (): Promise<boolean> => {
     running ??= (async () => {
       const results = await Promise.all(names.map((n) => withTimeout(opts.probes[n]!, probeTimeoutMs)));
-      for (const [i, n] of names.entries()) set(n, results[i] ? 'up' : 'down');
+      for (const [i, n] of names.entries()) set(n, Boolean(results[i]));
       running = undefined;
       schedule();
       return results.every(Boolean);

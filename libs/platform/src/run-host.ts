@@ -87,6 +87,8 @@ export async function runHost(opts: {
   onClose?: () => Promise<void>;
   /** How long shutdown waits for handlers still running after their clients left (SHUTDOWN_GRACE_MS). */
   graceMs?: number;
+  /** The host's public URL, named in its one start-up line so a person knows where to go. */
+  url?: string;
 }): Promise<RunningHost> {
   const handlers = trackHandlers(opts.app);
   const server = await listen(handlers.app, opts.port, opts.bindHost);
@@ -96,7 +98,10 @@ export async function runHost(opts: {
     opts.metrics && opts.metricsPort !== undefined
       ? serveMetrics(opts.metrics, opts.metricsPort, opts.metricsBindHost)
       : undefined;
-  opts.logger.info({ port }, `${opts.name} listening`);
+  opts.logger.info(
+    { port, url: opts.url },
+    opts.url ? `${opts.name} listening at ${opts.url}/` : `${opts.name} listening`,
+  );
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
@@ -168,6 +173,7 @@ export function serveHostProcess<C extends HostConfig, D extends HostProcessDeps
       metricsPort: config.metricsPort,
       metricsBindHost: config.metricsBindHost,
       graceMs: config.shutdownGraceMs,
+      url: config.urls[config.name],
       onClose: async () => {
         await deps.close();
         await telemetry?.shutdown();

@@ -14,7 +14,11 @@ export interface NativeDeps extends HostParts {
 /** Opens the core connections; close() releases them all. */
 export function openNativeDeps(config: NativeConfig, clock: Clock): NativeDeps & { close(): Promise<void> } {
   const core = openHostCore(config, clock);
+  // A warning in production, where it is a missing setting; a local run without one is the usual case, so start-up
+  // stays quiet there (an info line still says it).
   if (!config.steamApiKey)
-    core.logger.warn('STEAM_API_KEY is not set: platform-ticket sign-in will be refused by Steam');
+    core.logger[config.production ? 'warn' : 'info'](
+      'STEAM_API_KEY is not set: platform-ticket sign-in will be refused by Steam',
+    );
   return { ...core, config };
 }
