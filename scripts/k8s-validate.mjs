@@ -11,7 +11,12 @@ const failures = [];
 for (const obj of JSON.parse(input)) {
   const name = `${obj.kind}/${obj.metadata?.name}`;
   try {
-    const models = await import(`kubernetes-models/${obj.apiVersion}`);
+    // The Prometheus Operator's kinds (PodMonitor) have their models in a package of their own.
+    const models = await import(
+      obj.apiVersion.startsWith('monitoring.coreos.com/')
+        ? `@kubernetes-models/prometheus-operator/${obj.apiVersion}`
+        : `kubernetes-models/${obj.apiVersion}`
+    );
     const Model = models[obj.kind];
     if (!Model) throw new Error(`no schema for ${obj.apiVersion} ${obj.kind}`);
     new Model(obj).validate();

@@ -9,6 +9,8 @@ import { builtHosts } from './build';
 const repo = path.resolve(__dirname, '..');
 const k8s = path.join(repo, 'deploy', 'k8s');
 const SECRET_KEYS = ['KEY_ENCRYPTION_KEY', 'SUBJECT_SECRET', 'DATABASE_URL', 'REDIS_URL'];
+/** The namespace whose Prometheus may scrape the pods' metrics port (and no other may). */
+const MONITORING = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
 
 // biome-ignore lint/suspicious/noExplicitAny: rendered manifests are checked field by field below
 type Obj = any;
@@ -71,6 +73,9 @@ describe('deploy/k8s', () => {
         'overlays/prod',
         'overlays/dev/migrate',
         'overlays/prod/migrate',
+        'base/podmonitor',
+        'overlays/dev/podmonitor',
+        'overlays/prod/podmonitor',
       ]),
     );
   });
@@ -85,8 +90,14 @@ describe('deploy/k8s', () => {
         spec: { selector: {}, template: { spec: { containers: [{ image: 'x' }] } } },
       },
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { A: 'b' } },
+      {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'PodMonitor',
+        metadata: { name: 'd' },
+        spec: { selector: {}, podMetricsEndpoints: [{ port: 9464 }] },
+      },
     ]);
-    expect(failures.map((f) => f.object)).toEqual(['Service/a', 'Deployment/b']);
+    expect(failures.map((f) => f.object)).toEqual(['Service/a', 'Deployment/b', 'PodMonitor/d']);
   });
 
   it.each(dirs.map((d) => [path.relative(k8s, d), d]))(
@@ -156,7 +167,24 @@ describe('deploy/k8s', () => {
         expect(policies).toHaveLength(1);
         expect(policies[0].spec.policyTypes).toEqual(['Ingress', 'Egress']);
 
+        // Metrics: on every interface of the pod at the port it declares and annotates, reachable from the
+        // monitoring namespace only (the ConfigMap does not set them, so nothing overrides the pod's own values).
+        const metricsPort = c.ports.find((p: Obj) => p.name === 'metrics')?.containerPort;
+        expect(metricsPort).toBe(9464);
+        const env = Object.fromEntries(
+          c.env.filter((e: Obj) => 'value' in e).map((e: Obj) => [e.name, e.value]),
+        );
+        expect([env.METRICS_PORT, env.METRICS_BIND_HOST]).toEqual([String(metricsPort), '0.0.0.0']);
+        expect('METRICS_PORT' in config[0].data || 'METRICS_BIND_HOST' in config[0].data).toBe(false);
+        expect(dep.spec.template.metadata.annotations).toEqual({
+          'prometheus.io/scrape': 'true',
+          'prometheus.io/port': String(metricsPort),
+          'prometheus.io/path': '/metrics',
+        });
+        const metricsRule = { from: [MONITORING], ports: [{ protocol: 'TCP', port: metricsPort }] };
+
         if (host === 'worker') {
+          expect(policies[0].spec.ingress).toEqual([metricsRule]);
           expect(c.livenessProbe.exec.command.slice(0, 2)).toEqual(['node', '-e']);
           expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(graceMs / 1000);
           continue;
@@ -182,8 +210,38 @@ describe('deploy/k8s', () => {
         expect(hpas[0].spec.minReplicas).toBeLessThanOrEqual(hpas[0].spec.maxReplicas);
         expect(policies[0].spec.ingress).toEqual([
           { ports: [{ protocol: 'TCP', port: port.containerPort }] },
+          metricsRule,
         ]);
       }
+    },
+    60_000,
+  );
+
+  it.each(['dev', 'prod'])(
+    'overlay %s/podmonitor: one PodMonitor scrapes /metrics on the metrics port of every host and the worker',
+    async (env) => {
+      const [fleet, monitors] = await Promise.all([
+        render(path.join(k8s, 'overlays', env)),
+        render(path.join(k8s, 'overlays', env, 'podmonitor')),
+      ]);
+      expect(monitors.map((m) => m.kind)).toEqual(['PodMonitor']);
+      const monitor = monitors[0];
+      expect(monitor.metadata.namespace).toBe(fleet[0].metadata.namespace);
+      expect(monitor.spec.podMetricsEndpoints).toEqual([
+        expect.objectContaining({ port: 'metrics', path: '/metrics' }),
+      ]);
+      const selects = (labels: Record<string, string>) =>
+        matches(monitor.spec.selector.matchLabels, labels) &&
+        monitor.spec.selector.matchExpressions.every(
+          (e: Obj) => e.operator === 'NotIn' && !e.values.includes(labels[e.key]),
+        );
+      const scraped = byKind(fleet, 'Deployment')
+        .filter((d) => selects(d.spec.template.metadata.labels))
+        .filter((d) => d.spec.template.spec.containers[0].ports.some((p: Obj) => p.name === 'metrics'))
+        .map((d) => d.metadata.labels['app.kubernetes.io/component']);
+      expect(scraped.sort()).toEqual(builtHosts().sort());
+      const job = byKind(await render(path.join(k8s, 'overlays', env, 'migrate')), 'Job')[0];
+      expect(selects(job.spec.template.metadata.labels)).toBe(false);
     },
     60_000,
   );
