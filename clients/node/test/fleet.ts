@@ -40,11 +40,14 @@ export interface Fleet {
   infra: TestInfra;
   /** The environment every host was configured from (URLs included). */
   env: Env;
+  /** Each started host's deps, for tests that act as its pages would (approve a device code, say). */
+  deps: Partial<Record<HostName, unknown>>;
   close(): Promise<void>;
 }
 
 interface Opened {
   app: http.RequestListener;
+  deps: unknown;
   close(): Promise<void>;
 }
 
@@ -56,7 +59,7 @@ function host<C, D extends { close(): Promise<void> }>(
 ): (env: Env) => Opened {
   return (env) => {
     const deps = depsOf(configOf(env), systemClock);
-    return { app: appOf(deps), close: () => deps.close() };
+    return { app: appOf(deps), deps, close: () => deps.close() };
   };
 }
 
@@ -94,6 +97,8 @@ export async function startFleet(opts: { hosts?: HostName[]; env?: Env } = {}): 
     SMTP_URL: `smtp://127.0.0.1:${mailbox.port}`,
     MAIL_FROM: 'Sign-in test <no-reply@localhost>',
     RATE_LIMIT_NAMESPACE: uniqueName('sdk-rl'),
+    // Tests change an application's rules between calls; each call reads them afresh.
+    APP_CACHE_TTL_MS: '0',
     ...opts.env,
   });
   if (hosts.includes('oidc')) {
@@ -101,9 +106,11 @@ export async function startFleet(opts: { hosts?: HostName[]; env?: Env } = {}): 
     await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date());
   }
   const opened: Opened[] = [];
+  const deps: Fleet['deps'] = {};
   for (const host of hosts) {
     const one = OPEN[host](env);
     opened.push(one);
+    deps[host] = one.deps;
     const contract = contractChecked(one.app);
     const server = servers.get(host)!;
     server.on('request', contract.listener);
@@ -116,6 +123,7 @@ export async function startFleet(opts: { hosts?: HostName[]; env?: Env } = {}): 
     mailbox,
     infra,
     env,
+    deps,
     async close() {
       for (const server of servers.values()) {
         server.closeAllConnections();
