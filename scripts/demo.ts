@@ -33,7 +33,7 @@ async function main(): Promise<void> {
       const sector = await createSector(db, org.id, 'Demo sector');
       await createApp(
         db,
-        kekFromBytes(config.kekBytes),
+        kekFromBytes(config.kekBytes, config.previousKekBytes),
         {
           sectorId: sector.id,
           anchor: ANCHOR,

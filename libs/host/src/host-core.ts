@@ -51,7 +51,7 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore 
   const logger = createLogger(config.name, { level: config.logLevel });
   const db = createPrisma(config.databaseUrl, config.db);
   const redis = createRedis(config.redisTarget, { autoPipelining: true, logger, bounds: config.redis });
-  const kek = kekFromBytes(config.kekBytes);
+  const kek = kekFromBytes(config.kekBytes, config.previousKekBytes);
   const keyRing = createKeyRing({
     db,
     kek,

@@ -3,7 +3,7 @@
 // storing one row per version: a jti is a random nonce and a keyed MAC (under the KEK) of the nonce, the sid and
 // the rotation version. Logout and reuse detection check it for versions older than the current one.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Kek } from '@svc/token-core';
+import { type Kek, keysThatOpen } from '@svc/token-core';
 
 const NONCE_BYTES = 16;
 const MAC_BYTES = 12;
@@ -24,14 +24,18 @@ export function newRefreshJti(kek: Kek, sid: string, version: number): string {
   return Buffer.concat([nonce, macOf(kek, sid, version, nonce)]).toString('base64url');
 }
 
-/** Whether `jti` was minted by `newRefreshJti` for exactly this session and version (constant-time compare). */
+/**
+ * Whether `jti` was minted by `newRefreshJti` for exactly this session and version (constant-time compare), under
+ * the KEK or a previous one (a jti minted before a KEK rotation still binds to its session).
+ */
 export function isRefreshJtiOf(kek: Kek, jti: string | undefined, sid: string, version: number): boolean {
   if (typeof jti !== 'string' || jti.length !== JTI_LENGTH || !/^[A-Za-z0-9_-]+$/.test(jti)) return false;
   const raw = Buffer.from(jti, 'base64url');
   // Canonical only: a variant spelling of the same bytes (other trailing bits) is another jti.
   if (raw.length !== NONCE_BYTES + MAC_BYTES || raw.toString('base64url') !== jti) return false;
   const nonce = raw.subarray(0, NONCE_BYTES);
-  return timingSafeEqual(raw.subarray(NONCE_BYTES), macOf(kek, sid, version, nonce));
+  const mac = raw.subarray(NONCE_BYTES);
+  return keysThatOpen(kek).some((k) => timingSafeEqual(mac, macOf(k, sid, version, nonce)));
 }
 
 /**

@@ -121,6 +121,11 @@ test.each([
   ['REDIS_CLUSTER_NODES', 'a:1,b:99999', 'must be a comma-separated list of host:port'],
   ['REDIS_SENTINELS', 'redis://a:26379', 'must be a comma-separated list of host:port'],
   ['REDIS_TLS', 'yes', 'must be true or false'],
+  [
+    'KEY_ENCRYPTION_KEYS_PREVIOUS',
+    `${KEK},${Buffer.alloc(16, 1).toString('base64')}`,
+    'must be a comma-separated list of 32-byte keys, base64-encoded',
+  ],
 ])('%s=%s fails start-up naming the variable', (variable, value, problem) => {
   const err = problems({ [variable]: value });
   expect(err.problems).toEqual([{ variable, problem }]);
@@ -249,6 +254,12 @@ test('Redis is one server, a Sentinel-watched primary or a Cluster, with credent
     auth: { tls: false },
   });
   expect(read({}).db.poolMode).toBe('session');
+  const previous = [Buffer.alloc(32, 4), Buffer.alloc(32, 5)];
+  expect(
+    read({ KEY_ENCRYPTION_KEYS_PREVIOUS: previous.map((k) => k.toString('base64')).join(', ') })
+      .previousKekBytes,
+  ).toEqual(previous);
+  expect(read({}).previousKekBytes).toEqual([]);
   expect(read({ DATABASE_POOL_MODE: 'transaction' }).db.poolMode).toBe('transaction');
 });
 

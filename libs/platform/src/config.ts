@@ -278,6 +278,13 @@ export function processVars(production: boolean) {
     REDIS_CONNECT_TIMEOUT_MS: intVar(2000, { min: 1 }),
     REDIS_COMMAND_TIMEOUT_MS: intVar(1000, { min: 1 }),
     KEY_ENCRYPTION_KEY: secretVar(production, DEVELOPMENT_KEK, kekBytes),
+    KEY_ENCRYPTION_KEYS_PREVIOUS: variable<Buffer[]>([], (raw) => {
+      const keys = raw.split(',').map((part) => kekBytes(part.trim()));
+      const bad = keys.find((k) => !Buffer.isBuffer(k));
+      return bad
+        ? { problem: 'must be a comma-separated list of 32-byte keys, base64-encoded' }
+        : (keys as Buffer[]);
+    }),
     METRICS_PORT: optionalIntVar({ min: 1, max: 65_535 }),
     // Loopback unless asked: the metrics name routes and counts that are nobody's business outside the operators.
     // Kubernetes sets 0.0.0.0 behind a NetworkPolicy that admits only the monitoring namespace (deploy/k8s).
@@ -307,6 +314,8 @@ export interface ProcessConfig {
   redis: { connectTimeoutMs: number; commandTimeoutMs: number };
   /** The key-encryption key's 32 bytes (token-core's kekFromBytes makes the Kek). A secret. */
   kekBytes: Buffer;
+  /** KEY_ENCRYPTION_KEYS_PREVIOUS: keys that only open (a KEK rotation in progress). Secrets. */
+  previousKekBytes: Buffer[];
   metricsPort: number | undefined;
   /** Where the metrics port listens (METRICS_BIND_HOST). */
   metricsBindHost: string;
@@ -329,6 +338,7 @@ export function processConfigOf(production: boolean, v: VarValues<ProcessVars>):
     redisTarget: redisTargetOf(v),
     redis: { connectTimeoutMs: v.REDIS_CONNECT_TIMEOUT_MS, commandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS },
     kekBytes: v.KEY_ENCRYPTION_KEY,
+    previousKekBytes: v.KEY_ENCRYPTION_KEYS_PREVIOUS,
     metricsPort: v.METRICS_PORT,
     metricsBindHost: v.METRICS_BIND_HOST,
     otlpEndpoint: v.OTEL_EXPORTER_OTLP_ENDPOINT,

@@ -5,5 +5,6 @@ export * from './errors';
 export * from './keys-and-sessions';
 export * from './oidc-clients';
 export * from './principals';
+export * from './secrets';
 export * from './tenancy';
 export * from './terms';

@@ -284,6 +284,7 @@ export { type InfraOptions, openInfra, type TestInfra, testKek } from './infra';
 export * from './mailbox';
 export { type Agent, makeAgent } from './page-agent';
 export { useInfra, useStarted } from './per-file';
+export { openPrivateDb, type PrivateDb } from './private-db';
 export {
   exchangeRaw,
   type RawAnswer,

@@ -25,6 +25,8 @@ export interface InfraOptions {
   clock?: Clock;
   /** Another Redis (a fault proxy's address, say) instead of the test one. */
   redisUrl?: string;
+  /** Another KEK than the test one (a KEK rotation test). */
+  kek?: Kek;
 }
 
 /**
@@ -37,7 +39,7 @@ export function openInfra(opts: InfraOptions = {}): TestInfra {
   const db = opts.over ?? createPrisma(config.databaseUrl);
   const redis = createRedis(opts.redisUrl ?? config.redisUrl);
   const subscriber = createRedis(opts.redisUrl ?? config.redisUrl);
-  const kek = testKek();
+  const kek = opts.kek ?? testKek();
   const clock = opts.clock ?? systemClock;
   const keyRing = createKeyRing({ db, kek, subscriber, clock });
   const issuance = issuanceDepsOf(config, { db, keyRing, kek }, clock);

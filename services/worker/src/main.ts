@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     config.metricsPort === undefined
       ? undefined
       : serveMetrics(metrics.base, config.metricsPort, config.metricsBindHost);
-  const kek = kekFromBytes(config.kekBytes);
+  const kek = kekFromBytes(config.kekBytes, config.previousKekBytes);
   // The process's one clock: the ticks, the sweep and the gauges all read it.
   const clock = systemClock;
   const jobs = createJobWorker(

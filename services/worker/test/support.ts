@@ -1,49 +1,16 @@
 // Worker test support: a private PostgreSQL database per test file (the sweeps and rotation ticks act on whole
 // tables, so they must never touch the shared test database other suites run against), and worker wiring.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createPrisma, type Db, migrate } from '@svc/db';
 import { createLogger, createMetrics, type Redis } from '@svc/platform';
-import { testEnv, testUrls } from '@svc/testkit';
+import { openPrivateDb as openPrivateDbOf, type PrivateDb, testEnv, testUrls } from '@svc/testkit';
 import { Queue } from 'bullmq';
-import pg from 'pg';
 import type { WorkerConfig } from '../src/config';
 import { workerConfigFromEnv } from '../src/config';
 import { workerMetrics } from '../src/metrics';
 
-export interface PrivateDb {
-  url: string;
-  db: Db;
-  drop(): Promise<void>;
-}
-
-async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const url = new URL(testUrls.database);
-  url.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Creates and migrates `worker_<random>`; drop() removes it again. */
-export async function openPrivateDb(): Promise<PrivateDb> {
-  const name = `worker_${randomBytes(6).toString('hex')}`;
-  await admin((c) => c.query(`CREATE DATABASE "${name}"`));
-  const url = new URL(testUrls.database);
-  url.pathname = `/${name}`;
-  await migrate(url.toString());
-  const db = createPrisma(url.toString());
-  return {
-    url: url.toString(),
-    db,
-    async drop() {
-      await db.$disconnect();
-      await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
-    },
-  };
+/** A private database per test file (`worker_<random>`); drop() removes it again. */
+export function openPrivateDb(): Promise<PrivateDb> {
+  return openPrivateDbOf({ prefix: 'worker' });
 }
 
 export function testConfig(overrides: Partial<WorkerConfig> = {}): WorkerConfig {
@@ -63,7 +30,7 @@ export function quietDeps() {
   };
 }
 
-export type { Redis };
+export type { PrivateDb, Redis };
 
 /** Removes a test queue's keys from Redis (its prefix is unique to the test). */
 export async function dropQueue(name: string, prefix: string): Promise<void> {

@@ -126,7 +126,7 @@ export function createAdminContext(env: Env, clock: Clock): AdminContext {
       return db;
     },
     kek: () => {
-      kek ??= kekFromBytes(config().kekBytes);
+      kek ??= kekFromBytes(config().kekBytes, config().previousKekBytes);
       return kek;
     },
     connectUrl: () => config().connectUrl,

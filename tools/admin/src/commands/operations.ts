@@ -6,6 +6,7 @@ import {
   listSessions,
   moveSession,
   publishTerms,
+  resealSecrets,
   revokeKeyNow,
   revokeOidcKeyNow,
   rotateKeysNow,
@@ -122,4 +123,12 @@ export const operationCommands = [
   }),
   sessionMoveCommand('suspend'),
   sessionMoveCommand('resume'),
+  defineCommand({
+    name: 'secrets reseal',
+    synopsis:
+      '(KEK rotation: re-seals under KEY_ENCRYPTION_KEY what a KEY_ENCRYPTION_KEYS_PREVIOUS key sealed; idempotent, resumable, safe while hosts run)',
+    flags: {},
+    parse: () => ({}),
+    run: (ctx) => resealSecrets(ctx.db(), ctx.kek()),
+  }),
 ];

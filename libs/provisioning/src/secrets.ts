@@ -1,0 +1,68 @@
+// KEK rotation: `pnpm admin secrets reseal` re-seals every secret a previous key (KEY_ENCRYPTION_KEYS_PREVIOUS)
+// sealed under the current KEY_ENCRYPTION_KEY. Idempotent (a value already under the current key is left alone),
+// resumable (it pages by id and each value is rewritten on its own) and safe while the fleet runs (each rewrite is
+// conditional on the ciphertext it read, and every host opens under either key meanwhile).
+import type { Db } from '@svc/db';
+import { type Kek, openWithId, seal } from '@svc/token-core';
+import { ProvisioningError } from './errors';
+import {
+  readSealedConfirmationKeys,
+  readSigningKeysNotUnder,
+  replaceConfirmationKeySeal,
+  replaceSigningKeySeal,
+  type SealedRow,
+} from './store/sealed-secrets';
+
+const FIRST_ID = '00000000-0000-0000-0000-000000000000';
+
+interface Kind {
+  read(afterId: string, limit: number): Promise<SealedRow[]>;
+  replace(row: SealedRow, sealed: string): Promise<boolean>;
+}
+
+/**
+ * Re-seals under `kek` every secret sealed under one of its previous keys; returns how many it rewrote. A value
+ * that no configured key opens stops the run (its operator must restore that key in KEY_ENCRYPTION_KEYS_PREVIOUS),
+ * after what could be rewritten was.
+ */
+export async function resealSecrets(db: Db, kek: Kek, batchSize = 200): Promise<{ resealed: number }> {
+  const kinds: Kind[] = [
+    {
+      read: (after, limit) => readSigningKeysNotUnder(db, kek.id, after, limit),
+      replace: (row, sealed) => replaceSigningKeySeal(db, row, sealed, kek.id),
+    },
+    {
+      read: (after, limit) => readSealedConfirmationKeys(db, after, limit),
+      replace: (row, sealed) => replaceConfirmationKeySeal(db, row, sealed),
+    },
+  ];
+  let resealed = 0;
+  let unopened = 0;
+  for (const kind of kinds) {
+    let after = FIRST_ID;
+    for (;;) {
+      const rows = await kind.read(after, batchSize);
+      for (const row of rows) {
+        let opened: ReturnType<typeof openWithId>;
+        try {
+          opened = openWithId(kek, row.sealed, row.aad);
+        } catch {
+          unopened += 1;
+          continue;
+        }
+        if (opened.kekId === kek.id) continue;
+        const fresh = seal(kek, opened.plaintext, row.aad);
+        opened.plaintext.fill(0);
+        if (await kind.replace(row, fresh)) resealed += 1;
+      }
+      if (rows.length < batchSize) break;
+      after = rows[rows.length - 1]?.id ?? after;
+    }
+  }
+  if (unopened > 0) {
+    throw new ProvisioningError(
+      `${unopened} sealed secrets open under none of the configured keys (KEY_ENCRYPTION_KEY, KEY_ENCRYPTION_KEYS_PREVIOUS); ${resealed} were resealed. Add the key they were sealed under to KEY_ENCRYPTION_KEYS_PREVIOUS and run again`,
+    );
+  }
+  return { resealed };
+}
