@@ -283,6 +283,7 @@ export {
 export { type InfraOptions, openInfra, type TestInfra, testKek } from './infra';
 export * from './mailbox';
 export { type Agent, makeAgent } from './page-agent';
+export * from './page-attacks';
 export { useInfra, useStarted } from './per-file';
 export { openPrivateDb, type PrivateDb } from './private-db';
 export {
@@ -295,6 +296,7 @@ export {
 } from './raw-request';
 export { type AddressedAnswer, expectLimitedPage, requestFrom } from './request-from';
 export { scrapeCounter } from './scrape';
+export * from './soft-passkey';
 export { stalledMs, timed } from './stall-meter';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';
 export {

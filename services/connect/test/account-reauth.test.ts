@@ -3,13 +3,20 @@
 // The host's clock is testkit's settable clock, moved past the window instead of waiting. Over HTTP with a
 // software passkey (the attacker's view), then in Chromium with the virtual authenticator (the person's view:
 // confirm, then add, and the owner is mailed).
-import { type Agent, addAuthenticator, makeAgent, provisionAccount, settableClock } from '@svc/testkit';
+import {
+  type Agent,
+  addAuthenticator,
+  makeAgent,
+  provisionAccount,
+  type SoftPasskey,
+  settableClock,
+  softPasskey,
+} from '@svc/testkit';
 import type { Browser } from 'playwright-core';
 import { recentlyAuthenticated } from '../src/domain/account-page';
 import { launchChromium } from './browser-kit';
 import { useConnectHost } from './helpers';
 import { mailsTo, waitForMail } from './mail-kit';
-import { type SoftPasskey, softPasskey } from './soft-passkey';
 
 jest.setTimeout(120_000);
 

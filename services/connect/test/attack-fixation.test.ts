@@ -2,10 +2,17 @@
 // host issued, or an invented one) in the victim's browser, wait for the victim to sign in, sign up or
 // re-authenticate, then replay the cookie. A fresh identifier at every change of privilege leaves the copy with
 // nothing: no callback, no confirmation key, no consent change. Also the __Host- cookie over HTTPS.
-import { type Agent, makeAgent, provisionAccount, provisionBackend, uniqueName } from '@svc/testkit';
+import {
+  type Agent,
+  makeAgent,
+  provisionAccount,
+  provisionBackend,
+  type SoftPasskey,
+  softPasskey,
+  uniqueName,
+} from '@svc/testkit';
 import { connectConfigFromEnv } from '../src/config';
 import { firstNameErrand, startConnect, useConnectHost } from './helpers';
-import { type SoftPasskey, softPasskey } from './soft-passkey';
 
 const cx = useConnectHost();
 

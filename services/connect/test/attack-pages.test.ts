@@ -6,14 +6,15 @@
 import { randomInt } from 'node:crypto';
 import {
   type Agent,
+  type AssertionOptions,
   expectForgedCallsRefusedFirst,
   makeAgent,
   provisionAccount,
   provisionBackend,
+  softPasskey,
 } from '@svc/testkit';
 import { domainAdmits } from '../src/domain/callback-url';
 import { firstNameErrand, useConnectHost } from './helpers';
-import { type AssertionOptions, softPasskey } from './soft-passkey';
 
 // Limits high enough that only the per-code counter stands between the guesses and the code.
 const config = {

@@ -90,6 +90,12 @@ export async function startOidcPages(
   };
 }
 
+/** Two replicas of one issuer (the second's OIDC_URL is the first's) over one database and Redis. */
+export async function startReplicaPair(): Promise<[OidcPagesHost, OidcPagesHost]> {
+  const first = await startOidcPages();
+  return [first, await startOidcPages({ issuer: first.url })];
+}
+
 /** startOidcPages's host for a test file: started before its tests, closed after (filled in beforeAll). */
 export function useOidcPages(opts: Parameters<typeof startOidcPages>[0] = {}): OidcPagesHost {
   return useStarted(() => startOidcPages(opts));

@@ -1,7 +1,8 @@
 // A software passkey for HTTP attack tests: an ES256 key stored on an account as a discoverable credential,
 // and assertions built and signed the way an authenticator does, with the knobs an attacker turns.
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
-import type { Credential, TestInfra } from '@svc/testkit';
+import type { Credential } from './chromium';
+import type { TestInfra } from './infra';
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest();
 
