@@ -15,6 +15,9 @@ FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     TMPDIR=/tmp
 WORKDIR /app
+# The admin tool (`pnpm admin` built), in every image, so the migration Job's image and any running pod can run
+# it with the pod's own configuration: kubectl exec deploy/signin-session -- node admin/main.js org list
+COPY --chown=0:0 dist/admin/ /app/admin/
 # The files stay root's and read-only to the process; it runs as the image's unprivileged `node` user (1000).
 USER 1000:1000
 STOPSIGNAL SIGTERM

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { startMailbox, testUrls, uniqueName, waitUntil } from '@svc/testkit';
 import pg from 'pg';
 import { DEFAULT_PORTS, type HostName } from '../libs/platform/src/config';
-import { buildAll } from './build';
+import { ADMIN, buildAll } from './build';
 import { healthcheckArgv, imageOf } from './dockerfile';
 
 const repo = path.resolve(__dirname, '..');
@@ -21,6 +21,9 @@ const freshUrl = (() => {
   return u.toString();
 })();
 let hosts: string[] = [];
+/** One KEK for every process of this file: the admin tool seals a signing key the hosts must then open. */
+const kek = randomBytes(32).toString('base64');
+const subjectSecret = randomBytes(32).toString('base64url');
 
 /** Only what an orchestrator would pass: no NODE_PATH, no pnpm or tsx variables. */
 function hostEnv(): NodeJS.ProcessEnv {
@@ -30,8 +33,8 @@ function hostEnv(): NodeJS.ProcessEnv {
     DATABASE_URL: freshUrl,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0',
     // Standard base64, as the configuration schema requires (base64url's - and _ are refused).
-    KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    SUBJECT_SECRET: randomBytes(32).toString('base64url'),
+    KEY_ENCRYPTION_KEY: kek,
+    SUBJECT_SECRET: subjectSecret,
     PORT: '0',
     WORKER_QUEUE_PREFIX: uniqueName('distq'),
     SHUTDOWN_GRACE_MS: '2000',
@@ -44,11 +47,20 @@ function hostEnv(): NodeJS.ProcessEnv {
   };
 }
 
-function run(file: string, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  file: string,
+  cwd: string,
+  args: string[] = [],
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [file], { cwd, env: hostEnv(), timeout: 30_000 }, (err, stdout, stderr) => {
-      done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [file, ...args],
+      { cwd, env: hostEnv(), timeout: 30_000 },
+      (err, stdout, stderr) => {
+        done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -85,8 +97,8 @@ function freePort(): Promise<number> {
 
 beforeAll(async () => {
   hosts = await buildAll();
-  for (const host of hosts)
-    cpSync(path.join(repo, 'dist', host), path.join(copyRoot, host), { recursive: true });
+  for (const folder of [...hosts, ADMIN.folder])
+    cpSync(path.join(repo, 'dist', folder), path.join(copyRoot, folder), { recursive: true });
 }, 180_000);
 
 afterAll(async () => {
@@ -177,6 +189,37 @@ describe('pnpm build', () => {
     // Every host's folder carries the same migrations: running another one finds them all applied.
     const again = await run('migrate.js', path.join(copyRoot, 'worker'));
     expect(JSON.parse(again.stdout)).toEqual({ applied: [], alreadyApplied: shipped.sort() });
+  }, 60_000);
+
+  it('admin/main.js is `pnpm admin` from the folder alone: one JSON object, exit 0, against the migrated database', async () => {
+    const dir = path.join(copyRoot, ADMIN.folder);
+    expect(readdirSync(dir)).toEqual(
+      expect.arrayContaining(['main.js', 'package.json', 'query-compiler.wasm', 'example-terms.json']),
+    );
+    const org = await run('main.js', dir, ['org', 'create', '--name', uniqueName('dist-org')]);
+    expect(org).toMatchObject({ code: 0, stderr: '' });
+    const { id } = JSON.parse(org.stdout) as { id: string };
+    const sector = await run('main.js', dir, ['sector', 'create', '--org', id, '--name', uniqueName('s')]);
+    expect(sector.code).toBe(0);
+    const anchor = uniqueName('dist-app');
+    const app = await run('main.js', dir, [
+      'app',
+      'create',
+      '--sector',
+      (JSON.parse(sector.stdout) as { id: string }).id,
+      '--anchor',
+      anchor,
+      '--name',
+      'en-US=Dist app',
+    ]);
+    // A first signing key is made and sealed under the KEK: the bundled crypto, Prisma and configuration all work.
+    expect([app.code, JSON.parse(app.stdout)]).toEqual([0, { applicationAnchor: anchor }]);
+    const terms = await run('main.js', dir, ['terms', 'publish', '--file', 'example-terms.json']);
+    expect([terms.code, Object.keys(JSON.parse(terms.stdout))]).toEqual([0, ['revision']]);
+    // The contract's refusal: one JSON error object, non-zero exit.
+    const bad = await run('main.js', dir, ['org', 'frobnicate']);
+    expect(bad.code).not.toBe(0);
+    expect(Object.keys(JSON.parse(bad.stdout))).toEqual(['error']);
   }, 60_000);
 
   it.each(['connect', 'native', 'session', 'device', 'oidc', 'worker'])(

@@ -1,5 +1,6 @@
 // `pnpm build`: bundles every host that exists and the worker into a self-contained folder dist/<host>/ (main.js,
-// migrate.js, the migrations, the sign-in pages' assets) that runs with `node` alone: no tsx, no pnpm, no node_modules.
+// migrate.js, the migrations, the sign-in pages' assets), and the admin tool into dist/admin/ (main.js, the same CLI
+// as `pnpm admin`), each of which runs with `node` alone: no tsx, no pnpm, no node_modules.
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -16,6 +17,16 @@ const SIGNIN_HOSTS = new Set<string>(['connect', 'device', 'oidc']);
 export function builtHosts(): string[] {
   return CANDIDATES.filter((h) => existsSync(path.join(root, 'services', h, 'src', 'main.ts')));
 }
+
+/**
+ * The admin tool's folder: `node dist/admin/main.js <resource> <verb> ...` is `pnpm admin ...` (CONTRACTS' JSON
+ * contract) for production, where there is no checkout, pnpm or tsx. Every image carries it as /app/admin/.
+ */
+export const ADMIN = {
+  folder: 'admin',
+  entry: 'tools/admin/src/main.ts',
+  files: ['tools/admin/src/example-terms.json'],
+};
 
 /**
  * Named in the bundle but never loaded by it: pg requires pg-native lazily behind `pg.native`, which no host
@@ -120,12 +131,16 @@ export async function buildAll(outRoot = path.join(root, 'dist')): Promise<strin
   for (const host of hosts) {
     entryPoints[`${host}/main`] = path.join(root, 'services', host, 'src', 'main.ts');
     entryPoints[`${host}/migrate`] = path.join(root, 'libs', 'db', 'src', 'migrate-cli.ts');
+  }
+  entryPoints[`${ADMIN.folder}/main`] = path.join(root, ADMIN.entry);
+  const folders = [...hosts, ADMIN.folder];
+  for (const folder of folders) {
     for (const side of SIDE_FILES) {
-      if (side.hosts === 'signin' && !SIGNIN_HOSTS.has(host)) continue;
-      entryPoints[`${host}/${side.name}`] = path.join(root, path.dirname(side.importer), `${side.name}.ts`);
+      if (side.hosts === 'signin' && !SIGNIN_HOSTS.has(folder)) continue;
+      entryPoints[`${folder}/${side.name}`] = path.join(root, path.dirname(side.importer), `${side.name}.ts`);
     }
   }
-  for (const host of hosts) rmSync(path.join(outRoot, host), { recursive: true, force: true });
+  for (const folder of folders) rmSync(path.join(outRoot, folder), { recursive: true, force: true });
   const result = await build({
     entryPoints,
     outdir: outRoot,
@@ -146,6 +161,11 @@ export async function buildAll(outRoot = path.join(root, 'dist')): Promise<strin
   assertSelfContained(result.metafile);
   for (const file of Object.keys(result.metafile.outputs)) if (file.endsWith('.js')) asciiOnly(file);
   const wasm = queryCompilerWasm();
+  const adminDir = path.join(outRoot, ADMIN.folder);
+  writeFileSync(path.join(adminDir, QUERY_COMPILER_WASM), wasm);
+  for (const file of ADMIN.files) cpSync(path.join(root, file), path.join(adminDir, path.basename(file)));
+  const adminPkg = { name: 'signin-admin', private: true, type: 'commonjs', main: 'main.js' };
+  writeFileSync(path.join(adminDir, 'package.json'), `${JSON.stringify(adminPkg, null, 2)}\n`);
   for (const host of hosts) {
     const dir = path.join(outRoot, host);
     writeFileSync(path.join(dir, QUERY_COMPILER_WASM), wasm);
@@ -168,7 +188,8 @@ export async function buildAll(outRoot = path.join(root, 'dist')): Promise<strin
 
 if (require.main === module) {
   buildAll().then(
-    (hosts) => process.stdout.write(`built ${hosts.map((h) => `dist/${h}/`).join(', ')}\n`),
+    (hosts) =>
+      process.stdout.write(`built ${[...hosts, ADMIN.folder].map((h) => `dist/${h}/`).join(', ')}\n`),
     (err: unknown) => {
       process.stderr.write(`build failed: ${err instanceof Error ? err.message : String(err)}\n`);
       process.exit(1);

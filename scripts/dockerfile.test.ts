@@ -39,7 +39,11 @@ describe('Dockerfile', () => {
     expect(image.from).toBe('$' + '{NODE_IMAGE}');
     expect(only(image, 'USER')).toEqual(only(stages().find((s) => s.name === 'runtime')!, 'USER'));
     expect(only(image, 'RUN')).toEqual([]); // nothing written into the image but the folder
-    expect(only(image, 'COPY')).toEqual([`--chown=0:0 dist/${host}/ /app/`]);
+    // The host's folder, and the admin tool beside it (deploy/README.md: kubectl exec ... node admin/main.js).
+    expect(only(image, 'COPY')).toEqual([
+      '--chown=0:0 dist/admin/ /app/admin/',
+      `--chown=0:0 dist/${host}/ /app/`,
+    ]);
     expect(only(image, 'CMD').map((c) => JSON.parse(c))).toEqual([['node', 'main.js']]);
     expect(only(image, 'HEALTHCHECK')).toHaveLength(1);
     const argv = healthcheckArgv(image) ?? [];
