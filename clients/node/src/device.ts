@@ -111,12 +111,16 @@ export function deviceCalls(ctx: Context) {
             interval = Number.isInteger(next) && next > interval ? next : interval + 5;
             continue;
           }
-          if ((err.status === 429 || err.status === 503) && ctx.now() < deadline) {
-            // Too many attempts or a passing outage: back off as told, then poll again.
+          if (err.status === 429 || err.status === 503) {
+            // Too many attempts, or an outage the host says to wait out (503 server_error with Retry-After: the
+            // authorization is untouched): back off as told, then poll again. An outage that outlasts the code
+            // ends as the code's expiry, not as a failed issuance.
+            if (ctx.now() >= deadline) throw new DeviceFlowError('expired_token', { cause: err });
             interval = Math.max(interval, err.retryAfter ?? interval);
             continue;
           }
-          // access_denied, expired_token, invalid_request, server_error: terminal, start a new authorization.
+          // access_denied, expired_token, invalid_request, and server_error without a 503 (issuance itself failed:
+          // "stop polling and start a new authorization"): terminal.
           throw new DeviceFlowError(code, { cause: err });
         }
       }

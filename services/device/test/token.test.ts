@@ -309,13 +309,15 @@ describe('POST /device-token: checks made again at redemption', () => {
     expectError(await poll(h, deviceCode), 'access_denied');
   });
 
-  it('server_error when issuance fails (no signing key), leaving the approval in place', async () => {
+  it('server_error 500 when issuance itself fails (no signing key): stop polling, leaving the approval in place', async () => {
     const { deviceCode, userCode, app } = await started();
     await approve(h, userCode);
     await h.infra.db.$executeRaw`DELETE FROM signing_keys WHERE application_id = ${app.applicationId}::uuid`;
     const res = await poll(h, deviceCode);
     expect(res.body).toEqual({ error: 'server_error' });
-    expect(res.status).toBeGreaterThanOrEqual(500);
+    // Not an outage to wait out (that is 503 with Retry-After): the client must start a new authorization.
+    expect(res.status).toBe(500);
+    expect(res.headers.get('retry-after')).toBeNull();
     const row = await h.infra.db.deviceAuthorization.findFirstOrThrow({
       where: { userCode, applicationId: app.applicationId },
     });

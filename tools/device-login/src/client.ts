@@ -29,6 +29,8 @@ export interface DeviceLoginOptions {
   qr?: boolean;
   /** Stops waiting (Ctrl-C). */
   signal?: AbortSignal;
+  /** Milliseconds since the epoch, for the code's lifetime (default Date.now; a test passes its own). */
+  now?: () => number;
 }
 
 export type DeviceTokens = IssuedTokens;
@@ -42,7 +44,8 @@ export const ERROR_WORDS: Record<string, string> = {
   access_denied: 'The sign-in was denied (or the account must first accept the current terms). Start again.',
   expired_token: 'The code expired before anyone approved it. Start again to get a new code.',
   invalid_request: 'The device code was not accepted (unknown or already used). Start again.',
-  server_error: 'The service could not issue tokens. Start again in a moment.',
+  server_error:
+    'The service failed to issue tokens for this sign-in, so this code is finished. Start a new sign-in (run the command again).',
   unsafe_response: 'The service answered with an unusable or unsafe URI.',
   aborted: 'Stopped before anyone approved the sign-in.',
   ApplicationNotFound: 'No application has this anchor.',
@@ -66,6 +69,7 @@ export async function deviceLogin(opts: DeviceLoginOptions): Promise<DeviceLogin
     applicationAnchor: opts.applicationAnchor,
     deviceUrl: opts.deviceUrl,
     fetch: opts.fetch,
+    now: opts.now,
   });
   const sleep = opts.sleep;
   try {

@@ -101,6 +101,18 @@ describe('pnpm device-login against the device host', () => {
     expect(run.stderr).toContain('The sign-in was denied');
   }, 60_000);
 
+  it('stops and says to start a new sign-in when issuance fails, exiting 1', async () => {
+    const app = await provisionDeviceApp(h.infra);
+    const run = runCli(['--app', app.anchor, '--device-url', h.url, '--no-qr']);
+    const userCode = await shownUserCode(run);
+    // The application lost its signing keys: issuance itself fails (500 server_error), no outage to wait out.
+    await h.infra.db.$executeRaw`DELETE FROM signing_keys WHERE application_id = ${app.applicationId}::uuid`;
+    await approve(h, userCode);
+    expect(await run.exit).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual({ error: 'server_error', message: expect.any(String) });
+    expect(run.stderr).toContain('Start a new sign-in');
+  }, 60_000);
+
   it('says in words why the device authorization could not start', async () => {
     const run = runCli(['--app', 'no-such-anchor', '--device-url', h.url]);
     expect(await run.exit).toBe(1);
@@ -110,7 +122,10 @@ describe('pnpm device-login against the device host', () => {
 });
 
 describe('the polling discipline of the client', () => {
-  function standIn(tokenAnswers: [number, unknown][], authorizeBody?: Record<string, unknown>) {
+  function standIn(
+    tokenAnswers: [number, unknown, Record<string, string>?][],
+    authorizeBody?: Record<string, unknown>,
+  ) {
     const seen: string[] = [];
     const server = http.createServer((req, res) => {
       seen.push(req.url ?? '');
@@ -131,8 +146,9 @@ describe('the polling discipline of the client', () => {
         );
         return;
       }
-      const [status, body] = tokenAnswers.shift()!;
+      const [status, body, headers] = tokenAnswers.shift()!;
       res.statusCode = status;
+      for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
       res.end(JSON.stringify(body));
     });
     return new Promise<{ url: string; seen: string[]; close(): void }>((resolve) =>
@@ -189,6 +205,57 @@ describe('the polling discipline of the client', () => {
         error: 'expired_token',
         words: expect.stringContaining('expired'),
       });
+    } finally {
+      server.close();
+    }
+  });
+
+  it('waits out a 503 server_error as Retry-After says, and stops at once on a failed issuance (500 server_error)', async () => {
+    // The spec's server_error: "Token issuance failed. Stop polling and start a new authorization." A 503 with
+    // Retry-After is the host saying PostgreSQL or Redis is out and the authorization untouched: wait and poll again.
+    const server = await standIn([
+      [503, { error: 'server_error' }, { 'retry-after': '12' }],
+      [400, { error: 'authorization_pending' }],
+      [500, { error: 'server_error' }],
+      [200, { applicationAnchor: 'an-app', accessToken: 'a.b.c', refreshToken: 'd.e.f', claims: {} }],
+    ]);
+    const waits: number[] = [];
+    try {
+      const result = await loginAt(server, { sleep: async (ms) => void waits.push(ms) });
+      expect(result).toEqual({
+        ok: false,
+        error: 'server_error',
+        words: expect.stringContaining('Start a new sign-in'),
+      });
+      expect(waits).toEqual([5000, 12_000, 12_000]);
+      // No poll after the failed issuance.
+      expect(server.seen.filter((u) => u === '/device-token')).toHaveLength(3);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('an outage that outlasts the code ends as expired_token, not as a failed issuance', async () => {
+    const outage: [number, unknown, Record<string, string>][] = Array.from({ length: 10 }, () => [
+      503,
+      { error: 'server_error' },
+      { 'retry-after': '60' },
+    ]);
+    const server = await standIn(outage, { expiresIn: 120 });
+    let now = Date.now();
+    try {
+      const result = await loginAt(server, {
+        now: () => now,
+        sleep: async (ms) => {
+          now += ms;
+        },
+      });
+      expect(result).toEqual({
+        ok: false,
+        error: 'expired_token',
+        words: expect.stringContaining('expired'),
+      });
+      expect(server.seen.filter((u) => u === '/device-token').length).toBeLessThanOrEqual(3);
     } finally {
       server.close();
     }

@@ -157,7 +157,10 @@ async function redeem(deps: DeviceDeps, hash: string, row: AuthorizationRow): Pr
   }
 }
 
-/** Why issuance wrote nothing: a concurrent poll consumed it, it expired, or policy refuses; else server_error. */
+/**
+ * Why issuance wrote nothing: a concurrent poll consumed it, it expired, or policy refuses; an outage of PostgreSQL or
+ * Redis (server_error with Retry-After: wait and poll again); else issuance failed (server_error: start again).
+ */
 async function lostRedemption(
   deps: DeviceDeps,
   hash: string,
@@ -174,10 +177,13 @@ async function lostRedemption(
   }
   if (err instanceof ServiceError && POLICY_REFUSALS.has(err.reason))
     return denyAtRedemption(deps, hash, row);
-  if (isDependencyFailure(err) || (err instanceof ServiceError && err.status === 503)) {
-    // The authorization is untouched (it is consumed only with the session): the device may poll again.
+  if (isDependencyFailure(err)) {
+    // PostgreSQL or Redis is out (also behind a TemporarilyUnavailable that names it as its cause): an outage the
+    // device may wait out. The authorization is untouched (it is consumed only with the session): poll again.
     return { kind: 'error', error: 'server_error', retryAfter: 1 };
   }
+  // Issuance itself failed (no signing key, a bug): the spec's server_error, "stop polling and start a new
+  // authorization", without Retry-After. Nothing changed: the authorization stays approved until it expires.
   deps.logger.error({ err }, 'device token issuance failed');
   return fail('server_error');
 }

@@ -26,7 +26,11 @@ const authorizeBody = z.strictObject({ applicationAnchor: storableText().min(3).
  */
 const tokenBody = z.strictObject({ deviceCode: z.string().regex(DEVICE_CODE_PATTERN) });
 
-/** RFC 6749 section 5.2 / RFC 8628 section 3.5: polling errors are 400; a failed issuance is the server's. */
+/**
+ * RFC 6749 section 5.2 / RFC 8628 section 3.5: polling errors are 400; a failed issuance is the server's (500, the
+ * spec's server_error: "stop polling and start a new authorization"); an outage of PostgreSQL or Redis is the same
+ * code as a 503 with Retry-After (pollAnswer), which the client waits out.
+ */
 const STATUS: Record<DevicePollError, number> = {
   authorization_pending: 400,
   slow_down: 400,
@@ -87,8 +91,9 @@ function asPollError(err: unknown): OAuthError {
   if (err instanceof OAuthError) return err;
   if (err instanceof ServiceError && err.status === 400) return new OAuthError('invalid_request', 400);
   if (err instanceof ServiceError && err.status === 413) return new OAuthError('invalid_request', 400);
-  if (isDependencyFailure(err) || (err instanceof ServiceError && err.status === 503))
-    return new OAuthError('server_error', 503, {}, { 'Retry-After': '1' });
+  // 503 with Retry-After only for an outage of PostgreSQL or Redis the device may wait out (the cause chain names
+  // it); any other failure is a failed issuance: 500, stop polling and start a new authorization.
+  if (isDependencyFailure(err)) return new OAuthError('server_error', 503, {}, { 'Retry-After': '1' });
   if (err instanceof ServiceError && err.status < 500) return new OAuthError('invalid_request', 400);
   return new OAuthError('server_error', 500);
 }
