@@ -3,8 +3,9 @@
 import { type Metrics, READINESS_DEADLINE_MS } from '@svc/platform';
 import type { CapturedLog } from './capture-logger';
 import { testUrls } from './config';
-import { type FaultFigures, type FaultScenario, runFault } from './fault-load';
+import { type FaultFigures, type FaultScenario, runFault, timedGet } from './fault-load';
 import { type FaultProxy, startFaultProxy } from './fault-proxy';
+import { waitUntil } from './wait';
 
 /** The upstream a fault proxy stands in front of: a URL's host and port (`fallback` when it names none). */
 function upstreamOf(url: string, fallback: number): { host: string; port: number } {
@@ -76,9 +77,55 @@ export async function runContainedFault(
   return result;
 }
 
+/** What RELIABILITY.md records of a fault without load: how soon /readyz said 503, how soon it was ready again. */
+export interface ReadyzFigures {
+  scenario: string;
+  readyzMs: number;
+  /** How much of `readyzMs` this process was held up (a loaded machine's doing, not the host's). */
+  readyzStalledMs: number;
+  /** From the end of the fault until /readyz said ready (ms). */
+  msToRecover: number;
+}
+
+/**
+ * A fault with no load, for a host whose readiness is what is asked of it: /readyz answers 503 within 2 s (on the
+ * time this process could run, as runContainedFault judges it) while `proxy` stalls or cuts, and says ready again
+ * without a restart once the fault ends. The fault always ends, whatever was asserted.
+ */
+export async function expectReadyzFault(s: {
+  scenario: string;
+  proxy: FaultProxy;
+  fault: 'stall' | 'cut';
+  hostUrl: string;
+}): Promise<ReadyzFigures> {
+  if (s.fault === 'stall') s.proxy.stall();
+  else await s.proxy.cut();
+  let readyz: Awaited<ReturnType<typeof timedGet>>;
+  try {
+    readyz = await timedGet(`${s.hostUrl}/readyz`);
+  } finally {
+    await s.proxy.pass();
+  }
+  const clearAt = Date.now();
+  expect({
+    ...readyz,
+    withinBound: readyz.ms - readyz.stalledMs < READYZ_BOUND_MS,
+  }).toMatchObject({
+    status: 503,
+    withinBound: true,
+  });
+  await waitUntil(async () => (await timedGet(`${s.hostUrl}/readyz`)).status === 200, 30_000);
+  return {
+    scenario: s.scenario,
+    readyzMs: readyz.ms,
+    readyzStalledMs: readyz.stalledMs,
+    msToRecover: Date.now() - clearAt,
+  };
+}
+
 /** The figures of a file's faults, written to stdout as one JSON line after its tests (RELIABILITY.md records them). */
-export function recordFaultFigures(host: string): FaultFigures[] {
-  const figures: FaultFigures[] = [];
+export function recordFaultFigures<F = FaultFigures>(host: string): F[] {
+  const figures: F[] = [];
   afterAll(() => {
     process.stdout.write(`${JSON.stringify({ host, figures })}\n`);
   });
@@ -118,4 +165,40 @@ export async function expectOneDownOneUp(
     if ((l.level as number) >= 40) expect(l.state).toBe('down');
   }
   expect(await stateChanges(metrics, dependency)).toEqual({ down: before.down + 1, up: before.up + 1 });
+}
+
+export interface DependencyFault {
+  dependency: 'postgres' | 'redis';
+  proxy: FaultProxy;
+  fault: 'stall' | 'cut';
+}
+
+/**
+ * The fault matrix of a host's fault file: one test per dependency (PostgreSQL, Redis) and fault (stall, cut), named
+ * `${title} when <dependency> fails` / `<fault>: ${what}`. Each runs `scenario` and then asserts the outage was
+ * logged and counted once each way (expectOneDownOneUp) on `log` and `metrics`.
+ */
+export function eachDependencyFault(
+  title: string,
+  what: string,
+  watched: { proxies: () => DependencyProxies; log: CapturedLog; metrics: Metrics },
+  scenario: (f: DependencyFault) => Promise<void>,
+  timeoutMs = 120_000,
+): void {
+  describe.each([
+    ['PostgreSQL', 'postgres'],
+    ['Redis', 'redis'],
+  ] as const)(`${title} when %s fails`, (_name, dependency) => {
+    it.each(['stall', 'cut'] as const)(
+      `%s: ${what}`,
+      async (fault) => {
+        const from = watched.log.lines.length;
+        const before = await stateChanges(watched.metrics, dependency);
+        const proxies = watched.proxies();
+        await scenario({ dependency, proxy: dependency === 'postgres' ? proxies.pg : proxies.redis, fault });
+        await expectOneDownOneUp(watched.log, from, dependency, watched.metrics, before);
+      },
+      timeoutMs,
+    );
+  });
 }

@@ -112,8 +112,11 @@ export interface FaultScenario {
   hostUrl: string;
   load: Load;
   workers: number;
-  /** Whether the load's requests need this dependency (else they may go on answering 200). */
-  requestsNeedIt: boolean;
+  /**
+   * Whether the load's requests need this dependency (else they may go on answering 200); per worker for a load
+   * that mixes requests that need it with requests that do not.
+   */
+  requestsNeedIt: boolean | ((worker: number) => boolean);
 }
 
 /** How many refusals each worker sees before the fault is cleared. */
@@ -149,22 +152,25 @@ export async function runFault(s: FaultScenario): Promise<FaultFigures> {
   else await s.proxy.cut();
   const readyz = await timedGet(`${s.hostUrl}/readyz`);
   if (readyz.status !== 503) throw new Error(`/readyz answered ${readyz.status} during ${s.scenario}`);
-  if (s.requestsNeedIt) {
-    // Every worker keeps retrying through the fault until it has been refused FAILURES_PER_WORKER times.
+  const needs = (w: number) =>
+    typeof s.requestsNeedIt === 'function' ? s.requestsNeedIt(w) : s.requestsNeedIt;
+  const needing = Array.from({ length: s.workers }, (_, w) => w).filter(needs);
+  // Every worker whose requests need the dependency keeps retrying through the fault until it has been refused
+  // FAILURES_PER_WORKER times; the others must go on being answered during it.
+  await until(
+    () => {
+      const refused = new Map<number, number>();
+      for (const o of s.load.since(faultAt)) {
+        if (o.status === 503) refused.set(o.worker, (refused.get(o.worker) ?? 0) + 1);
+      }
+      return needing.every((w) => (refused.get(w) ?? 0) >= FAILURES_PER_WORKER);
+    },
+    60_000,
+    `${FAILURES_PER_WORKER} 503s for every worker that needs it (${s.scenario})`,
+  );
+  if (needing.length < s.workers) {
     await until(
-      () => {
-        const refused = new Map<number, number>();
-        for (const o of s.load.since(faultAt)) {
-          if (o.status === 503) refused.set(o.worker, (refused.get(o.worker) ?? 0) + 1);
-        }
-        return refused.size === s.workers && [...refused.values()].every((n) => n >= FAILURES_PER_WORKER);
-      },
-      60_000,
-      `${FAILURES_PER_WORKER} 503s for every worker (${s.scenario})`,
-    );
-  } else {
-    await until(
-      () => s.load.since(faultAt + readyz.ms).some((o) => o.status === 200),
+      () => s.load.since(faultAt + readyz.ms).some((o) => o.status === 200 && !needs(o.worker)),
       30_000,
       `requests answered during ${s.scenario}`,
     );

@@ -230,9 +230,13 @@ export {
   judgeAgainst,
 } from './contract';
 export {
+  type DependencyFault,
   type DependencyProxies,
+  eachDependencyFault,
   expectOneDownOneUp,
+  expectReadyzFault,
   proxyDependencies,
+  type ReadyzFigures,
   recordFaultFigures,
   runContainedFault,
   stateChanges,

@@ -1,7 +1,7 @@
 // Device host test support: the real app on a free port over the real database and Redis, a clock tests move
 // instead of sleeping, fixtures (an application with the device return rule and passkey rule, an account), and
 // the approval the page will make, through the domain functions the page calls.
-import type { Db } from '@svc/db';
+import { createPrisma, type Db } from '@svc/db';
 import { createLogger, type Logger, type Metrics } from '@svc/platform';
 import {
   hostPartsOf,
@@ -40,6 +40,8 @@ export interface DeviceHarness {
 /** Where the host's infra goes and what it reports to: a database the caller owns, a Redis (a fault proxy's). */
 export interface DeviceInfra {
   over?: Db;
+  /** PostgreSQL at this URL (a fault proxy's), opened and closed with the host. */
+  databaseUrl?: string;
   redisUrl?: string;
   logger?: Logger;
   metrics?: Metrics;
@@ -55,7 +57,8 @@ export async function startDevice(
   own: DeviceInfra = {},
 ): Promise<DeviceHarness> {
   const clock = shared?.clock ?? settableClock();
-  const infra = openInfra({ over: own.over, redisUrl: own.redisUrl, clock });
+  const owned = own.databaseUrl ? createPrisma(own.databaseUrl) : undefined;
+  const infra = openInfra({ over: own.over ?? owned, redisUrl: own.redisUrl, clock });
   const base = deviceConfigFromEnv(testEnv());
   const logger = own.logger ?? createLogger('device-test', { level: 'silent' });
   const deps = deviceDepsOf(
@@ -82,6 +85,7 @@ export async function startDevice(
     async close() {
       await host.close();
       await infra.close();
+      await owned?.$disconnect();
     },
   };
 }

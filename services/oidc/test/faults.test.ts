@@ -1,0 +1,72 @@
+// Dependency faults on the OIDC host: PostgreSQL, then Redis, stalled (connections held open, nothing forwarded)
+// and stopped (connections reset, new ones refused) through a TCP proxy. /readyz says 503 within 2 s whatever the
+// dependency does, says ready again without a restart once it answers, and the outage is logged once per change
+// with no stack.
+import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
+import { createMetrics, systemClock } from '@svc/platform';
+import {
+  captureLogger,
+  type DependencyProxies,
+  eachDependencyFault,
+  expectReadyzFault,
+  proxyDependencies,
+  type ReadyzFigures,
+  type RunningTestHost,
+  recordFaultFigures,
+  startTestHost,
+  testEnv,
+  testUrls,
+  uniqueName,
+  useInfra,
+} from '@svc/testkit';
+import { createOidcApp } from '../src/app';
+import { oidcConfigFromEnv } from '../src/config';
+import { type OpenedOidcDeps, openOidcDeps } from '../src/deps';
+
+const figures = recordFaultFigures<ReadyzFigures>('oidc');
+const log = captureLogger('oidc');
+const metrics = createMetrics('oidc');
+const infra = useInfra();
+let proxies: DependencyProxies;
+let deps: OpenedOidcDeps;
+let host: RunningTestHost;
+
+beforeAll(async () => {
+  // Ready needs an active OIDC signing key.
+  await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date());
+  proxies = await proxyDependencies();
+  deps = openOidcDeps(
+    oidcConfigFromEnv(
+      testEnv({
+        DATABASE_URL: proxies.pg.urlFor(testUrls.database),
+        REDIS_URL: proxies.redis.urlFor(testUrls.redis),
+        RATE_LIMIT_NAMESPACE: uniqueName('oidc-faults'),
+      }),
+    ),
+    systemClock,
+  );
+  // The app reports to this file's logger and metrics (its dependency watch is made with it).
+  host = await startTestHost(createOidcApp({ ...deps, logger: log.logger, metrics }));
+});
+
+afterAll(async () => {
+  await host.close();
+  await deps.close();
+  await proxies.close();
+});
+
+eachDependencyFault(
+  'oidc /readyz',
+  '503 within 2 s, ready again after, one down and one up line',
+  { proxies: () => proxies, log, metrics },
+  async ({ dependency, proxy, fault }) => {
+    figures.push(
+      await expectReadyzFault({
+        scenario: `oidc /readyz, ${dependency} ${fault}`,
+        proxy,
+        fault,
+        hostUrl: host.url,
+      }),
+    );
+  },
+);
