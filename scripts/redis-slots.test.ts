@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { bullPrefix, createBrowserSessionStore, createRedis, type Redis, systemClock } from '@svc/platform';
 import { testUrls, uniqueName } from '@svc/testkit';
-import { createPollingStore } from '../services/device/src/store/polling';
+import { createPollingStore } from '../libs/device-grant/src/polling';
 import { createInteractionStore, type Interaction } from '../services/oidc/src/store/interactions';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -56,7 +56,7 @@ const DRIVERS: Record<string, ((redis: Redis) => Promise<void>) | { exempt: stri
     const other = await store.park(parked);
     await store.takeExpiredReturn(other);
   },
-  'services/device/src/store/polling.ts': async (redis) => {
+  'libs/device-grant/src/polling.ts': async (redis) => {
     const store = createPollingStore(redis, {
       prefix: uniqueName('slots'),
       leewayMs: 0,

@@ -1,16 +1,15 @@
 // What the device host needs: the issuance core every issuing host opens, its configuration, and its two stores
 // (device authorizations in PostgreSQL, their polling state in Redis). Tests build the same with `deviceDepsOf`.
+
+import { createDeviceGrantStores, type DeviceGrantStores } from '@svc/device-grant';
 import { type HostParts, openHostCore } from '@svc/host';
 import { type Clock, createRateLimiter, type RateLimiter } from '@svc/platform';
 import { createMailer, type Mailer } from '@svc/signin';
 import type { DeviceConfig } from './config';
-import { type AuthorizationStore, createAuthorizationStore } from './store/authorizations';
-import { createPollingStore, type PollingStore } from './store/polling';
 
-export interface DeviceDeps extends HostParts {
+/** The core's parts, the configuration, and the device authorizations with their polling state (libs/device-grant). */
+export interface DeviceDeps extends HostParts, DeviceGrantStores {
   config: DeviceConfig;
-  authorizations: AuthorizationStore;
-  polling: PollingStore;
   /** Counts /device-authorize calls per client address. */
   authorizeLimit: RateLimiter;
   /** Counts polls of codes Redis does not know, per client address (they are the polls that read PostgreSQL). */
@@ -18,13 +17,6 @@ export interface DeviceDeps extends HostParts {
   /** The approval page's mail: sign-up codes and the passkey-added notice (SMTP_* and MAIL_FROM as on connect). */
   mailer: Mailer;
 }
-
-/** RFC 8628 section 3.5: each slow_down raises the interval by 5 seconds. */
-export const SLOW_DOWN_STEP_SECONDS = 5;
-/** A slow_down never raises the interval past this (a burst of retries cannot push a device past its lifetime). */
-export const SLOW_DOWN_CAP_SECONDS = 60;
-/** Polling state outlives its authorization by this, so late polls answer expired_token from Redis alone. */
-const KEEP_AFTER_EXPIRY_MS = 10 * 60_000;
 
 /** The device host's own parts over the core's connections; the mailer is the configured SMTP relay's. */
 export function deviceDepsOf(
@@ -36,15 +28,7 @@ export function deviceDepsOf(
     ...parts,
     config,
     mailer,
-    authorizations: createAuthorizationStore(parts.db),
-    polling: createPollingStore(parts.redis, {
-      prefix: config.redisPrefix,
-      leewayMs: config.pollLeewayMs,
-      stepSeconds: SLOW_DOWN_STEP_SECONDS,
-      capSeconds: SLOW_DOWN_CAP_SECONDS,
-      keepAfterExpiryMs: KEEP_AFTER_EXPIRY_MS,
-      commandTimeoutMs: config.redis.commandTimeoutMs,
-    }),
+    ...createDeviceGrantStores(parts.db, parts.redis, config, config.redis.commandTimeoutMs),
     authorizeLimit: createRateLimiter(parts.redis, {
       perAddress: true,
       keyPrefix: `${config.redisPrefix}:authorize`,

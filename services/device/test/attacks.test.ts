@@ -3,10 +3,10 @@
 // decides anything; user-code guesses are limited atomically across replicas under concurrency; one authorization
 // takes exactly one decision however many browsers race, and none after it expired.
 
+import { deviceCodeHash } from '@svc/device-grant';
 import { testEnv } from '@svc/testkit';
 import { deviceConfigFromEnv } from '../src/config';
 import { approveDeviceAuthorization, denyDeviceAuthorization } from '../src/domain/approval';
-import { deviceCodeHash } from '../src/domain/codes';
 import {
   authorize,
   type DeviceHarness,

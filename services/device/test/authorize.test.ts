@@ -1,10 +1,9 @@
 // POST /device-authorize over HTTP against the real app: the response shapes of the spec, the refusals, the
 // stored hash (never the code), user codes unique among live codes, verification URIs, and the rate limit.
 import { createHash } from 'node:crypto';
+import { normalizeUserCode, USER_CODE_ALPHABET, verificationBaseProblem } from '@svc/device-grant';
 import { setAppStatus } from '@svc/provisioning';
 import { postJson } from '@svc/testkit';
-import { verificationBaseProblem } from '../src/config';
-import { normalizeUserCode, USER_CODE_ALPHABET } from '../src/domain/codes';
 import { authorize, type DeviceHarness, provisionDeviceApp, startDevice } from './support';
 
 let h: DeviceHarness;
@@ -75,6 +74,8 @@ describe('POST /device-authorize', () => {
         expiresAt: new Date(Date.now() + 60_000),
         deviceAddress: null,
         deviceUserAgent: null,
+        oidcClientId: null,
+        scope: null,
       });
     // The same code while the first is live: nothing is inserted.
     expect(await insert(first.body.userCode, `x${Date.now()}a`)).toBe(false);

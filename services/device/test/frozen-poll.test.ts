@@ -2,7 +2,7 @@
 // wire and Redis ran them all on thawing, with the times the polls arrived: the first counted as the last poll and
 // the others, moments apart, as too fast, so a device that obeyed `Retry-After: 1` found its interval pushed from
 // 5 to 15 s and its next poll answered slow_down. Each poll now carries its deadline on Redis's clock
-// (store/redis-deadline.ts) and the script ignores a poll that runs after it: docs/device.md's "a 503 leaves the
+// (libs/device-grant redis-deadline.ts) and the script ignores a poll that runs after it: docs/device.md's "a 503 leaves the
 // authorization untouched".
 import { type FaultProxy, startFaultProxy, testUrls } from '@svc/testkit';
 import { authorize, type DeviceHarness, poll, provisionDeviceApp, startDevice } from './support';

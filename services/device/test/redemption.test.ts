@@ -6,6 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPrisma, migrate } from '@svc/db';
+import { deviceCodeHash } from '@svc/device-grant';
 import { systemClock } from '@svc/platform';
 import { addRule, publishTerms } from '@svc/provisioning';
 import { BASELINE_TERMS, ensureBaselineTerms, postJson, testEnv, testUrls, uniqueName } from '@svc/testkit';
@@ -15,7 +16,6 @@ import pg from 'pg';
 import { createSessionApp } from '../../session/src/app';
 import { sessionConfigFromEnv } from '../../session/src/config';
 import { openSessionDeps } from '../../session/src/deps';
-import { deviceCodeHash } from '../src/domain/codes';
 import { approve, authorize, type DeviceHarness, poll, provisionDeviceApp, startDevice } from './support';
 
 let a: DeviceHarness;

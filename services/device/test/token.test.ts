@@ -2,11 +2,11 @@
 // discipline moving a clock (never sleeping), denial, expiry, and redemption through the issuance core with the
 // checks made again at redemption.
 
+import { deviceCodeHash } from '@svc/device-grant';
 import { createMetrics } from '@svc/platform';
 import { setAccountStatus, setAppStatus } from '@svc/provisioning';
 import { postJson, uniqueName } from '@svc/testkit';
 import { denyDeviceAuthorization, findPendingAuthorization } from '../src/domain/approval';
-import { deviceCodeHash } from '../src/domain/codes';
 import {
   approve,
   authorize,

@@ -5,6 +5,7 @@ import { hostAppOptions } from '@svc/host';
 import { ensureActiveKey, OIDC_SCOPE, publishKeyChange } from '@svc/keyring';
 import { type HostTable, serveEndpoints } from '@svc/platform';
 import type { OidcDeps } from './deps';
+import { deviceAuthorizationEndpoints } from './routes/device-authorization';
 import { discoveryEndpoints } from './routes/discovery';
 import { endSessionEndpoints } from './routes/end-session';
 import { oidcPages } from './routes/pages';
@@ -19,6 +20,7 @@ export function oidcTable(deps: OidcDeps): HostTable {
       ...discoveryEndpoints(deps),
       ...tokenEndpoints(deps),
       ...revocationEndpoints(deps),
+      ...deviceAuthorizationEndpoints(deps),
       ...userinfoEndpoints(deps),
       ...endSessionEndpoints(deps),
       ...pages.endpoints,

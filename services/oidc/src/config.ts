@@ -1,5 +1,11 @@
 // The OIDC host's configuration, read once at start-up: every issuing host's variables, the sign-in pages'
 // variables, the OpenID Provider's lifetimes, the JWKS max-age rule and the Redis key prefix of its own state.
+import {
+  type DeviceGrantSettings,
+  deviceGrantProblems,
+  deviceGrantSettingsOf,
+  deviceGrantVars,
+} from '@svc/device-grant';
 import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
 import { ID_TOKEN_TTL_MAX_SECONDS, jwksMaxAge } from '@svc/keyring';
 import { type Env, intVar, isProduction, keyPrefixVar, readConfig } from '@svc/platform';
@@ -25,6 +31,12 @@ export interface OidcSettings {
    * set. Replicas of one deployment share it.
    */
   redisPrefix: string;
+  /**
+   * The device grant (RFC 8628 on the standard wire): the device host's DEVICE_URL (its approval page is the
+   * verification URI) and the settings of the device authorizations both hosts share (DEVICE_CODE_TTL_SECONDS,
+   * DEVICE_POLL_INTERVAL_SECONDS, DEVICE_POLL_LEEWAY_MS, DEVICE_REDIS_PREFIX: the same values as the device host's).
+   */
+  deviceGrant: DeviceGrantSettings & { deviceUrl: string };
 }
 
 /** The /authorize pages' settings: the shared sign-in steps (the fleet's one WEBAUTHN_RP_ID, so the same passkeys
@@ -68,34 +80,41 @@ function oidcVars(production: boolean) {
     JWKS_MAX_AGE_SECONDS: intVar(300, { min: 1 }),
     KEY_PREPUBLISH_SECONDS: intVar(86_400, { min: 1 }),
     OIDC_REDIS_PREFIX: keyPrefixVar('oidc'),
+    ...deviceGrantVars(),
   };
 }
 
 export function oidcConfigFromEnv(env: Env): OidcConfig {
   const production = isProduction(env);
-  return readConfig(oidcVars(production), env, (v) => {
-    const base = issuingConfigOf('oidc', production, v);
-    const { smtp, ...shared } = signinSettingsOf(v);
-    return {
-      ...base,
-      oidc: {
-        oidcUrl: base.urls.oidc,
-        codeTtlSeconds: v.OIDC_CODE_TTL_SECONDS,
-        idTokenTtlSeconds: v.OIDC_ID_TOKEN_TTL_SECONDS,
-        refreshRetryWindowMs: v.REFRESH_RETRY_WINDOW_MS,
-        signInTtlSeconds: v.OIDC_SIGN_IN_TTL_SECONDS,
-        jwksMaxAgeSeconds: jwksMaxAge(v.JWKS_MAX_AGE_SECONDS, v.KEY_PREPUBLISH_SECONDS),
-        redisPrefix: v.OIDC_REDIS_PREFIX,
-      },
-      pages: {
-        ...shared,
-        rpId: v.WEBAUTHN_RP_ID || undefined,
-        rateLimitNamespace: v.RATE_LIMIT_NAMESPACE ? `${v.RATE_LIMIT_NAMESPACE}:oidc` : v.OIDC_REDIS_PREFIX,
-        accountPageUrl: `${base.urls.connect}/account`,
-        interactionTtlSeconds: v.OIDC_INTERACTION_TTL_SECONDS,
-        authorizeRate: { points: v.OIDC_AUTHORIZE_RATE_PER_MINUTE, windowSeconds: 60 },
-      },
-      smtp,
-    };
-  });
+  return readConfig(
+    oidcVars(production),
+    env,
+    (v) => {
+      const base = issuingConfigOf('oidc', production, v);
+      const { smtp, ...shared } = signinSettingsOf(v);
+      return {
+        ...base,
+        oidc: {
+          oidcUrl: base.urls.oidc,
+          codeTtlSeconds: v.OIDC_CODE_TTL_SECONDS,
+          idTokenTtlSeconds: v.OIDC_ID_TOKEN_TTL_SECONDS,
+          refreshRetryWindowMs: v.REFRESH_RETRY_WINDOW_MS,
+          signInTtlSeconds: v.OIDC_SIGN_IN_TTL_SECONDS,
+          jwksMaxAgeSeconds: jwksMaxAge(v.JWKS_MAX_AGE_SECONDS, v.KEY_PREPUBLISH_SECONDS),
+          redisPrefix: v.OIDC_REDIS_PREFIX,
+          deviceGrant: { ...deviceGrantSettingsOf(v), deviceUrl: base.urls.device },
+        },
+        pages: {
+          ...shared,
+          rpId: v.WEBAUTHN_RP_ID || undefined,
+          rateLimitNamespace: v.RATE_LIMIT_NAMESPACE ? `${v.RATE_LIMIT_NAMESPACE}:oidc` : v.OIDC_REDIS_PREFIX,
+          accountPageUrl: `${base.urls.connect}/account`,
+          interactionTtlSeconds: v.OIDC_INTERACTION_TTL_SECONDS,
+          authorizeRate: { points: v.OIDC_AUTHORIZE_RATE_PER_MINUTE, windowSeconds: 60 },
+        },
+        smtp,
+      };
+    },
+    deviceGrantProblems,
+  );
 }

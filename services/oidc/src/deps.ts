@@ -1,6 +1,7 @@
 // Everything the OIDC host needs, opened once per process from its parsed configuration: the issuance core
 // (application access tokens), the key ring (the platform OIDC key set beside the application keys), the client
 // cache and the host's own settings.
+import { createDeviceGrantStores, type DeviceGrantStores } from '@svc/device-grant';
 import { type HostParts, openHostCore } from '@svc/host';
 import type { IssuanceDeps } from '@svc/issuance';
 import type { Clock } from '@svc/platform';
@@ -23,6 +24,8 @@ export interface OidcDeps
   /** The /authorize pages: their settings, mailer and parked requests. */
   pages: OidcPageParts;
   oidc: OidcSettings;
+  /** Device authorizations and their polling state, shared with the device host (libs/device-grant). */
+  deviceGrant: DeviceGrantStores;
 }
 
 export type { OidcSettings } from './config';
@@ -48,6 +51,12 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
       clock,
     }),
     pages,
+    deviceGrant: createDeviceGrantStores(
+      core.db,
+      core.redis,
+      config.oidc.deviceGrant,
+      config.redis.commandTimeoutMs,
+    ),
     logger: core.logger,
     metrics: core.metrics,
     oidc: config.oidc,

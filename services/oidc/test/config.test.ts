@@ -33,6 +33,11 @@ test.each([
   [{ OIDC_URL: 'id.example.com' }, 'OIDC_URL'],
   // Over a day, one retired key in the JWK Set could no longer cover every ID token still valid.
   [{ OIDC_ID_TOKEN_TTL_SECONDS: '86401' }, 'OIDC_ID_TOKEN_TTL_SECONDS'],
+  // The device grant shares the device host's settings and the same rules.
+  [{ DEVICE_POLL_INTERVAL_SECONDS: '0' }, 'DEVICE_POLL_INTERVAL_SECONDS'],
+  [{ DEVICE_POLL_LEEWAY_MS: '5000' }, 'DEVICE_POLL_LEEWAY_MS'],
+  [{ DEVICE_REDIS_PREFIX: 'device:' }, 'DEVICE_REDIS_PREFIX'],
+  [{ DEVICE_URL: 'https://device.example.com/?x' }, 'DEVICE_URL'],
 ])('%j is refused, naming the variable', (env, variable) => {
   expect(problemsOf(env).map((p) => p.variable)).toEqual([variable]);
 });

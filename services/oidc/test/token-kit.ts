@@ -41,13 +41,13 @@ export interface OidcHarness {
 }
 
 /** The host with OIDC_URL its own address (the issuer RPs discover), over the real database and Redis. */
-export async function startOidcHost(): Promise<OidcHarness> {
+export async function startOidcHost(over: Record<string, string> = {}): Promise<OidcHarness> {
   const infra = openInfra();
   await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date(infra.issuance.clock()));
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const deps = openOidcDeps(oidcConfigFromEnv(testEnv({ OIDC_URL: url })), infra.issuance.clock);
+  const deps = openOidcDeps(oidcConfigFromEnv(testEnv({ OIDC_URL: url, ...over })), infra.issuance.clock);
   const contract = contractChecked(createOidcApp(deps));
   server.on('request', contract.listener);
   await contract.load(url);
@@ -65,8 +65,8 @@ export async function startOidcHost(): Promise<OidcHarness> {
 }
 
 /** startOidcHost's host for a test file: started before its tests, closed after (filled in beforeAll). */
-export function useOidcHost(): OidcHarness {
-  return useStarted(startOidcHost);
+export function useOidcHost(over: Record<string, string> = {}): OidcHarness {
+  return useStarted(() => startOidcHost(over));
 }
 
 export interface RpFixture {
@@ -87,9 +87,16 @@ export async function provisionRp(
     claims?: NonNullable<Parameters<typeof provisionApp>[1]>['claims'];
     account?: Parameters<typeof provisionAccount>[1];
     webOrigins?: string[];
+    /** The device grant: the client registers it alone, the application gets its two rules. */
+    device?: boolean;
   } = {},
 ): Promise<RpFixture> {
-  const app = await provisionApp(h.infra, { methods: ['OIDC'], claims: opts.claims });
+  const app = await provisionApp(
+    h.infra,
+    opts.device
+      ? { methods: ['OIDC', 'PASSKEY_USERNAMELESS'], returnMethods: ['DEVICE_CODE'], claims: opts.claims }
+      : { methods: ['OIDC'], claims: opts.claims },
+  );
   const account = await provisionAccount(
     h.infra,
     opts.account ?? { givenName: 'Ada', familyName: 'Lovelace' },
@@ -98,10 +105,11 @@ export async function provisionRp(
   const postLogoutRedirectUri = `${new URL(redirectUri).origin}/signed-out`;
   const created = await createOidcClient(h.infra.db, {
     anchor: app.anchor,
-    redirectUris: [redirectUri],
-    postLogoutRedirectUris: [postLogoutRedirectUri],
+    redirectUris: opts.device ? [] : [redirectUri],
+    postLogoutRedirectUris: opts.device ? [] : [postLogoutRedirectUri],
     authMethod: opts.authMethod ?? 'client_secret_basic',
     webOrigins: opts.webOrigins,
+    grants: opts.device ? ['device_code'] : undefined,
   });
   const client = await h.deps.clients.get(created.clientId);
   if (!client) throw new Error('client not readable');

@@ -2,10 +2,9 @@
 // authorization a typed user code names, then approve it for the signed-in account or deny it. Denial is final.
 // Each decision marks the polling state in Redis first ("ask PostgreSQL") and then writes PostgreSQL, so a poll
 // can never miss a decision; the mark alone changes nothing (PostgreSQL still says PENDING).
+import { normalizeUserCode, type PendingRow } from '@svc/device-grant';
 import type { DeviceDeps } from '../deps';
-import type { PendingRow } from '../store/authorizations';
 import { DEVICE_AUTH_METHOD } from './authorize';
-import { normalizeUserCode } from './codes';
 
 /** A live pending authorization, as the confirmation screen shows it: the stored row without its device code hash. */
 export type PendingAuthorization = Omit<PendingRow, 'deviceCodeHash'>;
@@ -26,6 +25,9 @@ export interface ApprovalInput {
   authTime: Date;
   /** The consent decisions made on the page, per claim, kept with the authorization as a record. */
   consent?: Record<string, 'GRANTED' | 'DENIED'>;
+  /** RFC 8176 references and acr of that sign-in (libs/signin): an OIDC device grant's ID token states them. */
+  amr?: readonly string[];
+  acr?: string;
 }
 
 export type DecisionOutcome = 'approved' | 'denied' | 'gone';
@@ -73,6 +75,8 @@ export async function approveDeviceAuthorization(
       authTime: input.authTime,
       authorityVersion: input.authorityVersion,
       consent: input.consent ?? null,
+      amr: [...(input.amr ?? [])],
+      acr: input.acr ?? null,
     },
     new Date(deps.issuance.clock()),
   );

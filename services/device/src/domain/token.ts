@@ -3,13 +3,12 @@
 // Redis cannot: a decision was (being) made, or Redis lost the state. An approved authorization is redeemed
 // through the issuance core, which re-checks the application, the account and its basic-terms receipt now, and
 // consumes the authorization in the statement that inserts the session: exactly one poll gets the tokens.
+import { type AuthorizationRow, deviceCodeHash, SLOW_DOWN_STEP_SECONDS } from '@svc/device-grant';
 import { isIssuable, issueSession, loadApplication } from '@svc/issuance';
 import { isDependencyFailure, ServiceError } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
-import { type DeviceDeps, SLOW_DOWN_STEP_SECONDS } from '../deps';
-import type { AuthorizationRow } from '../store/authorizations';
+import type { DeviceDeps } from '../deps';
 import { DEVICE_AUTH_METHOD } from './authorize';
-import { deviceCodeHash } from './codes';
 
 export interface DeviceTokenResponse {
   applicationAnchor: string;
@@ -78,7 +77,8 @@ export async function pollDeviceToken(
 /** The answer PostgreSQL gives when Redis could not: a decision, or a state Redis lost. */
 async function fromDatabase(deps: DeviceDeps, hash: string): Promise<PollOutcome> {
   const row = await deps.authorizations.byCodeHash(hash);
-  if (!row) return fail('invalid_request');
+  // An authorization started at the OIDC host redeems there only (its codes are malformed here anyway).
+  if (!row || row.oidcClientId !== null) return fail('invalid_request');
   if (row.state === 'CONSUMED') return fail('invalid_request');
   const now = new Date(deps.issuance.clock());
   if (row.expiresAt <= now) return fail('expired_token');

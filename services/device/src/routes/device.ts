@@ -1,5 +1,7 @@
 // POST /device-authorize and POST /device-token (the fast dispatcher: node:http, no Express): device-token is the
 // hot path of the host (every waiting device polls it every few seconds). Body parsing here, rules in domain/.
+
+import { DEVICE_CODE_PATTERN } from '@svc/device-grant';
 import {
   type Answer,
   countDevicePoll,
@@ -14,7 +16,6 @@ import {
 import { z } from 'zod';
 import type { DeviceDeps } from '../deps';
 import { authorizeDevice } from '../domain/authorize';
-import { DEVICE_CODE_PATTERN } from '../domain/codes';
 import { type DevicePollError, type PollOutcome, pollDeviceToken } from '../domain/token';
 
 const BODY_LIMIT = 4 * 1024;

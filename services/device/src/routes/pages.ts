@@ -182,7 +182,7 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
       const owed = await signin.owedStep(b);
       // Only from the confirmation screen: every step must have passed (the terms or consent may have changed).
       if (owed.step !== 'done') return;
-      const { account, view, authTime, authority } = owed.signedIn;
+      const { account, view, authTime, authority, amr, acr } = owed.signedIn;
       const consent: Record<string, 'GRANTED' | 'DENIED'> = {};
       for (const key of CLAIM_KEYS) {
         const state = view[key].state;
@@ -194,6 +194,8 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
         authorityVersion: authority.version,
         authTime,
         consent,
+        amr,
+        acr,
       });
       delete b.flow.selected;
       if (outcome === 'approved') b.flash('approvedIntro', { app: b.ctx.appName ?? '' });

@@ -48,7 +48,10 @@ export interface IssuedOidcSession {
 
 export async function issueOidcSession(
   deps: OidcDeps,
-  grant: Omit<AuthorizationGrant, 'redirectUri' | 'nonce' | 'codeChallenge'>,
+  grant: Omit<AuthorizationGrant, 'redirectUri' | 'nonce' | 'codeChallenge'> & {
+    /** A device authorization this issue consumes, in the statement that inserts the session (device grant). */
+    redeemsDeviceAuthorization?: { id: string };
+  },
 ): Promise<IssuedOidcSession> {
   const app = await clientApplication(deps, grant.client);
   const issued = await issueSession(deps, {
@@ -59,6 +62,7 @@ export async function issueOidcSession(
     authTime: grant.authTime,
     scope: grant.scope,
     expectedAuthorityVersion: grant.authorityVersion,
+    redeemsDeviceAuthorization: grant.redeemsDeviceAuthorization,
   });
   await deps.oidcSessions.insert({
     sid: issued.sid,

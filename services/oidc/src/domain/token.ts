@@ -28,7 +28,7 @@ import type { OidcDeps } from '../deps';
 import type { OidcClient } from '../store/clients';
 import { hashCode } from './authorization';
 import { mintIdToken } from './id-token';
-import { issueOidcSession } from './issue-oidc';
+import { type IssuedOidcSession, issueOidcSession } from './issue-oidc';
 import { InvalidGrant, InvalidRequest, InvalidScope, TemporarilyUnavailable } from './oauth-errors';
 import { parseScope, type Scope } from './scopes';
 
@@ -104,14 +104,33 @@ export async function exchangeCode(
     await revokeFamily(deps, issued.sid, 'code_replayed');
     throw new InvalidGrant(UNUSABLE_CODE);
   }
-  const scopes = parseScope(code.scope);
+  return initialTokenResponse(deps, client, issued, code);
+}
+
+/**
+ * The token response of a newly issued OIDC session (a code exchange, a device grant): its access token, an ID
+ * token stating the sign-in (nonce only when the request had one), a refresh token when offline_access was granted.
+ */
+export async function initialTokenResponse(
+  deps: OidcDeps,
+  client: OidcClient,
+  issued: IssuedOidcSession,
+  signIn: {
+    scope: string;
+    authTime: Date;
+    amr: readonly string[];
+    acr: string | null;
+    nonce?: string | null;
+  },
+): Promise<TokenResponse> {
+  const scopes = parseScope(signIn.scope);
   const idToken = await mintIdToken(deps, {
     clientId: client.clientId,
     subject: issued.subject,
-    authTime: code.authTime,
-    amr: code.amr,
-    acr: code.acr,
-    nonce: code.nonce,
+    authTime: signIn.authTime,
+    amr: signIn.amr,
+    acr: signIn.acr,
+    nonce: signIn.nonce,
     accessToken: issued.accessToken,
   });
   return {

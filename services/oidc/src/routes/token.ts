@@ -3,6 +3,7 @@
 // reader or schema refuses is invalid_request, not the fleet's InvalidBody).
 import { z } from 'zod';
 import type { OidcDeps } from '../deps';
+import { DEVICE_CODE_GRANT, deviceCodeGrant } from '../domain/device-grant';
 import { InvalidRequest, UnsupportedGrantType } from '../domain/oauth-errors';
 import { exchangeCode, refreshGrant } from '../domain/token';
 import { clientEndpoint, field } from './client-endpoint';
@@ -16,6 +17,7 @@ const tokenForm = z.object({
   code_verifier: field,
   refresh_token: field,
   scope: field,
+  device_code: field,
 });
 
 /** The token response (OpenID Connect Core 3.1.3.3). */
@@ -34,7 +36,7 @@ export const tokenEndpoints = (deps: OidcDeps) => [
     schema: tokenForm,
     maxFields: 20,
     doc: {
-      summary: 'The authorization-code and refresh-token grants.',
+      summary: 'The authorization-code, refresh-token and device-code grants.',
       answers: [{ schema: TokenResponse }],
       oauthErrors: {
         400: [
@@ -43,6 +45,10 @@ export const tokenEndpoints = (deps: OidcDeps) => [
           'unauthorized_client',
           'unsupported_grant_type',
           'invalid_scope',
+          'authorization_pending',
+          'slow_down',
+          'access_denied',
+          'expired_token',
         ],
         401: ['invalid_client'],
         503: ['temporarily_unavailable'],
@@ -62,10 +68,14 @@ export const tokenEndpoints = (deps: OidcDeps) => [
           return {
             json: await refreshGrant(deps, client, { refreshToken: form.refresh_token, scope: form.scope }),
           };
+        case DEVICE_CODE_GRANT:
+          return { json: await deviceCodeGrant(deps, client, form.device_code) };
         case undefined:
           throw new InvalidRequest('grant_type is required');
         default:
-          throw new UnsupportedGrantType('grant_type must be authorization_code or refresh_token');
+          throw new UnsupportedGrantType(
+            `grant_type must be authorization_code, refresh_token or ${DEVICE_CODE_GRANT}`,
+          );
       }
     },
   }),

@@ -4,12 +4,18 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 export const DEVICE_CODE_PATTERN = /^dvc_[0-9a-f]{64}$/;
+/**
+ * The OIDC host's device codes (RFC 8628 `device_code`): another prefix, so a code of one wire is malformed on the
+ * other and never redeems there.
+ */
+export const OIDC_DEVICE_CODE_PATTERN = /^odc_[0-9a-f]{64}$/;
+export type DeviceCodePrefix = 'dvc_' | 'odc_';
 
 /** 0-9 and A-Z without I, L, O, U: 32 symbols, so 5 bits of a random byte pick one without bias. */
 export const USER_CODE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-export function newDeviceCode(): string {
-  return `dvc_${randomBytes(32).toString('hex')}`;
+export function newDeviceCode(prefix: DeviceCodePrefix = 'dvc_'): string {
+  return `${prefix}${randomBytes(32).toString('hex')}`;
 }
 
 export function deviceCodeHash(deviceCode: string): string {

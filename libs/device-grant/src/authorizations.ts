@@ -16,6 +16,9 @@ export interface NewAuthorization {
   expiresAt: Date;
   deviceAddress: string | null;
   deviceUserAgent: string | null;
+  /** Started at the OIDC host: its client (oidc_clients.id) and the scope asked for; null on the spec's wire. */
+  oidcClientId: string | null;
+  scope: string | null;
 }
 
 /** What /device-token reads when Redis cannot answer alone. */
@@ -29,6 +32,10 @@ export interface AuthorizationRow {
   authMethod: string | null;
   authTime: Date | null;
   authorityVersion: number | null;
+  oidcClientId: string | null;
+  scope: string | null;
+  amr: string[];
+  acr: string | null;
 }
 
 /** A live pending authorization, as the approval page shows it. */
@@ -52,13 +59,16 @@ export interface Approval {
   authTime: Date;
   authorityVersion: number;
   consent: Record<string, string> | null;
+  /** RFC 8176 references and acr of the approving sign-in (an OIDC device grant's ID token states them). */
+  amr: string[];
+  acr: string | null;
 }
 
 const INSERT: Statement = {
-  name: 'device_insert_v1',
+  name: 'device_insert_v2',
   text: `INSERT INTO device_authorizations (device_code_hash, user_code, application_id, interval, created_at,
-      expires_at, device_address, device_user_agent)
-    SELECT * FROM ${unnestParams(['text', 'text', 'uuid', 'int', 'timestamptz', 'timestamptz', 'text', 'text'])}
+      expires_at, device_address, device_user_agent, oidc_client_id, scope)
+    SELECT * FROM ${unnestParams(['text', 'text', 'uuid', 'int', 'timestamptz', 'timestamptz', 'text', 'text', 'uuid', 'text'])}
     ON CONFLICT DO NOTHING
     RETURNING device_code_hash`,
 };
@@ -78,16 +88,18 @@ const insertGathered = gatherOn(async (db, rows: NewAuthorization[]): Promise<bo
     rows.map((r) => r.expiresAt),
     rows.map((r) => r.deviceAddress),
     rows.map((r) => r.deviceUserAgent),
+    rows.map((r) => r.oidcClientId),
+    rows.map((r) => r.scope),
   ]);
   const done = new Set(inserted.map((r) => r.device_code_hash));
   return rows.map((r) => done.has(r.deviceCodeHash));
 });
 
 const BY_CODE_HASH: Statement = {
-  name: 'device_by_code_hash_v1',
+  name: 'device_by_code_hash_v2',
   text: `SELECT id, application_id AS "applicationId", state, account_id AS "accountId", interval,
       expires_at AS "expiresAt", auth_method AS "authMethod", auth_time AS "authTime",
-      authority_version AS "authorityVersion"
+      authority_version AS "authorityVersion", oidc_client_id AS "oidcClientId", scope, amr, acr
     FROM device_authorizations WHERE device_code_hash = $1`,
 };
 
@@ -135,7 +147,8 @@ export function createAuthorizationStore(db: Db): AuthorizationStore {
     async approve(id, approval, now) {
       const changed = await db.$executeRawUnsafe(
         `UPDATE device_authorizations SET state = 'APPROVED', account_id = $2::uuid, auth_method = $3,
-            auth_time = $4::timestamptz, authority_version = $5::int, consent = $6::jsonb, decided_at = $7::timestamptz
+            auth_time = $4::timestamptz, authority_version = $5::int, consent = $6::jsonb, decided_at = $7::timestamptz,
+            amr = $8::text[], acr = $9
           WHERE id = $1::uuid AND state = 'PENDING' AND expires_at > $7::timestamptz`,
         id,
         approval.accountId,
@@ -144,6 +157,8 @@ export function createAuthorizationStore(db: Db): AuthorizationStore {
         approval.authorityVersion,
         approval.consent === null ? null : JSON.stringify(approval.consent),
         now,
+        approval.amr,
+        approval.acr,
       );
       return changed === 1;
     },

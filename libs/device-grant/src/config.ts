@@ -1,0 +1,121 @@
+// The settings of device authorizations that the device host and the OIDC host read alike (one user-code space,
+// one polling state: both must agree on lifetimes, interval, leeway and the Redis prefix of the polling state), and
+// the two stores over them.
+import type { Db } from '@svc/db';
+import { intVar, isLoopbackHost, keyPrefixVar } from '@svc/platform';
+import type { Redis } from 'ioredis';
+import { type AuthorizationStore, createAuthorizationStore } from './authorizations';
+import { createPollingStore, type PollingStore } from './polling';
+
+/** RFC 8628 section 3.5: each slow_down raises the interval by 5 seconds. */
+export const SLOW_DOWN_STEP_SECONDS = 5;
+/** A slow_down never raises the interval past this (a burst of retries cannot push a device past its lifetime). */
+export const SLOW_DOWN_CAP_SECONDS = 60;
+/** Polling state outlives its authorization by this, so late polls answer expired_token from Redis alone. */
+const KEEP_AFTER_EXPIRY_MS = 10 * 60_000;
+/** The approval page's path on the device host; verificationUriComplete adds `?user_code=`. */
+export const VERIFICATION_PATH = '/device';
+
+export interface DeviceGrantSettings {
+  /** Seconds from the start until the authorization expires (DEVICE_CODE_TTL_SECONDS, default 600). */
+  codeTtlSeconds: number;
+  /** The polling interval answered at the start (DEVICE_POLL_INTERVAL_SECONDS, default 5). */
+  pollIntervalSeconds: number;
+  /** How much sooner than the interval a poll may arrive and still be on time (DEVICE_POLL_LEEWAY_MS, 250). */
+  pollLeewayMs: number;
+  /** Redis key prefix of the device host's state, the polling state among it (DEVICE_REDIS_PREFIX, `device`). */
+  redisPrefix: string;
+}
+
+/** The variables of both hosts' schemas. */
+export function deviceGrantVars() {
+  return {
+    DEVICE_CODE_TTL_SECONDS: intVar(600, { min: 1 }),
+    DEVICE_POLL_INTERVAL_SECONDS: intVar(5, { min: 1 }),
+    DEVICE_POLL_LEEWAY_MS: intVar(250),
+    DEVICE_REDIS_PREFIX: keyPrefixVar('device'),
+  };
+}
+
+type GrantVars = {
+  DEVICE_CODE_TTL_SECONDS: number;
+  DEVICE_POLL_INTERVAL_SECONDS: number;
+  DEVICE_POLL_LEEWAY_MS: number;
+  DEVICE_REDIS_PREFIX: string;
+};
+
+export function deviceGrantSettingsOf(v: GrantVars): DeviceGrantSettings {
+  return {
+    codeTtlSeconds: v.DEVICE_CODE_TTL_SECONDS,
+    pollIntervalSeconds: v.DEVICE_POLL_INTERVAL_SECONDS,
+    pollLeewayMs: v.DEVICE_POLL_LEEWAY_MS,
+    redisPrefix: v.DEVICE_REDIS_PREFIX,
+  };
+}
+
+/** The rules between the variables, as `readConfig`'s check states them (with DEVICE_URL's). */
+export function deviceGrantProblems(v: GrantVars & { DEVICE_URL: string }) {
+  const problem = verificationBaseProblem(v.DEVICE_URL);
+  return [
+    ...(problem ? [{ variable: 'DEVICE_URL', problem }] : []),
+    // A leeway as long as the interval would make no poll too fast: slow_down (the spec's answer to polling
+    // faster than the interval) would never be given.
+    ...(v.DEVICE_POLL_LEEWAY_MS >= v.DEVICE_POLL_INTERVAL_SECONDS * 1000
+      ? [{ variable: 'DEVICE_POLL_LEEWAY_MS', problem: 'must be less than DEVICE_POLL_INTERVAL_SECONDS' }]
+      : []),
+  ];
+}
+
+/**
+ * Why a base URL cannot carry verification URIs (spec, /device-authorize): absolute HTTPS, HTTP only on loopback,
+ * no credentials, no query or fragment, no whitespace or control characters. Undefined when it can.
+ */
+export function verificationBaseProblem(raw: string): string | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(raw)) return 'contains whitespace or control characters';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'is not an absolute URL';
+  }
+  if (url.username || url.password) return 'carries credentials';
+  if (url.search || url.hash || raw.includes('?') || raw.includes('#')) return 'carries a query or fragment';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
+  return 'is neither HTTPS nor loopback HTTP';
+}
+
+/** The approval page's URI and the same with the user code filled in. */
+export function verificationUris(deviceUrl: string, userCode: string) {
+  const verificationUri = `${deviceUrl}${VERIFICATION_PATH}`;
+  return { verificationUri, verificationUriComplete: `${verificationUri}?user_code=${userCode}` };
+}
+
+export interface DeviceGrantStores {
+  authorizations: AuthorizationStore;
+  polling: PollingStore;
+}
+
+/**
+ * Both stores: authorizations in PostgreSQL, their polling state in Redis under the shared prefix.
+ * `commandTimeoutMs`: the host's REDIS_COMMAND_TIMEOUT_MS, past which a poll is given up (redis-deadline.ts).
+ */
+export function createDeviceGrantStores(
+  db: Db,
+  redis: Redis,
+  s: DeviceGrantSettings,
+  commandTimeoutMs: number,
+): DeviceGrantStores {
+  return {
+    authorizations: createAuthorizationStore(db),
+    polling: createPollingStore(redis, {
+      prefix: s.redisPrefix,
+      leewayMs: s.pollLeewayMs,
+      stepSeconds: SLOW_DOWN_STEP_SECONDS,
+      capSeconds: SLOW_DOWN_CAP_SECONDS,
+      keepAfterExpiryMs: KEEP_AFTER_EXPIRY_MS,
+      commandTimeoutMs,
+    }),
+  };
+}

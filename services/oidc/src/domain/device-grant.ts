@@ -1,0 +1,205 @@
+// The device authorization grant (RFC 8628) on the standard wire, over the device host's authorizations
+// (libs/device-grant): one table and user-code space, one polling state per authorization in Redis, the approval
+// page on the device host. Starting one (device_authorization_endpoint) needs a client registered for the grant and
+// an application with the spec wire's DEVICE_CODE return rule and PASSKEY_USERNAMELESS rule (how the person signs in
+// to approve) besides its OIDC rule. Polling (/token, grant urn:ietf:params:oauth:grant-type:device_code) answers the
+// RFC's errors; the poll that finds the authorization approved issues an OIDC session in the statement that
+// consumes it (exactly one poll gets tokens, across replicas) and answers an OIDC token response.
+import {
+  type AuthorizationRow,
+  deviceCodeHash,
+  OIDC_DEVICE_CODE_PATTERN,
+  startDeviceAuthorization,
+  verificationUris,
+} from '@svc/device-grant';
+import { isIssuable, loadApplication } from '@svc/issuance';
+import { isDependencyFailure, OAuthError, ServiceError } from '@svc/platform';
+import type { OidcDeps } from '../deps';
+import type { OidcClient } from '../store/clients';
+import { clientApplication, issueOidcSession } from './issue-oidc';
+import {
+  InvalidGrant,
+  InvalidRequest,
+  InvalidScope,
+  TemporarilyUnavailable,
+  UnauthorizedClient,
+} from './oauth-errors';
+import { parseScope } from './scopes';
+import { initialTokenResponse, type TokenResponse } from './token';
+
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+/** The spec wire's rules the device grant needs too (CONTRACTS, "OIDC host for browser applications and devices"). */
+const RETURN_RULE = 'DEVICE_CODE';
+const APPROVAL_SIGN_IN = 'PASSKEY_USERNAMELESS';
+
+/** RFC 8628 3.2. */
+export interface DeviceAuthorizationResponse {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete: string;
+  expires_in: number;
+  interval: number;
+}
+
+/** RFC 8628 3.5's polling errors: 400 with the code alone. */
+class PollError extends OAuthError {
+  constructor(
+    code: 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token',
+    description: string,
+  ) {
+    super(code, 400, { error_description: description });
+  }
+}
+
+function checkClient(client: OidcClient): void {
+  if (!client.grantTypes.includes('device_code')) {
+    throw new UnauthorizedClient('the client is not registered for the device grant');
+  }
+}
+
+export async function startDeviceGrant(
+  deps: OidcDeps,
+  client: OidcClient,
+  p: { scope?: string; address: string; userAgent?: string },
+): Promise<DeviceAuthorizationResponse> {
+  checkClient(client);
+  const app = await clientApplication(deps, client);
+  if (!isIssuable(app)) throw new UnauthorizedClient('the application is not active');
+  if (
+    !app.returnRules.some((r) => r.method === RETURN_RULE) ||
+    !app.authRules.some((r) => r.method === APPROVAL_SIGN_IN)
+  ) {
+    throw new UnauthorizedClient('the application does not accept device sign-in');
+  }
+  // Unknown scopes are dropped (RFC 6749 3.3); openid is required, as at /authorize.
+  const scopes = parseScope(p.scope ?? '');
+  if (!scopes.includes('openid')) throw new InvalidScope('scope must include openid');
+  const settings = deps.oidc.deviceGrant;
+  const started = await startDeviceAuthorization(deps.deviceGrant, settings, {
+    now: new Date(deps.clock()),
+    applicationId: app.id,
+    origin: { address: p.address, userAgent: p.userAgent },
+    prefix: 'odc_',
+    oidc: { clientId: client.id, scope: scopes.join(' ') },
+  });
+  const uris = verificationUris(settings.deviceUrl, started.userCode);
+  return {
+    device_code: started.deviceCode,
+    user_code: started.userCode,
+    verification_uri: uris.verificationUri,
+    verification_uri_complete: uris.verificationUriComplete,
+    expires_in: started.expiresIn,
+    interval: started.interval,
+  };
+}
+
+const UNUSABLE = 'the device code is invalid, already used or was issued to another client';
+
+/** One poll at /token (RFC 8628 3.4, 3.5). */
+export async function deviceCodeGrant(
+  deps: OidcDeps,
+  client: OidcClient,
+  deviceCode: string | undefined,
+): Promise<TokenResponse> {
+  checkClient(client);
+  if (!deviceCode) throw new InvalidRequest('device_code is required');
+  if (!OIDC_DEVICE_CODE_PATTERN.test(deviceCode)) throw new InvalidGrant(UNUSABLE);
+  const hash = deviceCodeHash(deviceCode);
+  const { polling, authorizations } = deps.deviceGrant;
+  const verdict = await polling.poll(hash, new Date(deps.clock()));
+  switch (verdict.kind) {
+    case 'pending':
+      throw new PollError('authorization_pending', 'the person has not decided yet');
+    case 'slow_down':
+      throw new PollError('slow_down', `poll at most every ${verdict.interval} seconds`);
+    case 'expired':
+      throw new PollError('expired_token', 'the device code expired; start again');
+    case 'consumed':
+      throw new InvalidGrant(UNUSABLE);
+    case 'denied':
+      throw new PollError('access_denied', 'the person or policy denied the request');
+  }
+  // Decided, or Redis lost the state: PostgreSQL answers.
+  const row = await authorizations.byCodeHash(hash);
+  if (!row || row.oidcClientId !== client.id || row.state === 'CONSUMED') throw new InvalidGrant(UNUSABLE);
+  const now = new Date(deps.clock());
+  if (row.expiresAt <= now) throw new PollError('expired_token', 'the device code expired; start again');
+  switch (row.state) {
+    case 'DENIED':
+      await polling.markFinal(hash, 'denied', row.expiresAt);
+      throw new PollError('access_denied', 'the person or policy denied the request');
+    case 'PENDING':
+      await polling.reseed(hash, row.interval, row.expiresAt, now);
+      throw new PollError('authorization_pending', 'the person has not decided yet');
+    default:
+      return redeem(deps, client, hash, row);
+  }
+}
+
+async function deny(deps: OidcDeps, hash: string, row: AuthorizationRow): Promise<never> {
+  await deps.deviceGrant.authorizations.deny(row.id, new Date(deps.clock()), ['APPROVED']);
+  await deps.deviceGrant.polling.markFinal(hash, 'denied', row.expiresAt);
+  throw new PollError('access_denied', 'the person or policy denied the request');
+}
+
+async function redeem(
+  deps: OidcDeps,
+  client: OidcClient,
+  hash: string,
+  row: AuthorizationRow,
+): Promise<TokenResponse> {
+  // The application's standing now, not as cached: it may have been suspended since the approval.
+  const app = await loadApplication(deps.db, { id: row.applicationId });
+  if (
+    !app ||
+    !isIssuable(app) ||
+    !app.authRules.some((r) => r.method === APPROVAL_SIGN_IN) ||
+    !row.accountId ||
+    row.authorityVersion === null ||
+    !row.authTime
+  ) {
+    return deny(deps, hash, row);
+  }
+  const scope = row.scope ?? 'openid';
+  let issued: Awaited<ReturnType<typeof issueOidcSession>>;
+  try {
+    issued = await issueOidcSession(deps, {
+      client,
+      accountId: row.accountId,
+      scope,
+      authTime: row.authTime,
+      amr: row.amr,
+      acr: row.acr ?? undefined,
+      authorityVersion: row.authorityVersion,
+      redeemsDeviceAuthorization: { id: row.id },
+    });
+  } catch (err) {
+    return lost(deps, hash, row, err);
+  }
+  await deps.deviceGrant.polling.markFinal(hash, 'consumed', row.expiresAt).catch(() => undefined);
+  return initialTokenResponse(deps, client, issued, {
+    scope,
+    authTime: row.authTime,
+    amr: row.amr,
+    acr: row.acr,
+  });
+}
+
+/** Why issuance wrote nothing: a concurrent poll consumed it, policy refuses (access_denied, final), or a failure. */
+async function lost(deps: OidcDeps, hash: string, row: AuthorizationRow, err: unknown): Promise<never> {
+  if (err instanceof ServiceError && err.reason === 'AuthorizationArtifactStale') {
+    const current = await deps.deviceGrant.authorizations.byCodeHash(hash);
+    if (!current || current.state === 'CONSUMED') throw new InvalidGrant(UNUSABLE);
+    if (current.state === 'DENIED')
+      throw new PollError('access_denied', 'the person or policy denied the request');
+    return deny(deps, hash, row);
+  }
+  if (isDependencyFailure(err) || (err instanceof ServiceError && err.status === 503)) {
+    throw new TemporarilyUnavailable();
+  }
+  // The issuance core's refusals (account disabled, terms, claim gate, email-domain policy, no OIDC rule): the
+  // person starts a new approval.
+  if (err instanceof ServiceError || err instanceof UnauthorizedClient) return deny(deps, hash, row);
+  throw err;
+}
