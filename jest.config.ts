@@ -9,6 +9,7 @@ const config: Config = {
     '<rootDir>/services',
     '<rootDir>/tools',
     '<rootDir>/clients',
+    '<rootDir>/examples',
     '<rootDir>/scripts',
     '<rootDir>/bench',
   ],

@@ -48,7 +48,7 @@ export async function call<T>(transport: Transport, url: string, opts: CallOptio
   const timeout = AbortSignal.timeout(transport.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  if (opts.body !== undefined && !('content-type' in headers)) headers['content-type'] = 'application/json';
   let res: Response;
   let text: string;
   try {

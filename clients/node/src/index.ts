@@ -1,4 +1,6 @@
 // @signin-service/node: what an application backend needs to sign people in and check their tokens.
+
+export type { JWK } from 'jose';
 export * from './client.ts';
 export type { InquiryStatus } from './connect.ts';
 export type { ClientOptions } from './context.ts';

@@ -29,7 +29,13 @@ const fleet = useStarted(async () => {
     hosts: ['session', 'connect', 'native', 'device'],
     env: { DEVICE_POLL_INTERVAL_SECONDS: '1', STEAM_API_URL: steam.url, STEAM_API_KEY: 'test-publisher-key' },
   });
-  return { ...started, close: async () => (await started.close(), await steam.close()) };
+  return {
+    ...started,
+    async close() {
+      await started.close();
+      await steam.close();
+    },
+  };
 });
 
 /** A fetch that records each call's method and path. */

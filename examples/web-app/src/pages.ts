@@ -1,0 +1,33 @@
+// The example's few HTML pages: plain, escaped, no scripts.
+
+const escapeHtml = (value: unknown) => String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function layout(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto;">${body}</body></html>`;
+}
+
+export function homePage(problems: string[]): string {
+  const notes = problems.map((p) => `<p role="note">${escapeHtml(p)}</p>`).join('');
+  return layout(
+    'Example app',
+    `<h1>Example app</h1><p>An Express site that signs people in through the sign-in service.</p>
+<p><a href="/login">Sign in</a></p><p><a href="/oidc/login">Sign in with OpenID Connect</a></p>${notes}`,
+  );
+}
+
+export function mePage(via: string, profile: object): string {
+  const rows = Object.entries(profile)
+    .map(([k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
+    .join('');
+  return layout(
+    'Signed in',
+    `<h1>You are signed in</h1><p>Signed in through ${escapeHtml(via)}.</p><table>${rows}</table>
+<form method="post" action="/logout"><button type="submit">Sign out</button></form>`,
+  );
+}
+
+export function messagePage(title: string, text: string): string {
+  return layout(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p><p><a href="/">Back</a></p>`);
+}
