@@ -9,6 +9,7 @@ import path from 'node:path';
 import { startMailbox, testUrls, uniqueName, waitUntil } from '@svc/testkit';
 import pg from 'pg';
 import { DEFAULT_PORTS, type HostName } from '../libs/platform/src/config';
+import { gitCommit } from '../libs/platform/src/version';
 import { ADMIN, buildAll } from './build';
 import { healthcheckArgv, imageOf } from './dockerfile';
 
@@ -21,6 +22,14 @@ const freshUrl = (() => {
   return u.toString();
 })();
 let hosts: string[] = [];
+/** The build's version as the bundles must report it: the tree's commit, a build time during this run. */
+const commit = gitCommit(repo);
+const builtAfter = Date.now();
+const expectVersion = (version: { commit: string; builtAt: string }) => {
+  expect(version.commit).toBe(commit);
+  expect(Date.parse(version.builtAt)).toBeGreaterThanOrEqual(Math.floor(builtAfter / 1000) * 1000);
+  expect(Date.parse(version.builtAt)).toBeLessThanOrEqual(Date.now());
+};
 /** One KEK for every process of this file: the admin tool seals a signing key the hosts must then open. */
 const kek = randomBytes(32).toString('base64');
 const subjectSecret = randomBytes(32).toString('base64url');
@@ -245,6 +254,11 @@ describe('pnpm build', () => {
           await waitUntil(async () => /"msg":"worker started"/.test(out) || child.exitCode !== null, 30_000);
           expect(out).toContain('"msg":"worker started"');
           expect(await healthcheck(host, { METRICS_PORT: env.METRICS_PORT })).toBe(0);
+          // Which build runs: in its start line and on /healthz beside its metrics.
+          const started = out.split('\n').find((l) => l.includes('"msg":"worker started"'))!;
+          expectVersion(JSON.parse(started).version);
+          const health = await fetch(`http://127.0.0.1:${env.METRICS_PORT}/healthz`);
+          expectVersion(((await health.json()) as { version: { commit: string; builtAt: string } }).version);
         } else {
           await waitUntil(async () => /"port":\d+/.test(out) || child.exitCode !== null, 30_000);
           const port = Number(/"port":(\d+)/.exec(out)?.[1]);
@@ -253,7 +267,12 @@ describe('pnpm build', () => {
             const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
             return res?.status === 200;
           }, 30_000);
-          expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+          const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+          expect(health.status).toBe(200);
+          // Which build answers: baked in at build, on /healthz and in the start line.
+          expectVersion(((await health.json()) as { version: { commit: string; builtAt: string } }).version);
+          const listening = out.split('\n').find((l) => /"port":\d+/.test(l))!;
+          expectVersion(JSON.parse(listening).version);
           expect(await healthcheck(host, { PORT: String(port) })).toBe(0);
           // The image sets no PORT: the check falls back to the folder's own port (config.port of package.json,
           // the host's default), here pointed at the port this copy listens on.

@@ -6,6 +6,7 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { DEFAULT_PORTS, type HostName } from '../libs/platform/src/config';
+import { gitCommit } from '../libs/platform/src/version';
 import { ASSETS_DIR, browserBundlePath } from '../libs/signin/src/routes/assets';
 
 const root = path.resolve(__dirname, '..');
@@ -149,7 +150,12 @@ export async function buildAll(outRoot = path.join(root, 'dist')): Promise<strin
     target: 'node24',
     format: 'cjs',
     // Some dependencies ship ESM that reads import.meta.url; in a CJS bundle it becomes the bundle's own URL.
-    define: { 'import.meta.url': '__bundle_url' },
+    // Which build this is (libs/platform/src/version.ts): printed at start and answered on /healthz.
+    define: {
+      'import.meta.url': '__bundle_url',
+      __SIGNIN_COMMIT__: JSON.stringify(gitCommit(root)),
+      __SIGNIN_BUILT_AT__: JSON.stringify(new Date().toISOString()),
+    },
     banner: { js: 'const __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
     legalComments: 'linked',
     metafile: true,

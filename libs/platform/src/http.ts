@@ -7,6 +7,7 @@ import { invalidBody, OAuthError, ServiceError } from './errors';
 import { localeFromAcceptLanguage } from './locale';
 import type { Logger } from './logger';
 import { type Metrics, observeRequest } from './metrics';
+import { buildVersion } from './version';
 
 declare global {
   namespace Express {
@@ -75,7 +76,8 @@ export function createHostApp(opts: HostAppOptions): ExpressApp {
     next();
   });
   app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+    // Which build answers (commit, build time): an operator can tell a half-rolled release apart.
+    res.json({ status: 'ok', version: buildVersion() });
   });
   app.get('/readyz', async (_req, res) => {
     try {

@@ -24,4 +24,5 @@ export * from './run-host';
 export * from './telemetry';
 export * from './text';
 export * from './ttl-cache';
+export * from './version';
 export * from './wire';

@@ -1,6 +1,7 @@
 // Prometheus metrics per process; served on a separate port so they never reach the public interface.
 import http from 'node:http';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { buildVersion } from './version';
 
 export interface Metrics {
   registry: Registry;
@@ -47,11 +48,17 @@ export function observeRequest(
 }
 
 /**
- * Serves GET /metrics on METRICS_PORT when it is set (0 picks a free port), on METRICS_BIND_HOST (loopback unless
+ * Serves GET /metrics (and GET /healthz with the build's version) on METRICS_PORT when it is set (0 picks a free port), on METRICS_BIND_HOST (loopback unless
  * configured otherwise: Kubernetes binds every interface so Prometheus can scrape the pod).
  */
 export function serveMetrics(metrics: Metrics, port: number, host = '127.0.0.1'): http.Server {
   const server = http.createServer(async (req, res) => {
+    // The worker has no other port: its /healthz (which build runs) is here, beside the metrics.
+    if (req.url === '/healthz') {
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ status: 'ok', version: buildVersion() }));
+      return;
+    }
     if (req.url !== '/metrics') {
       res.statusCode = 404;
       res.end();

@@ -359,7 +359,15 @@ export function openApiDocument(host: HostDocument): Json {
     paths[path][e.method.toLowerCase()] = op;
   }
   for (const [name, ok] of Object.entries(HEALTH)) {
-    const schema = { type: 'object', properties: { status: { const: ok.status } }, required: ['status'] };
+    const properties: Json = { status: { const: ok.status } };
+    if (name === 'healthz')
+      properties.version = {
+        type: 'object',
+        description: 'Which build answers: its git commit and build time (null when run from source).',
+        properties: { commit: { type: 'string' }, builtAt: { type: ['string', 'null'] } },
+        required: ['commit', 'builtAt'],
+      };
+    const schema = { type: 'object', properties, required: ['status'] };
     const responses: Json = { '200': { description: 'OK.', content: { 'application/json': { schema } } } };
     if (name === 'readyz') {
       responses['503'] = {

@@ -8,6 +8,7 @@ import type { Env, HostConfig, HostName } from './config';
 import { createLogger, type Logger } from './logger';
 import { type Metrics, serveMetrics } from './metrics';
 import { startTelemetry } from './telemetry';
+import { buildVersion } from './version';
 
 export interface RunningHost {
   server: Server;
@@ -99,7 +100,8 @@ export async function runHost(opts: {
       ? serveMetrics(opts.metrics, opts.metricsPort, opts.metricsBindHost)
       : undefined;
   opts.logger.info(
-    { port, url: opts.url },
+    // Which build this is (commit, build time), so an operator reading the log can tell a release apart.
+    { port, url: opts.url, version: buildVersion() },
     opts.url ? `${opts.name} listening at ${opts.url}/` : `${opts.name} listening`,
   );
   let closing: Promise<void> | undefined;

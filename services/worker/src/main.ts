@@ -2,6 +2,7 @@
 // schedules, runs jobs, serves Prometheus metrics on METRICS_PORT, and drains active jobs on SIGTERM/SIGINT.
 import { createPrisma } from '@svc/db';
 import {
+  buildVersion,
   createLogger,
   createMetrics,
   createRedis,
@@ -53,7 +54,12 @@ async function main(): Promise<void> {
   registerWorkerGauges(metrics.base, { queue: jobs.queue, db, clock });
   await jobs.schedule();
   logger.info(
-    { queue: config.queueName, rotationCheckMs: config.rotationCheckMs, sweepEveryMs: config.sweepEveryMs },
+    {
+      queue: config.queueName,
+      rotationCheckMs: config.rotationCheckMs,
+      sweepEveryMs: config.sweepEveryMs,
+      version: buildVersion(),
+    },
     'worker started',
   );
 
