@@ -10,7 +10,7 @@ import { deviceConfigFromEnv, deviceDepsOf } from '../services/device/src';
 import { authorizeDevice } from '../services/device/src/domain/authorize';
 import { type BenchHost, startHostProcess } from './hosts';
 
-type Repeated = (
+export type Repeated = (
   name: string,
   make: () => autocannon.Options | Promise<autocannon.Options>,
   opts?: { connections?: number },

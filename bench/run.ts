@@ -14,6 +14,7 @@ import { benchDevice } from './device';
 import { type BenchHost, startBenchProcess, startHostProcess } from './hosts';
 import { memoryScenario } from './memory';
 import { benchOidcRefresh, compareOidcRefresh } from './oidc';
+import { benchOidcDeviceToken } from './oidc-device';
 import { measureSigningRate } from './signing-rate';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -31,7 +32,7 @@ const P99_LIMIT_MS = 50;
 const PROCESSES = process.env.BENCH_PROCESSES ?? '1';
 /**
  * Comma-separated scenarios to run (refresh, oidc-provider, introspect, jwks, access-key, device-token,
- * device-authorize, oidc-refresh, memory); all when unset.
+ * device-authorize, oidc-refresh, oidc-device-token, memory); all when unset.
  */
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (scenario: string) => !ONLY || ONLY.includes(scenario);
@@ -362,6 +363,9 @@ async function main(): Promise<void> {
     }
 
     Object.assign(results, await benchDevice(infra, hosts, repeated, wanted, PROCESSES));
+    if (wanted('oidc-device-token')) {
+      Object.assign(results, await benchOidcDeviceToken(infra, hosts, repeated, PROCESSES));
+    }
     if (wanted('oidc-refresh')) {
       results.oidcRefresh = await benchOidcRefresh(infra, hosts, atLevels, refreshTokenOf, {
         processes: PROCESSES,
