@@ -18,6 +18,7 @@ import {
   testEnv,
   testUrls,
   useStarted,
+  waitUntil,
 } from '@svc/testkit';
 import { deviceConfigFromEnv } from '../src/config';
 import { authorize, type DeviceHarness, poll, provisionDeviceApp, startDevice } from './support';
@@ -63,6 +64,9 @@ const h: DeviceHarness = useStarted(async () => {
       metrics,
     },
   );
+  // Ready once: each dependency has answered a probe, so a fault is a change the watch logs (until then it is
+  // still connecting, and a failure within the start-up grace is not called down).
+  await waitUntil(async () => (await fetch(`${device.url}/readyz`)).status === 200, 30_000);
   return {
     ...device,
     async close() {

@@ -18,6 +18,7 @@ import {
   testUrls,
   uniqueName,
   useInfra,
+  waitUntil,
 } from '@svc/testkit';
 import { createOidcApp } from '../src/app';
 import { oidcConfigFromEnv } from '../src/config';
@@ -47,6 +48,9 @@ beforeAll(async () => {
   );
   // The app reports to this file's logger and metrics (its dependency watch is made with it).
   host = await startTestHost(createOidcApp({ ...deps, logger: log.logger, metrics }));
+  // Ready once: each dependency has answered a probe, so a fault is a change the watch logs (until then it is
+  // still connecting, and a failure within the start-up grace is not called down).
+  await waitUntil(async () => (await fetch(`${host.url}/readyz`)).status === 200, 30_000);
 });
 
 afterAll(async () => {
