@@ -12,6 +12,7 @@ export * from './endpoints';
 export * from './errors';
 export * from './http';
 export * from './int64';
+export * from './landing';
 export * from './locale';
 export * from './logger';
 export * from './metrics';

@@ -2,7 +2,7 @@
 // page endpoints on Express (routes/pages.ts lists them), used by main and tests.
 import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
-import { type HostTable, serveEndpoints } from '@svc/platform';
+import { type HostTable, landingEndpoints, serveEndpoints } from '@svc/platform';
 import type { ConnectDeps } from './deps';
 import { apiEndpoints } from './routes/api';
 import { connectSignin, pageEndpoints } from './routes/pages';
@@ -12,7 +12,21 @@ export function connectTable(deps: ConnectDeps): HostTable {
   const inquiries = createInquiryStore(deps.db);
   const signin = connectSignin(deps);
   return {
-    endpoints: [...apiEndpoints(deps, inquiries), ...pageEndpoints(deps, inquiries, signin)],
+    endpoints: [
+      ...apiEndpoints(deps, inquiries),
+      ...pageEndpoints(deps, inquiries, signin),
+      ...landingEndpoints(
+        { page: '/', favicon: '/favicon.ico' },
+        {
+          host: 'connect',
+          serves:
+            "/establish and the browser sign-in pages applications send people to (passkeys, sign-up by emailed code, consent, terms), /redeem, and each person's account page.",
+          docs: 'docs/connect.md',
+          links: [{ href: '/account', label: 'Your account (passkeys, applications, sign-out)' }],
+          mailboxUrl: deps.config.devMailboxUrl,
+        },
+      ),
+    ],
     pageErrors: signin.pageErrors(),
   };
 }

@@ -2,7 +2,7 @@
 // dispatcher (health and readiness on Express).
 import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
-import { type HostTable, serveEndpoints } from '@svc/platform';
+import { type HostTable, landingEndpoints, serveEndpoints } from '@svc/platform';
 import type { NativeDeps } from './deps';
 import { directIssueEndpoints } from './routes/direct-issue';
 import { errandEndpoint } from './routes/errand';
@@ -26,7 +26,21 @@ export function nativeTable(deps: NativeDeps): HostTable {
     }),
   };
   return {
-    endpoints: [...directIssueEndpoints(deps, ports), errandEndpoint(deps, createSessionStore(deps.db))],
+    endpoints: [
+      ...directIssueEndpoints(deps, ports),
+      errandEndpoint(deps, createSessionStore(deps.db)),
+      ...landingEndpoints(
+        { page: '/', favicon: '/favicon.ico' },
+        {
+          host: 'native',
+          serves:
+            'Direct issue for native clients, agents and automations (access keys, public-key assertions, game-platform tickets) and /errand.',
+          docs: 'docs/native.md',
+          links: [],
+          mailboxUrl: deps.config.devMailboxUrl,
+        },
+      ),
+    ],
   };
 }
 

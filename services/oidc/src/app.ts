@@ -3,7 +3,7 @@
 import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
 import { ensureActiveKey, OIDC_SCOPE, publishKeyChange } from '@svc/keyring';
-import { type HostTable, serveEndpoints } from '@svc/platform';
+import { type HostTable, landingEndpoints, serveEndpoints } from '@svc/platform';
 import type { OidcDeps } from './deps';
 import { deviceAuthorizationEndpoints } from './routes/device-authorization';
 import { discoveryEndpoints } from './routes/discovery';
@@ -24,6 +24,20 @@ export function oidcTable(deps: OidcDeps): HostTable {
       ...userinfoEndpoints(deps),
       ...endSessionEndpoints(deps),
       ...pages.endpoints,
+      ...landingEndpoints(
+        { page: '/', favicon: '/favicon.ico' },
+        {
+          host: 'oidc',
+          serves:
+            'An OpenID Provider for browser applications and devices: discovery, /authorize with the sign-in pages, /token, /userinfo, /end-session.',
+          docs: 'docs/oidc.md',
+          links: [
+            { href: '/.well-known/openid-configuration', label: 'OpenID Provider discovery' },
+            { href: '/.well-known/jwks.json', label: 'The ID-token key set' },
+          ],
+          mailboxUrl: deps.devMailboxUrl,
+        },
+      ),
     ],
     pageErrors: pages.pageErrors,
   };

@@ -26,6 +26,8 @@ export interface OidcDeps
   oidc: OidcSettings;
   /** Device authorizations and their polling state, shared with the device host (libs/device-grant). */
   deviceGrant: DeviceGrantStores;
+  /** The development mailbox's page (DEV_MAILBOX_URL), linked from `GET /`. */
+  devMailboxUrl?: string;
 }
 
 export type { OidcSettings } from './config';
@@ -40,6 +42,7 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
   const pages = openOidcPageParts(core.redis, core.logger, config, clock);
   const deps: OidcDeps = {
     ...core.issuance,
+    devMailboxUrl: config.devMailboxUrl,
     redis: core.redis,
     apps: core.apps,
     clients: createClientStore(core.db, clock),

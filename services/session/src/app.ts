@@ -1,7 +1,7 @@
 // The session host's endpoint table: every endpoint on the fast dispatcher (health and readiness on Express).
 import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
-import { type HostTable, serveEndpoints } from '@svc/platform';
+import { type HostTable, landingEndpoints, serveEndpoints } from '@svc/platform';
 import type { SessionDeps } from './deps';
 import { jwksEndpoint } from './routes/jwks';
 import { profileEndpoints } from './routes/profile';
@@ -15,6 +15,22 @@ export function sessionTable(deps: SessionDeps): HostTable {
       jwksEndpoint(deps),
       revokeAllEndpoint(deps),
       ...profileEndpoints(deps),
+      ...landingEndpoints(
+        { page: '/', favicon: '/favicon.ico' },
+        {
+          host: 'session',
+          serves:
+            "Token refresh, introspection, logout, revoke-all, /userinfo, /claim-state and each application's JWK Set, for application backends.",
+          docs: 'docs/session.md',
+          links: [
+            {
+              href: '/applications/demo-app/jwks.json',
+              label: "The demo application's JWK Set (after pnpm demo)",
+            },
+          ],
+          mailboxUrl: deps.devMailboxUrl,
+        },
+      ),
     ],
   };
 }

@@ -19,6 +19,8 @@ export interface SessionDeps extends IssuanceDeps {
   jwksMaxAgeSeconds: number;
   /** Express's `trust proxy` (TRUST_PROXY). */
   trustProxy: SessionConfig['trustProxy'];
+  /** The development mailbox's page (DEV_MAILBOX_URL), linked from `GET /`. */
+  devMailboxUrl?: string;
 }
 
 export interface OpenedSessionDeps extends SessionDeps {
@@ -38,6 +40,7 @@ export function openSessionDeps(config: SessionConfig, clock: Clock): OpenedSess
     metrics: core.metrics,
     retryAllowanceMs: config.retryAllowanceMs,
     recheckSeconds: config.recheckSeconds,
+    devMailboxUrl: config.devMailboxUrl,
     jwksMaxAgeSeconds: config.jwksMaxAgeSeconds,
     trustProxy: config.trustProxy,
   };
