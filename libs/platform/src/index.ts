@@ -10,6 +10,7 @@ export * from './cors';
 export * from './dependencies';
 export * from './endpoints';
 export * from './errors';
+export * from './html';
 export * from './http';
 export * from './int64';
 export * from './landing';

@@ -10,16 +10,7 @@ async function serve(mailboxUrl?: string): Promise<{ url: string; close: () => v
   const app = serveEndpoints(
     { name: 't', logger: createLogger('t', { level: 'silent' }) },
     {
-      endpoints: landingEndpoints(
-        { page: '/', favicon: '/favicon.ico' },
-        {
-          host: 'device',
-          serves: 'Device <approval> & polling.',
-          docs: 'docs/device.md',
-          links: [{ href: '/device', label: 'Approve a device' }],
-          mailboxUrl,
-        },
-      ),
+      endpoints: landingEndpoints({ page: '/', favicon: '/favicon.ico' }, 'device', mailboxUrl),
     },
   );
   const server = createServer(app);
@@ -41,7 +32,7 @@ test('GET / names the host, what it serves, its docs and the mailbox, under a st
     expect(res.headers.get('x-frame-options')).toBe('DENY');
     const html = await res.text();
     expect(html).toContain('the device host');
-    expect(html).toContain('Device &lt;approval&gt; &amp; polling.');
+    expect(html).toContain('The device authorization flow');
     expect(html).toContain('docs/device.md');
     expect(html).toContain('href="/device"');
     expect(html).toContain('href="/openapi.json"');

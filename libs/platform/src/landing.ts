@@ -1,31 +1,51 @@
 // The small page every host answers at `GET /` (which host this is, what it serves, where its documentation is and,
 // outside production, where the development mailbox is) and its favicon, so a person who opens a host's URL finds a
 // signpost instead of a JSON 404. No script, no style, no outside resource: the strictest CSP holds.
-import { type Endpoint, pageEndpoint } from './endpoints';
 
-export interface LandingInfo {
-  /** The host's name (`connect`). */
-  host: string;
+import type { HostName } from './config';
+import { type Endpoint, pageEndpoint } from './endpoints';
+import { html } from './html';
+
+interface LandingInfo {
   /** One sentence: what the host serves. */
   serves: string;
-  /** The host's page under docs/ in the repository (`docs/connect.md`). */
-  docs: string;
-  /** Links on this host worth opening (`/openapi.json`, discovery, the approval page). */
+  /** Links on this host worth opening (discovery, the approval page). */
   links: readonly { href: string; label: string }[];
-  /** The development mailbox's page (outside production only; the host's config leaves it unset in production). */
-  mailboxUrl?: string;
 }
 
-const CSP = "default-src 'none'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
+/** What each host's page says: one table, so the five pages stay alike. */
+const LANDING: Record<HostName, LandingInfo> = {
+  connect: {
+    serves:
+      '/establish and the browser sign-in pages applications send people to (passkeys, sign-up by emailed code, consent, terms), /redeem, and each person’s account page.',
+    links: [{ href: '/account', label: 'Your account (passkeys, applications, sign-out)' }],
+  },
+  native: {
+    serves:
+      'Direct issue for native clients, agents and automations (access keys, public-key assertions, game-platform tickets) and /errand.',
+    links: [],
+  },
+  session: {
+    serves:
+      'Token refresh, introspection, logout, revoke-all, /userinfo, /claim-state and each application’s JWK Set, for application backends.',
+    links: [],
+  },
+  device: {
+    serves:
+      'The device authorization flow for TVs, consoles and CLIs: /device-authorize, /device-token, and the approval page where a person types the code.',
+    links: [{ href: '/device', label: 'Approve a device (type the code it shows)' }],
+  },
+  oidc: {
+    serves:
+      'An OpenID Provider for browser applications and devices: discovery, /authorize with the sign-in pages, /token, /userinfo, /end-session.',
+    links: [
+      { href: '/.well-known/openid-configuration', label: 'OpenID Provider discovery' },
+      { href: '/.well-known/jwks.json', label: 'The ID-token key set' },
+    ],
+  },
 };
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+const CSP = "default-src 'none'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** A key in a rounded square: the fleet's icon, 1 kB of SVG. */
 const FAVICON = Buffer.from(
@@ -35,21 +55,21 @@ const FAVICON = Buffer.from(
     '<path d="M18 16h10M24 16v5M28 16v4" stroke="#fff" stroke-width="3" fill="none"/></svg>',
 );
 
-export function landingHtml(info: LandingInfo): string {
+/** The page of `host`; `mailboxUrl` (the development mailbox, never in production) adds a link to it. */
+export function landingHtml(host: HostName, mailboxUrl: string | undefined): string {
+  const info = LANDING[host];
   const links = [...info.links];
-  if (info.mailboxUrl) {
-    links.push({ href: `${info.mailboxUrl}/`, label: 'Development mailbox (every code the fleet mails)' });
-  }
-  const items = links.map((l) => `<li><a href="${escape(l.href)}">${escape(l.label)}</a></li>`).join('');
-  return `<!doctype html>
+  if (mailboxUrl)
+    links.push({ href: `${mailboxUrl}/`, label: 'Development mailbox (every code the fleet mails)' });
+  return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(info.host)} — Sign-in service</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"></head>
-<body><main><h1>Sign-in service: the ${escape(info.host)} host</h1>
-<p>${escape(info.serves)}</p>
-<ul>${items}</ul>
-<p>Documentation: <code>${escape(info.docs)}</code> in the repository; the API of this host is described at
+<title>${host} — Sign-in service</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"></head>
+<body><main><h1>Sign-in service: the ${host} host</h1>
+<p>${info.serves}</p>
+<ul>${links.map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}</ul>
+<p>Documentation: <code>docs/${host}.md</code> in the repository; the API of this host is described at
 <a href="/openapi.json">/openapi.json</a>.</p></main></body></html>
-`;
+`.value;
 }
 
 /**
@@ -58,9 +78,10 @@ export function landingHtml(info: LandingInfo): string {
  */
 export function landingEndpoints(
   paths: { page: '/'; favicon: '/favicon.ico' },
-  info: LandingInfo,
+  host: HostName,
+  mailboxUrl: string | undefined,
 ): Endpoint[] {
-  const html = Buffer.from(landingHtml(info));
+  const page = Buffer.from(landingHtml(host, mailboxUrl));
   return [
     pageEndpoint({
       method: 'GET',
@@ -68,7 +89,7 @@ export function landingEndpoints(
       body: { kind: 'none' },
       noStore: false,
       doc: {
-        summary: `What the ${info.host} host is, with links to its documentation.`,
+        summary: `What the ${host} host is, with links to its documentation.`,
         answers: [{ media: ['text/html'], headers: { 'Content-Security-Policy': CSP } }],
         errorPages: [],
       },
@@ -76,7 +97,7 @@ export function landingEndpoints(
         res.setHeader('Content-Type', 'text/html; charset=utf-8');
         res.setHeader('Content-Security-Policy', CSP);
         res.setHeader('Cache-Control', 'no-cache');
-        res.send(html);
+        res.send(page);
       },
     }),
     pageEndpoint({

@@ -15,17 +15,7 @@ export function connectTable(deps: ConnectDeps): HostTable {
     endpoints: [
       ...apiEndpoints(deps, inquiries),
       ...pageEndpoints(deps, inquiries, signin),
-      ...landingEndpoints(
-        { page: '/', favicon: '/favicon.ico' },
-        {
-          host: 'connect',
-          serves:
-            "/establish and the browser sign-in pages applications send people to (passkeys, sign-up by emailed code, consent, terms), /redeem, and each person's account page.",
-          docs: 'docs/connect.md',
-          links: [{ href: '/account', label: 'Your account (passkeys, applications, sign-out)' }],
-          mailboxUrl: deps.config.devMailboxUrl,
-        },
-      ),
+      ...landingEndpoints({ page: '/', favicon: '/favicon.ico' }, 'connect', deps.config.devMailboxUrl),
     ],
     pageErrors: signin.pageErrors(),
   };

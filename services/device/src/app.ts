@@ -13,17 +13,7 @@ export function deviceTable(deps: DeviceDeps): HostTable {
     endpoints: [
       ...deviceEndpoints(deps),
       ...pages.endpoints,
-      ...landingEndpoints(
-        { page: '/', favicon: '/favicon.ico' },
-        {
-          host: 'device',
-          serves:
-            'The device authorization flow for TVs, consoles and CLIs: /device-authorize, /device-token, and the approval page where a person types the code.',
-          docs: 'docs/device.md',
-          links: [{ href: '/device', label: 'Approve a device (type the code it shows)' }],
-          mailboxUrl: deps.config.devMailboxUrl,
-        },
-      ),
+      ...landingEndpoints({ page: '/', favicon: '/favicon.ico' }, 'device', deps.config.devMailboxUrl),
     ],
     pageErrors: pages.pageErrors,
   };

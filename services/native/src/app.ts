@@ -29,17 +29,7 @@ export function nativeTable(deps: NativeDeps): HostTable {
     endpoints: [
       ...directIssueEndpoints(deps, ports),
       errandEndpoint(deps, createSessionStore(deps.db)),
-      ...landingEndpoints(
-        { page: '/', favicon: '/favicon.ico' },
-        {
-          host: 'native',
-          serves:
-            'Direct issue for native clients, agents and automations (access keys, public-key assertions, game-platform tickets) and /errand.',
-          docs: 'docs/native.md',
-          links: [],
-          mailboxUrl: deps.config.devMailboxUrl,
-        },
-      ),
+      ...landingEndpoints({ page: '/', favicon: '/favicon.ico' }, 'native', deps.config.devMailboxUrl),
     ],
   };
 }

@@ -24,20 +24,7 @@ export function oidcTable(deps: OidcDeps): HostTable {
       ...userinfoEndpoints(deps),
       ...endSessionEndpoints(deps),
       ...pages.endpoints,
-      ...landingEndpoints(
-        { page: '/', favicon: '/favicon.ico' },
-        {
-          host: 'oidc',
-          serves:
-            'An OpenID Provider for browser applications and devices: discovery, /authorize with the sign-in pages, /token, /userinfo, /end-session.',
-          docs: 'docs/oidc.md',
-          links: [
-            { href: '/.well-known/openid-configuration', label: 'OpenID Provider discovery' },
-            { href: '/.well-known/jwks.json', label: 'The ID-token key set' },
-          ],
-          mailboxUrl: deps.devMailboxUrl,
-        },
-      ),
+      ...landingEndpoints({ page: '/', favicon: '/favicon.ico' }, 'oidc', deps.devMailboxUrl),
     ],
     pageErrors: pages.pageErrors,
   };

@@ -15,22 +15,7 @@ export function sessionTable(deps: SessionDeps): HostTable {
       jwksEndpoint(deps),
       revokeAllEndpoint(deps),
       ...profileEndpoints(deps),
-      ...landingEndpoints(
-        { page: '/', favicon: '/favicon.ico' },
-        {
-          host: 'session',
-          serves:
-            "Token refresh, introspection, logout, revoke-all, /userinfo, /claim-state and each application's JWK Set, for application backends.",
-          docs: 'docs/session.md',
-          links: [
-            {
-              href: '/applications/demo-app/jwks.json',
-              label: "The demo application's JWK Set (after pnpm demo)",
-            },
-          ],
-          mailboxUrl: deps.devMailboxUrl,
-        },
-      ),
+      ...landingEndpoints({ page: '/', favicon: '/favicon.ico' }, 'session', deps.devMailboxUrl),
     ],
   };
 }
