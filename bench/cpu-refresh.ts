@@ -8,6 +8,7 @@ import path from 'node:path';
 import { issueSession, loadApplication } from '@svc/issuance';
 import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp } from '@svc/testkit';
 import autocannon from 'autocannon';
+import { benchNode } from './hosts';
 
 const N = Number(process.env.BENCH_CPU_REFRESHES ?? 20000);
 const C = Number(process.env.BENCH_CPU_CONNECTIONS ?? 16);
@@ -73,7 +74,7 @@ async function main() {
     });
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(
-    process.execPath,
+    benchNode,
     [
       '--import',
       'tsx',

@@ -4,6 +4,13 @@ import path from 'node:path';
 
 const root = path.resolve(__dirname, '..');
 
+/**
+ * The node that runs the measured processes: BENCH_NODE when set (a path, e.g. /usr/bin/node for the Node 20 a
+ * machine still has), else the bench's own. The load generator stays on the bench's node, so two runs that differ
+ * only in BENCH_NODE compare the runtimes: `BENCH_NODE=/usr/bin/node pnpm bench` then `pnpm bench`, alternating.
+ */
+export const benchNode = process.env.BENCH_NODE || process.execPath;
+
 export interface BenchHost {
   url: string;
   stop(): Promise<void>;
@@ -25,7 +32,7 @@ export async function startBenchProcess(
   env: Record<string, string> = {},
 ): Promise<BenchHost> {
   const child: ChildProcess = spawn(
-    process.execPath,
+    benchNode,
     ['--import', 'tsx', ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), entry],
     {
       cwd: root,

@@ -17,6 +17,7 @@ import autocannon from 'autocannon';
 import { buildAll } from '../scripts/build';
 import { type Answers, answersLine, counting, unexpectedAnswers } from './answers';
 import { seedCodes } from './device';
+import { benchNode } from './hosts';
 import { oidcRefreshSeeder, refreshGrantRequest } from './oidc';
 
 /** Issue 16's targets, MiB of RSS. */
@@ -125,7 +126,7 @@ async function start(dir: string, host: string): Promise<Started> {
         DEVICE_RATE_AUTHORIZE_PER_ADDRESS: '1000000000',
         ...(host === 'oidc' ? { OIDC_URL: `http://127.0.0.1:${PORTS.oidc}` } : {}),
       });
-  const child = spawn(process.execPath, [...NODE_ARGS, path.join(dir, host, 'main.js')], {
+  const child = spawn(benchNode, [...NODE_ARGS, path.join(dir, host, 'main.js')], {
     cwd: path.join(dir, host),
     env,
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { issueSession, loadApplication } from '@svc/issuance';
 import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp, type TestInfra } from '@svc/testkit';
+import { benchNode } from './hosts';
 import { oidcRefreshSeeder } from './oidc';
 
 const N = Number(process.argv[2] ?? 2000);
@@ -44,7 +45,7 @@ async function main() {
   await ensureBaselineTerms(infra.db);
   const url = `http://127.0.0.1:${PORT}`;
   const child = spawn(
-    process.execPath,
+    benchNode,
     [
       '--import',
       'tsx',

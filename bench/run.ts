@@ -4,6 +4,8 @@
 // grant as the reference our /refresh is a ratio to. Each scenario
 // runs RUNS times; medians are reported. The issuing scenarios run at several load levels.
 // Results also go to bench/results/latest-<processes>p.json.
+// BENCH_NODE=/path/to/node runs the measured processes on another Node (bench/hosts.ts), e.g. the machine's Node 20
+// against the project's Node 24 (.tools/node-24.*/bin/node): run old and new alternating, as BENCHMARKS.md does.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { issueSession, loadApplication } from '@svc/issuance';
