@@ -7,7 +7,7 @@ import path from 'node:path';
 import { bullPrefix, createBrowserSessionStore, createRedis, type Redis, systemClock } from '@svc/platform';
 import { testUrls, uniqueName } from '@svc/testkit';
 import { createPollingStore } from '../libs/device-grant/src/polling';
-import { createInteractionStore, type Interaction } from '../services/oidc/src/store/interactions';
+import { interactionsOn } from './redis-fixtures';
 
 const ROOT = path.resolve(__dirname, '..');
 /** Redis Cluster's CRC16 slot of a key, hash tags included (the module ioredis itself routes with; no types). */
@@ -38,18 +38,7 @@ const DRIVERS: Record<string, ((redis: Redis) => Promise<void>) | { exempt: stri
     await store.end(next as string);
   },
   'services/oidc/src/store/interactions.ts': async (redis) => {
-    const store = createInteractionStore(redis, {
-      redisPrefix: uniqueName('slots'),
-      ttlSeconds: 60,
-      clock: systemClock,
-    });
-    const parked = {
-      clientId: 'c',
-      redirectUri: 'https://app.example/cb',
-      responseMode: 'query',
-      prompt: [],
-      createdAt: Date.now(),
-    } as unknown as Interaction;
+    const { store, parked } = interactionsOn(redis);
     const uid = await store.park(parked);
     await store.flag(uid, { consentReviewed: true });
     expect(await store.take(uid)).toBeDefined();

@@ -10,8 +10,11 @@ missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 # A CJK font, so the zh-CN page screenshots show text rather than empty boxes.
 [ -d /usr/share/fonts/truetype/wqy ] || missing+=(fonts-wqy-zenhei)
+# The distributed-engine tests (scripts/engines) start their own Redis Cluster, Sentinel and PgBouncer.
+command -v redis-sentinel >/dev/null 2>&1 || missing+=(redis-sentinel)
+command -v pgbouncer >/dev/null 2>&1 || missing+=(pgbouncer)
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "==> installing ${missing[*]} (Debian packages) for the browser tests" >&2
+  echo "==> installing ${missing[*]} (Debian packages) for the browser and engine tests" >&2
   as_root apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -229,6 +229,7 @@ export {
   contractChecked,
   judgeAgainst,
 } from './contract';
+export * from './engines';
 export {
   type DependencyFault,
   type DependencyProxies,

@@ -1,0 +1,278 @@
+// Real engines for the distributed-engine tests, started from Debian's packages on the ports 17000-17099 with
+// their data under a temporary directory (never the default 5432/6379 instances): a three-master Redis Cluster,
+// a Redis primary with a replica watched by Sentinel, and PgBouncer in transaction mode before PostgreSQL.
+// scripts/test.sh installs the packages when missing (redis-server, redis-sentinel, pgbouncer).
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Engine {
+  stop(): Promise<void>;
+}
+
+/** Waits until `ready()` holds, polling every 100 ms, at most `ms`. */
+export async function waitFor(
+  what: string,
+  ready: () => boolean | Promise<boolean>,
+  ms = 20_000,
+): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (await (async () => ready())().catch(() => false)) return;
+    if (Date.now() > until) throw new Error(`${what} not ready within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function cli(port: number, ...args: string[]): string {
+  return execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: 5000,
+  });
+}
+
+/** Ends whatever a crashed earlier run left listening on `port` (only on the engine ports). */
+function clearRedisPort(port: number): void {
+  try {
+    cli(port, 'shutdown', 'nosave');
+  } catch {
+    // Nothing there.
+  }
+}
+
+function startProcess(cmd: string, args: string[]): ChildProcess {
+  const child = spawn(cmd, args, { stdio: 'ignore' });
+  child.on('error', () => undefined);
+  return child;
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGKILL');
+  await gone;
+}
+
+export interface RedisServer extends Engine {
+  port: number;
+  /** SIGKILLs the server (a crash); `restart()` brings it back on the same port and directory. */
+  kill(): Promise<void>;
+  restart(): Promise<void>;
+}
+
+async function redisServer(dir: string, port: number, extra: string[]): Promise<RedisServer> {
+  clearRedisPort(port);
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+  ];
+  let child = startProcess('redis-server', [...args, ...extra]);
+  await waitFor(`redis ${port}`, () => cli(port, 'ping').trim() === 'PONG');
+  return {
+    port,
+    async kill() {
+      await stopProcess(child);
+    },
+    async restart() {
+      child = startProcess('redis-server', [...args, ...extra]);
+      await waitFor(`redis ${port}`, () => cli(port, 'ping').trim() === 'PONG');
+    },
+    async stop() {
+      await stopProcess(child);
+    },
+  };
+}
+
+export interface RedisClusterEngine extends Engine {
+  /** `REDIS_CLUSTER_NODES` for the hosts. */
+  nodes: string;
+  servers: RedisServer[];
+}
+
+/** Three masters on `ports`, each owning a third of the slots. */
+export async function startRedisCluster(
+  ports = [17000, 17001, 17002],
+  busPorts = [17050, 17051, 17052],
+): Promise<RedisClusterEngine> {
+  const root = mkdtempSync(join(tmpdir(), 'engines-cluster-'));
+  const servers: RedisServer[] = [];
+  const stop = async () => {
+    for (const s of servers) await s.stop();
+    rmSync(root, { recursive: true, force: true });
+  };
+  try {
+    return await formCluster(root, servers, ports, busPorts, stop);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+async function formCluster(
+  root: string,
+  servers: RedisServer[],
+  ports: number[],
+  busPorts: number[],
+  stop: () => Promise<void>,
+): Promise<RedisClusterEngine> {
+  for (const [i, port] of ports.entries()) {
+    const dir = join(root, String(port));
+    execFileSync('mkdir', ['-p', dir]);
+    servers.push(
+      await redisServer(dir, port, [
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, 'nodes.conf'),
+        '--cluster-node-timeout',
+        '2000',
+        // The bus port defaults to port + 10000, outside the engine range.
+        '--cluster-port',
+        String(busPorts[i]),
+      ]),
+    );
+  }
+  execFileSync(
+    'redis-cli',
+    [
+      '--cluster',
+      'create',
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ],
+    { stdio: 'ignore', timeout: 30_000 },
+  );
+  for (const port of ports) {
+    await waitFor(`cluster ${port}`, () => cli(port, 'cluster', 'info').includes('cluster_state:ok'));
+  }
+  return {
+    nodes: ports.map((p) => `127.0.0.1:${p}`).join(','),
+    servers,
+    stop,
+  };
+}
+
+export interface SentinelEngine extends Engine {
+  /** `REDIS_SENTINELS` and `REDIS_SENTINEL_MASTER` for the hosts. */
+  sentinels: string;
+  master: string;
+  primary: RedisServer;
+  replica: RedisServer;
+  /** The port Sentinel names as the primary now. */
+  primaryPort(): number;
+}
+
+/** A primary, its replica and one Sentinel (quorum 1, a primary is down after 1 s). */
+export async function startSentinel(ports = { primary: 17010, replica: 17011, sentinel: 17012 }) {
+  const root = mkdtempSync(join(tmpdir(), 'engines-sentinel-'));
+  const primary = await redisServer(root, ports.primary, ['--dbfilename', 'p.rdb']);
+  const replica = await redisServer(root, ports.replica, [
+    '--dbfilename',
+    'r.rdb',
+    '--replicaof',
+    '127.0.0.1',
+    String(ports.primary),
+  ]);
+  clearRedisPort(ports.sentinel);
+  const master = 'engines';
+  const conf = join(root, 'sentinel.conf');
+  writeFileSync(
+    conf,
+    [
+      `port ${ports.sentinel}`,
+      'bind 127.0.0.1',
+      `dir ${root}`,
+      `sentinel monitor ${master} 127.0.0.1 ${ports.primary} 1`,
+      `sentinel down-after-milliseconds ${master} 1000`,
+      `sentinel failover-timeout ${master} 5000`,
+      `sentinel parallel-syncs ${master} 1`,
+      '',
+    ].join('\n'),
+  );
+  const sentinel = startProcess('redis-sentinel', [conf]);
+  await waitFor('sentinel', () =>
+    cli(ports.sentinel, 'sentinel', 'replicas', master).includes(String(ports.replica)),
+  );
+  const engine: SentinelEngine = {
+    sentinels: `127.0.0.1:${ports.sentinel}`,
+    master,
+    primary,
+    replica,
+    primaryPort() {
+      const out = cli(ports.sentinel, 'sentinel', 'get-master-addr-by-name', master).trim().split('\n');
+      return Number(out[1]);
+    },
+    async stop() {
+      await stopProcess(sentinel);
+      await primary.stop();
+      await replica.stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+  return engine;
+}
+
+export interface PgBouncerEngine extends Engine {
+  port: number;
+  /** `database` through PgBouncer. */
+  url(database: string): string;
+}
+
+/** PgBouncer 1.18 in transaction pooling mode on `port`, before the PostgreSQL at `target` (host:port). */
+export async function startPgBouncer(target = { host: '127.0.0.1', port: 5432 }, port = 17020) {
+  const root = mkdtempSync(join(tmpdir(), 'engines-pgbouncer-'));
+  // PgBouncer refuses to run as root; as root it is started as postgres, which must read its directory.
+  chmodSync(root, 0o777);
+  const ini = join(root, 'pgbouncer.ini');
+  writeFileSync(
+    ini,
+    [
+      '[databases]',
+      `* = host=${target.host} port=${target.port} user=postgres`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      'unix_socket_dir =',
+      'auth_type = any',
+      'pool_mode = transaction',
+      'max_client_conn = 500',
+      'default_pool_size = 20',
+      'server_reset_query =',
+      'ignore_startup_parameters = extra_float_digits',
+      `logfile = ${join(root, 'pgbouncer.log')}`,
+      `pidfile = ${join(root, 'pgbouncer.pid')}`,
+      '',
+    ].join('\n'),
+  );
+  chmodSync(ini, 0o644);
+  const asRoot = process.getuid?.() === 0;
+  const child = startProcess('pgbouncer', asRoot ? ['-u', 'postgres', ini] : [ini]);
+  await waitFor('pgbouncer', () => {
+    try {
+      execFileSync('pg_isready', ['-q', '-h', '127.0.0.1', '-p', String(port)], { timeout: 3000 });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return {
+    port,
+    url: (database: string) => `postgresql://postgres@127.0.0.1:${port}/${database}`,
+    async stop() {
+      await stopProcess(child);
+      rmSync(root, { recursive: true, force: true });
+    },
+  } satisfies PgBouncerEngine;
+}
