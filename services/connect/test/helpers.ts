@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApplicationCache, createErrand, currentTerms, recordReceipt } from '@svc/issuance';
-import { type Clock, createLogger, type Metrics, systemClock } from '@svc/platform';
+import { type Clock, createLogger, type Logger, type Metrics, systemClock } from '@svc/platform';
 import { createMailer } from '@svc/signin';
 import {
   type AppFixtureOptions,
@@ -46,13 +46,15 @@ export async function startConnect(
     trustProxy?: boolean | number | string;
     /** The host's metrics registry (none unless given). */
     metrics?: Metrics;
+    /** The host's logger (a silent one unless given): a fault test captures its dependency watch's lines. */
+    logger?: Logger;
   } = {},
 ): Promise<ConnectHost> {
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', () => r()));
   const port = (server.address() as AddressInfo).port;
   const url = `http://${opts.hostname ?? '127.0.0.1'}:${port}`;
-  const logger = createLogger('connect-test', { level: 'silent' });
+  const logger = opts.logger ?? createLogger('connect-test', { level: 'silent' });
   const clock = opts.clock ?? systemClock;
   const config: ConnectConfig = {
     ...connectConfigFromEnv(

@@ -1,0 +1,113 @@
+// Dependency faults under /establish load: PostgreSQL, then Redis, stalled (connections held open, nothing
+// forwarded) and stopped (connections reset, new ones refused) through a TCP proxy. Each request carries a
+// client-auth JWT signed fresh (its key read from PostgreSQL, its jti claimed once in Redis, then the application
+// read and the inquiry inserted), so every request needs both. Every request ends within its bound with 200 or a
+// prompt 503 with Retry-After (never another 5xx), /readyz says 503 within 2 s, the host recovers without a
+// restart, and the outage is logged once per change with no stack.
+import { createPrisma, STATEMENT_MARGIN_MS } from '@svc/db';
+import { createMetrics } from '@svc/platform';
+import {
+  type Backend,
+  captureLogger,
+  type DependencyProxies,
+  eachDependencyFault,
+  type Load,
+  provisionBackend,
+  proxyDependencies,
+  recordFaultFigures,
+  runContainedFault,
+  startLoad,
+  testEnv,
+  testUrls,
+  useInfra,
+  waitUntil,
+} from '@svc/testkit';
+import { connectConfigFromEnv } from '../src/config';
+import { type ConnectHost, startConnect } from './helpers';
+
+const WORKERS = 8;
+const config = connectConfigFromEnv(
+  testEnv({
+    CONNECT_URL: 'http://127.0.0.1',
+    WEBAUTHN_RP_NAME: 'Sign-in service (test)',
+    MAIL_FROM: 'Sign-in test <no-reply@localhost>',
+    SMTP_URL: 'smtp://127.0.0.1:2525',
+  }),
+);
+const db = config.db;
+/**
+ * The longest an /establish may take: a connection and the client key's read, the jti's Redis command, then the
+ * application's read and the inquiry's insert (the test host caches no application).
+ */
+const BOUND_MS =
+  config.redis.commandTimeoutMs + db.connectTimeoutMs + 3 * (db.statementTimeoutMs + STATEMENT_MARGIN_MS);
+/**
+ * The request's own work beyond its dependency calls (routing, verifying the JWT, the client's connection). Time the
+ * test process was held up by a loaded machine is not in it: runContainedFault takes that off each request first.
+ */
+const SLACK_MS = 1000;
+
+const figures = recordFaultFigures('connect');
+const log = captureLogger('connect');
+const metrics = createMetrics('connect');
+let proxies: DependencyProxies;
+/** Direct to PostgreSQL and Redis: provisioning is not under test. */
+const infra = useInfra();
+let host: ConnectHost;
+
+beforeAll(async () => {
+  proxies = await proxyDependencies();
+});
+/** The host's connections, through the proxies. */
+const proxied = useInfra(() => ({
+  over: createPrisma(proxies.pg.urlFor(testUrls.database)),
+  redisUrl: proxies.redis.urlFor(testUrls.redis),
+}));
+beforeAll(async () => {
+  host = await startConnect(proxied, { logger: log.logger, metrics });
+  // Ready once: each dependency has answered a probe, so a fault is a change the watch logs (until then it is
+  // still connecting, and a failure within the start-up grace is not called down).
+  await waitUntil(async () => (await fetch(`${host.url}/readyz`)).status === 200, 30_000);
+});
+
+afterAll(async () => {
+  await host.close();
+  await proxied.db.$disconnect();
+  await proxies.close();
+});
+
+/** Each worker establishes inquiries for its own application, every request signed anew (a replay is a 401). */
+async function establishUnderLoad(): Promise<Load> {
+  const backends: Backend[] = [];
+  for (let w = 0; w < WORKERS; w++) backends.push(await provisionBackend(infra, host.url));
+  return startLoad(
+    WORKERS,
+    async (w) => {
+      const res = await backends[w]!.establish({ returnMethods: [{ type: 'STATUS_POLL' }] });
+      return { status: res.status, reason: res.body?.reason, retryAfter: res.headers.get('retry-after') };
+    },
+    { backoffMs: 100 },
+  );
+}
+
+eachDependencyFault(
+  'connect /establish',
+  '200 or a prompt 503 with Retry-After, /readyz 503, recovery',
+  { proxies: () => proxies, log, metrics },
+  async ({ dependency, proxy, fault }) => {
+    const load = await establishUnderLoad();
+    figures.push(
+      await runContainedFault({
+        scenario: `connect /establish, ${dependency} ${fault}`,
+        proxy,
+        fault,
+        hostUrl: host.url,
+        load,
+        workers: WORKERS,
+        requestsNeedIt: true,
+        boundMs: BOUND_MS + SLACK_MS,
+        retryAfter: /^1$/,
+      }),
+    );
+  },
+);
