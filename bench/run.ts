@@ -17,6 +17,7 @@ import { type BenchHost, startBenchProcess, startHostProcess } from './hosts';
 import { memoryScenario } from './memory';
 import { benchOidcRefresh, compareOidcRefresh } from './oidc';
 import { benchOidcDeviceToken } from './oidc-device';
+import { benchSdkVerify } from './sdk-verify';
 import { measureSigningRate } from './signing-rate';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -34,7 +35,7 @@ const P99_LIMIT_MS = 50;
 const PROCESSES = process.env.BENCH_PROCESSES ?? '1';
 /**
  * Comma-separated scenarios to run (refresh, oidc-provider, introspect, jwks, access-key, device-token,
- * device-authorize, oidc-refresh, oidc-device-token, memory); all when unset.
+ * device-authorize, oidc-refresh, oidc-device-token, memory, sdk-verify); all when unset.
  */
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (scenario: string) => !ONLY || ONLY.includes(scenario);
@@ -234,6 +235,8 @@ async function memoryOnly(): Promise<void> {
 
 async function main(): Promise<void> {
   if (ONLY?.length === 1 && ONLY[0] === 'memory') return memoryOnly();
+  // The SDK's verify needs no host: alone, it runs without the signing bound and the fleet.
+  if (ONLY?.length === 1 && ONLY[0] === 'sdk-verify') return void (await benchSdkVerify());
   console.log(
     `bench: ${RUNS} runs x ${DURATION}s per scenario, ${CONNECTIONS} connections (issuing scenarios: ${ISSUE_LEVELS.join(', ')}), ${PROCESSES} process(es) per host; medians reported, after a ${WARMUP}s warm-up`,
   );
@@ -268,6 +271,7 @@ async function main(): Promise<void> {
   try {
     // First, before any host from source runs beside the built ones it measures.
     if (wanted('memory')) results.memory = await memoryScenario();
+    if (wanted('sdk-verify')) results.sdkVerify = await benchSdkVerify();
     const session = await startHostProcess('session', 24103, { WEB_CONCURRENCY: PROCESSES });
     hosts.push(session);
 
