@@ -36,7 +36,8 @@ describe('/userinfo and /claim-state', () => {
       const res = await bearer(tokens.access_token, method);
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('no-store');
-      expect(res.headers.get('vary')).toBe('Authorization');
+      // Origin: the answer's CORS headers follow the token's client's registered web origins.
+      expect(res.headers.get('vary')).toBe('Authorization, Origin');
       const body = (await res.json()) as Record<string, unknown>;
       expect(body.sub).toBe(sub);
       expect(body.email).toMatch(/@example\.test$/);
