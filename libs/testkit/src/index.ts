@@ -242,6 +242,7 @@ export {
   runContainedFault,
   stateChanges,
 } from './fault-checks';
+export { loadAnswer, type ProxiedInfra, useProxiedInfra } from './fault-host';
 export {
   countStatuses,
   type FaultFigures,

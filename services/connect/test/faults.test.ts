@@ -4,22 +4,21 @@
 // read and the inquiry inserted), so every request needs both. Every request ends within its bound with 200 or a
 // prompt 503 with Retry-After (never another 5xx), /readyz says 503 within 2 s, the host recovers without a
 // restart, and the outage is logged once per change with no stack.
-import { createPrisma, STATEMENT_MARGIN_MS } from '@svc/db';
+import { STATEMENT_MARGIN_MS } from '@svc/db';
 import { createMetrics } from '@svc/platform';
 import {
   type Backend,
   captureLogger,
-  type DependencyProxies,
   eachDependencyFault,
   type Load,
+  loadAnswer,
   provisionBackend,
-  proxyDependencies,
   recordFaultFigures,
   runContainedFault,
   startLoad,
   testEnv,
-  testUrls,
   useInfra,
+  useProxiedInfra,
   waitUntil,
 } from '@svc/testkit';
 import { connectConfigFromEnv } from '../src/config';
@@ -50,21 +49,14 @@ const SLACK_MS = 1000;
 const figures = recordFaultFigures('connect');
 const log = captureLogger('connect');
 const metrics = createMetrics('connect');
-let proxies: DependencyProxies;
 /** Direct to PostgreSQL and Redis: provisioning is not under test. */
 const infra = useInfra();
+/** The host's connections, through the proxies. */
+const proxied = useProxiedInfra();
 let host: ConnectHost;
 
 beforeAll(async () => {
-  proxies = await proxyDependencies();
-});
-/** The host's connections, through the proxies. */
-const proxied = useInfra(() => ({
-  over: createPrisma(proxies.pg.urlFor(testUrls.database)),
-  redisUrl: proxies.redis.urlFor(testUrls.redis),
-}));
-beforeAll(async () => {
-  host = await startConnect(proxied, { logger: log.logger, metrics });
+  host = await startConnect(proxied.infra, { logger: log.logger, metrics });
   // Ready once: each dependency has answered a probe, so a fault is a change the watch logs (until then it is
   // still connecting, and a failure within the start-up grace is not called down).
   await waitUntil(async () => (await fetch(`${host.url}/readyz`)).status === 200, 30_000);
@@ -72,8 +64,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await host.close();
-  await proxied.db.$disconnect();
-  await proxies.close();
+  await proxied.close();
 });
 
 /** Each worker establishes inquiries for its own application, every request signed anew (a replay is a 401). */
@@ -82,10 +73,7 @@ async function establishUnderLoad(): Promise<Load> {
   for (let w = 0; w < WORKERS; w++) backends.push(await provisionBackend(infra, host.url));
   return startLoad(
     WORKERS,
-    async (w) => {
-      const res = await backends[w]!.establish({ returnMethods: [{ type: 'STATUS_POLL' }] });
-      return { status: res.status, reason: res.body?.reason, retryAfter: res.headers.get('retry-after') };
-    },
+    async (w) => loadAnswer(await backends[w]!.establish({ returnMethods: [{ type: 'STATUS_POLL' }] })),
     { backoffMs: 100 },
   );
 }
@@ -93,7 +81,7 @@ async function establishUnderLoad(): Promise<Load> {
 eachDependencyFault(
   'connect /establish',
   '200 or a prompt 503 with Retry-After, /readyz 503, recovery',
-  { proxies: () => proxies, log, metrics },
+  { proxies: proxied.proxies, log, metrics },
   async ({ dependency, proxy, fault }) => {
     const load = await establishUnderLoad();
     figures.push(

@@ -2,24 +2,23 @@
 // (connections held open, nothing forwarded) and stopped (connections reset, new ones refused) through a TCP
 // proxy. Every request ends within its bound with 200 or 503 TemporarilyUnavailable and Retry-After (never 500),
 // /readyz says 503 within 2 s, the host recovers without a restart, and the outage is logged once per change.
-import { createPrisma, STATEMENT_MARGIN_MS } from '@svc/db';
+import { STATEMENT_MARGIN_MS } from '@svc/db';
 import { createMetrics } from '@svc/platform';
 import {
   captureLogger,
-  type DependencyProxies,
   expectOneDownOneUp,
   type Load,
+  loadAnswer,
   postJson,
   provisionApp,
-  proxyDependencies,
   type RunningTestHost,
   recordFaultFigures,
   runContainedFault,
   startLoad,
   stateChanges,
   testEnv,
-  testUrls,
   useInfra,
+  useProxiedInfra,
 } from '@svc/testkit';
 import { nativeConfigFromEnv } from '../src/config';
 import { accessKeyFor, publicKeyFor, settledAccount, signAssertion, startNative } from './helpers';
@@ -39,21 +38,15 @@ const SLACK_MS = 1000;
 const figures = recordFaultFigures('native');
 const log = captureLogger('native');
 const metrics = createMetrics('native');
-let proxies: DependencyProxies;
 const infra = useInfra();
+/** The host's connections, through the proxies. */
+const proxied = useProxiedInfra();
 let host: RunningTestHost;
 
 beforeAll(async () => {
-  proxies = await proxyDependencies();
-});
-const proxied = useInfra(() => ({
-  over: createPrisma(proxies.pg.urlFor(testUrls.database)),
-  redisUrl: proxies.redis.urlFor(testUrls.redis),
-}));
-beforeAll(async () => {
   // Limits high enough that the load never meets them: this suite is about dependencies, not rate limits.
   host = await startNative(
-    proxied,
+    proxied.infra,
     {
       rateLimit: {
         prefix: `faults-${Date.now()}`,
@@ -68,8 +61,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await host.close();
-  await proxied.db.$disconnect();
-  await proxies.close();
+  await proxied.close();
 });
 
 /** Half the workers issue with an access key, half with a public-key assertion, each with its own credential. */
@@ -87,13 +79,13 @@ async function issueUnderLoad(): Promise<Load> {
         accessKeyIdentifier: key.accessKeyIdentifier,
         accessKeySecret: key.accessKeySecret,
       };
-      attempts.push(async () => answer(await postJson(`${host.url}/direct-issue/access-key`, body)));
+      attempts.push(async () => loadAnswer(await postJson(`${host.url}/direct-issue/access-key`, body)));
     } else {
       const cred = await publicKeyFor(infra, app.anchor, account.id);
       const body = JSON.stringify({ applicationAnchor: app.anchor });
       attempts.push(async () => {
         const jws = await signAssertion(cred.key, cred.kid, body);
-        return answer(
+        return loadAnswer(
           await postJson(`${host.url}/direct-issue/public-key`, body, { authorization: `PublicKey ${jws}` }),
         );
       });
@@ -102,13 +94,9 @@ async function issueUnderLoad(): Promise<Load> {
   return startLoad(WORKERS, (w) => attempts[w]!(w), { backoffMs: 100 });
 }
 
-function answer(res: Awaited<ReturnType<typeof postJson>>) {
-  return { status: res.status, reason: res.body?.reason, retryAfter: res.headers.get('retry-after') };
-}
-
 describe.each([
-  ['PostgreSQL', 'postgres', () => proxies.pg],
-  ['Redis', 'redis', () => proxies.redis],
+  ['PostgreSQL', 'postgres', () => proxied.proxies().pg],
+  ['Redis', 'redis', () => proxied.proxies().redis],
 ] as const)('direct issue when %s fails', (_name, dependency, proxy) => {
   it.each(['stall', 'cut'] as const)(
     '%s: 200 or a prompt 503 with Retry-After, /readyz 503, recovery',
