@@ -1,0 +1,46 @@
+// Issue 25: identifier resets are limited per account (RESETS_PER_ACCOUNT a day): past the limit a reset changes
+// nothing (the subject stays, nothing is revoked) and reports 'limited'.
+import { issueSession, loadApplication, resolveSectorSubject } from '@svc/issuance';
+import { createRateLimiter } from '@svc/platform';
+import { provisionAccount, provisionApp, uniqueName, useInfra } from '@svc/testkit';
+import { RESET_WINDOW_SECONDS, RESETS_PER_ACCOUNT, resetSectorIdentifier } from '../src/domain/account-page';
+import { createAccountPageStore } from '../src/store/account-page';
+
+const infra = useInfra();
+
+test(`an account resets its identifier at most ${RESETS_PER_ACCOUNT} times a day`, async () => {
+  const app = await provisionApp(infra);
+  const account = await provisionAccount(infra);
+  const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
+  await issueSession(infra.issuance, {
+    application,
+    principal: { kind: 'ACCOUNT', accountId: account.id },
+    authMethod: 'ACCESS_KEY_DIRECT',
+  });
+  const deps = {
+    db: infra.db,
+    redis: infra.redis,
+    subjectSecret: infra.issuance.subjectSecret,
+    store: createAccountPageStore(infra.db),
+    clock: () => Date.now(),
+    resetLimit: createRateLimiter(infra.redis, {
+      keyPrefix: uniqueName('reset-limit'),
+      points: RESETS_PER_ACCOUNT,
+      durationSeconds: RESET_WINDOW_SECONDS,
+      perAddress: false,
+    }),
+  };
+  for (let i = 0; i < RESETS_PER_ACCOUNT; i++)
+    expect(await resetSectorIdentifier(deps, account.id, app.sectorId)).toBe('reset');
+  const subject = () =>
+    resolveSectorSubject(infra.db, infra.issuance.subjectSecret, app.sectorId, {
+      kind: 'ACCOUNT',
+      id: account.id,
+    });
+  const before = await subject();
+  expect(await resetSectorIdentifier(deps, account.id, app.sectorId)).toBe('limited');
+  expect(await subject()).toBe(before);
+  expect((await infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).subjectResets).toBe(
+    RESETS_PER_ACCOUNT,
+  );
+});
