@@ -2,9 +2,9 @@
 // /end-session, /authorize, /interaction/{uid} and its sign-in steps as page endpoints (routes/pages.ts).
 import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
-import { ensureActiveKey, OIDC_SCOPE, publishKeyChange } from '@svc/keyring';
 import { type HostTable, landingEndpoints, serveEndpoints } from '@svc/platform';
 import type { OidcDeps } from './deps';
+import { ensurePlatformKey } from './platform-key';
 import { deviceAuthorizationEndpoints } from './routes/device-authorization';
 import { discoveryEndpoints } from './routes/discovery';
 import { endSessionEndpoints } from './routes/end-session';
@@ -37,20 +37,14 @@ export function createOidcApp(deps: OidcDeps): RequestListener {
 }
 
 /**
- * Ready as every issuing host is, and once the platform OIDC key set has a signer: the worker's rotation keeps
- * its lifecycle, but a fresh deployment whose worker has not run yet gets its first key here (idempotent under the
- * scope's lock, so replicas starting together make one).
+ * Ready as every issuing host is, and once the platform OIDC key set has a signer: main makes the first key before
+ * listening (platform-key.ts); this makes it when that start-up attempt failed (PostgreSQL not answering yet).
  */
 function oidcReadiness(deps: OidcDeps, base: (() => Promise<void>) | undefined): () => Promise<void> {
   let ensured: Promise<unknown> | undefined;
   return async () => {
     await base?.();
-    ensured ??= (async () => {
-      if (await deps.keyRing.signer(OIDC_SCOPE)) return;
-      await ensureActiveKey(deps.db, deps.kek, OIDC_SCOPE, new Date(deps.clock()));
-      deps.keyRing.invalidate(OIDC_SCOPE);
-      await publishKeyChange(deps.redis, OIDC_SCOPE);
-    })().catch((err: unknown) => {
+    ensured ??= ensurePlatformKey(deps).catch((err: unknown) => {
       ensured = undefined;
       throw err;
     });
