@@ -1,6 +1,7 @@
 // The shared attack kit of the sign-in pages (connect, device, OIDC): what an attacker does to any of them over
 // HTTP, written once and pointed at a host by a small description of its page (where it lives, its flow cookie,
 // the relying party). `softPasskey` (soft-passkey.ts) is the attacker's or the victim's authenticator.
+import { randomInt } from 'node:crypto';
 import { type Agent, makeAgent } from './page-agent';
 import type { SoftPasskey } from './soft-passkey';
 
@@ -47,9 +48,12 @@ export async function expectPlantedFlowGainsNothing(
   page: SignInPage,
   victimPasskey: SoftPasskey,
   signInMarker: string,
+  /** What the attacker does before planting so the page offers sign-in (the device page: enter a user code). */
+  prepare: (attacker: Agent) => Promise<void> = async () => {},
 ): Promise<void> {
   const attacker = makeAgent(page.base);
   expect((await attacker.request(page.path)).res.status).toBe(200);
+  await prepare(attacker);
   const kept = attacker.cookie(page.flowCookie);
   expect(kept).toBeDefined();
   const victim = makeAgent(page.base);
@@ -61,4 +65,41 @@ export async function expectPlantedFlowGainsNothing(
   const replay = await attacker.request(page.path);
   expect(replay.text).toContain(signInMarker);
   expect(attacker.cookie(page.flowCookie)).not.toBe(kept);
+}
+
+/** An invented flow cookie of the host's shape (43 base64url characters): never one the host issued. */
+export function inventedFlowCookie(): string {
+  const invented = Buffer.alloc(32, randomInt(256)).toString('base64url');
+  expect(invented).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  return invented;
+}
+
+/** Six-digit codes other than `right`, all different. */
+export function wrongCodes(right: string, n: number): string[] {
+  const out = new Set<string>();
+  while (out.size < n) {
+    const c = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    if (c !== right) out.add(c);
+  }
+  return [...out];
+}
+
+/**
+ * `n` different wrong codes posted at once on one flow (the agent's cookie), spread over `bases` (replicas'
+ * addresses) in turn; each is answered as a wrong code is (303 back to the page). The per-code counter must count
+ * every one of them: the caller then shows the right code is dead.
+ */
+export async function raceWrongCodes(
+  agent: Agent,
+  bases: string[],
+  codePath: string,
+  right: string,
+  n = 30,
+): Promise<void> {
+  const answers = await Promise.all(
+    wrongCodes(right, n).map((wrong, i) =>
+      agent.form(`${bases[i % bases.length]}${codePath}`, { code: wrong }),
+    ),
+  );
+  expect(answers.map((r) => r.res.status)).toEqual(Array(n).fill(303));
 }

@@ -4,6 +4,8 @@
 // nothing: no callback, no confirmation key, no consent change. Also the __Host- cookie over HTTPS.
 import {
   type Agent,
+  inventedFlowCookie,
+  passkeySignIn as kitSignIn,
   makeAgent,
   provisionAccount,
   provisionBackend,
@@ -37,22 +39,20 @@ async function victimWithPlanted(path: string, planted: string): Promise<Agent> 
   return victim;
 }
 
-/** Usernameless sign-in as the page script does it, with a software passkey. */
-async function passkeySignIn(b: Agent, path: string, passkey: SoftPasskey) {
-  const options = await b.json(`${path}/passkey/authentication-options`, {});
-  expect(options.res.status).toBe(200);
-  const { challenge } = JSON.parse(options.text) as { challenge: string };
-  const assertion = passkey.assert({ challenge, origin: cx.host.url, rpId: '127.0.0.1' });
-  return b.json(`${path}/passkey/authentication`, assertion);
-}
+/** Usernameless sign-in as the page script does it (the kit's), with a software passkey. */
+const passkeySignIn = (b: Agent, path: string, passkey: SoftPasskey) =>
+  kitSignIn(
+    b,
+    { base: cx.host.url, origin: cx.host.url, rpId: '127.0.0.1', path, flowCookie: FLOW },
+    passkey,
+  );
 
 describe('hole 1: a fixed flow cookie gains nothing once the victim signs in', () => {
   test('an invented 43-character cookie is never adopted: a view is issued a host-made one, a post with it is refused and writes nothing', async () => {
     const backend = await provisionBackend(cx.infra, cx.host.url);
     const est = await backend.establish({});
     const path = `/inquiries/${est.body.exposureKey}`;
-    const invented = Buffer.alloc(32, 7).toString('base64url');
-    expect(invented).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const invented = inventedFlowCookie();
     const victim = makeAgent(cx.host.url);
     victim.plant(FLOW, invented);
     await victim.request(path);

@@ -47,6 +47,8 @@ export interface PageHarness {
 export async function startPages(
   guesses: Partial<DevicePagesConfig['codeGuesses']> = {},
   newFlows?: number,
+  /** More of the host's variables (e.g. RL_CODE_VERIFY_PER_IP so only the per-code counter limits guesses). */
+  env: Record<string, string> = {},
 ): Promise<PageHarness> {
   const infra = openInfra();
   const mailbox = await startMailbox();
@@ -59,6 +61,7 @@ export async function startPages(
     DEVICE_URL: url,
     CONNECT_URL: connect.url,
     WEBAUTHN_RP_ID: 'localhost',
+    ...env,
   });
   const redisPrefix = uniqueName('dvp');
   const config = {

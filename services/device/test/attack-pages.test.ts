@@ -1,0 +1,141 @@
+// The sign-in attacks connect's pages are tested against (attack-fixation, attack-pages), run through the shared
+// page attack kit against the device approval page: a planted or invented flow cookie is never signed in, every
+// authentication (passkey or emailed code) moves the flow to a fresh identifier, and thirty wrong emailed codes
+// raced on one flow are all counted (the per-code limit of five holds exactly).
+import {
+  type Agent,
+  expectPlantedFlowGainsNothing,
+  inventedFlowCookie,
+  makeAgent,
+  provisionAccount,
+  raceWrongCodes,
+  type SignInPage,
+  softPasskey,
+  uniqueName,
+} from '@svc/testkit';
+import { type PageHarness, startPages } from './page-kit';
+import { authorize, provisionDeviceApp } from './support';
+
+jest.setTimeout(120_000);
+
+const FLOW = 'device_flow';
+
+let h: PageHarness;
+let page: SignInPage;
+let app: Awaited<ReturnType<typeof provisionDeviceApp>>;
+
+beforeAll(async () => {
+  // A per-address verify limit high enough that only the per-code counter stands between guesses and the code.
+  h = await startPages({}, undefined, { RL_CODE_VERIFY_PER_IP: '1000', RL_CODE_SEND_PER_IP: '1000' });
+  page = {
+    base: h.url,
+    origin: h.deps.config.pages.origin,
+    rpId: h.deps.config.pages.rpId,
+    path: '/device',
+    flowCookie: FLOW,
+  };
+  app = await provisionDeviceApp(h.infra);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** The agent enters a fresh user code on its flow: the page then offers sign-in. */
+async function enterNewCode(agent: Agent): Promise<void> {
+  const { userCode } = (await authorize(h, app.anchor)).body as { userCode: string };
+  expect((await agent.form('/device', { code: userCode })).res.status).toBe(303);
+}
+
+/** A browser that opened /device and entered a code: on the sign-in step. */
+async function onSignInStep(): Promise<Agent> {
+  const agent = makeAgent(h.url);
+  expect((await agent.request('/device')).res.status).toBe(200);
+  await enterNewCode(agent);
+  const step = await agent.request('/device');
+  expect(step.text).toContain('Sign in with a passkey');
+  return agent;
+}
+
+/** The agent asks for an emailed code for `email`; the code mailed. */
+async function mailedCode(agent: Agent, email: string): Promise<string> {
+  expect((await agent.form('/device/email', { email })).res.status).toBe(303);
+  return h.mailbox.codeFor(email);
+}
+
+describe('fixation on the device page', () => {
+  test('a flow cookie the attacker planted is not signed in when the victim signs in with a passkey', async () => {
+    const account = await provisionAccount(h.infra);
+    const passkey = await softPasskey(h.infra, account.id);
+    // The attacker enters a code of its own device before planting: the victim's page then asks for sign-in.
+    await expectPlantedFlowGainsNothing(page, passkey, 'name="code"', enterNewCode);
+  });
+
+  test('an invented cookie is never adopted: a view is issued a host-made one, a post with it is refused', async () => {
+    const invented = inventedFlowCookie();
+    const victim = makeAgent(h.url);
+    victim.plant(FLOW, invented);
+    await victim.request('/device');
+    expect(victim.cookie(FLOW)).not.toBe(invented);
+    const attacker = makeAgent(h.url);
+    attacker.plant(FLOW, invented);
+    attacker.csrf = victim.csrf;
+    const { userCode } = (await authorize(h, app.anchor)).body as { userCode: string };
+    const { res } = await attacker.form('/device', { code: userCode });
+    expect(res.status).toBe(403);
+    expect(res.headers.getSetCookie().some((c) => c.startsWith(`${FLOW}=`))).toBe(false);
+    await attacker.request('/device');
+    expect(attacker.cookie(FLOW)).not.toBe(invented);
+  });
+
+  test('proving an email address by code moves the flow to a fresh identifier; the old cookie cannot register a passkey', async () => {
+    const account = await provisionAccount(h.infra);
+    const agent = await onSignInStep();
+    const before = agent.cookie(FLOW) as string;
+    const code = await mailedCode(agent, account.email);
+    expect((await agent.form('/device/email/code', { code })).res.status).toBe(303);
+    expect(agent.cookie(FLOW)).not.toBe(before);
+    expect((await agent.request('/device')).text).toContain('Create a passkey');
+    const replay = makeAgent(h.url);
+    replay.plant(FLOW, before);
+    replay.csrf = agent.csrf;
+    expect((await replay.json('/device/passkey/registration-options', {})).res.status).toBe(403);
+    const view = await replay.request('/device');
+    expect(view.text).not.toContain('Create a passkey');
+    expect(view.text).not.toContain(account.email);
+    expect(replay.cookie(FLOW)).not.toBe(before);
+    // The victim goes on.
+    expect((await agent.json('/device/passkey/registration-options', {})).res.status).toBe(200);
+  });
+});
+
+describe('emailed-code guesses raced on one device flow', () => {
+  /** A sign-up in progress on the device page: a code entered, a code mailed to a new address. */
+  async function pendingSignUp() {
+    const agent = await onSignInStep();
+    const email = `${uniqueName('dv-guess')}@example.test`;
+    return { agent, code: await mailedCode(agent, email) };
+  }
+
+  test('thirty parallel wrong codes, then the right one: the code is dead', async () => {
+    const { agent, code } = await pendingSignUp();
+    await raceWrongCodes(agent, [h.url], '/device/email/code', code);
+    await agent.request('/device');
+    expect((await agent.form('/device/email/code', { code })).res.status).toBe(303);
+    expect((await agent.request('/device')).text).not.toContain('Create a passkey');
+    expect((await agent.json('/device/passkey/registration-options', {})).res.status).toBe(401);
+  });
+
+  test('exactly five: four wrong guesses in parallel leave the code alive, five kill it', async () => {
+    const alive = await pendingSignUp();
+    await raceWrongCodes(alive.agent, [h.url], '/device/email/code', alive.code, 4);
+    await alive.agent.request('/device');
+    await alive.agent.form('/device/email/code', { code: alive.code });
+    expect((await alive.agent.request('/device')).text).toContain('Create a passkey');
+
+    const dead = await pendingSignUp();
+    await raceWrongCodes(dead.agent, [h.url], '/device/email/code', dead.code, 5);
+    await dead.agent.request('/device');
+    await dead.agent.form('/device/email/code', { code: dead.code });
+    expect((await dead.agent.request('/device')).text).not.toContain('Create a passkey');
+  });
+});
