@@ -3,6 +3,7 @@ export * from './describe';
 export * from './email-domains';
 export * from './errors';
 export * from './keys-and-sessions';
+export * from './listing';
 export * from './oidc-clients';
 export * from './principals';
 export * from './secrets';

@@ -99,7 +99,7 @@ describe('pnpm admin: full provisioning flow', () => {
     };
 
     // app show prints the big platform app id exactly (as a decimal string).
-    const shown = await ok(['app', 'show', '--app', s.anchor!]);
+    const shown = (await ok(['app', 'show', '--app', s.anchor!])).application;
     expect(
       shown.rules.find((r: { method: string }) => r.method === 'PLATFORM_TICKET').platformAppIds,
     ).toEqual(['480', BIG_STEAM_ID]);
@@ -302,7 +302,7 @@ describe('pnpm admin: full provisioning flow', () => {
 
       const revoked = await ok(['keys', 'revoke', '--app', s.anchor!, '--kid', s.firstKid!]);
       expect(revoked.kids).toEqual([active.kid]);
-      expect((await ok(['app', 'show', '--app', s.anchor!])).kids).toEqual([active.kid]);
+      expect((await ok(['app', 'show', '--app', s.anchor!])).application.kids).toEqual([active.kid]);
       await waitUntil(async () => heard.filter((m) => m === s.appId).length >= 3, 3000, 25);
     } finally {
       await subscriber.quit();

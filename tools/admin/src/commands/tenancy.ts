@@ -148,6 +148,6 @@ export const tenancyCommands = [
     synopsis: '--app A   (status, names, rules, claims, client keys, published signing kids)',
     flags: { app: {} },
     parse: (f) => ({ app: f.anchor('app') }),
-    run: (ctx, i) => describeApp(ctx.db(), i.app, ctx.clock),
+    run: async (ctx, i) => ({ application: await describeApp(ctx.db(), i.app, ctx.clock) }),
   }),
 ];
