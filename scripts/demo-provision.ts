@@ -1,0 +1,208 @@
+// What `pnpm demo` does (CONTRACTS, "Local development defaults"): provisions `demo-app` idempotently for the three
+// browser flows (connect through the example app, OIDC through its /oidc/login, device through device-login),
+// writes the example's files under DEMO_DIR and returns the instructions with every value filled in.
+
+import { generateKeyPairSync } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createPrisma, type Db } from '@svc/db';
+import { issuingConfigFromEnv } from '@svc/host';
+import { currentTerms } from '@svc/issuance';
+import { systemClock } from '@svc/platform';
+import {
+  acceptTerms,
+  addClientKey,
+  addReturnRule,
+  addRule,
+  createAccessKey,
+  createAccount,
+  createApp,
+  createOidcClient,
+  createOrg,
+  createSector,
+  publishTerms,
+  setClaims,
+} from '@svc/provisioning';
+import { BASELINE_TERMS } from '@svc/testkit';
+import { kekFromBytes } from '@svc/token-core';
+
+const EMAIL = 'demo@example.com';
+/** What the example's sign-in (connect and OIDC), the device flow and the access-key curls need. */
+export const DEMO_RULES = ['ACCESS_KEY_DIRECT', 'PASSKEY_USERNAMELESS', 'OIDC'] as const;
+export const DEMO_RETURN_RULES = ['CALLBACK', 'DEVICE_CODE'] as const;
+
+function readJson(file: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(readFileSync(file, 'utf8'));
+    return v && typeof v === 'object' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Secrets are written readable by their owner only. */
+function writeSecretJson(file: string, value: unknown): void {
+  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+}
+
+async function ensureApp(db: Db, env: Record<string, string | undefined>, anchor: string, domain: string) {
+  const config = issuingConfigFromEnv('connect', env);
+  let app = await db.application.findUnique({ where: { anchor } });
+  if (!app) {
+    const org = await createOrg(db, 'Demo organization');
+    const sector = await createSector(db, org.id, 'Demo sector');
+    await createApp(
+      db,
+      kekFromBytes(config.kekBytes, config.previousKekBytes),
+      {
+        sectorId: sector.id,
+        anchor,
+        names: { 'en-US': 'Demo App', 'zh-CN': '演示应用' },
+        callbackDomains: [domain],
+      },
+      systemClock,
+    );
+    // The example asks for the email address; the person may decline.
+    await setClaims(db, anchor, { email: 'OPTIONAL' });
+    app = await db.application.findUniqueOrThrow({ where: { anchor } });
+  } else if (!app.callbackDomains.includes(domain)) {
+    await db.application.update({
+      where: { id: app.id },
+      data: { callbackDomains: [...app.callbackDomains, domain] },
+    });
+  }
+  for (const method of DEMO_RULES) {
+    if (!(await db.authenticationRule.findFirst({ where: { applicationId: app.id, method, enabled: true } })))
+      await addRule(db, anchor, { method });
+  }
+  for (const method of DEMO_RETURN_RULES) {
+    if (!(await db.returnRule.findFirst({ where: { applicationId: app.id, method, enabled: true } })))
+      await addReturnRule(db, anchor, method);
+  }
+  return app;
+}
+
+/** Reuses the written client key when its kid is still active for the application; otherwise makes and registers one. */
+async function ensureClientKey(db: Db, applicationId: string, anchor: string, file: string): Promise<string> {
+  const existing = readJson(file);
+  if (existing && typeof existing.kid === 'string' && typeof existing.d === 'string') {
+    const row = await db.clientKey.findUnique({ where: { kid: existing.kid } });
+    if (row && row.applicationId === applicationId && row.status === 'ACTIVE') return existing.kid;
+  }
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const { kid } = await addClientKey(db, anchor, publicKey.export({ format: 'jwk' }));
+  writeSecretJson(file, { ...privateKey.export({ format: 'jwk' }), kid, alg: 'EdDSA' });
+  return kid;
+}
+
+async function ensureOidcClient(
+  db: Db,
+  applicationId: string,
+  anchor: string,
+  redirectUri: string,
+  file: string,
+) {
+  const found = await db.oidcClient.findFirst({
+    where: { applicationId, authMethod: 'none', status: 'ACTIVE', redirectUris: { has: redirectUri } },
+    orderBy: { createdAt: 'asc' },
+  });
+  const clientId =
+    found?.clientId ??
+    (await createOidcClient(db, { anchor, redirectUris: [redirectUri], authMethod: 'none' })).clientId;
+  const value = { clientId, redirectUris: [redirectUri] };
+  if (JSON.stringify(readJson(file)) !== JSON.stringify(value)) writeSecretJson(file, value);
+  return clientId;
+}
+
+/** The demo account's access key, kept in DEMO_DIR so a re-run prints the same working curl. */
+async function ensureAccessKey(db: Db, anchor: string, accountId: string, file: string) {
+  const existing = readJson(file);
+  if (
+    existing &&
+    typeof existing.accessKeyIdentifier === 'string' &&
+    typeof existing.accessKeySecret === 'string'
+  ) {
+    const row = await db.accessKey.findUnique({ where: { identifier: existing.accessKeyIdentifier } });
+    if (row?.status === 'ACTIVE' && row.accountId === accountId)
+      return { accessKeyIdentifier: existing.accessKeyIdentifier, accessKeySecret: existing.accessKeySecret };
+  }
+  const key = await createAccessKey(db, { anchor, accountId });
+  writeSecretJson(file, key);
+  return key;
+}
+
+export interface DemoResult {
+  output: string;
+  clientKid: string;
+  oidcClientId: string;
+}
+
+export async function runDemo(env: Record<string, string | undefined>): Promise<DemoResult> {
+  const anchor = env.DEMO_ANCHOR || 'demo-app';
+  const demoDir = path.resolve(env.DEMO_DIR || '.demo');
+  const port = Number(env.EXAMPLE_PORT || 4180);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new Error('EXAMPLE_PORT must be a port number');
+  const example = `http://localhost:${port}`;
+  // The fleet's shared configuration, read as a host reads it: the same database, KEK and URLs.
+  const config = issuingConfigFromEnv('connect', env);
+  const db = createPrisma(config.databaseUrl, config.db);
+  try {
+    mkdirSync(demoDir, { recursive: true });
+    const app = await ensureApp(db, env, anchor, `localhost:${port}`);
+    const clientKid = await ensureClientKey(db, app.id, anchor, path.join(demoDir, 'client-key.jwk.json'));
+    const oidcClientId = await ensureOidcClient(
+      db,
+      app.id,
+      anchor,
+      `${example}/oidc/callback`,
+      path.join(demoDir, 'oidc-client.json'),
+    );
+    if (!(await currentTerms(db))) {
+      const file = path.join(__dirname, '..', 'tools', 'admin', 'src', 'example-terms.json');
+      await publishTerms(
+        db,
+        existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : BASELINE_TERMS,
+        config.urls.connect,
+      );
+    }
+    const account =
+      (await db.account.findUnique({ where: { email: EMAIL } })) ??
+      (await createAccount(db, { email: EMAIL, givenName: 'Demo', familyName: 'User' }));
+    await acceptTerms(db, account.id);
+    const key = await ensureAccessKey(db, anchor, account.id, path.join(demoDir, 'access-key.json'));
+    const { native, session } = config.urls;
+    const body = JSON.stringify({ applicationAnchor: anchor, ...key });
+    const field = (name: string) => `node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).${name}'`;
+    const envPrefix = env.DEMO_DIR ? `DEMO_DIR=${demoDir} ` : '';
+    const portPrefix = port !== 4180 ? `PORT=${port} ` : '';
+    const output = `
+Demo application "${anchor}" is ready (files in ${demoDir}). With the fleet running (pnpm start):
+
+  # connect through the example application: start it, then open ${example}/ in a browser and click "Sign in"
+  ${envPrefix}${portPrefix}pnpm example
+
+  # OpenID Connect (code + PKCE, public client ${oidcClientId}) through the example application: open
+  ${example}/oidc/login
+
+  # device sign-in from a terminal
+  pnpm device-login --app ${anchor}
+
+  # the development mailbox, where each sign-in code arrives: open
+  http://localhost:4199/
+
+  # a token pair by direct issue with the demo access key, then check and refresh it
+  TOKENS=$(curl -s -X POST ${native}/direct-issue/access-key -H 'content-type: application/json' -d '${body}')
+  curl -s -X POST ${session}/introspect -H 'content-type: application/json' -d "{\\"accessToken\\":\\"$(echo "$TOKENS" | ${field('accessToken')})\\"}"
+  curl -s -X POST ${session}/refresh -H 'content-type: application/json' -d "{\\"refreshToken\\":\\"$(echo "$TOKENS" | ${field('refreshToken')})\\"}"
+
+  # verify tokens offline against the application's JWK Set
+  curl -s ${session}/applications/${anchor}/jwks.json
+
+`;
+    return { output, clientKid, oidcClientId };
+  } finally {
+    await db.$disconnect();
+  }
+}
