@@ -3,9 +3,10 @@
 // to a local SMTP server; and relying-party fixtures (an application with OIDC and passkey rules, a client).
 import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { currentTerms } from '@svc/issuance';
 import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { type Clock, listen } from '@svc/platform';
-import { createOidcClient, type OidcAuthMethod } from '@svc/provisioning';
+import { createOidcClient, type OidcAuthMethod, publishTerms } from '@svc/provisioning';
 import {
   type AppFixtureOptions,
   contractChecked,
@@ -90,6 +91,21 @@ export async function startOidcPages(
   };
 }
 
+/** Basic terms are fleet-wide: published once when none are, so the terms step shows for new accounts. */
+export async function ensureTerms(host: OidcPagesHost): Promise<void> {
+  if (await currentTerms(host.infra.db)) return;
+  const doc = (title: string) => ({
+    schemaVersion: 1,
+    title,
+    sections: [{ heading: '1', paragraphs: ['Be kind.'] }],
+  });
+  await publishTerms(
+    host.infra.db,
+    { locales: { 'en-US': { document: doc('Basic Terms') }, 'zh-CN': { document: doc('基本条款') } } },
+    host.url,
+  );
+}
+
 /** Two replicas of one issuer (the second's OIDC_URL is the first's) over one database and Redis. */
 export async function startReplicaPair(): Promise<[OidcPagesHost, OidcPagesHost]> {
   const first = await startOidcPages();
@@ -118,6 +134,9 @@ export async function provisionRelyingParty(
     responseTypes?: string[];
     claims?: AppFixtureOptions['claims'];
     names?: AppFixtureOptions['names'];
+    postLogoutRedirectUris?: string[];
+    /** Origins whose pages may read the host's answers (CORS), as `--web-origin` registers them. */
+    webOrigins?: string[];
   },
 ): Promise<RelyingPartyFixture> {
   const app = await provisionApp(host.infra, {
@@ -128,6 +147,8 @@ export async function provisionRelyingParty(
   const created = await createOidcClient(host.infra.db, {
     anchor: app.anchor,
     redirectUris: opts.redirectUris,
+    postLogoutRedirectUris: opts.postLogoutRedirectUris,
+    webOrigins: opts.webOrigins,
     authMethod: opts.authMethod,
     // Every type unless a test narrows it: the pages' tests drive the implicit and hybrid flows too (the
     // registration default, code alone, is tested in tools/admin).
