@@ -74,6 +74,30 @@ export function inventedFlowCookie(): string {
   return invented;
 }
 
+/**
+ * An invented flow cookie is never adopted: a view with it is issued a host-made one, and `forge` (a post an
+ * attacker sends with the invented cookie and the victim page's CSRF token) is refused with 403 and issued no flow.
+ * The attacker's next view is issued a host-made cookie too.
+ */
+export async function expectInventedFlowRefused(
+  page: Pick<SignInPage, 'base' | 'path' | 'flowCookie'>,
+  forge: (attacker: Agent) => Promise<{ res: Response }>,
+): Promise<void> {
+  const invented = inventedFlowCookie();
+  const victim = makeAgent(page.base);
+  victim.plant(page.flowCookie, invented);
+  await victim.request(page.path);
+  expect(victim.cookie(page.flowCookie)).not.toBe(invented);
+  const attacker = makeAgent(page.base);
+  attacker.plant(page.flowCookie, invented);
+  attacker.csrf = victim.csrf;
+  const { res } = await forge(attacker);
+  expect(res.status).toBe(403);
+  expect(res.headers.getSetCookie().some((c) => c.startsWith(`${page.flowCookie}=`))).toBe(false);
+  await attacker.request(page.path);
+  expect(attacker.cookie(page.flowCookie)).not.toBe(invented);
+}
+
 /** Six-digit codes other than `right`, all different. */
 export function wrongCodes(right: string, n: number): string[] {
   const out = new Set<string>();

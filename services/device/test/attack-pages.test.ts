@@ -4,8 +4,8 @@
 // raced on one flow are all counted (the per-code limit of five holds exactly).
 import {
   type Agent,
+  expectInventedFlowRefused,
   expectPlantedFlowGainsNothing,
-  inventedFlowCookie,
   makeAgent,
   provisionAccount,
   raceWrongCodes,
@@ -71,20 +71,8 @@ describe('fixation on the device page', () => {
   });
 
   test('an invented cookie is never adopted: a view is issued a host-made one, a post with it is refused', async () => {
-    const invented = inventedFlowCookie();
-    const victim = makeAgent(h.url);
-    victim.plant(FLOW, invented);
-    await victim.request('/device');
-    expect(victim.cookie(FLOW)).not.toBe(invented);
-    const attacker = makeAgent(h.url);
-    attacker.plant(FLOW, invented);
-    attacker.csrf = victim.csrf;
     const { userCode } = (await authorize(h, app.anchor)).body as { userCode: string };
-    const { res } = await attacker.form('/device', { code: userCode });
-    expect(res.status).toBe(403);
-    expect(res.headers.getSetCookie().some((c) => c.startsWith(`${FLOW}=`))).toBe(false);
-    await attacker.request('/device');
-    expect(attacker.cookie(FLOW)).not.toBe(invented);
+    await expectInventedFlowRefused(page, (attacker) => attacker.form('/device', { code: userCode }));
   });
 
   test('proving an email address by code moves the flow to a fresh identifier; the old cookie cannot register a passkey', async () => {
