@@ -1,15 +1,15 @@
-// One CLI invocation as a function: argv in, exactly one JSON document and an exit code out (no process globals).
+// One CLI invocation as a function: argv in, one JSON document (or help text) and an exit code out (no globals).
 
 import type { Env } from '@svc/platform';
 import { COMMANDS } from './commands';
 import type { AdminContext } from './context';
 import { describeFailure, EXIT } from './errors';
 import { UsageError } from './flags';
-import { parseCommandLine, usageLines } from './registry';
+import { helpText, parseCommandLine } from './registry';
 
 export interface CliResult {
   code: number;
-  /** The single JSON document for stdout. */
+  /** The single JSON document for stdout, or the readable help text after an explicit --help. */
   stdout: string;
   /** Hints for a human on stderr (usage of the command after a usage error, debug details on request). */
   stderr: string;
@@ -28,16 +28,17 @@ export async function runCli(
   let ctx: AdminContext | undefined;
   try {
     const parsed = parseCommandLine(COMMANDS, argv);
-    if (parsed.kind === 'help') return { code: EXIT.ok, stdout: toJson({ usage: parsed.lines }), stderr: '' };
+    // Explicit help is for a person: readable text on stdout (the one place stdout is not JSON).
+    if (parsed.kind === 'help') return { code: EXIT.ok, stdout: parsed.text, stderr: '' };
     ctx = makeContext(env);
     const result = await parsed.command.run(ctx, parsed.input);
     return { code: EXIT.ok, stdout: toJson(result), stderr: '' };
   } catch (err) {
     const { code, message } = describeFailure(err);
     if (err instanceof UsageError) {
-      // The full usage goes with the error so an operator who typed nothing learns what exists.
-      const body = argv.length === 0 ? { error: message, usage: usageLines(COMMANDS) } : { error: message };
-      return { code, stdout: toJson(body), stderr: argv.length === 0 ? '' : hintFor(argv) };
+      // A bare `pnpm admin`: stdout stays the one JSON error for scripts, the readable help goes to stderr.
+      if (argv.length === 0) return { code, stdout: toJson({ error: message }), stderr: helpText(COMMANDS) };
+      return { code, stdout: toJson({ error: message }), stderr: hintFor(argv) };
     }
     const debug = env.ADMIN_DEBUG === '1' ? `${(err as Error)?.stack ?? String(err)}\n` : '';
     return { code, stdout: toJson({ error: message }), stderr: debug };
@@ -50,6 +51,5 @@ function hintFor(argv: readonly string[]): string {
   const [resource, verb] = argv;
   const exact = COMMANDS.filter((c) => c.name === `${resource} ${verb}`);
   const related = exact.length ? exact : COMMANDS.filter((c) => c.name.startsWith(`${resource} `));
-  const lines = related.length ? usageLines(related).slice(1) : ['pnpm -s admin --help'];
-  return `usage:\n  ${lines.join('\n  ')}\n`;
+  return related.length ? helpText(related, false) : 'usage:\n  pnpm -s admin --help\n';
 }

@@ -1,4 +1,4 @@
-// Entry point of `pnpm admin`: runs one command, writes its JSON to stdout, closes connections and exits.
+// Entry point of `pnpm admin`: runs one command, writes its JSON (or help text) to stdout, closes connections, exits.
 import { systemClock } from '@svc/platform';
 import { runCli } from './cli';
 import { createAdminContext } from './context';
@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   if (result.stderr) process.stderr.write(result.stderr);
   process.exitCode = result.code;
   // Wait for stdout to flush (it may be a pipe), then leave even if a stray handle lingers.
-  process.stdout.write(`${result.stdout}\n`, () => {
+  process.stdout.write(result.stdout.endsWith('\n') ? result.stdout : `${result.stdout}\n`, () => {
     setTimeout(() => process.exit(result.code), 1000).unref();
   });
 }

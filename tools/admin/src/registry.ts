@@ -21,7 +21,7 @@ export function defineCommand<I>(c: Command<I>): Command {
 }
 
 export type Parsed =
-  | { kind: 'help'; lines: string[] }
+  | { kind: 'help'; lines: string[]; text: string }
   | { kind: 'command'; command: Command; input: unknown };
 
 export function usageLines(commands: readonly Command[]): string[] {
@@ -31,24 +31,52 @@ export function usageLines(commands: readonly Command[]): string[] {
   ];
 }
 
+/**
+ * Readable help for a person: the commands grouped by resource, one per line, with how output and exit codes work.
+ * It is text, not JSON: only explicit help (and a bare `pnpm admin`, on stderr) prints it.
+ */
+export function helpText(commands: readonly Command[], all = true): string {
+  const groups = new Map<string, string[]>();
+  for (const c of commands) {
+    const resource = c.name.split(' ')[0]!;
+    const line = `  pnpm -s admin ${c.name}${c.synopsis ? ` ${c.synopsis}` : ''}`;
+    groups.set(resource, [...(groups.get(resource) ?? []), line]);
+  }
+  const body = [...groups.values()].map((lines) => lines.join('\n')).join('\n\n');
+  if (!all) return `usage:\n${body}\n`;
+  return [
+    'usage: pnpm -s admin <resource> <verb> [--flags]',
+    '',
+    'Each command prints one JSON object on stdout and exits 0; on failure {"error":"..."} and exit 1 (refused),',
+    '2 (usage) or 3 (cannot run). Flags that take a list repeat.',
+    'Add --help after a resource or a command for its usage alone; docs/admin.md has every command with output.',
+    '',
+    `${body}\n`,
+  ].join('\n');
+}
+
 const HELP = new Set(['--help', '-h', 'help']);
 
 /** Resolves `argv` to a command and its validated input, or to help text. Throws UsageError. */
 export function parseCommandLine(commands: readonly Command[], argv: readonly string[]): Parsed {
   const [resource, verb, ...rest] = argv;
   if (resource === undefined) throw new UsageError('no command given');
-  if (HELP.has(resource)) return { kind: 'help', lines: usageLines(commands) };
+  if (HELP.has(resource)) return help(commands, true);
   const forResource = commands.filter((c) => c.name.startsWith(`${resource} `));
   if (forResource.length === 0) throw new UsageError(`unknown command ${resource}`);
   if (verb === undefined || HELP.has(verb)) {
     if (verb === undefined) throw new UsageError(`${resource} needs a verb: ${verbs(forResource)}`);
-    return { kind: 'help', lines: usageLines(forResource) };
+    return help(forResource, false);
   }
   const command = forResource.find((c) => c.name === `${resource} ${verb}`);
   if (!command)
     throw new UsageError(`unknown command ${resource} ${verb}; ${resource} takes ${verbs(forResource)}`);
-  if (rest.some((a) => a === '--help' || a === '-h')) return { kind: 'help', lines: usageLines([command]) };
+  if (rest.some((a) => a === '--help' || a === '-h')) return help([command], false);
   return { kind: 'command', command, input: command.parse(new Flags(readFlags(command, rest))) };
+}
+
+function help(commands: readonly Command[], all: boolean): Parsed {
+  return { kind: 'help', lines: usageLines(commands), text: helpText(commands, all) };
 }
 
 function verbs(commands: readonly Command[]): string {

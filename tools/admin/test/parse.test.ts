@@ -296,9 +296,25 @@ describe('admin command line', () => {
     };
     const none = await runCli([], {}, never);
     expect(none.code).toBe(EXIT.usage);
-    expect(JSON.parse(none.stdout)).toEqual({ error: 'no command given', usage: expect.any(Array) });
+    expect(JSON.parse(none.stdout)).toEqual({ error: 'no command given' });
+    expect(none.stderr).toMatch(/^usage: pnpm -s admin <resource> <verb> \[--flags\]\n/);
+    // Explicit help: readable text on stdout, exit 0, every command once, grouped by resource.
     const help = await runCli(['--help'], {}, never);
-    expect([help.code, JSON.parse(help.stdout).usage.length]).toEqual([0, COMMANDS.length + 1]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: pnpm -s admin/);
+    expect(help.stdout).not.toMatch(/^\{/);
+    for (const c of COMMANDS) expect(help.stdout).toContain(`  pnpm -s admin ${c.name}`);
+    expect(help.stdout).toContain('\n\n  pnpm -s admin sector create');
+    const resource = await runCli(['oidc-client', '--help'], {}, never);
+    expect(resource.code).toBe(0);
+    expect(resource.stdout.split('\n').filter((l) => l.startsWith('  pnpm')).length).toBe(
+      COMMANDS.filter((c) => c.name.startsWith('oidc-client ')).length,
+    );
+    const one = await runCli(['app', 'list', '--help'], {}, never);
+    expect([one.code, one.stdout]).toEqual([
+      0,
+      `usage:\n  pnpm -s admin app list ${COMMANDS.find((c) => c.name === 'app list')!.synopsis}\n`,
+    ]);
     const bad = await runCli(['keys', 'rotate'], {}, never);
     expect([bad.code, JSON.parse(bad.stdout), bad.stderr]).toEqual([
       EXIT.usage,

@@ -5,7 +5,7 @@ import { defineCommand } from '../registry';
 export const listingCommands = [
   defineCommand({
     name: 'org list',
-    synopsis: '   (every organization: id, name, status)',
+    synopsis: '  (every organization: id, name, status)',
     flags: {},
     parse: () => ({}),
     run: (ctx) => listOrgs(ctx.db()),
