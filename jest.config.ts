@@ -19,7 +19,7 @@ const config: Config = {
     '^.+\\.mjs$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   transformIgnorePatterns: [
-    '/node_modules/(?!(\\.pnpm/)?(jose|@simplewebauthn|@hexagon|@levischuck|@peculiar|openid-client|oauth4webapi))',
+    '/node_modules/(?!(\\.pnpm/)?(jose|@simplewebauthn|@hexagon|@levischuck|@peculiar|openid-client|oauth4webapi|@auth|preact|preact-render-to-string|@panva))',
   ],
   // The client package is ESM built with tsc; in tests its TypeScript source stands in for the built dist/.
   moduleNameMapper: { '^@signin-service/node$': '<rootDir>/clients/node/src/index.ts' },
