@@ -8,6 +8,7 @@ import {
   createTermsCache,
   type IssuanceDeps,
 } from '@svc/issuance';
+import { createIssuancePorts } from '@svc/issuance/stores';
 import { createKeyRing, type KeyRing } from '@svc/keyring';
 import {
   type Clock,
@@ -64,7 +65,7 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore 
     db,
     redis,
     keyRing,
-    issuance: { ...issuanceDepsOf(config, { db, keyRing, kek }, clock), metrics },
+    issuance: { ...issuanceDepsOf(config, { db, redis, keyRing, kek }, clock), metrics },
     apps: createApplicationCache(db, config.appCacheTtlMs, clock),
     logger,
     metrics,
@@ -77,19 +78,26 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore 
   };
 }
 
-/** The issuance core's settings from the host's configuration, over connections the caller opened. */
+/**
+ * The issuance core's settings from the host's configuration, over connections the caller opened: its stores bound
+ * once to the database and the command Redis connection (`ports`).
+ */
 export function issuanceDepsOf(
   config: IssuingHostConfig,
-  parts: Pick<IssuanceDeps, 'db' | 'keyRing' | 'kek'>,
+  parts: Pick<IssuanceDeps, 'db' | 'keyRing' | 'kek'> & { redis: Redis },
   clock: Clock,
 ): IssuanceDeps {
+  const { db, redis, keyRing, kek } = parts;
   return {
-    ...parts,
+    ports: createIssuancePorts(db, redis),
+    db,
+    keyRing,
+    kek,
     subjectSecret: config.subjectSecret,
     issuer: config.issuer,
     connectUrl: config.urls.connect,
     errandTtlSeconds: config.errandTtlSeconds,
-    terms: createTermsCache(parts.db, config.termsCacheMs, clock),
+    terms: createTermsCache(db, config.termsCacheMs, clock),
     verifiedTokenCacheSize: config.verifiedTokenCacheSize,
     clock,
   };

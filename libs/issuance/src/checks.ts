@@ -5,9 +5,9 @@ import { buildClaimView, type ClaimGrants, type ClaimView, evaluateClaimGate } f
 import { type ApplicationContext, isIssuable } from './application-context';
 import { type AccountProfile, profileValues } from './claim-state';
 import type { IssuanceDeps } from './deps';
+import type { IssuanceSnapshot } from './domain/ports';
 import { checkEmailDomain } from './email-domain';
 import { createErrand } from './errands';
-import { type IssuanceSnapshot, loadIssuanceSnapshot } from './store/issuance-reads';
 import { type CurrentTerms, legalAgreementRequired } from './terms';
 
 export function checkApplication(app: ApplicationContext): void {
@@ -51,7 +51,7 @@ export async function runIssuanceChecks(
 ): Promise<{ account: AccountProfile; claims: ClaimView }> {
   checkApplication(app);
   const terms = await deps.terms.current();
-  const snapshot = await loadIssuanceSnapshot(deps.db, accountId, app.id, terms);
+  const snapshot = await deps.ports.issuanceReads.loadIssuanceSnapshot(accountId, app.id, terms);
   return checkSnapshot(deps, app, snapshot, terms, opts);
 }
 

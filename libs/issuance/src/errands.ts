@@ -1,7 +1,6 @@
 // Errands: short-lived, single-use browser hand-offs (ernd_ keys, stored hashed) opened on the connect host.
 import { createHash, randomBytes } from 'node:crypto';
 import type { IssuanceDeps } from './deps';
-import { insertErrand } from './store/errands';
 
 export interface ErrandRef {
   errandKey: string;
@@ -18,12 +17,12 @@ export function errandUrl(connectUrl: string, errandKey: string): string {
 }
 
 export async function createErrand(
-  deps: Pick<IssuanceDeps, 'db' | 'connectUrl' | 'errandTtlSeconds' | 'clock'>,
+  deps: Pick<IssuanceDeps, 'ports' | 'connectUrl' | 'errandTtlSeconds' | 'clock'>,
   input: { applicationId: string; accountId: string; purpose: 'CLAIMS'; claims: string[] },
 ): Promise<ErrandRef> {
   const errandKey = `ernd_${randomBytes(32).toString('base64url')}`;
   const expiresAt = new Date(deps.clock() + deps.errandTtlSeconds * 1000);
-  await insertErrand(deps.db, {
+  await deps.ports.errands.insertErrand({
     errandKeyHash: hashKey(errandKey),
     applicationId: input.applicationId,
     accountId: input.accountId,

@@ -5,8 +5,6 @@
 // change, an SSO link, an identifier reset). The issuance that follows a held sign-in names the recorded version
 // (`expectedAuthorityVersion`), which the session insert checks in SQL, so a change between the page's check and
 // the issue is refused too: no read-then-write window.
-import type { Db } from '@svc/db';
-
 export interface HeldAuthority {
   /** accounts.authority_version when the person authenticated. */
   version: number;
@@ -24,15 +22,6 @@ export function sessionAuthorityMoved(
   account: { status: string; authorityVersion: number } | null | undefined,
 ): boolean {
   return issuedUnder !== null && account?.status === 'ACTIVE' && account.authorityVersion !== issuedUnder;
-}
-
-/** The account's current authority, one primary-key read; undefined when the account is gone. */
-export async function currentAuthority(db: Db, accountId: string): Promise<HeldAuthority | undefined> {
-  const row = await db.account.findUnique({
-    where: { id: accountId },
-    select: { authorityVersion: true, subjectResets: true },
-  });
-  return row ? { version: row.authorityVersion, resets: row.subjectResets } : undefined;
 }
 
 /**

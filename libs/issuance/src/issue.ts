@@ -12,10 +12,8 @@ import {
 import type { ApplicationContext } from './application-context';
 import { checkApplication, checkSnapshot } from './checks';
 import type { IssuanceDeps } from './deps';
+import type { IssueRead, NewSession } from './domain/ports';
 import { newRefreshJti } from './refresh-jti';
-import { type IssueRead, readForIssue } from './store/issuance-reads';
-import { resolveSectorSubject } from './store/sector-subjects';
-import { insertSession, insertSessionRedeeming, type NewSession } from './store/sessions';
 
 export type Principal =
   | { kind: 'ACCOUNT'; accountId: string }
@@ -86,8 +84,7 @@ export async function readIssueFor(
   principal: Principal,
 ): Promise<IssueRead> {
   const terms = await deps.terms.current();
-  return readForIssue(
-    deps.db,
+  return deps.ports.issuanceReads.readForIssue(
     {
       accountId: principal.accountId,
       applicationId: app.id,
@@ -121,13 +118,13 @@ export async function issueFromRead(
   // A subject is created on first use; the read names the current one otherwise.
   const subject =
     read.subject ??
-    (await resolveSectorSubject(deps.db, deps.subjectSecret, app.sectorId, {
+    (await deps.ports.sectorSubjects.resolveSectorSubject(deps.subjectSecret, app.sectorId, {
       kind: 'ACCOUNT',
       id: principal.accountId,
     }));
   const actorSubject = workload
     ? (read.actorSubject ??
-      (await resolveSectorSubject(deps.db, deps.subjectSecret, app.sectorId, {
+      (await deps.ports.sectorSubjects.resolveSectorSubject(deps.subjectSecret, app.sectorId, {
         kind: workload.kind,
         id: workload.workloadId,
       })))
@@ -164,15 +161,14 @@ export async function issueFromRead(
     expectedAuthority: input.expectedAuthorityVersion ?? account.authorityVersion,
   };
   const inserted = input.redeemsInquiry
-    ? await insertSessionRedeeming(deps.db, session, { inquiryId: input.redeemsInquiry.id }, now)
+    ? await deps.ports.sessions.insertSessionRedeeming(session, { inquiryId: input.redeemsInquiry.id }, now)
     : input.redeemsDeviceAuthorization
-      ? await insertSessionRedeeming(
-          deps.db,
+      ? await deps.ports.sessions.insertSessionRedeeming(
           session,
           { deviceAuthorizationId: input.redeemsDeviceAuthorization.id },
           now,
         )
-      : await insertSession(deps.db, session);
+      : await deps.ports.sessions.insertSession(session);
   if (typeof inserted === 'object') throw inserted.failed;
   if (!inserted) throw new ServiceError('AuthorizationArtifactStale');
   countTokensIssued(deps.metrics, input.authMethod);

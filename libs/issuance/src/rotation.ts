@@ -10,7 +10,6 @@
 // rotations of the same event-loop turn; both are in the stores (store/issuance-reads.ts, store/sessions.ts), and
 // `judge` decides from the read alone: a revocation it calls for is written by the caller through the store.
 import { createHmac } from 'node:crypto';
-import { dbBoundsOf } from '@svc/db';
 import { DependencyTimeoutError, isDependencyFailure } from '@svc/platform';
 import {
   type ApplicationTokenClaims,
@@ -23,14 +22,11 @@ import type { Redis } from 'ioredis';
 import type { ApplicationContext } from './application-context';
 import { checkApplication, checkSnapshot } from './checks';
 import type { IssuanceDeps } from './deps';
+import type { RotationRead, RotationSession } from './domain/ports';
 import { sessionAuthorityMoved } from './held-authority';
 import { activeSigner } from './issue';
 import { isRefreshJtiOf, newRefreshJti } from './refresh-jti';
-import { publishSessionChange } from './session-events';
-import { type RotationRead, type RotationSession, readRotation } from './store/issuance-reads';
-import { consumeVersion, revokeSession } from './store/sessions';
 import type { CurrentTerms } from './terms';
-import { markRotationUnanswered, wasRotationUnanswered } from './unanswered-rotations';
 
 export interface RotationDeps extends IssuanceDeps {
   redis: Redis;
@@ -118,8 +114,8 @@ function isRetry(session: RotationSession, input: RotateInput, now: Date): boole
 
 /** Revokes the whole family (every version of the session) and tells every replica's session cache. */
 export async function revokeFamily(deps: RotationDeps, sid: string, reason = COMPROMISED): Promise<void> {
-  await revokeSession(deps.db, sid, reason, new Date(deps.clock()));
-  await publishSessionChange(deps.redis, sid);
+  await deps.ports.sessions.revokeSession(sid, reason, new Date(deps.clock()));
+  await deps.ports.sessionEvents.publishSessionChange(sid);
 }
 
 /**
@@ -187,7 +183,7 @@ async function judge(
     if (
       input.retryAllowanceMs > 0 &&
       session.currentVersion === presented + 1 &&
-      (await wasRotationUnanswered(deps.redis, session.id, presented))
+      (await deps.ports.unansweredRotations.wasRotationUnanswered(session.id, presented))
     ) {
       return 'retry';
     }
@@ -282,7 +278,7 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
   const presented = claims.rotationVersion ?? 0;
   const terms = await deps.terms.current();
 
-  const read = await readRotation(deps.db, claims.sid, terms);
+  const read = await deps.ports.issuanceReads.readRotation(claims.sid, terms);
   const verdict = await judge(deps, read, input);
   if (verdict === 'retry') return retryRotation(deps, app, read!, terms);
   if (verdict !== 'rotate') return refused(deps, claims.sid, verdict);
@@ -292,24 +288,26 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
   const now = new Date(deps.clock());
   const next = { number: presented + 1, jti: newRefreshJti(deps.kek, session.id, presented + 1), at: now };
   const pair = await mintVersion(deps, app, session, next);
-  const won = await consumeVersion(deps.db, {
-    sid: session.id,
-    presented,
-    next: next.number,
-    at: now,
-    expiresAt: new Date(pair.refreshExp * 1000),
-    retryUntil: input.retryAllowanceMs > 0 ? new Date(now.getTime() + input.retryAllowanceMs) : null,
-    jti: next.jti,
-    scope: input.scope ?? null,
-    deadline: new Date(read!.readAt.getTime() + dbBoundsOf(deps.db).statementTimeoutMs),
-  }).catch(async (err: unknown) => {
-    // The write may have committed before the failure reached us (a timeout, a connection dropped after the
-    // commit): remember it, so the client's retry gets this pair rather than a reuse verdict. A strict rotation
-    // (connect) grants no retry, so it leaves no mark another host could answer.
-    if (isDependencyFailure(err) && input.retryAllowanceMs > 0)
-      await markRotationUnanswered(deps.redis, session.id, presented);
-    throw err;
-  });
+  const won = await deps.ports.sessions
+    .consumeVersion({
+      sid: session.id,
+      presented,
+      next: next.number,
+      at: now,
+      expiresAt: new Date(pair.refreshExp * 1000),
+      retryUntil: input.retryAllowanceMs > 0 ? new Date(now.getTime() + input.retryAllowanceMs) : null,
+      jti: next.jti,
+      scope: input.scope ?? null,
+      deadline: new Date(read!.readAt.getTime() + deps.ports.sessions.statementTimeoutMs),
+    })
+    .catch(async (err: unknown) => {
+      // The write may have committed before the failure reached us (a timeout, a connection dropped after the
+      // commit): remember it, so the client's retry gets this pair rather than a reuse verdict. A strict rotation
+      // (connect) grants no retry, so it leaves no mark another host could answer.
+      if (isDependencyFailure(err) && input.retryAllowanceMs > 0)
+        await deps.ports.unansweredRotations.markRotationUnanswered(session.id, presented);
+      throw err;
+    });
   if (won) {
     return {
       kind: 'rotated',
@@ -321,7 +319,7 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
       oidc: read!.oidc,
     };
   }
-  const again = await readRotation(deps.db, claims.sid, terms);
+  const again = await deps.ports.issuanceReads.readRotation(claims.sid, terms);
   const current = again?.session;
   if (
     current?.status === 'ACTIVE' &&

@@ -42,7 +42,7 @@ export function openInfra(opts: InfraOptions = {}): TestInfra {
   const kek = opts.kek ?? testKek();
   const clock = opts.clock ?? systemClock;
   const keyRing = createKeyRing({ db, kek, subscriber, clock });
-  const issuance = issuanceDepsOf(config, { db, keyRing, kek }, clock);
+  const issuance = issuanceDepsOf(config, { db, redis, keyRing, kek }, clock);
   return {
     db,
     redis,

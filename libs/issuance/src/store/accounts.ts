@@ -1,9 +1,11 @@
 // Store of accounts: an account's profile and standing, its claim grants per application, and the policy of an
-// email domain (sign-up refuses a BLOCKed one).
+// email domain (sign-up refuses a BLOCKed one), and the authority a held sign-in compares against.
 import type { Db } from '@svc/db';
 import { type ClaimGrants, isClaimKey } from '@svc/token-core';
 import type { AccountProfile } from '../claim-state';
+import type { AccountsPort } from '../domain/ports';
 import { type EmailDomainPolicyKind, emailDomainOf } from '../email-domain';
+import type { HeldAuthority } from '../held-authority';
 
 export async function loadAccount(db: Db, accountId: string): Promise<AccountProfile | null> {
   return db.account.findUnique({
@@ -35,4 +37,22 @@ export async function emailDomainPolicyOf(db: Db, email: string): Promise<EmailD
   if (!domain) return 'ALLOW';
   const row = await db.emailDomainPolicy.findUnique({ where: { domain }, select: { policy: true } });
   return row?.policy ?? 'ALLOW';
+}
+
+/** The account's current authority, one primary-key read; undefined when the account is gone. */
+export async function currentAuthority(db: Db, accountId: string): Promise<HeldAuthority | undefined> {
+  const row = await db.account.findUnique({
+    where: { id: accountId },
+    select: { authorityVersion: true, subjectResets: true },
+  });
+  return row ? { version: row.authorityVersion, resets: row.subjectResets } : undefined;
+}
+
+export function createAccountsStore(db: Db): AccountsPort {
+  return {
+    loadAccount: (accountId) => loadAccount(db, accountId),
+    loadGrants: (accountId, applicationId) => loadGrants(db, accountId, applicationId),
+    emailDomainPolicyOf: (email) => emailDomainPolicyOf(db, email),
+    currentAuthority: (accountId) => currentAuthority(db, accountId),
+  };
 }

@@ -1,5 +1,6 @@
 // Store of basic-terms agreements: the current published revision and the receipts accounts hold for it.
 import type { Db } from '@svc/db';
+import type { AgreementsPort } from '../domain/ports';
 import type { Agreement, CurrentTerms } from '../terms';
 
 export async function currentTerms(db: Db): Promise<CurrentTerms | undefined> {
@@ -95,5 +96,15 @@ export function createTermsRevisionCache(
       if (byRevision.size > size) byRevision.delete(byRevision.keys().next().value as number);
     }
     return agreement;
+  };
+}
+
+export function createAgreementsStore(db: Db): AgreementsPort {
+  return {
+    currentTerms: () => currentTerms(db),
+    hasCurrentReceipt: (accountId, terms) => hasCurrentReceipt(db, accountId, terms),
+    recordReceipt: (accountId, terms, channel, accepted) =>
+      recordReceipt(db, accountId, terms, channel, accepted),
+    termsRevision: (revision) => termsRevision(db, revision),
   };
 }

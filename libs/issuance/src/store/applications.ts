@@ -2,6 +2,7 @@
 import type { Db } from '@svc/db';
 import { normalizeRequirements } from '@svc/token-core';
 import type { ApplicationContext } from '../application-context';
+import type { ApplicationsPort } from '../domain/ports';
 
 export async function loadApplication(
   db: Db,
@@ -36,4 +37,8 @@ export async function loadApplication(
     })),
     returnRules: row.returnRules.map((r) => ({ id: r.id, method: r.method })),
   };
+}
+
+export function createApplicationsStore(db: Db): ApplicationsPort {
+  return { loadApplication: (by) => loadApplication(db, by) };
 }

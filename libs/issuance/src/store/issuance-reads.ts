@@ -6,19 +6,19 @@
 import { columnsOf, type Db, gatherOn, paramsOf, runPrepared, type Statement, unnestParams } from '@svc/db';
 import { type ClaimGrants, isClaimKey } from '@svc/token-core';
 import type { AccountProfile } from '../claim-state';
+import type {
+  IssuanceReadsPort,
+  IssuanceSnapshot,
+  IssueRead,
+  IssueReadScope,
+  OidcRotationView,
+  RotationRead,
+  RotationSession,
+  SessionStatus,
+  WorkloadAuthorityRef,
+} from '../domain/ports';
 import type { EmailDomainStanding } from '../email-domain';
 import type { CurrentTerms } from '../terms';
-import type { SessionStatus } from './sessions';
-
-/** What the issuance checks read about an account under an application (null account: it does not exist). */
-export interface IssuanceSnapshot {
-  account: AccountProfile | null;
-  /** A receipt at the current terms epoch or later (true when no terms were ever published). */
-  hasReceipt: boolean;
-  grants: ClaimGrants;
-  /** Null unless the account's email domain has a BLOCK or REQUIRE_SSO policy. */
-  emailDomain: EmailDomainStanding | null;
-}
 
 /**
  * The account's email-domain standing as select-list items over an `accounts a` in scope: its SSO link, and
@@ -126,53 +126,6 @@ export const SESSION_WORKLOAD_AUTHORITY_SQL = workloadAuthoritySql({
 });
 
 // ---- The rotation read (refresh) ----
-
-/** A session as a rotation sees it: everything a verdict and a re-mint need. */
-export interface RotationSession {
-  id: string;
-  applicationId: string;
-  protocol: 'APPLICATION' | 'OIDC';
-  /** The authentication method the session was issued by. */
-  authMethod: string;
-  subject: string;
-  actorSubject: string | null;
-  status: SessionStatus;
-  revokedReason: string | null;
-  currentVersion: number;
-  /** The current version's refresh jti. */
-  currentJti: string;
-  accessTtl: number;
-  refreshTtl: number;
-  expiresAt: Date;
-  rotatedAt: Date | null;
-  /** Until when a retry of the rotation that made the current version is answered (null: never; see rotation). */
-  retryUntil: Date | null;
-  /** The account's authority version when the session was issued (null: issued before it was kept). */
-  authorityVersion: number | null;
-  /** When the person authenticated (the OIDC host's ID tokens keep it across refreshes). */
-  authTime: Date;
-  /** The session's granted scope (OIDC sessions; null for the others). */
-  scope: string | null;
-}
-
-/** What an OIDC session keeps beside its sessions row (oidc_sessions): its client and authentication references. */
-export interface OidcRotationView {
-  /** The client's row id (oidc_clients.id). */
-  oidcClientId: string;
-  amr: string[];
-  acr: string | null;
-}
-
-export interface RotationRead {
-  session: RotationSession;
-  /** The OIDC session row of an OIDC-protocol session (null for every other session, or when it is missing). */
-  oidc: OidcRotationView | null;
-  /** The workload authority rule over the session (true for account sessions). */
-  workloadOk: boolean;
-  snapshot: IssuanceSnapshot;
-  /** When PostgreSQL began the read (its own clock): the write's deadline counts from here. */
-  readAt: Date;
-}
 
 interface RotationRow extends SnapshotColumns {
   id: string;
@@ -306,16 +259,6 @@ export function issueReadColumnsSql(c: {
 /** The columns of `issueReadColumnsSql`. */
 export type IssueReadColumns = SnapshotColumns & { subject: string | null; actor_subject: string | null };
 
-/** What issuance reads before a new session, with the terms it was read against. */
-export interface IssueRead {
-  snapshot: IssuanceSnapshot;
-  /** The principal's current pairwise subject in the sector (null: none yet, created at issue). */
-  subject: string | null;
-  /** The workload's current pairwise subject (null: an account, or none yet). */
-  actorSubject: string | null;
-  terms: CurrentTerms | undefined;
-}
-
 export function toIssueRead(row: IssueReadColumns | undefined, terms: CurrentTerms | undefined): IssueRead {
   return {
     snapshot: toSnapshot(row, terms),
@@ -346,12 +289,7 @@ const READ_FOR_ISSUE: Statement = {
 /** The issue read of an account (and its workload, if any) under an application and its sector. */
 export async function readForIssue(
   db: Db,
-  scope: {
-    accountId: string;
-    applicationId: string;
-    sectorId: string;
-    workload?: { kind: 'AGENT' | 'AUTOMATION'; id: string };
-  },
+  scope: IssueReadScope,
   terms: CurrentTerms | undefined,
 ): Promise<IssueRead> {
   const [row] = await runPrepared<IssueReadColumns>(db, READ_FOR_ISSUE, [
@@ -394,15 +332,7 @@ const WORKLOAD_AUTHORITY: Statement = {
 };
 
 /** The workload authority rule over a workload session's references. */
-export async function readWorkloadAuthority(
-  db: Db,
-  ref: {
-    workloadId: string;
-    workloadGeneration: number | null;
-    actorSubject: string;
-    sourceCredentialId: string | null;
-  },
-): Promise<boolean> {
+export async function readWorkloadAuthority(db: Db, ref: WorkloadAuthorityRef): Promise<boolean> {
   const [row] = await runPrepared<{ ok: boolean }>(db, WORKLOAD_AUTHORITY, [
     ref.workloadId,
     ref.workloadGeneration,
@@ -410,4 +340,15 @@ export async function readWorkloadAuthority(
     ref.sourceCredentialId,
   ]);
   return row?.ok === true;
+}
+
+/** The issuance reads over one database (the rotation read shares its batches with every caller on it). */
+export function createIssuanceReadsStore(db: Db): IssuanceReadsPort {
+  return {
+    readRotation: (sid, terms) => readRotation(db, sid, terms),
+    readForIssue: (scope, terms) => readForIssue(db, scope, terms),
+    loadIssuanceSnapshot: (accountId, applicationId, terms) =>
+      loadIssuanceSnapshot(db, accountId, applicationId, terms),
+    readWorkloadAuthority: (ref) => readWorkloadAuthority(db, ref),
+  };
 }

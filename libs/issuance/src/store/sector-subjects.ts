@@ -1,12 +1,8 @@
 // Store of pairwise sector subjects: find the current one, create it idempotently, rotate it on request.
 import type { Db } from '@svc/db';
 import type { Clock } from '@svc/platform';
-import { deriveSectorSubject, type PrincipalKind } from '@svc/token-core';
-
-export interface SubjectPrincipal {
-  kind: PrincipalKind;
-  id: string;
-}
+import { deriveSectorSubject } from '@svc/token-core';
+import type { SectorSubjectsPort, SubjectPrincipal } from '../domain/ports';
 
 /**
  * The current subject of a principal in a sector, created on first use (safe when replicas race: the insert of the
@@ -107,4 +103,16 @@ export async function accountBehindSubject(
     select: { principalId: true },
   });
   return owner?.principalId;
+}
+
+export function createSectorSubjectsStore(db: Db): SectorSubjectsPort {
+  return {
+    resolveSectorSubject: (secret, sectorId, principal) =>
+      resolveSectorSubject(db, secret, sectorId, principal),
+    rotateSectorSubject: (secret, sectorId, principal, clock) =>
+      rotateSectorSubject(db, secret, sectorId, principal, clock),
+    findBySubject: (sectorId, subject) => findBySubject(db, sectorId, subject),
+    accountBehindSubject: (applicationId, subject, opts) =>
+      accountBehindSubject(db, applicationId, subject, opts),
+  };
 }

@@ -2,32 +2,8 @@
 // the gathered conditional write that consumes a refresh version, revocation, and the small reads logout and
 // connect's refresh make. Hot statements are named prepared statements taking their batch as arrays
 // (`unnestParams`; see BENCHMARKS.md); the rest goes through Prisma. The rotation read is in `issuance-reads.ts`.
-import { columnsOf, type Db, gatherOn, runPrepared, type Statement, unnestParams } from '@svc/db';
-
-export type SessionStatus = 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
-
-/** A new session at its first refresh version. */
-export interface NewSession {
-  id: string;
-  applicationId: string;
-  protocol: 'APPLICATION' | 'OIDC';
-  accountId: string;
-  workloadId: string | null;
-  workloadGeneration: number | null;
-  subject: string;
-  actorSubject: string | null;
-  authMethod: string;
-  sourceCredentialId: string | null;
-  accessTtl: number;
-  refreshTtl: number;
-  authTime: Date;
-  createdAt: Date;
-  expiresAt: Date;
-  scope: string | null;
-  currentJti: string;
-  /** Inserted only while the account's authority version is this one (when given); the session keeps it. */
-  expectedAuthority: number | null;
-}
+import { columnsOf, type Db, dbBoundsOf, gatherOn, runPrepared, type Statement, unnestParams } from '@svc/db';
+import type { ConsumeInput, InsertOutcome, NewSession, SessionsPort, SessionVersion } from '../domain/ports';
 
 /** The fields of `NewSession` in the order of the insert's arrays. */
 const INSERT_FIELDS = [
@@ -145,8 +121,6 @@ const INSERT_SESSION_CONSUMING_DEVICE: Statement = {
   ),
 };
 
-export type InsertOutcome = boolean | { failed: unknown };
-
 async function insertSessions(db: Db, rows: NewSession[]): Promise<boolean[]> {
   const inserted = await runPrepared<{ id: string }>(db, INSERT_SESSIONS, columnsOf(rows, INSERT_FIELDS));
   const ids = new Set(inserted.map((r) => r.id));
@@ -220,24 +194,6 @@ const CONSUME_VERSIONS: Statement = {
     RETURNING s.id, s.current_jti`,
 };
 
-export interface ConsumeInput {
-  sid: string;
-  presented: number;
-  next: number;
-  at: Date;
-  expiresAt: Date;
-  /**
-   * Until when a retry of this rotation gets its pair again (`at` plus the rotating host's allowance); null for a
-   * strict rotation, whose consumed version is then reuse wherever it is presented.
-   */
-  retryUntil: Date | null;
-  jti: string;
-  /** The session's scope from this version on (the OIDC host's narrowing); unchanged when null or absent. */
-  scope?: string | null;
-  /** Not applied if PostgreSQL starts the write at or after this instant (its clock); none when absent. */
-  deadline?: Date;
-}
-
 /** Consumes presented versions in one statement; true for each input whose write won. */
 export async function consumeVersions(db: Db, inputs: ConsumeInput[]): Promise<boolean[]> {
   const won = await runPrepared<{ id: string; current_jti: string }>(
@@ -286,16 +242,6 @@ export async function revokeAccountSessions(
   return rows.map((r) => r.id);
 }
 
-/** A session's current refresh version, as logout checks a presented one against it. */
-export interface SessionVersion {
-  id: string;
-  applicationId: string;
-  status: SessionStatus;
-  expiresAt: Date;
-  currentVersion: number;
-  currentJti: string;
-}
-
 export function findSessionVersion(db: Db, sid: string): Promise<SessionVersion | null> {
   return db.session.findUnique({
     where: { id: sid },
@@ -308,4 +254,21 @@ export function findSessionVersion(db: Db, sid: string): Promise<SessionVersion 
       currentJti: true,
     },
   });
+}
+
+/** The sessions store over one database (the gathered statements share their batches with every caller on it). */
+export function createSessionsStore(db: Db): SessionsPort {
+  return {
+    insertSession: (row) => insertSession(db, row),
+    insertSessionRedeeming: (row, redeemed, now) => insertSessionRedeeming(db, row, redeemed, now),
+    consumeVersion: (input) => consumeVersion(db, input),
+    consumeVersions: (inputs) => consumeVersions(db, inputs),
+    revokeSession: (sid, reason, at) => revokeSession(db, sid, reason, at),
+    revokeAccountSessions: (applicationId, accountId, reason, at) =>
+      revokeAccountSessions(db, applicationId, accountId, reason, at),
+    findSessionVersion: (sid) => findSessionVersion(db, sid),
+    get statementTimeoutMs() {
+      return dbBoundsOf(db).statementTimeoutMs;
+    },
+  };
 }

@@ -1,5 +1,6 @@
-// Session change notifications over Redis pub/sub, so every replica's short-lived session caches drop at once.
+// Store of session change notifications (Redis pub/sub): every replica's session caches drop at once.
 import type { Redis } from 'ioredis';
+import type { SessionEventsPort } from '../domain/ports';
 
 export const SESSION_CHANGE_CHANNEL = 'sessions:changed';
 
@@ -13,4 +14,11 @@ export async function publishSessionChanges(redis: Redis, sids: string[]): Promi
   for (let i = 0; i < sids.length; i += 500) {
     await redis.publish(SESSION_CHANGE_CHANNEL, sids.slice(i, i + 500).join(',')).catch(() => undefined);
   }
+}
+
+export function createSessionEventsStore(redis: Redis): SessionEventsPort {
+  return {
+    publishSessionChange: (sid) => publishSessionChange(redis, sid),
+    publishSessionChanges: (sids) => publishSessionChanges(redis, sids),
+  };
 }

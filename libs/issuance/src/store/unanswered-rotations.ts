@@ -3,6 +3,7 @@
 // retry after the outage, past the retry window by then, gets the pair it never received instead of counting as
 // reuse and revoking a healthy family.
 import type { Redis } from 'ioredis';
+import type { UnansweredRotationsPort } from '../domain/ports';
 
 /** Long enough for a client to come back after an outage that made it give up. */
 const UNANSWERED_TTL_SECONDS = 900;
@@ -17,4 +18,11 @@ export async function markRotationUnanswered(redis: Redis, sid: string, presente
 /** Whether the rotation of `presented` in `sid` went unanswered; false when Redis cannot say. */
 export async function wasRotationUnanswered(redis: Redis, sid: string, presented: number): Promise<boolean> {
   return (await redis.exists(key(sid, presented)).catch(() => 0)) === 1;
+}
+
+export function createUnansweredRotationsStore(redis: Redis): UnansweredRotationsPort {
+  return {
+    markRotationUnanswered: (sid, presented) => markRotationUnanswered(redis, sid, presented),
+    wasRotationUnanswered: (sid, presented) => wasRotationUnanswered(redis, sid, presented),
+  };
 }
