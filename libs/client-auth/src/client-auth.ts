@@ -1,46 +1,37 @@
-// Client-auth JWT (CONTRACTS.md): `Authorization: ClientAuth <jws>` signed by a registered cak_ key of the
-// application named in `iss`, bound to the exact request bytes, single use. Every failure is a bare 401.
+// The hosts' entry to client-auth JWTs over their connections: binds the client-key store and the replay set once per
+// pair of connections (not per request) and verifies through the domain (domain/client-auth.ts).
 import type { Db } from '@svc/db';
-import { type Clock, ServiceError } from '@svc/platform';
-import { TYP } from '@svc/token-core';
+import type { Clock } from '@svc/platform';
 import type { Redis } from 'ioredis';
-import { AssertionError, verifyBoundAssertion } from './bound-assertion';
-import { findActiveClientKey } from './store';
+import { type ClientAuthResult, verifyClientAuthWith } from './domain/client-auth';
+import type { ClientAuthPorts } from './domain/ports';
+import { createClientKeyStore } from './store/client-keys';
+import { createReplaySet } from './store/replay-set';
 
-export interface ClientAuthResult {
-  applicationId: string;
-  applicationAnchor: string;
-  kid: string;
+/** The ports over a host's connections; a host that keeps its own `ports` object binds them there once. */
+export function createClientAuthPorts(db: Db, redis: Redis): ClientAuthPorts {
+  return { clientKeys: createClientKeyStore(db), replay: createReplaySet(redis) };
 }
 
-export function clientAuthFailure(cause?: unknown): ServiceError {
-  return new ServiceError('ClientAuthDenied', {
-    headers: { 'WWW-Authenticate': 'ClientAuth error="invalid_token"' },
-    cause,
-  });
+const bound = new WeakMap<Db, WeakMap<Redis, ClientAuthPorts>>();
+
+function portsOf(db: Db, redis: Redis): ClientAuthPorts {
+  let byRedis = bound.get(db);
+  if (!byRedis) {
+    byRedis = new WeakMap();
+    bound.set(db, byRedis);
+  }
+  let ports = byRedis.get(redis);
+  if (!ports) {
+    ports = createClientAuthPorts(db, redis);
+    byRedis.set(redis, ports);
+  }
+  return ports;
 }
 
 export async function verifyClientAuth(
   deps: { db: Db; redis: Redis; clock: Clock },
   req: { authorization: string | undefined; rawBody: Buffer; audience: string },
 ): Promise<ClientAuthResult> {
-  try {
-    const { kid, key } = await verifyBoundAssertion({
-      authorization: req.authorization,
-      scheme: 'ClientAuth',
-      typ: TYP.clientAuth,
-      kidPrefix: 'cak_',
-      audience: req.audience,
-      rawBody: req.rawBody,
-      redis: deps.redis,
-      clock: deps.clock,
-      replayNamespace: 'client-auth',
-      resolveKey: (kid) => findActiveClientKey(deps.db, kid),
-      issuerMatches: (iss, _kid, key) => iss === key.anchor,
-    });
-    return { applicationId: key.applicationId, applicationAnchor: key.anchor, kid };
-  } catch (err) {
-    if (err instanceof AssertionError) throw clientAuthFailure(err);
-    throw err;
-  }
+  return verifyClientAuthWith(portsOf(deps.db, deps.redis), deps.clock, req);
 }

@@ -1,9 +1,10 @@
 // Verification of request-bound EdDSA assertions (client-auth JWTs and public-key assertions): exact header and
-// claim sets, short lifetime, requestHash over the exact body bytes, then single use across replicas via Redis.
+// claim sets, short lifetime, requestHash over the exact body bytes, then single use across replicas through the
+// replay set port (store/replay-set.ts).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Clock, isStorableText } from '@svc/platform';
-import type { Redis } from 'ioredis';
 import { type CryptoKey, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import type { ReplaySet } from './ports';
 
 export type AssertionFailure =
   | 'missing'
@@ -42,7 +43,8 @@ export interface BoundAssertionOptions<K> {
   resolveKey(kid: string): Promise<(K & { jwk: JWK }) | undefined>;
   /** Extra check of `iss` against the resolved key (client-auth: the key's application anchor). */
   issuerMatches(iss: string, kid: string, key: K): boolean;
-  redis: Redis;
+  /** Where the `jti` is claimed once, under `<replayNamespace>:<kid>`. */
+  replay: ReplaySet;
   replayNamespace: string;
   maxLifetimeSeconds?: number;
   /** The host's clock: the assertion's iat and exp are judged by it. */
@@ -93,23 +95,6 @@ function importEd25519(kid: string, jwk: JWK): Promise<CryptoKey> {
     if (keyCache.size > 5000) keyCache.delete(keyCache.keys().next().value as string);
   }
   return k;
-}
-
-/** Claims a `jti` once across every replica (SET NX with expiry). False when it was already seen. */
-export async function claimOnce(
-  redis: Redis,
-  namespace: string,
-  id: string,
-  ttlSeconds: number,
-): Promise<boolean> {
-  const res = await redis.set(
-    `replay:${namespace}:${id}`,
-    '1',
-    'EX',
-    Math.max(1, Math.ceil(ttlSeconds)),
-    'NX',
-  );
-  return res === 'OK';
 }
 
 export async function verifyBoundAssertion<K>(
@@ -181,7 +166,7 @@ export async function verifyBoundAssertion<K>(
   if (claims.exp + SKEW_SECONDS <= now) throw new AssertionError('expired');
   if (!constantTimeEqual(claims.requestHash, bodyHash(opts.rawBody))) throw new AssertionError('invalid');
   const ttl = claims.exp + SKEW_SECONDS - now + 1 + REPLICA_DRIFT_SECONDS;
-  if (!(await claimOnce(opts.redis, `${opts.replayNamespace}:${kid}`, claims.jti, ttl))) {
+  if (!(await opts.replay.claimOnce(`${opts.replayNamespace}:${kid}`, claims.jti, ttl))) {
     throw new AssertionError('replayed');
   }
   return { claims, kid, key: registered };
