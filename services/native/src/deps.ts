@@ -1,14 +1,76 @@
-// What the native host needs (database, Redis, key ring, issuance core, Steam client, limits), opened from its
-// parsed configuration by openNativeDeps; tests build the same structure with their own limits and stand-ins.
+// What the native host needs (database, Redis, key ring, issuance core, limits) and the one `ports` object its domain
+// works through (credentials, platform links, sessions, the ticket and assertion replay sets, the Steam Web API),
+// bound here once over the opened connections; tests build the same with `nativeDepsOf` over their own parts.
+import { createReplaySet } from '@svc/client-auth';
 import { type HostParts, openHostCore } from '@svc/host';
-import type { Clock } from '@svc/platform';
+import { type Clock, createRateLimiter, type RateLimiter } from '@svc/platform';
 import type { NativeConfig } from './config';
+import type { NativePorts } from './domain/ports';
+import { createCredentialStore } from './store/credentials';
+import { createPlatformLinkStore } from './store/platform-links';
+import { createSessionStore } from './store/sessions';
+import { createSteamClient } from './store/steam-api';
+import { createTicketReplayStore } from './store/ticket-replay';
 
 export type { NativeConfig } from './config';
 export { nativeConfigFromEnv } from './config';
 
+/** A direct-issue endpoint's two limits: per client address and per credential (access-key identifier, kid). */
+export interface CredentialLimits {
+  address: RateLimiter;
+  credential: RateLimiter;
+}
+
 export interface NativeDeps extends HostParts {
   config: NativeConfig;
+  ports: NativePorts;
+  limits: { accessKey: CredentialLimits; publicKey: CredentialLimits };
+}
+
+function limitsFor(parts: HostParts, config: NativeConfig, endpoint: string): CredentialLimits {
+  const rl = config.rateLimit;
+  return {
+    address: createRateLimiter(parts.redis, {
+      perAddress: true,
+      keyPrefix: `${rl.prefix}:${endpoint}:addr`,
+      points: rl.addressPoints,
+      durationSeconds: rl.windowSeconds,
+    }),
+    credential: createRateLimiter(parts.redis, {
+      perAddress: false,
+      keyPrefix: `${rl.prefix}:${endpoint}:cred`,
+      points: rl.credentialPoints,
+      durationSeconds: rl.windowSeconds,
+    }),
+  };
+}
+
+/** The native host's ports and limits over the core's connections. */
+export function nativeDepsOf(parts: HostParts, config: NativeConfig): NativeDeps {
+  const ports: NativePorts = {
+    apps: parts.apps,
+    credentials: createCredentialStore(parts.db),
+    links: createPlatformLinkStore(parts.db),
+    sessions: createSessionStore(parts.db),
+    replay: createTicketReplayStore(parts.redis, config.ticketReplayTtlSeconds),
+    assertionReplay: createReplaySet(parts.redis),
+    steam: createSteamClient({
+      baseUrl: config.steamApiUrl,
+      apiKey: config.steamApiKey,
+      identity: config.steamIdentity,
+      timeoutMs: config.steamTimeoutMs,
+      logger: parts.logger,
+    }),
+  };
+  return {
+    ...parts,
+    config,
+    ports,
+    limits: {
+      accessKey: limitsFor(parts, config, 'access-key'),
+      publicKey: limitsFor(parts, config, 'public-key'),
+    },
+  };
 }
 
 /** Opens the core connections; close() releases them all. */
@@ -20,5 +82,5 @@ export function openNativeDeps(config: NativeConfig, clock: Clock): NativeDeps &
     core.logger[config.production ? 'warn' : 'info'](
       'STEAM_API_KEY is not set: platform-ticket sign-in will be refused by Steam',
     );
-  return { ...core, config };
+  return { ...nativeDepsOf(core, config), close: core.close };
 }

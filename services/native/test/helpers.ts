@@ -3,6 +3,7 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { HostParts } from '@svc/host';
 import { currentTerms } from '@svc/issuance';
 import { createLogger } from '@svc/platform';
 import {
@@ -26,32 +27,31 @@ import {
 import { AUDIENCE, TYP } from '@svc/token-core';
 import { type CryptoKey, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { createNativeApp } from '../src/app';
-import { type NativeConfig, type NativeDeps, nativeConfigFromEnv } from '../src/deps';
+import { type NativeConfig, type NativeDeps, nativeConfigFromEnv, nativeDepsOf } from '../src/deps';
 
 export { openInfra, uniqueName };
 
 export function nativeDeps(
   infra: TestInfra,
   config: Partial<NativeConfig> = {},
-  extra: Partial<NativeDeps> = {},
+  extra: Partial<HostParts> = {},
 ): NativeDeps {
   const base = nativeConfigFromEnv(testEnv());
-  return {
-    ...hostPartsOf(infra, createLogger('native-test', { level: 'silent' })),
-    config: {
+  return nativeDepsOf(
+    { ...hostPartsOf(infra, createLogger('native-test', { level: 'silent' })), ...extra },
+    {
       ...base,
       steamApiKey: 'test-publisher-key',
       rateLimit: { ...base.rateLimit, prefix: uniqueName('rl') },
       ...config,
     },
-    ...extra,
-  };
+  );
 }
 
 export async function startNative(
   infra: TestInfra,
   config: Partial<NativeConfig> = {},
-  extra: Partial<NativeDeps> = {},
+  extra: Partial<HostParts> = {},
 ): Promise<RunningTestHost> {
   return startTestHost(createNativeApp(nativeDeps(infra, config, extra)));
 }

@@ -4,9 +4,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ApplicationContext } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
-import type { NativeDeps } from '../deps';
-import type { AccessKeyRow, CredentialStore } from '../store/credentials';
 import { type CredentialBinding, credentialAppliesTo } from './issue';
+import type { AccessKeyRow, NativeDomain } from './ports';
 
 export const ACCESS_KEY_IDENTIFIER =
   /^acs_k_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -35,14 +34,13 @@ function secretMatches(row: AccessKeyRow | null, secret: string): boolean {
  * reads the key's workload and what issuance needs about its principal, so a direct issue reads once.
  */
 export async function proveAccessKey(
-  deps: NativeDeps,
-  store: CredentialStore,
+  { ports, issuance }: NativeDomain,
   app: ApplicationContext,
   identifier: string,
   secret: string,
 ): Promise<CredentialBinding> {
-  const terms = await deps.issuance.terms.current();
-  const found = await store.findAccessKeyForIssue(identifier, {
+  const terms = await issuance.terms.current();
+  const found = await ports.credentials.findAccessKeyForIssue(identifier, {
     applicationId: app.id,
     sectorId: app.sectorId,
     terms,

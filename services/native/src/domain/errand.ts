@@ -12,8 +12,7 @@ import {
 } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import { type ClaimView, evaluateClaimGate, TokenVerificationError, TYP } from '@svc/token-core';
-import type { NativeDeps } from '../deps';
-import type { SessionStore } from '../store/sessions';
+import type { NativeDomain } from './ports';
 
 // The spec's /errand failures carry no reason beyond the status: the reason table answers them with empty bodies
 // on /errand (ENDPOINT_ANSWERS).
@@ -21,19 +20,18 @@ const unauthorized = (cause?: unknown) => new ServiceError('AccessTokenInvalid',
 const forbidden = (reason: 'ApplicationNotActive' | 'AccountDisabled') => new ServiceError(reason);
 
 export async function errandForAccessToken(
-  deps: NativeDeps,
-  sessions: SessionStore,
+  { ports, issuance }: NativeDomain,
   accessToken: string,
 ): Promise<{ claims: ClaimView; errand: ErrandRef | null }> {
   let presented: Awaited<ReturnType<typeof verifyPresentedToken>>;
   try {
-    presented = await verifyPresentedToken(deps.issuance, deps.apps, accessToken, { typ: ACCESS_TYPS });
+    presented = await verifyPresentedToken(issuance, ports.apps, accessToken, { typ: ACCESS_TYPS });
   } catch (err) {
     if (err instanceof TokenVerificationError) throw unauthorized(err);
     throw err;
   }
   const { app, typ, claims: token } = presented;
-  const session = await sessions.find(token.sid);
+  const session = await ports.sessions.find(token.sid);
   // A workload token is current only on its own workload session, for the actor it names, while the workload,
   // its generation, its pairwise actor subject and its source credential stay authoritative (as introspection).
   const isWorkloadToken = typ === TYP.workloadAccess;
@@ -41,7 +39,7 @@ export async function errandForAccessToken(
     !session ||
     session.applicationId !== app.id ||
     session.status !== 'ACTIVE' ||
-    session.expiresAt <= new Date(deps.issuance.clock()) ||
+    session.expiresAt <= new Date(issuance.clock()) ||
     isWorkloadToken !== (session.workloadId !== null) ||
     (isWorkloadToken && token.act?.sub !== session.actorSubject) ||
     !session.workloadOk
@@ -49,13 +47,13 @@ export async function errandForAccessToken(
     throw unauthorized();
   }
   if (!isIssuable(app)) throw forbidden('ApplicationNotActive');
-  const account = await loadAccount(deps.db, session.accountId);
+  const account = await loadAccount(issuance.db, session.accountId);
   if (!account) throw unauthorized();
   if (account.status !== 'ACTIVE') throw forbidden('AccountDisabled');
-  const claims = await loadClaimView(deps.db, account.id, app.id, app.claimRequirements);
+  const claims = await loadClaimView(issuance.db, account.id, app.id, app.claimRequirements);
   const gate = evaluateClaimGate(claims, profileValues(account));
   const errand = gate
-    ? await createErrand(deps.issuance, {
+    ? await createErrand(issuance, {
         applicationId: app.id,
         accountId: account.id,
         purpose: 'CLAIMS',

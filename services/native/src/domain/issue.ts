@@ -3,9 +3,8 @@
 import { type ApplicationContext, checkApplication, type IssueRead, issueFromRead } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
-import type { NativeDeps } from '../deps';
-import type { WorkloadRow } from '../store/credentials';
 import { type CredentialType, checkLayer1, checkLayer2, type PrincipalKind, requiredMethod } from './layers';
+import type { NativeDomain, WorkloadRow } from './ports';
 
 /** A proven credential: what it is bound to, never what the request claims. */
 export interface CredentialBinding {
@@ -39,14 +38,17 @@ export interface DirectIssueResult {
 }
 
 /** Looks up an application by its public anchor; unknown is ApplicationNotFound (404). */
-export async function requireApplication(deps: NativeDeps, anchor: string): Promise<ApplicationContext> {
-  const app = await deps.apps.get(anchor);
+export async function requireApplication(
+  { ports }: NativeDomain,
+  anchor: string,
+): Promise<ApplicationContext> {
+  const app = await ports.apps.get(anchor);
   if (!app) throw new ServiceError('ApplicationNotFound');
   return app;
 }
 
 export async function issueForCredential(
-  deps: NativeDeps,
+  { issuance }: NativeDomain,
   app: ApplicationContext,
   binding: CredentialBinding,
 ): Promise<DirectIssueResult> {
@@ -60,7 +62,7 @@ export async function issueForCredential(
   const principal = checkLayer2(binding, workload);
   // The session's insert is conditional on the authority version the read saw with the credential.
   const issued = await issueFromRead(
-    deps.issuance,
+    issuance,
     { application: app, principal, authMethod: method, sourceCredentialId: binding.credentialId },
     binding.read,
   );

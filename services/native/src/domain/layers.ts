@@ -8,7 +8,7 @@
 //     response, so Layer 3 never refuses it and has no check here.
 import type { ApplicationContext, Principal } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
-import type { WorkloadRow } from '../store/credentials';
+import type { WorkloadRow } from './ports';
 
 export type CredentialType = 'ACCESS_KEY' | 'PUBLIC_KEY';
 export type PrincipalKind = 'ACCOUNT' | 'AGENT' | 'AUTOMATION';

@@ -2,6 +2,7 @@
 // app id, the ticket is single use across replicas, Steam verifies it, the Steam user is linked to one account
 // (created on first sign-in), its standing (status, email-domain policy) checked before the basic terms are settled,
 // then the shared issuance core issues.
+import { createHash } from 'node:crypto';
 import {
   checkAccount,
   checkApplication,
@@ -11,14 +12,10 @@ import {
   readForIssue,
 } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
-import type { NativeDeps } from '../deps';
-import type { CredentialStore } from '../store/credentials';
-import type { PlatformLinkStore } from '../store/platform-links';
-import type { SteamClient } from '../store/steam-api';
-import { type TicketReplayStore, ticketHash } from '../store/ticket-replay';
 import { type AgreementAcceptance, settleBasicTerms } from './basic-terms';
 import { type DirectIssueResult, requireApplication } from './issue';
 import { checkPlatformLayer1, PLATFORM_TICKET_METHOD } from './layers';
+import type { NativeDomain } from './ports';
 
 export const STEAM_PLATFORM = 'STEAM';
 
@@ -30,19 +27,17 @@ export interface PlatformTicketInput {
   agreementAcceptance?: AgreementAcceptance;
 }
 
-export interface PlatformTicketPorts {
-  steam: SteamClient;
-  replay: TicketReplayStore;
-  links: PlatformLinkStore;
-  credentials: CredentialStore;
+/** The replay set's key of a ticket: the SHA-256 of its normalized (lowercase) hex. */
+export function ticketHash(normalizedHex: string): string {
+  return createHash('sha256').update(normalizedHex).digest('hex');
 }
 
 export async function platformTicketSignIn(
-  deps: NativeDeps,
-  ports: PlatformTicketPorts,
+  d: NativeDomain,
   input: PlatformTicketInput,
 ): Promise<DirectIssueResult> {
-  const app = await requireApplication(deps, input.applicationAnchor);
+  const { ports, issuance } = d;
+  const app = await requireApplication(d, input.applicationAnchor);
   checkApplication(app);
   checkPlatformLayer1(app, input.platformAppId);
 
@@ -62,7 +57,7 @@ export async function platformTicketSignIn(
   const link = await ports.links.findOrCreate(STEAM_PLATFORM, verdict.steamId);
   // One read: status, email-domain standing, the receipt and the authority version the session's insert is
   // conditional on. The terms are read afresh (not the hot paths' cache): an acceptance names an exact revision.
-  const db = deps.issuance.db;
+  const db = issuance.db;
   const terms = await currentTerms(db);
   const read = await readForIssue(
     db,
@@ -72,9 +67,9 @@ export async function platformTicketSignIn(
   const account = read.snapshot.account;
   checkAccount(account);
   checkEmailDomain(read.snapshot.emailDomain);
-  const settled = await settleBasicTerms(deps.issuance, account.id, read, input.agreementAcceptance);
+  const settled = await settleBasicTerms(issuance, account.id, read, input.agreementAcceptance);
   const issued = await issueFromRead(
-    deps.issuance,
+    issuance,
     {
       application: app,
       principal: { kind: 'ACCOUNT', accountId: account.id },

@@ -5,12 +5,12 @@
 // PublicKeyDirectDenied, except a replayed jti, which asks the client to sign a fresh assertion.
 import { generateKeyPairSync } from 'node:crypto';
 import { AssertionError, verifyBoundAssertion } from '@svc/client-auth';
-import type { ApplicationContext, IssuanceDeps } from '@svc/issuance';
-import { type Redis, ServiceError } from '@svc/platform';
+import type { ApplicationContext } from '@svc/issuance';
+import { ServiceError } from '@svc/platform';
 import { AUDIENCE, TYP } from '@svc/token-core';
 import type { JWK } from 'jose';
-import type { CredentialForIssue, CredentialStore, PublicKeyRow } from '../store/credentials';
 import { type CredentialBinding, credentialAppliesTo } from './issue';
+import type { CredentialForIssue, NativeDomain, PublicKeyRow } from './ports';
 
 export const PUBLIC_KEY_SCHEME = 'PublicKey';
 const DUMMY_JWK = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }) as JWK;
@@ -24,12 +24,11 @@ export const publicKeyDenied = (cause?: unknown) =>
 export const assertionReplayed = () => new ServiceError('PublicKeyAssertionReplayed');
 
 export async function provePublicKeyAssertion(
-  deps: Pick<IssuanceDeps, 'db' | 'terms' | 'clock'> & { redis: Redis },
-  store: CredentialStore,
+  { ports, issuance }: NativeDomain,
   app: ApplicationContext,
   req: { authorization: string | undefined; rawBody: Buffer },
 ): Promise<CredentialBinding> {
-  const terms = await deps.terms.current();
+  const terms = await issuance.terms.current();
   try {
     const { key } = await verifyBoundAssertion<{ found: CredentialForIssue<PublicKeyRow> | null }>({
       authorization: req.authorization,
@@ -38,13 +37,13 @@ export async function provePublicKeyAssertion(
       kidPrefix: 'pky_',
       audience: AUDIENCE.nativePublicKey,
       rawBody: req.rawBody,
-      redis: deps.redis,
+      replay: ports.assertionReplay,
       replayNamespace: 'public-key',
       maxLifetimeSeconds: 60,
-      clock: deps.clock,
+      clock: issuance.clock,
       // The key, its workload and its principal's issue read, in one statement.
       async resolveKey(kid) {
-        const found = await store.findPublicKeyForIssue(kid, {
+        const found = await ports.credentials.findPublicKeyForIssue(kid, {
           applicationId: app.id,
           sectorId: app.sectorId,
           terms,

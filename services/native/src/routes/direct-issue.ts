@@ -6,21 +6,19 @@ import {
   type Answer,
   type CredentialKind,
   countCredentialAttempt,
-  createRateLimiter,
   endpoint,
   ISSUANCE_REFUSALS,
   IssuedTokens,
   invalidBody,
   positiveInt64Member,
-  type RateLimiter,
   type Reason,
   ServiceError,
 } from '@svc/platform';
 import { decodeProtectedHeader } from 'jose';
-import type { NativeDeps } from '../deps';
+import type { CredentialLimits, NativeDeps } from '../deps';
 import { checkAccessKeyFormats, proveAccessKey } from '../domain/access-key';
 import { type DirectIssueResult, issueForCredential, requireApplication } from '../domain/issue';
-import { type PlatformTicketPorts, platformTicketSignIn } from '../domain/platform-ticket';
+import { platformTicketSignIn } from '../domain/platform-ticket';
 import { provePublicKeyAssertion } from '../domain/public-key';
 import { accessKeyBody, PLATFORM_TICKET_HEX, platformTicketBody, publicKeyBody } from './schemas';
 
@@ -36,30 +34,11 @@ const DIRECT_ISSUE: readonly Reason[] = [
 ];
 const ISSUED = [{ schema: IssuedTokens }];
 
-interface Limiters {
-  address: RateLimiter;
-  credential: RateLimiter;
-}
-
-function limitersFor(deps: NativeDeps, endpoint: string): Limiters {
-  const rl = deps.config.rateLimit;
-  return {
-    address: createRateLimiter(deps.redis, {
-      perAddress: true,
-      keyPrefix: `${rl.prefix}:${endpoint}:addr`,
-      points: rl.addressPoints,
-      durationSeconds: rl.windowSeconds,
-    }),
-    credential: createRateLimiter(deps.redis, {
-      perAddress: false,
-      keyPrefix: `${rl.prefix}:${endpoint}:cred`,
-      points: rl.credentialPoints,
-      durationSeconds: rl.windowSeconds,
-    }),
-  };
-}
-
-async function consume(limiters: Limiters, address: string, credential: string | undefined): Promise<void> {
+async function consume(
+  limiters: CredentialLimits,
+  address: string,
+  credential: string | undefined,
+): Promise<void> {
   // Both limits count the attempt; they are consumed together in one pipelined round trip.
   await Promise.all([
     limiters.address.consume(address),
@@ -120,10 +99,9 @@ function peekKid(authorization: string | undefined): string | undefined {
   }
 }
 
-export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPorts) {
+export function directIssueEndpoints(deps: NativeDeps) {
   const limit = deps.config.bodyLimitBytes;
-  const accessKeyLimits = limitersFor(deps, 'access-key');
-  const publicKeyLimits = limitersFor(deps, 'public-key');
+  const { accessKey: accessKeyLimits, publicKey: publicKeyLimits } = deps.limits;
   return [
     endpoint({
       method: 'POST',
@@ -146,13 +124,7 @@ export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPort
           checkAccessKeyFormats(input.accessKeyIdentifier, input.accessKeySecret);
           await consume(accessKeyLimits, req.ip, input.accessKeyIdentifier);
           const app = await requireApplication(deps, input.applicationAnchor);
-          const binding = await proveAccessKey(
-            deps,
-            ports.credentials,
-            app,
-            input.accessKeyIdentifier,
-            input.accessKeySecret,
-          );
+          const binding = await proveAccessKey(deps, app, input.accessKeyIdentifier, input.accessKeySecret);
           return { app, binding };
         });
         return issued(await issueForCredential(deps, app, binding));
@@ -175,17 +147,7 @@ export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPort
         const { app, binding } = await countedAttempt(deps, 'public_key', async () => {
           await consume(publicKeyLimits, req.ip, peekKid(authorization));
           const app = await requireApplication(deps, input.applicationAnchor);
-          const binding = await provePublicKeyAssertion(
-            {
-              db: deps.db,
-              redis: deps.redis,
-              terms: deps.issuance.terms,
-              clock: deps.issuance.clock,
-            },
-            ports.credentials,
-            app,
-            { authorization, rawBody: req.rawBody },
-          );
+          const binding = await provePublicKeyAssertion(deps, app, { authorization, rawBody: req.rawBody });
           return { app, binding };
         });
         return issued(await issueForCredential(deps, app, binding));
@@ -214,7 +176,7 @@ export function directIssueEndpoints(deps: NativeDeps, ports: PlatformTicketPort
         if (platformAppId === undefined) throw invalidBody();
         if (!PLATFORM_TICKET_HEX.test(input.platformTicketHex))
           throw new ServiceError('InvalidPlatformTicket');
-        return issued(await platformTicketSignIn(deps, ports, { ...input, platformAppId }));
+        return issued(await platformTicketSignIn(deps, { ...input, platformAppId }));
       },
     }),
   ];

@@ -4,10 +4,9 @@ import { ClaimView, Errand, endpoint } from '@svc/platform';
 import { z } from 'zod';
 import type { NativeDeps } from '../deps';
 import { errandForAccessToken } from '../domain/errand';
-import type { SessionStore } from '../store/sessions';
 import { errandBody } from './schemas';
 
-export const errandEndpoint = (deps: NativeDeps, sessions: SessionStore) =>
+export const errandEndpoint = (deps: NativeDeps) =>
   endpoint({
     method: 'POST',
     path: '/errand',
@@ -23,5 +22,5 @@ export const errandEndpoint = (deps: NativeDeps, sessions: SessionStore) =>
       answers: [{ schema: z.strictObject({ claims: ClaimView, errand: Errand.nullable() }) }],
       reasons: ['ApplicationNotActive', 'AccountDisabled'],
     },
-    handle: async (req) => ({ json: await errandForAccessToken(deps, sessions, req.body.accessToken) }),
+    handle: async (req) => ({ json: await errandForAccessToken(deps, req.body.accessToken) }),
   });

@@ -2,58 +2,9 @@
 // statement together with the workload it is bound to and the issue read of its principal, so a direct issue reads
 // once. No rules here. The access-key lookup is shared by the lookups of one event-loop turn (hot path).
 import { columnsOf, type Db, gather, runPrepared, type Statement, unnestParams } from '@svc/db';
-import {
-  type CurrentTerms,
-  type IssueRead,
-  type IssueReadColumns,
-  issueReadColumnsSql,
-  toIssueRead,
-} from '@svc/issuance';
+import { type IssueReadColumns, issueReadColumnsSql, toIssueRead } from '@svc/issuance';
 import type { JWK } from 'jose';
-
-export interface AccessKeyRow {
-  id: string;
-  secretHash: string;
-  /** Applicability: exactly one of the two is set (one application, or every application of one sector). */
-  applicationId: string | null;
-  sectorId: string | null;
-  accountId: string;
-  workloadId: string | null;
-  status: 'ACTIVE' | 'REVOKED';
-}
-
-export interface PublicKeyRow {
-  id: string;
-  jwk: JWK;
-  /** Applicability, as on AccessKeyRow. */
-  applicationId: string | null;
-  sectorId: string | null;
-  accountId: string;
-  workloadId: string | null;
-  status: 'ACTIVE' | 'REVOKED';
-}
-
-export interface WorkloadRow {
-  id: string;
-  kind: 'ACCOUNT' | 'AGENT' | 'AUTOMATION';
-  ownerAccountId: string;
-  status: 'ACTIVE' | 'REVOKED';
-  generation: number;
-}
-
-/** A credential with its workload (null when it has none or the workload is gone) and its principal's issue read. */
-export interface CredentialForIssue<Key> {
-  key: Key;
-  workload: WorkloadRow | null;
-  read: IssueRead;
-}
-
-/** Where the issue read is taken: the application named in the request, its sector and the current terms. */
-export interface IssueReadScope {
-  applicationId: string;
-  sectorId: string;
-  terms: CurrentTerms | undefined;
-}
+import type { CredentialStore, WorkloadRow } from '../domain/ports';
 
 /** The columns both lookups share: the key's binding, its workload and the issue read. */
 type CredentialColumns = IssueReadColumns & {
@@ -138,7 +89,7 @@ function bindingOf(row: CredentialColumns) {
   };
 }
 
-export function createCredentialStore(db: Db) {
+export function createCredentialStore(db: Db): CredentialStore {
   const findAccessKeysForIssue = gather(async (lookups: KeyLookup[]) => {
     const rows = await runPrepared<(CredentialColumns & { secret_hash: string }) | { id: null }>(
       db,
@@ -148,10 +99,7 @@ export function createCredentialStore(db: Db) {
     return rows.map((r) => (r.id === null ? undefined : (r as CredentialColumns & { secret_hash: string })));
   });
   return {
-    async findAccessKeyForIssue(
-      identifier: string,
-      scope: IssueReadScope,
-    ): Promise<CredentialForIssue<AccessKeyRow> | null> {
+    async findAccessKeyForIssue(identifier, scope) {
       const row = await findAccessKeysForIssue({
         identifier,
         applicationId: scope.applicationId,
@@ -166,10 +114,7 @@ export function createCredentialStore(db: Db) {
       };
     },
 
-    async findPublicKeyForIssue(
-      kid: string,
-      scope: IssueReadScope,
-    ): Promise<CredentialForIssue<PublicKeyRow> | null> {
+    async findPublicKeyForIssue(kid, scope) {
       const [row] = await runPrepared<CredentialColumns & { jwk: JWK }>(db, FIND_PUBLIC_KEY_FOR_ISSUE, [
         kid,
         scope.applicationId,
@@ -185,5 +130,3 @@ export function createCredentialStore(db: Db) {
     },
   };
 }
-
-export type CredentialStore = ReturnType<typeof createCredentialStore>;

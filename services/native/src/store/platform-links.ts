@@ -2,17 +2,13 @@
 // sign-in creates the account and the link together; replicas racing on the same user id converge on one row
 // through the unique (platform, platform_user_id) constraint.
 import type { Db } from '@svc/db';
-
-export interface LinkedAccount {
-  accountId: string;
-  created: boolean;
-}
+import type { LinkedAccount, PlatformLinkStore } from '../domain/ports';
 
 function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === 'P2002';
 }
 
-export function createPlatformLinkStore(db: Db) {
+export function createPlatformLinkStore(db: Db): PlatformLinkStore {
   const find = (platform: string, platformUserId: string) =>
     db.platformLink.findUnique({
       where: { platform_platformUserId: { platform, platformUserId } },
@@ -40,5 +36,3 @@ export function createPlatformLinkStore(db: Db) {
     },
   };
 }
-
-export type PlatformLinkStore = ReturnType<typeof createPlatformLinkStore>;

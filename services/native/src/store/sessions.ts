@@ -2,17 +2,7 @@
 // (for a workload session) still authoritative, in one read.
 import { type Db, runPrepared, type Statement } from '@svc/db';
 import { SESSION_WORKLOAD_AUTHORITY_SQL } from '@svc/issuance';
-
-export interface SessionState {
-  applicationId: string;
-  accountId: string;
-  status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
-  expiresAt: Date;
-  workloadId: string | null;
-  actorSubject: string | null;
-  /** The workload authority rule (the one introspection and refresh apply); true for account sessions. */
-  workloadOk: boolean;
-}
+import type { SessionState, SessionStore } from '../domain/ports';
 
 const FIND_SESSION: Statement = {
   name: 'errand_session_v2',
@@ -22,14 +12,12 @@ const FIND_SESSION: Statement = {
     FROM sessions s WHERE s.id = $1::text`,
 };
 
-export function createSessionStore(db: Db) {
+export function createSessionStore(db: Db): SessionStore {
   return {
-    async find(sid: string): Promise<SessionState | null> {
+    async find(sid) {
       // The columns are named as SessionState's fields: the row is the state.
       const [row] = await runPrepared<SessionState>(db, FIND_SESSION, [sid]);
       return row ?? null;
     },
   };
 }
-
-export type SessionStore = ReturnType<typeof createSessionStore>;

@@ -2,11 +2,7 @@
 // GET {STEAM_API_URL}/ISteamUserAuth/AuthenticateUserTicket/v1/?key=&appid=&ticket=&identity=, with a timeout.
 // Steam's "this ticket is not valid" answers are a rejection; anything that prevents an answer is unavailability.
 import type { Logger } from '@svc/platform';
-
-export type SteamVerdict =
-  | { kind: 'verified'; steamId: string; ownerSteamId: string; vacBanned: boolean; publisherBanned: boolean }
-  | { kind: 'rejected'; errorCode: number | null }
-  | { kind: 'unavailable'; why: string };
+import type { SteamClient, SteamVerdict } from '../domain/ports';
 
 export interface SteamClientOptions {
   baseUrl: string;
@@ -43,9 +39,9 @@ function classify(body: unknown): SteamVerdict {
   };
 }
 
-export function createSteamClient(opts: SteamClientOptions) {
+export function createSteamClient(opts: SteamClientOptions): SteamClient {
   return {
-    async authenticateUserTicket(appId: bigint, ticketHex: string): Promise<SteamVerdict> {
+    async authenticateUserTicket(appId, ticketHex) {
       const url = new URL(`${opts.baseUrl}/ISteamUserAuth/AuthenticateUserTicket/v1/`);
       url.searchParams.set('key', opts.apiKey);
       url.searchParams.set('appid', String(appId));
@@ -83,5 +79,3 @@ export function createSteamClient(opts: SteamClientOptions) {
     },
   };
 }
-
-export type SteamClient = ReturnType<typeof createSteamClient>;
