@@ -5,19 +5,16 @@ import { hostAppOptions } from '@svc/host';
 import { type HostTable, landingEndpoints, serveEndpoints } from '@svc/platform';
 import type { ConnectDeps } from './deps';
 import { apiEndpoints } from './routes/api';
-import { connectSignin, pageEndpoints } from './routes/pages';
-import { createInquiryStore } from './store/inquiries';
+import { pageEndpoints } from './routes/pages';
 
 export function connectTable(deps: ConnectDeps): HostTable {
-  const inquiries = createInquiryStore(deps.db);
-  const signin = connectSignin(deps);
   return {
     endpoints: [
-      ...apiEndpoints(deps, inquiries),
-      ...pageEndpoints(deps, inquiries, signin),
+      ...apiEndpoints(deps),
+      ...pageEndpoints(deps),
       ...landingEndpoints({ page: '/', favicon: '/favicon.ico' }, 'connect', deps.config.devMailboxUrl),
     ],
-    pageErrors: signin.pageErrors(),
+    pageErrors: deps.signin.pageErrors(),
   };
 }
 

@@ -22,7 +22,7 @@ import { sessionConfigFromEnv } from '../../session/src/config';
 import { openSessionDeps } from '../../session/src/deps';
 import { createConnectApp } from '../src/app';
 import { type ConnectConfig, connectConfigFromEnv } from '../src/config';
-import type { ConnectDeps } from '../src/deps';
+import { type ConnectDeps, connectBindings } from '../src/deps';
 import { sha256Hex } from '../src/domain/keys';
 import { realizeInquiry } from '../src/domain/realize';
 import { createInquiryStore } from '../src/store/inquiries';
@@ -69,7 +69,7 @@ export async function startConnect(
     ),
     ...opts.config,
   };
-  const deps: ConnectDeps = {
+  const parts = {
     db: infra.db,
     redis: infra.redis,
     keyRing: infra.keyRing,
@@ -81,8 +81,8 @@ export async function startConnect(
     clock,
     trustProxy: opts.trustProxy,
     metrics: opts.metrics,
-    close: async () => undefined,
   };
+  const deps: ConnectDeps = { ...parts, ...connectBindings(parts), close: async () => undefined };
   const contract = contractChecked(createConnectApp(deps));
   server.on('request', contract.listener);
   await contract.load(`http://127.0.0.1:${port}`);

@@ -5,6 +5,7 @@ import { createRateLimiter } from '@svc/platform';
 import { provisionAccount, provisionApp, uniqueName, useInfra } from '@svc/testkit';
 import { RESET_WINDOW_SECONDS, RESETS_PER_ACCOUNT, resetSectorIdentifier } from '../src/domain/account-page';
 import { createAccountPageStore } from '../src/store/account-page';
+import { createIssuanceRecords } from '../src/store/issuance-records';
 
 const infra = useInfra();
 
@@ -17,12 +18,13 @@ test(`an account resets its identifier at most ${RESETS_PER_ACCOUNT} times a day
     principal: { kind: 'ACCOUNT', accountId: account.id },
     authMethod: 'ACCESS_KEY_DIRECT',
   });
-  const deps = {
-    db: infra.db,
-    redis: infra.redis,
-    subjectSecret: infra.issuance.subjectSecret,
-    store: createAccountPageStore(infra.db),
-    clock: () => Date.now(),
+  const clock = () => Date.now();
+  const ports = {
+    accountPage: createAccountPageStore(infra.db),
+    issuance: createIssuanceRecords(infra.db, infra.redis, {
+      subjectSecret: infra.issuance.subjectSecret,
+      clock,
+    }),
     resetLimit: createRateLimiter(infra.redis, {
       keyPrefix: uniqueName('reset-limit'),
       points: RESETS_PER_ACCOUNT,
@@ -31,14 +33,14 @@ test(`an account resets its identifier at most ${RESETS_PER_ACCOUNT} times a day
     }),
   };
   for (let i = 0; i < RESETS_PER_ACCOUNT; i++)
-    expect(await resetSectorIdentifier(deps, account.id, app.sectorId)).toBe('reset');
+    expect(await resetSectorIdentifier(ports, clock, account.id, app.sectorId)).toBe('reset');
   const subject = () =>
     resolveSectorSubject(infra.db, infra.issuance.subjectSecret, app.sectorId, {
       kind: 'ACCOUNT',
       id: account.id,
     });
   const before = await subject();
-  expect(await resetSectorIdentifier(deps, account.id, app.sectorId)).toBe('limited');
+  expect(await resetSectorIdentifier(ports, clock, account.id, app.sectorId)).toBe('limited');
   expect(await subject()).toBe(before);
   expect((await infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).subjectResets).toBe(
     RESETS_PER_ACCOUNT,

@@ -6,6 +6,7 @@ import { ServiceError } from '@svc/platform';
 import { provisionAccount, provisionApp, type TestInfra, useInfra } from '@svc/testkit';
 import { resetSectorIdentifier } from '../src/domain/account-page';
 import { createAccountPageStore } from '../src/store/account-page';
+import { createIssuanceRecords } from '../src/store/issuance-records';
 
 jest.setTimeout(120_000);
 
@@ -15,13 +16,14 @@ const b = useInfra();
 const reset = (infra: TestInfra, accountId: string, sectorId: string) =>
   resetSectorIdentifier(
     {
-      db: infra.db,
-      redis: infra.redis,
-      subjectSecret: infra.issuance.subjectSecret,
-      store: createAccountPageStore(infra.db),
-      clock: () => Date.now(),
+      accountPage: createAccountPageStore(infra.db),
+      issuance: createIssuanceRecords(infra.db, infra.redis, {
+        subjectSecret: infra.issuance.subjectSecret,
+        clock: () => Date.now(),
+      }),
       resetLimit: { consume: async () => undefined },
     },
+    () => Date.now(),
     accountId,
     sectorId,
   );

@@ -15,6 +15,7 @@ import {
 } from '@svc/testkit';
 import { resetSectorIdentifier } from '../../connect/src/domain/account-page';
 import { createAccountPageStore } from '../../connect/src/store/account-page';
+import { createIssuanceRecords } from '../../connect/src/store/issuance-records';
 import {
   authorizeRequestUrl,
   type OidcPagesHost,
@@ -160,13 +161,14 @@ test('an identifier reset ends the OIDC sign-in; a pre-reset id_token_hint resol
     .sectorId;
   const reset = await resetSectorIdentifier(
     {
-      db: a.infra.db,
-      redis: a.infra.redis,
-      subjectSecret: a.infra.issuance.subjectSecret,
-      store: createAccountPageStore(a.infra.db),
-      clock: () => Date.now(),
+      accountPage: createAccountPageStore(a.infra.db),
+      issuance: createIssuanceRecords(a.infra.db, a.infra.redis, {
+        subjectSecret: a.infra.issuance.subjectSecret,
+        clock: () => Date.now(),
+      }),
       resetLimit: { consume: async () => undefined },
     },
+    () => Date.now(),
     v.accountId,
     sectorId,
   );

@@ -1,12 +1,8 @@
 // The rules of the person's own account page, without HTTP or SQL: what it shows (applications by sector with
 // consent per claim, passkeys), consent changes, the per-sector identifier reset, and passkey rename and removal.
-
-import type { Db } from '@svc/db';
-import { publishSessionChanges, rotateSectorSubject } from '@svc/issuance';
-import { type Clock, type RateLimiter, ServiceError } from '@svc/platform';
+import { type Clock, ServiceError } from '@svc/platform';
 import { CLAIM_KEYS, type ClaimKey, normalizeRequirements, type Requirement } from '@svc/token-core';
-import type { Redis } from 'ioredis';
-import type { AccountPageStore, RemoveOutcome, RemoveResult } from '../store/account-page';
+import type { AccountPageStore, ConnectPorts, RemoveOutcome, RemoveResult } from './ports';
 
 /** Claims a person decides on: the ones an application may ask for (never OFF or SYNTHETIC_ONLY). */
 const DECIDED = new Set<Requirement>(['OPTIONAL', 'REQUIRED', 'SYNTHETIC_FALLBACK']);
@@ -128,16 +124,6 @@ export async function changeConsent(
 export const RESETS_PER_ACCOUNT = 5;
 export const RESET_WINDOW_SECONDS = 86_400;
 
-export interface ResetDeps {
-  db: Db;
-  redis: Redis;
-  subjectSecret: string;
-  store: AccountPageStore;
-  clock: Clock;
-  /** RESETS_PER_ACCOUNT per RESET_WINDOW_SECONDS, keyed by the account. */
-  resetLimit: RateLimiter;
-}
-
 export type ResetOutcome = 'reset' | 'not_used' | 'limited';
 
 /**
@@ -147,28 +133,23 @@ export type ResetOutcome = 'reset' | 'not_used' | 'limited';
  * otherwise), at most RESETS_PER_ACCOUNT a day ('limited' past it: nothing changes).
  */
 export async function resetSectorIdentifier(
-  deps: ResetDeps,
+  ports: Pick<ConnectPorts, 'accountPage' | 'issuance' | 'resetLimit'>,
+  clock: Clock,
   accountId: string,
   sectorId: string,
 ): Promise<ResetOutcome> {
-  const used = await deps.store.usedApplications(accountId);
+  const used = await ports.accountPage.usedApplications(accountId);
   if (!used.some((a) => a.sector.id === sectorId)) return 'not_used';
   try {
-    await deps.resetLimit.consume(accountId);
+    await ports.resetLimit.consume(accountId);
   } catch (err) {
     if (err instanceof ServiceError && err.reason === 'TooManyAttempts') return 'limited';
     throw err;
   }
-  await rotateSectorSubject(
-    deps.db,
-    deps.subjectSecret,
-    sectorId,
-    { kind: 'ACCOUNT', id: accountId },
-    deps.clock,
-  );
+  await ports.issuance.rotateSectorSubject(sectorId, accountId);
   // After the rotation: a session issued meanwhile under the old subject is revoked too.
-  const revoked = await deps.store.revokeSectorSessions(accountId, sectorId, new Date(deps.clock()));
-  await publishSessionChanges(deps.redis, revoked);
+  const revoked = await ports.accountPage.revokeSectorSessions(accountId, sectorId, new Date(clock()));
+  await ports.issuance.publishSessionChanges(revoked);
   return 'reset';
 }
 
@@ -197,15 +178,16 @@ export async function renamePasskey(
  * `authorityVersion` is the account's version after this removal (the page keeps its own session under it).
  */
 export async function removePasskey(
-  deps: { store: AccountPageStore; redis: Redis; clock: Clock },
+  ports: Pick<ConnectPorts, 'accountPage' | 'issuance'>,
+  clock: Clock,
   accountId: string,
   passkeyId: string,
   recentSignIn: boolean,
 ): Promise<RemoveResult | { outcome: 'confirm_first' }> {
   if (!recentSignIn) return { outcome: 'confirm_first' };
   if (!UUID.test(passkeyId)) return { outcome: 'not_found' satisfies RemoveOutcome };
-  const result = await deps.store.removePasskey(accountId, passkeyId, new Date(deps.clock()));
-  if (result.outcome === 'removed') await publishSessionChanges(deps.redis, result.revoked);
+  const result = await ports.accountPage.removePasskey(accountId, passkeyId, new Date(clock()));
+  if (result.outcome === 'removed') await ports.issuance.publishSessionChanges(result.revoked);
   return result;
 }
 

@@ -3,9 +3,9 @@ import { type ApplicationContext, isIssuable } from '@svc/issuance';
 import { type Clock, invalidBody, ServiceError } from '@svc/platform';
 import type { TtlLayer } from '@svc/token-core';
 import type { EstablishRequest } from '../routes/schemas';
-import type { InquiryConstraints, InquiryStore, ReturnMethodType } from '../store/inquiries';
 import { checkCallbackUrl } from './callback-url';
 import { KEY_PREFIX, newKey, sha256Hex } from './keys';
+import type { InquiryConstraints, InquiryStore, ReturnMethodType } from './ports';
 
 /** The three establish arrays together, serialized, may not exceed this many UTF-8 bytes. */
 export const MAX_CONSTRAINT_BYTES = 65_536;

@@ -4,7 +4,7 @@
 import type { Clock } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
 import { open } from '@svc/token-core';
-import type { InquiryRow, InquiryStore } from '../store/inquiries';
+import type { InquiryRow, InquiryStore } from './ports';
 import { findByKeyPair } from './redeem';
 
 export type PublicInquiryState = 'established' | 'realized' | 'redeemed' | 'expired';

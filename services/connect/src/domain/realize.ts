@@ -2,9 +2,9 @@
 // ESTABLISHED -> REALIZED once, recording the account, its authority version and a fresh confirmation key.
 import type { Clock } from '@svc/platform';
 import { type Kek, seal } from '@svc/token-core';
-import type { InquiryStore } from '../store/inquiries';
 import { CONNECT_AUTH_METHOD } from './establish';
 import { KEY_PREFIX, newKey, sha256Hex } from './keys';
+import type { InquiryStore } from './ports';
 
 export async function realizeInquiry(
   deps: { inquiries: InquiryStore; kek: Kek; clock: Clock },

@@ -1,15 +1,16 @@
 // POST /redeem: the key triple (hashes compared in constant time), the state checks, then issuance through
 // libs/issuance with the inquiry's TTL layers and the authority version seen at sign-in. The inquiry becomes
 // REDEEMED in the same statement that inserts the session, so a refusal leaves it redeemable for the retry.
-import { type IssuanceDeps, issueSession, loadApplication } from '@svc/issuance';
+import { type IssuanceDeps, issueSession } from '@svc/issuance';
 import { type Clock, ServiceError } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
-import type { InquiryRow, InquiryStore } from '../store/inquiries';
 import { CONNECT_AUTH_METHOD } from './establish';
 import { matchesHash, sha256Hex } from './keys';
+import type { InquiryRow, InquiryStore, IssuanceRecords } from './ports';
 
 export interface RedeemDeps {
   inquiries: InquiryStore;
+  records: IssuanceRecords;
   issuance: IssuanceDeps;
   clock: Clock;
 }
@@ -59,7 +60,7 @@ export async function redeemInquiry(
   if (!inquiry.accountId || inquiry.authorityVersion === null)
     throw new ServiceError('AuthenticationNotFound');
   try {
-    const application = await loadApplication(deps.issuance.db, { id: inquiry.applicationId });
+    const application = await deps.records.applicationById(inquiry.applicationId);
     if (!application) throw new ServiceError('ApplicationNotFound');
     const issued = await issueSession(deps.issuance, {
       application,

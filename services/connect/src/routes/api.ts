@@ -9,7 +9,6 @@ import { establishInquiry } from '../domain/establish';
 import { pollInquiry } from '../domain/inquiry-status';
 import { redeemInquiry } from '../domain/redeem';
 import { refreshConnectSession } from '../domain/refresh';
-import type { InquiryStore } from '../store/inquiries';
 import { establishSchema, infoSchema, inquiryStatusSchema, redeemSchema, refreshSchema } from './schemas';
 
 const Established = z.strictObject({
@@ -24,7 +23,8 @@ const InquiryStatus = z.strictObject({
   confirmationKey: z.string().optional(),
 });
 
-export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
+export function apiEndpoints(deps: ConnectDeps) {
+  const { inquiries } = deps.ports;
   const rotation = { ...deps.issuance, redis: deps.redis };
   return [
     endpoint({
@@ -77,7 +77,10 @@ export function apiEndpoints(deps: ConnectDeps, inquiries: InquiryStore) {
         ],
       },
       handle: async ({ body }) => ({
-        json: await redeemInquiry({ inquiries, issuance: deps.issuance, clock: deps.clock }, body),
+        json: await redeemInquiry(
+          { inquiries, records: deps.ports.issuance, issuance: deps.issuance, clock: deps.clock },
+          body,
+        ),
       }),
     }),
     endpoint({

@@ -3,7 +3,7 @@
 // reset, passkeys (add with a notice mail, rename, remove unless the last) and sign out. Forms carry the
 // session's CSRF token; the passkey calls of the page script send it as X-CSRF-Token.
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { createRateLimiter, type Endpoint, type PageRequest, sessionCookie } from '@svc/platform';
+import { type Endpoint, type PageRequest, sessionCookie } from '@svc/platform';
 import {
   anyForm,
   authenticationOptions,
@@ -35,7 +35,6 @@ import type { ConnectDeps } from '../deps';
 import {
   accountOverview,
   changeConsent,
-  RESET_WINDOW_SECONDS,
   RESETS_PER_ACCOUNT,
   recentlyAuthenticated,
   removePasskey,
@@ -43,18 +42,10 @@ import {
   resetSectorIdentifier,
   UUID,
 } from '../domain/account-page';
+import type { AccountSession } from '../domain/ports';
 import { type AccountPageContext, accountSignInView, accountView } from '../pages/account';
 import { type AccountKey, accountTranslator } from '../pages/i18n-account';
 import type { ConnectKey } from '../pages/i18n-connect';
-import { createAccountPageStore } from '../store/account-page';
-import { type AccountSession, createAccountSessionStore } from '../store/account-sessions';
-import type { ConnectSignin } from './pages';
-
-export interface AccountPageDeps {
-  deps: ConnectDeps;
-  /** The shared sign-in steps: passkey ceremonies, their rate limit (shared with the sign-in pages), locale. */
-  signin: ConnectSignin;
-}
 
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
@@ -78,22 +69,10 @@ interface AccountRequest {
  * GET /account, its passkey calls (/account/passkey/...), the consent, identifier-reset and passkey forms, and
  * sign-out.
  */
-export function accountPages(p: AccountPageDeps): Endpoint[] {
-  const { deps } = p;
-  const { site } = p.signin;
+export function accountPages(deps: ConnectDeps): Endpoint[] {
+  const { site } = deps.signin;
   const { accounts, signInLimit } = site;
-  const sessions = createAccountSessionStore(deps.redis, {
-    redisPrefix: deps.config.redisPrefix,
-    ttlSeconds: deps.config.flowTtlSeconds,
-    clock: deps.clock,
-  });
-  const store = createAccountPageStore(deps.db);
-  const resetLimit = createRateLimiter(deps.redis, {
-    keyPrefix: `${site.config.rateLimitNamespace}:subject-reset-account`,
-    points: RESETS_PER_ACCOUNT,
-    durationSeconds: RESET_WINDOW_SECONDS,
-    perAddress: false,
-  });
+  const { accountSessions: sessions, accountPage: store } = deps.ports;
   const cookie = sessionCookie(
     'connect_account',
     deps.config.connectUrl.startsWith('https:'),
@@ -284,18 +263,7 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
       if (req.body.confirm !== 'yes') return flash(r, 'resetNeedsConfirm');
       if (!UUID.test(sectorId)) return;
       const sector = (await accountOverview(store, accountId)).sectors.find((s) => s.id === sectorId);
-      const reset = await resetSectorIdentifier(
-        {
-          db: deps.db,
-          redis: deps.redis,
-          subjectSecret: deps.issuance.subjectSecret,
-          store,
-          clock: deps.clock,
-          resetLimit,
-        },
-        accountId,
-        sectorId,
-      );
+      const reset = await resetSectorIdentifier(deps.ports, deps.clock, accountId, sectorId);
       if (reset === 'limited') flash(r, 'resetLimited', { count: RESETS_PER_ACCOUNT });
       if (reset === 'reset' && sector) {
         const names = sector.apps.map((a) => localizedName(a.names, a.defaultLocale, r.ctx.locale));
@@ -309,12 +277,7 @@ export function accountPages(p: AccountPageDeps): Endpoint[] {
     }),
     person.form('/account/passkeys/:passkeyId/remove', plainForm, async ({ r, accountId }, req) => {
       const passkeyId = String(req.params.passkeyId);
-      const removal = await removePasskey(
-        { store, redis: deps.redis, clock: deps.clock },
-        accountId,
-        passkeyId,
-        recent(r),
-      );
+      const removal = await removePasskey(deps.ports, deps.clock, accountId, passkeyId, recent(r));
       const outcome = removal.outcome;
       if (removal.outcome === 'removed') {
         // This session made the change and stays signed in under the version it left (its own transaction's);

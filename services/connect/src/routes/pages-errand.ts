@@ -1,7 +1,6 @@
 // The errand pages at /errands/{errandKey}: re-authenticate the account first (its passkey, or an emailed code
 // when it has none), then complete data or change consent; single use and short-lived. Also the errand poll.
 // The passkey, code and details steps are the shared ones of @svc/signin; only the errand's rules are here.
-import { currentAuthority, loadAccount, loadApplication } from '@svc/issuance';
 import { type Endpoint, ErrandStatus, type PageRequest, pageEndpoint } from '@svc/platform';
 import {
   accountAndView,
@@ -20,21 +19,12 @@ import {
 import type { Response } from 'express';
 import type { ConnectDeps } from '../deps';
 import { sha256Hex } from '../domain/keys';
+import type { ErrandRow } from '../domain/ports';
 import { errandReauthView } from '../pages/connect-views';
 import type { ConnectKey } from '../pages/i18n-connect';
-import type { ErrandStore } from '../store/errands';
-import type { ConnectSignin } from './pages';
-
-type ErrandRow = NonNullable<Awaited<ReturnType<ErrandStore['byKeyHash']>>>;
 
 interface ErrandPage extends Browser<ConnectKey> {
   errand: ErrandRow;
-}
-
-export interface ErrandPageDeps {
-  deps: ConnectDeps;
-  errands: ErrandStore;
-  signin: ConnectSignin;
 }
 
 const ERRAND_KEY = /^ernd_[A-Za-z0-9_-]{43}$/;
@@ -50,8 +40,9 @@ export function errandState(errand: ErrandRow, now: number): ErrandState {
  * GET /errands/{errandKey}, its poll (/status), the re-authentication by emailed code, the details form and the
  * shared passkey sign-in under it.
  */
-export function errandPages(p: ErrandPageDeps): Endpoint[] {
-  const { deps, errands, signin } = p;
+export function errandPages(deps: ConnectDeps): Endpoint[] {
+  const { signin } = deps;
+  const { errands } = deps.ports;
   const { accounts } = signin.site;
 
   const find = async (errandKey: string) =>
@@ -61,7 +52,7 @@ export function errandPages(p: ErrandPageDeps): Endpoint[] {
     const errandKey = String(req.params.errandKey);
     const errand = await find(errandKey);
     if (!errand) throw new PageError(404, 'notFound');
-    const app = await loadApplication(deps.db, { id: errand.applicationId });
+    const app = await deps.ports.issuance.applicationById(errand.applicationId);
     if (!app) throw new PageError(404, 'notFound');
     const b = await signin.open(req, res, {
       key: `errand:${errand.id}`,
@@ -133,7 +124,7 @@ export function errandPages(p: ErrandPageDeps): Endpoint[] {
       sendPage(res, b, ctx.t('detailsHeading', { app: ctx.appName ?? '' }), details);
     }),
     page.form('/errands/:errandKey/email', plainForm, async (b, req) => {
-      const account = await loadAccount(deps.db, b.errand.accountId);
+      const account = await deps.ports.issuance.account(b.errand.accountId);
       const hasPasskey = (await accounts.passkeysOf(b.errand.accountId)).length > 0;
       // Only an account without a passkey re-authenticates by email.
       if (account?.email && !hasPasskey) await signin.mailCode(b, req, account.email);
@@ -143,7 +134,7 @@ export function errandPages(p: ErrandPageDeps): Endpoint[] {
       if (await signin.enterCode(b, req, req.body.code)) {
         b.flow.accountId = b.errand.accountId;
         b.flow.authTime = deps.clock();
-        b.flow.authority = await currentAuthority(deps.db, b.errand.accountId);
+        b.flow.authority = await deps.ports.issuance.authority(b.errand.accountId);
       }
     }),
     page.form('/errands/:errandKey/email/reset', plainForm, async (b) => {

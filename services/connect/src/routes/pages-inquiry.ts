@@ -1,7 +1,6 @@
 // The inquiry pages at /inquiries/{exposureKey}: the shared sign-in steps (sign in or sign up, basic terms,
 // consent per claim), then connect's own final step: realize the inquiry and return (redirect to the callback,
 // reveal the confirmation key, or wait for the poll).
-import { loadApplication } from '@svc/issuance';
 import type { Endpoint, PageRequest } from '@svc/platform';
 import { type Browser, messageView, PageError, pageQuery, sendPage } from '@svc/signin';
 import type { Response } from 'express';
@@ -10,28 +9,22 @@ import { buildCallbackRedirect } from '../domain/callback-url';
 import { satisfiesRealizeConstraints } from '../domain/email-match';
 import { openConfirmationKey, returnsToOriginator } from '../domain/inquiry-status';
 import { sha256Hex } from '../domain/keys';
+import type { InquiryRow } from '../domain/ports';
 import { realizeInquiry } from '../domain/realize';
 import { revealView } from '../pages/connect-views';
 import type { ConnectKey } from '../pages/i18n-connect';
-import type { InquiryRow, InquiryStore } from '../store/inquiries';
-import type { ConnectSignin } from './pages';
 
 interface InquiryPage extends Browser<ConnectKey> {
   inquiry: InquiryRow;
   exposureKey: string;
 }
 
-export interface InquiryPageDeps {
-  deps: ConnectDeps;
-  inquiries: InquiryStore;
-  signin: ConnectSignin;
-}
-
 const EXPOSURE_KEY = /^iqe_[A-Za-z0-9_-]{43}$/;
 
 /** GET /inquiries/{exposureKey} and the shared sign-in steps under it. */
-export function inquiryPages(p: InquiryPageDeps): Endpoint[] {
-  const { deps, inquiries, signin } = p;
+export function inquiryPages(deps: ConnectDeps): Endpoint[] {
+  const { signin } = deps;
+  const { inquiries } = deps.ports;
 
   async function load(req: PageRequest<unknown>, res: Response): Promise<InquiryPage> {
     const exposureKey = String(req.params.exposureKey);
@@ -39,7 +32,7 @@ export function inquiryPages(p: InquiryPageDeps): Endpoint[] {
       ? await inquiries.byExposureHash(sha256Hex(exposureKey))
       : undefined;
     if (!inquiry) throw new PageError(404, 'notFound');
-    const app = await loadApplication(deps.db, { id: inquiry.applicationId });
+    const app = await deps.ports.issuance.applicationById(inquiry.applicationId);
     if (!app) throw new PageError(404, 'notFound');
     const { callbackUrl, realizeConstraints } = inquiry.constraints;
     const b = await signin.open(req, res, {

@@ -3,24 +3,9 @@
 import type { Db } from '@svc/db';
 import { type NewPasskey, PASSKEY_TX_TIMEOUT_MS, type PasskeyOwner, passkeyRow } from '@svc/signin';
 import type { ClaimKey } from '@svc/token-core';
+import type { AccountPageStore, RemoveResult, UsedApplication } from '../domain/ports';
 
-export interface UsedApplication {
-  id: string;
-  anchor: string;
-  names: Record<string, string>;
-  defaultLocale: string;
-  claimRequirements: unknown;
-  sector: { id: string; name: string };
-}
-
-export type RemoveOutcome = 'removed' | 'last' | 'not_found';
-
-/** A removal's outcome; once removed, the account's new authority version and the sessions it ended. */
-export type RemoveResult =
-  | { outcome: 'removed'; authorityVersion: number; revoked: string[] }
-  | { outcome: Exclude<RemoveOutcome, 'removed'> };
-
-export function createAccountPageStore(db: Db) {
+export function createAccountPageStore(db: Db): AccountPageStore {
   /** Locks the account row for the rest of the transaction: its passkey changes run one at a time. */
   const lockAccount = (tx: Pick<Db, '$queryRaw'>, accountId: string) =>
     tx.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
@@ -190,4 +175,3 @@ export function createAccountPageStore(db: Db) {
     },
   };
 }
-export type AccountPageStore = ReturnType<typeof createAccountPageStore>;

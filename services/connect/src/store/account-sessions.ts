@@ -4,30 +4,15 @@
 // cookie the host did not issue finds nothing; signing in moves the session to a fresh id.
 
 import { type Clock, createBrowserSessionStore } from '@svc/platform';
-import { type Challenge, newKey, putChallengeIn, takeChallengeFrom } from '@svc/signin';
+import { newKey, putChallengeIn, takeChallengeFrom } from '@svc/signin';
 import type { Redis } from 'ioredis';
-
-export interface AccountSession {
-  csrf: string;
-  /** The account that signed in with its passkey, and when (ms). */
-  accountId?: string;
-  authTime?: number;
-  /** The passkey (row id) it signed in with: removing that passkey elsewhere ends this session. */
-  passkeyId?: string;
-  /**
-   * The account's authority version when it signed in (read with the credential): any change of authority since
-   * (another passkey removed elsewhere, a passkey added by emailed code, a status change) ends this session.
-   */
-  authorityVersion?: number;
-  /** A one-time message for the next page view. */
-  notice?: { key: string; vars?: Record<string, string | number> };
-}
+import type { AccountSession, AccountSessionStore } from '../domain/ports';
 
 /** `redisPrefix`: connect's key prefix (CONNECT_REDIS_PREFIX); the sessions live under `<redisPrefix>:account`. */
 export function createAccountSessionStore(
   redis: Redis,
   opts: { redisPrefix: string; ttlSeconds: number; clock: Clock },
-) {
+): AccountSessionStore {
   const { ttlSeconds, clock } = opts;
   const sessions = createBrowserSessionStore(redis, {
     namespace: `${opts.redisPrefix}:account`,
@@ -67,9 +52,7 @@ export function createAccountSessionStore(
       await sessions.write(id, { state: JSON.stringify(session) });
     },
     destroy: (id: string) => sessions.end(id),
-    putChallenge: (id: string, challenge: Challenge) =>
-      putChallengeIn(sessions, id, 'challenge', challenge, clock),
+    putChallenge: (id, challenge) => putChallengeIn(sessions, id, 'challenge', challenge, clock),
     takeChallenge: (id: string) => takeChallengeFrom(sessions, id, 'challenge', clock),
   };
 }
-export type AccountSessionStore = ReturnType<typeof createAccountSessionStore>;

@@ -1,13 +1,13 @@
 // Errands as the errand pages need them: found by the hash of their key, completed once (Prisma only).
 import type { Db } from '@svc/db';
+import type { ErrandStore } from '../domain/ports';
 
-export function createErrandStore(db: Db) {
+export function createErrandStore(db: Db): ErrandStore {
   return {
-    byKeyHash(errandKeyHash: string) {
-      return db.errand.findUnique({ where: { errandKeyHash } });
+    async byKeyHash(errandKeyHash) {
+      return (await db.errand.findUnique({ where: { errandKeyHash } })) ?? undefined;
     },
-    /** PENDING -> COMPLETED once, while unexpired. */
-    async complete(id: string, now: Date): Promise<boolean> {
+    async complete(id, now) {
       const res = await db.errand.updateMany({
         where: { id, state: 'PENDING', expiresAt: { gt: now } },
         data: { state: 'COMPLETED', completedAt: now },
@@ -16,4 +16,3 @@ export function createErrandStore(db: Db) {
     },
   };
 }
-export type ErrandStore = ReturnType<typeof createErrandStore>;

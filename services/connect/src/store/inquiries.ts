@@ -1,36 +1,7 @@
 // Inquiry rows (Prisma): creation, lookup by exposure-key hash, and the conditional realize transition (redeeming
 // happens with the session insert, in libs/issuance's INSERT_SESSION_REDEEMING).
 import type { Db } from '@svc/db';
-import type { TtlLayer } from '@svc/token-core';
-import type { RealizeConstraint } from '../domain/email-match';
-
-export type ReturnMethodType = 'CALLBACK' | 'STATUS_POLL' | 'REVEAL';
-
-/** What /establish fixed for an inquiry, stored in its `constraints` column. */
-export interface InquiryConstraints {
-  returnMethods: ReturnMethodType[];
-  callbackUrl?: string;
-  realizeConstraints?: RealizeConstraint[];
-  ttlLayers: TtlLayer[];
-}
-
-export type InquiryState = 'ESTABLISHED' | 'REALIZED' | 'REDEEMED';
-
-export interface InquiryRow {
-  id: string;
-  applicationId: string;
-  exposureKeyHash: string;
-  hiddenKeyHash: string;
-  confirmationKeyHash: string | null;
-  confirmationKeyEnc: string | null;
-  state: InquiryState;
-  constraints: InquiryConstraints;
-  accountId: string | null;
-  authMethod: string | null;
-  authTime: Date | null;
-  authorityVersion: number | null;
-  expiresAt: Date;
-}
+import type { InquiryConstraints, InquiryRow, InquiryState, InquiryStore } from '../domain/ports';
 
 function toRow(r: NonNullable<Awaited<ReturnType<Db['inquiry']['findUnique']>>>): InquiryRow {
   return {
@@ -40,43 +11,25 @@ function toRow(r: NonNullable<Awaited<ReturnType<Db['inquiry']['findUnique']>>>)
   };
 }
 
-export function createInquiryStore(db: Db) {
+export function createInquiryStore(db: Db): InquiryStore {
   return {
-    async create(input: {
-      applicationId: string;
-      exposureKeyHash: string;
-      hiddenKeyHash: string;
-      constraints: InquiryConstraints;
-      expiresAt: Date;
-    }): Promise<void> {
+    async create(input) {
       await db.inquiry.create({
         data: { ...input, constraints: input.constraints as object, state: 'ESTABLISHED' },
       });
     },
 
-    async byExposureHash(exposureKeyHash: string): Promise<InquiryRow | undefined> {
+    async byExposureHash(exposureKeyHash) {
       const r = await db.inquiry.findUnique({ where: { exposureKeyHash } });
       return r ? toRow(r) : undefined;
     },
 
-    async byId(id: string): Promise<InquiryRow | undefined> {
+    async byId(id) {
       const r = await db.inquiry.findUnique({ where: { id } });
       return r ? toRow(r) : undefined;
     },
 
-    /** ESTABLISHED -> REALIZED, once, while unexpired. False when another request got there first. */
-    async realize(
-      id: string,
-      input: {
-        accountId: string;
-        authMethod: string;
-        authTime: Date;
-        authorityVersion: number;
-        confirmationKeyHash: string;
-        confirmationKeyEnc: string;
-      },
-      now: Date,
-    ): Promise<boolean> {
+    async realize(id, input, now) {
       const res = await db.inquiry.updateMany({
         where: { id, state: 'ESTABLISHED', expiresAt: { gt: now } },
         data: { ...input, state: 'REALIZED', realizedAt: now },
@@ -85,4 +38,3 @@ export function createInquiryStore(db: Db) {
     },
   };
 }
-export type InquiryStore = ReturnType<typeof createInquiryStore>;
