@@ -40,7 +40,7 @@ export async function oidcRefreshSeeder(infra: TestInfra, url: string) {
   const client = (await createClientStore(infra.db, infra.issuance.clock).get(created.clientId))!;
   const basic = `Basic ${Buffer.from(`${created.clientId}:${created.clientSecret}`).toString('base64')}`;
   const codeDeps = {
-    codes: createCodeStore(infra.db),
+    ports: { codes: createCodeStore(infra.db) },
     clock: infra.issuance.clock,
     oidc: { codeTtlSeconds: 600 },
   };

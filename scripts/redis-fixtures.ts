@@ -2,7 +2,8 @@
 // interaction store over a given connection and a request to park in it.
 import { type Redis, systemClock } from '@svc/platform';
 import { uniqueName } from '@svc/testkit';
-import { createInteractionStore, type Interaction } from '../services/oidc/src/store/interactions';
+import type { Interaction } from '../services/oidc/src/domain/ports';
+import { createInteractionStore } from '../services/oidc/src/store/interactions';
 
 /** An interaction store under a unique prefix on `redis`, with the smallest request it parks and takes back. */
 export function interactionsOn(redis: Redis) {

@@ -244,7 +244,7 @@ describe('/end-session', () => {
     const theirs = (await exchange(host, attacker, await codeFor(host, grantFor(attacker)))).body;
     // The victim is signed in on the OIDC host in their browser.
     const victim = await provisionRp(host);
-    const held = await host.deps.signInSessions.start(undefined, {
+    const held = await host.deps.ports.signInSessions.start(undefined, {
       accountId: victim.accountId,
       authority: (await currentAuthority(host.infra.db, victim.accountId))!,
       authTime: Math.floor(Date.now() / 1000),
@@ -256,11 +256,11 @@ describe('/end-session', () => {
       `oidc_session=${held.id}`,
     );
     expect(res.status).toBe(303);
-    expect(await host.deps.signInSessions.read(held.id)).toEqual(held.session);
+    expect(await host.deps.ports.signInSessions.read(held.id)).toEqual(held.session);
     expect(res.headers.getSetCookie().some((c) => c.startsWith('oidc_session='))).toBe(false);
 
     // The same request from the token's own person ends their sign-in, as documented.
-    const own = await host.deps.signInSessions.start(undefined, {
+    const own = await host.deps.ports.signInSessions.start(undefined, {
       accountId: attacker.accountId,
       authority: (await currentAuthority(host.infra.db, attacker.accountId))!,
       authTime: Math.floor(Date.now() / 1000),
@@ -271,7 +271,7 @@ describe('/end-session', () => {
       `oidc_session=${own.id}`,
     );
     expect(mine.status).toBe(303);
-    expect(await host.deps.signInSessions.read(own.id)).toBeUndefined();
+    expect(await host.deps.ports.signInSessions.read(own.id)).toBeUndefined();
     expect(mine.headers.getSetCookie()).toContainEqual(expect.stringMatching(/^oidc_session=;/));
   });
 

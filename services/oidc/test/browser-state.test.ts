@@ -6,8 +6,10 @@ import { currentAuthority } from '@svc/issuance';
 import { createRedis } from '@svc/platform';
 import { provisionAccount, settableClock, testUrls, uniqueName, useInfra } from '@svc/testkit';
 import type { Redis } from 'ioredis';
-import { createInteractionStore, EXPIRED_RETURN_SECONDS, type Interaction } from '../src/store/interactions';
-import { createSignInSessions, signInCookie } from '../src/store/sign-in-sessions';
+import type { Interaction } from '../src/domain/ports';
+import { signInCookie } from '../src/pages-config';
+import { createInteractionStore, EXPIRED_RETURN_SECONDS } from '../src/store/interactions';
+import { createSignInSessionStore } from '../src/store/sign-in-sessions';
 
 // This file's own key prefix (OIDC_REDIS_PREFIX of a host).
 const redisPrefix = uniqueName('oidc');
@@ -28,7 +30,7 @@ async function signInOf(authTime: number, amr: string[]) {
 }
 
 test('sign-in sessions: start, read, a new sign-in ends the old identifier, end', async () => {
-  const sessions = createSignInSessions(redis, infra.db, {
+  const sessions = createSignInSessionStore(redis, infra.db, {
     redisPrefix,
     ttlSeconds: 60,
     clock: settableClock(),
@@ -48,7 +50,7 @@ test('sign-in sessions: start, read, a new sign-in ends the old identifier, end'
 });
 
 test('sign-in sessions: identifiers the host did not issue read as nothing', async () => {
-  const sessions = createSignInSessions(redis, infra.db, {
+  const sessions = createSignInSessionStore(redis, infra.db, {
     redisPrefix,
     ttlSeconds: 60,
     clock: settableClock(),

@@ -17,7 +17,7 @@ const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /** The person's decision as the approval page records it: mark the polling state, then write PostgreSQL. */
 async function decide(userCode: string, accountId: string | 'deny') {
-  const { authorizations, polling } = h.deps.deviceGrant;
+  const { authorizations, polling } = h.deps.ports.deviceGrant;
   const row = await authorizations.pendingByUserCode(userCode, new Date());
   if (!row) throw new Error('no pending authorization');
   await polling.markDeciding(row.deviceCodeHash, row.expiresAt);

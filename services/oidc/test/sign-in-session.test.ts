@@ -28,7 +28,7 @@ async function signedIn(ageSeconds = 0) {
   const account = await provisionAccount(host.infra);
   await grantClaim(host.infra.db, account.id, rp.anchor, 'email', 'GRANTED');
   const authTime = Math.floor(Date.now() / 1000) - ageSeconds;
-  const started = await host.deps.signInSessions.start(undefined, {
+  const started = await host.deps.ports.signInSessions.start(undefined, {
     accountId: account.id,
     authority: (await currentAuthority(host.infra.db, account.id))!,
     authTime,
@@ -180,7 +180,7 @@ test('prompt=none: max_age exceeded, a disabled account, an ended sign-in are lo
     'login_required',
   );
   const ended = await signedIn();
-  await host.deps.signInSessions.end(ended.id);
+  await host.deps.ports.signInSessions.end(ended.id);
   expect(clientAnswer((await authorize({ prompt: 'none' }, ended.cookie)).res).error).toBe('login_required');
   // A cookie value the host never issued is no sign-in.
   const forged = `oidc_session=${'A'.repeat(43)}`;
@@ -189,7 +189,7 @@ test('prompt=none: max_age exceeded, a disabled account, an ended sign-in are lo
 
 test('prompt=none with terms owed: interaction_required', async () => {
   const account = await provisionAccount(host.infra, { acceptTerms: false });
-  const started = await host.deps.signInSessions.start(undefined, {
+  const started = await host.deps.ports.signInSessions.start(undefined, {
     accountId: account.id,
     authority: (await currentAuthority(host.infra.db, account.id))!,
     authTime: Math.floor(Date.now() / 1000),
@@ -224,7 +224,7 @@ test('two tabs finishing one request: the client is answered once', async () => 
 });
 
 test('id_token_hint: the held sign-in answers prompt=none only when the hint names the same person', async () => {
-  const client = await host.deps.clients.get(rp.clientId);
+  const client = await host.deps.ports.clients.get(rp.clientId);
   if (!client) throw new Error('client missing');
   /** An ID token this host issued to the client for an account (what an RP keeps and sends back as a hint). */
   const idTokenFor = async (accountId: string) =>

@@ -31,7 +31,7 @@ import { oidcConfigFromEnv } from '../src/config';
 import { type OpenedOidcDeps, openOidcDeps } from '../src/deps';
 import { createAuthorizationCode } from '../src/domain/authorization';
 import type { AuthorizationGrant } from '../src/domain/issue-oidc';
-import type { OidcClient } from '../src/store/clients';
+import type { OidcClient } from '../src/domain/ports';
 
 export interface OidcHarness {
   infra: TestInfra;
@@ -111,7 +111,7 @@ export async function provisionRp(
     webOrigins: opts.webOrigins,
     grants: opts.device ? ['device_code'] : undefined,
   });
-  const client = await h.deps.clients.get(created.clientId);
+  const client = await h.deps.ports.clients.get(created.clientId);
   if (!client) throw new Error('client not readable');
   return {
     anchor: app.anchor,

@@ -263,7 +263,7 @@ describe('refresh_token grant', () => {
     const created = await createOidcClient(h.infra.db, { anchor: rp.anchor, redirectUris: [rp.redirectUri] });
     const sibling = {
       ...rp,
-      client: (await h.deps.clients.get(created.clientId))!,
+      client: (await h.deps.ports.clients.get(created.clientId))!,
       clientSecret: created.clientSecret,
     };
     const stolen = await refresh(h, sibling, first.body.refresh_token);

@@ -146,7 +146,7 @@ describe('/end-session', () => {
     url.searchParams.set('post_logout_redirect_uri', rp.postLogoutRedirectUri);
     url.searchParams.set('state', 'xyz 1');
     // The person's sign-in on the OIDC host ends too.
-    const signIn = await h.deps.signInSessions.start(undefined, {
+    const signIn = await h.deps.ports.signInSessions.start(undefined, {
       accountId: rp.accountId,
       authority: (await currentAuthority(h.infra.db, rp.accountId))!,
       authTime: Math.floor(Date.now() / 1000),
@@ -154,7 +154,7 @@ describe('/end-session', () => {
     });
     const res = await fetch(url, { redirect: 'manual', headers: { cookie: `oidc_session=${signIn.id}` } });
     expect(res.status).toBe(303);
-    expect(await h.deps.signInSessions.read(signIn.id)).toBeUndefined();
+    expect(await h.deps.ports.signInSessions.read(signIn.id)).toBeUndefined();
     expect(res.headers.get('set-cookie')).toMatch(/^oidc_session=;/);
     const to = new URL(res.headers.get('location')!);
     expect(`${to.origin}${to.pathname}`).toBe(rp.postLogoutRedirectUri);

@@ -5,9 +5,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { profileClaims, resolveSectorSubject, runIssuanceChecks } from '@svc/issuance';
 import type { OidcResponseType } from '@svc/token-core';
-import type { OidcDeps } from '../deps';
 import { mintIdToken } from './id-token';
 import { type AuthorizationGrant, clientApplication, issueOidcSession } from './issue-oidc';
+import type { OidcDomainDeps } from './ports';
 import { parseScope } from './scopes';
 
 /** SHA-256 hex of an authorization code: how it is stored and looked up. */
@@ -20,12 +20,15 @@ export function hashCode(code: string): string {
  * auth_time, amr, acr, scope and browser session; it expires after OIDC_CODE_TTL_SECONDS. Returns the code.
  */
 export async function createAuthorizationCode(
-  deps: Pick<OidcDeps, 'codes' | 'clock'> & { oidc: Pick<OidcDeps['oidc'], 'codeTtlSeconds'> },
+  deps: Pick<OidcDomainDeps, 'clock'> & {
+    ports: Pick<OidcDomainDeps['ports'], 'codes'>;
+    oidc: Pick<OidcDomainDeps['oidc'], 'codeTtlSeconds'>;
+  },
   grant: AuthorizationGrant,
 ): Promise<string> {
   const code = randomBytes(32).toString('base64url');
   const now = new Date(deps.clock());
-  await deps.codes.insert({
+  await deps.ports.codes.insert({
     codeHash: hashCode(code),
     oidcClientId: grant.client.id,
     applicationId: grant.client.applicationId,
@@ -61,7 +64,7 @@ export interface AuthorizationResponseParams {
  * into an OIDC error response.
  */
 export async function issueAuthorizationResponse(
-  deps: OidcDeps,
+  deps: OidcDomainDeps,
   grant: AuthorizationGrant,
   responseType: OidcResponseType,
 ): Promise<AuthorizationResponseParams> {

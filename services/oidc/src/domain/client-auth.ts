@@ -3,9 +3,8 @@
 // the one the client registered. Secrets are compared as SHA-256 digests in constant time; an unknown client costs
 // the same hash and comparison as a known one, so timing tells nothing about which client ids exist.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { OidcDeps } from '../deps';
-import type { ClientAuthMethod, OidcClient } from '../store/clients';
 import { InvalidClient, InvalidRequest } from './oauth-errors';
+import type { ClientAuthMethod, OidcClient, OidcDomainDeps } from './ports';
 
 export interface ClientCredentials {
   /** The Authorization header, if any. */
@@ -84,9 +83,9 @@ export function presentedClientId(authorization: string | undefined, body: unkno
 }
 
 /** The authenticated client; InvalidClient (401) for an unknown client, a wrong secret or another method. */
-export async function authenticateClient(deps: OidcDeps, c: ClientCredentials): Promise<OidcClient> {
+export async function authenticateClient(deps: OidcDomainDeps, c: ClientCredentials): Promise<OidcClient> {
   const p = presented(c);
-  const client = await deps.clients.get(p.clientId);
+  const client = await deps.ports.clients.get(p.clientId);
   const basic = p.method === 'client_secret_basic';
   if (p.method === 'none') {
     if (!client?.active || client.authMethod !== 'none')

@@ -6,30 +6,34 @@
 import { verifyPresentedToken } from '@svc/issuance';
 import type { Cors } from '@svc/platform';
 import { TYP } from '@svc/token-core';
-import type { OidcDeps } from '../deps';
 import { presentedClientId } from './client-auth';
+import type { OidcDomainDeps } from './ports';
 import { bearerToken } from './userinfo';
 
 export const PUBLIC_CORS: Cors = { kind: 'public' };
 
-async function registeredFor(deps: OidcDeps, clientId: string | undefined, origin: string): Promise<boolean> {
+async function registeredFor(
+  deps: OidcDomainDeps,
+  clientId: string | undefined,
+  origin: string,
+): Promise<boolean> {
   if (clientId === undefined) return false;
-  const client = await deps.clients.get(clientId);
+  const client = await deps.ports.clients.get(clientId);
   return client?.active === true && client.webOrigins.includes(origin);
 }
 
 /** /token and revocation: the origins of the client named by Basic credentials or the form's client_id. */
-export function presentingClientCors(deps: OidcDeps): Cors {
+export function presentingClientCors(deps: OidcDomainDeps): Cors {
   return {
     kind: 'registered',
     allows: (origin, req) =>
       registeredFor(deps, presentedClientId(req.headers.authorization, req.body), origin),
-    preflight: (origin) => deps.clients.originRegistered(origin),
+    preflight: (origin) => deps.ports.clients.originRegistered(origin),
   };
 }
 
 /** /userinfo: the origins of the client the (verified) access token's OIDC session was issued to. */
-export function tokenClientCors(deps: OidcDeps): Cors {
+export function tokenClientCors(deps: OidcDomainDeps): Cors {
   return {
     kind: 'registered',
     async allows(origin, req) {
@@ -37,8 +41,8 @@ export function tokenClientCors(deps: OidcDeps): Cors {
       const token = bearerToken(req.headers.authorization);
       const { claims } = await verifyPresentedToken(deps, deps.apps, token, { typ: [TYP.accountAccess] });
       if (typeof claims.sid !== 'string') return false;
-      return registeredFor(deps, await deps.oidcSessions.clientIdOf(claims.sid), origin);
+      return registeredFor(deps, await deps.ports.oidcSessions.clientIdOf(claims.sid), origin);
     },
-    preflight: (origin) => deps.clients.originRegistered(origin),
+    preflight: (origin) => deps.ports.clients.originRegistered(origin),
   };
 }

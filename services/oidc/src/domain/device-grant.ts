@@ -14,8 +14,6 @@ import {
 } from '@svc/device-grant';
 import { isIssuable, loadApplication } from '@svc/issuance';
 import { isDependencyFailure, OAuthError, ServiceError } from '@svc/platform';
-import type { OidcDeps } from '../deps';
-import type { OidcClient } from '../store/clients';
 import { clientApplication, issueOidcSession } from './issue-oidc';
 import {
   InvalidGrant,
@@ -24,6 +22,7 @@ import {
   TemporarilyUnavailable,
   UnauthorizedClient,
 } from './oauth-errors';
+import type { OidcClient, OidcDomainDeps } from './ports';
 import { parseScope } from './scopes';
 import { initialTokenResponse, type TokenResponse } from './token';
 
@@ -59,7 +58,7 @@ function checkClient(client: OidcClient): void {
 }
 
 export async function startDeviceGrant(
-  deps: OidcDeps,
+  deps: OidcDomainDeps,
   client: OidcClient,
   p: { scope?: string; address: string; userAgent?: string },
 ): Promise<DeviceAuthorizationResponse> {
@@ -76,7 +75,7 @@ export async function startDeviceGrant(
   const scopes = parseScope(p.scope ?? '');
   if (!scopes.includes('openid')) throw new InvalidScope('scope must include openid');
   const settings = deps.oidc.deviceGrant;
-  const started = await startDeviceAuthorization(deps.deviceGrant, settings, {
+  const started = await startDeviceAuthorization(deps.ports.deviceGrant, settings, {
     now: new Date(deps.clock()),
     applicationId: app.id,
     origin: { address: p.address, userAgent: p.userAgent },
@@ -98,7 +97,7 @@ const UNUSABLE = 'the device code is invalid, already used or was issued to anot
 
 /** One poll at /token (RFC 8628 3.4, 3.5). */
 export async function deviceCodeGrant(
-  deps: OidcDeps,
+  deps: OidcDomainDeps,
   client: OidcClient,
   deviceCode: string | undefined,
 ): Promise<TokenResponse> {
@@ -106,7 +105,7 @@ export async function deviceCodeGrant(
   if (!deviceCode) throw new InvalidRequest('device_code is required');
   if (!OIDC_DEVICE_CODE_PATTERN.test(deviceCode)) throw new InvalidGrant(UNUSABLE);
   const hash = deviceCodeHash(deviceCode);
-  const { polling, authorizations } = deps.deviceGrant;
+  const { polling, authorizations } = deps.ports.deviceGrant;
   const verdict = await polling.poll(hash, new Date(deps.clock()));
   switch (verdict.kind) {
     case 'pending':
@@ -137,14 +136,14 @@ export async function deviceCodeGrant(
   }
 }
 
-async function deny(deps: OidcDeps, hash: string, row: AuthorizationRow): Promise<never> {
-  await deps.deviceGrant.authorizations.deny(row.id, new Date(deps.clock()), ['APPROVED']);
-  await deps.deviceGrant.polling.markFinal(hash, 'denied', row.expiresAt);
+async function deny(deps: OidcDomainDeps, hash: string, row: AuthorizationRow): Promise<never> {
+  await deps.ports.deviceGrant.authorizations.deny(row.id, new Date(deps.clock()), ['APPROVED']);
+  await deps.ports.deviceGrant.polling.markFinal(hash, 'denied', row.expiresAt);
   throw new PollError('access_denied', 'the person or policy denied the request');
 }
 
 async function redeem(
-  deps: OidcDeps,
+  deps: OidcDomainDeps,
   client: OidcClient,
   hash: string,
   row: AuthorizationRow,
@@ -177,7 +176,7 @@ async function redeem(
   } catch (err) {
     return lost(deps, hash, row, err);
   }
-  await deps.deviceGrant.polling.markFinal(hash, 'consumed', row.expiresAt).catch(() => undefined);
+  await deps.ports.deviceGrant.polling.markFinal(hash, 'consumed', row.expiresAt).catch(() => undefined);
   return initialTokenResponse(deps, client, issued, {
     scope,
     authTime: row.authTime,
@@ -187,9 +186,9 @@ async function redeem(
 }
 
 /** Why issuance wrote nothing: a concurrent poll consumed it, policy refuses (access_denied, final), or a failure. */
-async function lost(deps: OidcDeps, hash: string, row: AuthorizationRow, err: unknown): Promise<never> {
+async function lost(deps: OidcDomainDeps, hash: string, row: AuthorizationRow, err: unknown): Promise<never> {
   if (err instanceof ServiceError && err.reason === 'AuthorizationArtifactStale') {
-    const current = await deps.deviceGrant.authorizations.byCodeHash(hash);
+    const current = await deps.ports.deviceGrant.authorizations.byCodeHash(hash);
     if (!current || current.state === 'CONSUMED') throw new InvalidGrant(UNUSABLE);
     if (current.state === 'DENIED')
       throw new PollError('access_denied', 'the person or policy denied the request');

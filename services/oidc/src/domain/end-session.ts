@@ -5,8 +5,7 @@
 import { accountBehindSubject, revokeFamily } from '@svc/issuance';
 import { OIDC_SCOPE } from '@svc/keyring';
 import { compactVerify, type JWSHeaderParameters } from 'jose';
-import type { OidcDeps } from '../deps';
-import type { OidcClient } from '../store/clients';
+import type { OidcClient, OidcDomainDeps } from './ports';
 
 export class EndSessionRefused extends Error {
   constructor(readonly description: string) {
@@ -33,7 +32,7 @@ export interface HintClaims {
  * Verifies an id_token_hint: signed by a published platform OIDC key (active or retiring), `iss` this host, one
  * `aud`. Its expiry is not checked: an RP may send the last ID token it holds, long after it expired.
  */
-export async function verifyIdTokenHint(deps: OidcDeps, hint: string): Promise<HintClaims> {
+export async function verifyIdTokenHint(deps: OidcDomainDeps, hint: string): Promise<HintClaims> {
   let payload: Record<string, unknown>;
   try {
     const verified = await compactVerify(hint, async (header: JWSHeaderParameters) => {
@@ -75,13 +74,13 @@ export interface EndSessionPlan {
 }
 
 /** Checks the request before anything changes: the hint, the client, and the post-logout redirect. */
-export async function planEndSession(deps: OidcDeps, req: EndSessionRequest): Promise<EndSessionPlan> {
+export async function planEndSession(deps: OidcDomainDeps, req: EndSessionRequest): Promise<EndSessionPlan> {
   const hint = req.idTokenHint ? await verifyIdTokenHint(deps, req.idTokenHint) : undefined;
   if (hint && req.clientId !== undefined && req.clientId !== hint.aud) {
     throw new EndSessionRefused('client_id differs from the audience of id_token_hint');
   }
   const clientId = hint?.aud ?? req.clientId;
-  const client = clientId ? await deps.clients.get(clientId) : undefined;
+  const client = clientId ? await deps.ports.clients.get(clientId) : undefined;
   if (clientId && !client) throw new EndSessionRefused('unknown client');
   return {
     hinted: !!hint,
@@ -96,10 +95,10 @@ export async function planEndSession(deps: OidcDeps, req: EndSessionRequest): Pr
  * sign-in its auth_time states (every code and refresh of that sign-in shares it; ID tokens carry no `sid`, as
  * the spec's table has none). Idempotent: sessions already revoked or expired stay so. Returns how many.
  */
-export async function revokeHintedSession(deps: OidcDeps, plan: EndSessionPlan): Promise<number> {
+export async function revokeHintedSession(deps: OidcDomainDeps, plan: EndSessionPlan): Promise<number> {
   const hint = plan.hint;
   if (!hint || hint.authTime === undefined || !plan.client) return 0;
-  const sids = await deps.oidcSessions.liveOfSignIn({
+  const sids = await deps.ports.oidcSessions.liveOfSignIn({
     oidcClientId: plan.client.id,
     applicationId: plan.client.applicationId,
     subject: hint.sub,
@@ -111,7 +110,7 @@ export async function revokeHintedSession(deps: OidcDeps, plan: EndSessionPlan):
 
 /** Whether the plan's verified hint names `accountId` (its subject, under its client's application). */
 export async function hintNamesAccount(
-  deps: OidcDeps,
+  deps: OidcDomainDeps,
   plan: EndSessionPlan,
   accountId: string,
 ): Promise<boolean> {

@@ -2,13 +2,12 @@
 // person the client expects. When the browser's sign-in is someone else (or the hint is not such a token), the
 // held sign-in does not answer the request: prompt=none hears login_required, otherwise the person signs in.
 import { accountBehindSubject } from '@svc/issuance';
-import type { OidcDeps } from '../deps';
-import type { OidcClient } from '../store/clients';
 import { EndSessionRefused, verifyIdTokenHint } from './end-session';
+import type { OidcClient, OidcDomainDeps } from './ports';
 
 /** The account an id_token_hint names for `client`, or undefined when the hint is not one of its ID tokens. */
 export async function hintedAccount(
-  deps: OidcDeps,
+  deps: OidcDomainDeps,
   client: OidcClient,
   hint: string,
 ): Promise<string | undefined> {

@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { OIDC_SCOPE } from '@svc/keyring';
 import { signJws } from '@svc/token-core';
-import type { OidcDeps } from '../deps';
 import { TemporarilyUnavailable } from './oauth-errors';
+import type { OidcDomainDeps } from './ports';
 
 export interface IdTokenInput {
   clientId: string;
@@ -31,7 +31,7 @@ export function leftHalfHash(value: string): string {
   return createHash('sha256').update(value, 'ascii').digest().subarray(0, 16).toString('base64url');
 }
 
-export async function mintIdToken(deps: OidcDeps, input: IdTokenInput): Promise<string> {
+export async function mintIdToken(deps: OidcDomainDeps, input: IdTokenInput): Promise<string> {
   const signer = await deps.keyRing.signer(OIDC_SCOPE);
   if (!signer) throw new TemporarilyUnavailable();
   const iat = Math.floor(deps.clock() / 1000);

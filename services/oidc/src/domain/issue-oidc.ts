@@ -2,9 +2,8 @@
 // own access token (typ application-access, aud the anchor, iss ISSUER_URL, sid), plus the OIDC session row that
 // binds it to its client and keeps the authentication references for later ID tokens.
 import { type ApplicationContext, issueSession } from '@svc/issuance';
-import type { OidcDeps } from '../deps';
-import type { OidcClient } from '../store/clients';
 import { UnauthorizedClient } from './oauth-errors';
+import type { OidcClient, OidcDomainDeps } from './ports';
 
 /** What the person authorized at /authorize, as the sign-in pages hand it over (see `createAuthorizationCode`). */
 export interface AuthorizationGrant {
@@ -29,7 +28,10 @@ export interface AuthorizationGrant {
 }
 
 /** The application of a client, issuable through OIDC (an enabled OIDC authentication rule). */
-export async function clientApplication(deps: OidcDeps, client: OidcClient): Promise<ApplicationContext> {
+export async function clientApplication(
+  deps: OidcDomainDeps,
+  client: OidcClient,
+): Promise<ApplicationContext> {
   const app = await deps.apps.get(client.applicationAnchor);
   if (!app || app.id !== client.applicationId) throw new UnauthorizedClient('the client has no application');
   if (!app.authRules.some((r) => r.method === 'OIDC')) {
@@ -47,7 +49,7 @@ export interface IssuedOidcSession {
 }
 
 export async function issueOidcSession(
-  deps: OidcDeps,
+  deps: OidcDomainDeps,
   grant: Omit<AuthorizationGrant, 'redirectUri' | 'nonce' | 'codeChallenge'> & {
     /** A device authorization this issue consumes, in the statement that inserts the session (device grant). */
     redeemsDeviceAuthorization?: { id: string };
@@ -64,7 +66,7 @@ export async function issueOidcSession(
     expectedAuthorityVersion: grant.authorityVersion,
     redeemsDeviceAuthorization: grant.redeemsDeviceAuthorization,
   });
-  await deps.oidcSessions.insert({
+  await deps.ports.oidcSessions.insert({
     sid: issued.sid,
     oidcClientId: grant.client.id,
     clientId: grant.client.clientId,

@@ -13,16 +13,15 @@ import {
   verifyPresentedToken,
 } from '@svc/issuance';
 import { TYP } from '@svc/token-core';
-import type { OidcDeps } from '../deps';
-import type { OidcClient } from '../store/clients';
 import { InvalidRequest } from './oauth-errors';
+import type { OidcClient, OidcDomainDeps } from './ports';
 
 /** Why a session ends here, as sessions.revoked_reason records it. */
 export const REVOKED_BY_CLIENT = 'oidc_revocation';
 
 /** RFC 7009 2.1: the hint only says where to look first; this host looks in both places whatever it says. */
 export async function revokeToken(
-  deps: OidcDeps,
+  deps: OidcDomainDeps,
   client: OidcClient,
   token: string | undefined,
 ): Promise<void> {
@@ -40,7 +39,7 @@ export async function revokeToken(
   const { app, claims, typ } = presented;
   if (app.id !== client.applicationId || typeof claims.sid !== 'string') return;
   // Only a session issued to this client (another client of the same application holds its own tokens).
-  if ((await deps.oidcSessions.clientIdOf(claims.sid)) !== client.clientId) return;
+  if ((await deps.ports.oidcSessions.clientIdOf(claims.sid)) !== client.clientId) return;
   if (typ === TYP.refresh) {
     const session = await findSessionVersion(deps.db, claims.sid);
     if (!session || !namesReachedVersion(deps.kek, session, claims)) return;

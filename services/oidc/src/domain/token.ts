@@ -24,12 +24,11 @@ import {
   ServiceError,
 } from '@svc/platform';
 import { TokenVerificationError } from '@svc/token-core';
-import type { OidcDeps } from '../deps';
-import type { OidcClient } from '../store/clients';
 import { hashCode } from './authorization';
 import { mintIdToken } from './id-token';
 import { type IssuedOidcSession, issueOidcSession } from './issue-oidc';
 import { InvalidGrant, InvalidRequest, InvalidScope, TemporarilyUnavailable } from './oauth-errors';
+import type { OidcClient, OidcDomainDeps } from './ports';
 import { parseScope, type Scope } from './scopes';
 
 export interface TokenResponse {
@@ -59,7 +58,7 @@ export function grantRefusal(err: unknown): unknown {
 }
 
 export async function exchangeCode(
-  deps: OidcDeps,
+  deps: OidcDomainDeps,
   client: OidcClient,
   p: { code?: string; redirectUri?: string; codeVerifier?: string },
 ): Promise<TokenResponse> {
@@ -68,7 +67,7 @@ export async function exchangeCode(
   if (p.codeVerifier !== undefined && !VERIFIER.test(p.codeVerifier)) {
     throw new InvalidRequest('code_verifier must be 43 to 128 characters of [A-Za-z0-9._~-]');
   }
-  const consumed = await deps.codes.consume(hashCode(p.code), new Date(deps.clock()));
+  const consumed = await deps.ports.codes.consume(hashCode(p.code), new Date(deps.clock()));
   if (consumed.kind === 'replayed') {
     if (consumed.sid) await revokeFamily(deps, consumed.sid, 'code_replayed');
     throw new InvalidGrant(UNUSABLE_CODE);
@@ -99,7 +98,7 @@ export async function exchangeCode(
   }).catch((err: unknown) => {
     throw grantRefusal(err);
   });
-  if (await deps.codes.attachSession(code.id, issued.sid)) {
+  if (await deps.ports.codes.attachSession(code.id, issued.sid)) {
     // Replayed while this exchange was issuing: what it issued is revoked, as if the replay had come after.
     await revokeFamily(deps, issued.sid, 'code_replayed');
     throw new InvalidGrant(UNUSABLE_CODE);
@@ -112,7 +111,7 @@ export async function exchangeCode(
  * token stating the sign-in (nonce only when the request had one), a refresh token when offline_access was granted.
  */
 export async function initialTokenResponse(
-  deps: OidcDeps,
+  deps: OidcDomainDeps,
   client: OidcClient,
   issued: IssuedOidcSession,
   signIn: {
@@ -224,7 +223,7 @@ function admitFor(client: OidcClient, requested: Scope[] | undefined) {
  * or the session host's reason for the refusal) and, when it rotates, tokens_issued_total{method="refresh"}.
  */
 export async function refreshGrant(
-  deps: OidcDeps,
+  deps: OidcDomainDeps,
   client: OidcClient,
   p: { refreshToken?: string; scope?: string },
 ): Promise<TokenResponse> {
@@ -251,7 +250,7 @@ export async function refreshGrant(
  * by it, and without offline_access the answer has no refresh token and the session refreshes no more.
  */
 async function rotateGrant(
-  deps: OidcDeps,
+  deps: OidcDomainDeps,
   client: OidcClient,
   refreshToken: string,
   scope: string | undefined,

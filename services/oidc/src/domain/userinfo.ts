@@ -3,8 +3,8 @@
 // userinfo discloses by the session's granted scopes, then the claim policy and the person's consent.
 import { profileClaims, sessionAuthorityMoved, verifyPresentedToken } from '@svc/issuance';
 import { buildClaimView, TYP, toClaimStateView } from '@svc/token-core';
-import type { OidcDeps } from '../deps';
 import { InvalidToken } from './oauth-errors';
+import type { OidcDomainDeps } from './ports';
 import { parseScope } from './scopes';
 
 /** The token of an `Authorization: Bearer` header (RFC 6750 2.1); a missing header is a challenge without error. */
@@ -15,7 +15,7 @@ export function bearerToken(header: string | undefined): string {
   return m[1];
 }
 
-async function authorize(deps: OidcDeps, token: string) {
+async function authorize(deps: OidcDomainDeps, token: string) {
   let presented: Awaited<ReturnType<typeof verifyPresentedToken>>;
   try {
     // Account access tokens only: a workload token (typ workload-access) fails here however valid its signature.
@@ -25,7 +25,7 @@ async function authorize(deps: OidcDeps, token: string) {
   }
   const { app, claims } = presented;
   // One read: the session, its account and the account's grants (store/oidc-sessions.ts).
-  const read = await deps.oidcSessions.readForUserinfo(claims.sid);
+  const read = await deps.ports.oidcSessions.readForUserinfo(claims.sid);
   if (
     !read ||
     read.applicationId !== app.id ||
@@ -45,12 +45,12 @@ async function authorize(deps: OidcDeps, token: string) {
   return { subject: read.subject, account, view, scopes: parseScope(read.scope ?? '') };
 }
 
-export async function userinfo(deps: OidcDeps, token: string): Promise<Record<string, unknown>> {
+export async function userinfo(deps: OidcDomainDeps, token: string): Promise<Record<string, unknown>> {
   const { subject, account, view, scopes } = await authorize(deps, token);
   return { sub: subject, ...profileClaims(account, view, subject, scopes) };
 }
 
-export async function claimState(deps: OidcDeps, token: string) {
+export async function claimState(deps: OidcDomainDeps, token: string) {
   const { subject, view } = await authorize(deps, token);
   return { sub: subject, claims: toClaimStateView(view) };
 }

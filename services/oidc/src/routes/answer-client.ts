@@ -6,9 +6,7 @@ import type { OidcDeps } from '../deps';
 import { issueAuthorizationResponse } from '../domain/authorization';
 import { authorizeErrorForReason } from '../domain/authorize-decision';
 import type { AuthorizeError, ResponseTarget } from '../domain/authorize-request';
-import type { OidcClient } from '../store/clients';
-import type { Interaction } from '../store/interactions';
-import type { SignInSession } from '../store/sign-in-sessions';
+import type { Interaction, OidcClient, SignInSession } from '../domain/ports';
 import { encodeAuthorizationResponse, errorParams, type ResponseParams } from './authorize-response';
 
 /**

@@ -25,10 +25,10 @@ import {
   validateAuthorizeRequest,
 } from '../domain/authorize-request';
 import type { AuthorizeErrorCode } from '../domain/authorize-terms';
+import { toInteraction } from '../domain/interaction';
 import { clientApplication } from '../domain/issue-oidc';
+import type { OidcClient } from '../domain/ports';
 import type { OidcKey } from '../pages/i18n-oidc';
-import type { OidcClient } from '../store/clients';
-import { toInteraction } from '../store/interactions';
 import { sendErrorToClient } from './answer-client';
 
 /** What /authorize needs of a registered client; an inactive client is no client. */
@@ -96,7 +96,8 @@ const AUTHORIZE: EndpointDoc = {
 
 /** GET and POST /authorize. */
 export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): Endpoint[] {
-  const { interactions, settings } = deps.pages;
+  const { settings } = deps.pages;
+  const { interactions } = deps.ports;
   // Counted in Redis (one atomic operation, shared by every replica) before anything else: a flood over the limit
   // costs that one operation a request, no client lookup and nothing parked.
   const perAddress = createRateLimiter(deps.redis, {
@@ -115,7 +116,7 @@ export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): End
     await perAddress.consume(req.ip ?? '');
     const params = readAuthorizeParams(pairs);
     const clientId = requestedClientId(params);
-    const record = clientId ? await deps.clients.get(clientId) : undefined;
+    const record = clientId ? await deps.ports.clients.get(clientId) : undefined;
     const outcome = validateAuthorizeRequest(params, authorizeClientOf(record));
     if (outcome.kind === 'page') {
       countAuthorizeOutcome(deps.metrics, 'error_page');

@@ -15,7 +15,7 @@ import type { OidcDeps } from '../deps';
 import { authenticateClient } from '../domain/client-auth';
 import { presentingClientCors } from '../domain/cors';
 import { InvalidRequest } from '../domain/oauth-errors';
-import type { OidcClient } from '../store/clients';
+import type { OidcClient } from '../domain/ports';
 
 /** A form field of these endpoints. */
 export const field = storableText().max(8192).optional();

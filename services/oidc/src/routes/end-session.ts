@@ -21,7 +21,7 @@ import {
   planEndSession,
   revokeHintedSession,
 } from '../domain/end-session';
-import { signInCookie } from '../store/sign-in-sessions';
+import { signInCookie } from '../pages-config';
 import { confirmPage, pageHeaders, refusedPage, signedOutPage } from './end-session-page';
 
 const END_SESSION: EndpointDoc = {
@@ -99,7 +99,7 @@ export function endSessionEndpoints(deps: OidcDeps) {
   /** Ends the person's sign-in on this host (the oidc_session cookie) and clears the cookie. */
   async function endSignIn(req: Request, res: Response): Promise<void> {
     const id = signInIdOf(req);
-    if (id) await deps.signInSessions.end(id);
+    if (id) await deps.ports.signInSessions.end(id);
     res.clearCookie(signIn.name, signIn.options);
   }
 
@@ -107,7 +107,7 @@ export function endSessionEndpoints(deps: OidcDeps) {
   // section 2: a hint that does not belong to the current End-User must not log them out unasked). Otherwise any
   // site could sign a victim out by sending the victim's browser here with its own, genuine ID token.
   async function endHintedSignIn(req: Request, res: Response, plan: EndSessionPlan): Promise<void> {
-    const held = await deps.signInSessions.read(signInIdOf(req));
+    const held = await deps.ports.signInSessions.read(signInIdOf(req));
     if (held && !(await hintNamesAccount(deps, plan, held.accountId))) return;
     await endSignIn(req, res);
   }

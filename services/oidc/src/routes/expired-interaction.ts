@@ -9,9 +9,8 @@ import { type Browser, html, PageError, type Signin, sendPage } from '@svc/signi
 import type { Response } from 'express';
 import type { OidcDeps } from '../deps';
 import type { AuthorizeError } from '../domain/authorize-request';
+import type { ExpiredReturn, OidcClient } from '../domain/ports';
 import type { OidcKey } from '../pages/i18n-oidc';
-import type { OidcClient } from '../store/clients';
-import type { ExpiredReturn } from '../store/interactions';
 import { redirectOrigin, sendErrorToClient } from './answer-client';
 import { authorizeClientOf } from './authorize';
 
@@ -32,7 +31,7 @@ async function trustedReturn(
   deps: OidcDeps,
   back: ExpiredReturn,
 ): Promise<{ client: OidcClient; app: ApplicationContext } | undefined> {
-  const client = await deps.clients.get(back.clientId);
+  const client = await deps.ports.clients.get(back.clientId);
   const trusted = authorizeClientOf(client);
   if (!client || !trusted?.redirectUris.includes(back.redirectUri)) return undefined;
   const app = await loadApplication(deps.db, { id: client.applicationId });
@@ -47,7 +46,7 @@ export async function openExpired(
   res: Response,
   uid: string,
 ): Promise<ExpiredPage> {
-  const expired = await deps.pages.interactions.expiredReturn(uid);
+  const expired = await deps.ports.interactions.expiredReturn(uid);
   const trusted = expired && (await trustedReturn(deps, expired));
   if (!expired || !trusted) throw new PageError(410, 'expired');
   const b = await signin.open(req, res, {
@@ -76,7 +75,7 @@ export async function sendExpiredPage(p: ExpiredPage, res: Response): Promise<vo
  * second post gets the expired page), checks the client again and answers it.
  */
 export async function returnExpired(deps: OidcDeps, p: ExpiredPage, res: Response): Promise<void> {
-  const back = await deps.pages.interactions.takeExpiredReturn(p.uid);
+  const back = await deps.ports.interactions.takeExpiredReturn(p.uid);
   if (!back || !(await trustedReturn(deps, back))) throw new PageError(410, 'expired');
   const target = { redirectUri: back.redirectUri, responseMode: back.responseMode, state: back.state };
   sendErrorToClient(res, deps, target, EXPIRED_ERROR);

@@ -25,11 +25,9 @@ import type { OidcDeps } from '../deps';
 import { needsFreshLogin, promptNoneError } from '../domain/authorize-decision';
 import { hintedAccount } from '../domain/id-token-hint';
 import { owedStep } from '../domain/owed-step';
+import type { Interaction, OidcClient, SignInSession } from '../domain/ports';
 import type { OidcKey } from '../pages/i18n-oidc';
-import { isHttps } from '../pages-config';
-import type { OidcClient } from '../store/clients';
-import type { Interaction } from '../store/interactions';
-import { type SignInSession, signInCookie } from '../store/sign-in-sessions';
+import { isHttps, signInCookie } from '../pages-config';
 import { issueForClient, redirectOrigin, sendErrorToClient, sendToClient, targetOf } from './answer-client';
 import { authorizeClientOf } from './authorize';
 import { type ExpiredPage, openExpired, returnExpired, sendExpiredPage } from './expired-interaction';
@@ -47,7 +45,7 @@ const reviewForm = z.record(z.string(), z.string());
 
 /** GET /interaction/{uid}, its review and cancel posts and the shared sign-in steps under it. */
 export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): Endpoint[] {
-  const { interactions } = deps.pages;
+  const { interactions } = deps.ports;
   const cookie = signInCookie(isHttps(deps.oidc.oidcUrl));
   const nowSeconds = () => Math.floor(deps.clock() / 1000);
 
@@ -75,7 +73,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
     uid: string,
     interaction: Interaction,
   ): Promise<InteractionPage> {
-    const client = await deps.clients.get(interaction.clientId);
+    const client = await deps.ports.clients.get(interaction.clientId);
     const app =
       client && authorizeClientOf(client)
         ? await loadApplication(deps.db, { id: client.applicationId })
@@ -90,7 +88,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
       emailHint: interaction.loginHint,
     });
     const id = parseCookies(req.headers.cookie)[cookie.name];
-    const session = await deps.signInSessions.read(id);
+    const session = await deps.ports.signInSessions.read(id);
     return Object.assign(b, { uid, interaction, client, held: id && session ? { id, session } : undefined });
   }
 
@@ -104,7 +102,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
     if (!request) throw new PageError(410, 'completed');
     let session = p.held?.session;
     if (!session || session.accountId !== signedIn.accountId || session.authTime !== signedIn.authTime) {
-      const started = await deps.signInSessions.start(p.held?.id, {
+      const started = await deps.ports.signInSessions.start(p.held?.id, {
         accountId: signedIn.accountId,
         authTime: signedIn.authTime,
         // How the person authenticated in this flow (libs/signin auth-references: passkey or email code).
@@ -115,10 +113,10 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
       session = started.session;
       res.cookie(cookie.name, started.id, {
         ...cookie.options,
-        maxAge: deps.signInSessions.ttlSeconds * 1000,
+        maxAge: deps.ports.signInSessions.ttlSeconds * 1000,
       });
     } else if (p.held) {
-      await deps.signInSessions.touch(p.held.id);
+      await deps.ports.signInSessions.touch(p.held.id);
     }
     // Issued under the authority recorded at sign-in: a change since is refused by the session insert itself.
     const answer = await issueForClient(deps, p.client, request, session);

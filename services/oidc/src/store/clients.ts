@@ -2,37 +2,7 @@
 // request); a revoked or changed client is seen by every replica within the cache lifetime.
 import type { Db } from '@svc/db';
 import { type Clock, createTtlCache, isStorableText } from '@svc/platform';
-
-export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
-
-export interface OidcClient {
-  /** The row id (codes and OIDC sessions refer to it). */
-  id: string;
-  clientId: string;
-  /** SHA-256 hex of the secret; null for a public client (auth method `none`). */
-  secretHash: string | null;
-  authMethod: ClientAuthMethod;
-  applicationId: string;
-  /** The application's anchor: the access token's aud. */
-  applicationAnchor: string;
-  redirectUris: string[];
-  postLogoutRedirectUris: string[];
-  /** Registered response types in canonical order ("code", "code id_token", ...). */
-  responseTypes: string[];
-  /** Grants besides refresh_token: `authorization_code` and/or `device_code`. */
-  grantTypes: string[];
-  /** Origins (`scheme://host[:port]`) whose pages may read this client's answers (CORS). */
-  webOrigins: string[];
-  active: boolean;
-}
-
-export interface ClientStore {
-  /** The client registered under `clientId`, or undefined (unknown ids never reach the database twice a second). */
-  get(clientId: string): Promise<OidcClient | undefined>;
-  /** Whether some active client registers this web origin (a CORS preflight, which presents no client). */
-  originRegistered(origin: string): Promise<boolean>;
-  clear(): void;
-}
+import type { ClientAuthMethod, ClientStore, OidcClient } from '../domain/ports';
 
 const CLIENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 

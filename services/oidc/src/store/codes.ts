@@ -1,31 +1,7 @@
 // Authorization codes: stored as SHA-256 of the code, consumed by one conditional write (the first exchange wins
 // on every replica), a replay marked on the row so that it can revoke what the winning exchange issued.
 import type { Db } from '@svc/db';
-
-export interface CodeRow {
-  id: string;
-  oidcClientId: string;
-  applicationId: string;
-  accountId: string;
-  redirectUri: string;
-  codeChallenge: string | null;
-  nonce: string | null;
-  scope: string;
-  authTime: Date;
-  amr: string[];
-  acr: string | null;
-  browserSessionId: string | null;
-  authorityVersion: number | null;
-}
-
-export type NewCode = Omit<CodeRow, 'id'> & { codeHash: string; expiresAt: Date };
-
-export type ConsumeResult =
-  | { kind: 'consumed'; code: CodeRow }
-  /** Consumed before: the replay is now marked; `sid` is the session the first exchange issued, if written yet. */
-  | { kind: 'replayed'; sid: string | null }
-  /** Unknown, or expired unconsumed. */
-  | { kind: 'invalid' };
+import type { CodeStore, ConsumeResult, NewCode } from '../domain/ports';
 
 interface RawCode {
   id: string;
@@ -43,7 +19,7 @@ interface RawCode {
   authority_version: number | null;
 }
 
-export function createCodeStore(db: Db) {
+export function createCodeStore(db: Db): CodeStore {
   return {
     async insert(code: NewCode): Promise<void> {
       await db.oidcAuthorizationCode.create({ data: code });
@@ -95,5 +71,3 @@ export function createCodeStore(db: Db) {
     },
   };
 }
-
-export type CodeStore = ReturnType<typeof createCodeStore>;

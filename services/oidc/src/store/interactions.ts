@@ -6,51 +6,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type Clock, slotTag } from '@svc/platform';
 import type { Redis } from 'ioredis';
-import type { AuthorizationRequest, Prompt } from '../domain/authorize-request';
-import type { ResponseMode } from '../domain/authorize-terms';
-
-/**
- * What a parked request keeps: the checked request as JSON carries it, the client by id only (it is read again on
- * use) and the prompt as a list.
- */
-export type Interaction = Omit<AuthorizationRequest, 'client' | 'prompt'> & {
-  clientId: string;
-  prompt: Prompt[];
-  /** Milliseconds since the epoch. */
-  createdAt: number;
-  /**
-   * Decided on the first page view (where the browser's sign-in cookie is sure to arrive): the person must
-   * authenticate in this interaction (no sign-in, prompt=login, max_age passed).
-   */
-  freshLogin?: boolean;
-  /** The browser's sign-in was offered to the page steps once (choosing another account is not undone). */
-  heldOffered?: boolean;
-  /** prompt=consent: the person has reviewed what the application can see. */
-  consentReviewed?: boolean;
-};
-
-/**
- * What is kept of a request to answer its client once it has expired: where and how the answer goes and the
- * client's `state`, never the nonce, PKCE challenge, hints or anything about the person.
- */
-export interface ExpiredReturn {
-  clientId: string;
-  redirectUri: string;
-  responseMode: ResponseMode;
-  state?: string;
-  /** When the request expired, milliseconds since the epoch. */
-  expiredAt: number;
-}
+import type { ExpiredReturn, Interaction, InteractionFlags, InteractionStore } from '../domain/ports';
 
 /** How long past a request's expiry its client can still be answered (about a day, as the pages promise). */
 export const EXPIRED_RETURN_SECONDS = 24 * 3600;
 
 const UID = /^[A-Za-z0-9_-]{43}$/;
-
-export function toInteraction(request: AuthorizationRequest, createdAt: number): Interaction {
-  const { client, prompt, ...checked } = request;
-  return { ...checked, clientId: client.clientId, prompt: [...prompt], createdAt };
-}
 
 // A request is parked while its hash exists (Redis drops it OIDC_INTERACTION_TTL_SECONDS after parking) and the
 // host's clock stands before its `expiresAt` field (ms): the clock decides, Redis's own expiry frees the memory.
@@ -71,8 +32,6 @@ const TAKE = `${LIVE}
 local fields = redis.call('HGETALL', KEYS[1])
 redis.call('DEL', KEYS[1], KEYS[2])
 return fields`;
-
-type Flags = Pick<Interaction, 'freshLogin' | 'heldOffered' | 'consentReviewed'>;
 
 function decode(fields: Record<string, string>): Interaction | undefined {
   if (!fields.request) return undefined;
@@ -97,7 +56,7 @@ function pairs(flat: string[]): Record<string, string> {
 export function createInteractionStore(
   redis: Redis,
   opts: { redisPrefix: string; ttlSeconds: number; clock: Clock },
-) {
+): InteractionStore {
   const digest = (uid: string) => createHash('sha256').update(uid).digest('hex');
   // A request and its return record are taken together (one script, one transaction): on a Cluster the digest is
   // a hash tag, so both keys share a slot.
@@ -135,7 +94,7 @@ export function createInteractionStore(
       return live(fields) ? decode(fields) : undefined;
     },
     /** Records page progress on a request still parked (its lifetime unchanged); false when it is gone. */
-    async flag(uid: string, flags: Flags): Promise<boolean> {
+    async flag(uid: string, flags: InteractionFlags): Promise<boolean> {
       if (!UID.test(uid)) return false;
       const args = Object.entries(flags).flatMap(([k, v]) => (v === undefined ? [] : [k, v ? '1' : '0']));
       if (!args.length) return true;
@@ -175,4 +134,3 @@ function withinReturn(raw: string | null | undefined, now: number): ExpiredRetur
   const back = JSON.parse(raw) as ExpiredReturn;
   return now < back.expiredAt + EXPIRED_RETURN_SECONDS * 1000 ? back : undefined;
 }
-export type InteractionStore = ReturnType<typeof createInteractionStore>;

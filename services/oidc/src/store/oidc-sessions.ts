@@ -2,29 +2,8 @@
 // authentication references of later ID tokens and the browser sign-in session. Each request reads it in one
 // statement: /userinfo with the session's account and grants, /end-session the live sessions of a sign-in.
 import { type Db, runPrepared, type Statement } from '@svc/db';
-import { type IssuanceSnapshot, type SnapshotColumns, snapshotColumnsSql, toSnapshot } from '@svc/issuance';
-
-export interface NewOidcSession {
-  sid: string;
-  oidcClientId: string;
-  clientId: string;
-  amr: string[];
-  acr: string | null;
-  browserSessionId: string | null;
-}
-
-/** What /userinfo and /claim-state read for an access token's `sid`: its OIDC session, account and grants. */
-export interface UserinfoRead {
-  applicationId: string;
-  subject: string;
-  scope: string | null;
-  status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
-  expiresAt: Date;
-  /** The account's authority version the session was issued under (null before sessions recorded it). */
-  authorityVersion: number | null;
-  /** The session's account (null when it is gone) and its claim grants under the session's application. */
-  snapshot: IssuanceSnapshot;
-}
+import { type SnapshotColumns, snapshotColumnsSql, toSnapshot } from '@svc/issuance';
+import type { NewOidcSession, OidcSessionStore, UserinfoRead } from '../domain/ports';
 
 /** The statement's row: the session's columns under the record's names, then the snapshot's. */
 type UserinfoColumns = SnapshotColumns & Omit<UserinfoRead, 'snapshot'>;
@@ -40,7 +19,7 @@ const USERINFO_READ: Statement = {
     WHERE o.sid = $1::text`,
 };
 
-export function createOidcSessionStore(db: Db) {
+export function createOidcSessionStore(db: Db): OidcSessionStore {
   return {
     async insert(row: NewOidcSession): Promise<void> {
       await db.oidcSession.create({ data: row });
@@ -83,5 +62,3 @@ export function createOidcSessionStore(db: Db) {
     },
   };
 }
-
-export type OidcSessionStore = ReturnType<typeof createOidcSessionStore>;

@@ -6,37 +6,20 @@
 // removed, an identifier reset, a status change) ends the sign-in there and then, on whichever replica reads it.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
-import { authorityHolds, currentAuthority, type HeldAuthority } from '@svc/issuance';
-import { type Clock, createBrowserSessionStore, sessionCookie } from '@svc/platform';
+import { authorityHolds, currentAuthority } from '@svc/issuance';
+import { type Clock, createBrowserSessionStore } from '@svc/platform';
 import type { Redis } from 'ioredis';
-
-export interface SignInSession {
-  accountId: string;
-  /** Seconds since the epoch: the ID token's auth_time. */
-  authTime: number;
-  amr: string[];
-  acr?: string;
-  /** The account's authority when the person authenticated; what this sign-in's answers issue under. */
-  authority: HeldAuthority;
-  /**
-   * Stable for the life of this sign-in (the cookie identifier is not): codes and OIDC sessions name it, so
-   * end-session can find what this sign-in approved.
-   */
-  handle: string;
-}
-
-/** Cookie `oidc_session`, `__Host-oidc_session` over HTTPS (HttpOnly, SameSite=Lax, Path=/). */
-export const signInCookie = (https: boolean) => sessionCookie('oidc_session', https);
+import type { SignInSession, SignInSessionStore } from '../domain/ports';
 
 /**
  * `redisPrefix`: the host's key prefix (OIDC_REDIS_PREFIX); `clock`: the host's clock (when a sign-in was last
  * seen); `db`: where the accounts' authority is read.
  */
-export function createSignInSessions(
+export function createSignInSessionStore(
   redis: Redis,
   db: Db,
   opts: { redisPrefix: string; ttlSeconds: number; clock: Clock },
-) {
+): SignInSessionStore {
   const store = createBrowserSessionStore(redis, {
     namespace: `${opts.redisPrefix}:sign-in`,
     ttlSeconds: opts.ttlSeconds,
@@ -79,4 +62,3 @@ export function createSignInSessions(
     },
   };
 }
-export type SignInSessions = ReturnType<typeof createSignInSessions>;

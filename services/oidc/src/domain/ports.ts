@@ -1,0 +1,230 @@
+// The ports the OIDC domain reaches its data through (its registered clients, authorization codes, parked requests,
+// OIDC sessions and browser sign-ins), with the records they carry, and what the domain is handed: these ports and
+// values (settings, clock, metrics, key ring). store/* implements each port; deps.ts binds them once into `ports`.
+import type { DeviceGrantStores } from '@svc/device-grant';
+import type { ApplicationCache, HeldAuthority, IssuanceSnapshot, RotationDeps } from '@svc/issuance';
+import type { Logger, Metrics } from '@svc/platform';
+import type { OidcSettings } from '../config';
+import type { AuthorizationRequest, Prompt } from './authorize-request';
+import type { ResponseMode } from './authorize-terms';
+
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+export interface OidcClient {
+  /** The row id (codes and OIDC sessions refer to it). */
+  id: string;
+  clientId: string;
+  /** SHA-256 hex of the secret; null for a public client (auth method `none`). */
+  secretHash: string | null;
+  authMethod: ClientAuthMethod;
+  applicationId: string;
+  /** The application's anchor: the access token's aud. */
+  applicationAnchor: string;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  /** Registered response types in canonical order ("code", "code id_token", ...). */
+  responseTypes: string[];
+  /** Grants besides refresh_token: `authorization_code` and/or `device_code`. */
+  grantTypes: string[];
+  /** Origins (`scheme://host[:port]`) whose pages may read this client's answers (CORS). */
+  webOrigins: string[];
+  active: boolean;
+}
+
+/** Registered OIDC clients (store/clients.ts). */
+export interface ClientStore {
+  /** The client registered under `clientId`, or undefined (unknown ids never reach the database twice a second). */
+  get(clientId: string): Promise<OidcClient | undefined>;
+  /** Whether some active client registers this web origin (a CORS preflight, which presents no client). */
+  originRegistered(origin: string): Promise<boolean>;
+  clear(): void;
+}
+
+export interface CodeRow {
+  id: string;
+  oidcClientId: string;
+  applicationId: string;
+  accountId: string;
+  redirectUri: string;
+  codeChallenge: string | null;
+  nonce: string | null;
+  scope: string;
+  authTime: Date;
+  amr: string[];
+  acr: string | null;
+  browserSessionId: string | null;
+  authorityVersion: number | null;
+}
+
+export type NewCode = Omit<CodeRow, 'id'> & { codeHash: string; expiresAt: Date };
+
+export type ConsumeResult =
+  | { kind: 'consumed'; code: CodeRow }
+  /** Consumed before: the replay is now marked; `sid` is the session the first exchange issued, if written yet. */
+  | { kind: 'replayed'; sid: string | null }
+  /** Unknown, or expired unconsumed. */
+  | { kind: 'invalid' };
+
+/** Authorization codes, by SHA-256 of the code (store/codes.ts). */
+export interface CodeStore {
+  insert(code: NewCode): Promise<void>;
+  /** Consumes the code at `now` if it is unconsumed and unexpired; otherwise marks a replay of a consumed one. */
+  consume(codeHash: string, now: Date): Promise<ConsumeResult>;
+  /**
+   * Records the session the exchange issued. Returns true when a replay was marked meanwhile (before this
+   * write, so the replay could not see the sid): the caller then revokes the session itself.
+   */
+  attachSession(codeId: string, sid: string): Promise<boolean>;
+}
+
+/**
+ * What a parked request keeps: the checked request as JSON carries it, the client by id only (it is read again on
+ * use) and the prompt as a list.
+ */
+export type Interaction = Omit<AuthorizationRequest, 'client' | 'prompt'> & {
+  clientId: string;
+  prompt: Prompt[];
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  /**
+   * Decided on the first page view (where the browser's sign-in cookie is sure to arrive): the person must
+   * authenticate in this interaction (no sign-in, prompt=login, max_age passed).
+   */
+  freshLogin?: boolean;
+  /** The browser's sign-in was offered to the page steps once (choosing another account is not undone). */
+  heldOffered?: boolean;
+  /** prompt=consent: the person has reviewed what the application can see. */
+  consentReviewed?: boolean;
+};
+
+/** The page progress a parked request records beside it. */
+export type InteractionFlags = Pick<Interaction, 'freshLogin' | 'heldOffered' | 'consentReviewed'>;
+
+/**
+ * What is kept of a request to answer its client once it has expired: where and how the answer goes and the
+ * client's `state`, never the nonce, PKCE challenge, hints or anything about the person.
+ */
+export interface ExpiredReturn {
+  clientId: string;
+  redirectUri: string;
+  responseMode: ResponseMode;
+  state?: string;
+  /** When the request expired, milliseconds since the epoch. */
+  expiredAt: number;
+}
+
+/** Authorization requests waiting for the person, and their return records (store/interactions.ts). */
+export interface InteractionStore {
+  /** Parks a request and its return record; returns the identifier for the page URL. */
+  park(interaction: Interaction): Promise<string>;
+  /** The request while it is parked and unexpired. */
+  get(uid: string): Promise<Interaction | undefined>;
+  /** Records page progress on a request still parked (its lifetime unchanged); false when it is gone. */
+  flag(uid: string, flags: InteractionFlags): Promise<boolean>;
+  /** Removes and returns an unexpired request with its return record: exactly one caller finishes it. */
+  take(uid: string): Promise<Interaction | undefined>;
+  /** The return record of a request that is no longer parked, while its client can still be answered. */
+  expiredReturn(uid: string): Promise<ExpiredReturn | undefined>;
+  /** Removes and returns the return record: exactly one caller answers the client. */
+  takeExpiredReturn(uid: string): Promise<ExpiredReturn | undefined>;
+}
+
+export interface NewOidcSession {
+  sid: string;
+  oidcClientId: string;
+  clientId: string;
+  amr: string[];
+  acr: string | null;
+  browserSessionId: string | null;
+}
+
+/** What /userinfo and /claim-state read for an access token's `sid`: its OIDC session, account and grants. */
+export interface UserinfoRead {
+  applicationId: string;
+  subject: string;
+  scope: string | null;
+  status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
+  expiresAt: Date;
+  /** The account's authority version the session was issued under (null before sessions recorded it). */
+  authorityVersion: number | null;
+  /** The session's account (null when it is gone) and its claim grants under the session's application. */
+  snapshot: IssuanceSnapshot;
+}
+
+/** What an OIDC-issued session keeps beside its sessions row (store/oidc-sessions.ts). */
+export interface OidcSessionStore {
+  insert(row: NewOidcSession): Promise<void>;
+  /** The OIDC session of `sid` with its account and grants (protocol OIDC only), or undefined. */
+  readForUserinfo(sid: string): Promise<UserinfoRead | undefined>;
+  /** The client_id an OIDC session was issued to (CORS at /userinfo), or undefined. */
+  clientIdOf(sid: string): Promise<string | undefined>;
+  /**
+   * The live (active or suspended) OIDC sessions of one client for one subject from one sign-in (auth_time to the
+   * second, as ID tokens state it).
+   */
+  liveOfSignIn(q: {
+    oidcClientId: string;
+    applicationId: string;
+    subject: string;
+    authTime: number;
+  }): Promise<string[]>;
+}
+
+export interface SignInSession {
+  accountId: string;
+  /** Seconds since the epoch: the ID token's auth_time. */
+  authTime: number;
+  amr: string[];
+  acr?: string;
+  /** The account's authority when the person authenticated; what this sign-in's answers issue under. */
+  authority: HeldAuthority;
+  /**
+   * Stable for the life of this sign-in (the cookie identifier is not): codes and OIDC sessions name it, so
+   * end-session can find what this sign-in approved.
+   */
+  handle: string;
+}
+
+/** The OIDC host's own sign-in on a browser (cookie oidc_session), kept server-side (store/sign-in-sessions.ts). */
+export interface SignInSessionStore {
+  /** Idle lifetime of a sign-in (the cookie's max-age). */
+  readonly ttlSeconds: number;
+  /**
+   * The sign-in behind a cookie value, or undefined (no cookie, not issued here, expired, ended, or its account's
+   * authority moved since: then it is ended now).
+   */
+  read(id: string | undefined): Promise<SignInSession | undefined>;
+  /** Renews the idle lifetime of a sign-in still in use; false when it is gone. */
+  touch(id: string): Promise<boolean>;
+  /** Records a new sign-in under a fresh identifier, ending the one the browser held. */
+  start(
+    previousId: string | undefined,
+    s: Omit<SignInSession, 'handle'>,
+  ): Promise<{ id: string; session: SignInSession }>;
+  /** Ends the sign-in (end-session): the identifier stops working at once. */
+  end(id: string): Promise<void>;
+}
+
+/** Every port of the OIDC domain, bound once in deps.ts. */
+export interface OidcPorts {
+  clients: ClientStore;
+  codes: CodeStore;
+  interactions: InteractionStore;
+  oidcSessions: OidcSessionStore;
+  signInSessions: SignInSessionStore;
+  /** Device authorizations and their polling state, shared with the device host (libs/device-grant). */
+  deviceGrant: DeviceGrantStores;
+}
+
+/**
+ * What the OIDC domain's functions are handed: the issuance core's parts (what its rotation and revocation take,
+ * until they sit behind the issuance ports), the ports, and values (the host's settings, the application cache,
+ * metrics and logger).
+ */
+export interface OidcDomainDeps extends RotationDeps {
+  ports: OidcPorts;
+  apps: ApplicationCache;
+  oidc: OidcSettings;
+  logger: Logger;
+  metrics?: Metrics;
+}
