@@ -43,6 +43,7 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
     redis: core.redis,
     apps: core.apps,
     ports: {
+      ...core.issuance.ports,
       clients: createClientStore(core.db, clock),
       codes: createCodeStore(core.db),
       interactions: createInteractionStore(core.redis, {
@@ -51,7 +52,7 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
         clock,
       }),
       oidcSessions: createOidcSessionStore(core.db),
-      signInSessions: createSignInSessionStore(core.redis, core.db, {
+      signInSessions: createSignInSessionStore(core.redis, core.issuance.ports.accounts, {
         redisPrefix: config.oidc.redisPrefix,
         ttlSeconds: config.oidc.signInTtlSeconds,
         clock,

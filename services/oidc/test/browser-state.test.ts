@@ -30,7 +30,7 @@ async function signInOf(authTime: number, amr: string[]) {
 }
 
 test('sign-in sessions: start, read, a new sign-in ends the old identifier, end', async () => {
-  const sessions = createSignInSessionStore(redis, infra.db, {
+  const sessions = createSignInSessionStore(redis, infra.issuance.ports.accounts, {
     redisPrefix,
     ttlSeconds: 60,
     clock: settableClock(),
@@ -50,7 +50,7 @@ test('sign-in sessions: start, read, a new sign-in ends the old identifier, end'
 });
 
 test('sign-in sessions: identifiers the host did not issue read as nothing', async () => {
-  const sessions = createSignInSessionStore(redis, infra.db, {
+  const sessions = createSignInSessionStore(redis, infra.issuance.ports.accounts, {
     redisPrefix,
     ttlSeconds: 60,
     clock: settableClock(),

@@ -3,7 +3,7 @@
 // rules (id_token: no hash; id_token token: at_hash; code id_token: c_hash; code id_token token: both; profile
 // claims only for response_type=id_token).
 import { createHash, randomBytes } from 'node:crypto';
-import { profileClaims, resolveSectorSubject, runIssuanceChecks } from '@svc/issuance';
+import { profileClaims, runIssuanceChecks } from '@svc/issuance';
 import type { OidcResponseType } from '@svc/token-core';
 import { mintIdToken } from './id-token';
 import { type AuthorizationGrant, clientApplication, issueOidcSession } from './issue-oidc';
@@ -88,7 +88,7 @@ export async function issueAuthorizationResponse(
     const { account, claims } = await runIssuanceChecks(deps, app, grant.accountId, {
       expectedAuthorityVersion: grant.authorityVersion,
     });
-    subject = await resolveSectorSubject(deps.db, deps.subjectSecret, app.sectorId, {
+    subject = await deps.ports.sectorSubjects.resolveSectorSubject(deps.subjectSecret, app.sectorId, {
       kind: 'ACCOUNT',
       id: grant.accountId,
     });

@@ -12,7 +12,7 @@ import {
   startDeviceAuthorization,
   verificationUris,
 } from '@svc/device-grant';
-import { isIssuable, loadApplication } from '@svc/issuance';
+import { isIssuable } from '@svc/issuance';
 import { isDependencyFailure, OAuthError, ServiceError } from '@svc/platform';
 import { clientApplication, issueOidcSession } from './issue-oidc';
 import {
@@ -149,7 +149,7 @@ async function redeem(
   row: AuthorizationRow,
 ): Promise<TokenResponse> {
   // The application's standing now, not as cached: it may have been suspended since the approval.
-  const app = await loadApplication(deps.db, { id: row.applicationId });
+  const app = await deps.ports.applications.loadApplication({ id: row.applicationId });
   if (
     !app ||
     !isIssuable(app) ||

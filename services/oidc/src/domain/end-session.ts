@@ -2,7 +2,7 @@
 // signed names the client and the session; that session is revoked as session /logout revokes one, the person's
 // sign-in on the OIDC host ends, and the browser goes to a post_logout_redirect_uri registered for that client,
 // with `state`. Without a hint nothing is revoked before the person confirms on a page.
-import { accountBehindSubject, revokeFamily } from '@svc/issuance';
+import { revokeFamily } from '@svc/issuance';
 import { OIDC_SCOPE } from '@svc/keyring';
 import { compactVerify, type JWSHeaderParameters } from 'jose';
 import type { OidcClient, OidcDomainDeps } from './ports';
@@ -116,7 +116,8 @@ export async function hintNamesAccount(
 ): Promise<boolean> {
   if (!plan.hint || !plan.client) return false;
   return (
-    (await accountBehindSubject(deps.db, plan.client.applicationId, plan.hint.sub, { current: true })) ===
-    accountId
+    (await deps.ports.sectorSubjects.accountBehindSubject(plan.client.applicationId, plan.hint.sub, {
+      current: true,
+    })) === accountId
   );
 }

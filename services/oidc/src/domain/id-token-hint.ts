@@ -1,7 +1,6 @@
 // id_token_hint at /authorize (OIDC Core 3.1.2.1): an ID token this provider issued to this client names the
 // person the client expects. When the browser's sign-in is someone else (or the hint is not such a token), the
 // held sign-in does not answer the request: prompt=none hears login_required, otherwise the person signs in.
-import { accountBehindSubject } from '@svc/issuance';
 import { EndSessionRefused, verifyIdTokenHint } from './end-session';
 import type { OidcClient, OidcDomainDeps } from './ports';
 
@@ -15,7 +14,9 @@ export async function hintedAccount(
     const claims = await verifyIdTokenHint(deps, hint);
     if (claims.aud !== client.clientId) return undefined;
     // Only a current subject: a hint from before an identifier reset names no one (never the old-to-new link).
-    return await accountBehindSubject(deps.db, client.applicationId, claims.sub, { current: true });
+    return await deps.ports.sectorSubjects.accountBehindSubject(client.applicationId, claims.sub, {
+      current: true,
+    });
   } catch (err) {
     if (err instanceof EndSessionRefused) return undefined;
     throw err;

@@ -2,7 +2,13 @@
 // OIDC sessions and browser sign-ins), with the records they carry, and what the domain is handed: these ports and
 // values (settings, clock, metrics, key ring). store/* implements each port; deps.ts binds them once into `ports`.
 import type { DeviceGrantStores } from '@svc/device-grant';
-import type { ApplicationCache, HeldAuthority, IssuanceSnapshot, RotationDeps } from '@svc/issuance';
+import type {
+  ApplicationCache,
+  HeldAuthority,
+  IssuancePorts,
+  IssuanceSnapshot,
+  RotationDeps,
+} from '@svc/issuance';
 import type { Logger, Metrics } from '@svc/platform';
 import type { OidcSettings } from '../config';
 import type { AuthorizationRequest, Prompt } from './authorize-request';
@@ -205,8 +211,8 @@ export interface SignInSessionStore {
   end(id: string): Promise<void>;
 }
 
-/** Every port of the OIDC domain, bound once in deps.ts. */
-export interface OidcPorts {
+/** Every port of the OIDC domain, bound once in deps.ts: the issuance core's and the host's own. */
+export interface OidcPorts extends IssuancePorts {
   clients: ClientStore;
   codes: CodeStore;
   interactions: InteractionStore;

@@ -5,13 +5,7 @@
 // allows revoking the related grant): /userinfo, /introspect and the refresh grant refuse it from then on.
 // Whatever the token (unknown, forged, expired, another client's, already revoked), the answer is the same empty
 // 200 (RFC 7009 2.2), so the endpoint tells a caller nothing about tokens it does not hold.
-import {
-  findSessionVersion,
-  namesReachedVersion,
-  REFRESH_TYPS,
-  revokeFamily,
-  verifyPresentedToken,
-} from '@svc/issuance';
+import { namesReachedVersion, REFRESH_TYPS, revokeFamily, verifyPresentedToken } from '@svc/issuance';
 import { TYP } from '@svc/token-core';
 import { InvalidRequest } from './oauth-errors';
 import type { OidcClient, OidcDomainDeps } from './ports';
@@ -41,7 +35,7 @@ export async function revokeToken(
   // Only a session issued to this client (another client of the same application holds its own tokens).
   if ((await deps.ports.oidcSessions.clientIdOf(claims.sid)) !== client.clientId) return;
   if (typ === TYP.refresh) {
-    const session = await findSessionVersion(deps.db, claims.sid);
+    const session = await deps.ports.sessions.findSessionVersion(claims.sid);
     if (!session || !namesReachedVersion(deps.kek, session, claims)) return;
   }
   await revokeFamily(deps, claims.sid, REVOKED_BY_CLIENT);

@@ -2,7 +2,7 @@
 // authentication references of later ID tokens and the browser sign-in session. Each request reads it in one
 // statement: /userinfo with the session's account and grants, /end-session the live sessions of a sign-in.
 import { type Db, runPrepared, type Statement } from '@svc/db';
-import { type SnapshotColumns, snapshotColumnsSql, toSnapshot } from '@svc/issuance';
+import { type SnapshotColumns, snapshotColumnsSql, toSnapshot } from '@svc/issuance/shared-sql';
 import type { NewOidcSession, OidcSessionStore, UserinfoRead } from '../domain/ports';
 
 /** The statement's row: the session's columns under the record's names, then the snapshot's. */

@@ -5,19 +5,18 @@
 // (libs/issuance held-authority.ts); every read compares it with the account's, and one that moved (a passkey
 // removed, an identifier reset, a status change) ends the sign-in there and then, on whichever replica reads it.
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@svc/db';
-import { authorityHolds, currentAuthority } from '@svc/issuance';
+import { type AccountsPort, authorityHolds } from '@svc/issuance';
 import { type Clock, createBrowserSessionStore } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import type { SignInSession, SignInSessionStore } from '../domain/ports';
 
 /**
  * `redisPrefix`: the host's key prefix (OIDC_REDIS_PREFIX); `clock`: the host's clock (when a sign-in was last
- * seen); `db`: where the accounts' authority is read.
+ * seen); `accounts`: where the accounts' current authority is read (the issuance core's port).
  */
 export function createSignInSessionStore(
   redis: Redis,
-  db: Db,
+  accounts: Pick<AccountsPort, 'currentAuthority'>,
   opts: { redisPrefix: string; ttlSeconds: number; clock: Clock },
 ): SignInSessionStore {
   const store = createBrowserSessionStore(redis, {
@@ -36,7 +35,8 @@ export function createSignInSessionStore(
       const raw = await store.read(id, 'sign-in');
       if (!raw) return undefined;
       const session = JSON.parse(raw) as SignInSession;
-      if (authorityHolds(session.authority, await currentAuthority(db, session.accountId))) return session;
+      if (authorityHolds(session.authority, await accounts.currentAuthority(session.accountId)))
+        return session;
       await store.end(id);
       return undefined;
     },
