@@ -74,18 +74,23 @@ export function checkWebOrigin(origin: string): string {
   return url.origin;
 }
 
-export interface CreateOidcClientInput {
+export interface CreateOidcClientInput extends OidcRegistration {
   anchor: string;
+  authMethod?: OidcAuthMethod;
+}
+
+/** What a client registers besides its application and auth method: `oidc-client create` and `set` both check it. */
+export interface OidcRegistration {
   redirectUris: string[];
   postLogoutRedirectUris?: string[];
-  authMethod?: OidcAuthMethod;
   responseTypes?: string[];
   /** Default `authorization_code`; a client with only `device_code` needs no redirect URI. */
   grants?: string[];
   webOrigins?: string[];
 }
 
-function grantsOf(input: CreateOidcClientInput): OidcGrant[] {
+/** The grants a registration asks for, checked; `authorization_code` when none is given. */
+export function grantsOf(input: Pick<OidcRegistration, 'grants'>): OidcGrant[] {
   const grants = input.grants?.length ? [...new Set(input.grants)] : ['authorization_code'];
   for (const g of grants) {
     if (!(OIDC_GRANTS as readonly string[]).includes(g)) {
@@ -95,13 +100,8 @@ function grantsOf(input: CreateOidcClientInput): OidcGrant[] {
   return grants as OidcGrant[];
 }
 
-export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
-  const app = await appByAnchor(db, input.anchor);
-  if (!(await hasEnabledRule(db, app.id, 'OIDC'))) {
-    throw new ProvisioningError(
-      `application ${input.anchor} has no OIDC authentication rule; add one first (app add-rule --app ${input.anchor} --method OIDC)`,
-    );
-  }
+/** The registration checked and in its stored form (deduplicated, canonical response types), or a refusal. */
+export function checkRegistration(input: OidcRegistration) {
   const grants = grantsOf(input);
   const codeFlow = grants.includes('authorization_code');
   if (codeFlow && input.redirectUris.length === 0)
@@ -111,12 +111,11 @@ export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
   }
   const webOrigins = [...new Set((input.webOrigins ?? []).map(checkWebOrigin))];
   const redirectUris = [...new Set(input.redirectUris.map((u) => checkRedirectUri(u, '--redirect-uri')))];
-  const postLogout = [
+  const postLogoutRedirectUris = [
     ...new Set(
       (input.postLogoutRedirectUris ?? []).map((u) => checkRedirectUri(u, '--post-logout-redirect-uri')),
     ),
   ];
-  const authMethod = input.authMethod ?? 'client_secret_basic';
   const responseTypes = input.responseTypes?.length
     ? [
         ...new Set(
@@ -133,18 +132,31 @@ export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
     : codeFlow
       ? [...DEFAULT_RESPONSE_TYPES]
       : [];
+  return { redirectUris, postLogoutRedirectUris, responseTypes, grantTypes: grants, webOrigins };
+}
+
+/** A new client secret: 256 random bits, shown once; only hashClientSecret of it is stored. */
+export function newClientSecret(): string {
+  return `oidcs_${randomBytes(32).toString('hex')}`;
+}
+
+export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
+  const app = await appByAnchor(db, input.anchor);
+  if (!(await hasEnabledRule(db, app.id, 'OIDC'))) {
+    throw new ProvisioningError(
+      `application ${input.anchor} has no OIDC authentication rule; add one first (app add-rule --app ${input.anchor} --method OIDC)`,
+    );
+  }
+  const registration = checkRegistration(input);
+  const authMethod = input.authMethod ?? 'client_secret_basic';
   const clientId = `oidc_${randomBytes(18).toString('base64url')}`;
-  const clientSecret = authMethod === 'none' ? undefined : `oidcs_${randomBytes(32).toString('hex')}`;
+  const clientSecret = authMethod === 'none' ? undefined : newClientSecret();
   await insertOidcClient(db, {
     clientId,
     secretHash: clientSecret ? hashClientSecret(clientSecret) : null,
     authMethod,
     applicationId: app.id,
-    redirectUris,
-    postLogoutRedirectUris: postLogout,
-    responseTypes,
-    grantTypes: grants,
-    webOrigins,
+    ...registration,
   });
   return clientSecret ? { clientId, clientSecret } : { clientId };
 }

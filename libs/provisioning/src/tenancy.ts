@@ -16,6 +16,8 @@ import {
 import { ProvisioningError } from './errors';
 import {
   changeClaimRequirements,
+  deleteReturnRule,
+  deleteRule,
   findApplication,
   insertApplication,
   insertClientKey,
@@ -24,6 +26,7 @@ import {
   insertRule,
   insertSector,
   organizationExists,
+  ruleKind,
   sectorExists,
   setApplicationStatus,
   setOrganizationStatus,
@@ -182,6 +185,26 @@ export async function addReturnRule(db: Db, anchor: string, method: string) {
   }
   const app = await appByAnchor(db, anchor);
   return { ruleId: await insertReturnRule(db, app.id, method) };
+}
+
+/**
+ * `app remove-rule` and `app remove-return-rule`, the inverses of the add verbs: the rule is deleted (nothing refers
+ * to a rule by id; sessions already issued keep their lifetimes). A rule of another application, or one of the other
+ * kind, is refused and nothing changes.
+ */
+export async function removeRule(db: Db, anchor: string, ruleId: string, kind: 'rule' | 'return rule') {
+  const app = await appByAnchor(db, anchor);
+  const id = uuidOrThrow(ruleId, kind);
+  const removed = kind === 'rule' ? await deleteRule(db, app.id, id) : await deleteReturnRule(db, app.id, id);
+  if (removed) return { ruleId: id, removed: true };
+  const other = await ruleKind(db, app.id, id);
+  if (other === 'return rule')
+    throw new ProvisioningError(`${id} is a return rule of ${anchor}; remove it with app remove-return-rule`);
+  if (other === 'rule')
+    throw new ProvisioningError(
+      `${id} is an authentication rule of ${anchor}; remove it with app remove-rule`,
+    );
+  throw new ProvisioningError(`${anchor} has no ${kind} ${id} (app show --app ${anchor} lists its rules)`);
 }
 
 export async function setClaims(db: Db, anchor: string, changes: Partial<Record<ClaimKey, string>>) {

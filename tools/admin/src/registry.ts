@@ -50,6 +50,7 @@ export function helpText(commands: readonly Command[], all = true): string {
     'Each command prints one JSON object on stdout and exits 0; on failure {"error":"..."} and exit 1 (refused),',
     '2 (usage) or 3 (cannot run). Flags that take a list repeat.',
     'Add --help after a resource or a command for its usage alone; docs/admin.md has every command with output.',
+    'Add --format table to any command for a table a person reads; JSON stays the default, for scripts.',
     '',
     `${body}\n`,
   ].join('\n');

@@ -92,6 +92,29 @@ export async function insertReturnRule(db: Db, applicationId: string, method: st
   return row.id;
 }
 
+/** Deletes the application's authentication rule `id`; false when the application has no such rule. */
+export async function deleteRule(db: Db, applicationId: string, id: string): Promise<boolean> {
+  return (await db.authenticationRule.deleteMany({ where: { id, applicationId } })).count > 0;
+}
+
+/** Deletes the application's return rule `id`; false when the application has no such return rule. */
+export async function deleteReturnRule(db: Db, applicationId: string, id: string): Promise<boolean> {
+  return (await db.returnRule.deleteMany({ where: { id, applicationId } })).count > 0;
+}
+
+/** Which kind of rule of the application `id` is, if any (to name the right verb when the wrong one is used). */
+export async function ruleKind(
+  db: Db,
+  applicationId: string,
+  id: string,
+): Promise<'rule' | 'return rule' | undefined> {
+  const [rules, returnRules] = await Promise.all([
+    db.authenticationRule.count({ where: { id, applicationId } }),
+    db.returnRule.count({ where: { id, applicationId } }),
+  ]);
+  return rules > 0 ? 'rule' : returnRules > 0 ? 'return rule' : undefined;
+}
+
 /** Whether the application has an enabled rule for `method`. */
 export async function hasEnabledRule(db: Db, applicationId: string, method: 'OIDC'): Promise<boolean> {
   return (await db.authenticationRule.count({ where: { applicationId, method, enabled: true } })) > 0;

@@ -1,8 +1,32 @@
-// Commands for OpenID Connect clients: `oidc-client create` prints {clientId, clientSecret} (the secret once).
-import { createOidcClient, OIDC_AUTH_METHODS, OIDC_GRANTS } from '@svc/provisioning';
+// Commands for OpenID Connect clients: `oidc-client create` prints {clientId, clientSecret} (the secret once), and
+// show, set, rotate-secret (a new secret, once) and delete for a client that exists.
+import {
+  createOidcClient,
+  deleteOidcClient,
+  OIDC_AUTH_METHODS,
+  OIDC_GRANTS,
+  rotateOidcClientSecret,
+  setOidcClient,
+  showOidcClient,
+} from '@svc/provisioning';
 import { OIDC_RESPONSE_TYPES } from '@svc/token-core';
-import { UsageError } from '../flags';
+import { type Flags, UsageError } from '../flags';
 import { defineCommand } from '../registry';
+
+const CLIENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+const clientId = (f: Flags) =>
+  f.matching('client', CLIENT_ID, 'a client id (oidc_...) as oidc-client list shows it', { required: true });
+
+/** The lists `oidc-client set` can replace: flag name -> the settings field it fills. */
+const SETTABLE = {
+  'redirect-uri': 'redirectUris',
+  'post-logout-redirect-uri': 'postLogoutRedirectUris',
+  'response-type': 'responseTypes',
+  grant: 'grants',
+  'web-origin': 'webOrigins',
+} as const;
+type Settable = keyof typeof SETTABLE;
+const SETTABLE_FLAGS = Object.keys(SETTABLE) as Settable[];
 
 export const oidcClientCommands = [
   defineCommand({
@@ -33,5 +57,65 @@ export const oidcClientCommands = [
       };
     },
     run: (ctx, i) => createOidcClient(ctx.db(), i),
+  }),
+  defineCommand({
+    name: 'oidc-client show',
+    synopsis: '--client ID   (every setting of one client and its status, never the secret)',
+    flags: { client: {} },
+    parse: (f) => ({ client: clientId(f) }),
+    run: (ctx, i) => showOidcClient(ctx.db(), i.client),
+  }),
+  defineCommand({
+    name: 'oidc-client set',
+    synopsis: `--client ID [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...] [--clear ${SETTABLE_FLAGS.join('|')} ...]   (each list given replaces the registered one, --clear empties one; the result must be what create accepts; the auth method is fixed at creation; prints {client})`,
+    flags: {
+      client: {},
+      ...Object.fromEntries(SETTABLE_FLAGS.map((k) => [k, { list: true }])),
+      clear: { list: true },
+      'auth-method': {},
+    },
+    parse: (f) => {
+      const client = clientId(f);
+      if (f.optional('auth-method') !== undefined) {
+        throw new UsageError(
+          'the auth method is fixed at creation; create a new client (oidc-client create) and delete this one',
+        );
+      }
+      const cleared = f.list('clear').map((name) => {
+        if (!(SETTABLE_FLAGS as string[]).includes(name))
+          throw new UsageError(`--clear must be one of ${SETTABLE_FLAGS.join(', ')}`);
+        return name as Settable;
+      });
+      const settings: Record<string, string[]> = {};
+      for (const flag of SETTABLE_FLAGS) {
+        const values = f.list(flag);
+        if (values.length && cleared.includes(flag))
+          throw new UsageError(`give --${flag} or --clear ${flag}, not both`);
+        if (values.length || cleared.includes(flag)) settings[SETTABLE[flag]] = values;
+      }
+      if (Object.keys(settings).length === 0) {
+        throw new UsageError(
+          `nothing to change: give --${SETTABLE_FLAGS.join(', --')} or --clear (oidc-client show --client ${client} shows the current settings)`,
+        );
+      }
+      return { client, settings };
+    },
+    run: (ctx, i) => setOidcClient(ctx.db(), i.client, i.settings),
+  }),
+  defineCommand({
+    name: 'oidc-client rotate-secret',
+    synopsis:
+      "--client ID   (prints {clientId, clientSecret}: the new secret, shown once; the old one stops working within the OIDC host's client cache, about 2 s)",
+    flags: { client: {} },
+    parse: (f) => ({ client: clientId(f) }),
+    run: (ctx, i) => rotateOidcClientSecret(ctx.db(), i.client),
+  }),
+  defineCommand({
+    name: 'oidc-client delete',
+    synopsis:
+      '--client ID   (revokes the client for good: no sign-in, code redemption or refresh through it; it stays listed as REVOKED)',
+    flags: { client: {} },
+    parse: (f) => ({ client: clientId(f) }),
+    run: (ctx, i) => deleteOidcClient(ctx.db(), i.client),
   }),
 ];

@@ -4,6 +4,7 @@ import { OIDC_SCOPE } from '@svc/keyring';
 import {
   appByAnchor,
   listSessions,
+  listSigningKeys,
   moveSession,
   publishTerms,
   resealSecrets,
@@ -99,6 +100,17 @@ export const operationCommands = [
           : rotateKeysPrepublished(ctx.db(), ctx.kek(), i.app, ctx.keyRotation(), ctx.clock),
       );
     },
+  }),
+  defineCommand({
+    name: 'keys list',
+    synopsis:
+      '[--app A | --oidc]   (signing keys, oldest first: kid, scope, status and when each was created, activated, retired or revoked; never key material)',
+    flags: { app: {}, oidc: { switch: true } },
+    parse: (f) => {
+      if (f.switch('oidc')) return keyScope(f);
+      return { app: f.optional('app') === undefined ? undefined : f.anchor('app'), oidc: false };
+    },
+    run: (ctx, i) => listSigningKeys(ctx.db(), { anchor: i.app, oidc: i.oidc }),
   }),
   defineCommand({
     name: 'keys revoke',

@@ -11,6 +11,7 @@ import {
   revokePublicKey,
   revokeWorkload,
   setAccountStatus,
+  showAccount,
 } from '@svc/provisioning';
 import { CLAIM_KEYS } from '@svc/token-core';
 import { type Flags, UsageError } from '../flags';
@@ -86,6 +87,14 @@ export const principalCommands = [
       pictureAnimated: f.matching('picture-animated', HTTPS_URL, 'an HTTPS URL'),
     }),
     run: (ctx, i) => createAccount(ctx.db(), i),
+  }),
+  defineCommand({
+    name: 'account show',
+    synopsis:
+      '--email E   (id, status, names, created, and its passkeys: how many, their labels and dates; never a credential)',
+    flags: { email: {} },
+    parse: (f) => ({ email: f.matching('email', EMAIL, 'an email address', { required: true }) }),
+    run: (ctx, i) => showAccount(ctx.db(), i.email),
   }),
   defineCommand({
     name: 'account set-status',

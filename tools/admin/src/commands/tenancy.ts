@@ -9,10 +9,13 @@ import {
   createSector,
   describeApp,
   RETURN_METHODS,
+  removeRule,
   setAppStatus,
   setClaims,
   setOrgStatus,
   setSectorStatus,
+  showOrg,
+  showSector,
 } from '@svc/provisioning';
 import { ACCESS_TTL, CLAIM_KEYS, REFRESH_TTL, REQUIREMENTS } from '@svc/token-core';
 import { UsageError } from '../flags';
@@ -40,6 +43,13 @@ export const tenancyCommands = [
     run: (ctx, i) => setOrgStatus(ctx.db(), i.org, i.status),
   }),
   defineCommand({
+    name: 'org show',
+    synopsis: '--org ID   (name, status, created, and its sectors)',
+    flags: { org: {} },
+    parse: (f) => ({ org: f.id('org', { required: true }) }),
+    run: (ctx, i) => showOrg(ctx.db(), i.org),
+  }),
+  defineCommand({
     name: 'sector create',
     synopsis: '--org ID --name N',
     flags: { org: {}, name: {} },
@@ -55,6 +65,13 @@ export const tenancyCommands = [
       status: f.oneOf('status', ORG_STATUSES, { required: true }),
     }),
     run: (ctx, i) => setSectorStatus(ctx.db(), i.sector, i.status),
+  }),
+  defineCommand({
+    name: 'sector show',
+    synopsis: '--sector ID   (its organization, name, status, created, and its applications)',
+    flags: { sector: {} },
+    parse: (f) => ({ sector: f.id('sector', { required: true }) }),
+    run: (ctx, i) => showSector(ctx.db(), i.sector),
   }),
   defineCommand({
     name: 'app create',
@@ -121,6 +138,22 @@ export const tenancyCommands = [
     flags: { app: {}, method: {} },
     parse: (f) => ({ app: f.anchor('app'), method: f.oneOf('method', RETURN_METHODS, { required: true }) }),
     run: (ctx, i) => addReturnRule(ctx.db(), i.app, i.method),
+  }),
+  defineCommand({
+    name: 'app remove-rule',
+    synopsis:
+      '--app A --rule ID   (deletes one authentication rule, by the ruleId add-rule printed or app show lists)',
+    flags: { app: {}, rule: {} },
+    parse: (f) => ({ app: f.anchor('app'), rule: f.id('rule', { required: true }) }),
+    run: (ctx, i) => removeRule(ctx.db(), i.app, i.rule, 'rule'),
+  }),
+  defineCommand({
+    name: 'app remove-return-rule',
+    synopsis:
+      '--app A --rule ID   (deletes one return rule, by the ruleId add-return-rule printed or app show lists)',
+    flags: { app: {}, rule: {} },
+    parse: (f) => ({ app: f.anchor('app'), rule: f.id('rule', { required: true }) }),
+    run: (ctx, i) => removeRule(ctx.db(), i.app, i.rule, 'return rule'),
   }),
   defineCommand({
     name: 'app set-claims',

@@ -1,0 +1,73 @@
+// Read-only views for operators (`org show`, `sector show`, `account show`, `keys list`): what exists and in which
+// state, never a secret; an unknown id or email is an error, so a typo is not mistaken for "nothing there".
+import type { Db } from '@svc/db';
+import { ProvisioningError } from './errors';
+import {
+  readAccountByEmail,
+  readOrganization,
+  readPasskeyLabels,
+  readSector,
+  readSigningKeys,
+} from './store/inspect';
+import { readAnchors } from './store/listing';
+import { appByAnchor, uuidOrThrow } from './tenancy';
+
+export async function showOrg(db: Db, id: string) {
+  const org = await readOrganization(db, uuidOrThrow(id, 'organization'));
+  if (!org) throw new ProvisioningError('organization not found');
+  return { organization: org };
+}
+
+export async function showSector(db: Db, id: string) {
+  const sector = await readSector(db, uuidOrThrow(id, 'sector'));
+  if (!sector) throw new ProvisioningError('sector not found');
+  const { applications, ...rest } = sector;
+  return {
+    sector: {
+      ...rest,
+      applications: applications.map((a) => ({ applicationAnchor: a.anchor, status: a.status })),
+    },
+  };
+}
+
+/** Accounts are stored by their lowercased email (account create), so the lookup lowercases too. */
+export async function showAccount(db: Db, email: string) {
+  const account = await readAccountByEmail(db, email.trim().toLowerCase());
+  if (!account) throw new ProvisioningError('no account has this email');
+  const passkeys = await readPasskeyLabels(db, account.id);
+  return {
+    account: {
+      ...account,
+      passkeys: {
+        count: passkeys.length,
+        // A passkey the person never named shows as null, as the account page shows its fallback.
+        labels: passkeys.map((p) => ({ name: p.name, createdAt: p.createdAt, lastUsedAt: p.lastUsedAt })),
+      },
+    },
+  };
+}
+
+/**
+ * `keys list`: one application's signing keys (--app), the platform ID-token keys (--oidc), or every key; each with
+ * its scope, status and lifecycle dates, never key material.
+ */
+export async function listSigningKeys(db: Db, filter: { anchor?: string; oidc?: boolean }) {
+  const app = filter.anchor ? await appByAnchor(db, filter.anchor) : undefined;
+  const rows = await readSigningKeys(db, { applicationId: app?.id, oidc: filter.oidc });
+  const ids = [...new Set(rows.flatMap((r) => (r.applicationId ? [r.applicationId] : [])))];
+  const anchors = await readAnchors(db, ids);
+  return {
+    keys: rows.map(({ applicationId, ...k }) => ({
+      kid: k.kid,
+      scope: k.scope,
+      applicationAnchor: applicationId ? (anchors.get(applicationId) ?? null) : null,
+      status: k.status,
+      createdAt: k.createdAt,
+      activatesAt: k.activatesAt,
+      activatedAt: k.activatedAt,
+      retiredAt: k.retiredAt,
+      publishUntil: k.publishUntil,
+      revokedAt: k.revokedAt,
+    })),
+  };
+}
