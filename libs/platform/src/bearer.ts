@@ -4,10 +4,8 @@
 import type { ZodType } from 'zod';
 import type { Cors } from './cors';
 import { endpoint, type JsonEndpoint, type Method } from './endpoints';
+import { BEARER_HEADERS } from './oauth-answers';
 import { ClaimState, UserInfo } from './wire';
-
-/** Headers of every Bearer answer, success or invalid_token: live data of one credential, never stored. */
-export const BEARER_HEADERS = { 'Cache-Control': 'no-store', Pragma: 'no-cache', Vary: 'Authorization' };
 
 /** Bearer failures of /userinfo and /claim-state: `{error: invalid_token}` with a WWW-Authenticate challenge. */
 export const BEARER_ERRORS = {

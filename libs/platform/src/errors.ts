@@ -1,6 +1,7 @@
 // The one error class hosts throw: the spec's `reason` (its HTTP status is the reason table's) and an optional
 // extra body.
 import type { Locale } from './locale';
+import { type OAuthCode, type OAuthVariant, oauthAnswerOf } from './oauth-answers';
 import { type AnswerSite, answerOf, type ReasonAnswer, type Variant } from './reasons';
 
 export type Reason =
@@ -109,15 +110,41 @@ export class ServiceError extends Error {
 
 export const invalidBody = (message?: string) => new ServiceError('InvalidBody', { message });
 
-/** OAuth-shaped errors (`{error, error_description?}`) for device, OIDC and bearer endpoints. */
+export interface OAuthErrorOptions {
+  /** `error_description` of the body. */
+  description?: string;
+  /** Extra members of the body beside `error` (a poll's `interval`). */
+  extra?: Record<string, unknown>;
+  /** A named condition with its own answer in the OAuth table (a dependency outage: server_error as a 503). */
+  variant?: OAuthVariant;
+  /** Headers of this site beside the table's (a WWW-Authenticate challenge naming the realm). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/**
+ * OAuth-shaped errors (`{error, error_description?}`) for device, OIDC and Bearer endpoints. Names the code only:
+ * its status and headers are the OAuth table's (libs/platform/src/oauth-answers.ts).
+ */
 export class OAuthError extends Error {
-  constructor(
-    readonly error: string,
-    readonly status: number,
-    readonly extra: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(error);
+  readonly error: OAuthCode;
+  readonly variant?: OAuthVariant;
+  /** The table's status of the code (in its variant). */
+  readonly status: number;
+  readonly extra: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(error: OAuthCode, opts: OAuthErrorOptions = {}) {
+    super(opts.description ?? error, { cause: opts.cause });
     this.name = 'OAuthError';
+    this.error = error;
+    this.variant = opts.variant;
+    const answer = oauthAnswerOf(error, opts.variant);
+    this.status = answer.status;
+    this.extra = {
+      ...(opts.description ? { error_description: opts.description } : {}),
+      ...opts.extra,
+    };
+    this.headers = { ...answer.headers, ...opts.headers };
   }
 }

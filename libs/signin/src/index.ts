@@ -13,6 +13,7 @@ export * from './domain/user-agent';
 export * from './pages/html';
 export * from './pages/i18n';
 export * from './pages/layout';
+export * from './pages/page-statuses';
 export * from './pages/sign-in';
 export * from './pages/steps';
 export * from './routes/assets';

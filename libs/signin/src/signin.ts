@@ -12,6 +12,7 @@ import {
   PageError,
   type PageTarget,
   pageErrors,
+  pageStatusOf,
   requestLocale,
   sendBarePage,
 } from './routes/browser';
@@ -58,8 +59,8 @@ export interface Signin<K extends string = never> {
   /** Saves a details form; true when the claim gate passes. */
   submitDetails(b: Browser<K>, req: Request, accountId: string, shown: DetailItem[]): Promise<boolean>;
   locale(req: Request, res: Response): ReturnType<typeof requestLocale>;
-  /** A message page when no target could be loaded. */
-  sendBarePage(req: Request, res: Response, status: number, key: MessageKey | K, here?: string): void;
+  /** A message page when no target could be loaded, at its key's status in the site's page-status table. */
+  sendBarePage(req: Request, res: Response, key: MessageKey | K, here?: string): void;
   /** The pages' error mapper (the host table's `pageErrors`): HTML pages, JSON for the passkey calls. */
   pageErrors(): ReturnType<typeof pageErrors>;
   /** GET /assets/{name}: signin.css, signin.js and the WebAuthn browser bundle. */
@@ -72,7 +73,7 @@ export function createSignin<K extends string = never>(options: SigninOptions<K>
     site,
     open: (req, res, target) => openBrowser(site, req, res, target),
     guard(b, req) {
-      if (!csrfValid(site, req, b.flow)) throw new PageError(403, 'sessionExpired');
+      if (!csrfValid(site, req, b.flow)) throw new PageError('sessionExpired');
     },
     pages: (load, guard) => browserKit(site, load, guard),
     stepEndpoints: (load, paths) => signInStepEndpoints(site, load, paths),
@@ -83,7 +84,7 @@ export function createSignin<K extends string = never>(options: SigninOptions<K>
     enterCode: (b, req, typed) => enterCode(site, b, req, typed),
     submitDetails: (b, req, accountId, shown) => submitDetails(site, b, req, accountId, shown),
     locale: (req, res) => requestLocale(site, req, res),
-    sendBarePage: (req, res, status, key, here) => sendBarePage(site, req, res, status, key, here),
+    sendBarePage: (req, res, key, here) => sendBarePage(site, req, res, pageStatusOf(site, key), key, here),
     pageErrors: () => pageErrors(site),
     assetEndpoint,
   };

@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import type { CodeLimits } from './domain/email-codes';
 import type { Mailer } from './domain/mailer';
 import type { Messages } from './pages/i18n';
+import { mergePageStatuses } from './pages/page-statuses';
 import { type AccountStore, createAccountStore } from './store/accounts';
 import { createFlowStore, type FlowStore } from './store/flows';
 
@@ -66,6 +67,8 @@ export interface SigninOptions<K extends string = never> {
   receiptChannel: string;
   /** The host's own page strings (its final step and its errors), in both locales. */
   messages?: Messages<K>;
+  /** The statuses of the host's own page errors (a table beside its strings), merged with the shared ones. */
+  pageStatuses?: Readonly<Partial<Record<K, number>>>;
   /**
    * Flows the pages may start per client address in a window (each view by a browser without a flow this host
    * issued writes one to Redis for FLOW_TTL_SECONDS): over it, TooManyAttempts and nothing written. Unset: none.
@@ -83,6 +86,8 @@ export interface Site<K extends string = never> extends SigninOptions<K> {
   /** The count of `newFlowRate` (`<rateLimitNamespace>:new-flow-ip`), when the host set one. */
   newFlowLimit?: RateLimiter;
   langCookie: string;
+  /** The status of every page error's key: the shared table and the host's own (pages/page-statuses.ts). */
+  statuses: Readonly<Record<string, number>>;
 }
 
 export function resolveSite<K extends string>(o: SigninOptions<K>): Site<K> {
@@ -105,6 +110,7 @@ export function resolveSite<K extends string>(o: SigninOptions<K>): Site<K> {
     signInLimit: limiter('sign-in-ip', rl.signInPerIp, 300),
     newFlowLimit: o.newFlowRate && limiter('new-flow-ip', o.newFlowRate.points, o.newFlowRate.windowSeconds),
     // Over HTTPS (the flow cookie is `__Host-` prefixed then) every cookie the pages set carries the prefix too.
+    statuses: mergePageStatuses(o.pageStatuses),
     langCookie: `${o.config.flowCookieName.startsWith('__Host-') ? '__Host-' : ''}${o.namespace}_lang`,
   };
 }

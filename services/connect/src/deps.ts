@@ -7,6 +7,7 @@ import type { ConnectConfig } from './config';
 import { RESET_WINDOW_SECONDS, RESETS_PER_ACCOUNT } from './domain/account-page';
 import type { ConnectPorts } from './domain/ports';
 import { CONNECT_MESSAGES, type ConnectKey } from './pages/i18n-connect';
+import { CONNECT_PAGE_STATUSES } from './pages/page-statuses';
 import { createAccountPageStore } from './store/account-page';
 import { createAccountSessionStore } from './store/account-sessions';
 import { createErrandStore } from './store/errands';
@@ -63,6 +64,7 @@ export function connectSignin(parts: Unbound): ConnectSignin {
     redisPrefix: parts.config.redisPrefix,
     receiptChannel: 'CONNECT_BROWSER',
     messages: CONNECT_MESSAGES,
+    pageStatuses: CONNECT_PAGE_STATUSES,
     // A page view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS): without a count, a loop of
     // cookieless views would write without bound. The account page's new sessions count here too.
     newFlowRate: parts.config.newFlowRate,

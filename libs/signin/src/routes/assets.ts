@@ -2,7 +2,7 @@
 // once at start and served at /assets/{name} by every host that lists `assetEndpoint()` in its table.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Endpoint, pageEndpoint } from '@svc/platform';
+import { type Endpoint, pageEndpoint, statusOf } from '@svc/platform';
 
 /** The library's assets folder (`pnpm build` copies it beside each host's built `main.js`). */
 export const ASSETS_DIR = path.resolve(__dirname, '../../assets');
@@ -57,7 +57,7 @@ export function assetEndpoint(): Endpoint {
       // Own members only: `constructor`, `__proto__` or `toString` name no asset (an inherited one answered 500).
       const name = String(req.params.name);
       const asset = Object.hasOwn(assets, name) ? assets[name] : undefined;
-      if (!asset) return void res.status(404).json({ reason: 'NotFound' });
+      if (!asset) return void res.status(statusOf('NotFound')).json({ reason: 'NotFound' });
       res.setHeader('Content-Type', asset.type);
       res.setHeader('Cache-Control', 'public, max-age=3600');
       res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');

@@ -1,7 +1,7 @@
 // Browser plumbing of every sign-in page: cookies, the flow record, locale, CSRF, CSP, forms and page errors.
 import { timingSafeEqual } from 'node:crypto';
 import { type ApplicationContext, authorityHolds, currentAuthority } from '@svc/issuance';
-import { isDependencyFailure, ServiceError } from '@svc/platform';
+import { isDependencyFailure, ServiceError, statusOf } from '@svc/platform';
 import type { NextFunction, Request, Response } from 'express';
 import type { PendingCodes } from '../domain/email-codes';
 import { localizedName } from '../domain/locale';
@@ -9,6 +9,7 @@ import { newKey } from '../domain/secrets';
 import type { SafeHtml } from '../pages/html';
 import { formatWait, type Locale, type MessageKey, pickLocale, translator } from '../pages/i18n';
 import { layout, type PageContext } from '../pages/layout';
+import type { PageErrorKey } from '../pages/page-statuses';
 import type { Notice } from '../pages/sign-in';
 import { messageView } from '../pages/steps';
 import type { Site } from '../site';
@@ -152,7 +153,7 @@ export async function openBrowser<K extends string>(
   if (!flowId || !(await flows.isIssued(flowId))) {
     // A post can only pass its CSRF check on a flow the browser already holds (a new flow's token is unknown to
     // it), so a post without one is refused here, before it writes a flow or spends the address's count.
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw new PageError(403, 'sessionExpired');
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw new PageError('sessionExpired');
     await site.newFlowLimit?.consume(req.ip ?? '');
     flowId = await flows.issue();
     setFlowCookie(flowId);
@@ -187,11 +188,11 @@ export async function openBrowser<K extends string>(
       appName: target.app && localizedName(target.app.names, target.app.defaultLocale, locale),
     },
     async save() {
-      if (!(await flows.save(browser.flowId, target.key, flow))) throw new PageError(403, 'sessionExpired');
+      if (!(await flows.save(browser.flowId, target.key, flow))) throw new PageError('sessionExpired');
     },
     async rotate() {
       const next = await flows.rotate(browser.flowId);
-      if (!next) throw new PageError(403, 'sessionExpired');
+      if (!next) throw new PageError('sessionExpired');
       browser.flowId = next;
       flow.csrf = newKey('');
       browser.ctx.csrf = flow.csrf;
@@ -212,7 +213,7 @@ export async function openBrowser<K extends string>(
 
 /** The target's application; a step that needs one and has none is 404 notFound. */
 export function appOf(target: PageTarget): ApplicationContext {
-  if (!target.app) throw new PageError(404, 'notFound');
+  if (!target.app) throw new PageError('notFound');
   return target.app;
 }
 
@@ -232,17 +233,26 @@ export function csrfValid(site: Site<string>, req: Request, flow: { csrf: string
 }
 
 /**
- * A page-level failure: an HTTP status and the message shown. `K` names a host's own message keys
- * (`new PageError<ConnectKey>(410, 'errandCompleted')`); without it only the shared keys are accepted.
+ * A page-level failure: the message key shown (and an optional action). Its status is the site's page-status table's
+ * (pages/page-statuses.ts, plus the host's own). `K` names a host's own page-error keys
+ * (`new PageError<ConnectPageError>('errandCompleted')`); without it only the shared keys are accepted.
  */
 export class PageError<K extends string = never> extends Error {
   constructor(
-    readonly status: number,
-    readonly key: MessageKey | NoInfer<K>,
+    readonly key: PageErrorKey | NoInfer<K>,
     readonly action?: { url: string; label: MessageKey | NoInfer<K> },
   ) {
     super(key);
+    this.name = 'PageError';
   }
+}
+
+/** The status a page answers with for `key`, from the site's table (a key the table lacks is the server's fault). */
+export function pageStatusOf(site: Site<string>, key: string): number {
+  const status = site.statuses[key];
+  if (status !== undefined) return status;
+  site.deps.logger.error({ key }, 'page error key without a status in the page-status table');
+  return 500;
 }
 
 export function sendPage<K extends string>(
@@ -299,16 +309,20 @@ function isUndecodablePath(err: unknown): boolean {
   return err instanceof URIError && (err as URIError & { status?: number }).status === 400;
 }
 
+/** A failure nothing anticipated (no page error, reason or dependency outage) is the server's own. */
+const UNEXPECTED_FAILURE = 500;
+
 /** Error handler of the page routes: HTML for pages, JSON for the passkey endpoints the page script calls. */
 export function pageErrors<K extends string>(site: Site<K>) {
   return (thrown: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(thrown);
     const json = req.path.includes('/passkey/');
     // A path parameter that is not UTF-8 once percent-decoded (the router's URIError, status 400) names no page.
-    const err = isUndecodablePath(thrown) ? new PageError(404, 'notFound') : thrown;
+    const err = isUndecodablePath(thrown) ? new PageError('notFound') : thrown;
     if (err instanceof PageError) {
-      if (json) return void res.status(err.status).json({ reason: err.key });
-      return sendBarePage(site, req, res, err.status, err.key as MessageKey | K);
+      const status = pageStatusOf(site, err.key);
+      if (json) return void res.status(status).json({ reason: err.key });
+      return sendBarePage(site, req, res, status, err.key as MessageKey | K);
     }
     if (err instanceof ServiceError) {
       if (err.headers) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
@@ -324,11 +338,12 @@ export function pageErrors<K extends string>(site: Site<K>) {
     }
     if (isDependencyFailure(err)) {
       res.setHeader('Retry-After', '1');
-      if (json) return void res.status(503).json({ reason: 'TemporarilyUnavailable' });
-      return sendBarePage(site, req, res, 503, 'unavailable');
+      const status = statusOf('TemporarilyUnavailable');
+      if (json) return void res.status(status).json({ reason: 'TemporarilyUnavailable' });
+      return sendBarePage(site, req, res, status, 'unavailable');
     }
     site.deps.logger.error({ err, path: req.route?.path }, 'page error');
-    if (json) return void res.status(500).end();
-    return sendBarePage(site, req, res, 500, 'unavailable');
+    if (json) return void res.status(UNEXPECTED_FAILURE).end();
+    return sendBarePage(site, req, res, UNEXPECTED_FAILURE, 'unavailable');
   };
 }

@@ -30,7 +30,7 @@ export async function mailCode<K extends string>(
       },
       { email, clientIp: req.ip ?? '', locale: b.locale, appName: b.ctx.appName ?? '' },
     );
-    if (!(await flows.putCode(b.flowId, b.target.key, code))) throw new PageError(403, 'sessionExpired');
+    if (!(await flows.putCode(b.flowId, b.target.key, code))) throw new PageError('sessionExpired');
     b.flow.pendingEmail = email;
   } catch (err) {
     if (err instanceof PageError || (err as { reason?: string }).reason === 'TooManyAttempts') throw err;

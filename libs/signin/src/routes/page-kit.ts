@@ -109,7 +109,7 @@ export function browserKit<K extends string, P extends Browser<K>>(
   load: OpenPage<P>,
   guard: OpenPage<P> = async (req, res) => {
     const b = await load(req, res);
-    if (!csrfValid(site, req, b.flow)) throw new PageError(403, 'sessionExpired');
+    if (!csrfValid(site, req, b.flow)) throw new PageError('sessionExpired');
     return b;
   },
 ): PageKit<P> {

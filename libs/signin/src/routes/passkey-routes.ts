@@ -68,7 +68,7 @@ export function passkeySignInEndpoints<K extends string>(
         req.body as AuthenticationResponseJSON,
         challenge,
       );
-      if (b.target.accountId && b.target.accountId !== accountId) throw new PageError(403, 'wrongAccount');
+      if (b.target.accountId && b.target.accountId !== accountId) throw new PageError('wrongAccount');
       // Signed in: a fresh flow identifier, so a planted or kept copy of the old cookie gains nothing.
       await b.rotate();
       b.flow.accountId = accountId;

@@ -19,7 +19,7 @@ import { signInView } from '../pages/sign-in';
 import { type DetailItem, detailsView, messageView, termsView } from '../pages/steps';
 import type { Site } from '../site';
 import { forgetSignIn } from '../store/flows';
-import { appOf, type Browser, sendPage } from './browser';
+import { appOf, type Browser, pageStatusOf, sendPage } from './browser';
 import { enterCode, mailCode } from './code-entry';
 import { submitDetails } from './details-form';
 import { browserKit } from './page-kit';
@@ -220,7 +220,7 @@ export async function nextStep<K extends string>(
     }
     case 'accountUnavailable': {
       const msg = messageView(ctx, 'errorHeading', { key: 'accountUnavailable' }, anotherAccount);
-      sendPage(res, b, ctx.t('errorHeading'), msg, 403);
+      sendPage(res, b, ctx.t('errorHeading'), msg, pageStatusOf(site, 'accountUnavailable'));
       return undefined;
     }
     case 'constraintMismatch': {
@@ -230,7 +230,7 @@ export async function nextStep<K extends string>(
         { key: 'constraintMismatch', vars: { app: ctx.appName ?? '' } },
         anotherAccount,
       );
-      sendPage(res, b, ctx.t('errorHeading'), msg, 403);
+      sendPage(res, b, ctx.t('errorHeading'), msg, pageStatusOf(site, 'constraintMismatch'));
       return undefined;
     }
     case 'terms': {

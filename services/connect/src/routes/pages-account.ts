@@ -45,7 +45,7 @@ import {
 import type { AccountSession } from '../domain/ports';
 import { type AccountPageContext, accountSignInView, accountView } from '../pages/account';
 import { type AccountKey, accountTranslator } from '../pages/i18n-account';
-import type { ConnectKey } from '../pages/i18n-connect';
+import type { ConnectPageError } from '../pages/page-statuses';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
@@ -113,7 +113,7 @@ export function accountPages(deps: ConnectDeps): Endpoint[] {
   /** POST: an existing session and its CSRF token (form field or X-CSRF-Token), else 403. */
   async function guarded(req: PageRequest<unknown>, res: Response): Promise<AccountRequest> {
     const found = await existing(req);
-    if (!found || !csrfValid(site, req, found.session)) throw new PageError(403, 'sessionExpired');
+    if (!found || !csrfValid(site, req, found.session)) throw new PageError('sessionExpired');
     setPageHeaders(res);
     return { ...found, ctx: context(req, res, found.session) };
   }
@@ -140,7 +140,7 @@ export function accountPages(deps: ConnectDeps): Endpoint[] {
     recentlyAuthenticated(r.session.authTime, deps.clock(), deps.config.accountReauthSeconds);
   /** A passkey call that adds a credential, past the window: the page offers the confirmation instead. */
   const needRecent = (r: AccountRequest) => {
-    if (!recent(r)) throw new PageError<ConnectKey>(403, 'recentSignInNeeded');
+    if (!recent(r)) throw new PageError<ConnectPageError>('recentSignInNeeded');
   };
 
   const flash = (r: AccountRequest, key: AccountKey, vars?: Record<string, string | number>) => {
@@ -200,7 +200,7 @@ export function accountPages(deps: ConnectDeps): Endpoint[] {
         challenge,
       );
       const account = await store.account(accountId);
-      if (account?.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
+      if (account?.status !== 'ACTIVE') throw new PageError('accountUnavailable');
       // A fresh id at sign-in: whatever id this browser held before (planted or not) never becomes signed in.
       const passkeyId = await store.passkeyIdOf(body.id);
       const fresh = await sessions.rotate(r.id, {
@@ -209,7 +209,7 @@ export function accountPages(deps: ConnectDeps): Endpoint[] {
         authTime: deps.clock(),
         authorityVersion: authority.version,
       });
-      if (!fresh) throw new PageError(403, 'sessionExpired');
+      if (!fresh) throw new PageError('sessionExpired');
       setCookie(res, fresh.id);
       await store.setLocale(accountId, r.ctx.locale);
       return { next: '/account' };

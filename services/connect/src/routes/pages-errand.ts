@@ -1,7 +1,7 @@
 // The errand pages at /errands/{errandKey}: re-authenticate the account first (its passkey, or an emailed code
 // when it has none), then complete data or change consent; single use and short-lived. Also the errand poll.
 // The passkey, code and details steps are the shared ones of @svc/signin; only the errand's rules are here.
-import { type Endpoint, ErrandStatus, type PageRequest, pageEndpoint } from '@svc/platform';
+import { type Endpoint, ErrandStatus, type PageRequest, pageEndpoint, statusOf } from '@svc/platform';
 import {
   accountAndView,
   allClaimItems,
@@ -22,6 +22,7 @@ import { sha256Hex } from '../domain/keys';
 import type { ErrandRow } from '../domain/ports';
 import { errandReauthView } from '../pages/connect-views';
 import type { ConnectKey } from '../pages/i18n-connect';
+import type { ConnectPageError } from '../pages/page-statuses';
 
 interface ErrandPage extends Browser<ConnectKey> {
   errand: ErrandRow;
@@ -51,9 +52,9 @@ export function errandPages(deps: ConnectDeps): Endpoint[] {
   async function load(req: PageRequest<unknown>, res: Response): Promise<ErrandPage> {
     const errandKey = String(req.params.errandKey);
     const errand = await find(errandKey);
-    if (!errand) throw new PageError(404, 'notFound');
+    if (!errand) throw new PageError('notFound');
     const app = await deps.ports.issuance.applicationById(errand.applicationId);
-    if (!app) throw new PageError(404, 'notFound');
+    if (!app) throw new PageError('notFound');
     const b = await signin.open(req, res, {
       key: `errand:${errand.id}`,
       base: `/errands/${errandKey}`,
@@ -69,7 +70,7 @@ export function errandPages(deps: ConnectDeps): Endpoint[] {
     const b = await load(req, res);
     signin.guard(b, req);
     if (errandState(b.errand, deps.clock()) !== 'pending')
-      throw new PageError<ConnectKey>(410, 'errandCompleted');
+      throw new PageError<ConnectPageError>('errandCompleted');
     return b;
   }
 
@@ -85,7 +86,7 @@ export function errandPages(deps: ConnectDeps): Endpoint[] {
       doc: { answers: [{ schema: ErrandStatus }] },
       page: async (req, res) => {
         const errand = await find(String(req.params.errandKey));
-        if (!errand) return void res.status(404).json({ reason: 'NotFound' });
+        if (!errand) return void res.status(statusOf('NotFound')).json({ reason: 'NotFound' });
         res.json({ state: errandState(errand, deps.clock()), expiresAt: errand.expiresAt.toISOString() });
       },
     }),
@@ -94,16 +95,16 @@ export function errandPages(deps: ConnectDeps): Endpoint[] {
       const notice = b.takeNotice();
       const state = errandState(errand, deps.clock());
       if (state === 'completed') {
-        if (!b.flow.realized) throw new PageError<ConnectKey>(410, 'errandCompleted');
+        if (!b.flow.realized) throw new PageError<ConnectPageError>('errandCompleted');
         const done = messageView(ctx, 'errandDoneHeading', {
           key: 'errandDoneIntro',
           vars: { app: ctx.appName ?? '' },
         });
         return sendPage(res, b, ctx.t('errandDoneHeading'), done);
       }
-      if (state === 'expired') throw new PageError(410, 'expired');
+      if (state === 'expired') throw new PageError('expired');
       const found = await accountAndView(deps.issuance, appOf(b.target), errand.accountId);
-      if (found?.account.status !== 'ACTIVE') throw new PageError(403, 'accountUnavailable');
+      if (found?.account.status !== 'ACTIVE') throw new PageError('accountUnavailable');
       await b.save();
       if (b.flow.accountId !== errand.accountId) {
         const hasPasskey = (await accounts.passkeysOf(errand.accountId)).length > 0;
@@ -145,7 +146,7 @@ export function errandPages(deps: ConnectDeps): Endpoint[] {
       // Nothing changes before the person has re-authenticated as the errand's account.
       if (b.flow.accountId !== b.errand.accountId) return;
       const found = await accountAndView(deps.issuance, appOf(b.target), b.errand.accountId);
-      if (!found) throw new PageError(403, 'accountUnavailable');
+      if (!found) throw new PageError('accountUnavailable');
       const shown = allClaimItems(found.view, found.account);
       if (
         (await signin.submitDetails(b, req, b.errand.accountId, shown)) &&

@@ -31,9 +31,9 @@ export function inquiryPages(deps: ConnectDeps): Endpoint[] {
     const inquiry = EXPOSURE_KEY.test(exposureKey)
       ? await inquiries.byExposureHash(sha256Hex(exposureKey))
       : undefined;
-    if (!inquiry) throw new PageError(404, 'notFound');
+    if (!inquiry) throw new PageError('notFound');
     const app = await deps.ports.issuance.applicationById(inquiry.applicationId);
-    if (!app) throw new PageError(404, 'notFound');
+    if (!app) throw new PageError('notFound');
     const { callbackUrl, realizeConstraints } = inquiry.constraints;
     const b = await signin.open(req, res, {
       key: `inquiry:${inquiry.id}`,
@@ -50,7 +50,7 @@ export function inquiryPages(deps: ConnectDeps): Endpoint[] {
   function sendReturn(b: InquiryPage, res: Response): void {
     const { returnMethods, callbackUrl } = b.inquiry.constraints;
     const confirmationKey = openConfirmationKey(deps.issuance.kek, b.inquiry);
-    if (!confirmationKey) throw new PageError(410, 'completed');
+    if (!confirmationKey) throw new PageError('completed');
     if (returnMethods.includes('CALLBACK') && callbackUrl) {
       res.redirect(303, buildCallbackRedirect(callbackUrl, b.exposureKey, confirmationKey));
       return;
@@ -69,10 +69,10 @@ export function inquiryPages(deps: ConnectDeps): Endpoint[] {
 
   const page = signin.pages(load).view('/inquiries/:exposureKey', pageQuery, async (b, _req, res) => {
     const { inquiry } = b;
-    if (inquiry.state === 'REDEEMED') throw new PageError(410, 'completed');
-    if (inquiry.expiresAt.getTime() <= deps.clock()) throw new PageError(410, 'expired');
+    if (inquiry.state === 'REDEEMED') throw new PageError('completed');
+    if (inquiry.expiresAt.getTime() <= deps.clock()) throw new PageError('expired');
     if (inquiry.state === 'REALIZED') {
-      if (!b.flow.realized) throw new PageError(410, 'completed');
+      if (!b.flow.realized) throw new PageError('completed');
       await b.save();
       return sendReturn(b, res);
     }
@@ -85,7 +85,7 @@ export function inquiryPages(deps: ConnectDeps): Endpoint[] {
       { id: signedIn.account.id, authorityVersion: signedIn.authority.version },
       signedIn.authTime,
     );
-    if (!key) throw new PageError(410, 'completed');
+    if (!key) throw new PageError('completed');
     b.flow.realized = true;
     await b.save();
     b.inquiry = (await inquiries.byId(inquiry.id)) ?? inquiry;

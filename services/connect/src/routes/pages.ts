@@ -32,7 +32,7 @@ export const termsPage = (deps: ConnectDeps) => {
     page: async (req, res) => {
       const revision = Number(req.params.revision);
       const agreement = Number.isInteger(revision) ? await termsRevision(revision) : undefined;
-      if (!agreement) throw new PageError(404, 'notFound');
+      if (!agreement) throw new PageError('notFound');
       const locale = signin.locale(req, res);
       const t = translator(locale, CONNECT_MESSAGES);
       const ctx = { locale, t, path: req.path };

@@ -10,6 +10,8 @@ import {
   IssuedTokens,
   isDependencyFailure,
   OAuthError,
+  oauthAnswerOf,
+  type Reason,
   ServiceError,
   storableText,
 } from '@svc/platform';
@@ -28,18 +30,18 @@ const authorizeBody = z.strictObject({ applicationAnchor: storableText().min(3).
 const tokenBody = z.strictObject({ deviceCode: z.string().regex(DEVICE_CODE_PATTERN) });
 
 /**
- * RFC 6749 section 5.2 / RFC 8628 section 3.5: polling errors are 400; a failed issuance is the server's (500, the
- * spec's server_error: "stop polling and start a new authorization"); an outage of PostgreSQL or Redis is the same
- * code as a 503 with Retry-After (pollAnswer), which the client waits out.
+ * RFC 6749 section 5.2 / RFC 8628 section 3.5: the polling errors' statuses are the OAuth table's (400; a failed
+ * issuance is the server's, 500, the spec's server_error: "stop polling and start a new authorization"; an outage of
+ * PostgreSQL or Redis is the same code in the table's `outage` variant, a 503 with Retry-After the client waits out).
  */
-const STATUS: Record<DevicePollError, number> = {
-  authorization_pending: 400,
-  slow_down: 400,
-  access_denied: 400,
-  expired_token: 400,
-  invalid_request: 400,
-  server_error: 500,
-};
+const POLL_ERRORS: readonly DevicePollError[] = [
+  'authorization_pending',
+  'slow_down',
+  'access_denied',
+  'expired_token',
+  'invalid_request',
+  'server_error',
+];
 
 /** Spec: the /device-authorize response. */
 const Authorized = z.strictObject({
@@ -55,7 +57,7 @@ const Authorized = z.strictObject({
 const JSON_TYPE = 'application/json; charset=utf-8';
 /** The answers without variable parts, serialised once: a pending poll writes these bytes and nothing else. */
 const FIXED = Object.fromEntries(
-  (Object.keys(STATUS) as DevicePollError[]).map((e) => [e, Buffer.from(JSON.stringify({ error: e }))]),
+  POLL_ERRORS.map((e) => [e, Buffer.from(JSON.stringify({ error: e }))]),
 ) as Record<DevicePollError, Buffer>;
 
 /** The answer a poll is counted under in `device_polls_total` (deploy/observability's dashboard). */
@@ -77,26 +79,34 @@ function pollAnswer(outcome: PollOutcome): Answer {
   if (outcome.kind === 'issued') return { json: outcome.tokens };
   const { error, interval, retryAfter } = outcome;
   if (retryAfter !== undefined) {
+    const outage = oauthAnswerOf(error, 'outage');
     return {
-      status: 503,
+      status: outage.status,
       json: { error },
-      headers: { 'Retry-After': String(retryAfter) },
+      headers: { ...outage.headers, 'Retry-After': String(retryAfter) },
     };
   }
-  if (interval !== undefined) return { status: STATUS[error], json: { error, interval } };
-  return { status: STATUS[error], raw: FIXED[error], contentType: JSON_TYPE };
+  const { status } = oauthAnswerOf(error);
+  if (interval !== undefined) return { status, json: { error, interval } };
+  return { status, raw: FIXED[error], contentType: JSON_TYPE };
 }
+
+/**
+ * The polling error a refusal of the service becomes, by its reason: the server's own unavailability is a failed
+ * issuance; every other reason (a malformed or too large body, a refused request) is the request's.
+ */
+const POLL_ERROR_OF: Readonly<Partial<Record<Reason, DevicePollError>>> = {
+  TemporarilyUnavailable: 'server_error',
+};
 
 /** Every failure of /device-token is one of the spec's polling errors, never a `reason` body. */
 function asPollError(err: unknown): OAuthError {
   if (err instanceof OAuthError) return err;
-  if (err instanceof ServiceError && err.status === 400) return new OAuthError('invalid_request', 400);
-  if (err instanceof ServiceError && err.status === 413) return new OAuthError('invalid_request', 400);
-  // 503 with Retry-After only for an outage of PostgreSQL or Redis the device may wait out (the cause chain names
-  // it); any other failure is a failed issuance: 500, stop polling and start a new authorization.
-  if (isDependencyFailure(err)) return new OAuthError('server_error', 503, {}, { 'Retry-After': '1' });
-  if (err instanceof ServiceError && err.status < 500) return new OAuthError('invalid_request', 400);
-  return new OAuthError('server_error', 500);
+  // The outage variant (503 with Retry-After) only for an outage of PostgreSQL or Redis the device may wait out
+  // (the cause chain names it); any other failure is a failed issuance: stop polling and start a new authorization.
+  if (isDependencyFailure(err)) return new OAuthError('server_error', { variant: 'outage' });
+  if (err instanceof ServiceError) return new OAuthError(POLL_ERROR_OF[err.reason] ?? 'invalid_request');
+  return new OAuthError('server_error');
 }
 
 export function deviceEndpoints(deps: DeviceDeps) {

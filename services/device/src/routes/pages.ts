@@ -33,6 +33,7 @@ import {
   pendingAuthorizationById,
 } from '../domain/approval';
 import { DEVICE_MESSAGES, type DeviceKey } from '../pages/i18n-device';
+import { DEVICE_PAGE_STATUSES, type DevicePageError } from '../pages/page-statuses';
 import { confirmView, type DeviceNotice, entryView, outcomeView } from '../pages/views';
 
 interface DevicePage extends Browser<DeviceKey> {
@@ -70,6 +71,7 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
     redisPrefix: deps.config.redisPrefix,
     receiptChannel: 'DEVICE_BROWSER',
     messages: DEVICE_MESSAGES,
+    pageStatuses: DEVICE_PAGE_STATUSES,
     // A view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS): without a count, a loop of cookieless
     // views of /device would write without bound.
     newFlowRate: pages.newFlowRate,
@@ -112,7 +114,7 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
     const b = await open(req, res);
     if (!b.authorization) {
       await b.save();
-      throw new PageError<DeviceKey>(410, 'requestGone');
+      throw new PageError<DevicePageError>('requestGone');
     }
     return b as SelectedPage;
   }

@@ -41,13 +41,13 @@ export interface DeviceAuthorizationResponse {
   interval: number;
 }
 
-/** RFC 8628 3.5's polling errors: 400 with the code alone. */
+/** RFC 8628 3.5's polling errors (their status is the OAuth table's). */
 class PollError extends OAuthError {
   constructor(
     code: 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token',
     description: string,
   ) {
-    super(code, 400, { error_description: description });
+    super(code, { description });
   }
 }
 
@@ -194,7 +194,7 @@ async function lost(deps: OidcDomainDeps, hash: string, row: AuthorizationRow, e
       throw new PollError('access_denied', 'the person or policy denied the request');
     return deny(deps, hash, row);
   }
-  if (isDependencyFailure(err) || (err instanceof ServiceError && err.status === 503)) {
+  if (isDependencyFailure(err) || (err instanceof ServiceError && err.reason === 'TemporarilyUnavailable')) {
     throw new TemporarilyUnavailable();
   }
   // The issuance core's refusals (account disabled, terms, claim gate, email-domain policy, no OIDC rule): the

@@ -50,10 +50,10 @@ function pkceMatches(challenge: string, verifier: string): boolean {
   return computed.length === expected.length && timingSafeEqual(computed, expected);
 }
 
-/** An issuance-core refusal at the token endpoint: an OAuth error naming the reason (503 stays 503). */
+/** An issuance-core refusal at the token endpoint: an OAuth error naming the reason (unavailable stays so). */
 export function grantRefusal(err: unknown): unknown {
   if (!(err instanceof ServiceError)) return err;
-  if (err.status === 503) return new TemporarilyUnavailable();
+  if (err.reason === 'TemporarilyUnavailable') return new TemporarilyUnavailable();
   return new InvalidGrant(err.reason);
 }
 

@@ -29,6 +29,7 @@ import { toInteraction } from '../domain/interaction';
 import { clientApplication } from '../domain/issue-oidc';
 import type { OidcClient } from '../domain/ports';
 import type { OidcKey } from '../pages/i18n-oidc';
+import type { OidcPageError } from '../pages/page-statuses';
 import { sendErrorToClient } from './answer-client';
 
 /** What /authorize needs of a registered client; an inactive client is no client. */
@@ -44,7 +45,7 @@ export function authorizeClientOf(client: OidcClient | undefined): AuthorizeClie
   };
 }
 
-function pageKey(error: AuthorizeErrorCode): OidcKey {
+function pageKey(error: AuthorizeErrorCode): OidcPageError {
   if (error === 'invalid_client') return 'unknownClient';
   if (error === 'invalid_redirect_uri') return 'badRedirect';
   return 'badRequest';
@@ -120,7 +121,7 @@ export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): End
     const outcome = validateAuthorizeRequest(params, authorizeClientOf(record));
     if (outcome.kind === 'page') {
       countAuthorizeOutcome(deps.metrics, 'error_page');
-      return signin.sendBarePage(req, res, 400, pageKey(outcome.error.error), sameRequestHere(req, pairs));
+      return signin.sendBarePage(req, res, pageKey(outcome.error.error), sameRequestHere(req, pairs));
     }
     if (outcome.kind === 'redirect') return sendErrorToClient(res, deps, outcome.target, outcome.error);
     const { request } = outcome;

@@ -7,6 +7,7 @@ import {
   type EndpointDoc,
   type Locale,
   localeFromAcceptLanguage,
+  oauthAnswerOf,
   pageEndpoint,
   queryParams,
   queryText,
@@ -117,7 +118,7 @@ export function endSessionEndpoints(deps: OidcDeps) {
       res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).redirect(303, plan.redirectTo);
       return;
     }
-    res.status(200).set(pageHeaders()).send(signedOutPage(locale));
+    res.set(pageHeaders()).send(signedOutPage(locale));
   }
 
   // `p`: the query of a GET, the form of a POST, checked by their schemas.
@@ -145,21 +146,22 @@ export function endSessionEndpoints(deps: OidcDeps) {
       }
       const csrf = randomBytes(24).toString('base64url');
       res.cookie(csrfCookie.name, csrf, csrfCookie.options);
-      res
-        .status(200)
-        .set(pageHeaders(plan.redirectTo))
-        .send(
-          confirmPage(locale, {
-            csrf,
-            client_id: plan.client?.clientId,
-            post_logout_redirect_uri: p.post_logout_redirect_uri || undefined,
-            state: p.state,
-            ui_locales: p.ui_locales,
-          }),
-        );
+      res.set(pageHeaders(plan.redirectTo)).send(
+        confirmPage(locale, {
+          csrf,
+          client_id: plan.client?.clientId,
+          post_logout_redirect_uri: p.post_logout_redirect_uri || undefined,
+          state: p.state,
+          ui_locales: p.ui_locales,
+        }),
+      );
     } catch (err) {
       if (!(err instanceof EndSessionRefused)) throw err;
-      res.status(400).set(pageHeaders()).send(refusedPage(locale, err.description));
+      // A logout request that cannot be honoured is an invalid request (its status is the OAuth table's).
+      res
+        .status(oauthAnswerOf('invalid_request').status)
+        .set(pageHeaders())
+        .send(refusedPage(locale, err.description));
     }
   };
   return [

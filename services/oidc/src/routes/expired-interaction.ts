@@ -5,7 +5,7 @@
 // deleted, disabled or without that URI since gets the bare expired page and is never redirected to.
 import { type ApplicationContext, loadApplication } from '@svc/issuance';
 import type { PageRequest } from '@svc/platform';
-import { type Browser, html, PageError, type Signin, sendPage } from '@svc/signin';
+import { type Browser, html, PAGE_STATUSES, PageError, type Signin, sendPage } from '@svc/signin';
 import type { Response } from 'express';
 import type { OidcDeps } from '../deps';
 import type { AuthorizeError } from '../domain/authorize-request';
@@ -48,7 +48,7 @@ export async function openExpired(
 ): Promise<ExpiredPage> {
   const expired = await deps.ports.interactions.expiredReturn(uid);
   const trusted = expired && (await trustedReturn(deps, expired));
-  if (!expired || !trusted) throw new PageError(410, 'expired');
+  if (!expired || !trusted) throw new PageError('expired');
   const b = await signin.open(req, res, {
     key: `oidc:${uid}`,
     base: `/interaction/${uid}`,
@@ -67,7 +67,7 @@ export async function sendExpiredPage(p: ExpiredPage, res: Response): Promise<vo
   const body = html`<h1>${ctx.t('expiredHeading')}</h1>
 <p>${ctx.t('expiredMessage', { app })}</p>
 <form method="post" action="${`${target.base}/cancel`}"><input type="hidden" name="_csrf" value="${ctx.csrf ?? ''}"><button type="submit">${ctx.t('returnTo', { app })}</button></form>`;
-  sendPage(res, p, ctx.t('expiredHeading'), body, 410);
+  sendPage(res, p, ctx.t('expiredHeading'), body, PAGE_STATUSES.expired);
 }
 
 /**
@@ -76,7 +76,7 @@ export async function sendExpiredPage(p: ExpiredPage, res: Response): Promise<vo
  */
 export async function returnExpired(deps: OidcDeps, p: ExpiredPage, res: Response): Promise<void> {
   const back = await deps.ports.interactions.takeExpiredReturn(p.uid);
-  if (!back || !(await trustedReturn(deps, back))) throw new PageError(410, 'expired');
+  if (!back || !(await trustedReturn(deps, back))) throw new PageError('expired');
   const target = { redirectUri: back.redirectUri, responseMode: back.responseMode, state: back.state };
   sendErrorToClient(res, deps, target, EXPIRED_ERROR);
 }

@@ -52,7 +52,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
   async function load(req: PageRequest<unknown>, res: Response): Promise<InteractionPage> {
     const uid = String(req.params.uid);
     const interaction = await interactions.get(uid);
-    if (!interaction) throw new PageError(410, 'expired');
+    if (!interaction) throw new PageError('expired');
     return openParked(req, res, uid, interaction);
   }
 
@@ -78,7 +78,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
       client && authorizeClientOf(client)
         ? await loadApplication(deps.db, { id: client.applicationId })
         : undefined;
-    if (!client || !app) throw new PageError(410, 'expired');
+    if (!client || !app) throw new PageError('expired');
     const b = await signin.open(req, res, {
       key: `oidc:${uid}`,
       base: `/interaction/${uid}`,
@@ -99,7 +99,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
     signedIn: Omit<SignInSession, 'handle'>,
   ): Promise<void> {
     const request = await interactions.take(p.uid);
-    if (!request) throw new PageError(410, 'completed');
+    if (!request) throw new PageError('completed');
     let session = p.held?.session;
     if (!session || session.accountId !== signedIn.accountId || session.authTime !== signedIn.authTime) {
       const started = await deps.ports.signInSessions.start(p.held?.id, {
@@ -128,7 +128,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
 
   async function fail(p: InteractionPage, res: Response, error: ReturnType<typeof promptNoneError>) {
     const request = await interactions.take(p.uid);
-    if (!request || !error) throw new PageError(410, 'completed');
+    if (!request || !error) throw new PageError('completed');
     p.flow.realized = true;
     await p.save();
     sendErrorToClient(res, deps, targetOf(request), error);
@@ -145,7 +145,7 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
 
   async function showParked(p: InteractionPage, res: Response): Promise<void> {
     const { interaction: it, held } = p;
-    if (p.flow.realized) throw new PageError(410, 'completed');
+    if (p.flow.realized) throw new PageError('completed');
     if (it.freshLogin === undefined) {
       const prompt = new Set(it.prompt);
       it.freshLogin = needsFreshLogin({ prompt, maxAge: it.maxAge }, held?.session, nowSeconds());

@@ -6,6 +6,7 @@ import { createSignin, type Signin } from '@svc/signin';
 import type { ErrorRequestHandler } from 'express';
 import type { OidcDeps } from '../deps';
 import { OIDC_MESSAGES, type OidcKey } from '../pages/i18n-oidc';
+import { OIDC_PAGE_STATUSES } from '../pages/page-statuses';
 import { signinConfig } from '../pages-config';
 import { authorizeEndpoints } from './authorize';
 import { interactionEndpoints } from './interaction';
@@ -27,6 +28,7 @@ export function oidcSignin(deps: OidcDeps): Signin<OidcKey> {
     redisPrefix: deps.oidc.redisPrefix,
     receiptChannel: 'OIDC_BROWSER',
     messages: OIDC_MESSAGES,
+    pageStatuses: OIDC_PAGE_STATUSES,
     // A page view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS); any number of views of one parked
     // request would otherwise write without bound. A browser starts about one per /authorize at most (its flow
     // cookie lasts the flow's lifetime), so the /authorize limit's rate bounds it, on a counter of its own.

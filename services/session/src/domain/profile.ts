@@ -8,21 +8,15 @@ import {
   verifyPresentedToken,
   workloadAuthoritative,
 } from '@svc/issuance';
-import { BEARER_HEADERS, OAuthError } from '@svc/platform';
+import { OAuthError } from '@svc/platform';
 import { TYP, toClaimStateView } from '@svc/token-core';
 import type { SessionDeps } from '../deps';
 import { statusOf } from './session-status';
 
 export function invalidToken(): OAuthError {
-  return new OAuthError(
-    'invalid_token',
-    401,
-    {},
-    {
-      ...BEARER_HEADERS,
-      'WWW-Authenticate': 'Bearer realm="session", error="invalid_token"',
-    },
-  );
+  return new OAuthError('invalid_token', {
+    headers: { 'WWW-Authenticate': 'Bearer realm="session", error="invalid_token"' },
+  });
 }
 
 export function bearerToken(header: string | undefined): string {
