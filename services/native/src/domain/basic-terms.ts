@@ -5,7 +5,6 @@ import {
   type IssuanceDeps,
   type IssueRead,
   legalAgreementRequired,
-  recordReceipt,
 } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 
@@ -25,7 +24,7 @@ export const RECEIPT_CHANNEL = 'PLATFORM_TICKET';
  * current one is LegalAgreementRevisionMismatch.
  */
 export async function settleBasicTerms(
-  deps: Pick<IssuanceDeps, 'db' | 'connectUrl'>,
+  deps: Pick<IssuanceDeps, 'ports' | 'connectUrl'>,
   accountId: string,
   read: IssueRead,
   acceptance: AgreementAcceptance | undefined,
@@ -37,7 +36,7 @@ export async function settleBasicTerms(
   if (acceptance.revision !== terms.revision || !shown || shown.contentSha256 !== acceptance.contentSha256) {
     throw new ServiceError('LegalAgreementRevisionMismatch');
   }
-  await recordReceipt(deps.db, accountId, terms, RECEIPT_CHANNEL, {
+  await deps.ports.agreements.recordReceipt(accountId, terms, RECEIPT_CHANNEL, {
     locale: acceptance.locale,
     contentSha256: acceptance.contentSha256,
   });

@@ -5,13 +5,17 @@ import {
   createErrand,
   type ErrandRef,
   isIssuable,
-  loadAccount,
-  loadClaimView,
   profileValues,
   verifyPresentedToken,
 } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
-import { type ClaimView, evaluateClaimGate, TokenVerificationError, TYP } from '@svc/token-core';
+import {
+  buildClaimView,
+  type ClaimView,
+  evaluateClaimGate,
+  TokenVerificationError,
+  TYP,
+} from '@svc/token-core';
 import type { NativeDomain } from './ports';
 
 // The spec's /errand failures carry no reason beyond the status: the reason table answers them with empty bodies
@@ -47,10 +51,13 @@ export async function errandForAccessToken(
     throw unauthorized();
   }
   if (!isIssuable(app)) throw forbidden('ApplicationNotActive');
-  const account = await loadAccount(issuance.db, session.accountId);
+  const account = await issuance.ports.accounts.loadAccount(session.accountId);
   if (!account) throw unauthorized();
   if (account.status !== 'ACTIVE') throw forbidden('AccountDisabled');
-  const claims = await loadClaimView(issuance.db, account.id, app.id, app.claimRequirements);
+  const claims = buildClaimView(
+    app.claimRequirements,
+    await issuance.ports.accounts.loadGrants(account.id, app.id),
+  );
   const gate = evaluateClaimGate(claims, profileValues(account));
   const errand = gate
     ? await createErrand(issuance, {

@@ -3,14 +3,7 @@
 // (created on first sign-in), its standing (status, email-domain policy) checked before the basic terms are settled,
 // then the shared issuance core issues.
 import { createHash } from 'node:crypto';
-import {
-  checkAccount,
-  checkApplication,
-  checkEmailDomain,
-  currentTerms,
-  issueFromRead,
-  readForIssue,
-} from '@svc/issuance';
+import { checkAccount, checkApplication, checkEmailDomain, issueFromRead } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import { type AgreementAcceptance, settleBasicTerms } from './basic-terms';
 import { type DirectIssueResult, requireApplication } from './issue';
@@ -57,10 +50,8 @@ export async function platformTicketSignIn(
   const link = await ports.links.findOrCreate(STEAM_PLATFORM, verdict.steamId);
   // One read: status, email-domain standing, the receipt and the authority version the session's insert is
   // conditional on. The terms are read afresh (not the hot paths' cache): an acceptance names an exact revision.
-  const db = issuance.db;
-  const terms = await currentTerms(db);
-  const read = await readForIssue(
-    db,
+  const terms = await issuance.ports.agreements.currentTerms();
+  const read = await issuance.ports.issuanceReads.readForIssue(
     { accountId: link.accountId, applicationId: app.id, sectorId: app.sectorId },
     terms,
   );

@@ -2,7 +2,7 @@
 // statement together with the workload it is bound to and the issue read of its principal, so a direct issue reads
 // once. No rules here. The access-key lookup is shared by the lookups of one event-loop turn (hot path).
 import { columnsOf, type Db, gather, runPrepared, type Statement, unnestParams } from '@svc/db';
-import { type IssueReadColumns, issueReadColumnsSql, toIssueRead } from '@svc/issuance';
+import { type IssueReadColumns, issueReadColumnsSql, toIssueRead } from '@svc/issuance/shared-sql';
 import type { JWK } from 'jose';
 import type { CredentialStore, WorkloadRow } from '../domain/ports';
 

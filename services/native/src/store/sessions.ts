@@ -1,7 +1,7 @@
 // Read-only view of application sessions for /errand: is the session behind an access token still active, and
 // (for a workload session) still authoritative, in one read.
 import { type Db, runPrepared, type Statement } from '@svc/db';
-import { SESSION_WORKLOAD_AUTHORITY_SQL } from '@svc/issuance';
+import { SESSION_WORKLOAD_AUTHORITY_SQL } from '@svc/issuance/shared-sql';
 import type { SessionState, SessionStore } from '../domain/ports';
 
 const FIND_SESSION: Statement = {
