@@ -223,6 +223,21 @@ describe('pnpm build', () => {
     ]);
     // A first signing key is made and sealed under the KEK: the bundled crypto, Prisma and configuration all work.
     expect([app.code, JSON.parse(app.stdout)]).toEqual([0, { applicationAnchor: anchor }]);
+    // What issue 27 judges: `node dist/admin/main.js app list` on the migrated database, the one JSON object.
+    const list = await run('main.js', dir, ['app', 'list']);
+    expect(list).toMatchObject({ code: 0, stderr: '' });
+    expect(list.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(list.stdout)).toEqual({
+      applications: [
+        {
+          applicationAnchor: anchor,
+          status: 'ACTIVE',
+          sectorId: expect.any(String),
+          names: { 'en-US': 'Dist app' },
+          createdAt: expect.any(String),
+        },
+      ],
+    });
     const terms = await run('main.js', dir, ['terms', 'publish', '--file', 'example-terms.json']);
     expect([terms.code, Object.keys(JSON.parse(terms.stdout))]).toEqual([0, ['revision']]);
     // The contract's refusal: one JSON error object, non-zero exit.
