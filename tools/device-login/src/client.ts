@@ -3,6 +3,8 @@
 // SDK poll /device-token honouring `interval` and `slow_down` until the person decides. Free of the process, so
 // tests drive it with their own output, sleep and a stand-in server; src/main.ts is the `pnpm device-login`
 // command around it.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import {
   createSigninClient,
   DeviceFlowError,
@@ -10,8 +12,17 @@ import {
   type IssuedTokens,
   isSafeVerificationUri,
   SigninApiError,
+  SigninNetworkError,
 } from '@signin-service/node';
 import QRCode from 'qrcode';
+
+/** This tool's version, from its package.json (one place to bump). */
+export const VERSION = (
+  JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }
+).version;
+
+/** Sent on every call, so the device host's approval page and logs can name what asked for the code. */
+export const USER_AGENT = `device-login/${VERSION} (signin-service; node/${process.versions.node})`;
 
 export { isSafeVerificationUri };
 
@@ -31,6 +42,8 @@ export interface DeviceLoginOptions {
   signal?: AbortSignal;
   /** Milliseconds since the epoch, for the code's lifetime (default Date.now; a test passes its own). */
   now?: () => number;
+  /** Called with a line for the person when the host stops answering during polling, and when it answers again. */
+  notice?: (text: string) => void;
 }
 
 export type DeviceTokens = IssuedTokens;
@@ -56,19 +69,59 @@ export const ERROR_WORDS: Record<string, string> = {
   TemporarilyUnavailable: 'The service is temporarily unavailable. Try again in a moment.',
 };
 
-const words = (code: string) => ERROR_WORDS[code] ?? `The service answered ${code}.`;
+/** The one failure whose words name where: the device host did not answer at all. */
+export const UNREACHABLE = 'unreachable';
+
+function words(code: string, deviceUrl: string): string {
+  if (code === UNREACHABLE) {
+    return `Could not reach the device host at ${deviceUrl}. Is it running (pnpm start), and is --device-url (or DEVICE_URL) right?`;
+  }
+  return ERROR_WORDS[code] ?? `The service answered ${code}.`;
+}
 
 function codeOf(err: unknown): string | undefined {
   if (err instanceof DeviceFlowError) return err.error;
   if (err instanceof SigninApiError) return err.reason ?? err.error ?? `HTTP ${err.status}`;
+  if (err instanceof SigninNetworkError) return UNREACHABLE;
   return undefined;
+}
+
+/**
+ * The fetch every call goes through: it names this tool in User-Agent, and tells the person once when the host stops
+ * answering a poll (a restart: the SDK keeps polling at the same pace until the code expires) and once when it is
+ * back, so a pause is not mistaken for a hang.
+ */
+function deviceFetch(base: FetchLike, deviceUrl: string, notice: (text: string) => void): FetchLike {
+  let down = false;
+  return async (input, init) => {
+    const headers = { ...(init.headers as Record<string, string> | undefined), 'user-agent': USER_AGENT };
+    const polling = input.endsWith('/device-token');
+    try {
+      const res = await base(input, { ...init, headers });
+      if (down) notice('  The device host answers again; still waiting for approval...');
+      down = false;
+      return res;
+    } catch (err) {
+      if (polling && !down && !init.signal?.aborted) {
+        notice(
+          `  The device host at ${deviceUrl} is not answering (restarting?); trying again at each poll...`,
+        );
+      }
+      if (polling) down = true;
+      throw err;
+    }
+  };
 }
 
 export async function deviceLogin(opts: DeviceLoginOptions): Promise<DeviceLoginResult> {
   const client = createSigninClient({
     applicationAnchor: opts.applicationAnchor,
     deviceUrl: opts.deviceUrl,
-    fetch: opts.fetch,
+    fetch: deviceFetch(
+      opts.fetch ?? ((input, init) => fetch(input, init)),
+      opts.deviceUrl,
+      opts.notice ?? opts.show,
+    ),
     now: opts.now,
   });
   const sleep = opts.sleep;
@@ -96,7 +149,7 @@ export async function deviceLogin(opts: DeviceLoginOptions): Promise<DeviceLogin
   } catch (err) {
     const code = codeOf(err);
     if (code === undefined) throw err;
-    return { ok: false, error: code, words: words(code) };
+    return { ok: false, error: code, words: words(code, opts.deviceUrl) };
   }
 }
 

@@ -1,13 +1,30 @@
 // `pnpm device-login --app ANCHOR [--device-url URL] [--no-qr] [--print-tokens]`: signs in on this terminal with
 // the device flow. Instructions and the QR code go to stderr; the result goes to stdout as one JSON object (the
-// claims view and what each token says; the tokens themselves only with --print-tokens). Exit 0 when approved.
+// claims view and what each token says; the tokens themselves only with --print-tokens). Exit 0 when approved;
+// every failure (host down, application unknown, denied, expired) is one sentence on stderr, {error, message} on
+// stdout and exit 1; a usage error exits 2.
 import { parseArgs } from 'node:util';
-import { deviceLogin, jwtPayload } from './client';
+import { deviceLogin, jwtPayload, VERSION } from './client';
 
-const USAGE = 'usage: pnpm device-login --app ANCHOR [--device-url URL] [--no-qr] [--print-tokens]';
+const USAGE = [
+  'usage: pnpm device-login --app ANCHOR [--device-url URL] [--no-qr] [--print-tokens]',
+  '',
+  '  Signs in on this terminal with the device flow: open the printed URI (or scan the QR code) and approve.',
+  '  --device-url  the device host (default DEVICE_URL, else http://localhost:4104)',
+  '  --no-qr       no QR code',
+  '  --print-tokens  print the access and refresh tokens too (otherwise only what they say)',
+  '  Exit 0 approved; 1 not signed in (the reason in words on stderr, {error, message} on stdout); 2 usage.',
+].join('\n');
 
 async function main(): Promise<number> {
-  let values: { app?: string; 'device-url'?: string; 'no-qr'?: boolean; 'print-tokens'?: boolean };
+  let values: {
+    app?: string;
+    'device-url'?: string;
+    'no-qr'?: boolean;
+    'print-tokens'?: boolean;
+    help?: boolean;
+    version?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       options: {
@@ -15,11 +32,21 @@ async function main(): Promise<number> {
         'device-url': { type: 'string' },
         'no-qr': { type: 'boolean' },
         'print-tokens': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
       },
     }));
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
     return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (values.version) {
+    process.stdout.write(`device-login ${VERSION}\n`);
+    return 0;
   }
   if (!values.app) {
     process.stderr.write(`${USAGE}\n`);

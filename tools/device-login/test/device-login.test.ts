@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { waitUntil } from '@svc/testkit';
+import { freePort, startFaultProxy, waitUntil } from '@svc/testkit';
 import {
   denyDeviceAuthorization,
   findPendingAuthorization,
@@ -16,7 +16,7 @@ import {
   startDevice,
   uniqueName,
 } from '../../../services/device/test/support';
-import { deviceLogin, isSafeVerificationUri } from '../src/client';
+import { deviceLogin, isSafeVerificationUri, USER_AGENT } from '../src/client';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -111,6 +111,73 @@ describe('pnpm device-login against the device host', () => {
     expect(await run.exit).toBe(1);
     expect(JSON.parse(run.stdout)).toEqual({ error: 'server_error', message: expect.any(String) });
     expect(run.stderr).toContain('Start a new sign-in');
+  }, 60_000);
+
+  it('keeps polling across a brief outage of the host (a restart), says so, and signs in; it names itself in User-Agent', async () => {
+    const app = await provisionDeviceApp(h.infra);
+    const { hostname, port } = new URL(h.url);
+    const proxy = await startFaultProxy({ host: hostname, port: Number(port) });
+    try {
+      const run = runCli(['--app', app.anchor, '--device-url', proxy.urlFor(h.url), '--no-qr']);
+      const userCode = await shownUserCode(run);
+      // Every open connection reset and new ones refused, as while the host restarts.
+      await proxy.cut();
+      await waitUntil(async () => run.stderr.includes('is not answering'), 30_000);
+      expect(run.child.exitCode).toBeNull();
+      await proxy.pass();
+      await approve(h, userCode);
+      expect(await run.exit).toBe(0);
+      expect(run.stderr).toContain('The device host answers again');
+      expect(JSON.parse(run.stdout).applicationAnchor).toBe(app.anchor);
+    } finally {
+      await proxy.close();
+    }
+    const started = await h.infra.db.deviceAuthorization.findMany({
+      where: { applicationId: app.applicationId },
+      select: { deviceUserAgent: true },
+    });
+    expect(started).toEqual([{ deviceUserAgent: USER_AGENT }]);
+    expect(USER_AGENT).toMatch(/^device-login\/\d+\.\d+\.\d+ \(signin-service; node\/24\./);
+  }, 90_000);
+
+  it('says in a sentence that the host cannot be reached, naming where, and exits 1', async () => {
+    const down = `http://127.0.0.1:${await freePort()}`;
+    const run = runCli(['--app', 'any-app', '--device-url', down]);
+    expect(await run.exit).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual({ error: 'unreachable', message: expect.any(String) });
+    expect(run.stderr).toContain(`Could not reach the device host at ${down}. Is it running (pnpm start)`);
+    expect(run.stderr).not.toMatch(/fetch failed|TypeError|at .*\.ts:\d+/);
+  }, 60_000);
+
+  it('says the code expired when nobody approved it in time, and exits 1', async () => {
+    const short = await startDevice(
+      { pollIntervalSeconds: 1, codeTtlSeconds: 2 },
+      {
+        clock: Object.assign(() => Date.now(), { set: () => undefined, advance: () => undefined }),
+        redisPrefix: uniqueName('dvx'),
+      },
+    );
+    try {
+      const app = await provisionDeviceApp(short.infra);
+      const run = runCli(['--app', app.anchor, '--device-url', short.url, '--no-qr']);
+      expect(await run.exit).toBe(1);
+      expect(JSON.parse(run.stdout).error).toBe('expired_token');
+      expect(run.stderr).toContain('The code expired before anyone approved it');
+    } finally {
+      await short.close();
+    }
+  }, 60_000);
+
+  it('prints its usage for --help and its version for --version, exit 0; no --app is a usage error, exit 2', async () => {
+    const help = runCli(['--help']);
+    expect(await help.exit).toBe(0);
+    expect(help.stdout).toMatch(/^usage: pnpm device-login --app ANCHOR/);
+    const version = runCli(['--version']);
+    expect(await version.exit).toBe(0);
+    expect(version.stdout).toMatch(/^device-login \d+\.\d+\.\d+\n$/);
+    const bare = runCli([]);
+    expect(await bare.exit).toBe(2);
+    expect(bare.stderr).toContain('usage: pnpm device-login');
   }, 60_000);
 
   it('says in words why the device authorization could not start', async () => {
