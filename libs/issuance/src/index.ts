@@ -5,6 +5,7 @@ export * from './checks';
 export * from './claim-state';
 export * from './deps';
 export * from './domain/ports';
+export * from './domain/refresh-policy';
 export * from './email-domain';
 export * from './errands';
 export * from './held-authority';

@@ -301,7 +301,7 @@ export {
   sendRaw,
 } from './raw-request';
 export { type AddressedAnswer, expectLimitedPage, requestFrom } from './request-from';
-export { scrapeCounter } from './scrape';
+export { alertSeries, scrapeCounter } from './scrape';
 export * from './soft-passkey';
 export { stalledMs, timed } from './stall-meter';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';

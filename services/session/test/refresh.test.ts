@@ -8,10 +8,12 @@ import {
 } from '@svc/issuance';
 import { setAccountStatus, setAppStatus, setClaims } from '@svc/provisioning';
 import {
+  alertSeries,
   expectTokenPair,
   postJson,
   provisionAccount,
   provisionApp,
+  scrapeCounter,
   settableClock,
   tamper,
 } from '@svc/testkit';
@@ -134,6 +136,38 @@ describe('POST /refresh', () => {
     expect(latest.body.reason).toBe('RefreshTokenFamilyCompromised');
     const intro = await postJson(`${h.url}/introspect`, { accessToken: first.body.accessToken });
     expect(intro.body.status).toBe('revoked');
+  });
+
+  it("counts on the host's /metrics: rotations and retries as rotated, reuse on the series the alert reads", async () => {
+    const compromise = alertSeries('RefreshFamilyCompromisedSpike');
+    const counts = async () => ({
+      alerted: await scrapeCounter(h.deps.metrics, compromise.name, compromise.labels),
+      rotated: await scrapeCounter(h.deps.metrics, 'refresh_outcomes_total', { outcome: 'rotated' }),
+      issued: await scrapeCounter(h.deps.metrics, 'tokens_issued_total', { method: 'refresh' }),
+      invalidType: await scrapeCounter(h.deps.metrics, 'refresh_outcomes_total', {
+        outcome: 'RefreshTokenInvalidType',
+      }),
+    });
+    const { issued } = await freshSession(h.infra);
+    const before = await counts();
+    const first = await refresh(issued.refreshToken);
+    expect((await refresh(issued.refreshToken)).body.refreshToken).toBe(first.body.refreshToken);
+    expect((await refresh(issued.accessToken)).body.reason).toBe('RefreshTokenInvalidType');
+    expect(await counts()).toEqual({
+      ...before,
+      rotated: before.rotated + 2,
+      issued: before.issued + 2,
+      invalidType: before.invalidType + 1,
+    });
+    clock.advance(1700);
+    expect((await refresh(issued.refreshToken)).body.reason).toBe('RefreshTokenFamilyCompromised');
+    expect(await counts()).toEqual({
+      ...before,
+      rotated: before.rotated + 2,
+      issued: before.issued + 2,
+      invalidType: before.invalidType + 1,
+      alerted: before.alerted + 1,
+    });
   });
 
   it('rejects malformed, wrong-type, badly signed and unknown tokens with their reasons', async () => {

@@ -1,63 +1,54 @@
-// Connect POST /refresh: strict rotation (no retry allowance); reuse or a lost race revokes the family.
-// The response carries the three-key claim view with the SYNTHETIC requirement.
-import {
-  type ApplicationCache,
-  REFRESH_TYPS,
-  type RotationDeps,
-  type RotationOutcome,
-  rotateRefreshToken,
-  verifyPresentedToken,
-} from '@svc/issuance';
+// Connect POST /refresh: the refresh policy, strict (no retry allowance) and only for sessions this host issued;
+// reuse or a lost race revokes the family. The response carries the three-key claim view with the SYNTHETIC
+// requirement.
+import { createRefresh, type RefreshDeps, type RefreshRequest, type RotationRefusal } from '@svc/issuance';
 import { type Reason, ServiceError } from '@svc/platform';
-import { type ConnectClaimView, TokenVerificationError, toConnectClaimView } from '@svc/token-core';
+import { type ConnectClaimView, toConnectClaimView, type VerifyFailure } from '@svc/token-core';
 import { CONNECT_AUTH_METHOD } from './establish';
 
-const rejected = (reason: Reason) => new ServiceError(reason);
+const rejected = (reason: Reason) => () => new ServiceError(reason);
+const notFound = rejected('RefreshTokenNotFound');
+const expired = rejected('RefreshTokenExpired');
 
-/** Maps every non-success outcome of the rotation core to connect's reasons. */
-export function outcomeError(outcome: Exclude<RotationOutcome, { kind: 'rotated' }>): ServiceError {
-  switch (outcome.kind) {
-    case 'not_found':
-    case 'revoked':
-    case 'stale':
-      return rejected('RefreshTokenNotFound');
-    case 'suspended':
-      return rejected('RefreshTokenSuspended');
-    case 'expired':
-      return rejected('RefreshTokenExpired');
-    case 'family_compromised':
-      return rejected('RefreshTokenFamilyCompromised');
-    case 'race_lost':
-    case 'conflict': // only with a retry allowance, which connect does not give
-      return rejected('RefreshTokenRotationRaceLost');
-  }
+/** A presented token that does not verify: expired, or not found. */
+const UNVERIFIED: Readonly<Record<VerifyFailure, () => ServiceError>> = {
+  wrong_type: notFound,
+  bad_signature: notFound,
+  unknown_key: notFound,
+  expired,
+  malformed: notFound,
+  invalid_claims: notFound,
+};
+
+/** Every refusal of the rotation core, in connect's reasons. */
+const REFUSED: Readonly<Record<RotationRefusal, () => ServiceError>> = {
+  not_found: notFound,
+  revoked: notFound,
+  stale: notFound,
+  suspended: rejected('RefreshTokenSuspended'),
+  expired,
+  family_compromised: rejected('RefreshTokenFamilyCompromised'),
+  race_lost: rejected('RefreshTokenRotationRaceLost'),
+  conflict: rejected('RefreshTokenRotationRaceLost'), // only with a retry allowance, which connect does not give
+};
+
+export interface ConnectRefreshed {
+  claims: ConnectClaimView;
+  accessToken: string;
+  refreshToken: string;
 }
 
-export async function refreshConnectSession(
-  deps: { rotation: RotationDeps; apps: ApplicationCache },
-  refreshToken: string,
-): Promise<{ claims: ConnectClaimView; accessToken: string; refreshToken: string }> {
-  let presented: Awaited<ReturnType<typeof verifyPresentedToken>>;
-  try {
-    presented = await verifyPresentedToken(deps.rotation, deps.apps, refreshToken, { typ: REFRESH_TYPS });
-  } catch (err) {
-    if (err instanceof TokenVerificationError) {
-      throw rejected(err.failure === 'expired' ? 'RefreshTokenExpired' : 'RefreshTokenNotFound');
-    }
-    throw err;
-  }
-  const outcome = await rotateRefreshToken(deps.rotation, {
-    app: presented.app,
-    claims: presented.claims,
-    presentedToken: refreshToken,
-    retryAllowanceMs: 0,
+/** A /refresh, counted by the policy like every host's (refresh_outcomes_total, tokens_issued_total). */
+export const refreshConnectSession: (deps: RefreshDeps, refreshToken: string) => Promise<ConnectRefreshed> =
+  createRefresh<RefreshDeps, RefreshRequest, ConnectRefreshed>({
+    retryAllowanceMs: () => 0,
     // Only sessions this host issued (usernameless passkey sign-in) rotate here.
     authMethod: CONNECT_AUTH_METHOD,
+    unverified: UNVERIFIED,
+    refused: REFUSED,
+    answer: (rotated) => ({
+      claims: toConnectClaimView(rotated.claims),
+      accessToken: rotated.accessToken,
+      refreshToken: rotated.refreshToken,
+    }),
   });
-  if (outcome.kind !== 'rotated') throw outcomeError(outcome);
-  return {
-    claims: toConnectClaimView(outcome.claims),
-    accessToken: outcome.accessToken,
-    refreshToken: outcome.refreshToken,
-  };
-}

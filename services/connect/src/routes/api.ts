@@ -25,7 +25,8 @@ const InquiryStatus = z.strictObject({
 
 export function apiEndpoints(deps: ConnectDeps) {
   const { inquiries } = deps.ports;
-  const rotation = { ...deps.issuance, redis: deps.redis };
+  // The refresh policy counts on the host's registry (refresh_outcomes_total, tokens_issued_total).
+  const refreshing = { ...deps.issuance, redis: deps.redis, apps: deps.apps, metrics: deps.metrics };
   return [
     endpoint({
       method: 'POST',
@@ -102,7 +103,7 @@ export function apiEndpoints(deps: ConnectDeps) {
         ],
       },
       handle: async ({ body }) => ({
-        json: await refreshConnectSession({ rotation, apps: deps.apps }, body.refreshToken),
+        json: await refreshConnectSession(refreshing, body.refreshToken),
       }),
     }),
     endpoint({

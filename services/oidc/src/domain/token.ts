@@ -1,35 +1,21 @@
-// POST /token grants (RFC 6749 4.1.3 and 6, OpenID Connect Core 3.1.3 and 12): authorization_code and
-// refresh_token. Every success carries the application's own access token and an ID token signed with the
-// platform key, whose at_hash is that access token's; a refresh grant's ID token keeps auth_time, amr and acr
-// and has no nonce. The client has already authenticated (client-auth.ts).
+// POST /token grant authorization_code (RFC 6749 4.1.3, OpenID Connect Core 3.1.3) and the token response of a new
+// OIDC session (refresh_token: refresh-grant.ts). Every success carries the application's own access token and an
+// ID token signed with the platform key, whose at_hash is that access token's. The client has already
+// authenticated (client-auth.ts).
 //
 // Codes are single use: the first exchange consumes the code in one conditional write; any later presentation
 // is a replay, which revokes the session the first exchange issued (RFC 6749 4.1.2, "SHOULD revoke"). A code
 // exchange that fails its checks (client, redirect URI, PKCE) has consumed the code too, so a verifier cannot be
 // guessed by trying again.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import {
-  REFRESH_TYPS,
-  type RotationOutcome,
-  type RotationRead,
-  revokeFamily,
-  rotateRefreshToken,
-  verifyPresentedToken,
-} from '@svc/issuance';
-import {
-  countRefreshOutcome,
-  countTokensIssued,
-  type OAuthError,
-  type Reason,
-  ServiceError,
-} from '@svc/platform';
-import { TokenVerificationError } from '@svc/token-core';
+import { revokeFamily } from '@svc/issuance';
+import { ServiceError } from '@svc/platform';
 import { hashCode } from './authorization';
 import { mintIdToken } from './id-token';
 import { type IssuedOidcSession, issueOidcSession } from './issue-oidc';
-import { InvalidGrant, InvalidRequest, InvalidScope, TemporarilyUnavailable } from './oauth-errors';
+import { InvalidGrant, InvalidRequest, TemporarilyUnavailable } from './oauth-errors';
 import type { OidcClient, OidcDomainDeps } from './ports';
-import { parseScope, type Scope } from './scopes';
+import { parseScope } from './scopes';
 
 export interface TokenResponse {
   access_token: string;
@@ -138,161 +124,6 @@ export async function initialTokenResponse(
     expires_in: issued.accessTtl,
     id_token: idToken,
     ...(scopes.includes('offline_access') ? { refresh_token: issued.refreshToken } : {}),
-    scope: scopes.join(' '),
-  };
-}
-
-const ROTATION_REFUSALS: Record<Exclude<RotationOutcome['kind'], 'rotated'>, string> = {
-  not_found: 'the refresh token is invalid',
-  revoked: 'the session was revoked',
-  suspended: 'the session is suspended',
-  expired: 'the refresh token expired',
-  family_compromised: 'the refresh token was reused; the session is revoked',
-  race_lost: 'the refresh token was reused; the session is revoked',
-  conflict: 'the refresh token was already rotated',
-  stale: 'the authorization changed since sign-in; sign in again',
-};
-
-/** The session host's reason for each refusal, so refresh_outcomes_total counts both hosts' refreshes alike. */
-const OUTCOME_REASONS: Record<Exclude<RotationOutcome['kind'], 'rotated'>, Reason> = {
-  not_found: 'RefreshTokenInvalid',
-  revoked: 'RefreshTokenRevoked',
-  suspended: 'RefreshTokenSuspended',
-  expired: 'RefreshTokenExpired',
-  family_compromised: 'RefreshTokenFamilyCompromised',
-  race_lost: 'RefreshTokenFamilyCompromised',
-  conflict: 'RefreshTokenRotationRaceLost',
-  stale: 'AuthorizationArtifactStale',
-};
-
-/** The session host's reason for a refresh token that does not verify (as its /refresh classifies it). */
-function verificationReason(err: unknown): Reason {
-  if (!(err instanceof TokenVerificationError)) return 'RefreshTokenInvalid';
-  switch (err.failure) {
-    case 'wrong_type':
-      return 'RefreshTokenInvalidType';
-    case 'bad_signature':
-    case 'unknown_key':
-      return 'RefreshTokenInvalidSignature';
-    case 'expired':
-      return 'RefreshTokenExpired';
-    default:
-      return 'RefreshTokenInvalid';
-  }
-}
-
-/**
- * A refusal of the refresh grant on its way out: the OAuth error the client gets, and the outcome
- * refresh_outcomes_total counts it under (refreshGrant unwraps it).
- */
-class RefreshRefusal extends Error {
-  constructor(
-    readonly answer: OAuthError,
-    readonly outcome: string,
-  ) {
-    super(answer.message);
-    this.name = 'RefreshRefusal';
-  }
-}
-
-const refusal = (outcome: string, answer: OAuthError) => new RefreshRefusal(answer, outcome);
-const notFound = () => refusal('RefreshTokenInvalid', new InvalidGrant(ROTATION_REFUSALS.not_found));
-
-/**
- * The refresh grant's own conditions, from the rotation read before anything is consumed: the session was issued
- * to this client (another client of the same application gets invalid_grant and the token stays usable), it still
- * holds offline_access, and a requested scope is no wider than the session's and keeps openid (invalid_scope).
- */
-function admitFor(client: OidcClient, requested: Scope[] | undefined) {
-  return (read: RotationRead): void => {
-    if (read.oidc?.oidcClientId !== client.id) throw notFound();
-    const granted = parseScope(read.session.scope ?? '');
-    if (!granted.includes('offline_access')) throw notFound();
-    if (requested?.some((s) => !granted.includes(s))) {
-      throw refusal('invalid_scope', new InvalidScope('scope exceeds the scope originally granted'));
-    }
-    // CONTRACTS "OIDC host": openid is required; narrowing may drop any other scope.
-    if (requested && !requested.includes('openid')) {
-      throw refusal('invalid_scope', new InvalidScope('scope must include openid'));
-    }
-  };
-}
-
-/**
- * The refresh grant, counted as the session host counts its /refresh: refresh_outcomes_total by outcome (rotated,
- * or the session host's reason for the refusal) and, when it rotates, tokens_issued_total{method="refresh"}.
- */
-export async function refreshGrant(
-  deps: OidcDomainDeps,
-  client: OidcClient,
-  p: { refreshToken?: string; scope?: string },
-): Promise<TokenResponse> {
-  if (!p.refreshToken) throw new InvalidRequest('refresh_token is required');
-  try {
-    const response = await rotateGrant(deps, client, p.refreshToken, p.scope);
-    countRefreshOutcome(deps.metrics, 'rotated');
-    countTokensIssued(deps.metrics, 'refresh');
-    return response;
-  } catch (err) {
-    if (err instanceof RefreshRefusal) {
-      countRefreshOutcome(deps.metrics, err.outcome);
-      throw err.answer;
-    }
-    countRefreshOutcome(deps.metrics, err instanceof ServiceError ? err.reason : 'unavailable');
-    throw grantRefusal(err);
-  }
-}
-
-/**
- * One rotation, in the round trips of a session-host refresh: the rotation read brings the OIDC session (client,
- * amr, acr) and the session's auth_time and scope, so nothing else is read. A requested scope narrower than the
- * session's becomes the session's scope from this rotation on (the consuming write stores it): /userinfo answers
- * by it, and without offline_access the answer has no refresh token and the session refreshes no more.
- */
-async function rotateGrant(
-  deps: OidcDomainDeps,
-  client: OidcClient,
-  refreshToken: string,
-  scope: string | undefined,
-): Promise<TokenResponse> {
-  let presented: Awaited<ReturnType<typeof verifyPresentedToken>>;
-  try {
-    presented = await verifyPresentedToken(deps, deps.apps, refreshToken, { typ: REFRESH_TYPS });
-  } catch (err) {
-    throw refusal(verificationReason(err), new InvalidGrant(ROTATION_REFUSALS.not_found));
-  }
-  const { app, claims } = presented;
-  if (app.id !== client.applicationId) throw notFound();
-  // An empty scope parameter is taken as omitted (RFC 6749 6: omitted means the scope granted).
-  const requested = scope?.trim() ? parseScope(scope) : undefined;
-  const outcome = await rotateRefreshToken(deps, {
-    app,
-    claims,
-    presentedToken: refreshToken,
-    retryAllowanceMs: deps.oidc.refreshRetryWindowMs,
-    protocol: 'OIDC',
-    admit: admitFor(client, requested),
-    scope: requested?.join(' '),
-  });
-  if (outcome.kind !== 'rotated') {
-    throw refusal(OUTCOME_REASONS[outcome.kind], new InvalidGrant(ROTATION_REFUSALS[outcome.kind]));
-  }
-  const { session, oidc } = outcome;
-  const scopes = requested ?? parseScope(session.scope ?? '');
-  const idToken = await mintIdToken(deps, {
-    clientId: client.clientId,
-    subject: session.subject,
-    authTime: session.authTime,
-    amr: oidc?.amr ?? [],
-    acr: oidc?.acr,
-    accessToken: outcome.accessToken,
-  });
-  return {
-    access_token: outcome.accessToken,
-    token_type: 'Bearer',
-    expires_in: session.accessTtl,
-    id_token: idToken,
-    ...(scopes.includes('offline_access') ? { refresh_token: outcome.refreshToken } : {}),
     scope: scopes.join(' '),
   };
 }

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { OidcDeps } from '../deps';
 import { DEVICE_CODE_GRANT, deviceCodeGrant } from '../domain/device-grant';
 import { InvalidRequest, UnsupportedGrantType } from '../domain/oauth-errors';
-import { exchangeCode, refreshGrant } from '../domain/token';
+import { refreshGrant } from '../domain/refresh-grant';
+import { exchangeCode } from '../domain/token';
 import { clientEndpoint, field } from './client-endpoint';
 
 const tokenForm = z.object({

@@ -1,8 +1,26 @@
 // Session /logout: any genuine, unexpired refresh-token version of a session revokes it; idempotent.
-import { findSessionVersion, namesReachedVersion, publishSessionChange, revokeSession } from '@svc/issuance';
+import {
+  findSessionVersion,
+  namesReachedVersion,
+  publishSessionChange,
+  REFRESH_TYPS,
+  revokeSession,
+  verifyPresentedToken,
+} from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
+import { TokenVerificationError } from '@svc/token-core';
 import type { SessionDeps } from '../deps';
-import { verifyRefreshToken } from './refresh';
+import { UNVERIFIED_REFRESH } from './refresh';
+
+/** The presented refresh token, verified; one that does not verify is refused as /refresh refuses it. */
+async function verifyRefreshToken(deps: SessionDeps, token: string) {
+  try {
+    return await verifyPresentedToken(deps, deps.apps, token, { typ: REFRESH_TYPS });
+  } catch (err) {
+    if (err instanceof TokenVerificationError) throw UNVERIFIED_REFRESH[err.failure]();
+    throw err;
+  }
+}
 
 export async function logout(deps: SessionDeps, refreshToken: string): Promise<{ revoked: boolean }> {
   const { app, claims } = await verifyRefreshToken(deps, refreshToken);
