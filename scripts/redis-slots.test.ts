@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { bullPrefix, createBrowserSessionStore, createRedis, type Redis, systemClock } from '@svc/platform';
 import { testUrls, uniqueName } from '@svc/testkit';
-import { createPollingStore } from '../libs/device-grant/src/polling';
+import { createPollingStore } from '../libs/device-grant/src/store/polling';
 import { interactionsOn } from './redis-fixtures';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -45,7 +45,7 @@ const DRIVERS: Record<string, ((redis: Redis) => Promise<void>) | { exempt: stri
     const other = await store.park(parked);
     await store.takeExpiredReturn(other);
   },
-  'libs/device-grant/src/polling.ts': async (redis) => {
+  'libs/device-grant/src/store/polling.ts': async (redis) => {
     const store = createPollingStore(redis, {
       prefix: uniqueName('slots'),
       leewayMs: 0,

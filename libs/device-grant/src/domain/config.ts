@@ -1,18 +1,14 @@
 // The settings of device authorizations that the device host and the OIDC host read alike (one user-code space,
 // one polling state: both must agree on lifetimes, interval, leeway and the Redis prefix of the polling state), and
-// the two stores over them.
-import type { Db } from '@svc/db';
+// the rules between them.
 import { intVar, isLoopbackHost, keyPrefixVar } from '@svc/platform';
-import type { Redis } from 'ioredis';
-import { type AuthorizationStore, createAuthorizationStore } from './authorizations';
-import { createPollingStore, type PollingStore } from './polling';
 
 /** RFC 8628 section 3.5: each slow_down raises the interval by 5 seconds. */
 export const SLOW_DOWN_STEP_SECONDS = 5;
 /** A slow_down never raises the interval past this (a burst of retries cannot push a device past its lifetime). */
 export const SLOW_DOWN_CAP_SECONDS = 60;
 /** Polling state outlives its authorization by this, so late polls answer expired_token from Redis alone. */
-const KEEP_AFTER_EXPIRY_MS = 10 * 60_000;
+export const KEEP_AFTER_EXPIRY_MS = 10 * 60_000;
 /** The approval page's path on the device host; verificationUriComplete adds `?user_code=`. */
 export const VERIFICATION_PATH = '/device';
 
@@ -90,32 +86,4 @@ export function verificationBaseProblem(raw: string): string | undefined {
 export function verificationUris(deviceUrl: string, userCode: string) {
   const verificationUri = `${deviceUrl}${VERIFICATION_PATH}`;
   return { verificationUri, verificationUriComplete: `${verificationUri}?user_code=${userCode}` };
-}
-
-export interface DeviceGrantStores {
-  authorizations: AuthorizationStore;
-  polling: PollingStore;
-}
-
-/**
- * Both stores: authorizations in PostgreSQL, their polling state in Redis under the shared prefix.
- * `commandTimeoutMs`: the host's REDIS_COMMAND_TIMEOUT_MS, past which a poll is given up (redis-deadline.ts).
- */
-export function createDeviceGrantStores(
-  db: Db,
-  redis: Redis,
-  s: DeviceGrantSettings,
-  commandTimeoutMs: number,
-): DeviceGrantStores {
-  return {
-    authorizations: createAuthorizationStore(db),
-    polling: createPollingStore(redis, {
-      prefix: s.redisPrefix,
-      leewayMs: s.pollLeewayMs,
-      stepSeconds: SLOW_DOWN_STEP_SECONDS,
-      capSeconds: SLOW_DOWN_CAP_SECONDS,
-      keepAfterExpiryMs: KEEP_AFTER_EXPIRY_MS,
-      commandTimeoutMs,
-    }),
-  };
 }

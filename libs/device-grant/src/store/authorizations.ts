@@ -4,65 +4,7 @@
 // session (libs/issuance `redeemsDeviceAuthorization`), so the authorization is consumed exactly when a session
 // exists for it.
 import { type Db, gatherOn, runPrepared, type Statement, unnestParams } from '@svc/db';
-
-export type DeviceState = 'PENDING' | 'APPROVED' | 'DENIED' | 'CONSUMED';
-
-export interface NewAuthorization {
-  deviceCodeHash: string;
-  userCode: string;
-  applicationId: string;
-  interval: number;
-  createdAt: Date;
-  expiresAt: Date;
-  deviceAddress: string | null;
-  deviceUserAgent: string | null;
-  /** Started at the OIDC host: its client (oidc_clients.id) and the scope asked for; null on the spec's wire. */
-  oidcClientId: string | null;
-  scope: string | null;
-}
-
-/** What /device-token reads when Redis cannot answer alone. */
-export interface AuthorizationRow {
-  id: string;
-  applicationId: string;
-  state: DeviceState;
-  accountId: string | null;
-  interval: number;
-  expiresAt: Date;
-  authMethod: string | null;
-  authTime: Date | null;
-  authorityVersion: number | null;
-  oidcClientId: string | null;
-  scope: string | null;
-  amr: string[];
-  acr: string | null;
-}
-
-/** A live pending authorization, as the approval page shows it. */
-export interface PendingRow {
-  id: string;
-  deviceCodeHash: string;
-  /** Stored form, `XXXX-XXXX`: what the device's screen shows. */
-  userCode: string;
-  applicationId: string;
-  applicationAnchor: string;
-  /** The client address and User-Agent seen at /device-authorize (the User-Agent printable, at most 256 chars). */
-  deviceAddress: string | null;
-  deviceUserAgent: string | null;
-  createdAt: Date;
-  expiresAt: Date;
-}
-
-export interface Approval {
-  accountId: string;
-  authMethod: string;
-  authTime: Date;
-  authorityVersion: number;
-  consent: Record<string, string> | null;
-  /** RFC 8176 references and acr of the approving sign-in (an OIDC device grant's ID token states them). */
-  amr: string[];
-  acr: string | null;
-}
+import type { AuthorizationRow, AuthorizationStore, NewAuthorization, PendingRow } from '../domain/ports';
 
 const INSERT: Statement = {
   name: 'device_insert_v2',
@@ -102,18 +44,6 @@ const BY_CODE_HASH: Statement = {
       authority_version AS "authorityVersion", oidc_client_id AS "oidcClientId", scope, amr, acr
     FROM device_authorizations WHERE device_code_hash = $1`,
 };
-
-export interface AuthorizationStore {
-  insert(row: NewAuthorization): Promise<boolean>;
-  byCodeHash(deviceCodeHash: string): Promise<AuthorizationRow | undefined>;
-  /** The PENDING, unexpired authorization with this stored-form user code. */
-  pendingByUserCode(userCode: string, now: Date): Promise<PendingRow | undefined>;
-  pendingById(id: string, now: Date): Promise<PendingRow | undefined>;
-  /** PENDING -> APPROVED while unexpired; false when it was not pending (decided, consumed) or expired. */
-  approve(id: string, approval: Approval, now: Date): Promise<boolean>;
-  /** PENDING or APPROVED -> DENIED; false when it was neither. Denial is final. */
-  deny(id: string, now: Date, from?: DeviceState[]): Promise<boolean>;
-}
 
 const PENDING_COLUMNS = `d.id, d.device_code_hash AS "deviceCodeHash", d.user_code AS "userCode",
   d.application_id AS "applicationId", a.anchor AS "applicationAnchor", d.device_address AS "deviceAddress",

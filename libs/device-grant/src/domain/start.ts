@@ -1,7 +1,8 @@
 // Starting a device authorization, on either wire: fresh codes, the row (a user code taken by a live authorization
 // draws again, so two replicas never hand out one live code twice) and its polling state, written together.
 import { type DeviceCodePrefix, deviceCodeHash, newDeviceCode, newUserCode } from './codes';
-import type { DeviceGrantSettings, DeviceGrantStores } from './config';
+import type { DeviceGrantSettings } from './config';
+import type { DeviceGrantStores } from './ports';
 
 /** Draws of a user code before giving up; at 2^40 codes a second draw is already rare beyond measure. */
 const USER_CODE_DRAWS = 8;

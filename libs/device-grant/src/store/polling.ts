@@ -7,18 +7,8 @@
 // A poll Redis runs after the host gave up on it changes nothing (redis-deadline.ts): a 503 leaves the state as it was.
 import { DependencyTimeoutError } from '@svc/platform';
 import type { Redis } from 'ioredis';
+import type { PollingStore, PollVerdict } from '../domain/ports';
 import { type RedisDeadlines, redisDeadlines } from './redis-deadline';
-
-export type PollVerdict =
-  | { kind: 'pending' }
-  | { kind: 'slow_down'; interval: number }
-  | { kind: 'expired' }
-  | { kind: 'consumed' }
-  | { kind: 'denied' }
-  /** Decided (or a decision is being written): PostgreSQL answers. */
-  | { kind: 'ask' }
-  /** Redis has no state for the code: unknown, or Redis lost it; PostgreSQL answers. */
-  | { kind: 'unknown' };
 
 /**
  * The poll, atomically on the hash. Final outcomes first (a consumed code is invalid_request whatever its age),
@@ -105,22 +95,6 @@ export interface PollingOptions {
   keepAfterExpiryMs: number;
   /** How long the host waits for a Redis command (REDIS_COMMAND_TIMEOUT_MS): a poll run later changes nothing. */
   commandTimeoutMs: number;
-}
-
-export interface PollingStore {
-  /** A new authorization's state: its interval and expiry, no poll yet. */
-  seed(codeHash: string, interval: number, expiresAt: Date): Promise<void>;
-  /** Seeds again after Redis lost the hash, with the last poll now (that poll was accepted). */
-  reseed(codeHash: string, interval: number, expiresAt: Date, lastPoll: Date): Promise<void>;
-  /** Throws DependencyTimeoutError (a 503) when Redis ran the poll too late for this host to use it. */
-  poll(codeHash: string, now: Date): Promise<PollVerdict>;
-  /**
-   * Marks the authorization decided before PostgreSQL records the decision: every later poll asks PostgreSQL. It
-   * creates the hash when Redis lost it, so a poll that reseeds it meanwhile cannot hide the decision.
-   */
-  markDeciding(codeHash: string, expiresAt: Date): Promise<void>;
-  /** Records a final outcome PostgreSQL now holds, so later polls are answered from Redis alone. */
-  markFinal(codeHash: string, outcome: 'consumed' | 'denied', expiresAt: Date): Promise<void>;
 }
 
 /** The script's code for a poll Redis ran after its deadline. */
