@@ -1,21 +1,48 @@
-// What the device host needs: the issuance core every issuing host opens, its configuration, and its two stores
-// (device authorizations in PostgreSQL, their polling state in Redis). Tests build the same with `deviceDepsOf`.
+// What the device host needs: the issuance core every issuing host opens, its configuration, and the one `ports`
+// object its domain works through (device authorizations in PostgreSQL, their polling state and the guess counters
+// in Redis), bound here once. Tests build the same with `deviceDepsOf`.
 
-import { createDeviceGrantStores, type DeviceGrantStores } from '@svc/device-grant';
+import { createDeviceGrantStores } from '@svc/device-grant';
 import { type HostParts, openHostCore } from '@svc/host';
 import { type Clock, createRateLimiter, type RateLimiter } from '@svc/platform';
 import { createMailer, type Mailer } from '@svc/signin';
 import type { DeviceConfig } from './config';
+import type { DevicePorts } from './domain/ports';
 
-/** The core's parts, the configuration, and the device authorizations with their polling state (libs/device-grant). */
-export interface DeviceDeps extends HostParts, DeviceGrantStores {
+/** The core's parts, the configuration, and the ports of the device host's domain. */
+export interface DeviceDeps extends HostParts {
   config: DeviceConfig;
+  ports: DevicePorts;
   /** Counts /device-authorize calls per client address. */
   authorizeLimit: RateLimiter;
-  /** Counts polls of codes Redis does not know, per client address (they are the polls that read PostgreSQL). */
-  unknownCodeLimit: RateLimiter;
   /** The approval page's mail: sign-up codes and the passkey-added notice (SMTP_* and MAIL_FROM as on connect). */
   mailer: Mailer;
+}
+
+/** The ports over the core's connections: libs/device-grant's two stores, the application cache, the counters. */
+function devicePortsOf(parts: HostParts, config: DeviceConfig): DevicePorts {
+  const { pages } = config;
+  const guesses = (name: string, points: number, perAddress: boolean) =>
+    createRateLimiter(parts.redis, {
+      keyPrefix: `${pages.rateLimitNamespace}:${name}`,
+      points,
+      durationSeconds: pages.codeGuesses.windowSeconds,
+      perAddress,
+    });
+  return {
+    ...createDeviceGrantStores(parts.db, parts.redis, config, config.redis.commandTimeoutMs),
+    apps: parts.apps,
+    unknownCodeLimit: createRateLimiter(parts.redis, {
+      perAddress: true,
+      keyPrefix: `${config.redisPrefix}:unknown`,
+      points: config.rateLimit.unknownPerAddress,
+      durationSeconds: config.rateLimit.windowSeconds,
+    }),
+    userCodeGuesses: {
+      perAddress: guesses('user-code-ip', pages.codeGuesses.perAddress, true),
+      perAccount: guesses('user-code-account', pages.codeGuesses.perAccount, false),
+    },
+  };
 }
 
 /** The device host's own parts over the core's connections; the mailer is the configured SMTP relay's. */
@@ -28,17 +55,11 @@ export function deviceDepsOf(
     ...parts,
     config,
     mailer,
-    ...createDeviceGrantStores(parts.db, parts.redis, config, config.redis.commandTimeoutMs),
+    ports: devicePortsOf(parts, config),
     authorizeLimit: createRateLimiter(parts.redis, {
       perAddress: true,
       keyPrefix: `${config.redisPrefix}:authorize`,
       points: config.rateLimit.authorizePerAddress,
-      durationSeconds: config.rateLimit.windowSeconds,
-    }),
-    unknownCodeLimit: createRateLimiter(parts.redis, {
-      perAddress: true,
-      keyPrefix: `${config.redisPrefix}:unknown`,
-      points: config.rateLimit.unknownPerAddress,
       durationSeconds: config.rateLimit.windowSeconds,
     }),
   };

@@ -65,7 +65,7 @@ describe('POST /device-authorize', () => {
     const app = await provisionDeviceApp(h.infra);
     const first = await authorize(h, app.anchor);
     const insert = (code: string, hash: string) =>
-      h.deps.authorizations.insert({
+      h.deps.ports.authorizations.insert({
         deviceCodeHash: hash,
         userCode: code,
         applicationId: app.applicationId,

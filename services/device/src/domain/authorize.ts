@@ -3,7 +3,7 @@
 import { type DeviceOrigin, startDeviceAuthorization, verificationUris } from '@svc/device-grant';
 import { type ApplicationContext, isIssuable } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
-import type { DeviceDeps } from '../deps';
+import type { DeviceDomain } from './ports';
 
 /** How the person signs in on the approval page; the application must accept it (CONTRACTS, Device host). */
 export const DEVICE_AUTH_METHOD = 'PASSKEY_USERNAMELESS';
@@ -19,8 +19,8 @@ export interface DeviceAuthorizeResponse {
   interval: number;
 }
 
-export async function requireApplication(deps: DeviceDeps, anchor: string): Promise<ApplicationContext> {
-  const app = await deps.apps.get(anchor);
+export async function requireApplication(deps: DeviceDomain, anchor: string): Promise<ApplicationContext> {
+  const app = await deps.ports.apps.get(anchor);
   if (!app) throw new ServiceError('ApplicationNotFound');
   return app;
 }
@@ -35,7 +35,7 @@ export function checkReturnRule(app: ApplicationContext): void {
 }
 
 export async function authorizeDevice(
-  deps: DeviceDeps,
+  deps: DeviceDomain,
   anchor: string,
   origin: DeviceOrigin,
 ): Promise<DeviceAuthorizeResponse> {
@@ -45,7 +45,7 @@ export async function authorizeDevice(
   // Not the PASSKEY_USERNAMELESS rule: the spec starts an authorization for an active application with a DEVICE_CODE
   // return rule, and names only ApplicationNotActive and Layer3Denied as refusals here. The rule is needed where the
   // person signs in with it: redemption requires it (else access_denied, a policy denial), its TTLs apply.
-  const started = await startDeviceAuthorization(deps, deps.config, {
+  const started = await startDeviceAuthorization(deps.ports, deps.config, {
     now: new Date(deps.issuance.clock()),
     applicationId: app.id,
     origin,

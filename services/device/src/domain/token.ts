@@ -4,11 +4,11 @@
 // through the issuance core, which re-checks the application, the account and its basic-terms receipt now, and
 // consumes the authorization in the statement that inserts the session: exactly one poll gets the tokens.
 import { type AuthorizationRow, deviceCodeHash, SLOW_DOWN_STEP_SECONDS } from '@svc/device-grant';
-import { isIssuable, issueSession, loadApplication } from '@svc/issuance';
+import { isIssuable, issueSession } from '@svc/issuance';
 import { isDependencyFailure, ServiceError } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
-import type { DeviceDeps } from '../deps';
 import { DEVICE_AUTH_METHOD } from './authorize';
+import type { DeviceDomain } from './ports';
 
 export interface DeviceTokenResponse {
   applicationAnchor: string;
@@ -38,12 +38,12 @@ const fail = (error: DevicePollError): PollOutcome => ({ kind: 'error', error })
  * (an invented code learns nothing from it; a real one whose state Redis lost is answered again later).
  */
 export async function pollDeviceToken(
-  deps: DeviceDeps,
+  deps: DeviceDomain,
   deviceCode: string,
   clientAddress: string,
 ): Promise<PollOutcome> {
   const hash = deviceCodeHash(deviceCode);
-  const verdict = await deps.polling.poll(hash, new Date(deps.issuance.clock()));
+  const verdict = await deps.ports.polling.poll(hash, new Date(deps.issuance.clock()));
   switch (verdict.kind) {
     case 'pending':
       return fail('authorization_pending');
@@ -59,7 +59,7 @@ export async function pollDeviceToken(
       return fromDatabase(deps, hash);
     case 'unknown':
       try {
-        await deps.unknownCodeLimit.consume(clientAddress);
+        await deps.ports.unknownCodeLimit.consume(clientAddress);
       } catch (err) {
         if (err instanceof ServiceError && err.reason === 'TooManyAttempts') {
           return {
@@ -75,8 +75,8 @@ export async function pollDeviceToken(
 }
 
 /** The answer PostgreSQL gives when Redis could not: a decision, or a state Redis lost. */
-async function fromDatabase(deps: DeviceDeps, hash: string): Promise<PollOutcome> {
-  const row = await deps.authorizations.byCodeHash(hash);
+async function fromDatabase(deps: DeviceDomain, hash: string): Promise<PollOutcome> {
+  const row = await deps.ports.authorizations.byCodeHash(hash);
   // An authorization started at the OIDC host redeems there only (its codes are malformed here anyway).
   if (!row || row.oidcClientId !== null) return fail('invalid_request');
   if (row.state === 'CONSUMED') return fail('invalid_request');
@@ -84,12 +84,12 @@ async function fromDatabase(deps: DeviceDeps, hash: string): Promise<PollOutcome
   if (row.expiresAt <= now) return fail('expired_token');
   switch (row.state) {
     case 'DENIED':
-      await deps.polling.markFinal(hash, 'denied', row.expiresAt);
+      await deps.ports.polling.markFinal(hash, 'denied', row.expiresAt);
       return fail('access_denied');
     case 'PENDING':
       // Redis lost the state (or a decision is being written and the poll script saw its mark first): seed it
       // again from the row, counting this poll; a decision mark already there stays.
-      await deps.polling.reseed(hash, row.interval, row.expiresAt, now);
+      await deps.ports.polling.reseed(hash, row.interval, row.expiresAt, now);
       return fail('authorization_pending');
     case 'APPROVED':
       return redeem(deps, hash, row);
@@ -113,15 +113,19 @@ const POLICY_REFUSALS = new Set([
   'Layer3Denied',
 ]);
 
-async function denyAtRedemption(deps: DeviceDeps, hash: string, row: AuthorizationRow): Promise<PollOutcome> {
-  await deps.authorizations.deny(row.id, new Date(deps.issuance.clock()), ['APPROVED']);
-  await deps.polling.markFinal(hash, 'denied', row.expiresAt);
+async function denyAtRedemption(
+  deps: DeviceDomain,
+  hash: string,
+  row: AuthorizationRow,
+): Promise<PollOutcome> {
+  await deps.ports.authorizations.deny(row.id, new Date(deps.issuance.clock()), ['APPROVED']);
+  await deps.ports.polling.markFinal(hash, 'denied', row.expiresAt);
   return fail('access_denied');
 }
 
-async function redeem(deps: DeviceDeps, hash: string, row: AuthorizationRow): Promise<PollOutcome> {
+async function redeem(deps: DeviceDomain, hash: string, row: AuthorizationRow): Promise<PollOutcome> {
   // The application's standing now, not as cached: it may have been suspended since the approval.
-  const app = await loadApplication(deps.db, { id: row.applicationId });
+  const app = await deps.issuance.ports.applications.loadApplication({ id: row.applicationId });
   if (
     !app ||
     !isIssuable(app) ||
@@ -142,7 +146,7 @@ async function redeem(deps: DeviceDeps, hash: string, row: AuthorizationRow): Pr
     });
     // PostgreSQL holds the consumption; Redis answers the later polls without asking it (best effort: without
     // the mark, PostgreSQL answers them the same).
-    await deps.polling.markFinal(hash, 'consumed', row.expiresAt).catch(() => undefined);
+    await deps.ports.polling.markFinal(hash, 'consumed', row.expiresAt).catch(() => undefined);
     return {
       kind: 'issued',
       tokens: {
@@ -162,13 +166,13 @@ async function redeem(deps: DeviceDeps, hash: string, row: AuthorizationRow): Pr
  * Redis (server_error with Retry-After: wait and poll again); else issuance failed (server_error: start again).
  */
 async function lostRedemption(
-  deps: DeviceDeps,
+  deps: DeviceDomain,
   hash: string,
   row: AuthorizationRow,
   err: unknown,
 ): Promise<PollOutcome> {
   if (err instanceof ServiceError && err.reason === 'AuthorizationArtifactStale') {
-    const current = await deps.authorizations.byCodeHash(hash);
+    const current = await deps.ports.authorizations.byCodeHash(hash);
     if (!current || current.state === 'CONSUMED') return fail('invalid_request');
     if (current.expiresAt <= new Date(deps.issuance.clock())) return fail('expired_token');
     if (current.state === 'DENIED') return fail('access_denied');

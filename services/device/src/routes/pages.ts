@@ -3,14 +3,7 @@
 // sign-in steps of @svc/signin (passkey sign-in, or sign-up by emailed code then passkey; basic terms; consent per
 // claim), then the confirmation screen, always: Approve or Deny (final). verificationUriComplete only fills in the
 // code. The browser's flow record (key `device`) keeps who signed in and which authorization the code selected.
-import { loadApplication } from '@svc/issuance';
-import {
-  countCredentialAttempt,
-  createRateLimiter,
-  type Endpoint,
-  type PageRequest,
-  ServiceError,
-} from '@svc/platform';
+import type { Endpoint, PageRequest } from '@svc/platform';
 import {
   type Browser,
   createSignin,
@@ -21,16 +14,15 @@ import {
   plainForm,
   sendPage,
 } from '@svc/signin';
-import { CLAIM_KEYS } from '@svc/token-core';
 import type { ErrorRequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { DeviceDeps } from '../deps';
 import {
   approveDeviceAuthorization,
   denyDeviceAuthorization,
-  findPendingAuthorization,
+  enterUserCode,
   type PendingAuthorization,
-  pendingAuthorizationById,
+  selectedAuthorization,
 } from '../domain/approval';
 import { DEVICE_MESSAGES, type DeviceKey } from '../pages/i18n-device';
 import { DEVICE_PAGE_STATUSES, type DevicePageError } from '../pages/page-statuses';
@@ -76,15 +68,6 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
     // views of /device would write without bound.
     newFlowRate: pages.newFlowRate,
   });
-  const limiter = (name: string, points: number, perAddress: boolean) =>
-    createRateLimiter(deps.redis, {
-      keyPrefix: `${pages.rateLimitNamespace}:${name}`,
-      points,
-      durationSeconds: pages.codeGuesses.windowSeconds,
-      perAddress,
-    });
-  const guessesPerAddress = limiter('user-code-ip', pages.codeGuesses.perAddress, true);
-  const guessesPerAccount = limiter('user-code-account', pages.codeGuesses.perAccount, false);
   /** This browser's device flow, with the authorization its typed code selected while that is still pending. */
   async function open(req: PageRequest<unknown>, res: Response): Promise<DevicePage> {
     const b: DevicePage = await signin.open(req, res, {
@@ -95,12 +78,11 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
       warnOriginator: true,
     });
     const selected = b.flow.selected;
-    const authorization = selected ? await pendingAuthorizationById(deps, selected) : undefined;
-    const app = authorization && (await loadApplication(deps.db, { id: authorization.applicationId }));
-    if (authorization && app) {
-      b.authorization = authorization;
-      b.target.app = app;
-      b.ctx.appName = localizedName(app.names, app.defaultLocale, b.locale);
+    const found = selected ? await selectedAuthorization(deps, selected) : undefined;
+    if (found) {
+      b.authorization = found.authorization;
+      b.target.app = found.app;
+      b.ctx.appName = localizedName(found.app.names, found.app.defaultLocale, b.locale);
     } else if (selected) {
       // Decided, expired or consumed meanwhile: the browser starts over with a code.
       delete b.flow.selected;
@@ -157,22 +139,12 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
       sendPage(res, b, b.ctx.t('confirmHeading'), view);
     }),
     page.form('/device', userCodeForm, async (b, req) => {
-      // RFC 8628 section 5.1: every entry counts, right, wrong or malformed, before anything is looked up.
-      try {
-        await guessesPerAddress.consume(req.ip ?? '');
-        if (b.flow.accountId) await guessesPerAccount.consume(b.flow.accountId);
-      } catch (err) {
-        if (err instanceof ServiceError && err.reason === 'TooManyAttempts')
-          countCredentialAttempt(deps.metrics, 'device_user_code', 'limited');
-        throw err;
-      }
-      const found = await findPendingAuthorization(deps, req.body.code);
-      // Fleet-wide (credential_attempts_total): a guesser spread over many addresses passes every limit above.
-      countCredentialAttempt(
-        deps.metrics,
-        'device_user_code',
-        found.kind === 'found' ? 'accepted' : 'rejected',
-      );
+      // Every entry counts, right, wrong or malformed, before anything is looked up (enterUserCode).
+      const found = await enterUserCode(deps, {
+        typed: req.body.code,
+        address: req.ip ?? '',
+        accountId: b.flow.accountId,
+      });
       if (found.kind === 'found') b.flow.selected = found.authorization.id;
       else {
         delete b.flow.selected;
@@ -185,17 +157,12 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
       // Only from the confirmation screen: every step must have passed (the terms or consent may have changed).
       if (owed.step !== 'done') return;
       const { account, view, authTime, authority, amr, acr } = owed.signedIn;
-      const consent: Record<string, 'GRANTED' | 'DENIED'> = {};
-      for (const key of CLAIM_KEYS) {
-        const state = view[key].state;
-        if (state === 'GRANTED' || state === 'DENIED') consent[key] = state;
-      }
       const outcome = await approveDeviceAuthorization(deps, b.authorization.id, {
         accountId: account.id,
         // Recorded at sign-in, not read now: /device-token issues only while the account still has it.
         authorityVersion: authority.version,
         authTime,
-        consent,
+        view,
         amr,
         acr,
       });
