@@ -61,12 +61,13 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore 
     clock,
   });
   const metrics = createMetrics(config.name);
+  const issuance = { ...issuanceDepsOf(config, { db, redis, keyRing, kek }, clock), metrics };
   return {
     db,
     redis,
     keyRing,
-    issuance: { ...issuanceDepsOf(config, { db, redis, keyRing, kek }, clock), metrics },
-    apps: createApplicationCache(db, config.appCacheTtlMs, clock),
+    issuance,
+    apps: createApplicationCache(issuance.ports.applications, config.appCacheTtlMs, clock),
     logger,
     metrics,
     trustProxy: config.trustProxy,
@@ -88,8 +89,9 @@ export function issuanceDepsOf(
   clock: Clock,
 ): IssuanceDeps {
   const { db, redis, keyRing, kek } = parts;
+  const ports = createIssuancePorts(db, redis);
   return {
-    ports: createIssuancePorts(db, redis),
+    ports,
     db,
     keyRing,
     kek,
@@ -97,7 +99,7 @@ export function issuanceDepsOf(
     issuer: config.issuer,
     connectUrl: config.urls.connect,
     errandTtlSeconds: config.errandTtlSeconds,
-    terms: createTermsCache(db, config.termsCacheMs, clock),
+    terms: createTermsCache(ports.agreements, config.termsCacheMs, clock),
     verifiedTokenCacheSize: config.verifiedTokenCacheSize,
     clock,
   };

@@ -5,7 +5,7 @@ import type { KeyRing } from '@svc/keyring';
 import type { Clock, Metrics } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
 import type { IssuancePorts } from './domain/ports';
-import type { TermsCache } from './snapshot';
+import type { TermsCache } from './domain/snapshot';
 
 export interface IssuanceDeps {
   /** Every store of the issuance core, bound once (domain/ports.ts): what the rules read and write through. */

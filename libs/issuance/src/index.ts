@@ -1,19 +1,24 @@
-// Issuance core shared by every issuing host: application context, checks, sessions, rotation, errands, terms; the
-// stores under store/ hold every statement they make.
-export * from './application-context';
-export * from './checks';
-export * from './claim-state';
+// The issuance core shared by every issuing host (`@svc/issuance`): the rules under domain/ (application context,
+// checks, sessions, rotation, errands, terms) and the ports they take (domain/ports.ts). The stores under store/
+// implement those ports; hosts bind them through `@svc/issuance/stores`, and other hosts' stores share SQL
+// fragments only through `@svc/issuance/shared-sql`.
 export * from './deps';
+export * from './domain/application-context';
+export * from './domain/checks';
+export * from './domain/claim-state';
+export * from './domain/email-domain';
+export * from './domain/errands';
+export * from './domain/held-authority';
+export * from './domain/issue';
 export * from './domain/ports';
+export * from './domain/presented-token';
+export * from './domain/refresh-jti';
 export * from './domain/refresh-policy';
-export * from './email-domain';
-export * from './errands';
-export * from './held-authority';
-export * from './issue';
-export * from './presented-token';
-export * from './refresh-jti';
-export * from './rotation';
-export * from './snapshot';
+export * from './domain/rotation';
+export * from './domain/snapshot';
+export * from './domain/terms';
+export * from './domain/workload-authority';
+// Transitional (#26): the free store functions, until every host calls them through `deps.ports`.
 export * from './store/accounts';
 export * from './store/agreements';
 export * from './store/applications';
@@ -23,5 +28,3 @@ export * from './store/sector-subjects';
 export * from './store/session-events';
 export * from './store/sessions';
 export * from './store/unanswered-rotations';
-export * from './terms';
-export * from './workload-authority';

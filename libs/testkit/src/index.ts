@@ -31,7 +31,7 @@ export function hostPartsOf(infra: TestInfra, logger: Logger): HostParts {
     redis: infra.redis,
     keyRing: infra.keyRing,
     issuance: infra.issuance,
-    apps: createApplicationCache(infra.db, 0, infra.issuance.clock),
+    apps: createApplicationCache(infra.issuance.ports.applications, 0, infra.issuance.clock),
     logger,
   };
 }

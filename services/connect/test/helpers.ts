@@ -74,7 +74,7 @@ export async function startConnect(
     redis: infra.redis,
     keyRing: infra.keyRing,
     issuance: { ...infra.issuance, connectUrl: url, clock },
-    apps: createApplicationCache(infra.db, 0, clock),
+    apps: createApplicationCache(infra.issuance.ports.applications, 0, clock),
     config,
     mailer: createMailer(config.smtp, config.mailFrom, logger),
     logger,

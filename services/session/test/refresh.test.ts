@@ -73,7 +73,7 @@ describe('POST /refresh', () => {
       CONNECT_METHOD,
     );
     const rotation = { ...h.infra.issuance, redis: h.infra.redis };
-    const apps = createApplicationCache(h.infra.db, 0, clock);
+    const apps = createApplicationCache(h.infra.issuance.ports.applications, 0, clock);
     const presented = await verifyPresentedToken(rotation, apps, issued.refreshToken, { typ: REFRESH_TYPS });
     const victim = await rotateRefreshToken(rotation, {
       ...presented,
@@ -102,7 +102,7 @@ describe('POST /refresh', () => {
     expect(session.retryUntil?.getTime()).toBe(session.rotatedAt!.getTime() + 1500);
     // The same consumed token at a strict host (no allowance) is reuse, whatever the window.
     const rotation = { ...h.infra.issuance, redis: h.infra.redis };
-    const apps = createApplicationCache(h.infra.db, 0, clock);
+    const apps = createApplicationCache(h.infra.issuance.ports.applications, 0, clock);
     const presented = await verifyPresentedToken(rotation, apps, issued.refreshToken, { typ: REFRESH_TYPS });
     expect(presented.app.anchor).toBe(app.anchor);
     const strict = await rotateRefreshToken(rotation, {

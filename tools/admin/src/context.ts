@@ -1,6 +1,6 @@
 // What commands run against: the database, the KEK and Redis, each opened only when a command first needs it.
 import { createPrisma, type Db } from '@svc/db';
-import { SESSION_CHANGE_CHANNEL } from '@svc/issuance';
+import { SESSION_CHANGE_CHANNEL } from '@svc/issuance/shared-sql';
 import { jwksMaxAge, publishKeyChange, type RotationWindows, rotationPrepublishSeconds } from '@svc/keyring';
 import {
   ConfigError as BadVariables,

@@ -3,11 +3,11 @@
 // factories (`createXStore(db | redis)` under store/) implement these interfaces, and the host binds them once.
 import type { Clock } from '@svc/platform';
 import type { ClaimGrants, PrincipalKind } from '@svc/token-core';
-import type { ApplicationContext } from '../application-context';
-import type { AccountProfile } from '../claim-state';
-import type { EmailDomainPolicyKind, EmailDomainStanding } from '../email-domain';
-import type { HeldAuthority } from '../held-authority';
-import type { Agreement, CurrentTerms } from '../terms';
+import type { ApplicationContext } from './application-context';
+import type { AccountProfile } from './claim-state';
+import type { EmailDomainPolicyKind, EmailDomainStanding } from './email-domain';
+import type { HeldAuthority } from './held-authority';
+import type { Agreement, CurrentTerms } from './terms';
 
 // ---- Records ----
 

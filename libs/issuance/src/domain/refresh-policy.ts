@@ -3,9 +3,9 @@
 // refresh_outcomes_total{outcome} and tokens_issued_total{method="refresh"} alike on every host.
 import { countRefreshOutcome, countTokensIssued, type Reason, ServiceError } from '@svc/platform';
 import { TokenVerificationError, type VerifyFailure } from '@svc/token-core';
-import type { ApplicationCache } from '../application-context';
-import { type PresentedToken, REFRESH_TYPS, verifyPresentedToken } from '../presented-token';
-import { type RotateInput, type RotationDeps, type RotationOutcome, rotateRefreshToken } from '../rotation';
+import type { ApplicationCache } from './application-context';
+import { type PresentedToken, REFRESH_TYPS, verifyPresentedToken } from './presented-token';
+import { type RotateInput, type RotationDeps, type RotationOutcome, rotateRefreshToken } from './rotation';
 
 /** Every way the rotation core refuses a presented version. */
 export type RotationRefusal = Exclude<RotationOutcome['kind'], 'rotated'>;

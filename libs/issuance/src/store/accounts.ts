@@ -2,10 +2,10 @@
 // email domain (sign-up refuses a BLOCKed one), and the authority a held sign-in compares against.
 import type { Db } from '@svc/db';
 import { type ClaimGrants, isClaimKey } from '@svc/token-core';
-import type { AccountProfile } from '../claim-state';
+import type { AccountProfile } from '../domain/claim-state';
+import { type EmailDomainPolicyKind, emailDomainOf } from '../domain/email-domain';
+import type { HeldAuthority } from '../domain/held-authority';
 import type { AccountsPort } from '../domain/ports';
-import { type EmailDomainPolicyKind, emailDomainOf } from '../email-domain';
-import type { HeldAuthority } from '../held-authority';
 
 export async function loadAccount(db: Db, accountId: string): Promise<AccountProfile | null> {
   return db.account.findUnique({

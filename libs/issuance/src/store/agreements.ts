@@ -1,7 +1,7 @@
 // Store of basic-terms agreements: the current published revision and the receipts accounts hold for it.
 import type { Db } from '@svc/db';
 import type { AgreementsPort } from '../domain/ports';
-import type { Agreement, CurrentTerms } from '../terms';
+import type { Agreement, CurrentTerms } from '../domain/terms';
 
 export async function currentTerms(db: Db): Promise<CurrentTerms | undefined> {
   const doc = await db.agreementDocument.findFirst({
@@ -70,33 +70,6 @@ export async function termsRevision(db: Db, revision: number): Promise<Agreement
     where: { documentType_revision: { documentType: 'BASIC_TERMS', revision } },
   });
   return doc ? (doc.body as unknown as Agreement) : undefined;
-}
-
-/**
- * `termsRevision` through a small in-process map: a published revision is immutable (document type + revision ->
- * body), so a page view of one already read needs no query. Only revisions found are kept (an unknown number is
- * read again each time, so a later publish is served and unknown numbers cannot fill the map), at most `size`, the
- * least recently read dropped first. By explicit revision only: the current revision is never read through it.
- */
-export function createTermsRevisionCache(
-  db: Db,
-  size = 16,
-): (revision: number) => Promise<Agreement | undefined> {
-  const byRevision = new Map<number, Agreement>();
-  return async (revision) => {
-    const hit = byRevision.get(revision);
-    if (hit) {
-      byRevision.delete(revision);
-      byRevision.set(revision, hit);
-      return hit;
-    }
-    const agreement = await termsRevision(db, revision);
-    if (agreement) {
-      byRevision.set(revision, agreement);
-      if (byRevision.size > size) byRevision.delete(byRevision.keys().next().value as number);
-    }
-    return agreement;
-  };
 }
 
 export function createAgreementsStore(db: Db): AgreementsPort {

@@ -1,7 +1,7 @@
 // Store of applications: one application with its sector, organization and enabled rules, by anchor or id.
 import type { Db } from '@svc/db';
 import { normalizeRequirements } from '@svc/token-core';
-import type { ApplicationContext } from '../application-context';
+import type { ApplicationContext } from '../domain/application-context';
 import type { ApplicationsPort } from '../domain/ports';
 
 export async function loadApplication(

@@ -5,7 +5,8 @@
 // whose one read per request embeds them too (native's credential and session stores, the OIDC userinfo read).
 import { columnsOf, type Db, gatherOn, paramsOf, runPrepared, type Statement, unnestParams } from '@svc/db';
 import { type ClaimGrants, isClaimKey } from '@svc/token-core';
-import type { AccountProfile } from '../claim-state';
+import type { AccountProfile } from '../domain/claim-state';
+import type { EmailDomainStanding } from '../domain/email-domain';
 import type {
   IssuanceReadsPort,
   IssuanceSnapshot,
@@ -17,8 +18,7 @@ import type {
   SessionStatus,
   WorkloadAuthorityRef,
 } from '../domain/ports';
-import type { EmailDomainStanding } from '../email-domain';
-import type { CurrentTerms } from '../terms';
+import type { CurrentTerms } from '../domain/terms';
 
 /**
  * The account's email-domain standing as select-list items over an `accounts a` in scope: its SSO link, and

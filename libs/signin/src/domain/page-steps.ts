@@ -21,7 +21,7 @@ const ASKED = new Set(['OPTIONAL', 'REQUIRED', 'SYNTHETIC_FALLBACK']);
 export async function accountAndView(deps: IssuanceDeps, app: ApplicationContext, accountId: string) {
   const account = await loadAccount(deps.db, accountId);
   if (!account) return undefined;
-  const view = await loadClaimView(deps.db, account.id, app.id, app.claimRequirements);
+  const view = await loadClaimView(deps.ports.accounts, account.id, app.id, app.claimRequirements);
   return { account, view };
 }
 

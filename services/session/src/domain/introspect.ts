@@ -41,7 +41,7 @@ export async function introspect(deps: SessionDeps, accessToken: string): Promis
   if (
     status === 'active' &&
     isWorkloadToken &&
-    !(await workloadAuthoritative(deps.db, session!, claims.act!.sub))
+    !(await workloadAuthoritative(deps.ports.issuanceReads, session!, claims.act!.sub))
   ) {
     status = 'revoked';
   }

@@ -47,12 +47,15 @@ async function authorize(deps: SessionDeps, token: string) {
   }
   // A workload token only while its principal, generation, actor subject and source credential stay
   // authoritative: the rule introspection applies (one SQL expression, see libs/issuance workload-authority).
-  if (isWorkloadToken && !(await workloadAuthoritative(deps.db, session, claims.act?.sub ?? ''))) {
+  if (
+    isWorkloadToken &&
+    !(await workloadAuthoritative(deps.ports.issuanceReads, session, claims.act?.sub ?? ''))
+  ) {
     throw invalidToken();
   }
   const account = await loadAccount(deps.db, session.accountId);
   if (account?.status !== 'ACTIVE') throw invalidToken();
-  const view = await loadClaimView(deps.db, account.id, app.id, app.claimRequirements);
+  const view = await loadClaimView(deps.ports.accounts, account.id, app.id, app.claimRequirements);
   return { subject: claims.sub!, account, view };
 }
 

@@ -1,7 +1,8 @@
 // Short-lived in-process cache of session records for the hot read paths (introspect, userinfo), dropped at once
 // on every replica when a session changes (Redis pub/sub `sessions:changed`), and after SESSION_CACHE_MS anyway.
 import type { Db } from '@svc/db';
-import { type NewSession, SESSION_CHANGE_CHANNEL, type SessionStatus } from '@svc/issuance';
+import type { NewSession, SessionStatus } from '@svc/issuance';
+import { SESSION_CHANGE_CHANNEL } from '@svc/issuance/shared-sql';
 import { type Clock, createTtlCache, type Redis } from '@svc/platform';
 
 /** The session fields the hot read paths need. */

@@ -18,19 +18,17 @@ import {
   mintAccessToken,
   mintRefreshToken,
 } from '@svc/token-core';
-import type { Redis } from 'ioredis';
+import type { IssuanceDeps } from '../deps';
 import type { ApplicationContext } from './application-context';
 import { checkApplication, checkSnapshot } from './checks';
-import type { IssuanceDeps } from './deps';
-import type { RotationRead, RotationSession } from './domain/ports';
 import { sessionAuthorityMoved } from './held-authority';
 import { activeSigner } from './issue';
+import type { RotationRead, RotationSession } from './ports';
 import { isRefreshJtiOf, newRefreshJti } from './refresh-jti';
 import type { CurrentTerms } from './terms';
 
-export interface RotationDeps extends IssuanceDeps {
-  redis: Redis;
-}
+/** What a rotation needs: the issuance core (its sessions, reads, session events and unanswered rotations ports). */
+export type RotationDeps = IssuanceDeps;
 
 export interface RotateInput {
   app: ApplicationContext;

@@ -3,7 +3,9 @@
 import type { Db } from '@svc/db';
 import { setAppStatus } from '@svc/provisioning';
 import { ensureBaselineTerms, provisionApp, settableClock, useInfra } from '@svc/testkit';
+import { createAgreementsStore } from '../store/agreements';
 import { createApplicationCache } from './application-context';
+import type { AgreementsPort } from './ports';
 import { createTermsCache } from './snapshot';
 
 const infra = useInfra();
@@ -11,7 +13,7 @@ beforeAll(() => ensureBaselineTerms(infra.db));
 
 test('an application context is reused for APP_CACHE_TTL_MS by the clock, then read again', async () => {
   const clock = settableClock();
-  const apps = createApplicationCache(infra.db, 2000, clock);
+  const apps = createApplicationCache(infra.issuance.ports.applications, 2000, clock);
   const app = await provisionApp(infra);
   expect((await apps.get(app.anchor))?.status).toBe('ACTIVE');
   await setAppStatus(infra.db, app.anchor, 'SUSPENDED');
@@ -21,30 +23,24 @@ test('an application context is reused for APP_CACHE_TTL_MS by the clock, then r
   expect((await apps.get(app.anchor))?.status).toBe('SUSPENDED');
 });
 
-/** The same database, counting the reads of the current terms (every other call passes through untouched). */
-function countingTermsReads(db: Db): { db: Db; reads: () => number } {
+/** The agreements store, counting its reads of the current terms. */
+function countingTermsReads(db: Db): { agreements: AgreementsPort; reads: () => number } {
   let reads = 0;
-  const documents = new Proxy(db.agreementDocument, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (prop !== 'findFirst') return value;
-      return (...args: unknown[]) => {
-        reads++;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
+  const store = createAgreementsStore(db);
+  const agreements: AgreementsPort = {
+    ...store,
+    currentTerms: () => {
+      reads++;
+      return store.currentTerms();
     },
-  });
-  const counted = new Proxy(db, {
-    get: (target, prop, receiver) =>
-      prop === 'agreementDocument' ? documents : Reflect.get(target, prop, receiver),
-  });
-  return { db: counted, reads: () => reads };
+  };
+  return { agreements, reads: () => reads };
 }
 
 test('the current terms are reused for TERMS_CACHE_MS by the clock, then read again; 0 reads every time', async () => {
   const clock = settableClock();
-  const { db, reads } = countingTermsReads(infra.db);
-  const terms = createTermsCache(db, 1000, clock);
+  const { agreements, reads } = countingTermsReads(infra.db);
+  const terms = createTermsCache(agreements, 1000, clock);
   const first = await terms.current();
   expect(first?.revision).toEqual(expect.any(Number));
   clock.advance(999);
@@ -54,7 +50,7 @@ test('the current terms are reused for TERMS_CACHE_MS by the clock, then read ag
   expect((await terms.current())?.revision).toBe(first?.revision);
   expect(reads()).toBe(2);
 
-  const off = createTermsCache(db, 0, clock);
+  const off = createTermsCache(agreements, 0, clock);
   await off.current();
   await off.current();
   expect(reads()).toBe(4);

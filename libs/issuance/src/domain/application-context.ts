@@ -1,9 +1,8 @@
 // An application with its sector, organization and rules, the unit every issuance check reads, and the in-process
-// cache hot paths read it through (store/applications.ts loads it).
-import type { Db } from '@svc/db';
+// cache hot paths read it through (the applications port loads it).
 import { type Clock, createTtlCache, isStorableText } from '@svc/platform';
 import type { ClaimRequirements } from '@svc/token-core';
-import { loadApplication } from './store/applications';
+import type { ApplicationsPort } from './ports';
 
 export interface ApplicationContext {
   id: string;
@@ -35,9 +34,9 @@ export function isIssuable(app: ApplicationContext): boolean {
  * A small in-process cache so hot paths (refresh, introspect) do not reload the application on every request.
  * `ttlMs`: the host's APP_CACHE_TTL_MS (0 in tests, whose fixtures change between requests), by the host's clock.
  */
-export function createApplicationCache(db: Db, ttlMs: number, clock: Clock) {
+export function createApplicationCache(applications: ApplicationsPort, ttlMs: number, clock: Clock) {
   const byAnchor = createTtlCache<string, ApplicationContext | undefined>({ ttlMs, clock, max: 10_000 });
-  const load = (anchor: string) => loadApplication(db, { anchor });
+  const load = (anchor: string) => applications.loadApplication({ anchor });
   return {
     get(anchor: string): Promise<ApplicationContext | undefined> {
       // An anchor from an untrusted token (`aud`) that no application could have is unknown, not a query.

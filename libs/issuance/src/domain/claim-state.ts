@@ -1,5 +1,4 @@
 // Live claim state of an account for an application: grants, profile values and the five-key view.
-import type { Db } from '@svc/db';
 import {
   buildClaimView,
   type ClaimEntry,
@@ -9,7 +8,7 @@ import {
   discloseClaim,
   type ProfileValues,
 } from '@svc/token-core';
-import { loadGrants } from './store/accounts';
+import type { AccountsPort } from './ports';
 
 export interface AccountProfile {
   id: string;
@@ -34,12 +33,12 @@ export function profileValues(a: AccountProfile): ProfileValues {
 }
 
 export async function loadClaimView(
-  db: Db,
+  accounts: Pick<AccountsPort, 'loadGrants'>,
   accountId: string,
   applicationId: string,
   requirements: ClaimRequirements,
 ): Promise<ClaimView> {
-  return buildClaimView(requirements, await loadGrants(db, accountId, applicationId));
+  return buildClaimView(requirements, await accounts.loadGrants(accountId, applicationId));
 }
 
 /**
