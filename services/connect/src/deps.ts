@@ -42,7 +42,10 @@ export function connectPorts(parts: Unbound): ConnectPorts {
       ttlSeconds: config.flowTtlSeconds,
       clock,
     }),
-    issuance: createIssuanceRecords(db, redis, { subjectSecret: parts.issuance.subjectSecret, clock }),
+    issuance: createIssuanceRecords(parts.issuance.ports, {
+      subjectSecret: parts.issuance.subjectSecret,
+      clock,
+    }),
     resetLimit: createRateLimiter(redis, {
       keyPrefix: `${config.rateLimitNamespace}:subject-reset-account`,
       points: RESETS_PER_ACCOUNT,

@@ -21,7 +21,7 @@ test(`an account resets its identifier at most ${RESETS_PER_ACCOUNT} times a day
   const clock = () => Date.now();
   const ports = {
     accountPage: createAccountPageStore(infra.db),
-    issuance: createIssuanceRecords(infra.db, infra.redis, {
+    issuance: createIssuanceRecords(infra.issuance.ports, {
       subjectSecret: infra.issuance.subjectSecret,
       clock,
     }),

@@ -17,7 +17,7 @@ const reset = (infra: TestInfra, accountId: string, sectorId: string) =>
   resetSectorIdentifier(
     {
       accountPage: createAccountPageStore(infra.db),
-      issuance: createIssuanceRecords(infra.db, infra.redis, {
+      issuance: createIssuanceRecords(infra.issuance.ports, {
         subjectSecret: infra.issuance.subjectSecret,
         clock: () => Date.now(),
       }),

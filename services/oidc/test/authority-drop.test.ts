@@ -162,7 +162,7 @@ test('an identifier reset ends the OIDC sign-in; a pre-reset id_token_hint resol
   const reset = await resetSectorIdentifier(
     {
       accountPage: createAccountPageStore(a.infra.db),
-      issuance: createIssuanceRecords(a.infra.db, a.infra.redis, {
+      issuance: createIssuanceRecords(a.infra.issuance.ports, {
         subjectSecret: a.infra.issuance.subjectSecret,
         clock: () => Date.now(),
       }),

@@ -1,41 +1,30 @@
 // connect's binding of the issuance core's records (applications, accounts, claim grants, terms, sector subjects,
-// the session-change channel) to the IssuanceRecords port its domain reads them through.
-import type { Db } from '@svc/db';
-import {
-  createTermsRevisionCache,
-  currentAuthority,
-  loadAccount,
-  loadApplication,
-  loadClaimView,
-  publishSessionChanges,
-  rotateSectorSubject,
-} from '@svc/issuance';
+// the session-change channel) to the IssuanceRecords port its domain reads them through: an adapter over the
+// issuance core's own ports (IssuanceDeps.ports), which hold the statements.
+import { createTermsRevisionCache, type IssuancePorts, loadClaimView } from '@svc/issuance';
 import type { Clock } from '@svc/platform';
-import type { Redis } from 'ioredis';
 import type { IssuanceRecords } from '../domain/ports';
 
 export function createIssuanceRecords(
-  db: Db,
-  redis: Redis,
+  ports: IssuancePorts,
   opts: { subjectSecret: string; clock: Clock },
 ): IssuanceRecords {
-  const termsRevision = createTermsRevisionCache(db);
+  const termsRevision = createTermsRevisionCache(ports.agreements);
   return {
-    applicationById: (id) => loadApplication(db, { id }),
-    account: (accountId) => loadAccount(db, accountId),
+    applicationById: (id) => ports.applications.loadApplication({ id }),
+    account: (accountId) => ports.accounts.loadAccount(accountId),
     claimView: (accountId, applicationId, requirements) =>
-      loadClaimView(db, accountId, applicationId, requirements),
-    authority: (accountId) => currentAuthority(db, accountId),
+      loadClaimView(ports.accounts, accountId, applicationId, requirements),
+    authority: (accountId) => ports.accounts.currentAuthority(accountId),
     termsRevision,
     async rotateSectorSubject(sectorId, accountId) {
-      await rotateSectorSubject(
-        db,
+      await ports.sectorSubjects.rotateSectorSubject(
         opts.subjectSecret,
         sectorId,
         { kind: 'ACCOUNT', id: accountId },
         opts.clock,
       );
     },
-    publishSessionChanges: (sessionIds) => publishSessionChanges(redis, sessionIds),
+    publishSessionChanges: (sessionIds) => ports.sessionEvents.publishSessionChanges(sessionIds),
   };
 }
