@@ -1,5 +1,6 @@
-// The README's typical setup, as written: its shell block (between the typical-setup markers) runs with bash against
-// a fresh private database and every step must succeed, so the README cannot rot again.
+// The README's typical setup and its admin tour, as written: their shell blocks (between the typical-setup and
+// admin-tour markers) run with bash against a fresh private database and every step must succeed, so the README
+// cannot rot again.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -8,9 +9,12 @@ import { openPrivateDb, type PrivateDb, testEnv } from '@svc/testkit';
 const ROOT = path.resolve(__dirname, '..');
 const KEY_FILES = ['backend-ed25519.jwk.json', 'backend-ed25519.pub.jwk.json'].map((f) => path.join(ROOT, f));
 
-function typicalSetup(readme: string): string {
-  const m = /<!-- typical-setup:start -->\n```sh\n([\s\S]*?)```\n<!-- typical-setup:end -->/.exec(readme);
-  if (!m?.[1]) throw new Error('README has no typical-setup block');
+/** The shell block between `<!-- NAME:start -->` and `<!-- NAME:end -->`. */
+function markedBlock(readme: string, name: string): string {
+  const m = new RegExp(`<!-- ${name}:start -->\\n\`\`\`sh\\n([\\s\\S]*?)\`\`\`\\n<!-- ${name}:end -->`).exec(
+    readme,
+  );
+  if (!m?.[1]) throw new Error(`README has no ${name} block`);
   return m[1];
 }
 
@@ -23,15 +27,17 @@ afterAll(async () => {
   await priv.drop();
 });
 
-test("the README's typical setup runs step by step on a fresh database", async () => {
+test("the README's typical setup and then its admin tour run step by step on a fresh database", async () => {
   // The block writes its key files in the repository root; never overwrite someone's own.
   expect(KEY_FILES.filter(existsSync)).toEqual([]);
-  const script = typicalSetup(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const script = `${markedBlock(readme, 'typical-setup')}\n${markedBlock(readme, 'admin-tour')}`;
   const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
     cwd: ROOT,
     env: { ...process.env, ...testEnv({ DATABASE_URL: priv.url }) },
     encoding: 'utf8',
-    timeout: 240_000,
+    // About 30 admin runs, each a process start: 165 s on this 2-core machine under a load of 15.
+    timeout: 480_000,
   });
   expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr }).toEqual({
     status: 0,
@@ -43,4 +49,15 @@ test("the README's typical setup runs step by step on a fresh database", async (
   });
   expect(app.returnRules.map((r) => r.method)).toContain('CALLBACK');
   expect(app.clientKeys).toHaveLength(1);
-}, 300_000);
+  // The tour's changes: the OIDC client's web origin, a new secret printed once, the rule added then removed.
+  const [client] = await priv.db.oidcClient.findMany({ where: { applicationId: app.id } });
+  expect(client?.webOrigins).toEqual(['https://acme.example']);
+  expect(run.stdout).toMatch(
+    new RegExp(`\\{"clientId":"${client?.clientId}","clientSecret":"oidcs_[0-9a-f]{64}"\\}`),
+  );
+  const rules = await priv.db.authenticationRule.findMany({ where: { applicationId: app.id } });
+  expect(rules.map((r) => r.method)).not.toContain('PUBLIC_KEY_DIRECT');
+  // --format table: the title and header lines a person reads.
+  expect(run.stdout).toMatch(/^applications\napplicationAnchor +status/m);
+  expect(run.stdout).toMatch(/^account\nFIELD +VALUE\n/m);
+}, 540_000);
