@@ -3,10 +3,10 @@
 // Every response names the issuer (`iss`, RFC 9207) so a client talking to several providers cannot be mixed up.
 import { randomBytes } from 'node:crypto';
 import { escapeHtml } from '@svc/signin';
+import type { ResponseParams } from '../domain/authorize-answer';
 import type { AuthorizeError, ResponseTarget } from '../domain/authorize-request';
 
-/** Parameters of a response; undefined members are left out. */
-export type ResponseParams = Record<string, string | undefined>;
+export type { ResponseParams } from '../domain/authorize-answer';
 
 export type AuthorizationAnswer =
   | { kind: 'redirect'; status: 303; location: string; headers: Record<string, string> }

@@ -1,4 +1,4 @@
-// GET and POST /authorize: validate the request (domain/authorize-request), show an error page while the client or
+// GET and POST /authorize: the request told apart (domain/authorize-start), an error page while the client or
 // its redirect URI is not trusted, send later errors to the client, and park a valid request for the pages at
 // /interaction/{uid}, which decide sign-in, consent and prompt=none with the browser's sign-in cookie in hand
 // (a cross-site POST carries no SameSite=Lax cookie; the redirect to the page is a same-site GET that does).
@@ -8,42 +8,19 @@ import {
   createRateLimiter,
   type Endpoint,
   type EndpointDoc,
-  OAuthError,
   type PageRequest,
   pageEndpoint,
 } from '@svc/platform';
 import type { Signin } from '@svc/signin';
-import { type OidcResponseType, parseResponseType } from '@svc/token-core';
 import type { Response } from 'express';
 import { z } from 'zod';
 import type { OidcDeps } from '../deps';
-import {
-  type AuthorizeClient,
-  RECOGNISED,
-  readAuthorizeParams,
-  requestedClientId,
-  validateAuthorizeRequest,
-} from '../domain/authorize-request';
+import { RECOGNISED } from '../domain/authorize-request';
+import { startAuthorization } from '../domain/authorize-start';
 import type { AuthorizeErrorCode } from '../domain/authorize-terms';
-import { toInteraction } from '../domain/interaction';
-import { clientApplication } from '../domain/issue-oidc';
-import type { OidcClient } from '../domain/ports';
 import type { OidcKey } from '../pages/i18n-oidc';
 import type { OidcPageError } from '../pages/page-statuses';
-import { sendErrorToClient } from './answer-client';
-
-/** What /authorize needs of a registered client; an inactive client is no client. */
-export function authorizeClientOf(client: OidcClient | undefined): AuthorizeClient | undefined {
-  if (!client?.active) return undefined;
-  return {
-    clientId: client.clientId,
-    redirectUris: client.redirectUris,
-    responseTypes: client.responseTypes
-      .map(parseResponseType)
-      .filter((t): t is OidcResponseType => t !== undefined),
-    isPublic: client.authMethod === 'none',
-  };
-}
+import { sendAnswer } from './answer-client';
 
 function pageKey(error: AuthorizeErrorCode): OidcPageError {
   if (error === 'invalid_client') return 'unknownClient';
@@ -98,7 +75,6 @@ const AUTHORIZE: EndpointDoc = {
 /** GET and POST /authorize. */
 export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): Endpoint[] {
   const { settings } = deps.pages;
-  const { interactions } = deps.ports;
   // Counted in Redis (one atomic operation, shared by every replica) before anything else: a flood over the limit
   // costs that one operation a request, no client lookup and nothing parked.
   const perAddress = createRateLimiter(deps.redis, {
@@ -115,35 +91,16 @@ export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): End
   ): Promise<void> {
     // TooManyAttempts (429, Retry-After) goes to the pages' error handler: the shared "too many" page.
     await perAddress.consume(req.ip ?? '');
-    const params = readAuthorizeParams(pairs);
-    const clientId = requestedClientId(params);
-    const record = clientId ? await deps.ports.clients.get(clientId) : undefined;
-    const outcome = validateAuthorizeRequest(params, authorizeClientOf(record));
-    if (outcome.kind === 'page') {
+    const start = await startAuthorization(deps, pairs);
+    if (start.kind === 'page') {
       countAuthorizeOutcome(deps.metrics, 'error_page');
-      return signin.sendBarePage(req, res, pageKey(outcome.error.error), sameRequestHere(req, pairs));
+      return signin.sendBarePage(req, res, pageKey(start.error), sameRequestHere(req, pairs));
     }
-    if (outcome.kind === 'redirect') return sendErrorToClient(res, deps, outcome.target, outcome.error);
-    const { request } = outcome;
-    const target = {
-      redirectUri: request.redirectUri,
-      responseMode: request.responseMode,
-      state: request.state,
-    };
-    try {
-      await clientApplication(deps, record as OidcClient);
-    } catch (err) {
-      if (!(err instanceof OAuthError)) throw err;
-      return sendErrorToClient(res, deps, target, {
-        error: 'unauthorized_client',
-        description: 'This client may not sign people in now.',
-      });
-    }
-    const uid = await interactions.park(toInteraction(request, deps.clock()));
+    if (start.kind === 'answer') return sendAnswer(res, deps, start);
     countAuthorizeOutcome(deps.metrics, 'interaction');
-    const lang = request.uiLocale ? `?lang=${request.uiLocale}` : '';
+    const lang = start.uiLocale ? `?lang=${start.uiLocale}` : '';
     res.setHeader('Cache-Control', 'no-store');
-    res.redirect(303, `/interaction/${uid}${lang}`);
+    res.redirect(303, `/interaction/${start.uid}${lang}`);
   }
 
   return [
