@@ -51,7 +51,14 @@ export type HostParts = Omit<HostCore, 'close' | 'metrics' | 'trustProxy'> & {
 export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore {
   const logger = createLogger(config.name, { level: config.logLevel });
   const db = createPrisma(config.databaseUrl, config.db);
-  const redis = createRedis(config.redisTarget, { autoPipelining: true, logger, bounds: config.redis });
+  const metrics = createMetrics(config.name);
+  // Opened with the host's metrics: a store's tolerated failure on it is counted in redis_failures_total.
+  const redis = createRedis(config.redisTarget, {
+    autoPipelining: true,
+    logger,
+    bounds: config.redis,
+    metrics,
+  });
   const kek = kekFromBytes(config.kekBytes, config.previousKekBytes);
   const keyRing = createKeyRing({
     db,
@@ -60,7 +67,6 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore 
     cacheTtlMs: config.keyCacheTtlMs,
     clock,
   });
-  const metrics = createMetrics(config.name);
   const issuance = { ...issuanceDepsOf(config, { db, redis, keyRing, kek }, clock), metrics };
   return {
     db,

@@ -23,6 +23,7 @@ export * from './query';
 export * from './rate-limit';
 export * from './reasons';
 export * from './redis';
+export * from './redis-failures';
 export * from './run-host';
 export * from './telemetry';
 export * from './text';

@@ -81,6 +81,7 @@ export const BUSINESS_METRICS = {
   devicePolls: 'device_polls_total',
   oidcAuthorize: 'oidc_authorize_total',
   credentialAttempts: 'credential_attempts_total',
+  redisFailures: 'redis_failures_total',
 } as const;
 
 /** The answers a device poll can get (RFC 8628 section 3.5), plus `approved` (tokens issued) and `invalid`. */
@@ -166,4 +167,33 @@ export function countCredentialAttempt(
       ['kind', 'outcome'],
     )
     .inc({ kind, outcome });
+}
+
+/**
+ * The Redis calls whose failure a request survives (a best-effort mark, a pub/sub notice, a fallback read): each is
+ * counted under its operation before it is tolerated, so an outage that degrades nothing visible is still seen.
+ */
+export const TOLERATED_REDIS_OPERATIONS = [
+  /** The session change notice every replica's session cache drops on (issuance session-events). */
+  'session_change_publish',
+  /** Remembering a rotation whose answer never reached the client (issuance unanswered-rotations). */
+  'unanswered_rotation_mark',
+  /** Asking whether a rotation went unanswered (false when Redis cannot say). */
+  'unanswered_rotation_read',
+  /** Releasing a platform ticket's single-use claim after a failed exchange (native). */
+  'ticket_replay_release',
+  /** The final mark of a device authorization, which PostgreSQL answers without (device, OIDC device grant). */
+  'device_poll_mark_final',
+  /** Mailing an emailed code: its rate limits and the flow's pending code (a notice on the page instead). */
+  'email_code_send',
+] as const;
+export type ToleratedRedisOperation = (typeof TOLERATED_REDIS_OPERATIONS)[number];
+
+/** One Redis failure a request path tolerated, by the operation that failed. */
+export function countRedisFailure(metrics: Metrics | undefined, operation: ToleratedRedisOperation): void {
+  metrics
+    ?.counter(BUSINESS_METRICS.redisFailures, 'Redis failures a request path tolerated, by operation', [
+      'operation',
+    ])
+    .inc({ operation });
 }

@@ -4,6 +4,8 @@
 // "Unhandled error event" on stderr).
 import { Cluster, Redis } from 'ioredis';
 import { createLogger, type Logger } from './logger';
+import type { Metrics } from './metrics';
+import { countFailuresOn } from './redis-failures';
 
 export { Redis };
 
@@ -61,6 +63,8 @@ export interface RedisOptions {
    * absent Redis fails the call within the connect timeout.
    */
   oneShot?: boolean;
+  /** The host's metrics: a store's tolerated failure on this connection is counted there (redis-failures.ts). */
+  metrics?: Metrics;
 }
 
 let fallbackLogger: Logger | undefined;
@@ -124,6 +128,7 @@ export function createRedis(target: RedisTarget | string, opts: RedisOptions = {
   redis.on('error', (err: Error & { code?: string }) => {
     logger.debug({ dependency: 'redis', error: err.code ?? err.message }, 'redis connection error');
   });
+  if (opts.metrics) countFailuresOn(redis, opts.metrics);
   return redis;
 }
 

@@ -2,6 +2,7 @@
 // dropped connection that may come after the commit). Remembered in Redis for a while, so that the client's
 // retry after the outage, past the retry window by then, gets the pair it never received instead of counting as
 // reuse and revoking a healthy family.
+import { toleratedRedisFailure } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import type { UnansweredRotationsPort } from '../domain/ports';
 
@@ -12,12 +13,17 @@ const key = (sid: string, presented: number) => `rotation:unanswered:${sid}:${pr
 
 /** Remembers that the rotation of `presented` in `sid` went unanswered; never throws (Redis may be down too). */
 export async function markRotationUnanswered(redis: Redis, sid: string, presented: number): Promise<void> {
-  await redis.set(key(sid, presented), '1', 'EX', UNANSWERED_TTL_SECONDS).catch(() => undefined);
+  await redis
+    .set(key(sid, presented), '1', 'EX', UNANSWERED_TTL_SECONDS)
+    .catch(toleratedRedisFailure(redis, 'unanswered_rotation_mark', undefined));
 }
 
 /** Whether the rotation of `presented` in `sid` went unanswered; false when Redis cannot say. */
 export async function wasRotationUnanswered(redis: Redis, sid: string, presented: number): Promise<boolean> {
-  return (await redis.exists(key(sid, presented)).catch(() => 0)) === 1;
+  const found = await redis
+    .exists(key(sid, presented))
+    .catch(toleratedRedisFailure(redis, 'unanswered_rotation_read', 0));
+  return found === 1;
 }
 
 export function createUnansweredRotationsStore(redis: Redis): UnansweredRotationsPort {

@@ -2,7 +2,7 @@
 // the flow's pending code (counting a wrong guess, dropping an expired or exhausted code; every check counted in
 // credential_attempts_total).
 
-import { countCredentialAttempt, ServiceError } from '@svc/platform';
+import { countCredentialAttempt, countRedisFailure, isDependencyFailure, ServiceError } from '@svc/platform';
 import type { Request } from 'express';
 import { type CodeCheck, checkCode, sendCode } from '../domain/email-codes';
 import type { Site } from '../site';
@@ -34,6 +34,13 @@ export async function mailCode<K extends string>(
     b.flow.pendingEmail = email;
   } catch (err) {
     if (err instanceof PageError || (err as { reason?: string }).reason === 'TooManyAttempts') throw err;
+    // Redis (the code's rate limits, the flow's pending code) failing is tolerated here too: counted first.
+    if (
+      isDependencyFailure(err) ||
+      (err instanceof ServiceError && err.reason === 'TemporarilyUnavailable')
+    ) {
+      countRedisFailure(deps.metrics, 'email_code_send');
+    }
     deps.logger.warn({ err: (err as Error).message }, 'code mail failed');
     b.flash('mailFailed');
   }

@@ -5,7 +5,7 @@
 // (PostgreSQL still says PENDING).
 import { normalizeUserCode, type PendingRow } from '@svc/device-grant';
 import type { ApplicationContext } from '@svc/issuance';
-import { countCredentialAttempt, ServiceError } from '@svc/platform';
+import { countCredentialAttempt, ServiceError, toleratedRedisFailure } from '@svc/platform';
 import { CLAIM_KEYS, type ClaimView } from '@svc/token-core';
 import { DEVICE_AUTH_METHOD } from './authorize';
 import type { DeviceDomain } from './ports';
@@ -141,7 +141,9 @@ export async function denyDeviceAuthorization(deps: DeviceDomain, id: string): P
   await deps.ports.polling.markDeciding(row.deviceCodeHash, row.expiresAt);
   const denied = await deps.ports.authorizations.deny(row.id, new Date(deps.issuance.clock()));
   if (!denied) return 'gone';
-  await deps.ports.polling.markFinal(row.deviceCodeHash, 'denied', row.expiresAt).catch(() => undefined);
+  await deps.ports.polling
+    .markFinal(row.deviceCodeHash, 'denied', row.expiresAt)
+    .catch(toleratedRedisFailure(deps.metrics, 'device_poll_mark_final', undefined));
   return 'denied';
 }
 

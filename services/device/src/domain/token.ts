@@ -5,7 +5,7 @@
 // consumes the authorization in the statement that inserts the session: exactly one poll gets the tokens.
 import { type AuthorizationRow, deviceCodeHash, SLOW_DOWN_STEP_SECONDS } from '@svc/device-grant';
 import { isIssuable, issueSession } from '@svc/issuance';
-import { isDependencyFailure, ServiceError } from '@svc/platform';
+import { isDependencyFailure, ServiceError, toleratedRedisFailure } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
 import { DEVICE_AUTH_METHOD } from './authorize';
 import type { DeviceDomain } from './ports';
@@ -146,7 +146,9 @@ async function redeem(deps: DeviceDomain, hash: string, row: AuthorizationRow): 
     });
     // PostgreSQL holds the consumption; Redis answers the later polls without asking it (best effort: without
     // the mark, PostgreSQL answers them the same).
-    await deps.ports.polling.markFinal(hash, 'consumed', row.expiresAt).catch(() => undefined);
+    await deps.ports.polling
+      .markFinal(hash, 'consumed', row.expiresAt)
+      .catch(toleratedRedisFailure(deps.metrics, 'device_poll_mark_final', undefined));
     return {
       kind: 'issued',
       tokens: {

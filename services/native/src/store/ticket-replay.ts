@@ -1,4 +1,5 @@
 // Single use of platform tickets across every replica: a Redis SET NX on the SHA-256 of the normalized ticket.
+import { toleratedRedisFailure } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import type { TicketReplayStore } from '../domain/ports';
 
@@ -10,7 +11,7 @@ export function createTicketReplayStore(redis: Redis, ttlSeconds: number): Ticke
       return (await redis.set(key(hash), '1', 'EX', ttlSeconds, 'NX')) === 'OK';
     },
     async release(hash) {
-      await redis.del(key(hash)).catch(() => undefined);
+      await redis.del(key(hash)).catch(toleratedRedisFailure(redis, 'ticket_replay_release', undefined));
     },
   };
 }

@@ -13,7 +13,7 @@ import {
   verificationUris,
 } from '@svc/device-grant';
 import { isIssuable } from '@svc/issuance';
-import { isDependencyFailure, OAuthError, ServiceError } from '@svc/platform';
+import { isDependencyFailure, OAuthError, ServiceError, toleratedRedisFailure } from '@svc/platform';
 import { clientApplication, issueOidcSession } from './issue-oidc';
 import {
   InvalidGrant,
@@ -176,7 +176,9 @@ async function redeem(
   } catch (err) {
     return lost(deps, hash, row, err);
   }
-  await deps.ports.deviceGrant.polling.markFinal(hash, 'consumed', row.expiresAt).catch(() => undefined);
+  await deps.ports.deviceGrant.polling
+    .markFinal(hash, 'consumed', row.expiresAt)
+    .catch(toleratedRedisFailure(deps.metrics, 'device_poll_mark_final', undefined));
   return initialTokenResponse(deps, client, issued, {
     scope,
     authTime: row.authTime,
