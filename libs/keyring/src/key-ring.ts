@@ -1,169 +1,54 @@
-// The key ring every host reads: per-scope signing and verification keys from PostgreSQL, cached in process,
-// evicted at once by a Redis pub/sub message when keys change, and in any case after KEY_CACHE_TTL_MS.
-import type { KeyObject } from 'node:crypto';
+// The hosts' entry to the key ring and the signing-key lifecycle over their connections: binds the signing-key store
+// (PostgreSQL) and the key-change feed (the dedicated Redis subscriber) and hands them to the rules in domain/. The
+// lifecycle steps keep their `db`-first signatures for the worker, the admin tool and provisioning.
 import type { Db } from '@svc/db';
-import type { Clock } from '@svc/platform';
-import {
-  importSigningKey,
-  importVerificationKey,
-  type Kek,
-  open,
-  type PublicJwk,
-  type Signer,
-  toJwkSet,
-} from '@svc/token-core';
 import type { Redis } from 'ioredis';
-import { readActiveSealedKeys, readRingKeys } from './store/signing-keys';
+import { dueApplicationScopes as dueOn } from './domain/due-scopes';
+import { createKeyRingOn, type KeyRing, type KeyRingValues } from './domain/key-ring';
+import * as lifecycle from './domain/lifecycle';
+import type { SigningKeyStore } from './domain/ports';
+import { createKeyChangeFeed } from './store/key-changes';
+import { createSigningKeyStore } from './store/signing-keys';
 
-export const KEY_CHANGE_CHANNEL = 'keyring:changed';
-
-interface ScopeEntry {
-  loadedAt: number;
-  signer?: Signer;
-  signerKid?: string;
-  signerEnc?: string;
-  verifiers: Map<string, KeyObject>;
-  jwks: PublicJwk[];
-  jwksBody: string;
-}
-
-export interface KeyRing {
-  /** The ACTIVE signer of an application (or OIDC_SCOPE); undefined when the scope has none. */
-  signer(scopeId: string): Promise<Signer | undefined>;
-  /** The public key for `kid` if it is published for that scope (next, active or retiring). */
-  verificationKey(scopeId: string, kid: string): Promise<KeyObject | undefined>;
-  /** The published JWK Set, serialized once per load. */
-  jwks(scopeId: string): Promise<{ keys: PublicJwk[]; body: string }>;
-  /**
-   * Loads every ACTIVE signing key of every scope and opens its sealed private key under this process's KEK, in
-   * batches; throws when one cannot be read or opened. Returns how many were loaded. Readiness waits for it.
-   */
-  loadSigningKeys(): Promise<number>;
-  invalidate(scopeId?: string): void;
-  close(): Promise<void>;
-}
-
-const LOAD_BATCH = 500;
-
-export interface KeyRingOptions {
+export interface KeyRingOptions extends KeyRingValues {
   db: Db;
-  kek: Kek;
   /** A dedicated subscriber connection; when given, key changes evict the cache immediately. */
   subscriber?: Redis;
-  /** How long keys are kept without a change message (the host's KEY_CACHE_TTL_MS; default 30 s). */
-  cacheTtlMs?: number;
-  /** The host's clock: the cache lifetime and the retiring keys' publication windows are judged by it. */
-  clock: Clock;
 }
 
 export function createKeyRing(opts: KeyRingOptions): KeyRing {
-  const ttl = opts.cacheTtlMs ?? 30_000;
-  const clock = opts.clock;
-  const cache = new Map<string, Promise<ScopeEntry>>();
-  const unknownKidReload = new Map<string, number>();
-
-  if (opts.subscriber) {
-    void opts.subscriber.subscribe(KEY_CHANGE_CHANNEL).catch(() => undefined);
-    opts.subscriber.on('message', (channel: string, message: string) => {
-      if (channel !== KEY_CHANGE_CHANNEL) return;
-      if (message === '*') cache.clear();
-      else cache.delete(message);
-    });
-  }
-
-  async function load(scopeId: string): Promise<ScopeEntry> {
-    const rows = await readRingKeys(opts.db, scopeId);
-    const at = clock();
-    const published = rows.filter(
-      (r) => r.status !== 'RETIRING' || !r.publishUntil || r.publishUntil.getTime() > at,
-    );
-    const active = published.find((r) => r.status === 'ACTIVE');
-    const jwks = toJwkSet(published.map((r) => r.publicJwk)).keys;
-    const entry: ScopeEntry = {
-      loadedAt: at,
-      verifiers: new Map(),
-      jwks,
-      jwksBody: JSON.stringify({ keys: jwks }),
-      signerKid: active?.kid,
-      signerEnc: active?.privateKeyEnc,
-    };
-    for (const r of published) {
-      entry.verifiers.set(r.kid, importVerificationKey(r.publicJwk));
-    }
-    return entry;
-  }
-
-  function entry(scopeId: string): Promise<ScopeEntry> {
-    const cached = cache.get(scopeId);
-    if (cached) {
-      return cached.then((e) => {
-        if (clock() - e.loadedAt < ttl) return e;
-        if (cache.get(scopeId) === cached) cache.delete(scopeId);
-        return entry(scopeId);
-      });
-    }
-    const loading = load(scopeId);
-    cache.set(scopeId, loading);
-    loading.catch(() => cache.delete(scopeId));
-    return loading;
-  }
-
-  return {
-    async signer(scopeId) {
-      const e = await entry(scopeId);
-      if (!e.signerKid || !e.signerEnc) return undefined;
-      const kid = e.signerKid;
-      e.signer ??= { kid, key: importSigningKey(opts.kek, kid, e.signerEnc) };
-      return e.signer;
+  return createKeyRingOn(
+    {
+      keys: createSigningKeyStore(opts.db),
+      changes: opts.subscriber ? createKeyChangeFeed(opts.subscriber) : undefined,
     },
-    async verificationKey(scopeId, kid) {
-      let e = await entry(scopeId);
-      let key = e.verifiers.get(kid);
-      if (!key) {
-        // An unknown kid may be a key made by another replica a moment ago: reload once, at most once a second.
-        const last = unknownKidReload.get(scopeId) ?? 0;
-        if (clock() - last > 1000) {
-          unknownKidReload.set(scopeId, clock());
-          cache.delete(scopeId);
-          e = await entry(scopeId);
-          key = e.verifiers.get(kid);
-        }
-      }
-      return key;
-    },
-    async jwks(scopeId) {
-      const e = await entry(scopeId);
-      return { keys: e.jwks, body: e.jwksBody };
-    },
-    async loadSigningKeys() {
-      let loaded = 0;
-      let after: string | undefined;
-      for (;;) {
-        const rows = await readActiveSealedKeys(opts.db, after, LOAD_BATCH);
-        for (const r of rows) {
-          try {
-            open(opts.kek, r.privateKeyEnc, r.kid).fill(0);
-          } catch {
-            throw new Error(`signing key ${r.kid} cannot be opened with this KEY_ENCRYPTION_KEY`);
-          }
-        }
-        loaded += rows.length;
-        if (rows.length < LOAD_BATCH) return loaded;
-        after = rows[rows.length - 1]!.id;
-      }
-    },
-    invalidate(scopeId) {
-      if (scopeId) cache.delete(scopeId);
-      else cache.clear();
-    },
-    async close() {
-      cache.clear();
-      if (opts.subscriber) await opts.subscriber.quit().catch(() => undefined);
-    },
-  };
+    opts,
+  );
 }
 
-/** Tells every replica's key ring to drop its cached keys for a scope (or all scopes with '*'). */
-export async function publishKeyChange(redis: Redis, scopeId: string): Promise<void> {
-  await redis.publish(KEY_CHANGE_CHANNEL, scopeId);
+type Rest<F> = F extends (store: SigningKeyStore, ...rest: infer R) => unknown ? R : never;
+
+/** A lifecycle step over a database: the signing-key store bound to it for the one call (not a hot path). */
+function overDb<F extends (store: SigningKeyStore, ...rest: never[]) => unknown>(step: F) {
+  return (db: Db, ...rest: Rest<F>): ReturnType<F> =>
+    (step as (store: SigningKeyStore, ...rest: Rest<F>) => ReturnType<F>)(createSigningKeyStore(db), ...rest);
 }
+
+/** Makes sure a scope has an active signer (first key of a new application, or the OIDC key). */
+export const ensureActiveKey = overDb(lifecycle.ensureActiveKey);
+/** Prepublishes a NEXT key that becomes the signer at `activatesAt` (no-op if one is already waiting). */
+export const prepublishNextKey = overDb(lifecycle.prepublishNextKey);
+/** Promotes the NEXT key whose time has come (or, with `force`, any) and retires the old signer. */
+export const activateNextKey = overDb(lifecycle.activateNextKey);
+/** An operator's rotation that publishes the new key for `publishedSeconds` before it signs. */
+export const prepublishRotation = overDb(lifecycle.prepublishRotation);
+/** Moves retiring keys past their publication window to EXPIRED. */
+export const expireRetiredKeys = overDb(lifecycle.expireRetiredKeys);
+/** Emergency revocation; revoking the signer promotes a NEXT key or makes a fresh one. */
+export const revokeKey = overDb(lifecycle.revokeKey);
+/** The kids currently published for a scope, newest first. */
+export const publishedKids = overDb(lifecycle.publishedKids);
+/** One scheduled lifecycle step for a scope, under the scope lock. */
+export const runScheduledRotation = overDb(lifecycle.runScheduledRotation);
+/** Application ids with a lifecycle step due at `at`. */
+export const dueApplicationScopes = overDb(dueOn);

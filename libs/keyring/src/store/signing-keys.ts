@@ -2,10 +2,14 @@
 // set), and the two aggregates a retiring key's publication window is computed from. It never decides: the key
 // ring reads through it, the lifecycle decides from what it returns and asks it to write.
 import type { Db } from '@svc/db';
-import type { GeneratedSigningKey, PublicJwk } from '@svc/token-core';
-
-/** The platform-wide OIDC key set's scope id (every other scope id is an application id). */
-export const OIDC_SCOPE = 'oidc';
+import {
+  type KeyState,
+  OIDC_SCOPE,
+  type RingKey,
+  type ScopeKeys,
+  type SealedKey,
+  type SigningKeyStore,
+} from '../domain/ports';
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 type Queries = Db | Tx;
@@ -23,16 +27,6 @@ function scopeWhere(scopeId: string) {
     : { scope: 'APPLICATION' as const, applicationId: scopeId };
 }
 
-/** A key's place in its lifecycle (no key material). */
-export interface KeyState {
-  id: string;
-  kid: string;
-  status: 'NEXT' | 'ACTIVE' | 'RETIRING' | 'EXPIRED' | 'REVOKED';
-  createdAt: Date;
-  activatesAt: Date | null;
-  activatedAt: Date | null;
-}
-
 const STATE = {
   id: true,
   kid: true,
@@ -42,17 +36,8 @@ const STATE = {
   activatedAt: true,
 } as const;
 
-/** A key the ring may publish or sign with: NEXT, ACTIVE or RETIRING, newest first. */
-export interface RingKey {
-  kid: string;
-  status: 'NEXT' | 'ACTIVE' | 'RETIRING';
-  publicJwk: PublicJwk;
-  privateKeyEnc: string;
-  publishUntil: Date | null;
-}
-
 /** The keys a scope may publish, newest first (the key ring's one read per scope load). */
-export async function readRingKeys(db: Db, scopeId: string): Promise<RingKey[]> {
+async function readRingKeys(db: Db, scopeId: string): Promise<RingKey[]> {
   const rows = await db.signingKey.findMany({
     where: { ...scopeWhere(scopeId), status: { in: ['NEXT', 'ACTIVE', 'RETIRING'] } },
     orderBy: { createdAt: 'desc' },
@@ -62,11 +47,7 @@ export async function readRingKeys(db: Db, scopeId: string): Promise<RingKey[]> 
 }
 
 /** ACTIVE keys of every scope with their sealed private keys, by id after `after`, at most `limit`. */
-export async function readActiveSealedKeys(
-  db: Db,
-  after: string | undefined,
-  limit: number,
-): Promise<{ id: string; kid: string; privateKeyEnc: string }[]> {
+async function readActiveSealedKeys(db: Db, after: string | undefined, limit: number): Promise<SealedKey[]> {
   return db.signingKey.findMany({
     where: { status: 'ACTIVE', ...(after ? { id: { gt: after } } : {}) },
     orderBy: { id: 'asc' },
@@ -79,7 +60,7 @@ export async function readActiveSealedKeys(
  * Application ids (ascending, after `after`, at most `limit`) with a NEXT key due at `at`, a RETIRING key past its
  * window at `at`, or an ACTIVE key activated by `prepublishFrom` and no NEXT key yet.
  */
-export async function readDueApplicationScopes(
+async function readDueApplicationScopes(
   db: Db,
   q: { at: Date; prepublishFrom: Date; after: string; limit: number },
 ): Promise<string[]> {
@@ -101,35 +82,7 @@ export async function readDueApplicationScopes(
   return rows.map((r) => r.scope_id);
 }
 
-/** One scope's keys, read and written through one client (the scope's locked transaction, or the pool). */
-export interface ScopeKeys {
-  active(): Promise<KeyState | undefined>;
-  /** The oldest waiting NEXT key. */
-  firstNext(): Promise<KeyState | undefined>;
-  byKid(kid: string): Promise<KeyState | undefined>;
-  insert(
-    key: GeneratedSigningKey,
-    status: 'NEXT' | 'ACTIVE',
-    at: Date,
-    activatesAt?: Date,
-  ): Promise<KeyState>;
-  activate(id: string, at: Date): Promise<KeyState>;
-  retire(id: string, at: Date, publishUntil: Date): Promise<void>;
-  setActivatesAt(id: string, activatesAt: Date): Promise<void>;
-  revoke(id: string, at: Date): Promise<void>;
-  /** RETIRING keys whose window has closed by `at` become EXPIRED; how many did. */
-  expireRetired(at: Date): Promise<number>;
-  /** Every RETIRING key but the most recently retired one becomes EXPIRED; how many did. */
-  expireAllButNewestRetiring(): Promise<number>;
-  /** How many keys the scope publishes at `at`, and when the first RETIRING one leaves the set. */
-  publishedCount(at: Date): Promise<{ count: number; roomAt: Date | undefined }>;
-  /** The kids the scope publishes at `at`, newest first. */
-  publishedKids(at: Date): Promise<string[]>;
-  /** Of an application scope: its newest session expiry and the longest refresh TTL its rules set. */
-  sessionHorizon(): Promise<{ latestExpiry: Date | undefined; longestRuledRefreshTtl: number | undefined }>;
-}
-
-export function scopeKeys(q: Queries, scopeId: string): ScopeKeys {
+function scopeKeys(q: Queries, scopeId: string): ScopeKeys {
   const where = scopeWhere(scopeId);
   const retiringWhere = (at: Date) => ({
     ...where,
@@ -230,13 +183,20 @@ export function scopeKeys(q: Queries, scopeId: string): ScopeKeys {
  * Runs `work` in one transaction holding the scope's advisory lock, which serializes lifecycle changes from
  * admins and workers across all replicas.
  */
-export function withLockedScope<T>(
-  db: Db,
-  scopeId: string,
-  work: (keys: ScopeKeys) => Promise<T>,
-): Promise<T> {
+function withLockedScope<T>(db: Db, scopeId: string, work: (keys: ScopeKeys) => Promise<T>): Promise<T> {
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`signing-keys:${scopeId}`}))`;
     return work(scopeKeys(tx, scopeId));
   }, KEY_TX);
+}
+
+/** The signing-key store over a database: the reads above and the scope's locked transaction, as one port. */
+export function createSigningKeyStore(db: Db): SigningKeyStore {
+  return {
+    readRingKeys: (scopeId) => readRingKeys(db, scopeId),
+    readActiveSealedKeys: (after, limit) => readActiveSealedKeys(db, after, limit),
+    readDueApplicationScopes: (q) => readDueApplicationScopes(db, q),
+    scopeKeys: (scopeId) => scopeKeys(db, scopeId),
+    withLockedScope: (scopeId, work) => withLockedScope(db, scopeId, work),
+  };
 }

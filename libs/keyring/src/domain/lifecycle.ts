@@ -3,10 +3,9 @@
 // leave a scope without an active signer, or to publish more than MAX_JWKS_KEYS (32) keys: a retiring key stays
 // published while its tokens can be valid, so the set is never cut and a rotation that would overfill it is refused.
 // The platform OIDC set is the exception: it publishes the most recently retired key only (see keepOneRetired).
-import type { Db } from '@svc/db';
 import { generateSigningKey, type Kek, MAX_JWKS_KEYS, REFRESH_TTL } from '@svc/token-core';
+import { OIDC_SCOPE, type ScopeKeys, type SigningKeyStore } from './ports';
 import type { KeySchedule } from './schedule';
-import { OIDC_SCOPE, type ScopeKeys, scopeKeys, withLockedScope } from './store/signing-keys';
 
 /**
  * How long after a key retires a host may still sign with it: hosts drop their cached signer on the pub/sub key
@@ -73,8 +72,13 @@ function insertKey(keys: ScopeKeys, kek: Kek, status: 'NEXT' | 'ACTIVE', at: Dat
 }
 
 /** Makes sure a scope has an active signer (first key of a new application, or the OIDC key). */
-export async function ensureActiveKey(db: Db, kek: Kek, scopeId: string, at: Date): Promise<string> {
-  return withLockedScope(db, scopeId, async (keys) => {
+export async function ensureActiveKey(
+  store: SigningKeyStore,
+  kek: Kek,
+  scopeId: string,
+  at: Date,
+): Promise<string> {
+  return store.withLockedScope(scopeId, async (keys) => {
     const active = await keys.active();
     if (active) return active.kid;
     return (await insertKey(keys, kek, 'ACTIVE', at)).kid;
@@ -82,8 +86,14 @@ export async function ensureActiveKey(db: Db, kek: Kek, scopeId: string, at: Dat
 }
 
 /** Prepublishes a NEXT key that becomes the signer at `activatesAt` (no-op if one is already waiting). */
-export async function prepublishNextKey(db: Db, kek: Kek, scopeId: string, activatesAt: Date, at: Date) {
-  return withLockedScope(db, scopeId, async (keys) => {
+export async function prepublishNextKey(
+  store: SigningKeyStore,
+  kek: Kek,
+  scopeId: string,
+  activatesAt: Date,
+  at: Date,
+) {
+  return store.withLockedScope(scopeId, async (keys) => {
     const waiting = await keys.firstNext();
     if (waiting) return { kid: waiting.kid, created: false };
     await assertRoomForKey(keys, scopeId, at);
@@ -112,13 +122,13 @@ async function activate(
  * KEY_CACHE_TTL_MS). A fresh key is refused with KeySetFullError when the set already holds MAX_JWKS_KEYS keys.
  */
 export async function activateNextKey(
-  db: Db,
+  store: SigningKeyStore,
   kek: Kek,
   scopeId: string,
   opts: { keyCacheTtlMs: number; at: Date; force?: boolean },
 ): Promise<{ activated?: string; retired?: string }> {
   const { at } = opts;
-  return withLockedScope(db, scopeId, async (keys) => {
+  return store.withLockedScope(scopeId, async (keys) => {
     let next = await keys.firstNext();
     if (next && !opts.force && next.activatesAt && next.activatesAt > at) return {};
     if (!next) {
@@ -154,13 +164,13 @@ export interface PrepublishedRotation {
  * then. Otherwise a NEXT key is prepublished (refused with KeySetFullError when the set is full).
  */
 export async function prepublishRotation(
-  db: Db,
+  store: SigningKeyStore,
   kek: Kek,
   scopeId: string,
   opts: RotationWindows,
   at: Date,
 ): Promise<PrepublishedRotation> {
-  return withLockedScope(db, scopeId, async (keys) => {
+  return store.withLockedScope(scopeId, async (keys) => {
     const next = await keys.firstNext();
     if (next) {
       const publishedLongEnough = new Date(next.createdAt.getTime() + opts.publishedSeconds * 1000);
@@ -182,16 +192,16 @@ export async function prepublishRotation(
 }
 
 /** Moves retiring keys past their publication window to EXPIRED (omitted from the JWK Set). */
-export function expireRetiredKeys(db: Db, scopeId: string, at: Date): Promise<number> {
-  return scopeKeys(db, scopeId).expireRetired(at);
+export function expireRetiredKeys(store: SigningKeyStore, scopeId: string, at: Date): Promise<number> {
+  return store.scopeKeys(scopeId).expireRetired(at);
 }
 
 /**
  * Emergency revocation: the key leaves the JWK Set and stops signing at once. Revoking the active signer promotes
  * a waiting NEXT key or makes a fresh one, so the scope is never left without a signer.
  */
-export async function revokeKey(db: Db, kek: Kek, scopeId: string, kid: string, at: Date) {
-  return withLockedScope(db, scopeId, async (keys) => {
+export async function revokeKey(store: SigningKeyStore, kek: Kek, scopeId: string, kid: string, at: Date) {
+  return store.withLockedScope(scopeId, async (keys) => {
     const key = await keys.byKid(kid);
     if (!key) return { found: false as const };
     if (key.status === 'REVOKED') return { found: true as const, replacement: undefined };
@@ -211,8 +221,8 @@ export async function revokeKey(db: Db, kek: Kek, scopeId: string, kid: string, 
 }
 
 /** The kids currently published for a scope, newest first. */
-export function publishedKids(db: Db, scopeId: string, at: Date): Promise<string[]> {
-  return scopeKeys(db, scopeId).publishedKids(at);
+export function publishedKids(store: SigningKeyStore, scopeId: string, at: Date): Promise<string[]> {
+  return store.scopeKeys(scopeId).publishedKids(at);
 }
 
 export interface ScheduledRotationResult {
@@ -235,13 +245,13 @@ export interface ScheduledRotationResult {
  * but never less than PREPUBLISH after it is published), and expire retiring keys past their publication window.
  */
 export async function runScheduledRotation(
-  db: Db,
+  store: SigningKeyStore,
   kek: Kek,
   scopeId: string,
   schedule: KeySchedule,
   at: Date,
 ): Promise<ScheduledRotationResult> {
-  return withLockedScope(db, scopeId, async (keys) => {
+  return store.withLockedScope(scopeId, async (keys) => {
     const result: ScheduledRotationResult = { expired: 0, changed: false };
     let active = await keys.active();
     if (!active) {
