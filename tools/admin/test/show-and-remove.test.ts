@@ -252,3 +252,32 @@ async function tableRun(args: string[]): Promise<string> {
   if (r.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${r.code}: ${r.stdout}`);
   return r.stdout;
 }
+
+describe('--help of the show, list and change verbs', () => {
+  it('each prints its usage with what it does, as text, exit 0, without opening a connection', async () => {
+    const { runCli } = await import('../src/cli');
+    const never = () => {
+      throw new Error('help needs no context');
+    };
+    const verbs = [
+      'org show',
+      'sector show',
+      'account show',
+      'keys list',
+      'app remove-rule',
+      'app remove-return-rule',
+      'oidc-client show',
+      'oidc-client set',
+      'oidc-client rotate-secret',
+      'oidc-client delete',
+    ];
+    for (const verb of verbs) {
+      const r = await runCli([...verb.split(' '), '--help'], {}, never);
+      expect({ verb, code: r.code }).toEqual({ verb, code: 0 });
+      // The synopsis, then in parentheses what the command does.
+      expect(r.stdout).toMatch(new RegExp(`^usage:\\n  pnpm -s admin ${verb} \\S.*\\(\\w.+\\)\\n$`));
+    }
+    const all = await runCli(['--help'], {}, never);
+    expect(all.stdout).toContain('--format table');
+  });
+});
