@@ -2,6 +2,7 @@
 // signed names the client and the session; that session is revoked as session /logout revokes one, the person's
 // sign-in on the OIDC host ends, and the browser goes to a post_logout_redirect_uri registered for that client,
 // with `state`. Without a hint nothing is revoked before the person confirms on a page.
+import { timingSafeEqual } from 'node:crypto';
 import { revokeFamily } from '@svc/issuance';
 import { OIDC_SCOPE } from '@svc/keyring';
 import { compactVerify, type JWSHeaderParameters } from 'jose';
@@ -74,7 +75,7 @@ export interface EndSessionPlan {
 }
 
 /** Checks the request before anything changes: the hint, the client, and the post-logout redirect. */
-export async function planEndSession(deps: OidcDomainDeps, req: EndSessionRequest): Promise<EndSessionPlan> {
+async function planEndSession(deps: OidcDomainDeps, req: EndSessionRequest): Promise<EndSessionPlan> {
   const hint = req.idTokenHint ? await verifyIdTokenHint(deps, req.idTokenHint) : undefined;
   if (hint && req.clientId !== undefined && req.clientId !== hint.aud) {
     throw new EndSessionRefused('client_id differs from the audience of id_token_hint');
@@ -95,7 +96,7 @@ export async function planEndSession(deps: OidcDomainDeps, req: EndSessionReques
  * sign-in its auth_time states (every code and refresh of that sign-in shares it; ID tokens carry no `sid`, as
  * the spec's table has none). Idempotent: sessions already revoked or expired stay so. Returns how many.
  */
-export async function revokeHintedSession(deps: OidcDomainDeps, plan: EndSessionPlan): Promise<number> {
+async function revokeHintedSession(deps: OidcDomainDeps, plan: EndSessionPlan): Promise<number> {
   const hint = plan.hint;
   if (!hint || hint.authTime === undefined || !plan.client) return 0;
   const sids = await deps.ports.oidcSessions.liveOfSignIn({
@@ -109,7 +110,7 @@ export async function revokeHintedSession(deps: OidcDomainDeps, plan: EndSession
 }
 
 /** Whether the plan's verified hint names `accountId` (its subject, under its client's application). */
-export async function hintNamesAccount(
+async function hintNamesAccount(
   deps: OidcDomainDeps,
   plan: EndSessionPlan,
   accountId: string,
@@ -120,4 +121,52 @@ export async function hintNamesAccount(
       current: true,
     })) === accountId
   );
+}
+
+/** A logout request as the endpoint reads it: its parameters, the browser's sign-in and the confirmation's CSRF. */
+export interface EndSessionCall extends EndSessionRequest {
+  /** The browser's sign-in on this host (cookie oidc_session), when it sent one. */
+  signInId?: string;
+  /** A POST with confirm=yes: the person confirmed on the page. */
+  confirmPost: boolean;
+  /** The confirmation's CSRF value as the cookie holds it and as the form posted it. */
+  csrf: { cookie?: string; form?: string };
+}
+
+export type EndSessionOutcome =
+  /** Done: the browser's sign-in ended (its cookie to clear) or kept, then the redirect or the signed-out page. */
+  | { kind: 'ended'; plan: EndSessionPlan; signInEnded: boolean; confirmed: boolean }
+  /** Without a hint and unconfirmed: the confirmation page. */
+  | { kind: 'confirm'; plan: EndSessionPlan };
+
+function sameSecret(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b || a.length !== b.length) return false;
+  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+/**
+ * One logout request. With a verified hint: the hinted sessions are revoked, and the browser's sign-in ends only when
+ * the hint names the person signed in there (RP-Initiated Logout 1.0 section 2: a hint that does not belong to the
+ * current End-User must not log them out unasked; otherwise any site could sign a victim out with its own, genuine
+ * ID token). Without one, only a confirmed POST (CSRF double-submit) ends the sign-in. Throws EndSessionRefused.
+ */
+export async function endSession(deps: OidcDomainDeps, call: EndSessionCall): Promise<EndSessionOutcome> {
+  const plan = await planEndSession(deps, call);
+  const endSignIn = async () => {
+    if (call.signInId) await deps.ports.signInSessions.end(call.signInId);
+  };
+  if (plan.hinted) {
+    await revokeHintedSession(deps, plan);
+    const held = await deps.ports.signInSessions.read(call.signInId);
+    if (held && !(await hintNamesAccount(deps, plan, held.accountId))) {
+      return { kind: 'ended', plan, signInEnded: false, confirmed: false };
+    }
+    await endSignIn();
+    return { kind: 'ended', plan, signInEnded: true, confirmed: false };
+  }
+  if (call.confirmPost && sameSecret(call.csrf.cookie, call.csrf.form)) {
+    await endSignIn();
+    return { kind: 'ended', plan, signInEnded: true, confirmed: true };
+  }
+  return { kind: 'confirm', plan };
 }

@@ -2,7 +2,7 @@
 // person's sign-in on this host, redirect (303) to the registered post_logout_redirect_uri with state, or show the
 // signed-out page. Without one: a confirmation page (CSRF double-submit: a random value in a cookie and the form),
 // and only the confirmed POST ends the sign-in. A refused request gets a page, never a redirect.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   type EndpointDoc,
   type Locale,
@@ -15,13 +15,7 @@ import {
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { OidcDeps } from '../deps';
-import {
-  type EndSessionPlan,
-  EndSessionRefused,
-  hintNamesAccount,
-  planEndSession,
-  revokeHintedSession,
-} from '../domain/end-session';
+import { type EndSessionPlan, EndSessionRefused, endSession } from '../domain/end-session';
 import { signInCookie } from '../pages-config';
 import { confirmPage, pageHeaders, refusedPage, signedOutPage } from './end-session-page';
 
@@ -77,11 +71,6 @@ function localeOf(req: Request, uiLocales: string | undefined): Locale {
   return localeFromAcceptLanguage(req.headers['accept-language']);
 }
 
-function sameSecret(a: string | undefined, b: string | undefined): boolean {
-  if (!a || !b || a.length !== b.length) return false;
-  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
-}
-
 export function endSessionEndpoints(deps: OidcDeps) {
   const https = deps.oidc.oidcUrl.startsWith('https:');
   const signIn = signInCookie(https);
@@ -97,22 +86,6 @@ export function endSessionEndpoints(deps: OidcDeps) {
     }
   }
 
-  /** Ends the person's sign-in on this host (the oidc_session cookie) and clears the cookie. */
-  async function endSignIn(req: Request, res: Response): Promise<void> {
-    const id = signInIdOf(req);
-    if (id) await deps.ports.signInSessions.end(id);
-    res.clearCookie(signIn.name, signIn.options);
-  }
-
-  // A hint ends the browser's sign-in only when it names the person signed in there (RP-Initiated Logout 1.0
-  // section 2: a hint that does not belong to the current End-User must not log them out unasked). Otherwise any
-  // site could sign a victim out by sending the victim's browser here with its own, genuine ID token.
-  async function endHintedSignIn(req: Request, res: Response, plan: EndSessionPlan): Promise<void> {
-    const held = await deps.ports.signInSessions.read(signInIdOf(req));
-    if (held && !(await hintNamesAccount(deps, plan, held.accountId))) return;
-    await endSignIn(req, res);
-  }
-
   function finish(res: Response, locale: Locale, plan: EndSessionPlan) {
     if (plan.redirectTo) {
       res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).redirect(303, plan.redirectTo);
@@ -125,22 +98,19 @@ export function endSessionEndpoints(deps: OidcDeps) {
   const handle = async (req: Request, res: Response, p: EndSessionParams) => {
     const locale = localeOf(req, p.ui_locales);
     try {
-      const plan = await planEndSession(deps, {
+      const out = await endSession(deps, {
         idTokenHint: p.id_token_hint || undefined,
         postLogoutRedirectUri: p.post_logout_redirect_uri || undefined,
         state: p.state,
         clientId: p.client_id || undefined,
+        signInId: signInIdOf(req),
+        confirmPost: req.method === 'POST' && p.confirm === 'yes',
+        csrf: { cookie: cookies(req).get(csrfCookie.name), form: p.csrf },
       });
-      if (plan.hinted) {
-        await revokeHintedSession(deps, plan);
-        await endHintedSignIn(req, res, plan);
-        finish(res, locale, plan);
-        return;
-      }
-      const held = cookies(req).get(csrfCookie.name);
-      if (req.method === 'POST' && p.confirm === 'yes' && sameSecret(held, p.csrf)) {
-        await endSignIn(req, res);
-        res.clearCookie(csrfCookie.name, csrfCookie.options);
+      const { plan } = out;
+      if (out.kind === 'ended') {
+        if (out.signInEnded) res.clearCookie(signIn.name, signIn.options);
+        if (out.confirmed) res.clearCookie(csrfCookie.name, csrfCookie.options);
         finish(res, locale, plan);
         return;
       }
