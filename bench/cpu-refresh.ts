@@ -5,7 +5,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { issueSession, loadApplication } from '@svc/issuance';
+import { issueSession } from '@svc/issuance';
+import { createApplicationsStore } from '@svc/issuance/stores';
 import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp } from '@svc/testkit';
 import autocannon from 'autocannon';
 import { benchNode } from './hosts';
@@ -63,7 +64,7 @@ async function main() {
   const infra = openInfra();
   await ensureBaselineTerms(infra.db);
   const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
-  const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
+  const application = (await createApplicationsStore(infra.db).loadApplication({ anchor: app.anchor }))!;
   const accounts = await Promise.all(Array.from({ length: 4 }, () => provisionAccount(infra)));
   let issued = 0;
   const issue = () =>

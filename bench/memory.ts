@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { issuingConfigFromEnv } from '@svc/host';
-import { issueSession, loadApplication } from '@svc/issuance';
+import { issueSession } from '@svc/issuance';
+import { createApplicationsStore } from '@svc/issuance/stores';
 import { DEFAULT_PORTS, HOST_NAMES } from '@svc/platform';
 import { createAccessKey } from '@svc/provisioning';
 import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp, testEnv } from '@svc/testkit';
@@ -175,7 +176,7 @@ export async function memoryScenario(): Promise<ProcessMemory[]> {
     const hosts = await buildAll(dir);
     await ensureBaselineTerms(infra.db);
     const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
-    const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
+    const application = (await createApplicationsStore(infra.db).loadApplication({ anchor: app.anchor }))!;
     const account = await provisionAccount(infra);
     const terms = await infra.db.agreementDocument.findFirst({ orderBy: { revision: 'desc' } });
     // The worker first: its rotation tick would otherwise race the hosts' first key load.

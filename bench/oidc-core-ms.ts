@@ -4,7 +4,8 @@
 //   tsx bench/oidc-core-ms.ts [grants=2000] [chains=8] [oidc|session]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { issueSession, loadApplication } from '@svc/issuance';
+import { issueSession } from '@svc/issuance';
+import { createApplicationsStore } from '@svc/issuance/stores';
 import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp, type TestInfra } from '@svc/testkit';
 import { benchNode } from './hosts';
 import { oidcRefreshSeeder } from './oidc';
@@ -27,7 +28,7 @@ function cpuTicks(pid: number): number {
 /** Refresh tokens of sessions issued directly (access-key method) to one new application, round robin over 4 accounts. */
 async function sessionSeeder(infra: TestInfra): Promise<() => Promise<string>> {
   const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
-  const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
+  const application = (await createApplicationsStore(infra.db).loadApplication({ anchor: app.anchor }))!;
   const accounts = await Promise.all(Array.from({ length: 4 }, () => provisionAccount(infra)));
   let seeded = 0;
   return async () =>

@@ -8,7 +8,8 @@
 // against the project's Node 24 (.tools/node-24.*/bin/node): run old and new alternating, as BENCHMARKS.md does.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { issueSession, loadApplication } from '@svc/issuance';
+import { issueSession } from '@svc/issuance';
+import { createApplicationsStore } from '@svc/issuance/stores';
 import { createAccessKey } from '@svc/provisioning';
 import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp } from '@svc/testkit';
 import autocannon from 'autocannon';
@@ -249,7 +250,7 @@ async function main(): Promise<void> {
   const infra = openInfra();
   await ensureBaselineTerms(infra.db);
   const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
-  const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
+  const application = (await createApplicationsStore(infra.db).loadApplication({ anchor: app.anchor }))!;
   const accounts = await Promise.all(Array.from({ length: 4 }, () => provisionAccount(infra)));
   const issue = (i: number) =>
     issueSession(infra.issuance, {

@@ -1,13 +1,12 @@
 // What `pnpm demo` does (CONTRACTS, "Local development defaults"): provisions `demo-app` idempotently for the three
 // browser flows (connect through the example app, OIDC through its /oidc/login, device through device-login),
 // writes the example's files under DEMO_DIR and returns the instructions with every value filled in.
-
 import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createPrisma, type Db } from '@svc/db';
 import { issuingConfigFromEnv } from '@svc/host';
-import { currentTerms } from '@svc/issuance';
+import { createAgreementsStore } from '@svc/issuance/stores';
 import { systemClock } from '@svc/platform';
 import {
   acceptTerms,
@@ -159,7 +158,7 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
       `${example}/oidc/callback`,
       path.join(demoDir, 'oidc-client.json'),
     );
-    if (!(await currentTerms(db))) {
+    if (!(await createAgreementsStore(db).currentTerms())) {
       const file = path.join(__dirname, '..', 'tools', 'admin', 'src', 'example-terms.json');
       await publishTerms(
         db,

@@ -1,13 +1,14 @@
 // Token fixtures for the package's tests: sessions issued through the real issuance core (account and workload),
 // and the JWK Set and signer of an application, for forging and minting by hand.
-import { issueSession, loadApplication, type Principal } from '@svc/issuance';
+import { issueSession, type Principal } from '@svc/issuance';
+import { createApplicationsStore } from '@svc/issuance/stores';
 import { provisionAccount, provisionApp, type TestInfra } from '@svc/testkit';
 
 export const kidOf = (token: string): string =>
   JSON.parse(Buffer.from(token.split('.')[0] as string, 'base64url').toString()).kid;
 
 export async function issueFor(infra: TestInfra, anchor: string, principal: Principal) {
-  const application = await loadApplication(infra.db, { anchor });
+  const application = await createApplicationsStore(infra.db).loadApplication({ anchor });
   if (!application) throw new Error(`no application ${anchor}`);
   return issueSession(infra.issuance, { application, principal, authMethod: 'ACCESS_KEY_DIRECT' });
 }

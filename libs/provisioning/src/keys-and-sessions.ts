@@ -1,6 +1,6 @@
 // Operator actions on signing keys (rotate now, emergency revoke) and on sessions (listing, suspension).
 import type { Db } from '@svc/db';
-import { findBySubject } from '@svc/issuance';
+import { createSectorSubjectsStore } from '@svc/issuance/stores';
 import {
   activateNextKey,
   KeySetFullError,
@@ -112,7 +112,7 @@ export async function revokeOidcKeyNow(db: Db, kek: Kek, kid: string, clock: Clo
 
 export async function listSessions(db: Db, anchor: string, subject: string, clock: Clock) {
   const app = await appByAnchor(db, anchor);
-  const subj = await findBySubject(db, app.sectorId, subject);
+  const subj = await createSectorSubjectsStore(db).findBySubject(app.sectorId, subject);
   if (subj?.principalKind !== 'ACCOUNT') return { sessions: [] };
   const rows = await readSessions(db, app.id, subj.principalId, 500);
   const now = new Date(clock());

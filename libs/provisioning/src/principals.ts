@@ -1,7 +1,7 @@
 // Accounts, agents and automations, their claim grants and basic-terms acceptance, and their credentials.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
-import { currentTerms, loadGrants, recordReceipt } from '@svc/issuance';
+import { createAccountsStore, createAgreementsStore } from '@svc/issuance/stores';
 import type { Clock } from '@svc/platform';
 import { buildClaimView, CLAIM_KEYS, isClaimKey, normalizeRequirements } from '@svc/token-core';
 import { ProvisioningError } from './errors';
@@ -77,15 +77,15 @@ export async function grantClaim(db: Db, accountId: string, anchor: string, clai
   await accountById(db, accountId);
   const app = await appByAnchor(db, anchor);
   await putClaimGrant(db, { accountId, applicationId: app.id, claim, state });
-  const grants = await loadGrants(db, accountId, app.id);
+  const grants = await createAccountsStore(db).loadGrants(accountId, app.id);
   return { claims: buildClaimView(normalizeRequirements(app.claimRequirements), grants) };
 }
 
 export async function acceptTerms(db: Db, accountId: string) {
   await accountById(db, accountId);
-  const terms = await currentTerms(db);
+  const terms = await createAgreementsStore(db).currentTerms();
   if (!terms) throw new ProvisioningError('no basic terms have been published');
-  await recordReceipt(db, accountId, terms, 'ADMIN');
+  await createAgreementsStore(db).recordReceipt(accountId, terms, 'ADMIN');
   return { revision: terms.revision };
 }
 

@@ -1,6 +1,6 @@
 // Baseline basic terms published once per test database (jest global setup and the benchmark).
 import type { Db } from '@svc/db';
-import { currentTerms } from '@svc/issuance';
+import { createAgreementsStore } from '@svc/issuance/stores';
 import { publishTerms } from '@svc/provisioning';
 
 export const BASELINE_TERMS = {
@@ -34,5 +34,6 @@ export const BASELINE_TERMS = {
 
 /** Publishes the baseline terms unless some basic terms are already current (idempotent). */
 export async function ensureBaselineTerms(db: Db): Promise<void> {
-  if (!(await currentTerms(db))) await publishTerms(db, BASELINE_TERMS, 'http://127.0.0.1:4101');
+  if (!(await createAgreementsStore(db).currentTerms()))
+    await publishTerms(db, BASELINE_TERMS, 'http://127.0.0.1:4101');
 }

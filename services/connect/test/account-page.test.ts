@@ -4,7 +4,8 @@
 // subject; that sector's sessions stop refreshing, the other sector's do not), add (with the notice mail), rename
 // and remove passkeys (never the last, also under concurrency), sign out. Screenshots in both languages.
 import path from 'node:path';
-import { issueSession, loadApplication } from '@svc/issuance';
+import { issueSession } from '@svc/issuance';
+import { createApplicationsStore } from '@svc/issuance/stores';
 import { createOrg, createSector } from '@svc/provisioning';
 import {
   addAuthenticator,
@@ -124,7 +125,7 @@ describe('the account page', () => {
     accountId = account.id;
     const issue = async (anchor: string) =>
       issueSession(cx.host.deps.issuance, {
-        application: (await loadApplication(cx.infra.db, { anchor }))!,
+        application: (await createApplicationsStore(cx.infra.db).loadApplication({ anchor }))!,
         principal: { kind: 'ACCOUNT', accountId },
         authMethod: 'PASSKEY_USERNAMELESS',
       });
@@ -260,7 +261,9 @@ describe('the account page', () => {
     expect(games.subject).toBe(arcadeSession.subject);
     // The next sign-in to the sector's applications carries the new subject.
     const again = await issueSession(cx.host.deps.issuance, {
-      application: (await loadApplication(cx.infra.db, { anchor: tasks.fixture.anchor }))!,
+      application: (await createApplicationsStore(cx.infra.db).loadApplication({
+        anchor: tasks.fixture.anchor,
+      }))!,
       principal: { kind: 'ACCOUNT', accountId },
       authMethod: 'PASSKEY_USERNAMELESS',
     });
@@ -355,7 +358,9 @@ describe('the account page', () => {
   test('removing a passkey ends the other sessions signed in with it; a disabled account is signed out', async () => {
     // An application session from before: adding a passkey leaves it valid, removing one makes it stale.
     const app = await issueSession(cx.host.deps.issuance, {
-      application: (await loadApplication(cx.infra.db, { anchor: tasks.fixture.anchor }))!,
+      application: (await createApplicationsStore(cx.infra.db).loadApplication({
+        anchor: tasks.fixture.anchor,
+      }))!,
       principal: { kind: 'ACCOUNT', accountId },
       authMethod: 'PASSKEY_USERNAMELESS',
     });

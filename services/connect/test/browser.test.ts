@@ -4,7 +4,8 @@
 // after the victim signs in, a realize-constraint mismatch, and an errand.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { currentTerms, issueSession, loadApplication } from '@svc/issuance';
+import { issueSession } from '@svc/issuance';
+import { createAgreementsStore, createApplicationsStore } from '@svc/issuance/stores';
 import { publishTerms } from '@svc/provisioning';
 import { type Backend, makeAgent, postJson, provisionBackend, uniqueName } from '@svc/testkit';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
@@ -24,7 +25,7 @@ let callbackPort: number;
 const callbacks: string[] = [];
 
 beforeAll(async () => {
-  if (!(await currentTerms(cx.infra.db))) {
+  if (!(await createAgreementsStore(cx.infra.db).currentTerms())) {
     const doc = (title: string) => ({
       schemaVersion: 1,
       title,
@@ -289,7 +290,9 @@ describe('browser sign-in, end to end', () => {
       names: { 'en-US': 'Kite Mail', 'zh-CN': '风筝邮件' },
     });
     const account = await cx.infra.db.account.findUniqueOrThrow({ where: { email } });
-    const application = (await loadApplication(cx.infra.db, { anchor: other.fixture.anchor }))!;
+    const application = (await createApplicationsStore(cx.infra.db).loadApplication({
+      anchor: other.fixture.anchor,
+    }))!;
     const attempt = () =>
       issueSession(cx.host.deps.issuance, {
         application,

@@ -2,7 +2,8 @@
 // a local SMTP server capturing mail (testkit's), a connect pair, and the realization the browser flow makes.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApplicationCache, createErrand, currentTerms, recordReceipt } from '@svc/issuance';
+import { createApplicationCache, createErrand } from '@svc/issuance';
+import { createAgreementsStore } from '@svc/issuance/stores';
 import { type Clock, createLogger, type Logger, type Metrics, systemClock } from '@svc/platform';
 import { createMailer } from '@svc/signin';
 import {
@@ -199,8 +200,8 @@ export function useConnectPair(backend: AppFixtureOptions = {}): ConnectPair {
 
 /** Gives an account a receipt for the current basic terms, when any are published (terms are fleet-wide). */
 export async function acceptCurrentTerms(infra: TestInfra, accountId: string): Promise<void> {
-  const terms = await currentTerms(infra.db);
-  if (terms) await recordReceipt(infra.db, accountId, terms, 'TEST');
+  const terms = await createAgreementsStore(infra.db).currentTerms();
+  if (terms) await createAgreementsStore(infra.db).recordReceipt(accountId, terms, 'TEST');
 }
 
 /** A CLAIMS errand asking the account for its first name under the application; the path of its page. */

@@ -1,5 +1,6 @@
 // Connect POST /refresh (strict rotation, family revocation, three-key view) and POST /info (localized names).
-import { issueSession, loadApplication } from '@svc/issuance';
+import { issueSession } from '@svc/issuance';
+import { createApplicationsStore } from '@svc/issuance/stores';
 import { grantClaim, setAccountStatus, setClaims } from '@svc/provisioning';
 import {
   type Backend,
@@ -133,7 +134,9 @@ describe('POST /refresh (connect)', () => {
     expect((await refresh('not-a-token')).body).toEqual({ reason: 'RefreshTokenNotFound' });
     expect((await refresh(s.accessToken)).body).toEqual({ reason: 'RefreshTokenNotFound' });
     const direct = await provisionApp(pair.infra, { methods: ['ACCESS_KEY_DIRECT'] });
-    const application = (await loadApplication(pair.infra.db, { anchor: direct.anchor }))!;
+    const application = (await createApplicationsStore(pair.infra.db).loadApplication({
+      anchor: direct.anchor,
+    }))!;
     const account = await provisionAccount(pair.infra);
     await acceptCurrentTerms(pair.infra, account.id);
     const issued = await issueSession(pair.infra.issuance, {

@@ -1,6 +1,7 @@
 // Issue 25: identifier resets are limited per account (RESETS_PER_ACCOUNT a day): past the limit a reset changes
 // nothing (the subject stays, nothing is revoked) and reports 'limited'.
-import { issueSession, loadApplication, resolveSectorSubject } from '@svc/issuance';
+import { issueSession } from '@svc/issuance';
+import { createApplicationsStore, createSectorSubjectsStore } from '@svc/issuance/stores';
 import { createRateLimiter } from '@svc/platform';
 import { provisionAccount, provisionApp, uniqueName, useInfra } from '@svc/testkit';
 import { RESET_WINDOW_SECONDS, RESETS_PER_ACCOUNT, resetSectorIdentifier } from '../src/domain/account-page';
@@ -12,7 +13,7 @@ const infra = useInfra();
 test(`an account resets its identifier at most ${RESETS_PER_ACCOUNT} times a day`, async () => {
   const app = await provisionApp(infra);
   const account = await provisionAccount(infra);
-  const application = (await loadApplication(infra.db, { anchor: app.anchor }))!;
+  const application = (await createApplicationsStore(infra.db).loadApplication({ anchor: app.anchor }))!;
   await issueSession(infra.issuance, {
     application,
     principal: { kind: 'ACCOUNT', accountId: account.id },
@@ -35,7 +36,7 @@ test(`an account resets its identifier at most ${RESETS_PER_ACCOUNT} times a day
   for (let i = 0; i < RESETS_PER_ACCOUNT; i++)
     expect(await resetSectorIdentifier(ports, clock, account.id, app.sectorId)).toBe('reset');
   const subject = () =>
-    resolveSectorSubject(infra.db, infra.issuance.subjectSecret, app.sectorId, {
+    createSectorSubjectsStore(infra.db).resolveSectorSubject(infra.issuance.subjectSecret, app.sectorId, {
       kind: 'ACCOUNT',
       id: account.id,
     });

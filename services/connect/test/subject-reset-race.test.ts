@@ -1,7 +1,8 @@
 // Races of "reset my identifier" (connect's resetSectorIdentifier: rotate the pairwise subject, then revoke the
 // sector's sessions) with itself and with issuance, on two PrismaClients (two pools) over the same PostgreSQL:
 // afterwards exactly one live subject per principal and sector, and no live session under a retired subject.
-import { type IssuanceDeps, issueSession, loadApplication } from '@svc/issuance';
+import { type IssuanceDeps, issueSession } from '@svc/issuance';
+import { createApplicationsStore } from '@svc/issuance/stores';
 import { ServiceError } from '@svc/platform';
 import { provisionAccount, provisionApp, type TestInfra, useInfra } from '@svc/testkit';
 import { resetSectorIdentifier } from '../src/domain/account-page';
@@ -31,7 +32,7 @@ const reset = (infra: TestInfra, accountId: string, sectorId: string) =>
 async function person() {
   const app = await provisionApp(a);
   const account = await provisionAccount(a);
-  const application = (await loadApplication(a.db, { anchor: app.anchor }))!;
+  const application = (await createApplicationsStore(a.db).loadApplication({ anchor: app.anchor }))!;
   const issue = (deps: IssuanceDeps) =>
     issueSession(deps, {
       application,

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { currentTerms } from '@svc/issuance';
+import { createAgreementsStore } from '@svc/issuance/stores';
 import { createLogger } from '@svc/platform';
 import { publishTerms } from '@svc/provisioning';
 import { createMailer } from '@svc/signin';
@@ -102,7 +102,7 @@ export async function startPages(
 
 /** Basic terms are fleet-wide: published once when none are, so the terms step shows for new accounts. */
 export async function ensureTerms(h: PageHarness): Promise<void> {
-  if (await currentTerms(h.infra.db)) return;
+  if (await createAgreementsStore(h.infra.db).currentTerms()) return;
   const doc = (title: string) => ({
     schemaVersion: 1,
     title,

@@ -4,7 +4,7 @@
 // window is reached with a real lock, not a hook: the test holds the pairwise subject the attempt creates between
 // its one read and its session insert (testkit's holdSubjectCreation).
 import { createPrisma, DEFAULT_DB_BOUNDS } from '@svc/db';
-import { loadApplication, rotateSectorSubject } from '@svc/issuance';
+import { createApplicationsStore, createSectorSubjectsStore } from '@svc/issuance/stores';
 import { revokeAccessKey, setAccountStatus } from '@svc/provisioning';
 import {
   postJson,
@@ -73,9 +73,10 @@ describe('POST /errand with workload tokens', () => {
     [
       'the actor subject is rotated',
       async (a) => {
-        const application = (await loadApplication(infra.db, { anchor: a.app.anchor }))!;
-        await rotateSectorSubject(
-          infra.db,
+        const application = (await createApplicationsStore(infra.db).loadApplication({
+          anchor: a.app.anchor,
+        }))!;
+        await createSectorSubjectsStore(infra.db).rotateSectorSubject(
           infra.issuance.subjectSecret,
           application.sectorId,
           {

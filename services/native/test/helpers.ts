@@ -4,7 +4,7 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HostParts } from '@svc/host';
-import { currentTerms } from '@svc/issuance';
+import { createAgreementsStore } from '@svc/issuance/stores';
 import { createLogger } from '@svc/platform';
 import {
   acceptTerms,
@@ -110,7 +110,7 @@ export function useNativeHost(opts: { replicas?: 0 | 1; config?: Partial<NativeC
 
 /** Makes sure basic terms exist (publishing a first revision only if none was ever published). */
 export async function ensureTerms(infra: TestInfra) {
-  const existing = await currentTerms(infra.db);
+  const existing = await createAgreementsStore(infra.db).currentTerms();
   if (existing) return existing;
   const doc = (title: string) => ({
     schemaVersion: 1,
@@ -124,13 +124,13 @@ export async function ensureTerms(infra: TestInfra) {
     { locales: { 'en-US': { document: doc('Basic Terms') }, 'zh-CN': { document: doc('基本条款') } } },
     infra.issuance.connectUrl,
   );
-  return (await currentTerms(infra.db))!;
+  return (await createAgreementsStore(infra.db).currentTerms())!;
 }
 
 /** An account with a profile that has accepted the current basic terms (when any exist). */
 export async function settledAccount(infra: TestInfra) {
   const account = await provisionAccount(infra, { givenName: 'Ada', familyName: 'Lovelace' });
-  if (await currentTerms(infra.db)) await acceptTerms(infra.db, account.id);
+  if (await createAgreementsStore(infra.db).currentTerms()) await acceptTerms(infra.db, account.id);
   return account;
 }
 

@@ -1,7 +1,7 @@
 // POST /direct-issue/platform-ticket, black-box over HTTP against a Steam Web API stand-in: the call Steam
 // receives, ticket formats, allow-listed app ids, single use, first sign-in linking (also racing replicas),
 // the basic-terms flow with its refusals, and Steam failures.
-import { currentTerms } from '@svc/issuance';
+import { createAgreementsStore } from '@svc/issuance/stores';
 import { addReturnRule, addRule } from '@svc/provisioning';
 import { postJson, provisionApp, type RunningTestHost, whileSubjectHeld } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
@@ -36,7 +36,7 @@ const signInWith = (anchor: string, ticket: string, extra: Record<string, unknow
   });
 
 async function acceptanceFor(locale: 'en-US' | 'zh-CN' = 'en-US') {
-  const terms = (await currentTerms(n.infra.db))!;
+  const terms = (await createAgreementsStore(n.infra.db).currentTerms())!;
   return {
     revision: terms.revision,
     locale,
@@ -62,7 +62,7 @@ describe('first sign-in and the basic terms', () => {
     const { steamId, first, second } = await signIn(app.anchor);
     expect(first.status).toBe(403);
     expect(first.body.reason).toBe('LegalAgreementRequired');
-    const terms = (await currentTerms(n.infra.db))!;
+    const terms = (await createAgreementsStore(n.infra.db).currentTerms())!;
     expect(first.body.requiredRevision).toBe(terms.revision);
     expect(first.body.agreement.documentType).toBe('BASIC_TERMS');
     for (const locale of ['en-US', 'zh-CN'] as const) {

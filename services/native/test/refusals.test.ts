@@ -2,7 +2,7 @@
 // public-key and platform-ticket each answer ApplicationNotActive, AccountDisabled, AccountDeleted,
 // ClaimConsentRequired, RequiredClaimDataMissing (and public-key LegalAgreementRequired) through the shared
 // issuance tail, each reached by an operator command, and none of them issues a session.
-import { currentTerms } from '@svc/issuance';
+import { createAgreementsStore } from '@svc/issuance/stores';
 import { addRule, grantClaim, setAccountStatus, setAppStatus, setClaims } from '@svc/provisioning';
 import { postJson, provisionAccount, provisionApp } from '@svc/testkit';
 import {
@@ -53,7 +53,7 @@ async function platformTicketSignIn(): Promise<Signed> {
   };
   const first = await attempt();
   expect(first.body.reason).toBe('LegalAgreementRequired');
-  const terms = (await currentTerms(n.infra.db))!;
+  const terms = (await createAgreementsStore(n.infra.db).currentTerms())!;
   const accepted = await attempt({
     agreementAcceptance: {
       revision: terms.revision,

@@ -1,7 +1,7 @@
 // End to end: provision through the real `pnpm admin` CLI, sign in on the native host by access key and by
 // public key, verify the tokens against the session host's published JWK Set with jose, then refresh,
 // introspect and log out on the session host.
-import { currentTerms } from '@svc/issuance';
+import { createAgreementsStore } from '@svc/issuance/stores';
 import { postJson, uniqueName, useStarted } from '@svc/testkit';
 import { TYP } from '@svc/token-core';
 import { createRemoteJWKSet, decodeJwt, exportJWK, generateKeyPair, jwtVerify } from 'jose';
@@ -41,7 +41,8 @@ test('admin CLI provisioning -> native sign-in -> session jwks, refresh, introsp
     '--given-name',
     'Grace',
   );
-  if (await currentTerms(n.infra.db)) await admin('account', 'accept-terms', '--account', account.id);
+  if (await createAgreementsStore(n.infra.db).currentTerms())
+    await admin('account', 'accept-terms', '--account', account.id);
   const key = await admin('access-key', 'create', '--app', anchor, '--account', account.id);
   expect(key.accessKeyIdentifier).toMatch(/^acs_k_/);
 

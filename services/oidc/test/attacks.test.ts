@@ -2,7 +2,7 @@
 // never redirected to, markup in `state` inert on the form_post page, forged posts on the interaction pages
 // refused before they change anything, pages that refuse framing, and /end-session: another person's (genuine) ID
 // token never signs the browser's person out, a hint of one client never redirects to another's URI.
-import { currentAuthority } from '@svc/issuance';
+import { createAccountsStore } from '@svc/issuance/stores';
 import { uniqueName } from '@svc/testkit';
 import { decodeJwt } from 'jose';
 import { provisionRelyingParty, type RelyingPartyFixture, startOidcPages, useOidcPages } from './pages-kit';
@@ -246,7 +246,7 @@ describe('/end-session', () => {
     const victim = await provisionRp(host);
     const held = await host.deps.ports.signInSessions.start(undefined, {
       accountId: victim.accountId,
-      authority: (await currentAuthority(host.infra.db, victim.accountId))!,
+      authority: (await createAccountsStore(host.infra.db).currentAuthority(victim.accountId))!,
       authTime: Math.floor(Date.now() / 1000),
       amr: ['hwk', 'user', 'mfa'],
     });
@@ -262,7 +262,7 @@ describe('/end-session', () => {
     // The same request from the token's own person ends their sign-in, as documented.
     const own = await host.deps.ports.signInSessions.start(undefined, {
       accountId: attacker.accountId,
-      authority: (await currentAuthority(host.infra.db, attacker.accountId))!,
+      authority: (await createAccountsStore(host.infra.db).currentAuthority(attacker.accountId))!,
       authTime: Math.floor(Date.now() / 1000),
       amr: ['hwk', 'user', 'mfa'],
     });

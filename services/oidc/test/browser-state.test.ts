@@ -2,7 +2,7 @@
 // sign-in never reuses the old identifier, and a parked authorization request is finished exactly once; an expired
 // one (by the host's clock) keeps only its return record, taken once, for a day.
 import { createHash } from 'node:crypto';
-import { currentAuthority } from '@svc/issuance';
+import { createAccountsStore } from '@svc/issuance/stores';
 import { createRedis } from '@svc/platform';
 import { provisionAccount, settableClock, testUrls, uniqueName, useInfra } from '@svc/testkit';
 import type { Redis } from 'ioredis';
@@ -26,7 +26,12 @@ afterAll(async () => {
 /** A sign-in of a new account under its current authority. */
 async function signInOf(authTime: number, amr: string[]) {
   const { id } = await provisionAccount(infra);
-  return { accountId: id, authTime, amr, authority: (await currentAuthority(infra.db, id))! };
+  return {
+    accountId: id,
+    authTime,
+    amr,
+    authority: (await createAccountsStore(infra.db).currentAuthority(id))!,
+  };
 }
 
 test('sign-in sessions: start, read, a new sign-in ends the old identifier, end', async () => {

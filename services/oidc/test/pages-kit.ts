@@ -3,7 +3,7 @@
 // to a local SMTP server; and relying-party fixtures (an application with OIDC and passkey rules, a client).
 import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { currentTerms } from '@svc/issuance';
+import { createAgreementsStore } from '@svc/issuance/stores';
 import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { type Clock, listen } from '@svc/platform';
 import { createOidcClient, type OidcAuthMethod, publishTerms } from '@svc/provisioning';
@@ -93,7 +93,7 @@ export async function startOidcPages(
 
 /** Basic terms are fleet-wide: published once when none are, so the terms step shows for new accounts. */
 export async function ensureTerms(host: OidcPagesHost): Promise<void> {
-  if (await currentTerms(host.infra.db)) return;
+  if (await createAgreementsStore(host.infra.db).currentTerms()) return;
   const doc = (title: string) => ({
     schemaVersion: 1,
     title,

@@ -4,7 +4,7 @@
 // and state, while the tests check at_hash themselves; oidc-client-ts (an independent code base) runs the code
 // flow. Also: the sign-in session across clients, prompt=login, max_age, prompt=none without a sign-in and
 // without consent, a redirect URI mismatch (no redirect) and a missing nonce.
-import { currentTerms } from '@svc/issuance';
+import { createAgreementsStore } from '@svc/issuance/stores';
 import { publishTerms } from '@svc/provisioning';
 import {
   type Backend,
@@ -52,7 +52,7 @@ beforeAll(async () => {
   connect = await startConnectProcess({ smtpPort: mailbox.port });
   oidc = await startOidcPages({ smtpPort: mailbox.port });
   rpServer = await startRelyingParty('localhost');
-  if (!(await currentTerms(infra.db))) {
+  if (!(await createAgreementsStore(infra.db).currentTerms())) {
     const doc = (title: string) => ({
       schemaVersion: 1,
       title,

@@ -3,7 +3,7 @@
 // exceeded max_age show the sign-in page, whose forged passkey calls are refused before their malformed bodies; a
 // disabled account or an ended sign-in is login_required; two tabs finishing one request answer the client once;
 // the code names the sign-in for end-session.
-import { currentAuthority } from '@svc/issuance';
+import { createAccountsStore } from '@svc/issuance/stores';
 import { grantClaim, setAccountStatus } from '@svc/provisioning';
 import { expectForgedCallsRefusedFirst, makeAgent, provisionAccount, uniqueName } from '@svc/testkit';
 import { hashCode, issueAuthorizationResponse } from '../src/domain/authorization';
@@ -30,7 +30,7 @@ async function signedIn(ageSeconds = 0) {
   const authTime = Math.floor(Date.now() / 1000) - ageSeconds;
   const started = await host.deps.ports.signInSessions.start(undefined, {
     accountId: account.id,
-    authority: (await currentAuthority(host.infra.db, account.id))!,
+    authority: (await createAccountsStore(host.infra.db).currentAuthority(account.id))!,
     authTime,
     amr: ['hwk', 'user'],
     acr: 'phr',
@@ -191,7 +191,7 @@ test('prompt=none with terms owed: interaction_required', async () => {
   const account = await provisionAccount(host.infra, { acceptTerms: false });
   const started = await host.deps.ports.signInSessions.start(undefined, {
     accountId: account.id,
-    authority: (await currentAuthority(host.infra.db, account.id))!,
+    authority: (await createAccountsStore(host.infra.db).currentAuthority(account.id))!,
     authTime: Math.floor(Date.now() / 1000),
     amr: ['hwk', 'user'],
   });

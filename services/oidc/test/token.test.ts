@@ -1,6 +1,7 @@
 // /token against the running host: code exchange with each client authentication method, PKCE, client
 // authentication failures, code replay revoking what the code issued, refresh grants with rotation and reuse
 // detection. Every token is verified independently (jose and jsonwebtoken; the application's own key set).
+import { createApplicationsStore } from '@svc/issuance/stores';
 import { decodeJwt } from 'jose';
 import {
   codeFor,
@@ -273,8 +274,8 @@ describe('refresh_token grant', () => {
 
   it('a session-host (APPLICATION) refresh token is not an OIDC refresh token', async () => {
     const rp = await provisionRp(h);
-    const { issueSession, loadApplication } = await import('@svc/issuance');
-    const application = (await loadApplication(h.infra.db, { anchor: rp.anchor }))!;
+    const { issueSession } = await import('@svc/issuance');
+    const application = (await createApplicationsStore(h.infra.db).loadApplication({ anchor: rp.anchor }))!;
     const app = await issueSession(h.infra.issuance, {
       application,
       principal: { kind: 'ACCOUNT', accountId: rp.accountId },

@@ -1,7 +1,7 @@
 // /userinfo, /claim-state and /end-session against the running host, and platform key rotation while a relying
 // party holds a cached JWKS (jose createRemoteJWKSet).
-
-import { currentAuthority, issueSession, loadApplication } from '@svc/issuance';
+import { issueSession } from '@svc/issuance';
+import { createAccountsStore, createApplicationsStore } from '@svc/issuance/stores';
 import { activateNextKey, OIDC_SCOPE, prepublishRotation, publishKeyChange } from '@svc/keyring';
 import { grantClaim } from '@svc/provisioning';
 import { waitUntil } from '@svc/testkit';
@@ -107,7 +107,7 @@ describe('/userinfo and /claim-state', () => {
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"');
     // A session-host (APPLICATION protocol) token of the same application is not an OIDC token.
-    const application = (await loadApplication(h.infra.db, { anchor: rp.anchor }))!;
+    const application = (await createApplicationsStore(h.infra.db).loadApplication({ anchor: rp.anchor }))!;
     const app = await issueSession(h.infra.issuance, {
       application,
       principal: { kind: 'ACCOUNT', accountId: rp.accountId },
@@ -125,7 +125,7 @@ describe('/userinfo and /claim-state', () => {
     const workload = await h.infra.db.workload.create({
       data: { kind: 'AGENT', ownerAccountId: rp.accountId, name: 'agent' },
     });
-    const application = (await loadApplication(h.infra.db, { anchor: rp.anchor }))!;
+    const application = (await createApplicationsStore(h.infra.db).loadApplication({ anchor: rp.anchor }))!;
     const issued = await issueSession(h.infra.issuance, {
       application,
       principal: { kind: 'AGENT', accountId: rp.accountId, workloadId: workload.id, workloadGeneration: 1 },
@@ -148,7 +148,7 @@ describe('/end-session', () => {
     // The person's sign-in on the OIDC host ends too.
     const signIn = await h.deps.ports.signInSessions.start(undefined, {
       accountId: rp.accountId,
-      authority: (await currentAuthority(h.infra.db, rp.accountId))!,
+      authority: (await createAccountsStore(h.infra.db).currentAuthority(rp.accountId))!,
       authTime: Math.floor(Date.now() / 1000),
       amr: ['hwk', 'user'],
     });

@@ -1,7 +1,8 @@
 // Authority on the session host: a refresh after the account's identity authority changed is
 // AuthorizationArtifactStale, /userinfo and /claim-state refuse workload tokens whose authority lapsed (as
 // introspection does), and /refresh serves APPLICATION sessions only.
-import { issueSession, loadApplication, rotateSectorSubject } from '@svc/issuance';
+import { issueSession } from '@svc/issuance';
+import { createApplicationsStore, createSectorSubjectsStore } from '@svc/issuance/stores';
 import { createAccessKey, createWorkload, revokeAccessKey, setAccountStatus } from '@svc/provisioning';
 import { postJson, provisionAccount, uniqueName } from '@svc/testkit';
 import { admin } from '../../../tools/admin/test/run-admin';
@@ -93,7 +94,9 @@ describe('POST /refresh after the account authority changed', () => {
 describe('POST /refresh and OIDC sessions', () => {
   it('refuses a genuine refresh token of an OIDC-protocol session and changes nothing', async () => {
     const s = await freshSession(h.infra);
-    const application = (await loadApplication(h.infra.db, { anchor: s.app.anchor }))!;
+    const application = (await createApplicationsStore(h.infra.db).loadApplication({
+      anchor: s.app.anchor,
+    }))!;
     const oidc = await issueSession(h.infra.issuance, {
       application,
       principal: { kind: 'ACCOUNT', accountId: s.account.id },
@@ -123,7 +126,7 @@ async function workloadSession() {
   const credential = await h.infra.db.accessKey.findUniqueOrThrow({
     where: { identifier: key.accessKeyIdentifier },
   });
-  const application = (await loadApplication(h.infra.db, { anchor: s.app.anchor }))!;
+  const application = (await createApplicationsStore(h.infra.db).loadApplication({ anchor: s.app.anchor }))!;
   const issued = await issueSession(h.infra.issuance, {
     application,
     principal: { kind: 'AGENT', accountId: owner.id, workloadId, workloadGeneration: 1 },
@@ -146,8 +149,7 @@ describe('GET /userinfo and /claim-state with workload tokens', () => {
     [
       'the actor subject is rotated',
       (w) =>
-        rotateSectorSubject(
-          h.infra.db,
+        createSectorSubjectsStore(h.infra.db).rotateSectorSubject(
           h.infra.issuance.subjectSecret,
           w.application.sectorId,
           {

@@ -1,5 +1,6 @@
 // The session host's other endpoints: introspect, logout, revoke-all, userinfo, claim-state and JWK Sets.
-import { issueSession, loadApplication } from '@svc/issuance';
+import { issueSession } from '@svc/issuance';
+import { createApplicationsStore } from '@svc/issuance/stores';
 import { grantClaim, revokeKeyNow, setAccountStatus, setClaims } from '@svc/provisioning';
 import {
   postJson,
@@ -33,7 +34,7 @@ describe('POST /introspect', () => {
     const issued = await issueSession(
       { ...h.infra.issuance, clock: settableClock(past) },
       {
-        application: (await loadApplication(h.infra.db, { anchor: s.app.anchor }))!,
+        application: (await createApplicationsStore(h.infra.db).loadApplication({ anchor: s.app.anchor }))!,
         principal: { kind: 'ACCOUNT', accountId: s.account.id },
         authMethod: 'ACCESS_KEY_DIRECT',
       },

@@ -1,6 +1,7 @@
 // Concurrency: many simultaneous /refresh calls with one token, spread over two replicas of the session host,
 // rotate exactly once and leave exactly one live refresh family.
-import { consumeVersions, insertSession, type NewSession } from '@svc/issuance';
+import type { NewSession } from '@svc/issuance';
+import { createSessionsStore } from '@svc/issuance/stores';
 import { postJson } from '@svc/testkit';
 import { newJti, newSid } from '@svc/token-core';
 import { decodeJwt } from 'jose';
@@ -80,13 +81,13 @@ describe('concurrent refresh across replicas', () => {
       retryUntil: null,
       jti,
     }));
-    const won = await consumeVersions(a.infra.db, both);
+    const won = await createSessionsStore(a.infra.db).consumeVersions(both);
     expect(won.filter(Boolean)).toHaveLength(1);
     const session = await a.infra.db.session.findUniqueOrThrow({ where: { id: issued.sid } });
     expect(session.currentVersion).toBe(2);
     expect(session.currentJti).toBe(won[0] ? 'first-jti' : 'second-jti');
     // Presented again, the consumed version finds nothing to consume.
-    expect(await consumeVersions(a.infra.db, [both[0]!])).toEqual([false]);
+    expect(await createSessionsStore(a.infra.db).consumeVersions([both[0]!])).toEqual([false]);
   });
 
   it('gathered session inserts: a row whose id is taken fails alone, the others go in', async () => {
@@ -116,8 +117,8 @@ describe('concurrent refresh across replicas', () => {
     const good = row(newSid());
     const taken = row(issued.sid);
     const [ok, failed] = await Promise.all([
-      insertSession(a.infra.db, good),
-      insertSession(a.infra.db, taken),
+      createSessionsStore(a.infra.db).insertSession(good),
+      createSessionsStore(a.infra.db).insertSession(taken),
     ]);
     expect(ok).toBe(true);
     expect(failed).toEqual({ failed: expect.anything() });

@@ -1,11 +1,11 @@
 // POST /refresh on the session host: rotation, retry allowance, reuse detection and every rejection reason.
 import {
   createApplicationCache,
-  loadApplication,
   REFRESH_TYPS,
   rotateRefreshToken,
   verifyPresentedToken,
 } from '@svc/issuance';
+import { createApplicationsStore } from '@svc/issuance/stores';
 import { setAccountStatus, setAppStatus, setClaims } from '@svc/provisioning';
 import {
   alertSeries,
@@ -184,7 +184,7 @@ describe('POST /refresh', () => {
 
   it('reports an expired refresh token as RefreshTokenExpired', async () => {
     const { app, issued } = await freshSession(h.infra);
-    const application = await loadApplication(h.infra.db, { anchor: app.anchor });
+    const application = await createApplicationsStore(h.infra.db).loadApplication({ anchor: app.anchor });
     const signer = await h.infra.keyRing.signer(application!.id);
     const claims = decodeJwt(issued.refreshToken);
     const old = await mintRefreshToken(signer!, {

@@ -1,5 +1,6 @@
 // Session host test support: the real app on a free port, and sessions issued through the issuance core.
-import { issueSession, loadApplication, type Principal } from '@svc/issuance';
+import { issueSession, type Principal } from '@svc/issuance';
+import { createApplicationsStore } from '@svc/issuance/stores';
 import { type Clock, type Env, type Logger, systemClock } from '@svc/platform';
 import {
   openInfra,
@@ -50,7 +51,7 @@ export async function issueFor(
   principal: Principal,
   authMethod = 'ACCESS_KEY_DIRECT',
 ) {
-  const application = await loadApplication(infra.db, { anchor });
+  const application = await createApplicationsStore(infra.db).loadApplication({ anchor });
   if (!application) throw new Error(`no application ${anchor}`);
   return issueSession(infra.issuance, { application, principal, authMethod });
 }

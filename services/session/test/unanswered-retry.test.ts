@@ -1,7 +1,7 @@
 // A rotation committed while its answer was lost to a PostgreSQL failure (the host answered 503 and remembered
 // it): the client's retry after the outage, past the retry window, gets the pair it never received. Without that
 // memory the same late presentation is reuse and revokes the family.
-import { markRotationUnanswered } from '@svc/issuance';
+import { createUnansweredRotationsStore } from '@svc/issuance/stores';
 import { postJson, settableClock } from '@svc/testkit';
 import { freshSession, type SessionHarness, startSessionHost } from './support';
 
@@ -29,7 +29,7 @@ async function rotatedOnce() {
 
 it('a retry of an unanswered rotation after the window gets the same pair', async () => {
   const { issued, answered } = await rotatedOnce();
-  await markRotationUnanswered(h.infra.redis, issued.sid, 1);
+  await createUnansweredRotationsStore(h.infra.redis).markRotationUnanswered(issued.sid, 1);
   const retried = await refresh(issued.refreshToken);
   expect(retried.status).toBe(200);
   expect(retried.body.refreshToken).toBe(answered.body.refreshToken);

@@ -1,7 +1,8 @@
 // Emergency revocation through `pnpm admin keys revoke`, seen by a session host running as a separate process:
 // the key leaves its fresh JWK Set responses and tokens it signed fail introspection at once (Redis pub/sub, with
 // a key cache TTL far longer than the test), and every key ring signs with the replacement.
-import { issueSession, loadApplication } from '@svc/issuance';
+import { issueSession } from '@svc/issuance';
+import { createApplicationsStore } from '@svc/issuance/stores';
 import { postJson, provisionAccount, provisionApp, useInfra, waitUntil } from '@svc/testkit';
 import { type Child, freePort, spawnTsx } from './processes';
 
@@ -41,7 +42,7 @@ test('a revoked key leaves the other process at once: JWK Set, introspection and
   const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
   const other = await provisionApp(infra);
   const account = await provisionAccount(infra);
-  const application = await loadApplication(infra.db, { anchor: app.anchor });
+  const application = await createApplicationsStore(infra.db).loadApplication({ anchor: app.anchor });
   if (!application) throw new Error('no application');
   const issue = () =>
     issueSession(infra.issuance, {

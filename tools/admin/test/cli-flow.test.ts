@@ -1,7 +1,7 @@
 // Black-box provisioning flow through the real CLI (runCli, each run with its own connections, as separate
 // processes would have) against the real test database and Redis.
 import { createHash, randomUUID } from 'node:crypto';
-import { currentTerms, resolveSectorSubject } from '@svc/issuance';
+import { createAgreementsStore, createSectorSubjectsStore } from '@svc/issuance/stores';
 import { KEY_CHANGE_CHANNEL } from '@svc/keyring';
 import { createRedis } from '@svc/platform';
 import { testUrls, uniqueName, useInfra, waitUntil } from '@svc/testkit';
@@ -168,7 +168,7 @@ describe('pnpm admin: full provisioning flow', () => {
     expect(body.locales['zh-CN'].document.title).toBe('基本条款');
 
     const accepted = await ok(['account', 'accept-terms', '--account', s.account!]);
-    const current = await currentTerms(infra.db);
+    const current = await createAgreementsStore(infra.db).currentTerms();
     expect(accepted.revision).toBeGreaterThanOrEqual(published.revision);
     expect(accepted.revision).toBeLessThanOrEqual(current!.revision);
     expect(
@@ -310,10 +310,14 @@ describe('pnpm admin: full provisioning flow', () => {
   }, 60_000);
 
   it('lists the sessions of a subject, newest first', async () => {
-    const subject = await resolveSectorSubject(infra.db, infra.issuance.subjectSecret, s.sector!, {
-      kind: 'ACCOUNT',
-      id: s.account!,
-    });
+    const subject = await createSectorSubjectsStore(infra.db).resolveSectorSubject(
+      infra.issuance.subjectSecret,
+      s.sector!,
+      {
+        kind: 'ACCOUNT',
+        id: s.account!,
+      },
+    );
     const sid = newSid();
     const expiresAt = new Date(Date.now() + 86_400_000);
     await infra.db.session.create({

@@ -2,7 +2,7 @@
 // bounded batches. Each batch commits on its own, so a worker killed mid-sweep loses nothing: the committed batches
 // are done, and the rerun (stalled-job recovery or the next tick) picks up exactly the rows still left.
 import type { Db } from '@svc/db';
-import { publishSessionChanges } from '@svc/issuance';
+import { createSessionEventsStore } from '@svc/issuance/stores';
 import type { Clock } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import type { RetentionConfig } from '../config';
@@ -42,7 +42,7 @@ function batchOf(deps: SweepDeps, target: SweepTarget, at: Date): () => Promise<
       return async () => {
         const swept = await store.sweepSessionsBatch(deps.db, at, r.sessionSeconds, n);
         // Session caches on every replica drop the newly expired sessions at once (introspection reads `expired`).
-        await publishSessionChanges(deps.redis, swept.expired);
+        await createSessionEventsStore(deps.redis).publishSessionChanges(swept.expired);
         return swept.looked;
       };
     case 'inquiries':
