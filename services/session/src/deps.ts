@@ -3,12 +3,14 @@ import { openHostCore } from '@svc/host';
 import type { ApplicationCache, IssuanceDeps } from '@svc/issuance';
 import { type Clock, createRedis, type Logger, type Metrics, type Redis } from '@svc/platform';
 import type { SessionConfig } from './config';
-import { createSessionCache, type SessionCache } from './store/session-cache';
+import type { SessionPorts } from './domain/ports';
+import { createSessionCache } from './store/session-cache';
 
 export interface SessionDeps extends IssuanceDeps {
+  /** The issuance core's stores and the session cache, bound once (domain/ports.ts). */
+  ports: SessionPorts;
   redis: Redis;
   apps: ApplicationCache;
-  sessions: SessionCache;
   logger: Logger;
   metrics: Metrics;
   /** Window in which a retry of the same rotation gets the pair already issued (REFRESH_RETRY_WINDOW_MS). */
@@ -27,15 +29,16 @@ export interface OpenedSessionDeps extends SessionDeps {
   close(): Promise<void>;
 }
 
-/** Opens the core connections, then the session cache on its own subscriber connection. */
+/** Opens the core connections, then the session cache on its own subscriber connection; binds the ports once. */
 export function openSessionDeps(config: SessionConfig, clock: Clock): OpenedSessionDeps {
   const core = openHostCore(config, clock);
   const subscriber = createRedis(config.redisTarget, { logger: core.logger, bounds: config.redis });
+  const sessionCache = createSessionCache(core.db, subscriber, config.sessionCacheMs, clock);
   const deps: SessionDeps = {
     ...core.issuance,
+    ports: { ...core.issuance.ports, sessionCache },
     redis: core.redis,
     apps: core.apps,
-    sessions: createSessionCache(core.db, subscriber, config.sessionCacheMs, clock),
     logger: core.logger,
     metrics: core.metrics,
     retryAllowanceMs: config.retryAllowanceMs,
@@ -47,7 +50,7 @@ export function openSessionDeps(config: SessionConfig, clock: Clock): OpenedSess
   return {
     ...deps,
     async close() {
-      await deps.sessions.close();
+      await sessionCache.close();
       await core.close();
     },
   };

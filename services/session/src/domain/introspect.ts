@@ -29,7 +29,7 @@ export async function introspect(deps: SessionDeps, accessToken: string): Promis
     throw err;
   }
   const { app, typ, claims } = presented;
-  const session = await deps.sessions.get(claims.sid);
+  const session = await deps.ports.sessionCache.get(claims.sid);
   const isWorkloadToken = typ === TYP.workloadAccess;
   const bound =
     session &&

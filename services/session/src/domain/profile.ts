@@ -2,7 +2,6 @@
 // APPLICATION-protocol session. Nothing is copied from the token.
 import {
   ACCESS_TYPS,
-  loadAccount,
   loadClaimView,
   profileClaims,
   verifyPresentedToken,
@@ -33,7 +32,7 @@ async function authorize(deps: SessionDeps, token: string) {
     throw invalidToken();
   }
   const { app, typ, claims } = presented;
-  const session = await deps.sessions.get(claims.sid);
+  const session = await deps.ports.sessionCache.get(claims.sid);
   const isWorkloadToken = typ === TYP.workloadAccess;
   if (
     !session ||
@@ -53,7 +52,7 @@ async function authorize(deps: SessionDeps, token: string) {
   ) {
     throw invalidToken();
   }
-  const account = await loadAccount(deps.db, session.accountId);
+  const account = await deps.ports.accounts.loadAccount(session.accountId);
   if (account?.status !== 'ACTIVE') throw invalidToken();
   const view = await loadClaimView(deps.ports.accounts, account.id, app.id, app.claimRequirements);
   return { subject: claims.sub!, account, view };

@@ -1,9 +1,8 @@
 // Session /refresh: the refresh policy with the near-simultaneous retry allowance, answered with the session host's
 // reasons (and their messages).
-import { createRefresh, type RefreshRequest, type RotationRefusal } from '@svc/issuance';
+import { createRefresh, type RefreshDeps, type RefreshRequest, type RotationRefusal } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { ClaimView, VerifyFailure } from '@svc/token-core';
-import type { SessionDeps } from '../deps';
 
 export interface RefreshResult {
   claims: ClaimView;
@@ -53,9 +52,15 @@ const REFUSED: Readonly<Record<RotationRefusal, () => ServiceError>> = {
   ),
 };
 
+/** What a session-host refresh takes: the rotation core's dependencies and the host's retry allowance. */
+export type SessionRefreshDeps = RefreshDeps & {
+  /** Window in which a retry of the same rotation gets the pair already issued (REFRESH_RETRY_WINDOW_MS). */
+  retryAllowanceMs: number;
+};
+
 /** A /refresh: counted by the policy (refresh_outcomes_total, tokens_issued_total{method="refresh"}). */
-export const refreshSession: (deps: SessionDeps, refreshToken: string) => Promise<RefreshResult> =
-  createRefresh<SessionDeps, RefreshRequest, RefreshResult>({
+export const refreshSession: (deps: SessionRefreshDeps, refreshToken: string) => Promise<RefreshResult> =
+  createRefresh<SessionRefreshDeps, RefreshRequest, RefreshResult>({
     retryAllowanceMs: (deps) => deps.retryAllowanceMs,
     unverified: UNVERIFIED_REFRESH,
     refused: REFUSED,

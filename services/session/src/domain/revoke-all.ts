@@ -1,6 +1,5 @@
 // Session /revoke-all: every session of one subject under the calling application, human and workload, revoked.
-import { accountBehindSubject, publishSessionChanges, revokeAccountSessions } from '@svc/issuance';
-import type { SessionDeps } from '../deps';
+import type { SessionDomainDeps } from './ports';
 
 /**
  * Unknown and out-of-scope subjects get the same acknowledgement, so the answer reveals nothing about which
@@ -8,20 +7,20 @@ import type { SessionDeps } from '../deps';
  * were issued under.
  */
 export async function revokeAll(
-  deps: SessionDeps,
+  deps: SessionDomainDeps,
   applicationId: string,
   subject: string,
 ): Promise<{ revoked: true }> {
-  const accountId = await accountBehindSubject(deps.db, applicationId, subject);
+  const { sessions, sessionCache, sessionEvents, sectorSubjects } = deps.ports;
+  const accountId = await sectorSubjects.accountBehindSubject(applicationId, subject);
   if (!accountId) return { revoked: true };
-  const sids = await revokeAccountSessions(
-    deps.db,
+  const sids = await sessions.revokeAccountSessions(
     applicationId,
     accountId,
     'revoke_all',
     new Date(deps.clock()),
   );
-  for (const sid of sids) deps.sessions.evict(sid);
-  await publishSessionChanges(deps.redis, sids);
+  for (const sid of sids) sessionCache.evict(sid);
+  await sessionEvents.publishSessionChanges(sids);
   return { revoked: true };
 }

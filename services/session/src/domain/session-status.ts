@@ -1,6 +1,6 @@
 // The live status of a session as the spec names it (active, revoked, expired, not_found), including the
 // authority of workload sessions.
-import type { CachedSession } from '../store/session-cache';
+import type { CachedSession } from './ports';
 
 export type IntrospectionStatus = 'active' | 'revoked' | 'expired' | 'not_found';
 

@@ -1,28 +1,12 @@
 // Short-lived in-process cache of session records for the hot read paths (introspect, userinfo), dropped at once
 // on every replica when a session changes (Redis pub/sub `sessions:changed`), and after SESSION_CACHE_MS anyway.
 import type { Db } from '@svc/db';
-import type { NewSession, SessionStatus } from '@svc/issuance';
 import { SESSION_CHANGE_CHANNEL } from '@svc/issuance/shared-sql';
 import { type Clock, createTtlCache, type Redis } from '@svc/platform';
+import type { CachedSession, SessionCachePort } from '../domain/ports';
 
-/** The session fields the hot read paths need. */
-export type CachedSession = Pick<
-  NewSession,
-  | 'id'
-  | 'applicationId'
-  | 'protocol'
-  | 'accountId'
-  | 'workloadId'
-  | 'workloadGeneration'
-  | 'sourceCredentialId'
-  | 'subject'
-  | 'actorSubject'
-  | 'expiresAt'
-> & { status: SessionStatus };
-
-export interface SessionCache {
-  get(sid: string): Promise<CachedSession | null>;
-  evict(sid: string): void;
+/** The session cache port, and its subscriber connection's end. */
+export interface SessionCache extends SessionCachePort {
   close(): Promise<void>;
 }
 

@@ -1,0 +1,38 @@
+// The session host's ports: the issuance core's stores and its own session cache, bound once in deps.ts; and what
+// its rules take (SessionDomainDeps): ports and values, never a database or Redis handle.
+import type { ApplicationCache, IssuanceDeps, IssuancePorts, NewSession, SessionStatus } from '@svc/issuance';
+
+/** The session fields the hot read paths (introspect, userinfo, claim-state) need. */
+export type CachedSession = Pick<
+  NewSession,
+  | 'id'
+  | 'applicationId'
+  | 'protocol'
+  | 'accountId'
+  | 'workloadId'
+  | 'workloadGeneration'
+  | 'sourceCredentialId'
+  | 'subject'
+  | 'actorSubject'
+  | 'expiresAt'
+> & { status: SessionStatus };
+
+/** Session records for the hot read paths, reused briefly and dropped when a session changes. */
+export interface SessionCachePort {
+  get(sid: string): Promise<CachedSession | null>;
+  /** Drops this process's copy at once (every replica's is dropped by the session change published after it). */
+  evict(sid: string): void;
+}
+
+export interface SessionPorts extends IssuancePorts {
+  sessionCache: SessionCachePort;
+}
+
+/** What the session host's rules take: its ports and values (keys, secrets, clock, configuration numbers). */
+export interface SessionDomainDeps
+  extends Pick<IssuanceDeps, 'keyRing' | 'kek' | 'issuer' | 'verifiedTokenCacheSize' | 'clock'> {
+  ports: SessionPorts;
+  apps: ApplicationCache;
+  /** recommendedRecheckSeconds for an active session (INTROSPECT_RECHECK_SECONDS). */
+  recheckSeconds: number;
+}
