@@ -2,7 +2,7 @@
 import { ACCESS_TYPS, verifyPresentedToken, workloadAuthoritative } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import { TokenVerificationError, TYP } from '@svc/token-core';
-import type { SessionDeps } from '../deps';
+import type { SessionDomainDeps } from './ports';
 import { type IntrospectionStatus, statusOf } from './session-status';
 
 export interface IntrospectionResult {
@@ -13,7 +13,7 @@ export interface IntrospectionResult {
 /** Terminal states (revoked, expired, unknown) never change back, so clients need not ask again soon. */
 const TERMINAL_RECHECK_SECONDS = 3600;
 
-export async function introspect(deps: SessionDeps, accessToken: string): Promise<IntrospectionResult> {
+export async function introspect(deps: SessionDomainDeps, accessToken: string): Promise<IntrospectionResult> {
   let presented: Awaited<ReturnType<typeof verifyPresentedToken>>;
   try {
     presented = await verifyPresentedToken(deps, deps.apps, accessToken, {

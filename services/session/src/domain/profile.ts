@@ -9,7 +9,7 @@ import {
 } from '@svc/issuance';
 import { OAuthError } from '@svc/platform';
 import { TYP, toClaimStateView } from '@svc/token-core';
-import type { SessionDeps } from '../deps';
+import type { SessionDomainDeps } from './ports';
 import { statusOf } from './session-status';
 
 export function invalidToken(): OAuthError {
@@ -24,7 +24,7 @@ export function bearerToken(header: string | undefined): string {
   return m[1];
 }
 
-async function authorize(deps: SessionDeps, token: string) {
+async function authorize(deps: SessionDomainDeps, token: string) {
   let presented: Awaited<ReturnType<typeof verifyPresentedToken>>;
   try {
     presented = await verifyPresentedToken(deps, deps.apps, token, { typ: ACCESS_TYPS });
@@ -58,12 +58,12 @@ async function authorize(deps: SessionDeps, token: string) {
   return { subject: claims.sub!, account, view };
 }
 
-export async function claimState(deps: SessionDeps, token: string) {
+export async function claimState(deps: SessionDomainDeps, token: string) {
   const { subject, view } = await authorize(deps, token);
   return { sub: subject, claims: toClaimStateView(view) };
 }
 
-export async function userinfo(deps: SessionDeps, token: string): Promise<Record<string, unknown>> {
+export async function userinfo(deps: SessionDomainDeps, token: string): Promise<Record<string, unknown>> {
   const { subject, account, view } = await authorize(deps, token);
   // Session tokens carry no scopes: every profile claim the application's policy and the consent allow.
   return { sub: subject, ...profileClaims(account, view, subject, ['email', 'profile']) };
