@@ -3,7 +3,7 @@
 // narrowing away offline_access ending refresh (the historical token still logs out at the session host), and
 // tokens_issued_total / refresh_outcomes_total counted as the session host counts its /refresh.
 import { grantClaim } from '@svc/provisioning';
-import { spawnHost } from '@svc/testkit';
+import { alertSeries, spawnHost } from '@svc/testkit';
 import { decodeJwt } from 'jose';
 import { PASSKEY_ACR, PASSKEY_AMR } from '../src/domain/scopes';
 import {
@@ -160,7 +160,11 @@ describe('refresh_token grant: metrics', () => {
       exchanged: () => counter('tokens_issued_total', { method: 'OIDC' }),
       rotated: () => counter('refresh_outcomes_total', { outcome: 'rotated' }),
       invalid: () => counter('refresh_outcomes_total', { outcome: 'RefreshTokenInvalid' }),
-      compromised: () => counter('refresh_outcomes_total', { outcome: 'RefreshTokenFamilyCompromised' }),
+      // The series deploy/observability's family-compromise alert reads.
+      compromised: () => {
+        const series = alertSeries('RefreshFamilyCompromisedSpike');
+        return counter(series.name, series.labels);
+      },
       scope: () => counter('refresh_outcomes_total', { outcome: 'invalid_scope' }),
     };
     const before = Object.fromEntries(
