@@ -1,6 +1,7 @@
 // Everything the connect host needs, opened from its parsed configuration by openConnectDeps (main) or by tests:
 // the core connections, the mailer, and, bound once over them, the domain's ports and the sign-in steps.
 import { type HostParts, openHostCore } from '@svc/host';
+import { createTermsRevisionCache } from '@svc/issuance';
 import { type Clock, createRateLimiter } from '@svc/platform';
 import { createMailer, createSignin, type Mailer, type Signin } from '@svc/signin';
 import type { ConnectConfig } from './config';
@@ -12,7 +13,6 @@ import { createAccountPageStore } from './store/account-page';
 import { createAccountSessionStore } from './store/account-sessions';
 import { createErrandStore } from './store/errands';
 import { createInquiryStore } from './store/inquiries';
-import { createIssuanceRecords } from './store/issuance-records';
 
 export type ConnectSignin = Signin<ConnectKey>;
 
@@ -42,10 +42,9 @@ export function connectPorts(parts: Unbound): ConnectPorts {
       ttlSeconds: config.flowTtlSeconds,
       clock,
     }),
-    issuance: createIssuanceRecords(parts.issuance.ports, {
-      subjectSecret: parts.issuance.subjectSecret,
-      clock,
-    }),
+    issuance: parts.issuance.ports,
+    // A published revision never changes, so its page reads it once (createTermsRevisionCache).
+    termsRevision: createTermsRevisionCache(parts.issuance.ports.agreements),
     resetLimit: createRateLimiter(redis, {
       keyPrefix: `${config.rateLimitNamespace}:subject-reset-account`,
       points: RESETS_PER_ACCOUNT,

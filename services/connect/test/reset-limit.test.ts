@@ -6,7 +6,6 @@ import { createRateLimiter } from '@svc/platform';
 import { provisionAccount, provisionApp, uniqueName, useInfra } from '@svc/testkit';
 import { RESET_WINDOW_SECONDS, RESETS_PER_ACCOUNT, resetSectorIdentifier } from '../src/domain/account-page';
 import { createAccountPageStore } from '../src/store/account-page';
-import { createIssuanceRecords } from '../src/store/issuance-records';
 
 const infra = useInfra();
 
@@ -22,10 +21,7 @@ test(`an account resets its identifier at most ${RESETS_PER_ACCOUNT} times a day
   const clock = () => Date.now();
   const ports = {
     accountPage: createAccountPageStore(infra.db),
-    issuance: createIssuanceRecords(infra.issuance.ports, {
-      subjectSecret: infra.issuance.subjectSecret,
-      clock,
-    }),
+    issuance: infra.issuance.ports,
     resetLimit: createRateLimiter(infra.redis, {
       keyPrefix: uniqueName('reset-limit'),
       points: RESETS_PER_ACCOUNT,
@@ -34,14 +30,28 @@ test(`an account resets its identifier at most ${RESETS_PER_ACCOUNT} times a day
     }),
   };
   for (let i = 0; i < RESETS_PER_ACCOUNT; i++)
-    expect(await resetSectorIdentifier(ports, clock, account.id, app.sectorId)).toBe('reset');
+    expect(
+      await resetSectorIdentifier(
+        ports,
+        { subjectSecret: infra.issuance.subjectSecret, clock },
+        account.id,
+        app.sectorId,
+      ),
+    ).toBe('reset');
   const subject = () =>
     createSectorSubjectsStore(infra.db).resolveSectorSubject(infra.issuance.subjectSecret, app.sectorId, {
       kind: 'ACCOUNT',
       id: account.id,
     });
   const before = await subject();
-  expect(await resetSectorIdentifier(ports, clock, account.id, app.sectorId)).toBe('limited');
+  expect(
+    await resetSectorIdentifier(
+      ports,
+      { subjectSecret: infra.issuance.subjectSecret, clock },
+      account.id,
+      app.sectorId,
+    ),
+  ).toBe('limited');
   expect(await subject()).toBe(before);
   expect((await infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).subjectResets).toBe(
     RESETS_PER_ACCOUNT,

@@ -7,7 +7,6 @@ import { ServiceError } from '@svc/platform';
 import { provisionAccount, provisionApp, type TestInfra, useInfra } from '@svc/testkit';
 import { resetSectorIdentifier } from '../src/domain/account-page';
 import { createAccountPageStore } from '../src/store/account-page';
-import { createIssuanceRecords } from '../src/store/issuance-records';
 
 jest.setTimeout(120_000);
 
@@ -18,13 +17,10 @@ const reset = (infra: TestInfra, accountId: string, sectorId: string) =>
   resetSectorIdentifier(
     {
       accountPage: createAccountPageStore(infra.db),
-      issuance: createIssuanceRecords(infra.issuance.ports, {
-        subjectSecret: infra.issuance.subjectSecret,
-        clock: () => Date.now(),
-      }),
+      issuance: infra.issuance.ports,
       resetLimit: { consume: async () => undefined },
     },
-    () => Date.now(),
+    { subjectSecret: infra.issuance.subjectSecret, clock: () => Date.now() },
     accountId,
     sectorId,
   );

@@ -15,7 +15,6 @@ import {
 } from '@svc/testkit';
 import { resetSectorIdentifier } from '../../connect/src/domain/account-page';
 import { createAccountPageStore } from '../../connect/src/store/account-page';
-import { createIssuanceRecords } from '../../connect/src/store/issuance-records';
 import {
   authorizeRequestUrl,
   type OidcPagesHost,
@@ -162,13 +161,10 @@ test('an identifier reset ends the OIDC sign-in; a pre-reset id_token_hint resol
   const reset = await resetSectorIdentifier(
     {
       accountPage: createAccountPageStore(a.infra.db),
-      issuance: createIssuanceRecords(a.infra.issuance.ports, {
-        subjectSecret: a.infra.issuance.subjectSecret,
-        clock: () => Date.now(),
-      }),
+      issuance: a.infra.issuance.ports,
       resetLimit: { consume: async () => undefined },
     },
-    () => Date.now(),
+    { subjectSecret: a.infra.issuance.subjectSecret, clock: () => Date.now() },
     v.accountId,
     sectorId,
   );

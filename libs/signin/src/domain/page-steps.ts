@@ -1,27 +1,35 @@
 // The rules behind the pages after sign-in, without HTTP: which claims to ask about, validating what the
 // person entered, whether the basic terms are owed, and whether the claim gate now passes.
 
-import type { IssuanceDeps } from '@svc/issuance';
 import {
   type AccountProfile,
   type ApplicationContext,
   type CurrentTerms,
-  currentTerms,
-  hasCurrentReceipt,
-  loadAccount,
+  type IssuancePorts,
   loadClaimView,
   profileValues,
 } from '@svc/issuance';
-import { CLAIM_KEYS, type ClaimKey, type ClaimView, evaluateClaimGate } from '@svc/token-core';
+import {
+  buildClaimView,
+  CLAIM_KEYS,
+  type ClaimKey,
+  type ClaimView,
+  evaluateClaimGate,
+} from '@svc/token-core';
 import type { DetailItem } from '../pages/steps';
 import { type AccountStore, type EditableClaim, PROFILE_COLUMNS } from '../store/accounts';
 
 const ASKED = new Set(['OPTIONAL', 'REQUIRED', 'SYNTHETIC_FALLBACK']);
 
-export async function accountAndView(deps: IssuanceDeps, app: ApplicationContext, accountId: string) {
-  const account = await loadAccount(deps.db, accountId);
+/** The account and its claim view under the application (undefined when the account is gone). */
+export async function accountAndView(
+  ports: Pick<IssuancePorts, 'accounts'>,
+  app: ApplicationContext,
+  accountId: string,
+): Promise<{ account: AccountProfile; view: ClaimView } | undefined> {
+  const account = await ports.accounts.loadAccount(accountId);
   if (!account) return undefined;
-  const view = await loadClaimView(deps.ports.accounts, account.id, app.id, app.claimRequirements);
+  const view = await loadClaimView(ports.accounts, account.id, app.id, app.claimRequirements);
   return { account, view };
 }
 
@@ -105,8 +113,11 @@ export function gateProblems(
 }
 
 /** The current basic terms when this account has no receipt for them, else undefined. */
-export async function termsOwed(deps: IssuanceDeps, accountId: string): Promise<CurrentTerms | undefined> {
-  const terms = await currentTerms(deps.db);
+export async function termsOwed(
+  ports: Pick<IssuancePorts, 'agreements'>,
+  accountId: string,
+): Promise<CurrentTerms | undefined> {
+  const terms = await ports.agreements.currentTerms();
   if (!terms) return undefined;
-  return (await hasCurrentReceipt(deps.db, accountId, terms)) ? undefined : terms;
+  return (await ports.agreements.hasCurrentReceipt(accountId, terms)) ? undefined : terms;
 }

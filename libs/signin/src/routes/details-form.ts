@@ -21,7 +21,7 @@ export async function submitDetails<K extends string>(
   const input = readDetails(req.body as Record<string, unknown>, shown);
   const app = appOf(b.target);
   await saveDetails(site.accounts, accountId, app.id, input);
-  const after = await accountAndView(site.deps.issuance, app, accountId);
+  const after = await accountAndView(site.deps.issuance.ports, app, accountId);
   const problems = after ? gateProblems(after.view, after.account) : { denied: [], missing: [] };
   const names = (keys: string[]) => keys.map((k) => b.ctx.t(`claim_${k}` as MessageKey)).join(', ');
   if (input.invalid.length) b.flash('invalidValue', { claims: names(input.invalid) });

@@ -134,7 +134,7 @@ export function signInStepEndpoints<K extends string>(
     page.form(paths.terms, termsForm, async (b, req) => {
       const form = req.body;
       if (!b.flow.accountId) return;
-      const terms = await termsOwed(deps.issuance, b.flow.accountId);
+      const terms = await termsOwed(deps.issuance.ports, b.flow.accountId);
       if (terms && form.accept === 'yes' && Number(form.revision) === terms.revision) {
         const locale = form.locale === 'zh-CN' ? 'zh-CN' : 'en-US';
         await recordReceipt(deps.db, b.flow.accountId, terms, site.receiptChannel, {
@@ -145,7 +145,9 @@ export function signInStepEndpoints<K extends string>(
     }),
     page.form(paths.details, detailsForm, async (b, req) => {
       const accountId = b.flow.accountId;
-      const found = accountId ? await accountAndView(deps.issuance, appOf(b.target), accountId) : undefined;
+      const found = accountId
+        ? await accountAndView(deps.issuance.ports, appOf(b.target), accountId)
+        : undefined;
       if (found && accountId)
         await submitDetails(site, b, req, accountId, consentItems(found.view, found.account));
     }),
@@ -167,11 +169,11 @@ export type OwedStep =
 export async function owedStep<K extends string>(site: Site<K>, b: Browser<K>): Promise<OwedStep> {
   const { deps } = site;
   if (!b.flow.accountId || !b.flow.authority) return { step: 'signIn' };
-  const found = await accountAndView(deps.issuance, appOf(b.target), b.flow.accountId);
+  const found = await accountAndView(deps.issuance.ports, appOf(b.target), b.flow.accountId);
   if (found?.account.status !== 'ACTIVE') return { step: 'accountUnavailable' };
   const { account, view } = found;
   if (b.target.admitsEmail && !b.target.admitsEmail(account.email)) return { step: 'constraintMismatch' };
-  const terms = await termsOwed(deps.issuance, account.id);
+  const terms = await termsOwed(deps.issuance.ports, account.id);
   if (terms) return { step: 'terms', terms };
   const items = consentItems(view, account);
   if (items.length) return { step: 'details', items };

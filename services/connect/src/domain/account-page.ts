@@ -134,7 +134,7 @@ export type ResetOutcome = 'reset' | 'not_used' | 'limited';
  */
 export async function resetSectorIdentifier(
   ports: Pick<ConnectPorts, 'accountPage' | 'issuance' | 'resetLimit'>,
-  clock: Clock,
+  values: { subjectSecret: string; clock: Clock },
   accountId: string,
   sectorId: string,
 ): Promise<ResetOutcome> {
@@ -146,10 +146,16 @@ export async function resetSectorIdentifier(
     if (err instanceof ServiceError && err.reason === 'TooManyAttempts') return 'limited';
     throw err;
   }
-  await ports.issuance.rotateSectorSubject(sectorId, accountId);
+  const { subjectSecret, clock } = values;
+  await ports.issuance.sectorSubjects.rotateSectorSubject(
+    subjectSecret,
+    sectorId,
+    { kind: 'ACCOUNT', id: accountId },
+    clock,
+  );
   // After the rotation: a session issued meanwhile under the old subject is revoked too.
   const revoked = await ports.accountPage.revokeSectorSessions(accountId, sectorId, new Date(clock()));
-  await ports.issuance.publishSessionChanges(revoked);
+  await ports.issuance.sessionEvents.publishSessionChanges(revoked);
   return 'reset';
 }
 
@@ -187,7 +193,7 @@ export async function removePasskey(
   if (!recentSignIn) return { outcome: 'confirm_first' };
   if (!UUID.test(passkeyId)) return { outcome: 'not_found' satisfies RemoveOutcome };
   const result = await ports.accountPage.removePasskey(accountId, passkeyId, new Date(clock()));
-  if (result.outcome === 'removed') await ports.issuance.publishSessionChanges(result.revoked);
+  if (result.outcome === 'removed') await ports.issuance.sessionEvents.publishSessionChanges(result.revoked);
   return result;
 }
 

@@ -1,9 +1,9 @@
 // The ports connect's domain needs: its own stores (inquiries, errands, the account page's rows and sessions) and
-// what it reads and writes of the issuance core. Stores in ../store implement them; deps.ts binds them once.
-import type { AccountProfile, Agreement, ApplicationContext, HeldAuthority } from '@svc/issuance';
+// the issuance core's ports. Stores in ../store implement them; deps.ts binds them once.
+import type { Agreement, IssuancePorts } from '@svc/issuance';
 import type { RateLimiter } from '@svc/platform';
 import type { Challenge, NewPasskey, PasskeyOwner } from '@svc/signin';
-import type { ClaimKey, ClaimRequirements, ClaimView, TtlLayer } from '@svc/token-core';
+import type { ClaimKey, TtlLayer } from '@svc/token-core';
 import type { RealizeConstraint } from './email-match';
 
 export type ReturnMethodType = 'CALLBACK' | 'STATUS_POLL' | 'REVEAL';
@@ -174,26 +174,16 @@ export interface AccountSessionStore {
   takeChallenge(id: string): Promise<Challenge | undefined>;
 }
 
-/** What connect's domain reads and writes of the issuance core's records. */
-export interface IssuanceRecords {
-  applicationById(id: string): Promise<ApplicationContext | undefined>;
-  account(accountId: string): Promise<AccountProfile | null>;
-  claimView(accountId: string, applicationId: string, requirements: ClaimRequirements): Promise<ClaimView>;
-  authority(accountId: string): Promise<HeldAuthority | undefined>;
-  termsRevision(revision: number): Promise<Agreement | undefined>;
-  /** A new pairwise subject for the account in the sector (the old one retires). */
-  rotateSectorSubject(sectorId: string, accountId: string): Promise<void>;
-  /** Tells every replica these sessions changed (their caches drop them). */
-  publishSessionChanges(sessionIds: string[]): Promise<void>;
-}
-
 /** Everything connect's domain reaches beyond its own values, bound once in deps.ts. */
 export interface ConnectPorts {
   inquiries: InquiryStore;
   errands: ErrandStore;
   accountPage: AccountPageStore;
   accountSessions: AccountSessionStore;
-  issuance: IssuanceRecords;
+  /** The issuance core's stores (applications, accounts, agreements, sector subjects, session events...). */
+  issuance: IssuancePorts;
+  /** One published revision of the basic terms (read through a small in-process cache: revisions are immutable). */
+  termsRevision(revision: number): Promise<Agreement | undefined>;
   /** Identifier resets per account (RESETS_PER_ACCOUNT per RESET_WINDOW_SECONDS). */
   resetLimit: RateLimiter;
 }

@@ -6,11 +6,10 @@ import { type Clock, ServiceError } from '@svc/platform';
 import type { ClaimView } from '@svc/token-core';
 import { CONNECT_AUTH_METHOD } from './establish';
 import { matchesHash, sha256Hex } from './keys';
-import type { InquiryRow, InquiryStore, IssuanceRecords } from './ports';
+import type { InquiryRow, InquiryStore } from './ports';
 
 export interface RedeemDeps {
   inquiries: InquiryStore;
-  records: IssuanceRecords;
   issuance: IssuanceDeps;
   clock: Clock;
 }
@@ -60,7 +59,7 @@ export async function redeemInquiry(
   if (!inquiry.accountId || inquiry.authorityVersion === null)
     throw new ServiceError('AuthenticationNotFound');
   try {
-    const application = await deps.records.applicationById(inquiry.applicationId);
+    const application = await deps.issuance.ports.applications.loadApplication({ id: inquiry.applicationId });
     if (!application) throw new ServiceError('ApplicationNotFound');
     const issued = await issueSession(deps.issuance, {
       application,

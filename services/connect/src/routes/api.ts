@@ -78,10 +78,7 @@ export function apiEndpoints(deps: ConnectDeps) {
         ],
       },
       handle: async ({ body }) => ({
-        json: await redeemInquiry(
-          { inquiries, records: deps.ports.issuance, issuance: deps.issuance, clock: deps.clock },
-          body,
-        ),
+        json: await redeemInquiry({ inquiries, issuance: deps.issuance, clock: deps.clock }, body),
       }),
     }),
     endpoint({

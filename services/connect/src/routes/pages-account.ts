@@ -263,7 +263,12 @@ export function accountPages(deps: ConnectDeps): Endpoint[] {
       if (req.body.confirm !== 'yes') return flash(r, 'resetNeedsConfirm');
       if (!UUID.test(sectorId)) return;
       const sector = (await accountOverview(store, accountId)).sectors.find((s) => s.id === sectorId);
-      const reset = await resetSectorIdentifier(deps.ports, deps.clock, accountId, sectorId);
+      const reset = await resetSectorIdentifier(
+        deps.ports,
+        { subjectSecret: deps.issuance.subjectSecret, clock: deps.clock },
+        accountId,
+        sectorId,
+      );
       if (reset === 'limited') flash(r, 'resetLimited', { count: RESETS_PER_ACCOUNT });
       if (reset === 'reset' && sector) {
         const names = sector.apps.map((a) => localizedName(a.names, a.defaultLocale, r.ctx.locale));

@@ -3,6 +3,7 @@
 import { type Endpoint, pageEndpoint } from '@svc/platform';
 import { layout, PageError, pageQuery, setPageHeaders, termsDocument, translator } from '@svc/signin';
 import type { ConnectDeps } from '../deps';
+import { termsPageRevision } from '../domain/terms-page';
 import { CONNECT_MESSAGES } from '../pages/i18n-connect';
 import { accountPages } from './pages-account';
 import { errandPages } from './pages-errand';
@@ -22,7 +23,6 @@ export function pageEndpoints(deps: ConnectDeps): Endpoint[] {
 /** GET /terms/{revision}: the read-only basic-terms page (the LegalAgreementRequired termsUrl). */
 export const termsPage = (deps: ConnectDeps) => {
   const { signin } = deps;
-  const { termsRevision } = deps.ports.issuance;
   return pageEndpoint({
     method: 'GET',
     path: '/terms/:revision',
@@ -30,9 +30,9 @@ export const termsPage = (deps: ConnectDeps) => {
     query: pageQuery,
     noStore: false,
     page: async (req, res) => {
-      const revision = Number(req.params.revision);
-      const agreement = Number.isInteger(revision) ? await termsRevision(revision) : undefined;
-      if (!agreement) throw new PageError('notFound');
+      const found = await termsPageRevision(deps.ports, String(req.params.revision));
+      if (!found) throw new PageError('notFound');
+      const { revision, agreement } = found;
       const locale = signin.locale(req, res);
       const t = translator(locale, CONNECT_MESSAGES);
       const ctx = { locale, t, path: req.path };

@@ -176,7 +176,7 @@ export async function reviewInteraction(
   submit: (accountId: string, items: DetailItem[]) => Promise<boolean>,
 ): Promise<void> {
   const accountId = p.flow.accountId;
-  const found = accountId ? await accountAndView(deps, p.app, accountId) : undefined;
+  const found = accountId ? await accountAndView(deps.ports, p.app, accountId) : undefined;
   if (accountId && found) {
     const items = allClaimItems(found.view, found.account);
     if (await submit(accountId, items)) await deps.ports.interactions.flag(p.uid, { consentReviewed: true });

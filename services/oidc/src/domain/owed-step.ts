@@ -10,9 +10,9 @@ export async function owedStep(
   app: ApplicationContext,
   accountId: string,
 ): Promise<OwedStep> {
-  const found = await accountAndView(deps, app, accountId);
+  const found = await accountAndView(deps.ports, app, accountId);
   if (found?.account.status !== 'ACTIVE') return 'account-unavailable';
-  if (await termsOwed(deps, accountId)) return 'terms';
+  if (await termsOwed(deps.ports, accountId)) return 'terms';
   if (consentItems(found.view, found.account).length > 0) return 'consent';
   return 'none';
 }
