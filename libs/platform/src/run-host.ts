@@ -1,10 +1,11 @@
-// Process lifecycle of a host: listen, serve metrics, and shut down gracefully on SIGTERM/SIGINT.
+// Process lifecycle of a host and of the worker: listen (hosts), serve metrics, one start line, and shut down
+// gracefully on SIGTERM/SIGINT (exit 0; a failure to start exits 1).
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { guardConnections } from './client-errors';
 import { type Clock, systemClock } from './clock';
 import { forkWorkers } from './cluster';
-import type { Env, HostConfig, HostName } from './config';
+import type { Env, HostConfig, HostName, ProcessConfig } from './config';
 import { createLogger, type Logger } from './logger';
 import { type Metrics, serveMetrics } from './metrics';
 import { startTelemetry } from './telemetry';
@@ -123,15 +124,34 @@ export async function runHost(opts: {
     })();
     return closing;
   };
-  // `on`, not `once`: systemd signals every process of the unit and a cluster primary forwards the signal too, so
-  // a worker may hear SIGTERM twice; a second signal must not end it half-way through the drain.
+  closeOnSignals(close, () => closing !== undefined);
+  return { server, port, close };
+}
+
+/**
+ * The stop of every process of the fleet (hosts and the worker): on SIGTERM or SIGINT, `close` (drain, then close the
+ * dependencies) and exit 0. `on`, not `once`: systemd signals every process of the unit and a cluster primary
+ * forwards the signal too, so a process may hear SIGTERM twice; a second signal, or one arriving while a close is
+ * already under way (`closing()`), must not end it half-way through the drain.
+ */
+export function closeOnSignals(close: () => Promise<void>, closing: () => boolean): void {
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     process.on(sig, () => {
-      if (closing) return;
+      if (closing()) return;
       void close().then(() => process.exit(0));
     });
   }
-  return { server, port, close };
+}
+
+/**
+ * The start of every process entry: runs `main`; a failure to start prints its message on stderr (never a stack,
+ * never a secret: a ConfigError names the variables, not their values) and exits 1.
+ */
+export function startProcess(what: string, main: () => Promise<void>): void {
+  main().catch((err: unknown) => {
+    process.stderr.write(`${what} failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
 }
 
 /** What a host process opens before it serves: its logger and metrics, and one close() for all of it. */
@@ -182,10 +202,72 @@ export function serveHostProcess<C extends HostConfig, D extends HostProcessDeps
       },
     });
   };
-  main().catch((err: unknown) => {
-    process.stderr.write(
-      `${host.name} host failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
-    );
-    process.exit(1);
-  });
+  startProcess(`${host.name} host`, main);
+}
+
+/** What a background process (the worker) opens: its logger and metrics, and one close() for all of it. */
+export interface BackgroundProcessDeps {
+  logger: Logger;
+  metrics: Metrics;
+  close(): Promise<void>;
+}
+
+/** What a background process's work is once started: its start line's fields, and how it stops taking work. */
+export interface StartedWork {
+  /** Members of the one start line (`<name> started`) besides the build's version. */
+  fields: Record<string, unknown>;
+  /** Stops taking new work and waits for what is running (the worker drains its active jobs). */
+  drain(): Promise<void>;
+}
+
+/** A process without a public port (the worker): its configuration schema, dependencies and work. */
+export interface BackgroundProcess<C extends ProcessConfig, D extends BackgroundProcessDeps> {
+  name: string;
+  /** Reads the environment through the process's schema; throws a ConfigError naming every bad variable. */
+  config: (env: Env) => C;
+  /** Opens the dependencies on the process's one clock; `tracing` says whether spans are exported. */
+  open: (config: C, clock: Clock, tracing: boolean) => D | Promise<D>;
+  /** Starts the work (schedules, consumers). */
+  start: (deps: D, config: C) => Promise<StartedWork>;
+}
+
+/**
+ * A background process's entry, on the hosts' lifecycle: read the configuration once, start telemetry, open the
+ * dependencies on the one system clock, serve metrics (and /healthz) on METRICS_PORT, start the work and say so in
+ * one line naming the build; on SIGTERM/SIGINT drain the work, stop the metrics port, close the dependencies and stop
+ * telemetry, say so, exit 0. A failure to start prints its message and exits 1.
+ */
+export function serveBackgroundProcess<C extends ProcessConfig, D extends BackgroundProcessDeps>(
+  p: BackgroundProcess<C, D>,
+  env: Env,
+): void {
+  const main = async () => {
+    const config = p.config(env);
+    const telemetry = startTelemetry(p.name, config.otlpEndpoint);
+    const deps = await p.open(config, systemClock, telemetry !== undefined);
+    const metricsServer =
+      config.metricsPort === undefined
+        ? undefined
+        : serveMetrics(deps.metrics, config.metricsPort, config.metricsBindHost);
+    const work = await p.start(deps, config);
+    deps.logger.info({ ...work.fields, version: buildVersion() }, `${p.name} started`);
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      closing ??= (async () => {
+        deps.logger.info('shutting down: draining');
+        await work.drain();
+        const steps: (() => Promise<unknown>)[] = [
+          () => new Promise<void>((r) => (metricsServer ? metricsServer.close(() => r()) : r())),
+          () => deps.close(),
+          async () => telemetry?.shutdown(),
+        ];
+        for (const step of steps)
+          await step().catch((err: unknown) => deps.logger.error({ err }, 'error during shutdown'));
+        deps.logger.info(`${p.name} stopped`);
+      })();
+      return closing;
+    };
+    closeOnSignals(close, () => closing !== undefined);
+  };
+  startProcess(p.name, main);
 }

@@ -1,20 +1,20 @@
-// `pnpm start:worker`: the background-job process. Connects to PostgreSQL and Redis, registers the repeatable
-// schedules, runs jobs, serves Prometheus metrics on METRICS_PORT, and drains active jobs on SIGTERM/SIGINT.
+// `pnpm start:worker`: the background-job process, on the hosts' lifecycle (run-host's serveBackgroundProcess):
+// connects to PostgreSQL and Redis, registers the repeatable schedules, runs jobs, serves Prometheus metrics on
+// METRICS_PORT, and drains active jobs on SIGTERM/SIGINT.
 import { createPrisma } from '@svc/db';
 import {
-  buildVersion,
   createLogger,
   createMetrics,
   createRedis,
-  serveMetrics,
-  startTelemetry,
-  systemClock,
+  type Logger,
+  type Metrics,
+  serveBackgroundProcess,
 } from '@svc/platform';
 import { kekFromBytes } from '@svc/token-core';
 import type { Telemetry } from 'bullmq';
-import { workerConfigFromEnv } from './config';
+import { type WorkerConfig, workerConfigFromEnv } from './config';
 import { registerWorkerGauges, workerMetrics } from './metrics';
-import { createJobWorker } from './worker';
+import { createJobWorker, type JobWorker } from './worker';
 
 /** BullMQ's OpenTelemetry adapter, required only when tracing is on. */
 function bullmqTelemetry(): Telemetry {
@@ -22,74 +22,62 @@ function bullmqTelemetry(): Telemetry {
   return new BullMQOtel({ tracerName: 'worker' });
 }
 
-async function main(): Promise<void> {
-  const config = workerConfigFromEnv(process.env);
-  // Before any connection: spans for PostgreSQL, Redis and each job (BullMQ's own telemetry, the trace of the
-  // code that added a job carried inside it). Nothing is loaded when no OTLP endpoint is configured.
-  const telemetry = startTelemetry('worker', config.otlpEndpoint);
-  const logger = createLogger('worker', { level: config.logLevel });
-  const db = createPrisma(config.databaseUrl, config.db);
-  const redis = createRedis(config.redisTarget, { logger, bounds: config.redis });
-  const metrics = workerMetrics(createMetrics('worker'));
-  const metricsServer =
-    config.metricsPort === undefined
-      ? undefined
-      : serveMetrics(metrics.base, config.metricsPort, config.metricsBindHost);
-  const kek = kekFromBytes(config.kekBytes, config.previousKekBytes);
-  // The process's one clock: the ticks, the sweep and the gauges all read it.
-  const clock = systemClock;
-  const jobs = createJobWorker(
-    {
-      db,
-      kek,
-      redis,
-      redisTarget: config.redisTarget,
-      logger,
-      metrics,
-      clock,
-      telemetry: telemetry ? bullmqTelemetry() : undefined,
-    },
-    config,
-  );
-  registerWorkerGauges(metrics.base, { queue: jobs.queue, db, clock });
-  await jobs.schedule();
-  logger.info(
-    {
-      queue: config.queueName,
-      rotationCheckMs: config.rotationCheckMs,
-      sweepEveryMs: config.sweepEveryMs,
-      version: buildVersion(),
-    },
-    'worker started',
-  );
-
-  let closing: Promise<void> | undefined;
-  const shutdown = (signal: string) => {
-    closing ??= (async () => {
-      logger.info({ signal }, 'shutting down: draining active jobs');
-      await jobs.close();
-      const steps: (() => Promise<unknown>)[] = [
-        () => new Promise<void>((r) => (metricsServer ? metricsServer.close(() => r()) : r())),
-        () => redis.quit(),
-        () => db.$disconnect(),
-        async () => telemetry?.shutdown(),
-      ];
-      for (const step of steps)
-        await step().catch((err: unknown) => logger.error({ err }, 'error during shutdown'));
-      logger.info('worker stopped');
-    })();
-    return closing;
-  };
-  // A repeated signal (systemd signals the whole unit) joins the shutdown under way instead of ending the process.
-  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(sig, () => {
-      if (closing) return;
-      void shutdown(sig).then(() => process.exit(0));
-    });
-  }
+interface WorkerProcessDeps {
+  logger: Logger;
+  metrics: Metrics;
+  jobs: JobWorker;
+  close(): Promise<void>;
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`worker failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+serveBackgroundProcess<WorkerConfig, WorkerProcessDeps>(
+  {
+    name: 'worker',
+    config: workerConfigFromEnv,
+    // Telemetry is already started (spans for PostgreSQL, Redis and each job, the trace of the code that added a
+    // job carried inside it); BullMQ's own adapter is loaded only when it is on.
+    open(config, clock, tracing) {
+      const logger = createLogger('worker', { level: config.logLevel });
+      const db = createPrisma(config.databaseUrl, config.db);
+      const redis = createRedis(config.redisTarget, { logger, bounds: config.redis });
+      const metrics = workerMetrics(createMetrics('worker'));
+      const jobs = createJobWorker(
+        {
+          db,
+          kek: kekFromBytes(config.kekBytes, config.previousKekBytes),
+          redis,
+          redisTarget: config.redisTarget,
+          logger,
+          metrics,
+          // The process's one clock: the ticks, the sweep and the gauges all read it.
+          clock,
+          telemetry: tracing ? bullmqTelemetry() : undefined,
+        },
+        config,
+      );
+      registerWorkerGauges(metrics.base, { queue: jobs.queue, db, clock });
+      return {
+        logger,
+        metrics: metrics.base,
+        jobs,
+        async close() {
+          // Each connection is closed even when the one before failed to close.
+          for (const step of [() => redis.quit(), () => db.$disconnect()]) {
+            await step().catch((err: unknown) => logger.error({ err }, 'error during shutdown'));
+          }
+        },
+      };
+    },
+    async start(deps, config) {
+      await deps.jobs.schedule();
+      return {
+        fields: {
+          queue: config.queueName,
+          rotationCheckMs: config.rotationCheckMs,
+          sweepEveryMs: config.sweepEveryMs,
+        },
+        drain: () => deps.jobs.close(),
+      };
+    },
+  },
+  process.env,
+);
