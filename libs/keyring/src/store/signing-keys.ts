@@ -3,7 +3,6 @@
 // ring reads through it, the lifecycle decides from what it returns and asks it to write.
 import type { Db } from '@svc/db';
 import {
-  type KeyState,
   OIDC_SCOPE,
   type RingKey,
   type ScopeKeys,
