@@ -5,9 +5,11 @@
 import { createDeviceGrantStores } from '@svc/device-grant';
 import { type HostParts, openHostCore } from '@svc/host';
 import { type Clock, createRateLimiter, type RateLimiter } from '@svc/platform';
-import { createMailer, type Mailer } from '@svc/signin';
+import { createMailer, createSignin, type Mailer, type Signin } from '@svc/signin';
 import type { DeviceConfig } from './config';
 import type { DevicePorts } from './domain/ports';
+import { DEVICE_MESSAGES, type DeviceKey } from './pages/i18n-device';
+import { DEVICE_PAGE_STATUSES } from './pages/page-statuses';
 
 /** The core's parts, the configuration, and the ports of the device host's domain. */
 export interface DeviceDeps extends HostParts {
@@ -17,6 +19,8 @@ export interface DeviceDeps extends HostParts {
   authorizeLimit: RateLimiter;
   /** The approval page's mail: sign-up codes and the passkey-added notice (SMTP_* and MAIL_FROM as on connect). */
   mailer: Mailer;
+  /** The shared sign-in steps bound to the approval page (its flow cookie, namespace, strings and statuses). */
+  signin: Signin<DeviceKey>;
 }
 
 /** The ports over the core's connections: libs/device-grant's two stores, the application cache, the counters. */
@@ -56,6 +60,18 @@ export function deviceDepsOf(
     config,
     mailer,
     ports: devicePortsOf(parts, config),
+    signin: createSignin<DeviceKey>({
+      deps: { ...parts, mailer, clock: parts.issuance.clock },
+      config: config.pages,
+      namespace: 'device',
+      redisPrefix: config.redisPrefix,
+      receiptChannel: 'DEVICE_BROWSER',
+      messages: DEVICE_MESSAGES,
+      pageStatuses: DEVICE_PAGE_STATUSES,
+      // A view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS): without a count, a loop of cookieless
+      // views of /device would write without bound.
+      newFlowRate: config.pages.newFlowRate,
+    }),
     authorizeLimit: createRateLimiter(parts.redis, {
       perAddress: true,
       keyPrefix: `${config.redisPrefix}:authorize`,

@@ -6,7 +6,6 @@
 import type { Endpoint, PageRequest } from '@svc/platform';
 import {
   type Browser,
-  createSignin,
   localizedName,
   PageError,
   pageForm,
@@ -24,8 +23,8 @@ import {
   type PendingAuthorization,
   selectedAuthorization,
 } from '../domain/approval';
-import { DEVICE_MESSAGES, type DeviceKey } from '../pages/i18n-device';
-import { DEVICE_PAGE_STATUSES, type DevicePageError } from '../pages/page-statuses';
+import type { DeviceKey } from '../pages/i18n-device';
+import type { DevicePageError } from '../pages/page-statuses';
 import { confirmView, type DeviceNotice, entryView, outcomeView } from '../pages/views';
 
 interface DevicePage extends Browser<DeviceKey> {
@@ -55,19 +54,7 @@ const devicePageQuery = pageQuery.extend({
  * /device/cancel, the shared sign-in steps under /device and the assets; with the pages' error mapper.
  */
 export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErrors: ErrorRequestHandler } {
-  const { pages } = deps.config;
-  const signin = createSignin<DeviceKey>({
-    deps: { ...deps, clock: deps.issuance.clock },
-    config: pages,
-    namespace: 'device',
-    redisPrefix: deps.config.redisPrefix,
-    receiptChannel: 'DEVICE_BROWSER',
-    messages: DEVICE_MESSAGES,
-    pageStatuses: DEVICE_PAGE_STATUSES,
-    // A view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS): without a count, a loop of cookieless
-    // views of /device would write without bound.
-    newFlowRate: pages.newFlowRate,
-  });
+  const { signin } = deps;
   /** This browser's device flow, with the authorization its typed code selected while that is still pending. */
   async function open(req: PageRequest<unknown>, res: Response): Promise<DevicePage> {
     const b: DevicePage = await signin.open(req, res, {
