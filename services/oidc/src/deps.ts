@@ -3,10 +3,12 @@
 // cache, the host's own stores bound once into `ports` (the domain's ports, domain/ports.ts) and its settings.
 import { createDeviceGrantStores } from '@svc/device-grant';
 import { type HostParts, openHostCore } from '@svc/host';
-import type { Clock } from '@svc/platform';
+import { type Clock, createRateLimiter } from '@svc/platform';
+import type { Signin } from '@svc/signin';
 import type { OidcConfig } from './config';
 import type { OidcDomainDeps } from './domain/ports';
-import { type OidcPageParts, openOidcPageParts } from './pages-config';
+import type { OidcKey } from './pages/i18n-oidc';
+import { type OidcPageParts, oidcSignin, openOidcPageParts } from './pages-config';
 import { createClientStore } from './store/clients';
 import { createCodeStore } from './store/codes';
 import { createInteractionStore } from './store/interactions';
@@ -15,14 +17,15 @@ import { createSignInSessionStore } from './store/sign-in-sessions';
 
 /**
  * What the domain is handed (the issuance core's parts flat, the host's ports and values), what the host core
- * shares (typed there once), and what only the routes use: Redis for the /authorize limit and the sign-in steps,
- * the pages' settings and mailer.
+ * shares (typed there once), and what only the routes use: the sign-in steps, the pages' settings and mailer.
  */
 export interface OidcDeps
   extends OidcDomainDeps,
     Pick<HostParts, 'redis' | 'apps' | 'logger' | 'metrics' | 'trustProxy'> {
   /** The /authorize pages: their settings and mailer. */
   pages: OidcPageParts;
+  /** The shared sign-in steps bound to this host (its flow cookie, namespace, strings and page statuses). */
+  signin: Signin<OidcKey>;
   /** The development mailbox's page (DEV_MAILBOX_URL), linked from `GET /`. */
   devMailboxUrl?: string;
 }
@@ -63,7 +66,25 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
         config.oidc.deviceGrant,
         config.redis.commandTimeoutMs,
       ),
+      authorizeLimit: createRateLimiter(core.redis, {
+        perAddress: true,
+        keyPrefix: `${pages.settings.rateLimitNamespace}:authorize-ip`,
+        points: pages.settings.authorizeRate.points,
+        durationSeconds: pages.settings.authorizeRate.windowSeconds,
+      }),
     },
+    signin: oidcSignin(
+      {
+        db: core.db,
+        redis: core.redis,
+        issuance: core.issuance,
+        logger: core.logger,
+        clock,
+        metrics: core.metrics,
+      },
+      pages,
+      config.oidc,
+    ),
     pages,
     logger: core.logger,
     metrics: core.metrics,

@@ -56,24 +56,24 @@ export async function startOidcPages(
   const server = await listen((req, res) => app?.(req, res), 0, '127.0.0.1');
   const address = `http://${opts.hostname ?? 'localhost'}:${(server.address() as AddressInfo).port}`;
   const url = opts.issuer ?? address;
-  const deps = openOidcDeps(
-    oidcConfigFromEnv(
-      testEnv({
-        OIDC_URL: url,
-        WEBAUTHN_RP_ID: opts.hostname ?? 'localhost',
-        // Each test host counts on its own, so repeated runs from 127.0.0.1 do not trip each other's limits.
-        RATE_LIMIT_NAMESPACE: uniqueName('oidc-rl'),
-        MAIL_FROM: 'OIDC test <no-reply@localhost>',
-        SMTP_URL: `smtp://127.0.0.1:${opts.smtpPort ?? 2525}`,
-        ...opts.env,
-      }),
-    ),
-    infra.issuance.clock,
+  const config = oidcConfigFromEnv(
+    testEnv({
+      OIDC_URL: url,
+      WEBAUTHN_RP_ID: opts.hostname ?? 'localhost',
+      // Each test host counts on its own, so repeated runs from 127.0.0.1 do not trip each other's limits.
+      RATE_LIMIT_NAMESPACE: uniqueName('oidc-rl'),
+      MAIL_FROM: 'OIDC test <no-reply@localhost>',
+      SMTP_URL: `smtp://127.0.0.1:${opts.smtpPort ?? 2525}`,
+      ...opts.env,
+    }),
   );
-  // The limiters are made with the app, from these settings.
-  const { settings } = deps.pages;
+  // The limiters are bound with the host's dependencies, from these settings.
   if (opts.authorizeWindowSeconds !== undefined)
-    settings.authorizeRate = { ...settings.authorizeRate, windowSeconds: opts.authorizeWindowSeconds };
+    config.pages.authorizeRate = {
+      ...config.pages.authorizeRate,
+      windowSeconds: opts.authorizeWindowSeconds,
+    };
+  const deps = openOidcDeps(config, infra.issuance.clock);
   const contract = contractChecked(createOidcApp(deps));
   app = contract.listener;
   await contract.load(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);

@@ -23,11 +23,17 @@ export type AuthorizationStart =
   /** Parked under `uid` for the pages, in the language the request asked for. */
   | { kind: 'interaction'; uid: string; uiLocale?: Locale };
 
-/** `pairs`: the request's parameters as sent (GET query or POST form), repeats kept in order. */
+/**
+ * `pairs`: the request's parameters as sent (GET query or POST form), repeats kept in order; `address`: the client
+ * address, counted against its limit before anything else (a flood over it costs one Redis operation a request, no
+ * client lookup and nothing parked).
+ */
 export async function startAuthorization(
   deps: OidcDomainDeps,
   pairs: [string, string][],
+  address: string,
 ): Promise<AuthorizationStart> {
+  await deps.ports.authorizeLimit.consume(address);
   const params = readAuthorizeParams(pairs);
   const clientId = requestedClientId(params);
   const record = clientId ? await deps.ports.clients.get(clientId) : undefined;

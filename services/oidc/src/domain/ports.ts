@@ -9,7 +9,7 @@ import type {
   IssuanceSnapshot,
   RotationDeps,
 } from '@svc/issuance';
-import type { Logger, Metrics } from '@svc/platform';
+import type { Logger, Metrics, RateLimiter } from '@svc/platform';
 import type { OidcSettings } from '../config';
 import type { AuthorizationRequest, Prompt } from './authorize-request';
 import type { ResponseMode } from './authorize-terms';
@@ -220,6 +220,11 @@ export interface OidcPorts extends IssuancePorts {
   signInSessions: SignInSessionStore;
   /** Device authorizations and their polling state, shared with the device host (libs/device-grant). */
   deviceGrant: DeviceGrantStores;
+  /**
+   * /authorize requests per client address (OIDC_AUTHORIZE_RATE_PER_MINUTE), one atomic Redis operation shared by
+   * every replica; over it, TooManyAttempts (the pages' "too many" page with Retry-After).
+   */
+  authorizeLimit: RateLimiter;
 }
 
 /**

@@ -5,7 +5,6 @@
 // Every request first counts against its client address's limit: over it, a 429 error page, nothing parked.
 import {
   countAuthorizeOutcome,
-  createRateLimiter,
   type Endpoint,
   type EndpointDoc,
   type PageRequest,
@@ -74,24 +73,13 @@ const AUTHORIZE: EndpointDoc = {
 
 /** GET and POST /authorize. */
 export function authorizeEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): Endpoint[] {
-  const { settings } = deps.pages;
-  // Counted in Redis (one atomic operation, shared by every replica) before anything else: a flood over the limit
-  // costs that one operation a request, no client lookup and nothing parked.
-  const perAddress = createRateLimiter(deps.redis, {
-    perAddress: true,
-    keyPrefix: `${settings.rateLimitNamespace}:authorize-ip`,
-    points: settings.authorizeRate.points,
-    durationSeconds: settings.authorizeRate.windowSeconds,
-  });
-
   async function authorize(
     req: PageRequest<unknown>,
     res: Response,
     pairs: [string, string][],
   ): Promise<void> {
     // TooManyAttempts (429, Retry-After) goes to the pages' error handler: the shared "too many" page.
-    await perAddress.consume(req.ip ?? '');
-    const start = await startAuthorization(deps, pairs);
+    const start = await startAuthorization(deps, pairs, req.ip ?? '');
     if (start.kind === 'page') {
       countAuthorizeOutcome(deps.metrics, 'error_page');
       return signin.sendBarePage(req, res, pageKey(start.error), sameRequestHere(req, pairs));
