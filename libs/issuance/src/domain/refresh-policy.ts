@@ -86,6 +86,25 @@ export interface RefreshPolicy<D extends RefreshDeps, Req extends RefreshRequest
   answer(rotated: Rotated): Answer;
 }
 
+/**
+ * A host's table of verification failures that answers all of them alike (`answer`), but for the failures it tells
+ * apart (`except`: connect answers an expired token RefreshTokenExpired).
+ */
+export function unverifiedAs<E extends Error>(
+  answer: () => E,
+  except: Partial<Record<VerifyFailure, () => E>> = {},
+): Readonly<Record<VerifyFailure, () => E>> {
+  return {
+    malformed: answer,
+    wrong_type: answer,
+    unknown_key: answer,
+    bad_signature: answer,
+    expired: answer,
+    invalid_claims: answer,
+    ...except,
+  };
+}
+
 const VERIFY_REFRESH = { typ: REFRESH_TYPS } as const;
 
 /** The outcome label of a failure that is neither a verification failure nor a refusal. */
@@ -99,7 +118,7 @@ function failureOutcome(err: unknown): string {
  * throws the host's error; every call is counted once in refresh_outcomes_total (rotated, or the refusal's label)
  * and a rotation in tokens_issued_total{method="refresh"}. A retry the allowance re-answers counts as rotated.
  */
-export function createRefresh<D extends RefreshDeps, Req extends RefreshRequest, Answer>(
+export function createRefresh<D extends RefreshDeps, Answer, Req extends RefreshRequest = RefreshRequest>(
   policy: RefreshPolicy<D, Req, Answer>,
 ): (deps: D, presentedToken: string, req?: Req) => Promise<Answer> {
   const { protocol, authMethod, unverified, refused } = policy;

@@ -1,24 +1,14 @@
 // Connect POST /refresh: the refresh policy, strict (no retry allowance) and only for sessions this host issued;
 // reuse or a lost race revokes the family. The response carries the three-key claim view with the SYNTHETIC
 // requirement.
-import { createRefresh, type RefreshDeps, type RefreshRequest, type RotationRefusal } from '@svc/issuance';
+import { createRefresh, type RefreshDeps, type RotationRefusal, unverifiedAs } from '@svc/issuance';
 import { type Reason, ServiceError } from '@svc/platform';
-import { type ConnectClaimView, toConnectClaimView, type VerifyFailure } from '@svc/token-core';
+import { type ConnectClaimView, toConnectClaimView } from '@svc/token-core';
 import { CONNECT_AUTH_METHOD } from './establish';
 
 const rejected = (reason: Reason) => () => new ServiceError(reason);
 const notFound = rejected('RefreshTokenNotFound');
 const expired = rejected('RefreshTokenExpired');
-
-/** A presented token that does not verify: expired, or not found. */
-const UNVERIFIED: Readonly<Record<VerifyFailure, () => ServiceError>> = {
-  wrong_type: notFound,
-  bad_signature: notFound,
-  unknown_key: notFound,
-  expired,
-  malformed: notFound,
-  invalid_claims: notFound,
-};
 
 /** Every refusal of the rotation core, in connect's reasons. */
 const REFUSED: Readonly<Record<RotationRefusal, () => ServiceError>> = {
@@ -40,11 +30,12 @@ export interface ConnectRefreshed {
 
 /** A /refresh, counted by the policy like every host's (refresh_outcomes_total, tokens_issued_total). */
 export const refreshConnectSession: (deps: RefreshDeps, refreshToken: string) => Promise<ConnectRefreshed> =
-  createRefresh<RefreshDeps, RefreshRequest, ConnectRefreshed>({
+  createRefresh<RefreshDeps, ConnectRefreshed>({
     retryAllowanceMs: () => 0,
     // Only sessions this host issued (usernameless passkey sign-in) rotate here.
     authMethod: CONNECT_AUTH_METHOD,
-    unverified: UNVERIFIED,
+    // A presented token that does not verify: expired, or not found.
+    unverified: unverifiedAs(notFound, { expired }),
     refused: REFUSED,
     answer: (rotated) => ({
       claims: toConnectClaimView(rotated.claims),

@@ -7,8 +7,8 @@ import {
   type RefreshRequest,
   type Rotated,
   type RotationRefusal,
+  unverifiedAs,
 } from '@svc/issuance';
-import type { VerifyFailure } from '@svc/token-core';
 import { mintIdToken } from './id-token';
 import { InvalidGrant, InvalidRequest, InvalidScope } from './oauth-errors';
 import type { OidcClient, OidcDomainDeps } from './ports';
@@ -18,16 +18,6 @@ import { grantRefusal, type TokenResponse } from './token';
 const invalidGrant = (description: string) => () => new InvalidGrant(description);
 const notFound = invalidGrant('the refresh token is invalid');
 const compromised = invalidGrant('the refresh token was reused; the session is revoked');
-
-/** A refresh token that does not verify is simply invalid (RFC 6749 5.2 invalid_grant). */
-const UNVERIFIED: Readonly<Record<VerifyFailure, () => InvalidGrant>> = {
-  wrong_type: notFound,
-  bad_signature: notFound,
-  unknown_key: notFound,
-  expired: notFound,
-  malformed: notFound,
-  invalid_claims: notFound,
-};
 
 const REFUSED: Readonly<Record<RotationRefusal, () => InvalidGrant>> = {
   not_found: notFound,
@@ -72,10 +62,11 @@ function admitFor(client: OidcClient, requested: Scope[] | undefined): RefreshRe
   };
 }
 
-const refreshOidc = createRefresh<OidcDomainDeps, OidcRefresh, Rotated>({
+const refreshOidc = createRefresh<OidcDomainDeps, Rotated, OidcRefresh>({
   protocol: 'OIDC',
   retryAllowanceMs: (deps) => deps.oidc.refreshRetryWindowMs,
-  unverified: UNVERIFIED,
+  // A refresh token that does not verify is simply invalid (RFC 6749 5.2 invalid_grant).
+  unverified: unverifiedAs(notFound),
   refused: REFUSED,
   failed: grantRefusal,
   prepare(_deps, presented, req) {

@@ -1,6 +1,6 @@
 // Session /refresh: the refresh policy with the near-simultaneous retry allowance, answered with the session host's
 // reasons (and their messages).
-import { createRefresh, type RefreshDeps, type RefreshRequest, type RotationRefusal } from '@svc/issuance';
+import { createRefresh, type RefreshDeps, type RotationRefusal } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { ClaimView, VerifyFailure } from '@svc/token-core';
 
@@ -60,7 +60,7 @@ export type SessionRefreshDeps = RefreshDeps & {
 
 /** A /refresh: counted by the policy (refresh_outcomes_total, tokens_issued_total{method="refresh"}). */
 export const refreshSession: (deps: SessionRefreshDeps, refreshToken: string) => Promise<RefreshResult> =
-  createRefresh<SessionRefreshDeps, RefreshRequest, RefreshResult>({
+  createRefresh<SessionRefreshDeps, RefreshResult>({
     retryAllowanceMs: (deps) => deps.retryAllowanceMs,
     unverified: UNVERIFIED_REFRESH,
     refused: REFUSED,
