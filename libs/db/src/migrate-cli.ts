@@ -1,7 +1,7 @@
 // `pnpm db:migrate`: applies every migration to DATABASE_URL (creating the database if it is missing).
 import pg from 'pg';
-import { DEFAULT_DATABASE_URL } from './client';
 import { migrate } from './migrate';
+import { migrateConfigFromEnv } from './migrate-config';
 
 async function ensureDatabase(url: string): Promise<void> {
   const target = new URL(url);
@@ -19,8 +19,8 @@ async function ensureDatabase(url: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  // A process entry: the one place this tool reads its environment.
-  const url = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  // A process entry: the one place this tool reads its environment, through its schema.
+  const { databaseUrl: url } = migrateConfigFromEnv(process.env);
   await ensureDatabase(url);
   const result = await migrate(url);
   process.stdout.write(`${JSON.stringify(result)}\n`);

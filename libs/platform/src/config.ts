@@ -290,7 +290,47 @@ export function processVars(production: boolean) {
     // Kubernetes sets 0.0.0.0 behind a NetworkPolicy that admits only the monitoring namespace (deploy/k8s).
     METRICS_BIND_HOST: bindAddressVar('127.0.0.1'),
     OTEL_EXPORTER_OTLP_ENDPOINT: variable<string | undefined>(undefined, (raw) => raw),
+    // The OpenTelemetry SDK's own variables this fleet honours (deploy/observability/README.md), read here like every
+    // other variable: the tracing code takes them from the parsed configuration, never from process.env.
+    OTEL_SDK_DISABLED: boolVar(false),
+    OTEL_TRACES_EXPORTER: variable<string | undefined>(undefined, (raw) => raw),
+    OTEL_SERVICE_NAME: variable<string | undefined>(undefined, (raw) => raw || undefined),
+    OTEL_EXPORTER_OTLP_PROTOCOL: variable<OtlpProtocol | undefined>(undefined, otlpProtocol),
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: variable<OtlpProtocol | undefined>(undefined, otlpProtocol),
+    OTEL_TRACES_SAMPLER: oneOfVar(TRACE_SAMPLERS, 'parentbased_always_on'),
+    OTEL_TRACES_SAMPLER_ARG: variable<number>(1, (raw) => {
+      const ratio = Number(raw);
+      return raw.trim() !== '' && ratio >= 0 && ratio <= 1
+        ? ratio
+        : { problem: 'must be a number from 0 to 1' };
+    }),
+    OTEL_BSP_SCHEDULE_DELAY: intVar(5000, { min: 1 }),
   };
+}
+
+/** The OTLP/HTTP encodings the exporter speaks. */
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+const otlpProtocol = (raw: string): Parsed<OtlpProtocol> =>
+  raw === 'http/protobuf' || raw === 'http/json' ? raw : { problem: 'must be http/protobuf or http/json' };
+
+/** The samplers the tracing code builds (OTEL_TRACES_SAMPLER). */
+export const TRACE_SAMPLERS = ['parentbased_always_on', 'parentbased_traceidratio'] as const;
+
+/** Tracing's settings, from the process's configuration (the SDK's variables, parsed with every other one). */
+export interface TracingSettings {
+  /** Where spans go (OTEL_EXPORTER_OTLP_ENDPOINT); tracing is off when unset. */
+  otlpEndpoint: string | undefined;
+  /** OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none: off even with an endpoint. */
+  disabled: boolean;
+  /** OTEL_SERVICE_NAME: overrides the process's name. */
+  serviceName: string | undefined;
+  /** OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf. */
+  protocol: OtlpProtocol;
+  sampler: (typeof TRACE_SAMPLERS)[number];
+  /** OTEL_TRACES_SAMPLER_ARG: the ratio of parentbased_traceidratio. */
+  samplerRatio: number;
+  /** OTEL_BSP_SCHEDULE_DELAY: the export interval (ms). */
+  scheduleDelayMs: number;
 }
 export type ProcessVars = ReturnType<typeof processVars>;
 
@@ -321,6 +361,8 @@ export interface ProcessConfig {
   metricsBindHost: string;
   /** Tracing is on when set. */
   otlpEndpoint: string | undefined;
+  /** Tracing's settings (with `otlpEndpoint`): what startTelemetry takes. */
+  tracing: TracingSettings;
 }
 
 export function processConfigOf(production: boolean, v: VarValues<ProcessVars>): ProcessConfig {
@@ -342,6 +384,15 @@ export function processConfigOf(production: boolean, v: VarValues<ProcessVars>):
     metricsPort: v.METRICS_PORT,
     metricsBindHost: v.METRICS_BIND_HOST,
     otlpEndpoint: v.OTEL_EXPORTER_OTLP_ENDPOINT,
+    tracing: {
+      otlpEndpoint: v.OTEL_EXPORTER_OTLP_ENDPOINT,
+      disabled: v.OTEL_SDK_DISABLED || v.OTEL_TRACES_EXPORTER === 'none',
+      serviceName: v.OTEL_SERVICE_NAME,
+      protocol: v.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? v.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
+      sampler: v.OTEL_TRACES_SAMPLER,
+      samplerRatio: v.OTEL_TRACES_SAMPLER_ARG,
+      scheduleDelayMs: v.OTEL_BSP_SCHEDULE_DELAY,
+    },
   };
 }
 

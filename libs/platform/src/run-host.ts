@@ -183,7 +183,7 @@ export function serveHostProcess<C extends HostConfig, D extends HostProcessDeps
   const main = async () => {
     const config = host.config(env);
     if (forkWorkers(createLogger(host.name, { level: config.logLevel }), config.webConcurrency)) return;
-    const telemetry = startTelemetry(host.name, config.otlpEndpoint);
+    const telemetry = startTelemetry(host.name, config.tracing);
     const deps = await host.open(config, systemClock);
     await runHost({
       name: host.name,
@@ -243,7 +243,7 @@ export function serveBackgroundProcess<C extends ProcessConfig, D extends Backgr
 ): void {
   const main = async () => {
     const config = p.config(env);
-    const telemetry = startTelemetry(p.name, config.otlpEndpoint);
+    const telemetry = startTelemetry(p.name, config.tracing);
     const deps = await p.open(config, systemClock, telemetry !== undefined);
     const metricsServer =
       config.metricsPort === undefined

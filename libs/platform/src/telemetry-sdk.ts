@@ -26,6 +26,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { TracingSettings } from './config';
 
 /** The module objects the process runs, by the name each instrumentation knows them under. */
 export interface TracingModules {
@@ -42,21 +43,22 @@ export interface Tracing {
 }
 
 /** OTEL_TRACES_SAMPLER: parentbased_always_on (default) or parentbased_traceidratio with OTEL_TRACES_SAMPLER_ARG. */
-function samplerFrom(env: NodeJS.ProcessEnv): Sampler {
-  if (env.OTEL_TRACES_SAMPLER === 'parentbased_traceidratio') {
-    const ratio = Number(env.OTEL_TRACES_SAMPLER_ARG ?? 1);
-    return new ParentBasedSampler({
-      root: new TraceIdRatioBasedSampler(Number.isFinite(ratio) ? ratio : 1),
-    });
+function samplerFrom(settings: TracingSettings): Sampler {
+  if (settings.sampler === 'parentbased_traceidratio') {
+    return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.samplerRatio) });
   }
   return new ParentBasedSampler({ root: new AlwaysOnSampler() });
 }
 
-/** OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL: http/protobuf (the OTLP default) or http/json. */
-function exporterFrom(env: NodeJS.ProcessEnv) {
-  const protocol =
-    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
-  return protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter();
+/**
+ * OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL: http/protobuf (the OTLP default) or http/json, to the endpoint's
+ * /v1/traces (the OTLP/HTTP path under a base endpoint), named here so the exporter reads no variable itself.
+ */
+function exporterFrom(settings: TracingSettings) {
+  const url = `${(settings.otlpEndpoint ?? '').replace(/\/+$/, '')}/v1/traces`;
+  return settings.protocol === 'http/json'
+    ? new OtlpJsonExporter({ url })
+    : new OtlpProtobufExporter({ url });
 }
 
 /** What this file uses of an instrumentation (the pg and ioredis ones build on another minor of the base class). */
@@ -73,7 +75,11 @@ function patch(instrumentation: Patchable, modules: Record<string, object>): voi
   }
 }
 
-export function startTracing(serviceName: string, modules: TracingModules, env: NodeJS.ProcessEnv): Tracing {
+export function startTracing(
+  serviceName: string,
+  modules: TracingModules,
+  settings: TracingSettings,
+): Tracing {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(
     new CompositePropagator({
@@ -81,12 +87,12 @@ export function startTracing(serviceName: string, modules: TracingModules, env: 
     }),
   );
   const provider = new TracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME || serviceName }),
-    sampler: samplerFrom(env),
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName ?? serviceName }),
+    sampler: samplerFrom(settings),
     spanProcessors: [
       new BatchSpanProcessor({
-        exporter: exporterFrom(env),
-        scheduledDelayMillis: Number(env.OTEL_BSP_SCHEDULE_DELAY) || 5000,
+        exporter: exporterFrom(settings),
+        scheduledDelayMillis: settings.scheduleDelayMs,
       }),
     ],
   });

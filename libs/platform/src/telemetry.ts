@@ -6,6 +6,7 @@ import https from 'node:https';
 import express from 'express';
 import Redis from 'ioredis';
 import pg from 'pg';
+import type { TracingSettings } from './config';
 import type { TracingModules } from './telemetry-sdk';
 
 export interface Telemetry {
@@ -15,11 +16,10 @@ export interface Telemetry {
 
 /**
  * Whether this process exports traces: an OTLP endpoint is configured and tracing is not switched off with the
- * SDK's own variables (OTEL_SDK_DISABLED, OTEL_TRACES_EXPORTER=none).
+ * SDK's own variables (OTEL_SDK_DISABLED, OTEL_TRACES_EXPORTER=none), as the process's configuration parsed them.
  */
-export function tracingConfigured(otlpEndpoint: string | undefined, env: NodeJS.ProcessEnv): boolean {
-  if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return false;
-  return Boolean(otlpEndpoint);
+export function tracingConfigured(settings: TracingSettings): boolean {
+  return !settings.disabled && Boolean(settings.otlpEndpoint);
 }
 
 let routeNamer: ((method: string, route: string) => void) | undefined;
@@ -38,19 +38,16 @@ let started: Telemetry | undefined;
  * Starts tracing for this process when `tracingConfigured()`, else returns undefined and loads nothing. The
  * instrumentations patch the very modules this process runs (passed in here), not whatever `require` would find:
  * in a built host every library is inside one bundle, where require hooks never see them. The exporter, the
- * sampler and the protocol read the SDK's standard OTEL_* variables from `env` (the process's, by default).
+ * sampler and the protocol come from `settings`, the SDK's standard OTEL_* variables as the entry's configuration
+ * schema parsed them (config.ts `tracing`): nothing here reads the environment.
  */
-export function startTelemetry(
-  serviceName: string,
-  otlpEndpoint: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-): Telemetry | undefined {
-  if (!tracingConfigured(otlpEndpoint, env)) return undefined;
+export function startTelemetry(serviceName: string, settings: TracingSettings): Telemetry | undefined {
+  if (!tracingConfigured(settings)) return undefined;
   if (started) return started;
   // A plain require of a sibling: from source it is telemetry-sdk.ts; the build keeps it out of main.js.
   const sdk = require('./telemetry-sdk') as typeof import('./telemetry-sdk');
   const modules: TracingModules = { http, https, pg, ioredis: Redis, express };
-  const tracing = sdk.startTracing(serviceName, modules, env);
+  const tracing = sdk.startTracing(serviceName, modules, settings);
   routeNamer = tracing.nameServerSpan;
   started = {
     async shutdown() {
