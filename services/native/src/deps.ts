@@ -3,9 +3,9 @@
 // bound here once over the opened connections; tests build the same with `nativeDepsOf` over their own parts.
 import { createReplaySet } from '@svc/client-auth';
 import { type HostParts, openHostCore } from '@svc/host';
-import { type Clock, createRateLimiter, type RateLimiter } from '@svc/platform';
+import { type Clock, createRateLimiter } from '@svc/platform';
 import type { NativeConfig } from './config';
-import type { NativePorts } from './domain/ports';
+import type { CredentialLimits, NativePorts } from './domain/ports';
 import { createCredentialStore } from './store/credentials';
 import { createPlatformLinkStore } from './store/platform-links';
 import { createSessionStore } from './store/sessions';
@@ -15,16 +15,9 @@ import { createTicketReplayStore } from './store/ticket-replay';
 export type { NativeConfig } from './config';
 export { nativeConfigFromEnv } from './config';
 
-/** A direct-issue endpoint's two limits: per client address and per credential (access-key identifier, kid). */
-export interface CredentialLimits {
-  address: RateLimiter;
-  credential: RateLimiter;
-}
-
 export interface NativeDeps extends HostParts {
   config: NativeConfig;
   ports: NativePorts;
-  limits: { accessKey: CredentialLimits; publicKey: CredentialLimits };
 }
 
 function limitsFor(parts: HostParts, config: NativeConfig, endpoint: string): CredentialLimits {
@@ -45,7 +38,7 @@ function limitsFor(parts: HostParts, config: NativeConfig, endpoint: string): Cr
   };
 }
 
-/** The native host's ports and limits over the core's connections. */
+/** The native host's ports (stores, limits, the Steam client) over the core's connections. */
 export function nativeDepsOf(parts: HostParts, config: NativeConfig): NativeDeps {
   const ports: NativePorts = {
     apps: parts.apps,
@@ -61,16 +54,12 @@ export function nativeDepsOf(parts: HostParts, config: NativeConfig): NativeDeps
       timeoutMs: config.steamTimeoutMs,
       logger: parts.logger,
     }),
-  };
-  return {
-    ...parts,
-    config,
-    ports,
     limits: {
       accessKey: limitsFor(parts, config, 'access-key'),
       publicKey: limitsFor(parts, config, 'public-key'),
     },
   };
+  return { ...parts, config, ports };
 }
 
 /** Opens the core connections; close() releases them all. */

@@ -3,6 +3,7 @@
 // deps.ts binds them once; the domain names no database or Redis handle.
 import type { ReplaySet } from '@svc/client-auth';
 import type { ApplicationCache, CurrentTerms, IssuanceDeps, IssueRead } from '@svc/issuance';
+import type { Metrics, RateLimiter } from '@svc/platform';
 import type { JWK } from 'jose';
 
 export interface AccessKeyRow {
@@ -103,6 +104,12 @@ export interface SteamClient {
   authenticateUserTicket(appId: bigint, ticketHex: string): Promise<SteamVerdict>;
 }
 
+/** A direct-issue endpoint's two limits: per client address and per credential (access-key identifier, kid). */
+export interface CredentialLimits {
+  address: RateLimiter;
+  credential: RateLimiter;
+}
+
 /** Every port of the native host's domain, bound once in deps.ts. */
 export interface NativePorts {
   /** Applications by their public anchor (the host's cache). */
@@ -114,10 +121,14 @@ export interface NativePorts {
   steam: SteamClient;
   /** Public-key assertions' jti, single use across replicas (libs/client-auth). */
   assertionReplay: ReplaySet;
+  /** The attempt counters (Redis) of the two credential endpoints. */
+  limits: { accessKey: CredentialLimits; publicKey: CredentialLimits };
 }
 
-/** What a domain function of the native host takes: its ports and the issuance core's values. */
+/** What a domain function of the native host takes: its ports, the issuance core's values and its metrics. */
 export interface NativeDomain {
   ports: NativePorts;
   issuance: IssuanceDeps;
+  /** Where credential attempts are counted (credential_attempts_total); tests may leave it out. */
+  metrics?: Metrics;
 }
