@@ -4,7 +4,6 @@ import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
 import { type HostTable, landingEndpoints, serveEndpoints } from '@svc/platform';
 import type { OidcDeps } from './deps';
-import { ensurePlatformKey } from './platform-key';
 import { deviceAuthorizationEndpoints } from './routes/device-authorization';
 import { discoveryEndpoints } from './routes/discovery';
 import { endSessionEndpoints } from './routes/end-session';
@@ -44,7 +43,7 @@ function oidcReadiness(deps: OidcDeps, base: (() => Promise<void>) | undefined):
   let ensured: Promise<unknown> | undefined;
   return async () => {
     await base?.();
-    ensured ??= ensurePlatformKey(deps).catch((err: unknown) => {
+    ensured ??= deps.ensurePlatformKey().catch((err: unknown) => {
       ensured = undefined;
       throw err;
     });

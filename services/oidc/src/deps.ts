@@ -9,6 +9,7 @@ import type { OidcConfig } from './config';
 import type { OidcDomainDeps } from './domain/ports';
 import type { OidcKey } from './pages/i18n-oidc';
 import { type OidcPageParts, oidcSignin, openOidcPageParts } from './pages-config';
+import { ensurePlatformKey } from './platform-key';
 import { createClientStore } from './store/clients';
 import { createCodeStore } from './store/codes';
 import { createInteractionStore } from './store/interactions';
@@ -28,6 +29,8 @@ export interface OidcDeps
   signin: Signin<OidcKey>;
   /** The development mailbox's page (DEV_MAILBOX_URL), linked from `GET /`. */
   devMailboxUrl?: string;
+  /** Makes the platform ID-token key set's first key when there is none (platform-key.ts). */
+  ensurePlatformKey(): Promise<void>;
 }
 
 export type { OidcSettings } from './config';
@@ -86,6 +89,14 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
       config.oidc,
     ),
     pages,
+    ensurePlatformKey: () =>
+      ensurePlatformKey({
+        db: core.db,
+        redis: core.redis,
+        kek: core.issuance.kek,
+        keyRing: core.keyRing,
+        clock,
+      }),
     logger: core.logger,
     metrics: core.metrics,
     oidc: config.oidc,

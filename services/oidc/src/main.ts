@@ -4,18 +4,19 @@ import { type Clock, serveHostProcess } from '@svc/platform';
 import { createOidcApp } from './app';
 import { type OidcConfig, oidcConfigFromEnv } from './config';
 import { openOidcDeps } from './deps';
-import { ensurePlatformKey } from './platform-key';
 
 async function open(config: OidcConfig, clock: Clock) {
   const deps = openOidcDeps(config, clock);
   // Before listening, so a /token right after start signs. A failure here (PostgreSQL not answering yet) is not
   // fatal: readiness makes the key as soon as it can, and answers 503 until then.
-  await ensurePlatformKey(deps).catch((err: unknown) =>
-    deps.logger.warn(
-      { err: (err as Error).message },
-      'platform ID-token key not made at start-up; readiness retries',
-    ),
-  );
+  await deps
+    .ensurePlatformKey()
+    .catch((err: unknown) =>
+      deps.logger.warn(
+        { err: (err as Error).message },
+        'platform ID-token key not made at start-up; readiness retries',
+      ),
+    );
   return deps;
 }
 
