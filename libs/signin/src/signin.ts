@@ -2,6 +2,7 @@
 // its namespace and strings, its final step); see /work/notes/signin.md and services/connect/src/routes for use.
 import type { Endpoint } from '@svc/platform';
 import type { Request, Response } from 'express';
+import type { OwedStep, SignedIn } from './domain/sign-in-steps';
 import type { MessageKey } from './pages/i18n';
 import type { DetailItem } from './pages/steps';
 import { assetEndpoint } from './routes/assets';
@@ -20,14 +21,7 @@ import { enterCode, mailCode } from './routes/code-entry';
 import { submitDetails } from './routes/details-form';
 import { browserKit, type OpenPage, type PageKit } from './routes/page-kit';
 import { type LoadPage, type PasskeySignInPaths, passkeySignInEndpoints } from './routes/passkey-routes';
-import {
-  nextStep,
-  type OwedStep,
-  owedStep,
-  type SignedIn,
-  type StepPaths,
-  signInStepEndpoints,
-} from './routes/sign-in-steps';
+import { nextStep, owedStep, type StepPaths, signInStepEndpoints } from './routes/sign-in-steps';
 import { resolveSite, type SigninOptions, type Site } from './site';
 
 export interface Signin<K extends string = never> {

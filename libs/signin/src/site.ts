@@ -7,10 +7,11 @@ import { type Clock, createRateLimiter, type Logger, type Metrics, type RateLimi
 import type { Redis } from 'ioredis';
 import type { CodeLimits } from './domain/email-codes';
 import type { Mailer } from './domain/mailer';
+import type { SigninPorts } from './domain/ports';
 import type { Messages } from './pages/i18n';
 import { mergePageStatuses } from './pages/page-statuses';
-import { type AccountStore, createAccountStore } from './store/accounts';
-import { createFlowStore, type FlowStore } from './store/flows';
+import { createAccountStore } from './store/accounts';
+import { createFlowStore } from './store/flows';
 
 export interface SigninConfig {
   /** WebAuthn relying party id: one for the whole fleet (WEBAUTHN_RP_ID), so every host sees the same passkeys. */
@@ -78,8 +79,8 @@ export interface SigninOptions<K extends string = never> {
 
 /** The resolved options every route of the library works with. */
 export interface Site<K extends string = never> extends SigninOptions<K> {
-  flows: FlowStore;
-  accounts: AccountStore;
+  /** The stores the steps work through, bound once over the host's connections. */
+  ports: SigninPorts;
   codeLimits: CodeLimits;
   /** Passkey ceremonies per client address (sign-in pages and the account page share it). */
   signInLimit: RateLimiter;
@@ -96,12 +97,15 @@ export function resolveSite<K extends string>(o: SigninOptions<K>): Site<K> {
     createRateLimiter(o.deps.redis, { keyPrefix: `${ns}:${name}`, points, durationSeconds, perAddress });
   return {
     ...o,
-    flows: createFlowStore(o.deps.redis, {
-      namespace: `${o.redisPrefix}:flow`,
-      ttlSeconds: o.config.flowTtlSeconds,
-      clock: o.deps.clock,
-    }),
-    accounts: createAccountStore(o.deps.db),
+    ports: {
+      flows: createFlowStore(o.deps.redis, {
+        namespace: `${o.redisPrefix}:flow`,
+        ttlSeconds: o.config.flowTtlSeconds,
+        clock: o.deps.clock,
+      }),
+      accounts: createAccountStore(o.deps.db),
+      issuance: o.deps.issuance.ports,
+    },
     codeLimits: {
       sendPerIp: limiter('code-send-ip', rl.codeSendPerIp, 600),
       sendPerRecipient: limiter('code-send-to', rl.codeSendPerRecipient, 600, false),

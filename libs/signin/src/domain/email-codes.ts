@@ -3,8 +3,8 @@
 import { randomInt } from 'node:crypto';
 import type { Clock, RateLimiter } from '@svc/platform';
 import type { Locale } from '../pages/i18n';
-import type { PendingCode } from '../store/flows';
 import type { Mailer } from './mailer';
+import type { FlowStore, PendingCode } from './ports';
 import { matchesHash, sha256Hex } from './secrets';
 
 export const MAX_CODE_ATTEMPTS = 5;
@@ -53,6 +53,19 @@ export async function sendCode(
     codeHash: codeHash(input.email, code),
     expiresAt: deps.clock() + deps.ttlSeconds * 1000,
   };
+}
+
+/**
+ * Mails a fresh code (sendCode) and keeps it pending on the flow's target (its hash in a single-use record with a
+ * guess counter); false when the flow identifier is gone (rotated away or expired).
+ */
+export async function mailCodeToFlow(
+  deps: Parameters<typeof sendCode>[0] & { flows: Pick<FlowStore, 'putCode'> },
+  flow: { flowId: string; targetKey: string },
+  input: Parameters<typeof sendCode>[1],
+): Promise<boolean> {
+  const code = await sendCode(deps, input);
+  return deps.flows.putCode(flow.flowId, flow.targetKey, code);
 }
 
 export type CodeCheck = { result: 'ok'; email: string } | { result: 'wrong' | 'expired' | 'exhausted' };

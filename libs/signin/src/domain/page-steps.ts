@@ -9,15 +9,9 @@ import {
   loadClaimView,
   profileValues,
 } from '@svc/issuance';
-import {
-  buildClaimView,
-  CLAIM_KEYS,
-  type ClaimKey,
-  type ClaimView,
-  evaluateClaimGate,
-} from '@svc/token-core';
+import { CLAIM_KEYS, type ClaimKey, type ClaimView, evaluateClaimGate } from '@svc/token-core';
 import type { DetailItem } from '../pages/steps';
-import { type AccountStore, type EditableClaim, PROFILE_COLUMNS } from '../store/accounts';
+import { type EditableClaim, PROFILE_COLUMNS, type SigninPorts } from './ports';
 
 const ASKED = new Set(['OPTIONAL', 'REQUIRED', 'SYNTHETIC_FALLBACK']);
 
@@ -92,13 +86,22 @@ export function readDetails(form: Record<string, unknown>, shown: DetailItem[]):
   return out;
 }
 
-export async function saveDetails(
-  accounts: AccountStore,
+/**
+ * Saves a details form for `accountId` from the items the page showed, then tells what still blocks: the values
+ * that were invalid (not saved), and the application's claim gate after the save (denied, missing).
+ */
+export async function submitDetailsFor(
+  ports: Pick<SigninPorts, 'accounts' | 'issuance'>,
+  app: ApplicationContext,
   accountId: string,
-  applicationId: string,
-  input: DetailsInput,
-): Promise<void> {
-  await accounts.saveDetails(accountId, applicationId, input.decisions, input.values);
+  form: Record<string, unknown>,
+  shown: DetailItem[],
+): Promise<{ invalid: ClaimKey[]; denied: ClaimKey[]; missing: ClaimKey[] }> {
+  const input = readDetails(form, shown);
+  await ports.accounts.saveDetails(accountId, app.id, input.decisions, input.values);
+  const after = await accountAndView(ports.issuance, app, accountId);
+  const problems = after ? gateProblems(after.view, after.account) : { denied: [], missing: [] };
+  return { invalid: input.invalid, ...problems };
 }
 
 /** The claim gate of the application after the page: what still blocks, by reason. */

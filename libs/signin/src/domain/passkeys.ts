@@ -4,8 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { HeldAuthority } from '@svc/issuance';
 import { type Clock, ServiceError } from '@svc/platform';
-import type { AccountStore, NewPasskey, PasskeyOwner } from '../store/accounts';
-import type { Challenge } from '../store/flows';
+import type { AccountStore, Challenge, NewPasskey, PasskeyOwner } from './ports';
 import { sameText } from './secrets';
 
 /** The WebAuthn relying party: one id for the fleet, this host's origin. */

@@ -1,10 +1,12 @@
 // Browser plumbing of every sign-in page: cookies, the flow record, locale, CSRF, CSP, forms and page errors.
 import { timingSafeEqual } from 'node:crypto';
-import { type ApplicationContext, authorityHolds, currentAuthority } from '@svc/issuance';
+import type { ApplicationContext } from '@svc/issuance';
 import { isDependencyFailure, ServiceError, statusOf } from '@svc/platform';
 import type { NextFunction, Request, Response } from 'express';
 import type { PendingCodes } from '../domain/email-codes';
+import { openFlow } from '../domain/flows';
 import { localizedName } from '../domain/locale';
+import type { FlowState } from '../domain/ports';
 import { newKey } from '../domain/secrets';
 import type { SafeHtml } from '../pages/html';
 import { formatWait, type Locale, type MessageKey, pickLocale, translator } from '../pages/i18n';
@@ -13,7 +15,6 @@ import type { PageErrorKey } from '../pages/page-statuses';
 import type { Notice } from '../pages/sign-in';
 import { messageView } from '../pages/steps';
 import type { Site } from '../site';
-import { type FlowState, forgetSignIn } from '../store/flows';
 
 export function parseCookies(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -144,30 +145,22 @@ export async function openBrowser<K extends string>(
   res: Response,
   target: PageTarget,
 ): Promise<Browser<K>> {
-  const { flows } = site;
-  const cookies = parseCookies(req.headers.cookie);
+  const { flows } = site.ports;
   const cookieName = site.config.flowCookieName;
   const setFlowCookie = (id: string) => res.cookie(cookieName, id, flowCookieOptions(site));
-  let flowId = cookies[cookieName];
-  // Only identifiers this host issued and still holds are accepted; anything else starts a new flow.
-  if (!flowId || !(await flows.isIssued(flowId))) {
-    // A post can only pass its CSRF check on a flow the browser already holds (a new flow's token is unknown to
-    // it), so a post without one is refused here, before it writes a flow or spends the address's count.
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw new PageError('sessionExpired');
-    await site.newFlowLimit?.consume(req.ip ?? '');
-    flowId = await flows.issue();
-    setFlowCookie(flowId);
-  }
-  const flow = (await flows.load(flowId, target.key)) ?? { csrf: newKey('') };
-  // A sign-in whose account's authority moved since (a passkey removed, an identifier reset, a status change) is
-  // dropped before this request uses it: the request, and every later one, is signed out.
-  if (
-    flow.accountId &&
-    !authorityHolds(flow.authority, await currentAuthority(site.deps.db, flow.accountId))
-  ) {
-    forgetSignIn(flow);
-    await flows.save(flowId, target.key, flow);
-  }
+  const opened = await openFlow(
+    site.ports,
+    {
+      flowId: parseCookies(req.headers.cookie)[cookieName],
+      post: req.method !== 'GET' && req.method !== 'HEAD',
+      clientIp: req.ip ?? '',
+      newFlowLimit: site.newFlowLimit,
+    },
+    target.key,
+    setFlowCookie,
+  );
+  if (!opened) throw new PageError('sessionExpired');
+  const { flowId, flow } = opened;
   const locale = requestLocale(site, req, res);
   const t = translator(locale, site.messages);
   const browser: Browser<K> = {

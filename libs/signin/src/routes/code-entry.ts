@@ -4,7 +4,7 @@
 
 import { countCredentialAttempt, countRedisFailure, isDependencyFailure, ServiceError } from '@svc/platform';
 import type { Request } from 'express';
-import { type CodeCheck, checkCode, sendCode } from '../domain/email-codes';
+import { type CodeCheck, checkCode, mailCodeToFlow } from '../domain/email-codes';
 import type { Site } from '../site';
 import { type Browser, PageError } from './browser';
 
@@ -19,18 +19,20 @@ export async function mailCode<K extends string>(
   req: Request,
   email: string,
 ): Promise<void> {
-  const { deps, flows } = site;
+  const { deps } = site;
   try {
-    const code = await sendCode(
+    const kept = await mailCodeToFlow(
       {
         mailer: deps.mailer,
         limits: site.codeLimits,
         ttlSeconds: site.config.emailCodeTtlSeconds,
         clock: deps.clock,
+        flows: site.ports.flows,
       },
+      { flowId: b.flowId, targetKey: b.target.key },
       { email, clientIp: req.ip ?? '', locale: b.locale, appName: b.ctx.appName ?? '' },
     );
-    if (!(await flows.putCode(b.flowId, b.target.key, code))) throw new PageError('sessionExpired');
+    if (!kept) throw new PageError('sessionExpired');
     b.flow.pendingEmail = email;
   } catch (err) {
     if (err instanceof PageError || (err as { reason?: string }).reason === 'TooManyAttempts') throw err;

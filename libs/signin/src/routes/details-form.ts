@@ -1,7 +1,7 @@
 // The details form of the sign-in pages (and connect's errands): reads and saves what the person decided and
 // typed, then tells them what still blocks the application's claim gate.
 import type { Request } from 'express';
-import { accountAndView, gateProblems, readDetails, saveDetails } from '../domain/page-steps';
+import { submitDetailsFor } from '../domain/page-steps';
 import type { MessageKey } from '../pages/i18n';
 import type { DetailItem } from '../pages/steps';
 import type { Site } from '../site';
@@ -18,13 +18,15 @@ export async function submitDetails<K extends string>(
   accountId: string,
   shown: DetailItem[],
 ): Promise<boolean> {
-  const input = readDetails(req.body as Record<string, unknown>, shown);
-  const app = appOf(b.target);
-  await saveDetails(site.accounts, accountId, app.id, input);
-  const after = await accountAndView(site.deps.issuance.ports, app, accountId);
-  const problems = after ? gateProblems(after.view, after.account) : { denied: [], missing: [] };
+  const problems = await submitDetailsFor(
+    site.ports,
+    appOf(b.target),
+    accountId,
+    req.body as Record<string, unknown>,
+    shown,
+  );
   const names = (keys: string[]) => keys.map((k) => b.ctx.t(`claim_${k}` as MessageKey)).join(', ');
-  if (input.invalid.length) b.flash('invalidValue', { claims: names(input.invalid) });
+  if (problems.invalid.length) b.flash('invalidValue', { claims: names(problems.invalid) });
   else if (problems.denied.length)
     b.flash('requiredDenied', { app: b.ctx.appName ?? '', claims: names(problems.denied) });
   else if (problems.missing.length) b.flash('missingData', { claims: names(problems.missing) });

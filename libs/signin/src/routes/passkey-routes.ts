@@ -6,17 +6,15 @@
 // schema (a forged call is 403 before a malformed one is 400).
 
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { emailDomainPolicyOf } from '@svc/issuance';
 import type { Endpoint, PageRequest } from '@svc/platform';
-import { emailCodeReferences, passkeySignInReferences } from '../domain/auth-references';
 import { noticeBeforeCommit } from '../domain/passkey-notice';
 import {
-  authenticationOptions,
-  passkeyRefused,
-  registrationOptions,
-  verifyAuthentication,
-  verifyRegistration,
-} from '../domain/passkeys';
+  type Ceremony,
+  passkeySignIn,
+  passkeySignInOptions,
+  passkeySignUp,
+  passkeySignUpOptions,
+} from '../domain/passkey-steps';
 import { describeUserAgent, deviceLabel } from '../domain/user-agent';
 import type { Site } from '../site';
 import { type Browser, PageError } from './browser';
@@ -45,36 +43,35 @@ export interface PasskeySignUpPaths {
 const countCall = <K extends string>(site: Site<K>, req: PageRequest<unknown>) =>
   site.signInLimit.consume(req.ip ?? '');
 
+/** The ceremony's parts of a site: its stores, relying party and clock. */
+const ceremonyOf = <K extends string>(site: Site<K>): Ceremony => ({
+  ports: site.ports,
+  config: site.config,
+  clock: site.deps.clock,
+});
+
 /** Signs in with a passkey (usernameless); the target's allowed account, if any, is the only one accepted. */
 export function passkeySignInEndpoints<K extends string>(
   site: Site<K>,
   load: LoadPage<K>,
   paths: PasskeySignInPaths,
 ): Endpoint[] {
-  const { deps, config, flows, accounts } = site;
+  const ceremony = ceremonyOf(site);
   const page = browserKit(site, load);
+  const flowOf = (b: Browser<K>) => ({ flowId: b.flowId, targetKey: b.target.key });
   return [
     page.call(paths.authenticationOptions, passkeyCalls.authenticationOptions, async (b, req) => {
       await countCall(site, req);
-      const options = await authenticationOptions(config);
-      await flows.putChallenge(b.flowId, b.target.key, { value: options.challenge, kind: 'authenticate' });
-      return options;
+      return passkeySignInOptions(ceremony, flowOf(b));
     }),
     page.call(paths.authentication, passkeyCalls.authentication, async (b, req) => {
       await countCall(site, req);
-      const challenge = await flows.takeChallenge(b.flowId, b.target.key);
-      const { accountId, deviceBound, authority } = await verifyAuthentication(
-        { config, accounts, clock: deps.clock },
-        req.body as AuthenticationResponseJSON,
-        challenge,
-      );
-      if (b.target.accountId && b.target.accountId !== accountId) throw new PageError('wrongAccount');
+      const body = req.body as AuthenticationResponseJSON;
+      const proven = await passkeySignIn(ceremony, flowOf(b), body, b.target.accountId);
+      if (proven === 'wrongAccount') throw new PageError('wrongAccount');
       // Signed in: a fresh flow identifier, so a planted or kept copy of the old cookie gains nothing.
       await b.rotate();
-      b.flow.accountId = accountId;
-      b.flow.authTime = deps.clock();
-      b.flow.authority = authority;
-      Object.assign(b.flow, passkeySignInReferences(deviceBound));
+      Object.assign(b.flow, proven);
       await b.save();
       return { next: b.target.base };
     }),
@@ -90,35 +87,23 @@ export function passkeySignUpEndpoints<K extends string>(
   load: LoadPage<K>,
   paths: PasskeySignUpPaths,
 ): Endpoint[] {
-  const { deps, config, flows, accounts } = site;
+  const { deps, config } = site;
+  const ceremony = ceremonyOf(site);
   const page = browserKit(site, load);
+  const flowOf = (b: Browser<K>) => ({ flowId: b.flowId, targetKey: b.target.key });
   return [
     page.call(paths.registrationOptions, passkeyCalls.registrationOptions, async (b, req) => {
       await countCall(site, req);
-      const email = b.flow.verifiedEmail;
-      // The domain may have been blocked since the code was mailed: a blocked domain never gets an account.
-      if (!email || (await emailDomainPolicyOf(deps.db, email)) === 'BLOCK') throw passkeyRefused();
-      const existing = await accounts.byEmail(email);
-      const creds = existing ? await accounts.passkeysOf(existing.id) : [];
-      const { options, userHandle } = await registrationOptions(config, email, creds);
-      await flows.putChallenge(b.flowId, b.target.key, {
-        value: options.challenge,
-        kind: 'register',
-        userHandle,
-      });
-      return options;
+      return passkeySignUpOptions(ceremony, flowOf(b), b.flow.verifiedEmail);
     }),
     page.call(paths.registration, passkeyCalls.registration, async (b, req) => {
       await countCall(site, req);
-      const email = b.flow.verifiedEmail;
-      if (!email) throw passkeyRefused();
-      const challenge = await flows.takeChallenge(b.flowId, b.target.key);
       const device = describeUserAgent(req.headers['user-agent']);
-      const { accountId, authority } = await verifyRegistration(
-        { config, accounts },
+      const proven = await passkeySignUp(
+        ceremony,
+        flowOf(b),
         req.body as RegistrationResponseJSON,
-        challenge,
-        email,
+        b.flow.verifiedEmail,
         {
           name: deviceLabel(device),
           locale: b.locale,
@@ -130,10 +115,7 @@ export function passkeySignUpEndpoints<K extends string>(
       await b.rotate();
       delete b.flow.verifiedEmail;
       delete b.flow.acr;
-      b.flow.accountId = accountId;
-      b.flow.authTime = deps.clock();
-      b.flow.authority = authority;
-      Object.assign(b.flow, emailCodeReferences());
+      Object.assign(b.flow, proven);
       await b.save();
       return { next: b.target.base };
     }),

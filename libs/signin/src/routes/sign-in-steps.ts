@@ -2,23 +2,21 @@
 // then passkey, accept the basic terms when owed, decide per claim and fill in REQUIRED data.
 // `signInStepEndpoints` declares the form and passkey endpoints at the literal paths a host's table names;
 // `nextStep` renders the page owed (GET).
-import {
-  type AccountProfile,
-  type CurrentTerms,
-  emailDomainOf,
-  emailDomainPolicyOf,
-  type HeldAuthority,
-  recordReceipt,
-} from '@svc/issuance';
 import type { Endpoint } from '@svc/platform';
-import type { ClaimView } from '@svc/token-core';
 import type { Response } from 'express';
 import { normalizeEmail } from '../domain/email-codes';
-import { accountAndView, consentItems, termsOwed } from '../domain/page-steps';
+import { forgetSignIn } from '../domain/flows';
+import {
+  acceptTerms,
+  consentItemsFor,
+  type OwedStep,
+  owedStepOf,
+  type SignedIn,
+  signUpAddress,
+} from '../domain/sign-in-steps';
 import { signInView } from '../pages/sign-in';
-import { type DetailItem, detailsView, messageView, termsView } from '../pages/steps';
+import { detailsView, messageView, termsView } from '../pages/steps';
 import type { Site } from '../site';
-import { forgetSignIn } from '../store/flows';
 import { appOf, type Browser, pageStatusOf, sendPage } from './browser';
 import { enterCode, mailCode } from './code-entry';
 import { submitDetails } from './details-form';
@@ -31,22 +29,6 @@ import {
   passkeySignInEndpoints,
   passkeySignUpEndpoints,
 } from './passkey-routes';
-
-/** Who passed every step: the host's final step acts for this account. */
-export interface SignedIn {
-  account: AccountProfile;
-  view: ClaimView;
-  /** When the person proved themselves in this flow. */
-  authTime: Date;
-  /** How (RFC 8176 values, domain/auth-references.ts); empty for a flow recorded before these were kept. */
-  amr: string[];
-  acr?: string;
-  /**
-   * The account's authority when the person proved themselves (not the account's current one): what the host's
-   * final step records, so an issuance after a change of authority is refused in SQL.
-   */
-  authority: HeldAuthority;
-}
 
 /** The literal paths of the form steps under one page path, e.g. `/device/email`. */
 export interface FormStepPaths {
@@ -100,22 +82,15 @@ export function signInStepEndpoints<K extends string>(
   paths: StepPaths,
 ): Endpoint[] {
   checkStepPaths(paths);
-  const { deps } = site;
   const page = browserKit(site, load);
 
   return [
     page.form(paths.email, emailForm, async (b, req) => {
-      const email = normalizeEmail(req.body.email);
-      if (!email) b.flash('emailInvalid');
-      else if (b.target.admitsEmail && !b.target.admitsEmail(email)) {
-        b.flash('emailNotAllowed', { app: b.ctx.appName ?? '' });
-      } else if ((await emailDomainPolicyOf(deps.db, email)) === 'BLOCK') {
-        // A blocked domain cannot sign up (CONTRACTS "Email-domain policy"): no code is mailed, and the page says
-        // why.
-        b.flash('emailDomainBlocked', { domain: emailDomainOf(email) ?? '' });
-      } else {
-        await mailCode(site, b, req, email);
-      }
+      const address = await signUpAddress(site.ports, req.body.email, b.target.admitsEmail);
+      if ('email' in address) await mailCode(site, b, req, address.email);
+      else if (address.refused === 'emailNotAllowed') b.flash(address.refused, { app: b.ctx.appName ?? '' });
+      else if (address.refused === 'emailDomainBlocked') b.flash(address.refused, { domain: address.domain });
+      else b.flash(address.refused);
     }),
     page.form(paths.code, codeForm, async (b, req) => {
       const proven = await enterCode(site, b, req, req.body.code);
@@ -132,62 +107,24 @@ export function signInStepEndpoints<K extends string>(
       forgetSignIn(b.flow);
     }),
     page.form(paths.terms, termsForm, async (b, req) => {
-      const form = req.body;
       if (!b.flow.accountId) return;
-      const terms = await termsOwed(deps.issuance.ports, b.flow.accountId);
-      if (terms && form.accept === 'yes' && Number(form.revision) === terms.revision) {
-        const locale = form.locale === 'zh-CN' ? 'zh-CN' : 'en-US';
-        await recordReceipt(deps.db, b.flow.accountId, terms, site.receiptChannel, {
-          locale,
-          contentSha256: terms.agreement.locales[locale].contentSha256,
-        });
-      } else if (terms) b.flash('termsRequired');
+      const accepted = await acceptTerms(site.ports, b.flow.accountId, req.body, site.receiptChannel);
+      if (accepted === 'required') b.flash('termsRequired');
     }),
     page.form(paths.details, detailsForm, async (b, req) => {
       const accountId = b.flow.accountId;
-      const found = accountId
-        ? await accountAndView(deps.issuance.ports, appOf(b.target), accountId)
-        : undefined;
-      if (found && accountId)
-        await submitDetails(site, b, req, accountId, consentItems(found.view, found.account));
+      const items = accountId ? await consentItemsFor(site.ports, appOf(b.target), accountId) : undefined;
+      if (items && accountId) await submitDetails(site, b, req, accountId, items);
     }),
     ...passkeySignInEndpoints(site, load, paths),
     ...passkeySignUpEndpoints(site, load, paths),
   ];
 }
 
-/** The first step still owed on a target, or `done` with the signed-in account for the host's final step. */
-export type OwedStep =
-  | { step: 'signIn' }
-  | { step: 'accountUnavailable' }
-  | { step: 'constraintMismatch' }
-  | { step: 'terms'; terms: CurrentTerms }
-  | { step: 'details'; items: DetailItem[] }
-  | { step: 'done'; signedIn: SignedIn };
-
 /** Decides the step owed without rendering (a host's own post checks that every step has passed). */
-export async function owedStep<K extends string>(site: Site<K>, b: Browser<K>): Promise<OwedStep> {
-  const { deps } = site;
-  if (!b.flow.accountId || !b.flow.authority) return { step: 'signIn' };
-  const found = await accountAndView(deps.issuance.ports, appOf(b.target), b.flow.accountId);
-  if (found?.account.status !== 'ACTIVE') return { step: 'accountUnavailable' };
-  const { account, view } = found;
-  if (b.target.admitsEmail && !b.target.admitsEmail(account.email)) return { step: 'constraintMismatch' };
-  const terms = await termsOwed(deps.issuance.ports, account.id);
-  if (terms) return { step: 'terms', terms };
-  const items = consentItems(view, account);
-  if (items.length) return { step: 'details', items };
-  return {
-    step: 'done',
-    signedIn: {
-      account,
-      view,
-      authTime: new Date(b.flow.authTime ?? deps.clock()),
-      amr: b.flow.amr ?? [],
-      acr: b.flow.acr,
-      authority: b.flow.authority,
-    },
-  };
+export function owedStep<K extends string>(site: Site<K>, b: Browser<K>): Promise<OwedStep> {
+  const target = { app: () => appOf(b.target), admitsEmail: b.target.admitsEmail };
+  return owedStepOf(site.ports, target, b.flow, site.deps.clock());
 }
 
 /**

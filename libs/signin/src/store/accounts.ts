@@ -2,22 +2,8 @@
 import type { Db } from '@svc/db';
 import type { HeldAuthority } from '@svc/issuance';
 import type { ClaimKey } from '@svc/token-core';
-
-export interface StoredPasskey {
-  id: string;
-  credentialId: string;
-  accountId: string;
-  publicKey: Uint8Array<ArrayBuffer>;
-  counter: number;
-  transports: string[];
-  userHandle: string;
-  /**
-   * Its account's authority, read in the same statement as the credential: a removal (which deletes the credential
-   * and moves the version in one transaction) is either before this read (no credential) or after it (the
-   * recorded version is stale at the next request).
-   */
-  authority: HeldAuthority;
-}
+import type { AccountStore, EditableClaim, NewPasskey, PasskeyOwner, StoredPasskey } from '../domain/ports';
+import { PROFILE_COLUMNS } from '../domain/ports';
 
 interface PasskeyRow {
   id: string;
@@ -29,24 +15,6 @@ interface PasskeyRow {
   user_handle: string;
   authority_version: number;
   subject_resets: number;
-}
-
-/** A verified WebAuthn credential about to be stored. */
-export interface NewPasskey {
-  credentialId: string;
-  publicKey: Uint8Array;
-  counter: number;
-  transports: string[];
-  userHandle: string;
-  /** Shown on the account page (the browser that made it). */
-  name?: string;
-}
-
-/** Who is told when a passkey is added to an existing account. */
-export interface PasskeyOwner {
-  id: string;
-  email: string;
-  locale: string | null;
 }
 
 /** Long enough for the notice mail sent inside the transaction (bounded by its own timeout). */
@@ -64,16 +32,7 @@ export function passkeyRow(accountId: string, p: NewPasskey) {
   };
 }
 
-/** Profile columns an account can fill in on the details page, by claim key (email is the verified address). */
-export const PROFILE_COLUMNS = {
-  firstName: 'givenName',
-  lastName: 'familyName',
-  staticAvatar: 'picture',
-  animatedAvatar: 'pictureAnimated',
-} as const;
-export type EditableClaim = keyof typeof PROFILE_COLUMNS;
-
-export function createAccountStore(db: Db) {
+export function createAccountStore(db: Db): AccountStore {
   return {
     byEmail(email: string) {
       return db.account.findUnique({ where: { email } });
@@ -166,4 +125,3 @@ export function createAccountStore(db: Db) {
     },
   };
 }
-export type AccountStore = ReturnType<typeof createAccountStore>;

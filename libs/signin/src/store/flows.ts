@@ -2,57 +2,9 @@
 // (libs/platform browser sessions: issued by this host only, rotated at every sign-in), holding one record per
 // target (an inquiry, an errand, a device authorization: CSRF token, who signed in), the WebAuthn challenge in
 // flight, and the emailed code's hash (never the code) with its atomic guess counter.
-import type { HeldAuthority } from '@svc/issuance';
 import { type BrowserSessionStore, type Clock, createBrowserSessionStore, type Guess } from '@svc/platform';
 import type { Redis } from 'ioredis';
-
-export interface FlowState {
-  csrf: string;
-  /** The address a code was sent to (the code itself is a separate single-use record, see putCode). */
-  pendingEmail?: string;
-  /** An address proven by its code, ready for passkey registration. */
-  verifiedEmail?: string;
-  /** The account that proved itself in this flow, and when. */
-  accountId?: string;
-  authTime?: number;
-  /** How it proved itself (RFC 8176 `amr`, and `acr` when one applies: domain/auth-references.ts). */
-  amr?: string[];
-  acr?: string;
-  /**
-   * The account's authority when it proved itself here (libs/issuance held-authority.ts): the flow is signed out
-   * at its next request once the account's authority moved, and what it issues names this version.
-   */
-  authority?: HeldAuthority;
-  /** This flow finished the host's final step (realized the inquiry, completed the errand, decided the device). */
-  realized?: boolean;
-  /** The host's current choice within this target (device: the authorization the typed user code selected). */
-  selected?: string;
-  /** A one-time message for the next page view (post, redirect, get). */
-  notice?: { key: string; vars?: Record<string, string | number> };
-}
-
-/** Forgets who signed in on a flow (sign-out, or an authority that moved since). */
-export function forgetSignIn(flow: FlowState): void {
-  delete flow.accountId;
-  delete flow.authTime;
-  delete flow.amr;
-  delete flow.acr;
-  delete flow.authority;
-}
-
-/** A WebAuthn challenge in flight and, for registration, the user handle offered. */
-export interface Challenge {
-  value: string;
-  kind: 'authenticate' | 'register';
-  userHandle?: string;
-}
-
-/** A pending emailed code: the address, the hash of address and code, and when it dies. */
-export interface PendingCode {
-  email: string;
-  codeHash: string;
-  expiresAt: number;
-}
+import type { Challenge, FlowState, FlowStore, PendingCode } from '../domain/ports';
 
 const CHALLENGE_TTL_MS = 300_000;
 
@@ -81,7 +33,10 @@ export async function takeChallengeFrom(
   return expiresAt > clock() ? challenge : undefined;
 }
 
-export function createFlowStore(redis: Redis, opts: { namespace: string; ttlSeconds: number; clock: Clock }) {
+export function createFlowStore(
+  redis: Redis,
+  opts: { namespace: string; ttlSeconds: number; clock: Clock },
+): FlowStore {
   const sessions: BrowserSessionStore = createBrowserSessionStore(redis, opts);
   return {
     /** A new flow identifier for a browser that has none the host issued. */
@@ -124,4 +79,3 @@ export function createFlowStore(redis: Redis, opts: { namespace: string; ttlSeco
     dropCode: (flowId: string, target: string) => sessions.remove(flowId, `${target}:code`),
   };
 }
-export type FlowStore = ReturnType<typeof createFlowStore>;

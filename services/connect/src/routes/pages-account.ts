@@ -71,7 +71,8 @@ interface AccountRequest {
  */
 export function accountPages(deps: ConnectDeps): Endpoint[] {
   const { site } = deps.signin;
-  const { accounts, signInLimit } = site;
+  const { signInLimit } = site;
+  const { accounts } = site.ports;
   const { accountSessions: sessions, accountPage: store } = deps.ports;
   const cookie = sessionCookie(
     'connect_account',
