@@ -37,6 +37,8 @@ export interface PageHarness {
   url: string;
   deps: DeviceDeps;
   connect: ConnectProcess;
+  /** The device grant's Redis prefix (DEVICE_REDIS_PREFIX): an OIDC host beside it must share it. */
+  redisPrefix: string;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,7 @@ export async function startPages(
     url,
     deps,
     connect,
+    redisPrefix,
     async close() {
       deps.mailer.close();
       server.closeAllConnections();
