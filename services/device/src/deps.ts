@@ -4,7 +4,7 @@
 
 import { createDeviceGrantStores } from '@svc/device-grant';
 import { type HostParts, openHostCore } from '@svc/host';
-import { type Clock, createRateLimiter, type RateLimiter } from '@svc/platform';
+import { type Clock, createRateLimiter } from '@svc/platform';
 import { createMailer, createSignin, type Mailer, type Signin } from '@svc/signin';
 import type { DeviceConfig } from './config';
 import type { DevicePorts } from './domain/ports';
@@ -15,8 +15,6 @@ import { DEVICE_PAGE_STATUSES } from './pages/page-statuses';
 export interface DeviceDeps extends HostParts {
   config: DeviceConfig;
   ports: DevicePorts;
-  /** Counts /device-authorize calls per client address. */
-  authorizeLimit: RateLimiter;
   /** The approval page's mail: sign-up codes and the passkey-added notice (SMTP_* and MAIL_FROM as on connect). */
   mailer: Mailer;
   /** The shared sign-in steps bound to the approval page (its flow cookie, namespace, strings and statuses). */
@@ -36,6 +34,12 @@ function devicePortsOf(parts: HostParts, config: DeviceConfig): DevicePorts {
   return {
     ...createDeviceGrantStores(parts.db, parts.redis, config, config.redis.commandTimeoutMs),
     apps: parts.apps,
+    authorizeLimit: createRateLimiter(parts.redis, {
+      perAddress: true,
+      keyPrefix: `${config.redisPrefix}:authorize`,
+      points: config.rateLimit.authorizePerAddress,
+      durationSeconds: config.rateLimit.windowSeconds,
+    }),
     unknownCodeLimit: createRateLimiter(parts.redis, {
       perAddress: true,
       keyPrefix: `${config.redisPrefix}:unknown`,
@@ -71,12 +75,6 @@ export function deviceDepsOf(
       // A view without a flow writes one (~260 bytes for FLOW_TTL_SECONDS): without a count, a loop of cookieless
       // views of /device would write without bound.
       newFlowRate: config.pages.newFlowRate,
-    }),
-    authorizeLimit: createRateLimiter(parts.redis, {
-      perAddress: true,
-      keyPrefix: `${config.redisPrefix}:authorize`,
-      points: config.rateLimit.authorizePerAddress,
-      durationSeconds: config.rateLimit.windowSeconds,
     }),
   };
 }

@@ -34,6 +34,11 @@ export function checkReturnRule(app: ApplicationContext): void {
   if (!app.returnRules.some((r) => r.method === DEVICE_RETURN_METHOD)) throw new ServiceError('Layer3Denied');
 }
 
+/** Counts a /device-authorize call for its client address (TooManyAttempts past the limit), before its body is read. */
+export function countAuthorizeCall(deps: DeviceDomain, address: string): Promise<void> {
+  return deps.ports.authorizeLimit.consume(address);
+}
+
 export async function authorizeDevice(
   deps: DeviceDomain,
   anchor: string,

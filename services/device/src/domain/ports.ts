@@ -8,6 +8,8 @@ import type { Logger, Metrics, RateLimiter } from '@svc/platform';
 export interface DevicePorts extends DeviceGrantStores {
   /** Applications by their public anchor (the host's cache). */
   apps: ApplicationCache;
+  /** Counts /device-authorize calls per client address. */
+  authorizeLimit: RateLimiter;
   /** Counts polls of codes Redis does not know, per client address (they are the polls that read PostgreSQL). */
   unknownCodeLimit: RateLimiter;
   /** The approval page's user-code entries, per client address and per signed-in account (RFC 8628 section 5.1). */

@@ -17,7 +17,7 @@ import {
 } from '@svc/platform';
 import { z } from 'zod';
 import type { DeviceDeps } from '../deps';
-import { authorizeDevice } from '../domain/authorize';
+import { authorizeDevice, countAuthorizeCall } from '../domain/authorize';
 import { type DevicePollError, type PollOutcome, pollDeviceToken } from '../domain/token';
 
 const BODY_LIMIT = 4 * 1024;
@@ -122,7 +122,7 @@ export function deviceEndpoints(deps: DeviceDeps) {
         reasons: ['ApplicationNotFound', 'ApplicationNotActive', 'Layer3Denied', 'TooManyAttempts'],
       },
       // The address is counted before the body is checked: a malformed attempt is an attempt.
-      authenticate: (req) => deps.authorizeLimit.consume(req.ip),
+      authenticate: (req) => countAuthorizeCall(deps, req.ip),
       handle: async (req) => {
         const answer = await authorizeDevice(deps, req.body.applicationAnchor, {
           address: req.ip,
