@@ -2,7 +2,7 @@
 // speaks a single server, Sentinel or Cluster by configuration (CONTRACTS.md "Distributed engines"). Each call is
 // bounded in time and every connection error is logged through pino as JSON (never ioredis's plain-text
 // "Unhandled error event" on stderr).
-import { Cluster, Redis } from 'ioredis';
+import { type Callback, Cluster, type RedisOptions as IoRedisOptions, Redis } from 'ioredis';
 import { createLogger, type Logger } from './logger';
 import type { Metrics } from './metrics';
 import { countFailuresOn } from './redis-failures';
@@ -69,6 +69,43 @@ export interface RedisOptions {
 
 let fallbackLogger: Logger | undefined;
 
+/** How soon a Sentinel connection that ioredis ended by itself connects again. */
+const SENTINEL_RECONNECT_MS = 100;
+
+/**
+ * A connection through Sentinel that connects again when ioredis ends it by itself. ioredis's failover detector
+ * closes the connector when Sentinel announces +switch-master; when that lands while the connection is asking a
+ * sentinel for the primary (it retries while the old primary is gone), ioredis sets the status to `end` and never
+ * reconnects (redis/ioredis#1683): a third of the connections in scripts/engines/sentinel-failover.test.ts stayed
+ * "Connection is closed" after a SIGKILLed primary. Only quit() and disconnect() end it for good, and both close the
+ * detector's connections.
+ */
+class SentinelRedis extends Redis {
+  private closing = false;
+
+  constructor(options: IoRedisOptions) {
+    super(options);
+    this.on('end', () => {
+      // After quit() ioredis leaves the failover detector's sentinel connections open (they keep a process from
+      // exiting); disconnect() is what closes them.
+      if (this.closing) return super.disconnect();
+      setTimeout(() => {
+        if (!this.closing && this.status === 'end') this.connect().catch(() => undefined);
+      }, SENTINEL_RECONNECT_MS).unref();
+    });
+  }
+
+  override disconnect(reconnect = false): void {
+    if (!reconnect) this.closing = true;
+    super.disconnect(reconnect);
+  }
+
+  override quit(callback?: Callback<'OK'>): ReturnType<Redis['quit']> {
+    this.closing = true;
+    return super.quit(callback);
+  }
+}
+
 function authOptions(auth: RedisAuth | undefined) {
   return {
     ...(auth?.username ? { username: auth.username } : {}),
@@ -109,7 +146,7 @@ export function createRedis(target: RedisTarget | string, opts: RedisOptions = {
       redisOptions: { ...node, ...authOptions(to.auth) },
     }) as unknown as Redis;
   } else if (to.mode === 'sentinel') {
-    redis = new Redis({
+    redis = new SentinelRedis({
       ...perConnection,
       ...offline,
       ...retry,
