@@ -230,6 +230,7 @@ export {
   judgeAgainst,
 } from './contract';
 export * from './engines';
+export { expectFailClosed, type FailoverFigures, type FailoverScenario, runFailover } from './failover';
 export {
   type DependencyFault,
   type DependencyProxies,

@@ -1,0 +1,168 @@
+// A Redis Sentinel failover under traffic (CONTRACTS.md "Distributed engines"): two session replicas take refresh
+// traffic and a device host takes polls (one Redis script each) through Sentinel (ports 17013-17015) when the
+// primary is SIGKILLed. Every answer is a 200 or a 503 with Retry-After (never a 401 or a 500), no refresh chain
+// forks or is lost, and every host takes traffic on the promoted replica within 10 s of its promotion, without a
+// restart; the session caches' change messages (pub/sub) reach every replica again afterwards.
+import { systemClock } from '@svc/platform';
+import {
+  type Engine,
+  expectFailClosed,
+  type FailoverFigures,
+  openInfra,
+  postJson,
+  provisionAccount,
+  provisionApp,
+  recordFaultFigures,
+  runFailover,
+  type SentinelEngine,
+  type SettableClock,
+  settableClock,
+  startLoad,
+  startSentinel,
+  startTestHost,
+  type TestInfra,
+  testEnv,
+  uniqueName,
+  waitFor,
+  waitUntil,
+} from '@svc/testkit';
+import { createDeviceApp } from '../../services/device/src/app';
+import { deviceConfigFromEnv } from '../../services/device/src/config';
+import { openDeviceDeps } from '../../services/device/src/deps';
+import { authorize, poll, provisionDeviceApp } from '../../services/device/test/support';
+import { createSessionApp } from '../../services/session/src/app';
+import { sessionConfigFromEnv } from '../../services/session/src/config';
+import { openSessionDeps } from '../../services/session/src/deps';
+import { refreshChains } from '../../services/session/test/chains';
+import { freshSession, issueFor } from '../../services/session/test/support';
+
+/** Refresh chains (workers 0-7, each alternating between the two session replicas) and device polls (8-11). */
+const CHAINS = 8;
+const POLLS = 4;
+/** CONTRACTS.md: the hosts take traffic within 10 s of the new primary. */
+const RECOVERY_BOUND_MS = 10_000;
+
+const figures = recordFaultFigures<FailoverFigures>('engines-sentinel');
+const closers: (() => Promise<void>)[] = [];
+let engine: SentinelEngine;
+let infra: TestInfra;
+const sessions: string[] = [];
+let device: { url: string; clock: SettableClock };
+
+function hostEnv() {
+  return testEnv({
+    REDIS_SENTINELS: engine.sentinels,
+    REDIS_SENTINEL_MASTER: engine.master,
+    // Only a change message may drop a cached session within the test: the cache check below relies on it.
+    SESSION_CACHE_MS: '600000',
+    REFRESH_RETRY_WINDOW_MS: '60000',
+  });
+}
+
+async function serve(app: Parameters<typeof startTestHost>[0], close: () => Promise<void>): Promise<string> {
+  const host = await startTestHost(app);
+  closers.push(async () => {
+    await host.close();
+    await close();
+  });
+  return host.url;
+}
+
+beforeAll(async () => {
+  engine = await startSentinel({ primary: 17013, replica: 17014, sentinel: 17015 });
+  infra = openInfra();
+  for (let i = 0; i < 2; i++) {
+    const deps = openSessionDeps(sessionConfigFromEnv(hostEnv()), systemClock);
+    sessions.push(await serve(createSessionApp(deps), deps.close));
+  }
+  const clock = settableClock();
+  const base = deviceConfigFromEnv(hostEnv());
+  const deps = openDeviceDeps(
+    {
+      ...base,
+      redisPrefix: uniqueName('dv'),
+      pollIntervalSeconds: 1,
+      // The clock moves a second a poll: the authorizations must outlive every poll of the file.
+      codeTtlSeconds: 30 * 86_400,
+      rateLimit: { ...base.rateLimit, authorizePerAddress: 1e6, unknownPerAddress: 1e6 },
+    },
+    clock,
+  );
+  device = { url: await serve(createDeviceApp(deps), deps.close), clock };
+  for (const url of [...sessions, device.url]) {
+    await waitFor(`${url} ready`, async () => (await fetch(`${url}/readyz`)).status === 200, 30_000);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  for (const close of closers) await close().catch(() => undefined);
+  await infra?.close();
+  await (engine as Engine | undefined)?.stop();
+});
+
+/** Whether replica `at`'s introspection says the session of `accessToken` is active (its cached row). */
+async function activeAt(at: string, accessToken: string): Promise<boolean> {
+  const r = await postJson(`${at}/introspect`, { accessToken });
+  return r.status === 200 && r.body.status === 'active';
+}
+
+test('primary SIGKILLed under refresh and poll traffic: 200 or 503 with Retry-After, no chain forked or lost, recovery within 10 s', async () => {
+  const app = await provisionApp(infra);
+  const first: string[] = [];
+  for (let w = 0; w < CHAINS; w++) {
+    const account = await provisionAccount(infra);
+    first.push((await issueFor(infra, app.anchor, { kind: 'ACCOUNT', accountId: account.id })).refreshToken);
+  }
+  const chains = refreshChains(first);
+  const deviceApp = await provisionDeviceApp(infra);
+  const codes: string[] = [];
+  for (let w = 0; w < POLLS; w++) {
+    const started = await authorize(device, deviceApp.anchor);
+    expect(started.status).toBe(200);
+    codes.push(started.body.deviceCode as string);
+  }
+  const sent = new Array<number>(CHAINS).fill(0);
+  const load = startLoad(
+    CHAINS + POLLS,
+    async (w) => {
+      if (w < CHAINS) {
+        sent[w] = (sent[w] ?? 0) + 1;
+        return chains.refresh(w, sessions[(w + (sent[w] ?? 0)) % 2]!);
+      }
+      device.clock.advance(1000);
+      const res = await poll(device, codes[w - CHAINS]!);
+      const error = res.body?.error as string | undefined;
+      // A pending poll is the poll's success; its 503 `server_error` is the spec's TemporarilyUnavailable.
+      return {
+        status: error === 'authorization_pending' ? 200 : res.status,
+        reason: res.status === 503 && error === 'server_error' ? 'TemporarilyUnavailable' : error,
+        retryAfter: res.headers.get('retry-after'),
+      };
+    },
+    { backoffMs: 100 },
+  );
+  const result = await runFailover({
+    scenario: 'Redis Sentinel primary SIGKILLed: 2 session replicas (refresh), 1 device host (polls)',
+    load,
+    workers: CHAINS + POLLS,
+    hostUrls: [...sessions, device.url],
+    group: (w) => (w < CHAINS ? 'session /refresh' : 'device /device-token'),
+    async fail() {
+      await engine.primary.kill();
+    },
+    async promoted() {
+      await waitFor('promotion', () => engine.primaryPort() === engine.replica.port, 30_000);
+    },
+  });
+  figures.push(result);
+  expectFailClosed(load.outcomes);
+  await chains.expectIntact(infra, sessions[0]!);
+  expect(result.msToRecover).toBeLessThan(RECOVERY_BOUND_MS);
+
+  // The session caches follow the new primary too: a logout at one replica drops the other's cached row at once.
+  const { issued } = await freshSession(infra);
+  expect(await activeAt(sessions[1]!, issued.accessToken)).toBe(true);
+  const out = await postJson(`${sessions[0]}/logout`, { refreshToken: issued.refreshToken });
+  expect([out.status, out.body]).toEqual([200, { revoked: true }]);
+  await waitUntil(async () => !(await activeAt(sessions[1]!, issued.accessToken)), 5000);
+});
