@@ -74,8 +74,8 @@ export async function runFailover(s: FailoverScenario): Promise<FailoverFigures>
     const during = s.load.outcomes.filter((o) => o.at >= failAt && o.at <= recoveredAt);
     const byGroup: Record<string, Record<string, number>> = {};
     for (const o of during) {
-      const statuses = (byGroup[s.group?.(o.worker) ?? 'all'] ??= {});
-      statuses[o.status] = (statuses[o.status] ?? 0) + 1;
+      const group = s.group?.(o.worker) ?? 'all';
+      byGroup[group] = { ...byGroup[group], [o.status]: (byGroup[group]?.[o.status] ?? 0) + 1 };
     }
     return {
       scenario: s.scenario,
