@@ -1,12 +1,10 @@
-// POST /token: a form body (application/x-www-form-urlencoded), client authentication, then one grant. Every
-// answer, success or error, is no-store; every error is an OAuth body {error, error_description} (a body the form
-// reader or schema refuses is invalid_request, not the fleet's InvalidBody).
+// POST /token: a form body (application/x-www-form-urlencoded), client authentication, then the grant the form
+// names (domain/token-grant.ts). Every answer, success or error, is no-store; every error is an OAuth body
+// {error, error_description} (a body the form reader or schema refuses is invalid_request, not the fleet's
+// InvalidBody).
 import { z } from 'zod';
 import type { OidcDeps } from '../deps';
-import { DEVICE_CODE_GRANT, deviceCodeGrant } from '../domain/device-grant';
-import { InvalidRequest, UnsupportedGrantType } from '../domain/oauth-errors';
-import { refreshGrant } from '../domain/refresh-grant';
-import { exchangeCode } from '../domain/token';
+import { tokenGrant } from '../domain/token-grant';
 import { clientEndpoint, field } from './client-endpoint';
 
 const tokenForm = z.object({
@@ -55,29 +53,6 @@ export const tokenEndpoints = (deps: OidcDeps) => [
         503: ['temporarily_unavailable'],
       },
     },
-    handle: async (client, form) => {
-      switch (form.grant_type) {
-        case 'authorization_code':
-          return {
-            json: await exchangeCode(deps, client, {
-              code: form.code,
-              redirectUri: form.redirect_uri,
-              codeVerifier: form.code_verifier,
-            }),
-          };
-        case 'refresh_token':
-          return {
-            json: await refreshGrant(deps, client, { refreshToken: form.refresh_token, scope: form.scope }),
-          };
-        case DEVICE_CODE_GRANT:
-          return { json: await deviceCodeGrant(deps, client, form.device_code) };
-        case undefined:
-          throw new InvalidRequest('grant_type is required');
-        default:
-          throw new UnsupportedGrantType(
-            `grant_type must be authorization_code, refresh_token or ${DEVICE_CODE_GRANT}`,
-          );
-      }
-    },
+    handle: async (client, form) => ({ json: await tokenGrant(deps, client, form) }),
   }),
 ];
