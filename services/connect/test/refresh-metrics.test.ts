@@ -1,7 +1,8 @@
 // Connect's /refresh counted on the host's /metrics as every host counts its refreshes: a reused refresh token
 // raises the very series the family-compromise alert reads (deploy/observability RefreshFamilyCompromisedSpike),
 // a rotation counts as rotated and as a pair issued, and a token that does not verify counts under the same label
-// the session host answers it with (connect answers RefreshTokenNotFound).
+// the session host answers it with (connect answers RefreshTokenNotFound); concurrent presentations, lost races
+// (RefreshTokenRotationRaceLost on the wire) and reuse alike, all count on the alert's series.
 import { createMetrics } from '@svc/platform';
 import {
   alertSeries,
@@ -79,4 +80,24 @@ test('a token that does not verify: RefreshTokenNotFound on the wire, counted as
   const res = await refresh(`${uniqueName('garbage')}.x.y`);
   expect(res.body).toEqual({ reason: 'RefreshTokenNotFound' });
   expect(await counts()).toEqual({ ...before, invalid: before.invalid + 1 });
+});
+
+test('concurrent presentations of one token: one rotation; every lost race and reuse on the series the alert reads', async () => {
+  const s = await signedIn();
+  const before = await counts();
+  const results = await Promise.all(Array.from({ length: 8 }, () => refresh(s.refreshToken)));
+  expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+  const refused = results.filter((r) => r.status !== 200);
+  // Connect answers a lost race RefreshTokenRotationRaceLost and a later presentation RefreshTokenFamilyCompromised;
+  // both revoke the family, and both are counted under the label the alert reads.
+  for (const r of refused) {
+    expect(r.status).toBe(401);
+    expect(['RefreshTokenRotationRaceLost', 'RefreshTokenFamilyCompromised']).toContain(r.body.reason);
+  }
+  expect(await counts()).toEqual({
+    ...before,
+    rotated: before.rotated + 1,
+    issued: before.issued + 1,
+    alerted: before.alerted + 7,
+  });
 });
