@@ -7,6 +7,7 @@ import { invalidBody, OAuthError, ServiceError } from './errors';
 import { localeFromAcceptLanguage } from './locale';
 import type { Logger } from './logger';
 import { type Metrics, observeRequest } from './metrics';
+import { statusOf } from './reasons';
 import { buildVersion } from './version';
 
 declare global {
@@ -93,7 +94,7 @@ export function createHostApp(opts: HostAppOptions): ExpressApp {
 /** Finishes a host app: a JSON 404 for unknown paths and the error handler. Call after the routes. */
 export function finishHostApp(app: ExpressApp, opts: HostAppOptions): void {
   app.use((_req, res) => {
-    res.status(404).json({ reason: 'NotFound' });
+    res.status(statusOf('NotFound')).json({ reason: 'NotFound' });
   });
   app.use(errorHandler(opts));
 }
@@ -179,7 +180,7 @@ function dependencyUnavailable(
     opts.logger.debug({ ...where, error: describeDependencyError(err) }, 'dependency unavailable');
   }
   return {
-    status: 503,
+    status: statusOf('TemporarilyUnavailable'),
     headers: { ...NO_STORE, 'Retry-After': '1' },
     body: { reason: 'TemporarilyUnavailable' },
   };
