@@ -183,3 +183,23 @@ describe('GET /userinfo and /claim-state with workload tokens', () => {
     );
   });
 });
+
+describe('GET /userinfo and /claim-state after the account authority changed', () => {
+  it('serve an account token while its authority holds, and refuse it once the authority moved, revoked or not', async () => {
+    const s = await freshSession(h.infra);
+    for (const path of ['/userinfo', '/claim-state'])
+      expect((await get(path, s.issued.accessToken)).status).toBe(200);
+    // A status change and back moves the authority; nothing has revoked the session row yet (its refresh would).
+    await setAccountStatus(h.infra.db, s.account.id, 'DISABLED');
+    await setAccountStatus(h.infra.db, s.account.id, 'ACTIVE');
+    const row = await h.infra.db.session.findUniqueOrThrow({ where: { id: s.issued.sid } });
+    expect(row.status).toBe('ACTIVE');
+    for (const path of ['/userinfo', '/claim-state']) {
+      const res = await get(path, s.issued.accessToken);
+      expect([path, res.status, res.body]).toEqual([path, 401, { error: 'invalid_token' }]);
+    }
+    // A session issued under the new authority answers.
+    const again = await issueFor(h.infra, s.app.anchor, { kind: 'ACCOUNT', accountId: s.account.id });
+    expect((await get('/userinfo', again.accessToken)).status).toBe(200);
+  });
+});

@@ -15,7 +15,11 @@ export type CachedSession = Pick<
   | 'subject'
   | 'actorSubject'
   | 'expiresAt'
-> & { status: SessionStatus };
+> & {
+  status: SessionStatus;
+  /** The account's authority version the session was issued under (null: issued before sessions kept it). */
+  authorityVersion: number | null;
+};
 
 /** Session records for the hot read paths, reused briefly and dropped when a session changes. */
 export interface SessionCachePort {

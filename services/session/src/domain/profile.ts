@@ -4,6 +4,7 @@ import {
   ACCESS_TYPS,
   loadClaimView,
   profileClaims,
+  sessionAuthorityMoved,
   verifyPresentedToken,
   workloadAuthoritative,
 } from '@svc/issuance';
@@ -54,6 +55,10 @@ async function authorize(deps: SessionDomainDeps, token: string) {
   }
   const account = await deps.ports.accounts.loadAccount(session.accountId);
   if (account?.status !== 'ACTIVE') throw invalidToken();
+  // The account's authority moved since the session was issued (a passkey removed, a status change, an SSO link):
+  // ended, as its refresh would be (AuthorizationArtifactStale) and as the OIDC host's /userinfo answers, even
+  // where the change's own revocation has not reached this row.
+  if (sessionAuthorityMoved(session.authorityVersion, account)) throw invalidToken();
   const view = await loadClaimView(deps.ports.accounts, account.id, app.id, app.claimRequirements);
   return { subject: claims.sub!, account, view };
 }

@@ -42,6 +42,7 @@ export function createSessionCache(
         actorSubject: true,
         status: true,
         expiresAt: true,
+        authorityVersion: true,
       },
     });
   return {
