@@ -89,6 +89,48 @@ describe('the claim set of every ID token', () => {
   });
 });
 
+describe('an ID token without a session (id_token, code id_token) under a moving authority', () => {
+  /** The host's deps whose signer lookup, inside the answer's mint, first runs `during`. */
+  function depsMinting(during: () => Promise<unknown>): typeof h.deps {
+    const ring = h.deps.keyRing;
+    const keyRing = Object.assign(Object.create(ring), {
+      signer: async (scope: string) => {
+        await during();
+        return ring.signer(scope);
+      },
+    });
+    return { ...h.deps, keyRing };
+  }
+
+  test.each(['id_token', 'code id_token'] as const)(
+    'response_type=%s: an authority change between the checks and the mint is AuthorizationArtifactStale, no token',
+    async (responseType) => {
+      const rp = await provisionRp(h);
+      const { authorityVersion } = await h.infra.db.account.findUniqueOrThrow({
+        where: { id: rp.accountId },
+      });
+      const grant = grantFor(rp, { scope: 'openid', authorityVersion });
+      // Unchanged, the answer is issued.
+      const issued = await issueAuthorizationResponse(
+        depsMinting(async () => {}),
+        grant,
+        responseType,
+      );
+      expect(issued.id_token).toEqual(expect.any(String));
+      // The owner removes a passkey (the authority moves) after the checks passed, while the token is made.
+      const moved = depsMinting(() =>
+        h.infra.db.account.update({
+          where: { id: rp.accountId },
+          data: { authorityVersion: { increment: 1 } },
+        }),
+      );
+      await expect(issueAuthorizationResponse(moved, { ...grant }, responseType)).rejects.toMatchObject({
+        reason: 'AuthorizationArtifactStale',
+      });
+    },
+  );
+});
+
 test("mintIdToken: the token jose's CompactSign made from the same key and claims, byte for byte, and deterministic", async () => {
   const rp = await provisionRp(h);
   const at = Math.floor(h.deps.clock() / 1000) * 1000;

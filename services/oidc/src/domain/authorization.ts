@@ -4,6 +4,7 @@
 // claims only for response_type=id_token).
 import { createHash, randomBytes } from 'node:crypto';
 import { profileClaims, runIssuanceChecks } from '@svc/issuance';
+import { ServiceError } from '@svc/platform';
 import type { OidcResponseType } from '@svc/token-core';
 import { mintIdToken } from './id-token';
 import { type AuthorizationGrant, clientApplication, issueOidcSession } from './issue-oidc';
@@ -106,5 +107,12 @@ export async function issueAuthorizationResponse(
     code: out.code,
     profile,
   });
+  // Without a session row there is no conditional insert to refuse a change since the checks above: the ID token
+  // is released only if the authority it was checked under still holds once it is minted (a passkey removed or a
+  // status change while it was being made is refused as the code and token answers are: AuthorizationArtifactStale).
+  if (!words.has('token') && grant.authorityVersion !== undefined) {
+    const now = await deps.ports.accounts.currentAuthority(grant.accountId);
+    if (now?.version !== grant.authorityVersion) throw new ServiceError('AuthorizationArtifactStale');
+  }
   return out;
 }
