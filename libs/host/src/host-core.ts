@@ -91,14 +91,13 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore 
  */
 export function issuanceDepsOf(
   config: IssuingHostConfig,
-  parts: Pick<IssuanceDeps, 'db' | 'keyRing' | 'kek'> & { redis: Redis },
+  parts: Pick<IssuanceDeps, 'keyRing' | 'kek'> & { db: Db; redis: Redis },
   clock: Clock,
 ): IssuanceDeps {
   const { db, redis, keyRing, kek } = parts;
   const ports = createIssuancePorts(db, redis);
   return {
     ports,
-    db,
     keyRing,
     kek,
     subjectSecret: config.subjectSecret,

@@ -2,10 +2,10 @@
 // checks, sessions, rotation, errands, terms) and the ports they take (domain/ports.ts). The stores under store/
 // implement those ports; hosts bind them through `@svc/issuance/stores`, and other hosts' stores share SQL
 // fragments only through `@svc/issuance/shared-sql`.
-export * from './deps';
 export * from './domain/application-context';
 export * from './domain/checks';
 export * from './domain/claim-state';
+export * from './domain/deps';
 export * from './domain/email-domain';
 export * from './domain/errands';
 export * from './domain/held-authority';
@@ -18,13 +18,3 @@ export * from './domain/rotation';
 export * from './domain/snapshot';
 export * from './domain/terms';
 export * from './domain/workload-authority';
-// Transitional (#26): the free store functions, until every host calls them through `deps.ports`.
-export * from './store/accounts';
-export * from './store/agreements';
-export * from './store/applications';
-export * from './store/errands';
-export * from './store/issuance-reads';
-export * from './store/sector-subjects';
-export * from './store/session-events';
-export * from './store/sessions';
-export * from './store/unanswered-rotations';

@@ -18,11 +18,12 @@ import { createSignInSessionStore } from './store/sign-in-sessions';
 
 /**
  * What the domain is handed (the issuance core's parts flat, the host's ports and values), what the host core
- * shares (typed there once), and what only the routes use: the sign-in steps, the pages' settings and mailer.
+ * shares (typed there once), and what only the host itself and its routes use: the database (readiness, client
+ * authentication, the platform key), the sign-in steps, the pages' settings and mailer.
  */
 export interface OidcDeps
   extends OidcDomainDeps,
-    Pick<HostParts, 'redis' | 'apps' | 'logger' | 'metrics' | 'trustProxy'> {
+    Pick<HostParts, 'db' | 'redis' | 'apps' | 'logger' | 'metrics' | 'trustProxy'> {
   /** The /authorize pages: their settings and mailer. */
   pages: OidcPageParts;
   /** The shared sign-in steps bound to this host (its flow cookie, namespace, strings and page statuses). */
@@ -46,6 +47,7 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
   const deps: OidcDeps = {
     ...core.issuance,
     devMailboxUrl: config.devMailboxUrl,
+    db: core.db,
     redis: core.redis,
     apps: core.apps,
     ports: {

@@ -1,4 +1,5 @@
 // Everything the session host needs, opened once per process from its parsed configuration.
+import type { Db } from '@svc/db';
 import { openHostCore } from '@svc/host';
 import type { ApplicationCache, IssuanceDeps } from '@svc/issuance';
 import { type Clock, createRedis, type Logger, type Metrics, type Redis } from '@svc/platform';
@@ -9,6 +10,8 @@ import { createSessionCache } from './store/session-cache';
 export interface SessionDeps extends IssuanceDeps {
   /** The issuance core's stores and the session cache, bound once (domain/ports.ts). */
   ports: SessionPorts;
+  /** The host's own handle: readiness (/readyz) and client authentication (revoke-all); rules take `ports`. */
+  db: Db;
   redis: Redis;
   apps: ApplicationCache;
   logger: Logger;
@@ -37,6 +40,7 @@ export function openSessionDeps(config: SessionConfig, clock: Clock): OpenedSess
   const deps: SessionDeps = {
     ...core.issuance,
     ports: { ...core.issuance.ports, sessionCache },
+    db: core.db,
     redis: core.redis,
     apps: core.apps,
     logger: core.logger,

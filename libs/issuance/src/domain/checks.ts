@@ -2,9 +2,9 @@
 // terms, claim gate.
 import { ServiceError } from '@svc/platform';
 import { buildClaimView, type ClaimGrants, type ClaimView, evaluateClaimGate } from '@svc/token-core';
-import type { IssuanceDeps } from '../deps';
 import { type ApplicationContext, isIssuable } from './application-context';
 import { type AccountProfile, profileValues } from './claim-state';
+import type { IssuanceDeps } from './deps';
 import { checkEmailDomain } from './email-domain';
 import { createErrand } from './errands';
 import type { IssuanceSnapshot } from './ports';

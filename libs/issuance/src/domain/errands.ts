@@ -1,6 +1,6 @@
 // Errands: short-lived, single-use browser hand-offs (ernd_ keys, stored hashed) opened on the connect host.
 import { createHash, randomBytes } from 'node:crypto';
-import type { IssuanceDeps } from '../deps';
+import type { IssuanceDeps } from './deps';
 
 export interface ErrandRef {
   errandKey: string;

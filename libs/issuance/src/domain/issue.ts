@@ -9,9 +9,9 @@ import {
   type Signer,
   type TtlLayer,
 } from '@svc/token-core';
-import type { IssuanceDeps } from '../deps';
 import type { ApplicationContext } from './application-context';
 import { checkApplication, checkSnapshot } from './checks';
+import type { IssuanceDeps } from './deps';
 import type { IssueRead, NewSession } from './ports';
 import { newRefreshJti } from './refresh-jti';
 

@@ -7,8 +7,8 @@ import {
   TYP,
   verifyApplicationToken,
 } from '@svc/token-core';
-import type { IssuanceDeps } from '../deps';
 import type { ApplicationCache, ApplicationContext } from './application-context';
+import type { IssuanceDeps } from './deps';
 
 export const ACCESS_TYPS = [TYP.accountAccess, TYP.workloadAccess] as const;
 export const REFRESH_TYPS = [TYP.refresh] as const;

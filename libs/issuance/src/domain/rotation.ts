@@ -18,9 +18,9 @@ import {
   mintAccessToken,
   mintRefreshToken,
 } from '@svc/token-core';
-import type { IssuanceDeps } from '../deps';
 import type { ApplicationContext } from './application-context';
 import { checkApplication, checkSnapshot } from './checks';
+import type { IssuanceDeps } from './deps';
 import { sessionAuthorityMoved } from './held-authority';
 import { activeSigner } from './issue';
 import type { RotationRead, RotationSession } from './ports';

@@ -7,7 +7,7 @@ import { type EmailDomainPolicyKind, emailDomainOf } from '../domain/email-domai
 import type { HeldAuthority } from '../domain/held-authority';
 import type { AccountsPort } from '../domain/ports';
 
-export async function loadAccount(db: Db, accountId: string): Promise<AccountProfile | null> {
+async function loadAccount(db: Db, accountId: string): Promise<AccountProfile | null> {
   return db.account.findUnique({
     where: { id: accountId },
     select: {
@@ -24,7 +24,7 @@ export async function loadAccount(db: Db, accountId: string): Promise<AccountPro
   });
 }
 
-export async function loadGrants(db: Db, accountId: string, applicationId: string): Promise<ClaimGrants> {
+async function loadGrants(db: Db, accountId: string, applicationId: string): Promise<ClaimGrants> {
   const rows = await db.claimGrant.findMany({ where: { accountId, applicationId } });
   const grants: ClaimGrants = {};
   for (const r of rows) if (isClaimKey(r.claim)) grants[r.claim] = r.state;
@@ -32,7 +32,7 @@ export async function loadGrants(db: Db, accountId: string, applicationId: strin
 }
 
 /** The policy of an address's domain (ALLOW when it has none): sign-up on the pages refuses a BLOCKed domain. */
-export async function emailDomainPolicyOf(db: Db, email: string): Promise<EmailDomainPolicyKind> {
+async function emailDomainPolicyOf(db: Db, email: string): Promise<EmailDomainPolicyKind> {
   const domain = emailDomainOf(email);
   if (!domain) return 'ALLOW';
   const row = await db.emailDomainPolicy.findUnique({ where: { domain }, select: { policy: true } });
@@ -40,7 +40,7 @@ export async function emailDomainPolicyOf(db: Db, email: string): Promise<EmailD
 }
 
 /** The account's current authority, one primary-key read; undefined when the account is gone. */
-export async function currentAuthority(db: Db, accountId: string): Promise<HeldAuthority | undefined> {
+async function currentAuthority(db: Db, accountId: string): Promise<HeldAuthority | undefined> {
   const row = await db.account.findUnique({
     where: { id: accountId },
     select: { authorityVersion: true, subjectResets: true },

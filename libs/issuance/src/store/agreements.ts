@@ -3,7 +3,7 @@ import type { Db } from '@svc/db';
 import type { AgreementsPort } from '../domain/ports';
 import type { Agreement, CurrentTerms } from '../domain/terms';
 
-export async function currentTerms(db: Db): Promise<CurrentTerms | undefined> {
+async function currentTerms(db: Db): Promise<CurrentTerms | undefined> {
   const doc = await db.agreementDocument.findFirst({
     where: { documentType: 'BASIC_TERMS' },
     orderBy: { revision: 'desc' },
@@ -21,7 +21,7 @@ export async function currentTerms(db: Db): Promise<CurrentTerms | undefined> {
  * revision), or no terms were ever published. A new revision re-asks only when it raises `requiredAcceptanceEpoch`;
  * editorial revisions keep existing acceptances valid.
  */
-export async function hasCurrentReceipt(
+async function hasCurrentReceipt(
   db: Db,
   accountId: string,
   terms: CurrentTerms | undefined,
@@ -34,7 +34,7 @@ export async function hasCurrentReceipt(
   return !!receipt;
 }
 
-export async function recordReceipt(
+async function recordReceipt(
   db: Db,
   accountId: string,
   terms: CurrentTerms,
@@ -63,7 +63,7 @@ export async function recordReceipt(
 }
 
 /** One published revision of the basic terms (undefined when there is no such revision). */
-export async function termsRevision(db: Db, revision: number): Promise<Agreement | undefined> {
+async function termsRevision(db: Db, revision: number): Promise<Agreement | undefined> {
   // The column is a 32-bit integer: a larger number names no revision (and is not a query error).
   if (!Number.isInteger(revision) || revision < -0x80000000 || revision > 0x7fffffff) return undefined;
   const doc = await db.agreementDocument.findUnique({

@@ -4,7 +4,7 @@ import { normalizeRequirements } from '@svc/token-core';
 import type { ApplicationContext } from '../domain/application-context';
 import type { ApplicationsPort } from '../domain/ports';
 
-export async function loadApplication(
+async function loadApplication(
   db: Db,
   by: { anchor: string } | { id: string },
 ): Promise<ApplicationContext | undefined> {

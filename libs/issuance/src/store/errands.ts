@@ -2,7 +2,7 @@
 import type { Db } from '@svc/db';
 import type { ErrandsPort, NewErrand } from '../domain/ports';
 
-export async function insertErrand(db: Db, errand: NewErrand): Promise<void> {
+async function insertErrand(db: Db, errand: NewErrand): Promise<void> {
   await db.errand.create({ data: errand });
 }
 

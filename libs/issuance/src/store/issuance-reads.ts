@@ -225,7 +225,7 @@ const readRotations = gatherOn(async (db, inputs: RotationReadInput[]) => {
 });
 
 /** The rotation read of one session against the current terms, gathered per event-loop turn (see `gather`). */
-export function readRotation(
+function readRotation(
   db: Db,
   sid: string,
   terms: CurrentTerms | undefined,
@@ -287,7 +287,7 @@ const READ_FOR_ISSUE: Statement = {
 };
 
 /** The issue read of an account (and its workload, if any) under an application and its sector. */
-export async function readForIssue(
+async function readForIssue(
   db: Db,
   scope: IssueReadScope,
   terms: CurrentTerms | undefined,
@@ -310,7 +310,7 @@ const SNAPSHOT: Statement = {
   text: `SELECT ${snapshotColumnsSql('$2::uuid', '$3::int')} FROM accounts a WHERE a.id = $1::uuid`,
 };
 
-export async function loadIssuanceSnapshot(
+async function loadIssuanceSnapshot(
   db: Db,
   accountId: string,
   applicationId: string,
@@ -332,7 +332,7 @@ const WORKLOAD_AUTHORITY: Statement = {
 };
 
 /** The workload authority rule over a workload session's references. */
-export async function readWorkloadAuthority(db: Db, ref: WorkloadAuthorityRef): Promise<boolean> {
+async function readWorkloadAuthority(db: Db, ref: WorkloadAuthorityRef): Promise<boolean> {
   const [row] = await runPrepared<{ ok: boolean }>(db, WORKLOAD_AUTHORITY, [
     ref.workloadId,
     ref.workloadGeneration,

@@ -8,7 +8,7 @@ import type { SectorSubjectsPort, SubjectPrincipal } from '../domain/ports';
  * The current subject of a principal in a sector, created on first use (safe when replicas race: the insert of the
  * first generation skips a duplicate, and the current row is read again, so a reset that ran meanwhile is seen).
  */
-export async function resolveSectorSubject(
+async function resolveSectorSubject(
   db: Db,
   secret: string,
   sectorId: string,
@@ -38,7 +38,7 @@ export async function resolveSectorSubject(
 }
 
 /** Rotates a subject: the old value retires and a new, unrelated one replaces it. */
-export async function rotateSectorSubject(
+async function rotateSectorSubject(
   db: Db,
   secret: string,
   sectorId: string,
@@ -75,7 +75,7 @@ export async function rotateSectorSubject(
 }
 
 /** Finds the principal behind a current subject of a sector (never exposes the raw id outside the service). */
-export async function findBySubject(db: Db, sectorId: string, subject: string) {
+async function findBySubject(db: Db, sectorId: string, subject: string) {
   return db.sectorSubject.findFirst({ where: { sectorId, subject, retiredAt: null } });
 }
 
@@ -85,7 +85,7 @@ export async function findBySubject(db: Db, sectorId: string, subject: string) {
  * resolve, or the relying party would learn the old-to-new link); otherwise current or retired (revoke-all:
  * sessions keep the subject they were issued under).
  */
-export async function accountBehindSubject(
+async function accountBehindSubject(
   db: Db,
   applicationId: string,
   subject: string,

@@ -5,13 +5,13 @@ import type { SessionEventsPort } from '../domain/ports';
 
 export const SESSION_CHANGE_CHANNEL = 'sessions:changed';
 
-export async function publishSessionChange(redis: Redis, sid: string): Promise<void> {
+async function publishSessionChange(redis: Redis, sid: string): Promise<void> {
   await redis
     .publish(SESSION_CHANGE_CHANNEL, sid)
     .catch(toleratedRedisFailure(redis, 'session_change_publish', undefined));
 }
 
-export async function publishSessionChanges(redis: Redis, sids: string[]): Promise<void> {
+async function publishSessionChanges(redis: Redis, sids: string[]): Promise<void> {
   if (sids.length === 0) return;
   // Batched: one message naming many sessions (comma-free ids).
   for (let i = 0; i < sids.length; i += 500) {

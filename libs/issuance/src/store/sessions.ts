@@ -132,7 +132,7 @@ async function insertSessions(db: Db, rows: NewSession[]): Promise<boolean[]> {
  * statement fails whole, so when a batch fails (a constraint one row broke), each row is tried alone and only the
  * rows that fail alone fail.
  */
-export const insertSession = gatherOn(async (db, rows: NewSession[]): Promise<InsertOutcome[]> => {
+const insertSession = gatherOn(async (db, rows: NewSession[]): Promise<InsertOutcome[]> => {
   try {
     return await insertSessions(db, rows);
   } catch (err) {
@@ -152,7 +152,7 @@ export const insertSession = gatherOn(async (db, rows: NewSession[]): Promise<In
  * Inserts one session together with redeeming its inquiry (INSERT_SESSION_REDEEMING) or consuming its device
  * authorization (INSERT_SESSION_CONSUMING_DEVICE); false when neither happened.
  */
-export async function insertSessionRedeeming(
+async function insertSessionRedeeming(
   db: Db,
   row: NewSession,
   redeemed: { inquiryId: string } | { deviceAuthorizationId: string },
@@ -195,7 +195,7 @@ const CONSUME_VERSIONS: Statement = {
 };
 
 /** Consumes presented versions in one statement; true for each input whose write won. */
-export async function consumeVersions(db: Db, inputs: ConsumeInput[]): Promise<boolean[]> {
+async function consumeVersions(db: Db, inputs: ConsumeInput[]): Promise<boolean[]> {
   const won = await runPrepared<{ id: string; current_jti: string }>(
     db,
     CONSUME_VERSIONS,
@@ -216,10 +216,10 @@ export async function consumeVersions(db: Db, inputs: ConsumeInput[]): Promise<b
 }
 
 /** The conditional write of one rotation, gathered per event-loop turn. */
-export const consumeVersion = gatherOn(consumeVersions);
+const consumeVersion = gatherOn(consumeVersions);
 
 /** Revokes a session that is still ACTIVE or SUSPENDED (a revoked or expired one stays as it is). */
-export async function revokeSession(db: Db, sid: string, reason: string, at: Date): Promise<void> {
+async function revokeSession(db: Db, sid: string, reason: string, at: Date): Promise<void> {
   await db.session.updateMany({
     where: { id: sid, status: { in: ['ACTIVE', 'SUSPENDED'] } },
     data: { status: 'REVOKED', revokedReason: reason, revokedAt: at },
@@ -227,7 +227,7 @@ export async function revokeSession(db: Db, sid: string, reason: string, at: Dat
 }
 
 /** Revokes every live session of an account under an application; returns the ids revoked. */
-export async function revokeAccountSessions(
+async function revokeAccountSessions(
   db: Db,
   applicationId: string,
   accountId: string,
@@ -242,7 +242,7 @@ export async function revokeAccountSessions(
   return rows.map((r) => r.id);
 }
 
-export function findSessionVersion(db: Db, sid: string): Promise<SessionVersion | null> {
+function findSessionVersion(db: Db, sid: string): Promise<SessionVersion | null> {
   return db.session.findUnique({
     where: { id: sid },
     select: {

@@ -12,14 +12,14 @@ const UNANSWERED_TTL_SECONDS = 900;
 const key = (sid: string, presented: number) => `rotation:unanswered:${sid}:${presented}`;
 
 /** Remembers that the rotation of `presented` in `sid` went unanswered; never throws (Redis may be down too). */
-export async function markRotationUnanswered(redis: Redis, sid: string, presented: number): Promise<void> {
+async function markRotationUnanswered(redis: Redis, sid: string, presented: number): Promise<void> {
   await redis
     .set(key(sid, presented), '1', 'EX', UNANSWERED_TTL_SECONDS)
     .catch(toleratedRedisFailure(redis, 'unanswered_rotation_mark', undefined));
 }
 
 /** Whether the rotation of `presented` in `sid` went unanswered; false when Redis cannot say. */
-export async function wasRotationUnanswered(redis: Redis, sid: string, presented: number): Promise<boolean> {
+async function wasRotationUnanswered(redis: Redis, sid: string, presented: number): Promise<boolean> {
   const found = await redis
     .exists(key(sid, presented))
     .catch(toleratedRedisFailure(redis, 'unanswered_rotation_read', 0));

@@ -1,17 +1,15 @@
-// What the issuance core needs from its host: its stores (ports), key ring, secrets and URLs, and a clock. The host
-// builds it from its parsed configuration (@svc/host issuanceDepsOf); tests from testkit's configuration.
-import type { Db } from '@svc/db';
+// What the issuance core needs from its host: its stores (ports), key ring, secrets and URLs, and a clock; never a
+// database or Redis handle. The host builds it from its parsed configuration (@svc/host issuanceDepsOf); tests from
+// testkit's configuration.
 import type { KeyRing } from '@svc/keyring';
 import type { Clock, Metrics } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
-import type { IssuancePorts } from './domain/ports';
-import type { TermsCache } from './domain/snapshot';
+import type { IssuancePorts } from './ports';
+import type { TermsCache } from './snapshot';
 
 export interface IssuanceDeps {
   /** Every store of the issuance core, bound once (domain/ports.ts): what the rules read and write through. */
   ports: IssuancePorts;
-  /** @deprecated Being removed (#26): take `ports`. Kept while hosts move their calls. */
-  db: Db;
   keyRing: KeyRing;
   kek: Kek;
   subjectSecret: string;
