@@ -2,7 +2,7 @@
 // an error page (the client or its redirect URI is not trusted), an error for the client, or a request parked for
 // the pages at /interaction/{uid} (interaction.ts), which decide sign-in with the browser's cookie in hand.
 import { type Locale, OAuthError } from '@svc/platform';
-import type { ClientAnswer } from './authorize-answer';
+import { type ClientAnswer, targetOf } from './authorize-answer';
 import { authorizeClientOf } from './authorize-client';
 import {
   type ResponseTarget,
@@ -43,11 +43,7 @@ export async function startAuthorization(
     return { kind: 'answer', target: outcome.target, answer: { error: outcome.error } };
   }
   const { request } = outcome;
-  const target = {
-    redirectUri: request.redirectUri,
-    responseMode: request.responseMode,
-    state: request.state,
-  };
+  const target = targetOf(request);
   try {
     // Valid: the request names a registered client (validateAuthorizeRequest had it).
     await clientApplication(deps, record as OidcClient);

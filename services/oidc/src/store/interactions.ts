@@ -2,7 +2,7 @@
 // under a random identifier the pages' URL carries, short-lived and shared by every replica. Finishing one takes
 // it atomically, so a request answers its client once even when two tabs or two replicas race to finish it.
 // Beside it lives its return record (where the client's error goes, nothing else) for a day past the request's
-// expiry, so the person can still be sent back to an application whose request lapsed (routes/interaction.ts).
+// expiry, so the person can still be sent back to an application whose request lapsed (domain/interaction.ts).
 import { createHash, randomBytes } from 'node:crypto';
 import { type Clock, slotTag } from '@svc/platform';
 import type { Redis } from 'ioredis';
