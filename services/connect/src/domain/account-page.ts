@@ -2,7 +2,7 @@
 // consent per claim, passkeys), consent changes, the per-sector identifier reset, and passkey rename and removal.
 import { type Clock, ServiceError } from '@svc/platform';
 import { CLAIM_KEYS, type ClaimKey, normalizeRequirements, type Requirement } from '@svc/token-core';
-import type { AccountPageStore, ConnectPorts, RemoveOutcome, RemoveResult } from './ports';
+import type { AccountPageStore, AccountSession, ConnectPorts, RemoveOutcome, RemoveResult } from './ports';
 
 /** Claims a person decides on: the ones an application may ask for (never OFF or SYNTHETIC_ONLY). */
 const DECIDED = new Set<Requirement>(['OPTIONAL', 'REQUIRED', 'SYNTHETIC_FALLBACK']);
@@ -103,17 +103,17 @@ export async function changeConsent(
   accountId: string,
   anchor: string,
   form: Record<string, unknown>,
-): Promise<boolean> {
+): Promise<AppEntry | undefined> {
   const overview = await accountOverview(store, accountId);
   const app = overview.sectors.flatMap((s) => s.apps).find((a) => a.anchor === anchor);
-  if (!app) return false;
+  if (!app) return undefined;
   const decisions: Partial<Record<ClaimKey, 'GRANTED' | 'DENIED'>> = {};
   for (const { key } of app.claims) {
     const value = form[`consent_${key}`];
     if (value === 'GRANTED' || value === 'DENIED') decisions[key] = value;
   }
   await store.setConsent(accountId, app.id, decisions);
-  return true;
+  return app;
 }
 
 /**
@@ -195,6 +195,46 @@ export async function removePasskey(
   const result = await ports.accountPage.removePasskey(accountId, passkeyId, new Date(clock()));
   if (result.outcome === 'removed') await ports.issuance.sessionEvents.publishSessionChanges(result.revoked);
   return result;
+}
+
+/** The identifier-reset form: only once confirmed ('needs_confirm'), for a sector id ('ignored' otherwise). */
+export type ResetFormOutcome =
+  | { outcome: 'needs_confirm' | 'ignored' | 'not_used' | 'limited' }
+  | { outcome: 'reset'; sector: SectorEntry | undefined };
+
+export async function resetFromAccountPage(
+  ports: Pick<ConnectPorts, 'accountPage' | 'issuance' | 'resetLimit'>,
+  values: { subjectSecret: string; clock: Clock },
+  accountId: string,
+  sectorId: string,
+  confirm: string | undefined,
+): Promise<ResetFormOutcome> {
+  if (confirm !== 'yes') return { outcome: 'needs_confirm' };
+  if (!UUID.test(sectorId)) return { outcome: 'ignored' };
+  const sector = (await accountOverview(ports.accountPage, accountId)).sectors.find((s) => s.id === sectorId);
+  const outcome = await resetSectorIdentifier(ports, values, accountId, sectorId);
+  return outcome === 'reset' ? { outcome, sector } : { outcome };
+}
+
+/**
+ * The remove form: removePasskey, and once removed, this session (which made the change) stays signed in under
+ * the version it left (its own transaction's) while every other sign-in of the account is out; removing the
+ * passkey it signed in with keeps it too (it proved itself and chose to).
+ */
+export async function removeFromAccountPage(
+  ports: Pick<ConnectPorts, 'accountPage' | 'issuance'>,
+  values: { clock: Clock; reauthSeconds: number },
+  session: AccountSession,
+  accountId: string,
+  passkeyId: string,
+): Promise<RemoveOutcome | 'confirm_first'> {
+  const recent = recentlyAuthenticated(session.authTime, values.clock(), values.reauthSeconds);
+  const removal = await removePasskey(ports, values.clock, accountId, passkeyId, recent);
+  if (removal.outcome === 'removed') {
+    session.authorityVersion = removal.authorityVersion;
+    if (session.passkeyId === passkeyId) delete session.passkeyId;
+  }
+  return removal.outcome;
 }
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -6,7 +6,6 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import { type Endpoint, type PageRequest, sessionCookie } from '@svc/platform';
 import {
   anyForm,
-  authenticationOptions,
   csrfValid,
   describeUserAgent,
   deviceLabel,
@@ -22,32 +21,37 @@ import {
   passkeyRefused,
   plainForm,
   postKit,
-  registrationOptions,
   requestLocale,
   setPageHeaders,
   translator,
-  verifyAuthentication,
-  verifyNewCredential,
 } from '@svc/signin';
 import type { Response } from 'express';
 import { z } from 'zod';
 import type { ConnectDeps } from '../deps';
 import {
-  accountOverview,
   changeConsent,
   RESETS_PER_ACCOUNT,
-  recentlyAuthenticated,
-  removePasskey,
+  removeFromAccountPage,
   renamePasskey,
-  resetSectorIdentifier,
-  UUID,
+  resetFromAccountPage,
 } from '../domain/account-page';
+import {
+  accountSignInOptions,
+  addAccountPasskey,
+  addPasskeyOptions,
+  findAccountSession,
+  type HeldSession,
+  openAccountSession,
+  recentSignIn,
+  signedInAccount,
+  signInToAccountPage,
+  signOutOfAccountPage,
+  viewAccountPage,
+} from '../domain/account-session';
 import type { AccountSession } from '../domain/ports';
 import { type AccountPageContext, accountSignInView, accountView } from '../pages/account';
 import { type AccountKey, accountTranslator } from '../pages/i18n-account';
 import type { ConnectPageError } from '../pages/page-statuses';
-
-const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 /** Form bodies of the account page (every value one string; anything else is 400). */
 const consentForm = anyForm;
@@ -72,8 +76,9 @@ interface AccountRequest {
 export function accountPages(deps: ConnectDeps): Endpoint[] {
   const { site } = deps.signin;
   const { signInLimit } = site;
-  const { accounts } = site.ports;
-  const { accountSessions: sessions, accountPage: store } = deps.ports;
+  const { ports } = deps;
+  const ceremony = { accounts: site.ports.accounts, config: deps.config, clock: deps.clock };
+  const reauth = { clock: deps.clock, reauthSeconds: deps.config.accountReauthSeconds };
   const cookie = sessionCookie(
     'connect_account',
     deps.config.connectUrl.startsWith('https:'),
@@ -81,6 +86,7 @@ export function accountPages(deps: ConnectDeps): Endpoint[] {
   );
   const setCookie = (res: Response, id: string) =>
     res.cookie(cookie.name, id, { ...cookie.options, maxAge: deps.config.flowTtlSeconds * 1000 });
+  const cookieId = (req: PageRequest<unknown>) => parseCookies(req.headers.cookie)[cookie.name];
 
   function context(req: PageRequest<unknown>, res: Response, session: AccountSession): AccountPageContext {
     const locale = requestLocale(site, req, res);
@@ -88,67 +94,49 @@ export function accountPages(deps: ConnectDeps): Endpoint[] {
     return { locale, t: translator(locale), a, path: '/account', csrf: session.csrf, appName: a('brand') };
   }
 
-  /** The session this cookie names, if the host issued it and it is still alive. */
-  async function existing(
-    req: PageRequest<unknown>,
-  ): Promise<{ id: string; session: AccountSession } | undefined> {
-    const id = parseCookies(req.headers.cookie)[cookie.name];
-    if (!id || !SESSION_ID.test(id)) return undefined;
-    const session = await sessions.load(id);
-    return session ? { id, session } : undefined;
-  }
-
   /** GET: the current session, or a new signed-out one under a fresh id. */
   async function open(req: PageRequest<unknown>, res: Response): Promise<AccountRequest> {
-    let found = await existing(req);
-    if (!found) {
-      // Each view without a session writes one (for FLOW_TTL_SECONDS): counted per address like the flows.
-      await site.newFlowLimit?.consume(req.ip ?? '');
-      found = await sessions.create();
-      setCookie(res, found.id);
-    }
+    const held = await openAccountSession(
+      ports,
+      { cookieId: cookieId(req), clientIp: req.ip ?? '', newSessionLimit: site.newFlowLimit },
+      (id) => setCookie(res, id),
+    );
     setPageHeaders(res);
-    return { ...found, ctx: context(req, res, found.session) };
+    return { ...held, ctx: context(req, res, held.session) };
   }
 
   /** POST: an existing session and its CSRF token (form field or X-CSRF-Token), else 403. */
   async function guarded(req: PageRequest<unknown>, res: Response): Promise<AccountRequest> {
-    const found = await existing(req);
+    const found = await findAccountSession(ports, cookieId(req));
     if (!found || !csrfValid(site, req, found.session)) throw new PageError('sessionExpired');
     setPageHeaders(res);
     return { ...found, ctx: context(req, res, found.session) };
   }
 
-  /**
-   * The signed-in account of a session while it is ACTIVE and still holds the passkey the session signed in
-   * with; otherwise the session is signed out (a disabled account, or a passkey removed from another session).
-   */
+  /** This request now works under `held` (a session that ended handed over to its signed-out successor). */
+  const moveTo = (r: AccountRequest, held: HeldSession, res: Response) => {
+    setCookie(res, held.id);
+    Object.assign(r, held);
+    r.ctx.csrf = held.session.csrf;
+  };
+
+  /** The signed-in account of the session (domain/account-session signedInAccount); signed out, undefined. */
   async function signedIn(r: AccountRequest, res: Response): Promise<string | undefined> {
-    const accountId = r.session.accountId;
-    if (!accountId) return undefined;
-    if (await store.activeHolder(accountId, r.session.authorityVersion, r.session.passkeyId))
-      return accountId;
-    await sessions.destroy(r.id);
-    const fresh = await sessions.create({ notice: { key: 'sessionEnded' } });
-    setCookie(res, fresh.id);
-    Object.assign(r, fresh);
-    r.ctx.csrf = fresh.session.csrf;
-    return undefined;
+    const found = await signedInAccount(ports, r);
+    if (found && 'ended' in found) moveTo(r, found.ended, res);
+    return found && 'accountId' in found ? found.accountId : undefined;
   }
 
-  /** Signed in with a passkey within ACCOUNT_REAUTH_SECONDS: adding or removing passkeys needs it. */
-  const recent = (r: AccountRequest) =>
-    recentlyAuthenticated(r.session.authTime, deps.clock(), deps.config.accountReauthSeconds);
   /** A passkey call that adds a credential, past the window: the page offers the confirmation instead. */
   const needRecent = (r: AccountRequest) => {
-    if (!recent(r)) throw new PageError<ConnectPageError>('recentSignInNeeded');
+    if (!recentSignIn(r.session, reauth)) throw new PageError<ConnectPageError>('recentSignInNeeded');
   };
 
   const flash = (r: AccountRequest, key: AccountKey, vars?: Record<string, string | number>) => {
     r.session.notice = { key, vars };
   };
   const back = async (r: AccountRequest, res: Response) => {
-    await sessions.save(r.id, r.session);
+    await ports.accountSessions.save(r.id, r.session);
     res.redirect(303, '/account');
   };
 
@@ -167,52 +155,29 @@ export function accountPages(deps: ConnectDeps): Endpoint[] {
 
   return [
     page.view('/account', pageQuery, async (r, _req, res) => {
-      const accountId = await signedIn(r, res);
-      const pending = r.session.notice;
-      delete r.session.notice;
-      await sessions.save(r.id, r.session);
+      const shown = await viewAccountPage(ports, reauth, r, r.ctx.locale);
+      if (shown.ended) moveTo(r, shown.held, res);
+      const pending = shown.notice;
       const n = pending ? { text: r.ctx.a(pending.key as AccountKey, pending.vars) } : undefined;
       const title = r.ctx.a('heading');
-      if (!accountId) {
-        res.type('html').send(layout(r.ctx, title, accountSignInView(r.ctx, n), { scripts: true }));
-        return;
-      }
-      await store.setLocale(accountId, r.ctx.locale);
-      const overview = await accountOverview(store, accountId, recent(r));
-      res.type('html').send(layout(r.ctx, title, accountView(r.ctx, overview, n), { scripts: true }));
+      const body = shown.overview ? accountView(r.ctx, shown.overview, n) : accountSignInView(r.ctx, n);
+      res.type('html').send(layout(r.ctx, title, body, { scripts: true }));
     }),
     page.call(
       '/account/passkey/authentication-options',
       passkeyCalls.authenticationOptions,
       async (r, req) => {
         await signInLimit.consume(req.ip ?? '');
-        const options = await authenticationOptions(deps.config);
-        await sessions.putChallenge(r.id, { value: options.challenge, kind: 'authenticate' });
-        return options;
+        return accountSignInOptions(ports, deps.config, r.id);
       },
     ),
     page.call('/account/passkey/authentication', passkeyCalls.authentication, async (r, req, res) => {
-      const body = req.body as AuthenticationResponseJSON;
       await signInLimit.consume(req.ip ?? '');
-      const challenge = await sessions.takeChallenge(r.id);
-      const { accountId, authority } = await verifyAuthentication(
-        { config: deps.config, accounts, clock: deps.clock },
-        body,
-        challenge,
+      const body = req.body as AuthenticationResponseJSON;
+      const outcome = await signInToAccountPage(ports, ceremony, r.id, body, r.ctx.locale, (id) =>
+        setCookie(res, id),
       );
-      const account = await store.account(accountId);
-      if (account?.status !== 'ACTIVE') throw new PageError('accountUnavailable');
-      // A fresh id at sign-in: whatever id this browser held before (planted or not) never becomes signed in.
-      const passkeyId = await store.passkeyIdOf(body.id);
-      const fresh = await sessions.rotate(r.id, {
-        accountId,
-        passkeyId,
-        authTime: deps.clock(),
-        authorityVersion: authority.version,
-      });
-      if (!fresh) throw new PageError('sessionExpired');
-      setCookie(res, fresh.id);
-      await store.setLocale(accountId, r.ctx.locale);
+      if (outcome !== 'signedIn') throw new PageError(outcome);
       return { next: '/account' };
     }),
     page.call(
@@ -223,15 +188,7 @@ export function accountPages(deps: ConnectDeps): Endpoint[] {
         if (!accountId) throw passkeyRefused();
         needRecent(r);
         await signInLimit.consume(req.ip ?? '');
-        const account = await store.account(accountId);
-        const existingPasskeys = await store.passkeys(accountId);
-        const { options, userHandle } = await registrationOptions(
-          deps.config,
-          account?.email ?? accountId,
-          existingPasskeys,
-        );
-        await sessions.putChallenge(r.id, { value: options.challenge, kind: 'register', userHandle });
-        return options;
+        return addPasskeyOptions(ports, deps.config, r.id, accountId);
       },
     ),
     page.call('/account/passkey/registration', passkeyCalls.registration, async (r, req, res) => {
@@ -241,66 +198,56 @@ export function accountPages(deps: ConnectDeps): Endpoint[] {
       // Checked again at the end of the ceremony: options fetched in the window do not stretch it.
       needRecent(r);
       await signInLimit.consume(req.ip ?? '');
-      const challenge = await sessions.takeChallenge(r.id);
-      const credential = await verifyNewCredential({ config: deps.config, accounts }, body, challenge);
       const device = describeUserAgent(req.headers['user-agent']);
       const notify = noticeBeforeCommit({ ...site.deps, accountPageUrl: site.config.accountPageUrl }, device);
-      if (!(await store.addPasskey(accountId, { ...credential, name: deviceLabel(device) }, notify)))
-        throw passkeyRefused();
+      const added = await addAccountPasskey(ports, ceremony, r.id, accountId, body, {
+        name: deviceLabel(device),
+        notify,
+      });
+      if (!added) throw passkeyRefused();
       flash(r, 'addedNotice');
-      await sessions.save(r.id, r.session);
+      await ports.accountSessions.save(r.id, r.session);
       return { next: '/account' };
     }),
     person.form('/account/applications/:anchor/consent', consentForm, async ({ r, accountId }, req) => {
-      const anchor = String(req.params.anchor);
-      if (!(await changeConsent(store, accountId, anchor, req.body))) return;
-      const app = (await accountOverview(store, accountId)).sectors
-        .flatMap((s) => s.apps)
-        .find((a) => a.anchor === anchor);
+      const app = await changeConsent(ports.accountPage, accountId, String(req.params.anchor), req.body);
       if (app) flash(r, 'consentSaved', { app: localizedName(app.names, app.defaultLocale, r.ctx.locale) });
     }),
     person.form('/account/sectors/:sectorId/reset', resetForm, async ({ r, accountId }, req) => {
-      const sectorId = String(req.params.sectorId);
-      if (req.body.confirm !== 'yes') return flash(r, 'resetNeedsConfirm');
-      if (!UUID.test(sectorId)) return;
-      const sector = (await accountOverview(store, accountId)).sectors.find((s) => s.id === sectorId);
-      const reset = await resetSectorIdentifier(
-        deps.ports,
+      const reset = await resetFromAccountPage(
+        ports,
         { subjectSecret: deps.issuance.subjectSecret, clock: deps.clock },
         accountId,
-        sectorId,
+        String(req.params.sectorId),
+        req.body.confirm,
       );
-      if (reset === 'limited') flash(r, 'resetLimited', { count: RESETS_PER_ACCOUNT });
-      if (reset === 'reset' && sector) {
-        const names = sector.apps.map((a) => localizedName(a.names, a.defaultLocale, r.ctx.locale));
+      if (reset.outcome === 'needs_confirm') flash(r, 'resetNeedsConfirm');
+      else if (reset.outcome === 'limited') flash(r, 'resetLimited', { count: RESETS_PER_ACCOUNT });
+      else if (reset.outcome === 'reset' && reset.sector) {
+        const names = reset.sector.apps.map((a) => localizedName(a.names, a.defaultLocale, r.ctx.locale));
         flash(r, 'resetDone', { apps: names.join(r.ctx.locale === 'zh-CN' ? '、' : ', ') });
       }
     }),
     person.form('/account/passkeys/:passkeyId/rename', renameForm, async ({ r, accountId }, req) => {
-      const outcome = await renamePasskey(store, accountId, String(req.params.passkeyId), req.body.name);
+      const outcome = await renamePasskey(
+        ports.accountPage,
+        accountId,
+        String(req.params.passkeyId),
+        req.body.name,
+      );
       if (outcome === 'renamed') flash(r, 'renamedNotice');
       else if (outcome === 'invalid') flash(r, 'renameInvalid');
     }),
     person.form('/account/passkeys/:passkeyId/remove', plainForm, async ({ r, accountId }, req) => {
       const passkeyId = String(req.params.passkeyId);
-      const removal = await removePasskey(deps.ports, deps.clock, accountId, passkeyId, recent(r));
-      const outcome = removal.outcome;
-      if (removal.outcome === 'removed') {
-        // This session made the change and stays signed in under the version it left (its own transaction's);
-        // every other sign-in of the account is out. Removing the passkey it signed in with keeps it too (it
-        // proved itself and chose to).
-        r.session.authorityVersion = removal.authorityVersion;
-        if (r.session.passkeyId === passkeyId) delete r.session.passkeyId;
-      }
+      const outcome = await removeFromAccountPage(ports, reauth, r.session, accountId, passkeyId);
       if (outcome === 'removed') flash(r, 'removedNotice');
       else if (outcome === 'last') flash(r, 'lastNotice');
       else if (outcome === 'confirm_first') flash(r, 'confirmFirst');
     }),
     page.form('/account/sign-out', plainForm, async (r, _req, res) => {
-      await sessions.destroy(r.id);
-      // The next page view starts a new signed-out session under a new id, carrying the notice (answered here:
-      // going back would save the destroyed session).
-      const fresh = await sessions.create({ notice: { key: 'signedOutNotice' } });
+      // Answered here: going back would save the destroyed session.
+      const fresh = await signOutOfAccountPage(ports, r.id);
       setCookie(res, fresh.id);
       res.redirect(303, '/account');
     }),
