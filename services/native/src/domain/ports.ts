@@ -44,7 +44,7 @@ export interface CredentialForIssue<Key> {
 }
 
 /** Where the issue read is taken: the application named in the request, its sector and the current terms. */
-export interface IssueReadScope {
+export interface CredentialReadScope {
   applicationId: string;
   sectorId: string;
   terms: CurrentTerms | undefined;
@@ -54,9 +54,9 @@ export interface IssueReadScope {
 export interface CredentialStore {
   findAccessKeyForIssue(
     identifier: string,
-    scope: IssueReadScope,
+    scope: CredentialReadScope,
   ): Promise<CredentialForIssue<AccessKeyRow> | null>;
-  findPublicKeyForIssue(kid: string, scope: IssueReadScope): Promise<CredentialForIssue<PublicKeyRow> | null>;
+  findPublicKeyForIssue(kid: string, scope: CredentialReadScope): Promise<CredentialForIssue<PublicKeyRow> | null>;
 }
 
 export interface LinkedAccount {
