@@ -56,7 +56,10 @@ export interface CredentialStore {
     identifier: string,
     scope: CredentialReadScope,
   ): Promise<CredentialForIssue<AccessKeyRow> | null>;
-  findPublicKeyForIssue(kid: string, scope: CredentialReadScope): Promise<CredentialForIssue<PublicKeyRow> | null>;
+  findPublicKeyForIssue(
+    kid: string,
+    scope: CredentialReadScope,
+  ): Promise<CredentialForIssue<PublicKeyRow> | null>;
 }
 
 export interface LinkedAccount {
