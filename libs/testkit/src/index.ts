@@ -292,6 +292,13 @@ export * from './mailbox';
 export { type Agent, makeAgent } from './page-agent';
 export * from './page-attacks';
 export { useInfra, useStarted } from './per-file';
+export {
+  type MovableEndpoint,
+  type PostgresPairEngine,
+  type PostgresServer,
+  startMovableEndpoint,
+  startPostgresPair,
+} from './pg-failover';
 export { openPrivateDb, type PrivateDb } from './private-db';
 export {
   exchangeRaw,

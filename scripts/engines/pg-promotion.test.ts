@@ -1,0 +1,233 @@
+// A PostgreSQL streaming replica promoted under traffic (CONTRACTS.md "Distributed engines"): a private primary and
+// its synchronous replica (ports 17030-17031, Debian's binaries) behind one address the failover moves; two session
+// replicas take refresh traffic, the OIDC host refresh_token grants and the device host /device-authorize when the
+// primary crashes, the replica is promoted and the address moved to it. Every answer is a 200 or a 503 with
+// Retry-After (never a 401, an invalid_grant or a 500), no refresh chain forks or is lost, and every host takes
+// traffic on the new primary within 10 s of it, without a restart.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createPrisma, type Db, migrate } from '@svc/db';
+import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
+import { systemClock } from '@svc/platform';
+import {
+  contractChecked,
+  ensureBaselineTerms,
+  expectFailClosed,
+  type FailoverFigures,
+  openInfra,
+  type PostgresPairEngine,
+  provisionAccount,
+  provisionApp,
+  recordFaultFigures,
+  runFailover,
+  type SettableClock,
+  settableClock,
+  startLoad,
+  startPostgresPair,
+  startTestHost,
+  type TestInfra,
+  testEnv,
+  uniqueName,
+  waitFor,
+} from '@svc/testkit';
+import { createDeviceApp } from '../../services/device/src/app';
+import { deviceConfigFromEnv } from '../../services/device/src/config';
+import { openDeviceDeps } from '../../services/device/src/deps';
+import { authorize, provisionDeviceApp } from '../../services/device/test/support';
+import { createOidcApp } from '../../services/oidc/src/app';
+import { oidcConfigFromEnv } from '../../services/oidc/src/config';
+import { type OpenedOidcDeps, openOidcDeps } from '../../services/oidc/src/deps';
+import {
+  codeFor,
+  exchange,
+  grantFor,
+  type OidcHarness,
+  provisionRp,
+  type RpFixture,
+  refresh,
+} from '../../services/oidc/test/token-kit';
+import { createSessionApp } from '../../services/session/src/app';
+import { sessionConfigFromEnv } from '../../services/session/src/config';
+import { openSessionDeps } from '../../services/session/src/deps';
+import { refreshChains } from '../../services/session/test/chains';
+import { issueFor } from '../../services/session/test/support';
+
+/** Workers 0-5: session refresh chains (alternating replicas); 6-8: OIDC refresh chains; 9-10: device authorize. */
+const CHAINS = 6;
+const OIDC = 3;
+const DEVICE = 2;
+const WORKERS = CHAINS + OIDC + DEVICE;
+const RECOVERY_BOUND_MS = 10_000;
+
+const figures = recordFaultFigures<FailoverFigures>('engines-postgres');
+const closers: (() => Promise<void>)[] = [];
+let pair: PostgresPairEngine | undefined;
+let db: Db;
+let infra: TestInfra;
+const sessions: string[] = [];
+let oidc: OidcHarness;
+let device: { url: string; clock: SettableClock };
+
+function hostEnv(extra: Record<string, string> = {}) {
+  return testEnv({ DATABASE_URL: pair!.url, REFRESH_RETRY_WINDOW_MS: '60000', ...extra });
+}
+
+beforeAll(async () => {
+  pair = await startPostgresPair(async (url) => {
+    await migrate(url);
+    const prepared = createPrisma(url);
+    try {
+      await ensureBaselineTerms(prepared);
+    } finally {
+      await prepared.$disconnect();
+    }
+  });
+  db = createPrisma(pair.url);
+  infra = openInfra({ over: db });
+  await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date());
+  for (let i = 0; i < 2; i++) {
+    const deps = openSessionDeps(sessionConfigFromEnv(hostEnv()), systemClock);
+    const host = await startTestHost(createSessionApp(deps));
+    sessions.push(host.url);
+    closers.push(async () => {
+      await host.close();
+      await deps.close();
+    });
+  }
+  // The OIDC host names its own address as the issuer: it listens before its deps are opened.
+  const server = http.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const oidcUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const oidcDeps: OpenedOidcDeps = openOidcDeps(
+    oidcConfigFromEnv(hostEnv({ OIDC_URL: oidcUrl })),
+    systemClock,
+  );
+  const contract = contractChecked(createOidcApp(oidcDeps));
+  server.on('request', contract.listener);
+  await contract.load(oidcUrl);
+  oidc = { infra, deps: oidcDeps, url: oidcUrl, close: async () => undefined };
+  closers.push(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(() => r(undefined)));
+    await oidcDeps.close();
+  });
+  const clock = settableClock();
+  const base = deviceConfigFromEnv(hostEnv());
+  const deviceDeps = openDeviceDeps(
+    {
+      ...base,
+      redisPrefix: uniqueName('dv'),
+      rateLimit: { ...base.rateLimit, authorizePerAddress: 1e6, unknownPerAddress: 1e6 },
+    },
+    clock,
+  );
+  const deviceHost = await startTestHost(createDeviceApp(deviceDeps));
+  device = { url: deviceHost.url, clock };
+  closers.push(async () => {
+    await deviceHost.close();
+    await deviceDeps.close();
+  });
+  for (const url of [...sessions, oidcUrl, device.url]) {
+    await waitFor(`${url} ready`, async () => (await fetch(`${url}/readyz`)).status === 200, 30_000);
+  }
+}, 180_000);
+
+afterAll(async () => {
+  for (const close of closers) await close().catch(() => undefined);
+  await infra?.close();
+  await db?.$disconnect();
+  await pair?.stop();
+});
+
+/** OIDC refresh chains: one per worker, every successor recorded (a fork is one token answered two ways). */
+function oidcChains(rps: RpFixture[], first: string[]) {
+  const tokens = [...first];
+  const successors = new Map<string, string>();
+  const forks: string[] = [];
+  return {
+    tokens,
+    forks,
+    async refresh(i: number) {
+      const presented = tokens[i]!;
+      const res = await refresh(oidc, rps[i]!, presented);
+      if (res.status === 200) {
+        const next = res.body.refresh_token as string;
+        const seen = successors.get(presented);
+        if (seen !== undefined && seen !== next) forks.push(presented);
+        successors.set(presented, next);
+        tokens[i] = next;
+      }
+      // A dependency failure answers the hosts' 503 TemporarilyUnavailable (OAuth's temporarily_unavailable counts
+      // as the same).
+      const error = res.body?.error as string | undefined;
+      return {
+        status: res.status,
+        reason: error === 'temporarily_unavailable' ? 'TemporarilyUnavailable' : (error ?? res.body?.reason),
+        retryAfter: res.headers.get('retry-after'),
+      };
+    },
+  };
+}
+
+test('the primary crashes and its replica is promoted under session, OIDC and device traffic: 200 or 503 with Retry-After, nothing forked or lost, recovery within 10 s', async () => {
+  const app = await provisionApp(infra);
+  const first: string[] = [];
+  for (let w = 0; w < CHAINS; w++) {
+    const account = await provisionAccount(infra);
+    first.push((await issueFor(infra, app.anchor, { kind: 'ACCOUNT', accountId: account.id })).refreshToken);
+  }
+  const chains = refreshChains(first);
+  const rps: RpFixture[] = [];
+  const oidcFirst: string[] = [];
+  for (let i = 0; i < OIDC; i++) {
+    const rp = await provisionRp(oidc);
+    const issued = await exchange(oidc, rp, await codeFor(oidc, grantFor(rp)));
+    expect(issued.status).toBe(200);
+    rps.push(rp);
+    oidcFirst.push(issued.body.refresh_token as string);
+  }
+  const oauth = oidcChains(rps, oidcFirst);
+  const deviceApp = await provisionDeviceApp(infra);
+  const sent = new Array<number>(CHAINS).fill(0);
+  const load = startLoad(
+    WORKERS,
+    async (w) => {
+      if (w < CHAINS) {
+        sent[w] = (sent[w] ?? 0) + 1;
+        return chains.refresh(w, sessions[(w + (sent[w] ?? 0)) % 2]!);
+      }
+      if (w < CHAINS + OIDC) return oauth.refresh(w - CHAINS);
+      const res = await authorize(device, deviceApp.anchor);
+      return { status: res.status, reason: res.body?.reason, retryAfter: res.headers.get('retry-after') };
+    },
+    { backoffMs: 100 },
+  );
+  const engine = pair!;
+  const result = await runFailover({
+    scenario: 'PostgreSQL primary crashed, synchronous replica promoted, address moved',
+    load,
+    workers: WORKERS,
+    hostUrls: [...sessions, oidc.url, device.url],
+    group: (w) =>
+      w < CHAINS
+        ? 'session /refresh'
+        : w < CHAINS + OIDC
+          ? 'oidc /token refresh'
+          : 'device /device-authorize',
+    async fail() {
+      engine.primary.crash();
+    },
+    async promoted() {
+      await engine.promote();
+      engine.endpoint.moveTo(engine.replica.port);
+    },
+  });
+  figures.push(result);
+  expectFailClosed(load.outcomes);
+  await chains.expectIntact(infra, sessions[0]!);
+  expect(oauth.forks).toEqual([]);
+  const again = await Promise.all(oauth.tokens.map((t, i) => refresh(oidc, rps[i]!, t)));
+  expect(again.map((r) => r.status)).toEqual(oauth.tokens.map(() => 200));
+  expect(result.msToRecover).toBeLessThan(RECOVERY_BOUND_MS);
+});
