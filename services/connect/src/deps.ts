@@ -1,5 +1,6 @@
 // Everything the connect host needs, opened from its parsed configuration by openConnectDeps (main) or by tests:
 // the core connections, the mailer, and, bound once over them, the domain's ports and the sign-in steps.
+import { createClientAuthPorts } from '@svc/client-auth';
 import { type HostParts, openHostCore } from '@svc/host';
 import { createTermsRevisionCache } from '@svc/issuance';
 import { type Clock, createRateLimiter } from '@svc/platform';
@@ -45,6 +46,7 @@ export function connectPorts(parts: Unbound): ConnectPorts {
     issuance: parts.issuance.ports,
     // A published revision never changes, so its page reads it once (createTermsRevisionCache).
     termsRevision: createTermsRevisionCache(parts.issuance.ports.agreements),
+    clientAuth: createClientAuthPorts(db, redis),
     resetLimit: createRateLimiter(redis, {
       keyPrefix: `${config.rateLimitNamespace}:subject-reset-account`,
       points: RESETS_PER_ACCOUNT,

@@ -1,5 +1,6 @@
 // POST /establish as named steps: client-auth -> application -> layers -> constraints -> callback -> inquiry.
-import { type ApplicationContext, isIssuable } from '@svc/issuance';
+import { clientAuthFailure } from '@svc/client-auth';
+import { type ApplicationCache, type ApplicationContext, isIssuable } from '@svc/issuance';
 import { type Clock, invalidBody, ServiceError } from '@svc/platform';
 import type { TtlLayer } from '@svc/token-core';
 import type { EstablishRequest } from '../routes/schemas';
@@ -89,4 +90,19 @@ export async function establishInquiry(
     expiresAt: new Date(deps.clock() + deps.inquiryTtlSeconds * 1000),
   });
   return { applicationAnchor: app.anchor, exposureKey, hiddenKey };
+}
+
+/**
+ * POST /establish for the application that signed the client-auth JWT: it must be the one the inquiry is for
+ * (ClientAuthDenied otherwise, as any client-auth failure), and active.
+ */
+export async function establishForSigner(
+  deps: { inquiries: InquiryStore; apps: ApplicationCache; clock: Clock; inquiryTtlSeconds: number },
+  signerAnchor: string,
+  body: EstablishRequest,
+): Promise<{ applicationAnchor: string; exposureKey: string; hiddenKey: string }> {
+  if (body.applicationAnchor !== signerAnchor) throw clientAuthFailure();
+  const app = await deps.apps.get(signerAnchor);
+  if (!app) throw new ServiceError('ApplicationNotActive');
+  return establishInquiry(deps, app, body);
 }

@@ -1,5 +1,6 @@
 // The ports connect's domain needs: its own stores (inquiries, errands, the account page's rows and sessions) and
 // the issuance core's ports. Stores in ../store implement them; deps.ts binds them once.
+import type { ClientAuthPorts } from '@svc/client-auth';
 import type { Agreement, IssuancePorts } from '@svc/issuance';
 import type { RateLimiter } from '@svc/platform';
 import type { Challenge, NewPasskey, PasskeyOwner } from '@svc/signin';
@@ -184,6 +185,8 @@ export interface ConnectPorts {
   issuance: IssuancePorts;
   /** One published revision of the basic terms (read through a small in-process cache: revisions are immutable). */
   termsRevision(revision: number): Promise<Agreement | undefined>;
+  /** The client-key store and the jti replay set /establish's client-auth JWTs are checked against. */
+  clientAuth: ClientAuthPorts;
   /** Identifier resets per account (RESETS_PER_ACCOUNT per RESET_WINDOW_SECONDS). */
   resetLimit: RateLimiter;
 }

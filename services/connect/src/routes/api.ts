@@ -1,11 +1,11 @@
 // The JSON endpoints of the connect host: /establish, /redeem, /refresh, /info and the inquiry status poll.
-import { clientAuthFailure, verifyClientAuth } from '@svc/client-auth';
-import { ConnectRotatedTokens, endpoint, ISSUANCE_REFUSALS, IssuedTokens, ServiceError } from '@svc/platform';
-import { canonicalLocale, localizedName } from '@svc/signin';
+import { verifyClientAuthWith } from '@svc/client-auth';
+import { ConnectRotatedTokens, endpoint, ISSUANCE_REFUSALS, IssuedTokens } from '@svc/platform';
 import { AUDIENCE } from '@svc/token-core';
 import { z } from 'zod';
 import type { ConnectDeps } from '../deps';
-import { establishInquiry } from '../domain/establish';
+import { applicationInfo } from '../domain/application-info';
+import { establishForSigner } from '../domain/establish';
 import { pollInquiry } from '../domain/inquiry-status';
 import { redeemInquiry } from '../domain/redeem';
 import { refreshConnectSession } from '../domain/refresh';
@@ -41,21 +41,19 @@ export function apiEndpoints(deps: ConnectDeps) {
         auth: 'clientAuth',
       },
       authenticate: (req) =>
-        verifyClientAuth(
-          { db: deps.db, redis: deps.redis, clock: deps.clock },
-          {
-            authorization: req.headers.authorization,
-            rawBody: req.rawBody,
-            audience: AUDIENCE.connect,
-          },
-        ),
+        verifyClientAuthWith(deps.ports.clientAuth, deps.clock, {
+          authorization: req.headers.authorization,
+          rawBody: req.rawBody,
+          audience: AUDIENCE.connect,
+        }),
       handle: async ({ body, auth }) => {
-        // The signing application must be the one the inquiry is for.
-        if (body.applicationAnchor !== auth.applicationAnchor) throw clientAuthFailure();
-        const app = await deps.apps.get(auth.applicationAnchor);
-        if (!app) throw new ServiceError('ApplicationNotActive');
-        const config = { inquiries, clock: deps.clock, inquiryTtlSeconds: deps.config.inquiryTtlSeconds };
-        return { json: await establishInquiry(config, app, body) };
+        const config = {
+          inquiries,
+          apps: deps.apps,
+          clock: deps.clock,
+          inquiryTtlSeconds: deps.config.inquiryTtlSeconds,
+        };
+        return { json: await establishForSigner(config, auth.applicationAnchor, body) };
       },
     }),
     endpoint({
@@ -113,17 +111,7 @@ export function apiEndpoints(deps: ConnectDeps) {
         answers: [{ schema: Info }],
         reasons: ['ApplicationNotFound'],
       },
-      handle: async ({ body }) => {
-        if (!canonicalLocale(body.locale)) throw new ServiceError('InvalidBody');
-        const app = await deps.apps.get(body.applicationAnchor);
-        if (!app) throw new ServiceError('ApplicationNotFound');
-        return {
-          json: {
-            applicationAnchor: app.anchor,
-            applicationName: localizedName(app.names, app.defaultLocale, body.locale),
-          },
-        };
-      },
+      handle: async ({ body }) => ({ json: await applicationInfo(deps.apps, body) }),
     }),
     endpoint({
       method: 'POST',
