@@ -8,6 +8,7 @@ import {
   countAuthorizeOutcome,
   countCredentialAttempt,
   countDevicePoll,
+  countRedisFailure,
   countRefreshOutcome,
   countTokensIssued,
   createMetrics,
@@ -26,6 +27,7 @@ function exportedNames(): Set<string> {
   countDevicePoll(host, 'authorization_pending');
   countAuthorizeOutcome(host, 'issued');
   countCredentialAttempt(host, 'device_user_code', 'rejected');
+  countRedisFailure(host, 'session_change_publish');
   const worker = workerMetrics(createMetrics('worker'));
   // Registered only: the gauges read their sources when scraped, which this test never does.
   registerWorkerGauges(worker.base, {
