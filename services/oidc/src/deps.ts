@@ -18,8 +18,8 @@ import { createSignInSessionStore } from './store/sign-in-sessions';
 
 /**
  * What the domain is handed (the issuance core's parts flat, the host's ports and values), what the host core
- * shares (typed there once), and what only the host itself and its routes use: the database (readiness, client
- * authentication, the platform key), the sign-in steps, the pages' settings and mailer.
+ * shares (typed there once), and what only the host itself and its routes use: the database and Redis (the
+ * readiness checks of hostAppOptions), the sign-in steps, the pages' settings and mailer.
  */
 export interface OidcDeps
   extends OidcDomainDeps,
