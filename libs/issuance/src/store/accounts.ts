@@ -1,5 +1,5 @@
-// Store of accounts: an account's profile and standing, its claim grants per application, and the policy of an
-// email domain (sign-up refuses a BLOCKed one), and the authority a held sign-in compares against.
+// Store of accounts: an account's profile and standing, its claim grants per application, the policy of an email
+// domain (sign-up refuses a BLOCKed one), and the authority a held sign-in compares against.
 import type { Db } from '@svc/db';
 import { type ClaimGrants, isClaimKey } from '@svc/token-core';
 import type { AccountProfile } from '../domain/claim-state';
