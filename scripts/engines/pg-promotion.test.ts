@@ -4,14 +4,8 @@
 // primary crashes, the replica is promoted and the address moved to it. Every answer is a 200 or a 503 with
 // Retry-After (never a 401, an invalid_grant or a 500), no refresh chain forks or is lost, and every host takes
 // traffic on the new primary within 10 s of it, without a restart.
-
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createPrisma, type Db, migrate } from '@svc/db';
-import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
-import { systemClock } from '@svc/platform';
 import {
-  contractChecked,
   ensureBaselineTerms,
   expectFailClosed,
   type FailoverFigures,
@@ -21,23 +15,13 @@ import {
   provisionApp,
   recordFaultFigures,
   runFailover,
-  type SettableClock,
-  settableClock,
   startLoad,
   startPostgresPair,
-  startTestHost,
   type TestInfra,
   testEnv,
-  uniqueName,
   waitFor,
 } from '@svc/testkit';
-import { createDeviceApp } from '../../services/device/src/app';
-import { deviceConfigFromEnv } from '../../services/device/src/config';
-import { openDeviceDeps } from '../../services/device/src/deps';
-import { authorize, provisionDeviceApp } from '../../services/device/test/support';
-import { createOidcApp } from '../../services/oidc/src/app';
-import { oidcConfigFromEnv } from '../../services/oidc/src/config';
-import { type OpenedOidcDeps, openOidcDeps } from '../../services/oidc/src/deps';
+import { authorize, type DeviceHarness, provisionDeviceApp } from '../../services/device/test/support';
 import {
   codeFor,
   exchange,
@@ -47,11 +31,9 @@ import {
   type RpFixture,
   refresh,
 } from '../../services/oidc/test/token-kit';
-import { createSessionApp } from '../../services/session/src/app';
-import { sessionConfigFromEnv } from '../../services/session/src/config';
-import { openSessionDeps } from '../../services/session/src/deps';
 import { refreshChains } from '../../services/session/test/chains';
 import { issueFor } from '../../services/session/test/support';
+import { startDeviceHost, startOidc, startSession } from './hosts';
 
 /** Workers 0-5: session refresh chains (alternating replicas); 6-8: OIDC refresh chains; 9-10: device authorize. */
 const CHAINS = 6;
@@ -67,7 +49,7 @@ let db: Db;
 let infra: TestInfra;
 const sessions: string[] = [];
 let oidc: OidcHarness;
-let device: { url: string; clock: SettableClock };
+let device: DeviceHarness;
 
 function hostEnv(extra: Record<string, string> = {}) {
   return testEnv({ DATABASE_URL: pair!.url, REFRESH_RETRY_WINDOW_MS: '60000', ...extra });
@@ -85,50 +67,18 @@ beforeAll(async () => {
   });
   db = createPrisma(pair.url);
   infra = openInfra({ over: db });
-  await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date());
   for (let i = 0; i < 2; i++) {
-    const deps = openSessionDeps(sessionConfigFromEnv(hostEnv()), systemClock);
-    const host = await startTestHost(createSessionApp(deps));
-    sessions.push(host.url);
-    closers.push(async () => {
-      await host.close();
-      await deps.close();
-    });
+    const session = await startSession(hostEnv());
+    sessions.push(session.host.url);
+    closers.push(session.close);
   }
-  // The OIDC host names its own address as the issuer: it listens before its deps are opened.
-  const server = http.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const oidcUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const oidcDeps: OpenedOidcDeps = openOidcDeps(
-    oidcConfigFromEnv(hostEnv({ OIDC_URL: oidcUrl })),
-    systemClock,
-  );
-  const contract = contractChecked(createOidcApp(oidcDeps));
-  server.on('request', contract.listener);
-  await contract.load(oidcUrl);
-  oidc = { infra, deps: oidcDeps, url: oidcUrl, close: async () => undefined };
-  closers.push(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(() => r(undefined)));
-    await oidcDeps.close();
-  });
-  const clock = settableClock();
-  const base = deviceConfigFromEnv(hostEnv());
-  const deviceDeps = openDeviceDeps(
-    {
-      ...base,
-      redisPrefix: uniqueName('dv'),
-      rateLimit: { ...base.rateLimit, authorizePerAddress: 1e6, unknownPerAddress: 1e6 },
-    },
-    clock,
-  );
-  const deviceHost = await startTestHost(createDeviceApp(deviceDeps));
-  device = { url: deviceHost.url, clock };
-  closers.push(async () => {
-    await deviceHost.close();
-    await deviceDeps.close();
-  });
-  for (const url of [...sessions, oidcUrl, device.url]) {
+  const oidcHost = await startOidc(hostEnv(), infra);
+  oidc = oidcHost.host;
+  closers.push(oidcHost.close);
+  const deviceHost = await startDeviceHost(hostEnv(), infra);
+  device = deviceHost.host;
+  closers.push(deviceHost.close);
+  for (const url of [...sessions, oidc.url, device.url]) {
     await waitFor(`${url} ready`, async () => (await fetch(`${url}/readyz`)).status === 200, 30_000);
   }
 }, 180_000);

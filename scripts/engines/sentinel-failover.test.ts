@@ -3,7 +3,6 @@
 // primary is SIGKILLed. Every answer is a 200 or a 503 with Retry-After (never a 401 or a 500), no refresh chain
 // forks or is lost, and every host takes traffic on the promoted replica within 10 s of its promotion, without a
 // restart; the session caches' change messages (pub/sub) reach every replica again afterwards.
-import { systemClock } from '@svc/platform';
 import {
   type Engine,
   expectFailClosed,
@@ -15,26 +14,17 @@ import {
   recordFaultFigures,
   runFailover,
   type SentinelEngine,
-  type SettableClock,
-  settableClock,
   startLoad,
   startSentinel,
-  startTestHost,
   type TestInfra,
   testEnv,
-  uniqueName,
   waitFor,
   waitUntil,
 } from '@svc/testkit';
-import { createDeviceApp } from '../../services/device/src/app';
-import { deviceConfigFromEnv } from '../../services/device/src/config';
-import { openDeviceDeps } from '../../services/device/src/deps';
-import { authorize, poll, provisionDeviceApp } from '../../services/device/test/support';
-import { createSessionApp } from '../../services/session/src/app';
-import { sessionConfigFromEnv } from '../../services/session/src/config';
-import { openSessionDeps } from '../../services/session/src/deps';
+import { authorize, type DeviceHarness, poll, provisionDeviceApp } from '../../services/device/test/support';
 import { refreshChains } from '../../services/session/test/chains';
 import { freshSession, issueFor } from '../../services/session/test/support';
+import { startDeviceHost, startSession } from './hosts';
 
 /** Refresh chains (workers 0-7, each alternating between the two session replicas) and device polls (8-11). */
 const CHAINS = 8;
@@ -47,7 +37,7 @@ const closers: (() => Promise<void>)[] = [];
 let engine: SentinelEngine;
 let infra: TestInfra;
 const sessions: string[] = [];
-let device: { url: string; clock: SettableClock };
+let device: DeviceHarness;
 
 function hostEnv() {
   return testEnv({
@@ -59,36 +49,21 @@ function hostEnv() {
   });
 }
 
-async function serve(app: Parameters<typeof startTestHost>[0], close: () => Promise<void>): Promise<string> {
-  const host = await startTestHost(app);
-  closers.push(async () => {
-    await host.close();
-    await close();
-  });
-  return host.url;
-}
-
 beforeAll(async () => {
   engine = await startSentinel({ primary: 17013, replica: 17014, sentinel: 17015 });
   infra = openInfra();
   for (let i = 0; i < 2; i++) {
-    const deps = openSessionDeps(sessionConfigFromEnv(hostEnv()), systemClock);
-    sessions.push(await serve(createSessionApp(deps), deps.close));
+    const session = await startSession(hostEnv());
+    sessions.push(session.host.url);
+    closers.push(session.close);
   }
-  const clock = settableClock();
-  const base = deviceConfigFromEnv(hostEnv());
-  const deps = openDeviceDeps(
-    {
-      ...base,
-      redisPrefix: uniqueName('dv'),
-      pollIntervalSeconds: 1,
-      // The clock moves a second a poll: the authorizations must outlive every poll of the file.
-      codeTtlSeconds: 30 * 86_400,
-      rateLimit: { ...base.rateLimit, authorizePerAddress: 1e6, unknownPerAddress: 1e6 },
-    },
-    clock,
-  );
-  device = { url: await serve(createDeviceApp(deps), deps.close), clock };
+  // The clock moves a second a poll: the authorizations must outlive every poll of the file.
+  const deviceHost = await startDeviceHost(hostEnv(), infra, {
+    pollIntervalSeconds: 1,
+    codeTtlSeconds: 30 * 86_400,
+  });
+  device = deviceHost.host;
+  closers.push(deviceHost.close);
   for (const url of [...sessions, device.url]) {
     await waitFor(`${url} ready`, async () => (await fetch(`${url}/readyz`)).status === 200, 30_000);
   }

@@ -1,0 +1,82 @@
+// The session, OIDC and device hosts as the engine tests run them: in this process, configured from an environment
+// (the engines' REDIS_SENTINELS / REDIS_CLUSTER_NODES / DATABASE_URL, as an operator would set them), each on a
+// free port, closed by the returned function.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
+import { type Env, systemClock } from '@svc/platform';
+import { contractChecked, settableClock, startTestHost, type TestInfra, uniqueName } from '@svc/testkit';
+import { createDeviceApp } from '../../services/device/src/app';
+import { deviceConfigFromEnv } from '../../services/device/src/config';
+import { openDeviceDeps } from '../../services/device/src/deps';
+import type { DeviceHarness } from '../../services/device/test/support';
+import { createOidcApp } from '../../services/oidc/src/app';
+import { oidcConfigFromEnv } from '../../services/oidc/src/config';
+import { openOidcDeps } from '../../services/oidc/src/deps';
+import type { OidcHarness } from '../../services/oidc/test/token-kit';
+import { createSessionApp } from '../../services/session/src/app';
+import { sessionConfigFromEnv } from '../../services/session/src/config';
+import { openSessionDeps } from '../../services/session/src/deps';
+
+export interface Started<T> {
+  host: T;
+  close(): Promise<void>;
+}
+
+export async function startSession(env: Env): Promise<Started<{ url: string }>> {
+  const deps = openSessionDeps(sessionConfigFromEnv(env), systemClock);
+  const host = await startTestHost(createSessionApp(deps));
+  return {
+    host: { url: host.url },
+    async close() {
+      await host.close();
+      await deps.close();
+    },
+  };
+}
+
+/** The OIDC host, naming its own address as the issuer (it listens before its deps are opened). */
+export async function startOidc(env: Env, infra: TestInfra): Promise<Started<OidcHarness>> {
+  await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date());
+  const server = http.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const deps = openOidcDeps(oidcConfigFromEnv({ ...env, OIDC_URL: url }), systemClock);
+  const contract = contractChecked(createOidcApp(deps));
+  server.on('request', contract.listener);
+  await contract.load(url);
+  const close = async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(() => r(undefined)));
+    await deps.close();
+  };
+  return { host: { infra, deps, url, close: async () => undefined }, close };
+}
+
+/**
+ * The device host (as its tests' harness: `approve` takes it) on a clock the test moves by the polling interval
+ * instead of waiting, its own Redis prefix, and no rate limit in the way of a load.
+ */
+export async function startDeviceHost(
+  env: Env,
+  infra: TestInfra,
+  over: { pollIntervalSeconds?: number; codeTtlSeconds?: number } = {},
+): Promise<Started<DeviceHarness>> {
+  const clock = settableClock();
+  const base = deviceConfigFromEnv(env);
+  const deps = openDeviceDeps(
+    {
+      ...base,
+      ...over,
+      redisPrefix: uniqueName('dv'),
+      rateLimit: { ...base.rateLimit, authorizePerAddress: 1e6, unknownPerAddress: 1e6 },
+    },
+    clock,
+  );
+  const host = await startTestHost(createDeviceApp(deps));
+  const close = async () => {
+    await host.close();
+    await deps.close();
+  };
+  return { host: { url: host.url, infra, deps, clock, host, close }, close };
+}
