@@ -5,9 +5,9 @@ import type { DeviceGrantStores } from '@svc/device-grant';
 import type {
   ApplicationCache,
   HeldAuthority,
+  IssuanceDeps,
   IssuancePorts,
   IssuanceSnapshot,
-  RotationDeps,
 } from '@svc/issuance';
 import type { Logger, Metrics, RateLimiter } from '@svc/platform';
 import type { OidcSettings } from '../config';
@@ -228,11 +228,11 @@ export interface OidcPorts extends IssuancePorts {
 }
 
 /**
- * What the OIDC domain's functions are handed: the issuance core's parts (what its rotation and revocation take,
- * until they sit behind the issuance ports), the ports, and values (the host's settings, the application cache,
- * metrics and logger).
+ * What the OIDC domain's functions are handed: the issuance core's values (key ring, KEK, secrets, clock), the ports
+ * (the issuance core's and the host's own), and the host's values (settings, application cache, metrics, logger).
+ * No database or Redis handle: those stay in deps.ts and store/.
  */
-export interface OidcDomainDeps extends RotationDeps {
+export interface OidcDomainDeps extends IssuanceDeps {
   ports: OidcPorts;
   apps: ApplicationCache;
   oidc: OidcSettings;
