@@ -29,29 +29,16 @@ test(`an account resets its identifier at most ${RESETS_PER_ACCOUNT} times a day
       perAddress: false,
     }),
   };
-  for (let i = 0; i < RESETS_PER_ACCOUNT; i++)
-    expect(
-      await resetSectorIdentifier(
-        ports,
-        { subjectSecret: infra.issuance.subjectSecret, clock },
-        account.id,
-        app.sectorId,
-      ),
-    ).toBe('reset');
+  const values = { subjectSecret: infra.issuance.subjectSecret, clock };
+  const reset = () => resetSectorIdentifier(ports, values, account.id, app.sectorId);
+  for (let i = 0; i < RESETS_PER_ACCOUNT; i++) expect(await reset()).toBe('reset');
   const subject = () =>
     createSectorSubjectsStore(infra.db).resolveSectorSubject(infra.issuance.subjectSecret, app.sectorId, {
       kind: 'ACCOUNT',
       id: account.id,
     });
   const before = await subject();
-  expect(
-    await resetSectorIdentifier(
-      ports,
-      { subjectSecret: infra.issuance.subjectSecret, clock },
-      account.id,
-      app.sectorId,
-    ),
-  ).toBe('limited');
+  expect(await reset()).toBe('limited');
   expect(await subject()).toBe(before);
   expect((await infra.db.account.findUniqueOrThrow({ where: { id: account.id } })).subjectResets).toBe(
     RESETS_PER_ACCOUNT,
