@@ -1,4 +1,6 @@
 // Everything the session host needs, opened once per process from its parsed configuration.
+
+import { createClientAuthPorts } from '@svc/client-auth';
 import type { Db } from '@svc/db';
 import { openHostCore } from '@svc/host';
 import type { ApplicationCache, IssuanceDeps } from '@svc/issuance';
@@ -10,7 +12,7 @@ import { createSessionCache } from './store/session-cache';
 export interface SessionDeps extends IssuanceDeps {
   /** The issuance core's stores and the session cache, bound once (domain/ports.ts). */
   ports: SessionPorts;
-  /** The host's own handle: readiness (/readyz) and client authentication (revoke-all); rules take `ports`. */
+  /** The host's own handle, for readiness (/readyz); rules and client authentication take `ports`. */
   db: Db;
   redis: Redis;
   apps: ApplicationCache;
@@ -39,7 +41,7 @@ export function openSessionDeps(config: SessionConfig, clock: Clock): OpenedSess
   const sessionCache = createSessionCache(core.db, subscriber, config.sessionCacheMs, clock);
   const deps: SessionDeps = {
     ...core.issuance,
-    ports: { ...core.issuance.ports, sessionCache },
+    ports: { ...core.issuance.ports, sessionCache, clientAuth: createClientAuthPorts(core.db, core.redis) },
     db: core.db,
     redis: core.redis,
     apps: core.apps,

@@ -1,5 +1,7 @@
-// The session host's ports: the issuance core's stores and its own session cache, bound once in deps.ts; and what
-// its rules take (SessionDomainDeps): ports and values, never a database or Redis handle.
+// The session host's ports: the issuance core's stores, its own session cache and the client-auth stores (client
+// keys, replay set), bound once in deps.ts; and what its rules take (SessionDomainDeps): ports and values, never a
+// database or Redis handle.
+import type { ClientAuthPorts } from '@svc/client-auth';
 import type { ApplicationCache, IssuanceDeps, IssuancePorts, NewSession, SessionStatus } from '@svc/issuance';
 
 /** The session fields the hot read paths (introspect, userinfo, claim-state) need. */
@@ -30,6 +32,8 @@ export interface SessionCachePort {
 
 export interface SessionPorts extends IssuancePorts {
   sessionCache: SessionCachePort;
+  /** The client keys and replay set /revoke-all's client-auth JWT is verified against. */
+  clientAuth: ClientAuthPorts;
 }
 
 /** What the session host's rules take: its ports and values (keys, secrets, clock, configuration numbers). */

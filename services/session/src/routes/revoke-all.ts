@@ -1,5 +1,5 @@
 // POST /revoke-all: client-auth JWT (aud service-session) bound to the exact body, then revoke by subject.
-import { verifyClientAuth } from '@svc/client-auth';
+import { verifyClientAuthWith } from '@svc/client-auth';
 import { endpoint, Revoked, storableText } from '@svc/platform';
 import { AUDIENCE } from '@svc/token-core';
 import { z } from 'zod';
@@ -21,7 +21,7 @@ export const revokeAllEndpoint = (deps: SessionDeps) =>
       auth: 'clientAuth',
     },
     authenticate: (req) =>
-      verifyClientAuth(deps, {
+      verifyClientAuthWith(deps.ports.clientAuth, deps.clock, {
         authorization: req.headers.authorization,
         rawBody: req.rawBody,
         audience: AUDIENCE.session,
