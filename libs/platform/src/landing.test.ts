@@ -1,5 +1,7 @@
 // GET / and /favicon.ico of a host: the signpost page names the host, what it serves, its docs and (when given) the
-// development mailbox, escapes what it shows, and keeps the security headers with a CSP that allows nothing inline.
+// development mailbox, escapes what it shows, and keeps the security headers with a CSP that allows nothing inline but
+// the page's own style element, by its hash.
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveEndpoints } from './endpoints';
@@ -38,6 +40,13 @@ test('GET / names the host, what it serves, its docs and the mailbox, under a st
     expect(html).toContain('href="/openapi.json"');
     expect(html).toContain('href="http://localhost:4199/"');
     expect(html).not.toMatch(/<script|style=/);
+    // The one style element is what the CSP's hash allows, byte for byte (an escaped quote would break it).
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).not.toContain('unsafe-inline');
+    const styles = [...html.matchAll(/<style>([^<]*)<\/style>/g)].map((m) => m[1]!);
+    expect(styles).toHaveLength(1);
+    const hash = createHash('sha256').update(styles[0]!).digest('base64');
+    expect(csp).toContain(`style-src 'sha256-${hash}'`);
 
     const icon = await fetch(`${host.url}/favicon.ico`);
     expect(icon.status).toBe(200);

@@ -1,10 +1,11 @@
 // The small page every host answers at `GET /` (which host this is, what it serves, where its documentation is and,
 // outside production, where the development mailbox is) and its favicon, so a person who opens a host's URL finds a
-// signpost instead of a JSON 404. No script, no style, no outside resource: the strictest CSP holds.
-
+// signpost instead of a JSON 404. No script and no outside resource; its one style element is allowed by its hash
+// (never 'unsafe-inline'), so it reads like the sign-in pages on every host, those without /assets too.
+import { createHash } from 'node:crypto';
 import type { HostName } from './config';
 import { type Endpoint, pageEndpoint } from './endpoints';
-import { html } from './html';
+import { html, SafeHtml } from './html';
 
 interface LandingInfo {
   /** One sentence: what the host serves. */
@@ -45,7 +46,21 @@ const LANDING: Record<HostName, LandingInfo> = {
   },
 };
 
-const CSP = "default-src 'none'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/** The sign-in pages' look (libs/signin's signin.css, its few rules for a card of text and links), light and dark. */
+const STYLE =
+  ':root{color-scheme:light dark;--fg:#1b1f24;--muted:#57606a;--bg:#f6f8fa;--card:#fff;--line:#d0d7de;--accent:#0b57d0}' +
+  '@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9da7b3;--bg:#0d1117;--card:#161b22;' +
+  '--line:#30363d;--accent:#4c8dff}}' +
+  'body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg)}' +
+  'main{max-width:40rem;margin:2rem auto 3rem;padding:1.5rem 1.25rem;background:var(--card);' +
+  'border:1px solid var(--line);border-radius:12px}' +
+  'h1{font-size:1.6rem;line-height:1.25;margin:0 0 .75rem}a{color:var(--accent)}' +
+  'ul{padding-left:1.25rem}li{margin:.35rem 0}.muted{color:var(--muted);font-size:.95rem}';
+
+const CSP =
+  "default-src 'none'; img-src 'self'; " +
+  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; ` +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** A key in a rounded square: the fleet's icon, 1 kB of SVG. */
 const FAVICON = Buffer.from(
@@ -63,11 +78,12 @@ export function landingHtml(host: HostName, mailboxUrl: string | undefined): str
     links.push({ href: `${mailboxUrl}/`, label: 'Development mailbox (every code the fleet mails)' });
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${host} — Sign-in service</title><link rel="icon" href="/favicon.ico" type="image/svg+xml"></head>
+<title>${host} — Sign-in service</title><link rel="icon" href="/favicon.ico" type="image/svg+xml">
+<style>${new SafeHtml(STYLE)}</style></head>
 <body><main><h1>Sign-in service: the ${host} host</h1>
 <p>${info.serves}</p>
 <ul>${links.map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}</ul>
-<p>Documentation: <code>docs/${host}.md</code> in the repository; the API of this host is described at
+<p class="muted">Documentation: <code>docs/${host}.md</code> in the repository; the API of this host is described at
 <a href="/openapi.json">/openapi.json</a>.</p></main></body></html>
 `.value;
 }
