@@ -308,6 +308,7 @@ export {
   requestBytes,
   sendRaw,
 } from './raw-request';
+export { type ReplicaFront, startReplicaFront } from './replica-front';
 export { type AddressedAnswer, expectLimitedPage, requestFrom } from './request-from';
 export { alertSeries, scrapeCounter } from './scrape';
 export * from './soft-passkey';
