@@ -26,9 +26,13 @@ import {
   testEnv,
   uniqueName,
 } from '@svc/testkit';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 jest.setTimeout(300_000);
+
+// playwright-core's types, through testkit's launcher (the scripts package does not depend on playwright-core).
+type Browser = Awaited<ReturnType<typeof launchChromium>>;
+type BrowserContext = Awaited<ReturnType<Browser['newContext']>>;
+type Page = Awaited<ReturnType<BrowserContext['newPage']>>;
 
 const HOSTS = ['connect', 'oidc', 'device'] as const;
 type Host = (typeof HOSTS)[number];
