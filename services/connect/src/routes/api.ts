@@ -26,7 +26,7 @@ const InquiryStatus = z.strictObject({
 export function apiEndpoints(deps: ConnectDeps) {
   const { inquiries } = deps.ports;
   // The refresh policy counts on the host's registry (refresh_outcomes_total, tokens_issued_total).
-  const refreshing = { ...deps.issuance, redis: deps.redis, apps: deps.apps, metrics: deps.metrics };
+  const refreshing = { ...deps.issuance, apps: deps.apps, metrics: deps.metrics };
   return [
     endpoint({
       method: 'POST',
