@@ -4,14 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ApplicationContext } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
-import { consumeLimits, countedAttempt } from './credential-attempt';
-import {
-  type CredentialBinding,
-  credentialAppliesTo,
-  type DirectIssueResult,
-  issueForCredential,
-  requireApplication,
-} from './issue';
+import { type CredentialBinding, credentialAppliesTo } from './issue';
 import type { AccessKeyRow, NativeDomain } from './ports';
 
 export const ACCESS_KEY_IDENTIFIER =
@@ -57,6 +50,7 @@ export async function proveAccessKey(
   if (!found || !row || !matches || row.status !== 'ACTIVE' || !credentialAppliesTo(row, app))
     throw accessKeyDenied();
   return {
+    app,
     type: 'ACCESS_KEY',
     credentialId: row.id,
     accountId: row.accountId,
@@ -64,23 +58,4 @@ export async function proveAccessKey(
     workload: found.workload,
     read: found.read,
   };
-}
-
-/**
- * POST /direct-issue/access-key: the formats, both limits and the proof as one counted attempt, then the issue. The
- * body is the parsed request's, passed as it is (the hot path allocates nothing for the call).
- */
-export async function accessKeyDirectIssue(
-  d: NativeDomain,
-  body: { applicationAnchor: string; accessKeyIdentifier: string; accessKeySecret: string },
-  address: string,
-): Promise<DirectIssueResult> {
-  const { app, binding } = await countedAttempt(d, 'access_key', async () => {
-    checkAccessKeyFormats(body.accessKeyIdentifier, body.accessKeySecret);
-    await consumeLimits(d.ports.limits.accessKey, address, body.accessKeyIdentifier);
-    const app = await requireApplication(d, body.applicationAnchor);
-    const binding = await proveAccessKey(d, app, body.accessKeyIdentifier, body.accessKeySecret);
-    return { app, binding };
-  });
-  return issueForCredential(d, app, binding);
 }

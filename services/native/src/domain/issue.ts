@@ -8,6 +8,8 @@ import type { NativeDomain, WorkloadRow } from './ports';
 
 /** A proven credential: what it is bound to, never what the request claims. */
 export interface CredentialBinding {
+  /** The application the credential was proven for (it applies to it). */
+  app: ApplicationContext;
   type: CredentialType;
   credentialId: string;
   accountId: string;
@@ -49,9 +51,9 @@ export async function requireApplication(
 
 export async function issueForCredential(
   { issuance }: NativeDomain,
-  app: ApplicationContext,
   binding: CredentialBinding,
 ): Promise<DirectIssueResult> {
+  const { app } = binding;
   checkApplication(app);
   const { workload } = binding;
   if (binding.workloadId && (!workload || workload.kind === 'ACCOUNT'))

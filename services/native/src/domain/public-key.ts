@@ -8,15 +8,8 @@ import { AssertionError, verifyBoundAssertion } from '@svc/client-auth';
 import type { ApplicationContext } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import { AUDIENCE, TYP } from '@svc/token-core';
-import { decodeProtectedHeader, type JWK } from 'jose';
-import { consumeLimits, countedAttempt } from './credential-attempt';
-import {
-  type CredentialBinding,
-  credentialAppliesTo,
-  type DirectIssueResult,
-  issueForCredential,
-  requireApplication,
-} from './issue';
+import type { JWK } from 'jose';
+import { type CredentialBinding, credentialAppliesTo } from './issue';
 import type { CredentialForIssue, NativeDomain, PublicKeyRow } from './ports';
 
 export const PUBLIC_KEY_SCHEME = 'PublicKey';
@@ -64,6 +57,7 @@ export async function provePublicKeyAssertion(
     });
     const { key: row, workload, read } = key.found!;
     return {
+      app,
       type: 'PUBLIC_KEY',
       credentialId: row.id,
       accountId: row.accountId,
@@ -76,35 +70,4 @@ export async function provePublicKeyAssertion(
       throw err.failure === 'replayed' ? assertionReplayed() : publicKeyDenied(err);
     throw err;
   }
-}
-
-/** The kid named by an (unverified) assertion, only as a rate-limit key; undefined when unreadable. */
-function peekKid(authorization: string | undefined): string | undefined {
-  const jws = authorization?.trim().split(/\s+/)[1];
-  if (!jws || jws.length > 4096) return undefined;
-  try {
-    const kid = decodeProtectedHeader(jws).kid;
-    return typeof kid === 'string' && kid.startsWith('pky_') && kid.length <= 64 ? kid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * POST /direct-issue/public-key: both limits (the credential's by the kid the assertion names, unverified) and the
- * proof as one counted attempt, then the issue.
- */
-export async function publicKeyDirectIssue(
-  d: NativeDomain,
-  applicationAnchor: string,
-  req: { authorization: string | undefined; rawBody: Buffer },
-  address: string,
-): Promise<DirectIssueResult> {
-  const { app, binding } = await countedAttempt(d, 'public_key', async () => {
-    await consumeLimits(d.ports.limits.publicKey, address, peekKid(req.authorization));
-    const app = await requireApplication(d, applicationAnchor);
-    const binding = await provePublicKeyAssertion(d, app, req);
-    return { app, binding };
-  });
-  return issueForCredential(d, app, binding);
 }

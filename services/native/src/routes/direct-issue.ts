@@ -12,10 +12,9 @@ import {
   ServiceError,
 } from '@svc/platform';
 import type { NativeDeps } from '../deps';
-import { accessKeyDirectIssue } from '../domain/access-key';
+import { accessKeyDirectIssue, publicKeyDirectIssue } from '../domain/direct-issue';
 import type { DirectIssueResult } from '../domain/issue';
 import { platformTicketSignIn } from '../domain/platform-ticket';
-import { publicKeyDirectIssue } from '../domain/public-key';
 import { accessKeyBody, PLATFORM_TICKET_HEX, platformTicketBody, publicKeyBody } from './schemas';
 
 /** Every direct issue's refusals (spec, Errors: direct-issue (all)) and its rate limit. */
