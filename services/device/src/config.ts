@@ -36,8 +36,6 @@ function deviceVars(production: boolean) {
     ...devicePagesVars(),
     ...deviceGrantVars(),
     DEVICE_RATE_AUTHORIZE_PER_ADDRESS: intVar(30, { min: 1 }),
-    DEVICE_RATE_UNKNOWN_PER_ADDRESS: intVar(60, { min: 1 }),
-    DEVICE_RATE_WINDOW_SECONDS: intVar(60, { min: 1 }),
   };
 }
 

@@ -2,7 +2,7 @@
 // object its domain works through (device authorizations in PostgreSQL, their polling state and the guess counters
 // in Redis), bound here once. Tests build the same with `deviceDepsOf`.
 
-import { createDeviceGrantStores } from '@svc/device-grant';
+import { createDeviceGrantStores, unknownPollsKeyPrefix } from '@svc/device-grant';
 import { type HostParts, openHostCore } from '@svc/host';
 import { type Clock, createRateLimiter } from '@svc/platform';
 import { createMailer, createSignin, type Mailer, type Signin } from '@svc/signin';
@@ -42,7 +42,7 @@ function devicePortsOf(parts: HostParts, config: DeviceConfig): DevicePorts {
     }),
     unknownCodeLimit: createRateLimiter(parts.redis, {
       perAddress: true,
-      keyPrefix: `${config.redisPrefix}:unknown`,
+      keyPrefix: unknownPollsKeyPrefix(config),
       points: config.rateLimit.unknownPerAddress,
       durationSeconds: config.rateLimit.windowSeconds,
     }),

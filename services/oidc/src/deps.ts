@@ -1,7 +1,7 @@
 // Everything the OIDC host needs, opened once per process from its parsed configuration: the issuance core
 // (application access tokens), the key ring (the platform OIDC key set beside the application keys), the client
 // cache, the host's own stores bound once into `ports` (the domain's ports, domain/ports.ts) and its settings.
-import { createDeviceGrantStores } from '@svc/device-grant';
+import { createDeviceGrantStores, unknownPollsKeyPrefix } from '@svc/device-grant';
 import { type HostParts, openHostCore } from '@svc/host';
 import { type Clock, createRateLimiter } from '@svc/platform';
 import type { Signin } from '@svc/signin';
@@ -71,6 +71,12 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
         config.oidc.deviceGrant,
         config.redis.commandTimeoutMs,
       ),
+      unknownDeviceCodeLimit: createRateLimiter(core.redis, {
+        perAddress: true,
+        keyPrefix: unknownPollsKeyPrefix(config.oidc.deviceGrant),
+        points: config.oidc.deviceGrant.unknownPollsPerAddress,
+        durationSeconds: config.oidc.deviceGrant.rateWindowSeconds,
+      }),
       authorizeLimit: createRateLimiter(core.redis, {
         perAddress: true,
         keyPrefix: `${pages.settings.rateLimitNamespace}:authorize-ip`,

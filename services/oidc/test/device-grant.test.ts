@@ -12,6 +12,14 @@ import * as kit from './token-kit';
 // A one-second interval so openid-client's waits stay short; a two-minute lifetime.
 const h = kit.useOidcHost({ DEVICE_POLL_INTERVAL_SECONDS: '1', DEVICE_CODE_TTL_SECONDS: '120' });
 const replica = kit.useOidcHost({ DEVICE_POLL_INTERVAL_SECONDS: '1', DEVICE_CODE_TTL_SECONDS: '120' });
+// Two replicas that allow three polls of unknown codes per address, on counters of their own.
+const limitedEnv = {
+  DEVICE_POLL_INTERVAL_SECONDS: '1',
+  DEVICE_RATE_UNKNOWN_PER_ADDRESS: '3',
+  DEVICE_REDIS_PREFIX: `dev-${randomBytes(4).toString('hex')}`,
+};
+const limited = kit.useOidcHost(limitedEnv);
+const limitedReplica = kit.useOidcHost(limitedEnv);
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -41,7 +49,7 @@ async function decide(userCode: string, accountId: string | 'deny') {
   );
 }
 
-const start = (rp: kit.RpFixture, scope = 'openid offline_access', on = h) =>
+const start = (rp: kit.RpFixture, scope = 'openid offline_access', on: kit.OidcHarness = h) =>
   kit.postForm(on, { client_id: rp.client.clientId, scope }, undefined, '/device-authorization');
 const poll = (rp: kit.RpFixture, deviceCode: string, on = h) =>
   kit.postForm(
@@ -52,9 +60,9 @@ const poll = (rp: kit.RpFixture, deviceCode: string, on = h) =>
   );
 
 /** A poll as a well-behaved device sends it: the interval (1 s, plus margin) after the previous one. */
-const pollOnTime = async (rp: kit.RpFixture, deviceCode: string) => {
+const pollOnTime = async (rp: kit.RpFixture, deviceCode: string, on = h) => {
   await new Promise((r) => setTimeout(r, 1100));
-  return poll(rp, deviceCode);
+  return poll(rp, deviceCode, on);
 };
 
 describe('device grant, standard wire', () => {
@@ -142,6 +150,23 @@ describe('device grant, standard wire', () => {
     const key = `device:poll:${row.deviceCodeHash}`;
     expect(Number(await h.deps.redis.hget(key, 'i'))).toBe(11);
     expect(Number(await replica.deps.redis.hget(key, 'i'))).toBe(11);
+  });
+
+  it('polls of unknown codes are limited per address across replicas (slow_down); a known code is not counted', async () => {
+    const rp = await kit.provisionRp(limited, { authMethod: 'none', device: true });
+    const invented = () => `odc_${randomBytes(32).toString('hex')}`;
+    const known = (await start(rp, 'openid', limited)).body;
+    const answers = [];
+    for (const on of [limited, limitedReplica, limited])
+      answers.push((await poll(rp, invented(), on)).body.error);
+    expect(answers).toEqual(['invalid_grant', 'invalid_grant', 'invalid_grant']);
+    // The fourth, on either replica: slowed before PostgreSQL is read.
+    const fourth = await poll(rp, invented(), limitedReplica);
+    expect(fourth.status).toBe(400);
+    expect(fourth.body.error).toBe('slow_down');
+    expect((await poll(rp, invented(), limited)).body.error).toBe('slow_down');
+    // A code Redis knows is answered from its polling state, whatever the address spent on invented ones.
+    expect((await pollOnTime(rp, known.device_code, limited)).body.error).toBe('authorization_pending');
   });
 
   it('opt-in per client; a code of another client, the spec wire or nobody is invalid_grant', async () => {

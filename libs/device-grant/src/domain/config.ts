@@ -21,6 +21,14 @@ export interface DeviceGrantSettings {
   pollLeewayMs: number;
   /** Redis key prefix of the device host's state, the polling state among it (DEVICE_REDIS_PREFIX, `device`). */
   redisPrefix: string;
+  /**
+   * Polls per client address per window of device codes Redis does not know, on either wire
+   * (DEVICE_RATE_UNKNOWN_PER_ADDRESS, default 60): only those polls read PostgreSQL, so a flood of invented codes
+   * is slowed before it reaches it. Both hosts count on the same Redis counters (`<DEVICE_REDIS_PREFIX>:unknown`).
+   */
+  unknownPollsPerAddress: number;
+  /** The window of the device limits, in seconds (DEVICE_RATE_WINDOW_SECONDS, default 60). */
+  rateWindowSeconds: number;
 }
 
 /** The variables of both hosts' schemas. */
@@ -30,6 +38,8 @@ export function deviceGrantVars() {
     DEVICE_POLL_INTERVAL_SECONDS: intVar(5, { min: 1 }),
     DEVICE_POLL_LEEWAY_MS: intVar(250),
     DEVICE_REDIS_PREFIX: keyPrefixVar('device'),
+    DEVICE_RATE_UNKNOWN_PER_ADDRESS: intVar(60, { min: 1 }),
+    DEVICE_RATE_WINDOW_SECONDS: intVar(60, { min: 1 }),
   };
 }
 
@@ -38,6 +48,8 @@ type GrantVars = {
   DEVICE_POLL_INTERVAL_SECONDS: number;
   DEVICE_POLL_LEEWAY_MS: number;
   DEVICE_REDIS_PREFIX: string;
+  DEVICE_RATE_UNKNOWN_PER_ADDRESS: number;
+  DEVICE_RATE_WINDOW_SECONDS: number;
 };
 
 export function deviceGrantSettingsOf(v: GrantVars): DeviceGrantSettings {
@@ -46,8 +58,14 @@ export function deviceGrantSettingsOf(v: GrantVars): DeviceGrantSettings {
     pollIntervalSeconds: v.DEVICE_POLL_INTERVAL_SECONDS,
     pollLeewayMs: v.DEVICE_POLL_LEEWAY_MS,
     redisPrefix: v.DEVICE_REDIS_PREFIX,
+    unknownPollsPerAddress: v.DEVICE_RATE_UNKNOWN_PER_ADDRESS,
+    rateWindowSeconds: v.DEVICE_RATE_WINDOW_SECONDS,
   };
 }
+
+/** The Redis key prefix of the per-address counter of polls for unknown device codes, one for both wires. */
+export const unknownPollsKeyPrefix = (s: Pick<DeviceGrantSettings, 'redisPrefix'>) =>
+  `${s.redisPrefix}:unknown`;
 
 /** The rules between the variables, as `readConfig`'s check states them (with DEVICE_URL's). */
 export function deviceGrantProblems(v: GrantVars & { DEVICE_URL: string }) {

@@ -10,6 +10,8 @@ const settings: DeviceGrantSettings = {
   codeTtlSeconds: 600,
   pollIntervalSeconds: 5,
   pollLeewayMs: 250,
+  unknownPollsPerAddress: 60,
+  rateWindowSeconds: 60,
   redisPrefix: 'unused',
 };
 const now = new Date('2026-11-26T12:00:00Z');

@@ -100,6 +100,7 @@ export async function deviceCodeGrant(
   deps: OidcDomainDeps,
   client: OidcClient,
   deviceCode: string | undefined,
+  address: string,
 ): Promise<TokenResponse> {
   checkClient(client);
   if (!deviceCode) throw new InvalidRequest('device_code is required');
@@ -119,6 +120,9 @@ export async function deviceCodeGrant(
     case 'denied':
       throw new PollError('access_denied', 'the person or policy denied the request');
   }
+  // A code Redis does not know is invented, or its state was lost: only these polls read PostgreSQL, so they are
+  // counted per address (with the device host's) and slowed before they reach it.
+  if (verdict.kind === 'unknown') await countUnknownPoll(deps, address);
   // Decided, or Redis lost the state: PostgreSQL answers.
   const row = await authorizations.byCodeHash(hash);
   if (!row || row.oidcClientId !== client.id || row.state === 'CONSUMED') throw new InvalidGrant(UNUSABLE);
@@ -133,6 +137,17 @@ export async function deviceCodeGrant(
       throw new PollError('authorization_pending', 'the person has not decided yet');
     default:
       return redeem(deps, client, hash, row);
+  }
+}
+
+async function countUnknownPoll(deps: OidcDomainDeps, address: string): Promise<void> {
+  try {
+    await deps.ports.unknownDeviceCodeLimit.consume(address);
+  } catch (err) {
+    if (err instanceof ServiceError && err.reason === 'TooManyAttempts') {
+      throw new PollError('slow_down', 'too many polls of unknown device codes from this address; slow down');
+    }
+    throw err;
   }
 }
 

@@ -225,6 +225,11 @@ export interface OidcPorts extends IssuancePorts {
    * every replica; over it, TooManyAttempts (the pages' "too many" page with Retry-After).
    */
   authorizeLimit: RateLimiter;
+  /**
+   * Device-grant polls per client address of codes Redis does not know (DEVICE_RATE_UNKNOWN_PER_ADDRESS): the same
+   * counters as the device host's, so invented codes reach PostgreSQL no faster over both wires than over one.
+   */
+  unknownDeviceCodeLimit: RateLimiter;
 }
 
 /**

@@ -22,6 +22,8 @@ export async function tokenGrant(
   deps: OidcDomainDeps,
   client: OidcClient,
   form: TokenForm,
+  /** The client's address (req.ip): polls of unknown device codes are limited per address. */
+  address: string,
 ): Promise<TokenResponse> {
   switch (form.grant_type) {
     case 'authorization_code':
@@ -33,7 +35,7 @@ export async function tokenGrant(
     case 'refresh_token':
       return refreshGrant(deps, client, { refreshToken: form.refresh_token, scope: form.scope });
     case DEVICE_CODE_GRANT:
-      return deviceCodeGrant(deps, client, form.device_code);
+      return deviceCodeGrant(deps, client, form.device_code, address);
     case undefined:
       throw new InvalidRequest('grant_type is required');
     default:

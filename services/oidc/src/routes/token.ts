@@ -53,6 +53,6 @@ export const tokenEndpoints = (deps: OidcDeps) => [
         503: ['temporarily_unavailable'],
       },
     },
-    handle: async (client, form) => ({ json: await tokenGrant(deps, client, form) }),
+    handle: async (client, form, req) => ({ json: await tokenGrant(deps, client, form, req.ip) }),
   }),
 ];
