@@ -156,6 +156,47 @@ async function guessesRace(a: DeviceHarness, b: DeviceHarness) {
   expect(answers.find((r) => r.status === 429)?.headers.get('retry-after')).toMatch(/^\d+$/);
 }
 
+test('thirty wrong user codes at once, split over two replicas, are limited exactly as on one', async () => {
+  /** Thirty browsers each post a wrong code at once, in turn to `hosts`; then a real code is entered on each. */
+  async function race(hosts: DeviceHarness[]) {
+    const on = (i: number) => hosts[i % hosts.length] as DeviceHarness;
+    const browsers = await Promise.all(Array.from({ length: 30 }, (_, i) => openDevicePage(on(i))));
+    const answers = await Promise.all(
+      browsers.map((br, i) =>
+        post(on(i), '/device', { code: 'ZZZZ-ZZZZ', _csrf: br.csrf }, { cookie: br.cookie }),
+      ),
+    );
+    const started = (await authorize(hosts[0] as DeviceHarness, app.anchor)).body as { userCode: string };
+    const after = await Promise.all(
+      hosts.map((h, i) =>
+        post(
+          h,
+          '/device',
+          { code: started.userCode, _csrf: browsers[i]?.csrf as string },
+          {
+            cookie: browsers[i]?.cookie as string,
+          },
+        ),
+      ),
+    );
+    return {
+      through: answers.filter((r) => r.status === 303).length,
+      limited: answers.filter((r) => r.status === 429).length,
+      after: after.map((r) => r.status),
+    };
+  }
+  const [alone, unused] = await replicas();
+  const [a2, b2] = await replicas();
+  try {
+    const one = await race([alone]);
+    const two = await race([a2, b2]);
+    expect(one).toEqual({ through: PER_ADDRESS, limited: 30 - PER_ADDRESS, after: [429] });
+    expect(two).toEqual({ through: PER_ADDRESS, limited: 30 - PER_ADDRESS, after: [429, 429] });
+  } finally {
+    await Promise.all([alone, unused, a2, b2].map((h) => h.close()));
+  }
+});
+
 describe('decisions', () => {
   async function pending() {
     const started = (await authorize(a, app.anchor)).body as { deviceCode: string };
