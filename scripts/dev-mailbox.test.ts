@@ -1,6 +1,6 @@
 // The development mailbox of `pnpm start` (maildev, on free ports here): a code a host mails is readable on its page
 // and in its JSON list in maildev's shape, the host's log line says where, and the fleet only runs it outside
-// production when no SMTP server is configured.
+// production when no SMTP server is configured; it runs each host on the port of its URL when that URL is on this machine.
 import { createMailer } from '@svc/signin';
 import { captureLogger, freePort, uniqueName } from '@svc/testkit';
 import { type DevMailbox, startDevMailbox } from './dev-mailbox';
@@ -70,4 +70,20 @@ test('pnpm start runs the mailbox only outside production with no SMTP server co
     /DEV_MAILBOX_PORT must be a whole number/,
   );
   expect(() => fleetConfigFromEnv({ DEV_MAILBOX_PORT: '4198' })).toThrow(/DEV_MAILBOX_SMTP_PORT must differ/);
+});
+
+test('pnpm start runs a host on the port of its URL when that URL is on this machine, outside production', () => {
+  expect(fleetConfigFromEnv({}).hostPorts).toEqual({});
+  expect(
+    fleetConfigFromEnv({
+      CONNECT_URL: 'http://localhost:5101',
+      SESSION_URL: 'http://127.0.0.1:5103/',
+      DEVICE_URL: 'http://[::1]:5104',
+      NATIVE_URL: 'https://localhost:5102',
+      OIDC_URL: 'http://oidc.example:5105',
+    }).hostPorts,
+  ).toEqual({ connect: 5101, session: 5103, device: 5104 });
+  expect(
+    fleetConfigFromEnv({ NODE_ENV: 'production', CONNECT_URL: 'http://localhost:5101' }).hostPorts,
+  ).toEqual({});
 });

@@ -1,5 +1,5 @@
 // `pnpm start`: migrates, then starts every host that exists in services/ (naming those not built yet) plus the worker, each as its own
-// process with its default port, prefixing their log lines; outside production with no SMTP server configured it
+// process on its default port (or the port of its <HOST>_URL on this machine, fleet-config.ts), prefixing their log lines; outside production with no SMTP server configured it
 // first starts the development mailbox (maildev) and points every host at it. Stops them all on SIGINT/SIGTERM.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -59,9 +59,10 @@ function startHosts(env: NodeJS.ProcessEnv): void {
       );
       continue;
     }
+    const port = config.hostPorts[host as keyof typeof config.hostPorts];
     const child = spawn(process.execPath, ['--import', 'tsx', entry], {
       cwd: root,
-      env,
+      env: port === undefined ? env : { ...env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     for (const stream of [child.stdout, child.stderr]) {
