@@ -19,10 +19,14 @@ import {
   testEnv,
   uniqueName,
 } from '@svc/testkit';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { exampleConfigFromEnv } from '../examples/web-app/src/config';
 import { createWebApp } from '../examples/web-app/src/web-app';
 import { runDemo } from './demo-provision';
+
+// playwright-core's types through testkit's launcher (the root package does not depend on playwright-core itself).
+type Browser = Awaited<ReturnType<typeof launchChromium>>;
+type BrowserContext = Awaited<ReturnType<Browser['newContext']>>;
+type Page = Awaited<ReturnType<BrowserContext['newPage']>>;
 
 const ROOT = path.resolve(__dirname, '..');
 const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'first-hour');
