@@ -20,6 +20,27 @@ export function defineCommand<I>(c: Command<I>): Command {
   return c as unknown as Command;
 }
 
+/**
+ * A command of one required flag whose value is all it needs (show one row, revoke one workload, accept terms, ...):
+ * `read` validates the value (by default an id), `run` acts on it.
+ */
+export function oneFlagCommand(c: {
+  name: string;
+  flag: string;
+  synopsis: string;
+  read?: (f: Flags, flag: string) => string;
+  run: (ctx: AdminContext, value: string) => Promise<object>;
+}): Command {
+  const read = c.read ?? ((f, flag) => f.id(flag, { required: true }));
+  return defineCommand({
+    name: c.name,
+    synopsis: c.synopsis,
+    flags: { [c.flag]: {} },
+    parse: (f) => read(f, c.flag),
+    run: c.run,
+  });
+}
+
 export type Parsed =
   | { kind: 'help'; lines: string[]; text: string }
   | { kind: 'command'; command: Command; input: unknown };

@@ -2,19 +2,11 @@
 // database: unique names, filters, unknown filters refused, and never a client secret or its hash in the output.
 import { createHash } from 'node:crypto';
 import { uniqueName, useInfra } from '@svc/testkit';
-import { admin, ok } from './run-admin';
+import { admin, ok, tenancyFixture } from './run-admin';
 
 useInfra();
 
-async function fixture() {
-  const orgName = uniqueName('ListOrg');
-  const org = (await ok(['org', 'create', '--name', orgName])).id as string;
-  const sector = (await ok(['sector', 'create', '--org', org, '--name', uniqueName('ListSector')]))
-    .id as string;
-  const anchor = uniqueName('list');
-  await ok(['app', 'create', '--sector', sector, '--anchor', anchor, '--name', 'en-US=Listed']);
-  return { orgName, org, sector, anchor };
-}
+const fixture = () => tenancyFixture('List', 'Listed');
 
 describe('admin list commands', () => {
   it('lists organizations, sectors of one organization and applications of one sector', async () => {

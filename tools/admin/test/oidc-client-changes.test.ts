@@ -17,6 +17,16 @@ async function oidcApp(): Promise<string> {
   return app.anchor;
 }
 
+/** Creates an OIDC client of `anchor` redirecting to https://a.example/cb, with any further creation flags. */
+function createClient(anchor: string, ...flags: string[]) {
+  return ok(['oidc-client', 'create', '--app', anchor, '--redirect-uri', 'https://a.example/cb', ...flags]);
+}
+
+/** The arguments of `oidc-client set` for `clientId` with `flags`. */
+function setArgs(clientId: string, ...flags: string[]): string[] {
+  return ['oidc-client', 'set', '--client', clientId, ...flags];
+}
+
 /** RFC 7009 revocation with client_secret_basic: 200 for an authenticated client whatever the token, else 401. */
 async function revokeStatus(host: ChildHost, clientId: string, secret: string): Promise<number> {
   const res = await fetch(`${host.url}/revoke`, {
@@ -34,16 +44,7 @@ async function revokeStatus(host: ChildHost, clientId: string, secret: string): 
 describe('oidc-client show and set', () => {
   it('show prints every setting and the status, never the secret', async () => {
     const anchor = await oidcApp();
-    const made = await ok([
-      'oidc-client',
-      'create',
-      '--app',
-      anchor,
-      '--redirect-uri',
-      'https://a.example/cb',
-      '--web-origin',
-      'https://a.example',
-    ]);
+    const made = await createClient(anchor, '--web-origin', 'https://a.example');
     const r = await admin(['oidc-client', 'show', '--client', made.clientId]);
     expect(r.code).toBe(0);
     expect(r.json).toEqual({
@@ -66,34 +67,28 @@ describe('oidc-client show and set', () => {
 
   it('set replaces the lists given, keeps the others, and --clear empties one', async () => {
     const anchor = await oidcApp();
-    const { clientId } = await ok([
-      'oidc-client',
-      'create',
-      '--app',
+    const { clientId } = await createClient(
       anchor,
-      '--redirect-uri',
-      'https://a.example/cb',
       '--post-logout-redirect-uri',
       'https://a.example/',
       '--web-origin',
       'https://a.example',
-    ]);
-    const set = await ok([
-      'oidc-client',
-      'set',
-      '--client',
-      clientId,
-      '--redirect-uri',
-      'https://b.example/cb',
-      '--redirect-uri',
-      'http://localhost:3000/cb',
-      '--grant',
-      'authorization_code',
-      '--grant',
-      'device_code',
-      '--clear',
-      'web-origin',
-    ]);
+    );
+    const set = await ok(
+      setArgs(
+        clientId,
+        '--redirect-uri',
+        'https://b.example/cb',
+        '--redirect-uri',
+        'http://localhost:3000/cb',
+        '--grant',
+        'authorization_code',
+        '--grant',
+        'device_code',
+        '--clear',
+        'web-origin',
+      ),
+    );
     expect(set.client).toMatchObject({
       clientId,
       redirectUris: ['https://b.example/cb', 'http://localhost:3000/cb'],
@@ -104,33 +99,17 @@ describe('oidc-client show and set', () => {
     });
     expect(await ok(['oidc-client', 'show', '--client', clientId])).toEqual(set);
     // Device-only: the code flow's redirect URIs and response types must go too, and then it is accepted.
-    const device = await ok([
-      'oidc-client',
-      'set',
-      '--client',
-      clientId,
-      '--grant',
-      'device_code',
-      '--clear',
-      'redirect-uri',
-      '--clear',
-      'response-type',
-    ]);
+    const device = await ok(
+      setArgs(clientId, '--grant', 'device_code', '--clear', 'redirect-uri', '--clear', 'response-type'),
+    );
     expect(device.client).toMatchObject({ grantTypes: ['device_code'], redirectUris: [], responseTypes: [] });
   });
 
   it('refuses every bad input with a clear error and changes nothing', async () => {
     const anchor = await oidcApp();
-    const { clientId } = await ok([
-      'oidc-client',
-      'create',
-      '--app',
-      anchor,
-      '--redirect-uri',
-      'https://a.example/cb',
-    ]);
+    const { clientId } = await createClient(anchor);
     const before = await ok(['oidc-client', 'show', '--client', clientId]);
-    const set = (...flags: string[]) => ['oidc-client', 'set', '--client', clientId, ...flags];
+    const set = (...flags: string[]) => setArgs(clientId, ...flags);
     const refusals: [string[], number, RegExp][] = [
       [set(), 2, /^nothing to change/],
       [set('--redirect-uri', 'http://a.example/cb'), 1, /--redirect-uri must be HTTPS/],
@@ -143,11 +122,7 @@ describe('oidc-client show and set', () => {
       [set('--clear', 'secret'), 2, /--clear must be one of/],
       [set('--web-origin', 'https://a.example', '--clear', 'web-origin'), 2, /not both/],
       [set('--auth-method', 'none'), 2, /auth method is fixed at creation/],
-      [
-        ['oidc-client', 'set', '--client', 'oidc_absent', '--grant', 'device_code'],
-        1,
-        /OIDC client not found/,
-      ],
+      [setArgs('oidc_absent', '--grant', 'device_code'), 1, /OIDC client not found/],
       [['oidc-client', 'show', '--client', 'bad id!'], 2, /--client must be a client id/],
       [['oidc-client', 'show'], 2, /^missing --client$/],
       [['oidc-client', 'rotate-secret', '--client', 'oidc_absent'], 1, /OIDC client not found/],
@@ -173,14 +148,7 @@ describe('oidc-client rotate-secret and delete at a real OIDC host', () => {
   it('rotate-secret prints a new secret once and the old one stops working; delete ends the client', async () => {
     const host = oidc!;
     const anchor = await oidcApp();
-    const made = await ok([
-      'oidc-client',
-      'create',
-      '--app',
-      anchor,
-      '--redirect-uri',
-      'https://a.example/cb',
-    ]);
+    const made = await createClient(anchor);
     expect(await revokeStatus(host, made.clientId, made.clientSecret)).toBe(200);
 
     const rotated = await admin(['oidc-client', 'rotate-secret', '--client', made.clientId]);
@@ -213,16 +181,7 @@ describe('oidc-client rotate-secret and delete at a real OIDC host', () => {
 
   it('rotate-secret refuses a public client, which has no secret, and changes nothing', async () => {
     const anchor = await oidcApp();
-    const { clientId } = await ok([
-      'oidc-client',
-      'create',
-      '--app',
-      anchor,
-      '--redirect-uri',
-      'https://a.example/cb',
-      '--auth-method',
-      'none',
-    ]);
+    const { clientId } = await createClient(anchor, '--auth-method', 'none');
     const r = await admin(['oidc-client', 'rotate-secret', '--client', clientId]);
     expect([r.code, r.json.error]).toEqual([1, expect.stringMatching(/public .* no secret to rotate/)]);
     const stored = await infra.db.oidcClient.findUniqueOrThrow({ where: { clientId } });

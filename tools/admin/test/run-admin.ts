@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { uniqueName } from '@svc/testkit';
 
 export const ROOT = resolve(__dirname, '../../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
@@ -126,4 +127,15 @@ export function jsonFile(value: unknown, name = 'file.json'): string {
   const path = join(dir, name);
   writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
   return path;
+}
+
+/** An organization with one sector and one application `appName`, made through the CLI, named uniquely from `label`. */
+export async function tenancyFixture(label: string, appName: string) {
+  const orgName = uniqueName(`${label}Org`);
+  const org = (await ok(['org', 'create', '--name', orgName])).id as string;
+  const sector = (await ok(['sector', 'create', '--org', org, '--name', uniqueName(`${label}Sector`)]))
+    .id as string;
+  const anchor = uniqueName(label.toLowerCase());
+  await ok(['app', 'create', '--sector', sector, '--anchor', anchor, '--name', `en-US=${appName}`]);
+  return { orgName, org, sector, anchor };
 }

@@ -3,20 +3,12 @@
 // clear error that changes nothing.
 import { randomBytes } from 'node:crypto';
 import { uniqueName, useInfra } from '@svc/testkit';
-import { admin, ok } from './run-admin';
+import { admin, ok, tenancyFixture } from './run-admin';
 
 const infra = useInfra();
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
-async function fixture() {
-  const orgName = uniqueName('ShowOrg');
-  const org = (await ok(['org', 'create', '--name', orgName])).id as string;
-  const sector = (await ok(['sector', 'create', '--org', org, '--name', uniqueName('ShowSector')]))
-    .id as string;
-  const anchor = uniqueName('show');
-  await ok(['app', 'create', '--sector', sector, '--anchor', anchor, '--name', 'en-US=Shown']);
-  return { orgName, org, sector, anchor };
-}
+const fixture = () => tenancyFixture('Show', 'Shown');
 
 describe('org show and sector show', () => {
   it('show one organization with its sectors, and one sector with its applications', async () => {

@@ -1,5 +1,6 @@
 // Store reads behind the admin CLI's list commands: rows oldest first, never a secret or its hash.
 import type { Db } from '@svc/db';
+import { CLIENT_VIEW } from './oidc-clients';
 
 const OLDEST_FIRST = { createdAt: 'asc' as const };
 
@@ -26,23 +27,12 @@ export function readApplications(db: Db, sectorId: string | undefined) {
   });
 }
 
-/** Every column but the secret hash: it is selected field by field so a new secret column never leaks. */
+/** Every column but the secret hash, the same view as `oidc-client show`. */
 export function readOidcClients(db: Db, applicationId: string | undefined) {
   return db.oidcClient.findMany({
     where: applicationId ? { applicationId } : {},
     orderBy: OLDEST_FIRST,
-    select: {
-      clientId: true,
-      authMethod: true,
-      status: true,
-      redirectUris: true,
-      postLogoutRedirectUris: true,
-      responseTypes: true,
-      grantTypes: true,
-      webOrigins: true,
-      createdAt: true,
-      applicationId: true,
-    },
+    select: CLIENT_VIEW,
   });
 }
 

@@ -2,8 +2,8 @@
 // hash, and every change applies to an ACTIVE client only, under its row lock, so a deleted client stays deleted.
 import type { Db } from '@svc/db';
 
-/** Every column an operator may see, field by field: a new secret column never leaks. */
-const CLIENT_VIEW = {
+/** Every column an operator may see, field by field: a new secret column never leaks (show and list alike). */
+export const CLIENT_VIEW = {
   clientId: true,
   applicationId: true,
   authMethod: true,

@@ -11,7 +11,7 @@ import {
 } from '@svc/provisioning';
 import { OIDC_RESPONSE_TYPES } from '@svc/token-core';
 import { type Flags, UsageError } from '../flags';
-import { defineCommand } from '../registry';
+import { defineCommand, oneFlagCommand } from '../registry';
 
 const CLIENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const clientId = (f: Flags) =>
@@ -58,12 +58,12 @@ export const oidcClientCommands = [
     },
     run: (ctx, i) => createOidcClient(ctx.db(), i),
   }),
-  defineCommand({
+  oneFlagCommand({
     name: 'oidc-client show',
+    flag: 'client',
     synopsis: '--client ID   (every setting of one client and its status, never the secret)',
-    flags: { client: {} },
-    parse: (f) => ({ client: clientId(f) }),
-    run: (ctx, i) => showOidcClient(ctx.db(), i.client),
+    read: clientId,
+    run: (ctx, client) => showOidcClient(ctx.db(), client),
   }),
   defineCommand({
     name: 'oidc-client set',
@@ -102,20 +102,20 @@ export const oidcClientCommands = [
     },
     run: (ctx, i) => setOidcClient(ctx.db(), i.client, i.settings),
   }),
-  defineCommand({
+  oneFlagCommand({
     name: 'oidc-client rotate-secret',
+    flag: 'client',
     synopsis:
       "--client ID   (prints {clientId, clientSecret}: the new secret, shown once; the old one stops working within the OIDC host's client cache, about 2 s)",
-    flags: { client: {} },
-    parse: (f) => ({ client: clientId(f) }),
-    run: (ctx, i) => rotateOidcClientSecret(ctx.db(), i.client),
+    read: clientId,
+    run: (ctx, client) => rotateOidcClientSecret(ctx.db(), client),
   }),
-  defineCommand({
+  oneFlagCommand({
     name: 'oidc-client delete',
+    flag: 'client',
     synopsis:
       '--client ID   (revokes the client for good: no sign-in, code redemption or refresh through it; it stays listed as REVOKED)',
-    flags: { client: {} },
-    parse: (f) => ({ client: clientId(f) }),
-    run: (ctx, i) => deleteOidcClient(ctx.db(), i.client),
+    read: clientId,
+    run: (ctx, client) => deleteOidcClient(ctx.db(), client),
   }),
 ];

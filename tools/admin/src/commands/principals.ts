@@ -15,7 +15,7 @@ import {
 } from '@svc/provisioning';
 import { CLAIM_KEYS } from '@svc/token-core';
 import { type Flags, UsageError } from '../flags';
-import { defineCommand } from '../registry';
+import { defineCommand, oneFlagCommand } from '../registry';
 
 const ACCOUNT_STATUSES = ['ACTIVE', 'DISABLED', 'DELETED'] as const;
 const GRANT_STATES = ['GRANTED', 'DENIED'] as const;
@@ -57,19 +57,17 @@ function workloadCommands(resource: 'agent' | 'automation') {
       }),
       run: (ctx, i) => createWorkload(ctx.db(), kind, i.account, i.name),
     }),
-    defineCommand({
+    oneFlagCommand({
       name: `${resource} revoke`,
+      flag: 'id',
       synopsis: `--id ID   (its credentials stop issuing; its sessions lose their authority at once)`,
-      flags: { id: {} },
-      parse: (f) => ({ id: f.id('id', { required: true }) }),
-      run: (ctx, i) => revokeWorkload(ctx.db(), kind, i.id),
+      run: (ctx, id) => revokeWorkload(ctx.db(), kind, id),
     }),
-    defineCommand({
+    oneFlagCommand({
       name: `${resource} regenerate`,
+      flag: 'id',
       synopsis: `--id ID   (next generation: sessions of earlier generations lose their authority)`,
-      flags: { id: {} },
-      parse: (f) => ({ id: f.id('id', { required: true }) }),
-      run: (ctx, i) => regenerateWorkload(ctx.db(), kind, i.id),
+      run: (ctx, id) => regenerateWorkload(ctx.db(), kind, id),
     }),
   ];
 }
@@ -118,12 +116,11 @@ export const principalCommands = [
     }),
     run: (ctx, i) => grantClaim(ctx.db(), i.account, i.app, i.claim, i.state),
   }),
-  defineCommand({
+  oneFlagCommand({
     name: 'account accept-terms',
+    flag: 'account',
     synopsis: '--account ID   (records acceptance of the current basic terms)',
-    flags: { account: {} },
-    parse: (f) => ({ account: f.id('account', { required: true }) }),
-    run: (ctx, i) => acceptTerms(ctx.db(), i.account),
+    run: (ctx, account) => acceptTerms(ctx.db(), account),
   }),
   ...workloadCommands('agent'),
   ...workloadCommands('automation'),

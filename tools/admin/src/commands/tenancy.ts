@@ -19,10 +19,15 @@ import {
 } from '@svc/provisioning';
 import { ACCESS_TTL, CLAIM_KEYS, REFRESH_TTL, REQUIREMENTS } from '@svc/token-core';
 import { UsageError } from '../flags';
-import { defineCommand } from '../registry';
+import { defineCommand, oneFlagCommand } from '../registry';
 
 const ORG_STATUSES = ['ACTIVE', 'DISABLED'] as const;
 const APP_STATUSES = ['ACTIVE', 'SUSPENDED', 'DISABLED'] as const;
+/** The two kinds of rule an application has: the verb that deletes one, its kind, what it is, the verb that adds one. */
+const REMOVABLE_RULES = [
+  ['remove-rule', 'rule', 'authentication rule', 'add-rule'],
+  ['remove-return-rule', 'return rule', 'return rule', 'add-return-rule'],
+] as const;
 
 export const tenancyCommands = [
   defineCommand({
@@ -42,12 +47,11 @@ export const tenancyCommands = [
     }),
     run: (ctx, i) => setOrgStatus(ctx.db(), i.org, i.status),
   }),
-  defineCommand({
+  oneFlagCommand({
     name: 'org show',
+    flag: 'org',
     synopsis: '--org ID   (name, status, created, and its sectors)',
-    flags: { org: {} },
-    parse: (f) => ({ org: f.id('org', { required: true }) }),
-    run: (ctx, i) => showOrg(ctx.db(), i.org),
+    run: (ctx, org) => showOrg(ctx.db(), org),
   }),
   defineCommand({
     name: 'sector create',
@@ -66,12 +70,11 @@ export const tenancyCommands = [
     }),
     run: (ctx, i) => setSectorStatus(ctx.db(), i.sector, i.status),
   }),
-  defineCommand({
+  oneFlagCommand({
     name: 'sector show',
+    flag: 'sector',
     synopsis: '--sector ID   (its organization, name, status, created, and its applications)',
-    flags: { sector: {} },
-    parse: (f) => ({ sector: f.id('sector', { required: true }) }),
-    run: (ctx, i) => showSector(ctx.db(), i.sector),
+    run: (ctx, sector) => showSector(ctx.db(), sector),
   }),
   defineCommand({
     name: 'app create',
@@ -139,22 +142,15 @@ export const tenancyCommands = [
     parse: (f) => ({ app: f.anchor('app'), method: f.oneOf('method', RETURN_METHODS, { required: true }) }),
     run: (ctx, i) => addReturnRule(ctx.db(), i.app, i.method),
   }),
-  defineCommand({
-    name: 'app remove-rule',
-    synopsis:
-      '--app A --rule ID   (deletes one authentication rule, by the ruleId add-rule printed or app show lists)',
-    flags: { app: {}, rule: {} },
-    parse: (f) => ({ app: f.anchor('app'), rule: f.id('rule', { required: true }) }),
-    run: (ctx, i) => removeRule(ctx.db(), i.app, i.rule, 'rule'),
-  }),
-  defineCommand({
-    name: 'app remove-return-rule',
-    synopsis:
-      '--app A --rule ID   (deletes one return rule, by the ruleId add-return-rule printed or app show lists)',
-    flags: { app: {}, rule: {} },
-    parse: (f) => ({ app: f.anchor('app'), rule: f.id('rule', { required: true }) }),
-    run: (ctx, i) => removeRule(ctx.db(), i.app, i.rule, 'return rule'),
-  }),
+  ...REMOVABLE_RULES.map(([verb, kind, what, addedBy]) =>
+    defineCommand({
+      name: `app ${verb}`,
+      synopsis: `--app A --rule ID   (deletes one ${what}, by the ruleId ${addedBy} printed or app show lists)`,
+      flags: { app: {}, rule: {} },
+      parse: (f) => ({ app: f.anchor('app'), rule: f.id('rule', { required: true }) }),
+      run: (ctx, i) => removeRule(ctx.db(), i.app, i.rule, kind),
+    }),
+  ),
   defineCommand({
     name: 'app set-claims',
     synopsis: `--app A ${CLAIM_KEYS.map((k) => `[--${k} R]`).join(' ')}   (R: ${REQUIREMENTS.join('|')})`,
