@@ -291,6 +291,7 @@ export { type InfraOptions, openInfra, type TestInfra, testKek } from './infra';
 export * from './mailbox';
 export { type Agent, makeAgent } from './page-agent';
 export * from './page-attacks';
+export { expectPageStatusTable } from './page-statuses';
 export { useInfra, useStarted } from './per-file';
 export {
   type MovableEndpoint,
