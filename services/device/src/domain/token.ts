@@ -17,14 +17,22 @@ export interface DeviceTokenResponse {
   claims: ClaimView;
 }
 
-/** The spec's device polling errors (Errors, device polling errors). */
-export type DevicePollError =
-  | 'authorization_pending'
-  | 'slow_down'
-  | 'access_denied'
-  | 'expired_token'
-  | 'invalid_request'
-  | 'server_error';
+/**
+ * The spec's device polling errors (Errors, device polling errors). RFC 6749 section 5.2 / RFC 8628 section 3.5:
+ * their statuses are the OAuth table's (400; a failed issuance is the server's, 500, the spec's server_error: "stop
+ * polling and start a new authorization"; an outage of PostgreSQL or Redis is the same code in the table's `outage`
+ * variant, a 503 with Retry-After the client waits out).
+ */
+export const DEVICE_POLL_ERRORS = [
+  'authorization_pending',
+  'slow_down',
+  'access_denied',
+  'expired_token',
+  'invalid_request',
+  'server_error',
+] as const;
+
+export type DevicePollError = (typeof DEVICE_POLL_ERRORS)[number];
 
 export type PollOutcome =
   | { kind: 'issued'; tokens: DeviceTokenResponse }

@@ -18,7 +18,7 @@ import {
 import { z } from 'zod';
 import type { DeviceDeps } from '../deps';
 import { authorizeDevice, countAuthorizeCall } from '../domain/authorize';
-import { type DevicePollError, type PollOutcome, pollDeviceToken } from '../domain/token';
+import { DEVICE_POLL_ERRORS, type DevicePollError, type PollOutcome, pollDeviceToken } from '../domain/token';
 
 const BODY_LIMIT = 4 * 1024;
 const ANCHOR = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -28,20 +28,6 @@ const authorizeBody = z.strictObject({ applicationAnchor: storableText().min(3).
  * this endpoint's mapError answers as invalid_request, like every other malformed body.
  */
 const tokenBody = z.strictObject({ deviceCode: z.string().regex(DEVICE_CODE_PATTERN) });
-
-/**
- * RFC 6749 section 5.2 / RFC 8628 section 3.5: the polling errors' statuses are the OAuth table's (400; a failed
- * issuance is the server's, 500, the spec's server_error: "stop polling and start a new authorization"; an outage of
- * PostgreSQL or Redis is the same code in the table's `outage` variant, a 503 with Retry-After the client waits out).
- */
-const POLL_ERRORS: readonly DevicePollError[] = [
-  'authorization_pending',
-  'slow_down',
-  'access_denied',
-  'expired_token',
-  'invalid_request',
-  'server_error',
-];
 
 /** Spec: the /device-authorize response. */
 const Authorized = z.strictObject({
@@ -57,7 +43,7 @@ const Authorized = z.strictObject({
 const JSON_TYPE = 'application/json; charset=utf-8';
 /** The answers without variable parts, serialised once: a pending poll writes these bytes and nothing else. */
 const FIXED = Object.fromEntries(
-  POLL_ERRORS.map((e) => [e, Buffer.from(JSON.stringify({ error: e }))]),
+  DEVICE_POLL_ERRORS.map((e) => [e, Buffer.from(JSON.stringify({ error: e }))]),
 ) as Record<DevicePollError, Buffer>;
 
 /** The answer a poll is counted under in `device_polls_total` (deploy/observability's dashboard). */
