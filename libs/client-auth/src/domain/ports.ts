@@ -18,7 +18,7 @@ export interface ReplaySet {
   claimOnce(namespace: string, id: string, ttlSeconds: number): Promise<boolean>;
 }
 
-/** What verifyClientAuth needs, bound once by the host (createClientAuthPorts). */
+/** What verifyClientAuthWith needs, bound once by the host (createClientAuthPorts). */
 export interface ClientAuthPorts {
   clientKeys: ClientKeyStore;
   replay: ReplaySet;
