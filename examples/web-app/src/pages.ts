@@ -4,8 +4,11 @@ const escapeHtml = (value: unknown) => String(value).replace(/[&<>"']/g, (c) => 
 
 function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto;">${body}</body></html>`;
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}
+th{text-align:left;padding:.25rem 1rem .25rem 0}td{padding:.25rem 0;word-break:break-all}
+form{margin-top:1rem}button{font:inherit;padding:.4rem 1rem}</style></head>
+<body>${body}</body></html>`;
 }
 
 export function homePage(problems: string[]): string {
