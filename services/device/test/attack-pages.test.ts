@@ -1,7 +1,7 @@
 // The sign-in attacks connect's pages are tested against (attack-fixation, attack-pages), run through the shared
 // page attack kit against the device approval page: a planted or invented flow cookie is never signed in, every
 // authentication (passkey or emailed code) moves the flow to a fresh identifier, and thirty wrong emailed codes
-// raced on one flow are all counted (the per-code limit of five holds exactly).
+// raced on one flow over two replicas are all counted (the per-code limit of five holds exactly).
 import {
   type Agent,
   expectInventedFlowRefused,
@@ -26,7 +26,8 @@ let app: Awaited<ReturnType<typeof provisionDeviceApp>>;
 
 beforeAll(async () => {
   // A per-address verify limit high enough that only the per-code counter stands between guesses and the code.
-  h = await startPages({}, undefined, { RL_CODE_VERIFY_PER_IP: '1000', RL_CODE_SEND_PER_IP: '1000' });
+  // Two replicas: the guesses are spread over both, as connect's and the OIDC host's are.
+  h = await startPages({}, undefined, { RL_CODE_VERIFY_PER_IP: '1000', RL_CODE_SEND_PER_IP: '1000' }, true);
   page = {
     base: h.url,
     origin: h.deps.config.pages.origin,
@@ -39,6 +40,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
+
+/** Both replicas' own addresses: the guesses are sent to them in turn. */
+const replicas = () => [h.url, h.replicaAddress as string];
 
 /** The agent enters a fresh user code on its flow: the page then offers sign-in. */
 async function enterNewCode(agent: Agent): Promise<void> {
@@ -106,7 +110,7 @@ describe('emailed-code guesses raced on one device flow', () => {
 
   test('thirty parallel wrong codes, then the right one: the code is dead', async () => {
     const { agent, code } = await pendingSignUp();
-    await raceWrongCodes(agent, [h.url], '/device/email/code', code);
+    await raceWrongCodes(agent, replicas(), '/device/email/code', code);
     await agent.request('/device');
     expect((await agent.form('/device/email/code', { code })).res.status).toBe(303);
     expect((await agent.request('/device')).text).not.toContain('Create a passkey');
@@ -115,13 +119,13 @@ describe('emailed-code guesses raced on one device flow', () => {
 
   test('exactly five: four wrong guesses in parallel leave the code alive, five kill it', async () => {
     const alive = await pendingSignUp();
-    await raceWrongCodes(alive.agent, [h.url], '/device/email/code', alive.code, 4);
+    await raceWrongCodes(alive.agent, replicas(), '/device/email/code', alive.code, 4);
     await alive.agent.request('/device');
     await alive.agent.form('/device/email/code', { code: alive.code });
     expect((await alive.agent.request('/device')).text).toContain('Create a passkey');
 
     const dead = await pendingSignUp();
-    await raceWrongCodes(dead.agent, [h.url], '/device/email/code', dead.code, 5);
+    await raceWrongCodes(dead.agent, replicas(), '/device/email/code', dead.code, 5);
     await dead.agent.request('/device');
     await dead.agent.form('/device/email/code', { code: dead.code });
     expect((await dead.agent.request('/device')).text).not.toContain('Create a passkey');

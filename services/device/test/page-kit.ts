@@ -39,6 +39,8 @@ export interface PageHarness {
   connect: ConnectProcess;
   /** The device grant's Redis prefix (DEVICE_REDIS_PREFIX): an OIDC host beside it must share it. */
   redisPrefix: string;
+  /** A second replica's own address (same DEVICE_URL, Redis prefix and counters), when asked for. */
+  replicaAddress?: string;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,8 @@ export async function startPages(
   newFlows?: number,
   /** More of the host's variables (e.g. RL_CODE_VERIFY_PER_IP so only the per-code counter limits guesses). */
   env: Record<string, string> = {},
+  /** Also a second replica of the host (its own deps and listener, the same configuration). */
+  withReplica = false,
 ): Promise<PageHarness> {
   const infra = openInfra();
   const mailbox = await startMailbox();
@@ -77,14 +81,24 @@ export async function startPages(
       newFlowRate: { ...base.pages.newFlowRate, ...(newFlows ? { points: newFlows } : {}) },
     },
   };
-  const deps = deviceDepsOf(
-    hostPartsOf(infra, logger),
-    config,
-    createMailer(`smtp://127.0.0.1:${mailbox.port}`, config.pages.mailFrom, logger),
-  );
-  const contract = contractChecked(createDeviceApp(deps));
-  server.on('request', contract.listener);
-  await contract.load(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  const replicaOf = async (listener: http.Server) => {
+    const deps = deviceDepsOf(
+      hostPartsOf(infra, logger),
+      config,
+      createMailer(`smtp://127.0.0.1:${mailbox.port}`, config.pages.mailFrom, logger),
+    );
+    const contract = contractChecked(createDeviceApp(deps));
+    listener.on('request', contract.listener);
+    await contract.load(`http://127.0.0.1:${(listener.address() as AddressInfo).port}`);
+    return deps;
+  };
+  const deps = await replicaOf(server);
+  let replica: { server: http.Server; deps: DeviceDeps } | undefined;
+  if (withReplica) {
+    const second = http.createServer();
+    await new Promise<void>((r) => second.listen(0, '127.0.0.1', () => r()));
+    replica = { server: second, deps: await replicaOf(second) };
+  }
   return {
     infra,
     mailbox,
@@ -92,7 +106,13 @@ export async function startPages(
     deps,
     connect,
     redisPrefix,
+    replicaAddress: replica && `http://localhost:${(replica.server.address() as AddressInfo).port}`,
     async close() {
+      if (replica) {
+        replica.deps.mailer.close();
+        replica.server.closeAllConnections();
+        await new Promise((r) => replica.server.close(() => r(undefined)));
+      }
       deps.mailer.close();
       server.closeAllConnections();
       await new Promise((r) => server.close(() => r(undefined)));
