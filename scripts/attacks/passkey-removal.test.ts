@@ -2,9 +2,9 @@
 // database and Redis, behind one public localhost address per host; the session host once) and headless Chromium.
 // An attacker who received an emailed code for the victim's address signs up on an OIDC interaction page (adding
 // passkey P to the victim's account, keeping the OIDC sign-in), signs in with P on the device approval page
-// (approving a device, whose tokens refresh at the session host) and on connect's account page. The victim
-// removes P on connect's /account page. Then every host is answered by its OTHER replica, and every path the
-// attacker holds is signed out at its first request: nothing it held still issues or answers.
+// (approving a device, whose tokens refresh at the session host), on connect's account page and on an inquiry.
+// The victim removes P on connect's /account page. Then every host is answered by its OTHER replica, and every
+// path the attacker holds is signed out at its first request: nothing it held still issues or answers.
 import { randomBytes } from 'node:crypto';
 import { createOidcClient } from '@svc/provisioning';
 import {
@@ -16,6 +16,7 @@ import {
   postJson,
   provisionAccount,
   provisionApp,
+  provisionBackend,
   type ReplicaFront,
   signUpByEmailCode,
   softPasskey,
@@ -205,10 +206,20 @@ test('removing P on connect signs the attacker out of every host at once, on the
   const tvRefreshed = await postJson(`${session.url}/refresh`, { refreshToken: tvTokens.body.refreshToken });
   expect(tvRefreshed.status).toBe(200);
 
-  // 3. Connect: the attacker signs in with P on the account page too.
+  // 3. Connect: the attacker signs in with P on the account page too, and on an application's inquiry, held on
+  //    its consent step.
   await page.goto(`${front.connect.url}/account`);
   await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   await page.getByRole('heading', { name: 'Applications you use' }).waitFor();
+  const backend = await provisionBackend(infra, front.connect.url, { claims: { email: 'OPTIONAL' } });
+  const inquiry = await backend.establish({
+    returnMethods: [{ type: 'CALLBACK', payload: { callbackUrl: 'https://app.example.test/cb' } }],
+  });
+  expect(inquiry.status).toBe(200);
+  const inquiryPage = `${front.connect.url}/inquiries/${inquiry.body.exposureKey}`;
+  await page.goto(inquiryPage);
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await page.locator('input[name="consent_email"][value="GRANTED"]').waitFor();
 
   // The victim signs in with Q on connect's account page (replica A) and removes P (listed after Q, older first).
   const owner = await browserContext();
@@ -262,10 +273,13 @@ test('removing P on connect signs the attacker out of every host at once, on the
   expect(tvLate.status).toBe(401);
   expect(await bearer(`${session.url}/userinfo`, tvRefreshed.body.accessToken)).toBe(401);
 
-  // Connect: the account page held with P is signed out and says why.
+  // Connect: the account page held with P is signed out and says why; the inquiry asks for a sign-in again.
   await page.goto(`${front.connect.url}/account`);
   await page.getByText('the passkey you signed in with was removed').waitFor();
   expect(await page.getByRole('button', { name: 'Sign in with a passkey' }).count()).toBe(1);
+  await page.goto(inquiryPage);
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor();
+  expect(await page.locator('input[name="consent_email"]').count()).toBe(0);
 
   // Every one of those answers came from the other replicas.
   expect(HOSTS.map((h) => sentTo(h, 0))).toEqual(beforeA);
