@@ -37,7 +37,7 @@ export function createOidcApp(deps: OidcDeps): RequestListener {
 
 /**
  * Ready as every issuing host is, and once the platform OIDC key set has a signer: main makes the first key before
- * listening (platform-key.ts); this makes it when that start-up attempt failed (PostgreSQL not answering yet).
+ * listening (domain/platform-key.ts); this makes it when that start-up attempt failed (PostgreSQL not answering yet).
  */
 function oidcReadiness(deps: OidcDeps, base: (() => Promise<void>) | undefined): () => Promise<void> {
   let ensured: Promise<unknown> | undefined;

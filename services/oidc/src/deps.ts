@@ -3,13 +3,14 @@
 // cache, the host's own stores bound once into `ports` (the domain's ports, domain/ports.ts) and its settings.
 import { createDeviceGrantStores, unknownPollsKeyPrefix } from '@svc/device-grant';
 import { type HostParts, openHostCore } from '@svc/host';
+import { ensureActiveKey, publishKeyChange } from '@svc/keyring';
 import { type Clock, createRateLimiter } from '@svc/platform';
 import type { Signin } from '@svc/signin';
 import type { OidcConfig } from './config';
+import { ensurePlatformKey } from './domain/platform-key';
 import type { OidcDomainDeps } from './domain/ports';
 import type { OidcKey } from './pages/i18n-oidc';
 import { type OidcPageParts, oidcSignin, openOidcPageParts } from './pages-config';
-import { ensurePlatformKey } from './platform-key';
 import { createClientStore } from './store/clients';
 import { createCodeStore } from './store/codes';
 import { createInteractionStore } from './store/interactions';
@@ -30,7 +31,7 @@ export interface OidcDeps
   signin: Signin<OidcKey>;
   /** The development mailbox's page (DEV_MAILBOX_URL), linked from `GET /`. */
   devMailboxUrl?: string;
-  /** Makes the platform ID-token key set's first key when there is none (platform-key.ts). */
+  /** Makes the platform ID-token key set's first key when there is none (domain/platform-key.ts). */
   ensurePlatformKey(): Promise<void>;
 }
 
@@ -98,13 +99,13 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
     ),
     pages,
     ensurePlatformKey: () =>
-      ensurePlatformKey({
-        db: core.db,
-        redis: core.redis,
-        kek: core.issuance.kek,
-        keyRing: core.keyRing,
-        clock,
-      }),
+      ensurePlatformKey(
+        {
+          ensureActiveKey: (scopeId, at) => ensureActiveKey(core.db, core.issuance.kek, scopeId, at),
+          publishKeyChange: (scopeId) => publishKeyChange(core.redis, scopeId),
+        },
+        { keyRing: core.keyRing, clock },
+      ),
     logger: core.logger,
     metrics: core.metrics,
     oidc: config.oidc,
