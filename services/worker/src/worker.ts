@@ -16,6 +16,7 @@ import type { Kek } from '@svc/token-core';
 import { type Job, type JobsOptions, Queue, type Telemetry, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { WorkerConfig } from './config';
+import { createWorkerPorts } from './deps';
 import { runRotationTick } from './jobs/rotate-keys';
 import { runSweeps } from './jobs/sweeps';
 import type { WorkerMetrics } from './metrics';
@@ -72,6 +73,8 @@ function reportErrors(
 
 export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobWorker {
   const { clock } = deps;
+  // The jobs' stores and lifecycle steps, bound once over the worker's connections.
+  const ports = createWorkerPorts(deps);
   // BullMQ's connections come from the one factory (so Sentinel and Cluster work), without a command timeout:
   // the worker duplicates this one for its blocking pops. A shared connection is closed here, not by BullMQ.
   const connection = createRedis(deps.redisTarget, {
@@ -87,9 +90,7 @@ export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobW
     switch (job.name) {
       case JOB_NAMES.rotateKeys:
         return runRotationTick({
-          db: deps.db,
-          kek: deps.kek,
-          redis: deps.redis,
+          ports,
           clock,
           schedule: config.keySchedule,
           batchSize: config.rotationBatchSize,
@@ -98,8 +99,7 @@ export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobW
         });
       case JOB_NAMES.sweep:
         return runSweeps({
-          db: deps.db,
-          redis: deps.redis,
+          ports,
           clock,
           batchSize: config.sweepBatchSize,
           maxBatches: config.sweepMaxBatches,

@@ -11,6 +11,7 @@ import {
 import { provisionApp, settableClock, useInfra } from '@svc/testkit';
 import { mintAccessToken } from '@svc/token-core';
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from 'jose';
+import { createWorkerPorts } from '../src/deps';
 import { runRotationTick } from '../src/jobs/rotate-keys';
 import { openPrivateDb, type PrivateDb } from './support';
 
@@ -48,11 +49,10 @@ test('prepublish, activate, retire and omit, with a cached verifier working thro
   const bKids = (await infra.keyRing.jwks(b.applicationId)).keys.map((k) => k.kid);
   const firstKid = (await infra.keyRing.signer(a.applicationId))?.kid;
 
+  const ports = createWorkerPorts({ db: pdb.db, redis: infra.redis, kek: infra.issuance.kek });
   const tick = () =>
     runRotationTick({
-      db: pdb.db,
-      kek: infra.issuance.kek,
-      redis: infra.redis,
+      ports,
       clock,
       schedule,
       batchSize: 2,

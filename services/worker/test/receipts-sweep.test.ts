@@ -1,5 +1,5 @@
 // Receipt retention: only receipts that no longer count (below the current acceptance epoch) are purged.
-import { purgeReceiptsBatch } from '../src/store/sweep-store';
+import { createSweepStore } from '../src/store/sweep-store';
 import { openPrivateDb, type PrivateDb } from './support';
 
 let p: PrivateDb;
@@ -24,7 +24,7 @@ it('keeps every receipt at the current epoch, of any revision, and purges old-ep
   const recentStale = await p.db.agreementReceipt.create({
     data: { accountId: await account(), revision: 1, acceptanceEpoch: 1, channel: 'T' },
   });
-  const removed = await purgeReceiptsBatch(p.db, new Date('2024-01-01T00:00:00Z'), 100);
+  const removed = await createSweepStore(p.db).purgeReceiptsBatch(new Date('2024-01-01T00:00:00Z'), 100);
   expect(removed).toBe(1);
   const left = (await p.db.agreementReceipt.findMany()).map((r) => r.id).sort();
   expect(left).toEqual([sameEpochOlderRevision.id, recentStale.id].sort());

@@ -1,7 +1,7 @@
 // The session sweep over sweep_after: expires what lapsed, follows expiries that rotations slid on, and deletes
 // sessions that are no longer active once retention has passed; nothing live is touched.
 import { provisionApp, useInfra } from '@svc/testkit';
-import { sweepSessionsBatch } from '../src/store/sweep-store';
+import { createSweepStore } from '../src/store/sweep-store';
 import { openPrivateDb, type PrivateDb, sessionRow } from './support';
 
 const DAY = 86_400_000;
@@ -42,7 +42,7 @@ it('expires, defers and purges each session by what it is now, and leaves live o
   const expiredOld = await session('EXPIRED', at(-10 * DAY), at(-3 * DAY));
   const notDue = await session('ACTIVE', at(DAY), at(DAY));
 
-  const swept = await sweepSessionsBatch(p.db, now, RETENTION_SECONDS, 100);
+  const swept = await createSweepStore(p.db).sweepSessionsBatch(now, RETENTION_SECONDS, 100);
   expect(swept).toEqual({ looked: 6, expired: [lapsed], purged: 2 });
 
   const rows = await p.db.session.findMany({
@@ -59,7 +59,7 @@ it('expires, defers and purges each session by what it is now, and leaves live o
   expect(byId.get(notDue)).toMatchObject({ status: 'ACTIVE', sweepAfter: at(DAY) });
 
   // Nothing is due any more until an expiry or a retention period comes round.
-  expect(await sweepSessionsBatch(p.db, now, RETENTION_SECONDS, 100)).toEqual({
+  expect(await createSweepStore(p.db).sweepSessionsBatch(now, RETENTION_SECONDS, 100)).toEqual({
     looked: 0,
     expired: [],
     purged: 0,

@@ -5,6 +5,7 @@ import { createPrisma } from '@svc/db';
 import { runScheduledRotation } from '@svc/keyring';
 import { createLogger, createMetrics, createRedis, systemClock } from '@svc/platform';
 import { provisionApp, testKek, testUrls, useInfra, waitUntil } from '@svc/testkit';
+import { createWorkerPorts } from '../src/deps';
 import { runRotationTick } from '../src/jobs/rotate-keys';
 import { workerMetrics } from '../src/metrics';
 import { createJobWorker, JOB_NAMES, type JobWorker } from '../src/worker';
@@ -32,11 +33,10 @@ async function dueApp() {
 test('three racing rotation ticks prepublish exactly one next key', async () => {
   const app = await dueApp();
   const schedule = { rotateEverySeconds: 2_592_000, prepublishSeconds: 86_400, keyCacheTtlMs: 30_000 };
+  const ports = createWorkerPorts({ db: pdb.db, redis: infra.redis, kek: infra.issuance.kek });
   const tick = () =>
     runRotationTick({
-      db: pdb.db,
-      kek: infra.issuance.kek,
-      redis: infra.redis,
+      ports,
       clock: Date.now,
       schedule,
       batchSize: 10,

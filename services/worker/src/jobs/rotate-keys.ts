@@ -2,23 +2,12 @@
 // batches. Each scope's step runs under its PostgreSQL advisory lock (runScheduledRotation), so ticks racing on
 // several workers, or an operator rotating at the same moment, never rotate twice; every change is announced on
 // Redis pub/sub so every host replica reloads that scope's keys at once.
-import type { Db } from '@svc/db';
-import {
-  dueApplicationScopes,
-  type KeySchedule,
-  OIDC_SCOPE,
-  publishKeyChange,
-  runScheduledRotation,
-  type ScheduledRotationResult,
-} from '@svc/keyring';
+import { type KeySchedule, OIDC_SCOPE, type ScheduledRotationResult } from '@svc/keyring';
 import type { Clock, Logger } from '@svc/platform';
-import type { Kek } from '@svc/token-core';
-import type { Redis } from 'ioredis';
+import type { WorkerPorts } from './ports';
 
 export interface RotationDeps {
-  db: Db;
-  kek: Kek;
-  redis: Redis;
+  ports: Pick<WorkerPorts, 'keys'>;
   clock: Clock;
   schedule: KeySchedule;
   batchSize: number;
@@ -35,9 +24,9 @@ export interface RotationTickResult {
 }
 
 async function rotateOne(deps: RotationDeps, scopeId: string, at: Date): Promise<ScheduledRotationResult> {
-  const res = await runScheduledRotation(deps.db, deps.kek, scopeId, deps.schedule, at);
+  const res = await deps.ports.keys.runScheduledRotation(scopeId, deps.schedule, at);
   if (res.changed) {
-    await publishKeyChange(deps.redis, scopeId);
+    await deps.ports.keys.publishKeyChange(scopeId);
     deps.logger?.info(
       {
         scope: scopeId,
@@ -85,7 +74,10 @@ export async function runRotationTick(deps: RotationDeps): Promise<RotationTickR
   await attempt(OIDC_SCOPE);
   let after: string | undefined;
   for (;;) {
-    const scopes = await dueApplicationScopes(deps.db, deps.schedule, at, { after, limit: deps.batchSize });
+    const scopes = await deps.ports.keys.dueApplicationScopes(deps.schedule, at, {
+      after,
+      limit: deps.batchSize,
+    });
     for (const scopeId of scopes) await attempt(scopeId);
     if (scopes.length < deps.batchSize) break;
     after = scopes[scopes.length - 1];

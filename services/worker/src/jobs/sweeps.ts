@@ -1,12 +1,9 @@
 // The sweep job: expires sessions past their expiry and purges rows past retention, target by target, in
 // bounded batches. Each batch commits on its own, so a worker killed mid-sweep loses nothing: the committed batches
 // are done, and the rerun (stalled-job recovery or the next tick) picks up exactly the rows still left.
-import type { Db } from '@svc/db';
-import { createSessionEventsStore } from '@svc/issuance/stores';
 import type { Clock } from '@svc/platform';
-import type { Redis } from 'ioredis';
 import type { RetentionConfig } from '../config';
-import * as store from '../store/sweep-store';
+import type { WorkerPorts } from './ports';
 
 export const SWEEP_TARGETS = [
   'sessions',
@@ -18,8 +15,7 @@ export const SWEEP_TARGETS = [
 export type SweepTarget = (typeof SWEEP_TARGETS)[number];
 
 export interface SweepDeps {
-  db: Db;
-  redis: Redis;
+  ports: Pick<WorkerPorts, 'sweeps' | 'sessionEvents'>;
   clock: Clock;
   batchSize: number;
   maxBatches: number;
@@ -37,22 +33,23 @@ const before = (at: Date, seconds: number) => new Date(at.getTime() - seconds * 
 function batchOf(deps: SweepDeps, target: SweepTarget, at: Date): () => Promise<number> {
   const n = deps.batchSize;
   const r = deps.retention;
+  const store = deps.ports.sweeps;
   switch (target) {
     case 'sessions':
       return async () => {
-        const swept = await store.sweepSessionsBatch(deps.db, at, r.sessionSeconds, n);
+        const swept = await store.sweepSessionsBatch(at, r.sessionSeconds, n);
         // Session caches on every replica drop the newly expired sessions at once (introspection reads `expired`).
-        await createSessionEventsStore(deps.redis).publishSessionChanges(swept.expired);
+        await deps.ports.sessionEvents.publishSessionChanges(swept.expired);
         return swept.looked;
       };
     case 'inquiries':
-      return () => store.purgeExpiredBatch(deps.db, target, before(at, r.inquirySeconds), n);
+      return () => store.purgeExpiredBatch(target, before(at, r.inquirySeconds), n);
     case 'device_authorizations':
-      return () => store.purgeExpiredBatch(deps.db, target, before(at, r.deviceAuthorizationSeconds), n);
+      return () => store.purgeExpiredBatch(target, before(at, r.deviceAuthorizationSeconds), n);
     case 'errands':
-      return () => store.purgeExpiredBatch(deps.db, target, before(at, r.errandSeconds), n);
+      return () => store.purgeExpiredBatch(target, before(at, r.errandSeconds), n);
     case 'agreement_receipts':
-      return () => store.purgeReceiptsBatch(deps.db, before(at, r.receiptSeconds), n);
+      return () => store.purgeReceiptsBatch(before(at, r.receiptSeconds), n);
   }
 }
 

@@ -1,15 +1,7 @@
 // Sweep statements: each takes one bounded batch of rows with FOR UPDATE SKIP LOCKED (no long locks, and
 // concurrent sweepers share the work instead of waiting on each other) and returns what it changed.
 import { type Db, Prisma } from '@svc/db';
-
-export interface SessionSweep {
-  /** Sessions the batch looked at (sweep_after due). */
-  looked: number;
-  /** ACTIVE sessions past expiry, now EXPIRED: session caches must be told. */
-  expired: string[];
-  /** Sessions deleted: no longer active and expired longer ago than retention. */
-  purged: number;
-}
+import type { ExpiringTable, SessionSweep, SweepStore } from '../jobs/ports';
 
 /**
  * One batch of the session sweep over the sessions whose `sweep_after` is due (rotations never move it, so they stay
@@ -20,7 +12,7 @@ export interface SessionSweep {
  * - not ACTIVE and expired more recently: looked at again when retention has passed.
  * Rows are locked with SKIP LOCKED, so a rotation or another sweeper holding one is left for the next batch.
  */
-export async function sweepSessionsBatch(
+async function sweepSessionsBatch(
   db: Db,
   at: Date,
   retentionSeconds: number,
@@ -56,15 +48,8 @@ export async function sweepSessionsBatch(
   return { looked: row?.looked ?? 0, expired: row?.expired ?? [], purged: row?.purged ?? 0 };
 }
 
-/** The tables whose rows are done with at their `expires_at`: deleted once that is at or before the cutoff. */
-export type ExpiringTable = 'inquiries' | 'device_authorizations' | 'errands';
-
-export function purgeExpiredBatch(
-  db: Db,
-  table: ExpiringTable,
-  cutoff: Date,
-  limit: number,
-): Promise<number> {
+/** Deletes one batch of `table`'s rows whose `expires_at` is at or before the cutoff. */
+function purgeExpiredBatch(db: Db, table: ExpiringTable, cutoff: Date, limit: number): Promise<number> {
   // An identifier cannot be a parameter; the name is one of the literals above, never input.
   const t = Prisma.raw(table);
   return db.$executeRaw`
@@ -76,7 +61,7 @@ export function purgeExpiredBatch(
  * Receipts that no longer count: accepted before the current acceptance epoch (a receipt at the current epoch, of
  * any revision, is what lets its account sign in; see libs/issuance hasCurrentReceipt).
  */
-export function purgeReceiptsBatch(db: Db, cutoff: Date, limit: number): Promise<number> {
+function purgeReceiptsBatch(db: Db, cutoff: Date, limit: number): Promise<number> {
   return db.$executeRaw`
     DELETE FROM agreement_receipts WHERE id IN (
       SELECT r.id FROM agreement_receipts r
@@ -85,4 +70,13 @@ export function purgeReceiptsBatch(db: Db, cutoff: Date, limit: number): Promise
           SELECT d.acceptance_epoch FROM agreement_documents d WHERE d.document_type = r.document_type
           ORDER BY d.revision DESC LIMIT 1)
       LIMIT ${limit} FOR UPDATE OF r SKIP LOCKED)`;
+}
+
+/** The sweep statements over a database, as the sweep job's port. */
+export function createSweepStore(db: Db): SweepStore {
+  return {
+    sweepSessionsBatch: (at, retentionSeconds, limit) => sweepSessionsBatch(db, at, retentionSeconds, limit),
+    purgeExpiredBatch: (table, cutoff, limit) => purgeExpiredBatch(db, table, cutoff, limit),
+    purgeReceiptsBatch: (cutoff, limit) => purgeReceiptsBatch(db, cutoff, limit),
+  };
 }
