@@ -11,11 +11,23 @@ import { fleetConfigFromEnv } from './fleet-config';
 const root = path.resolve(__dirname, '..');
 const HOSTS = ['session', 'native', 'connect', 'device', 'oidc', 'worker'];
 
+// Migrations first; the CLI's JSON result becomes one short line, and only when something was applied (a start on a
+// migrated database says nothing). A failure passes its own sentence through.
 const migrated = spawnSync(process.execPath, ['--import', 'tsx', 'libs/db/src/migrate-cli.ts'], {
   cwd: root,
-  stdio: 'inherit',
+  stdio: ['ignore', 'pipe', 'inherit'],
+  encoding: 'utf8',
 });
-if (migrated.status !== 0) process.exit(migrated.status ?? 1);
+if (migrated.status !== 0) {
+  process.stdout.write(migrated.stdout ?? '');
+  process.exit(migrated.status ?? 1);
+}
+try {
+  const { applied } = JSON.parse(migrated.stdout) as { applied: string[] };
+  if (applied.length > 0) process.stdout.write(`[migrate] applied ${applied.join(', ')}\n`);
+} catch {
+  process.stdout.write(migrated.stdout);
+}
 
 const config = (() => {
   try {
