@@ -91,50 +91,19 @@ export function violationsIn(file: string, text: string): LayerViolation[] {
   return found;
 }
 
-/** Files still being moved behind ports; each entry must still violate, so the list only shrinks. */
-export function pendingFiles(root: string): Set<string> {
-  let text = '';
-  try {
-    text = readFileSync(path.join(root, 'scripts/layers-pending.txt'), 'utf8');
-  } catch {
-    return new Set();
-  }
-  return new Set(
-    text
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l && !l.startsWith('#')),
-  );
-}
-
-export function checkLayers(root: string): {
-  violations: LayerViolation[];
-  stalePending: string[];
-  files: number;
-} {
+export function checkLayers(root: string): { violations: LayerViolation[]; files: number } {
   const files = domainFiles(root);
-  const pending = pendingFiles(root);
-  const violations: LayerViolation[] = [];
-  const violating = new Set<string>();
-  for (const file of files) {
-    const rel = path.relative(root, file);
-    const v = violationsIn(rel, readFileSync(file, 'utf8'));
-    if (v.length) violating.add(rel);
-    if (!pending.has(rel)) violations.push(...v);
-  }
-  const stalePending = [...pending].filter((p) => !violating.has(p));
-  return { violations, stalePending, files: files.length };
+  const violations = files.flatMap((file) =>
+    violationsIn(path.relative(root, file), readFileSync(file, 'utf8')),
+  );
+  return { violations, files: files.length };
 }
 
 if (require.main === module) {
   const root = path.resolve(__dirname, '..');
-  const { violations, stalePending, files } = checkLayers(root);
+  const { violations, files } = checkLayers(root);
   for (const v of violations)
     console.error(`${v.file}:${v.line}: a domain file ${v.what}; take a port instead`);
-  for (const p of stalePending)
-    console.error(
-      `${p}: listed in scripts/layers-pending.txt but no longer violates; remove it from the list`,
-    );
-  if (violations.length || stalePending.length) process.exit(1);
+  if (violations.length) process.exit(1);
   console.log(`${files} domain files import no store, database or Redis module`);
 }
