@@ -193,11 +193,11 @@ Demo application "${anchor}" is ready (files in ${demoDir}). With the fleet runn
 
   # a token pair by direct issue with the demo access key, then check and refresh it
   TOKENS=$(curl -s -X POST ${native}/direct-issue/access-key -H 'content-type: application/json' -d '${body}')
-  curl -s -X POST ${session}/introspect -H 'content-type: application/json' -d "{\\"accessToken\\":\\"$(echo "$TOKENS" | ${field('accessToken')})\\"}"
-  curl -s -X POST ${session}/refresh -H 'content-type: application/json' -d "{\\"refreshToken\\":\\"$(echo "$TOKENS" | ${field('refreshToken')})\\"}"
+  curl -s -w '\\n' -X POST ${session}/introspect -H 'content-type: application/json' -d "{\\"accessToken\\":\\"$(echo "$TOKENS" | ${field('accessToken')})\\"}"
+  curl -s -w '\\n' -X POST ${session}/refresh -H 'content-type: application/json' -d "{\\"refreshToken\\":\\"$(echo "$TOKENS" | ${field('refreshToken')})\\"}"
 
   # verify tokens offline against the application's JWK Set
-  curl -s ${session}/applications/${anchor}/jwks.json
+  curl -s -w '\\n' ${session}/applications/${anchor}/jwks.json
 
 `;
     return { output, clientKid, oidcClientId };

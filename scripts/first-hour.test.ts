@@ -2,8 +2,8 @@
 // the maildev mailbox, every one on a free port through its URL), then in headless Chromium with a virtual passkey
 // the hosts' landing pages, and a sign-up through each flow `pnpm demo` prints (connect through the example
 // application, its /oidc/login, and `pnpm device-login --app demo-app` with the device page), each code read from
-// the mailbox's page, each flow ending signed in. Screenshots go to test-artifacts/first-hour/.
-import { type ChildProcess, spawn } from 'node:child_process';
+// the mailbox's page, each flow ending signed in; and the demo's printed curls run as they are. Screenshots go to test-artifacts/first-hour/.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -183,6 +183,21 @@ test('pnpm demo, pnpm start, then a person signs up in Chromium through connect,
   expect(
     fleet.lines.filter((l) => !/^\[(mailbox|worker|connect|native|session|device|oidc)\] /.test(l)),
   ).toEqual([]);
+
+  // The demo's curls, as printed: a token pair by direct issue, introspected, refreshed; the JWK Set. One answer a line.
+  const curls = demo.output
+    .split('\n')
+    .filter((l) => /^ {2}(TOKENS=|curl )/.test(l))
+    .join('\n');
+  const answers = spawnSync('bash', ['-euo', 'pipefail', '-c', curls], { env, encoding: 'utf8' });
+  expect(answers.status).toBe(0);
+  const [introspected, refreshed, jwks] = answers.stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  expect(introspected).toMatchObject({ status: 'active' });
+  expect(refreshed).toEqual(expect.objectContaining({ accessToken: expect.any(String) }));
+  expect(jwks.keys.length).toBeGreaterThan(0);
 
   // pnpm example, on what the demo wrote.
   const config = exampleConfigFromEnv({ ...env, PORT: env.EXAMPLE_PORT });
