@@ -29,6 +29,13 @@ export interface InfraOptions {
   kek?: Kek;
 }
 
+/** The bounds of the test side's PostgreSQL pool (the hosts under test keep their configured ones). */
+export const TEST_SIDE_DB_BOUNDS = {
+  poolMax: 10,
+  connectTimeoutMs: 15_000,
+  statementTimeoutMs: 15_000,
+} as const;
+
 /**
  * Opens connections to the test database (or to `over`, a database the caller owns and closes) and Redis (or the
  * Redis at `redisUrl`), and a key ring and issuance core whose clock is `clock` (a test's settable clock, else the
@@ -36,7 +43,9 @@ export interface InfraOptions {
  */
 export function openInfra(opts: InfraOptions = {}): TestInfra {
   const config = issuingConfigFromEnv('session', testEnv());
-  const db = opts.over ?? createPrisma(config.databaseUrl);
+  // The test's own connection (fixtures, assertions), not the host under test: bounds wide enough that a fixture
+  // query waiting behind a loaded machine (CI's two workers, child hosts, Chromium) is slow, never a failure.
+  const db = opts.over ?? createPrisma(config.databaseUrl, TEST_SIDE_DB_BOUNDS);
   const redis = createRedis(opts.redisUrl ?? config.redisUrl);
   const subscriber = createRedis(opts.redisUrl ?? config.redisUrl);
   const kek = opts.kek ?? testKek();

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { createPrisma, type Db, migrate } from '@svc/db';
 import { testUrls } from './config';
+import { TEST_SIDE_DB_BOUNDS } from './infra';
 import { ensureBaselineTerms } from './terms';
 
 export interface PrivateDb {
@@ -14,7 +15,7 @@ export interface PrivateDb {
 async function onServer(sql: string): Promise<void> {
   const url = new URL(testUrls.database);
   url.pathname = '/postgres';
-  const admin = createPrisma(url.toString());
+  const admin = createPrisma(url.toString(), TEST_SIDE_DB_BOUNDS);
   try {
     await admin.$executeRawUnsafe(sql);
   } finally {
@@ -33,7 +34,7 @@ export async function openPrivateDb(opts: { prefix?: string; terms?: boolean } =
   const url = new URL(testUrls.database);
   url.pathname = `/${name}`;
   await migrate(url.toString());
-  const db = createPrisma(url.toString());
+  const db = createPrisma(url.toString(), TEST_SIDE_DB_BOUNDS);
   if (opts.terms) await ensureBaselineTerms(db);
   return {
     url: url.toString(),
