@@ -40,13 +40,6 @@ export function sessionCookie(baseName: string, httpsOrigin: boolean, secure = h
   };
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** localhost or a loopback address (as URL.hostname spells it): the only hosts plain HTTP is accepted for. */
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK.has(hostname.toLowerCase());
-}
-
 // Writes only while the session exists, so a request still holding a rotated or expired identifier cannot
 // bring it back to life; each write renews the idle lifetime.
 const WRITE = `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end

@@ -29,4 +29,5 @@ export * from './telemetry';
 export * from './text';
 export * from './ttl-cache';
 export * from './version';
+export * from './web-url';
 export * from './wire';

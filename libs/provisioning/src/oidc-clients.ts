@@ -3,7 +3,7 @@
 // authentication method. The secret is a 256-bit random value shown once; only its SHA-256 is stored.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '@svc/db';
-import { isLoopbackHost } from '@svc/platform';
+import { isHttpsOrLoopback } from '@svc/platform';
 import { OIDC_RESPONSE_TYPES, parseResponseType } from '@svc/token-core';
 import { ProvisioningError } from './errors';
 import { hasEnabledRule, insertOidcClient } from './store/tenancy';
@@ -42,7 +42,7 @@ export function checkRedirectUri(uri: string, flag: string): string {
   } catch {
     throw new ProvisioningError(`${flag} must be an absolute URL`);
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+  if (!isHttpsOrLoopback(url)) {
     throw new ProvisioningError(`${flag} must be HTTPS (HTTP only for localhost, 127.0.0.1 or [::1])`);
   }
   if (uri.includes('#')) throw new ProvisioningError(`${flag} must not have a fragment`);
@@ -63,7 +63,7 @@ export function checkWebOrigin(origin: string): string {
   } catch {
     throw new ProvisioningError('--web-origin must be an origin such as https://app.example');
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+  if (!isHttpsOrLoopback(url)) {
     throw new ProvisioningError('--web-origin must be HTTPS (HTTP only for localhost, 127.0.0.1 or [::1])');
   }
   if (url.origin !== origin.replace(/\/$/, '') || url.username || url.password) {

@@ -1,7 +1,13 @@
 // The settings of device authorizations that the device host and the OIDC host read alike (one user-code space,
 // one polling state: both must agree on lifetimes, interval, leeway and the Redis prefix of the polling state), and
 // the rules between them.
-import { intVar, isLoopbackHost, keyPrefixVar } from '@svc/platform';
+import {
+  type AbsoluteUrlProblem,
+  absoluteUrlOf,
+  intVar,
+  isHttpsOrLoopback,
+  keyPrefixVar,
+} from '@svc/platform';
 
 /** RFC 8628 section 3.5: each slow_down raises the interval by 5 seconds. */
 export const SLOW_DOWN_STEP_SECONDS = 5;
@@ -80,24 +86,21 @@ export function deviceGrantProblems(v: GrantVars & { DEVICE_URL: string }) {
   ];
 }
 
+const BASE_URL_PROBLEMS: Readonly<Record<AbsoluteUrlProblem, string>> = {
+  control: 'contains whitespace or control characters',
+  not_absolute: 'is not an absolute URL',
+  credentials: 'carries credentials',
+};
+
 /**
  * Why a base URL cannot carry verification URIs (spec, /device-authorize): absolute HTTPS, HTTP only on loopback,
  * no credentials, no query or fragment, no whitespace or control characters. Undefined when it can.
  */
 export function verificationBaseProblem(raw: string): string | undefined {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
-  if (/[\u0000-\u0020\u007f-\u009f]/.test(raw)) return 'contains whitespace or control characters';
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'is not an absolute URL';
-  }
-  if (url.username || url.password) return 'carries credentials';
+  const url = absoluteUrlOf(raw);
+  if (typeof url === 'string') return BASE_URL_PROBLEMS[url];
   if (url.search || url.hash || raw.includes('?') || raw.includes('#')) return 'carries a query or fragment';
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
-  return 'is neither HTTPS nor loopback HTTP';
+  return isHttpsOrLoopback(url) ? undefined : 'is neither HTTPS nor loopback HTTP';
 }
 
 /** The approval page's URI and the same with the user code filled in. */

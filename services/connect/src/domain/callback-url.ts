@@ -1,18 +1,10 @@
 // The callbackUrl rules of /establish, and the final URL the browser is sent to after realization.
-import { isLoopbackHost } from '@svc/platform';
+import { absoluteUrlOf, isHttpsOrLoopback, isLoopbackHost } from '@svc/platform';
 
 /** Query parameter names that carry the inquiry keys back to the application (CALLBACK return). */
 export const CALLBACK_PARAMS = { exposureKey: 'exposureKey', confirmationKey: 'confirmationKey' } as const;
 
 export const MAX_CALLBACK_BYTES = 2048;
-
-function hasControlOrSpace(s: string): boolean {
-  for (const ch of s) {
-    const c = ch.codePointAt(0) ?? 0;
-    if (c <= 0x20 || c === 0x7f) return true;
-  }
-  return false;
-}
 
 export type CallbackProblem = 'too_long' | 'not_absolute' | 'scheme' | 'template' | 'credentials' | 'host';
 
@@ -25,16 +17,9 @@ export function checkCallbackUrl(raw: string, callbackDomains: string[]): Callba
   if (Buffer.byteLength(raw, 'utf8') > MAX_CALLBACK_BYTES) return 'too_long';
   // Templates such as {exposureKey} or their percent-encoded forms: the URL must be concrete.
   if (/[{}]|%7b|%7d/i.test(raw)) return 'template';
-  if (hasControlOrSpace(raw)) return 'not_absolute';
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'not_absolute';
-  }
-  if (url.username || url.password) return 'credentials';
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
-    return 'scheme';
+  const url = absoluteUrlOf(raw);
+  if (typeof url === 'string') return url === 'credentials' ? 'credentials' : 'not_absolute';
+  if (!isHttpsOrLoopback(url)) return 'scheme';
   return callbackDomains.some((d) => domainAdmits(d, url)) ? undefined : 'host';
 }
 
