@@ -131,6 +131,22 @@ async function ensureAccessKey(db: Db, anchor: string, accountId: string, file: 
   return key;
 }
 
+const ROOT = path.resolve(__dirname, '..');
+
+/**
+ * When this runs on the project's own Node from .tools/ (the machine's is older; scripts/use-node.sh fetched it), a
+ * new terminal has neither that Node nor the pnpm installed with it on PATH: say how to get them first.
+ */
+export function shellHint(execPath = process.execPath): string {
+  const tools = path.join(ROOT, '.tools') + path.sep;
+  return execPath.startsWith(tools)
+    ? `
+
+  # first put the project's Node ${process.version} and its pnpm on PATH (your shell's node is older)
+  . scripts/use-node.sh`
+    : '';
+}
+
 export interface DemoResult {
   output: string;
   clientKid: string;
@@ -177,7 +193,8 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
     const envPrefix = env.DEMO_DIR ? `DEMO_DIR=${demoDir} ` : '';
     const portPrefix = port !== 4180 ? `PORT=${port} ` : '';
     const output = `
-Demo application "${anchor}" is ready (files in ${demoDir}). With the fleet running (pnpm start):
+Demo application "${anchor}" is ready (files in ${demoDir}). With the fleet running (pnpm start), in another
+terminal in ${ROOT}:${shellHint()}
 
   # connect through the example application: start it, then open ${example}/ in a browser and click "Sign in"
   ${envPrefix}${portPrefix}pnpm example

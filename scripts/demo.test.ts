@@ -10,7 +10,7 @@ import { openPrivateDb, type PrivateDb, testEnv } from '@svc/testkit';
 import { startFleet } from '../clients/node/test/fleet';
 import { exampleConfigFromEnv } from '../examples/web-app/src/config';
 import { createWebApp } from '../examples/web-app/src/web-app';
-import { runDemo } from './demo-provision';
+import { runDemo, shellHint } from './demo-provision';
 
 let priv: PrivateDb;
 let dir: string;
@@ -98,4 +98,12 @@ test('pnpm demo provisions demo-app for the three flows, idempotently, and the e
     await new Promise((r) => server.close(r));
     await fleet.close();
   }
+});
+
+test("the demo says to put the project's Node and pnpm on PATH first only when it runs on the fetched one", () => {
+  const root = path.resolve(__dirname, '..');
+  expect(shellHint(path.join(root, '.tools', 'node-24.21.0', 'bin', 'node'))).toContain(
+    '. scripts/use-node.sh',
+  );
+  expect(shellHint('/usr/bin/node')).toBe('');
 });
