@@ -217,28 +217,35 @@ test('pnpm demo, pnpm start, then a person signs up in Chromium through connect,
   }
   await visitor.close();
 
-  // connect, through the example application's "Sign in".
-  const one = await person();
-  await one.page.goto(`${urls.example}/`);
-  await one.page.getByRole('link', { name: 'Sign in', exact: true }).click();
-  const connectEmail = await signUp(one.context, one.page, 'connect', () =>
-    one.page.getByRole('heading', { name: 'You are signed in' }).waitFor(),
-  );
-  await expect(one.page.getByText('Signed in through the connect inquiry.').isVisible()).resolves.toBe(true);
-  await expect(one.page.getByText(connectEmail).isVisible()).resolves.toBe(true);
-  await one.page.screenshot({ path: path.join(ARTIFACTS, 'connect-last.png'), fullPage: true });
-  await one.context.close();
-
-  // OpenID Connect, through the example application's /oidc/login.
-  const two = await person();
-  await two.page.goto(`${urls.example}/oidc/login`);
-  const oidcEmail = await signUp(two.context, two.page, 'oidc', () =>
-    two.page.getByRole('heading', { name: 'You are signed in' }).waitFor(),
-  );
-  await expect(two.page.getByText('Signed in through OpenID Connect.').isVisible()).resolves.toBe(true);
-  await expect(two.page.getByText(oidcEmail).isVisible()).resolves.toBe(true);
-  await two.page.screenshot({ path: path.join(ARTIFACTS, 'oidc-last.png'), fullPage: true });
-  await two.context.close();
+  // connect, through the example application's "Sign in"; OpenID Connect, through its /oidc/login.
+  const throughExample = [
+    {
+      name: 'connect',
+      start: async (page: Page) => {
+        await page.goto(`${urls.example}/`);
+        await page.getByRole('link', { name: 'Sign in', exact: true }).click();
+      },
+      says: 'Signed in through the connect inquiry.',
+    },
+    {
+      name: 'oidc',
+      start: async (page: Page) => {
+        await page.goto(`${urls.example}/oidc/login`);
+      },
+      says: 'Signed in through OpenID Connect.',
+    },
+  ];
+  for (const way of throughExample) {
+    const { context, page } = await person();
+    await way.start(page);
+    const email = await signUp(context, page, way.name, () =>
+      page.getByRole('heading', { name: 'You are signed in' }).waitFor(),
+    );
+    await expect(page.getByText(way.says).isVisible()).resolves.toBe(true);
+    await expect(page.getByText(email).isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: path.join(ARTIFACTS, `${way.name}-last.png`), fullPage: true });
+    await context.close();
+  }
 
   // The device flow: pnpm device-login in a terminal, the page it names in the browser.
   const cli = run(['tools/device-login/src/main.ts', '--app', 'demo-app', '--no-qr'], env);
