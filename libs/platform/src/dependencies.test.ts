@@ -31,6 +31,11 @@ test.each([
     }),
   ],
   ['wrapped in a cause', new Error('outer', { cause: withCode('read ECONNRESET', 'ECONNRESET') })],
+  [
+    'PgBouncer: its PostgreSQL gone',
+    withCode('server login has been failing, try again later (server_login_retry)', '08P01'),
+  ],
+  ['PgBouncer: cannot connect', withCode('pgbouncer cannot connect to server', '08P01')],
 ])('%s is a dependency failure', (_what, err) => {
   expect(isDependencyFailure(err)).toBe(true);
 });
@@ -39,6 +44,7 @@ test.each([
   ['a bug', new TypeError("Cannot read properties of undefined (reading 'x')")],
   ['a unique violation', withCode('Unique constraint failed on the fields: (`anchor`)', 'P2002')],
   ['PostgreSQL: invalid byte sequence', withCode('invalid byte sequence for encoding "UTF8": 0x00', '22021')],
+  ['PostgreSQL: a protocol violation', withCode('invalid frontend message type 0', '08P01')],
   ['nothing', undefined],
   ['a string', 'ECONNRESET'],
 ])('%s is not', (_what, err) => {

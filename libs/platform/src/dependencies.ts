@@ -46,9 +46,13 @@ const DOWN_KINDS = new Set([
   'TransactionAlreadyClosed',
 ]);
 
-/** Messages of pg, pg-pool, ioredis and Prisma for the same conditions, where they carry no code. */
+/**
+ * Messages of pg, pg-pool, ioredis and Prisma for the same conditions, where they carry no code; and PgBouncer's
+ * while its PostgreSQL is gone (SQLSTATE 08P01, protocol_violation, which from PostgreSQL itself would be a bug and
+ * stays a 500): a failover behind PgBouncer answered 500 (scripts/engines/pg-promotion.test.ts).
+ */
 const DOWN_MESSAGES =
-  /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Command timed out|Stream isn't writeable|max retries per request|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|Server has closed the connection|canceling statement due to statement timeout|terminating connection/i;
+  /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Command timed out|Stream isn't writeable|max retries per request|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|Server has closed the connection|canceling statement due to statement timeout|terminating connection|server login has been failing|pgbouncer cannot connect to server|server conn crashed|query_wait_timeout/i;
 
 /**
  * A dependency call that answered too late to be used (a write that reached PostgreSQL after its deadline and was
