@@ -3,19 +3,23 @@
 // replicas take refresh traffic, the OIDC host refresh_token grants and the device host /device-authorize when the
 // primary crashes, the replica is promoted and the address moved to it. Every answer is a 200 or a 503 with
 // Retry-After (never a 401, an invalid_grant or a 500), no refresh chain forks or is lost, and every host takes
-// traffic on the new primary within 10 s of it, without a restart.
+// traffic on the new primary within 10 s of it, without a restart. Then the same again behind PgBouncer in
+// transaction pooling, re-pointed by a reload: a new replica is copied from the promoted primary (the runbook's
+// last step) and promoted in turn while two session replicas refresh through PgBouncer.
 import { createPrisma, type Db, migrate } from '@svc/db';
 import {
   ensureBaselineTerms,
   expectFailClosed,
   type FailoverFigures,
   openInfra,
+  type PgBouncerEngine,
   type PostgresPairEngine,
   provisionAccount,
   provisionApp,
   recordFaultFigures,
   runFailover,
   startLoad,
+  startPgBouncer,
   startPostgresPair,
   type TestInfra,
   testEnv,
@@ -45,6 +49,7 @@ const RECOVERY_BOUND_MS = 10_000;
 const figures = recordFaultFigures<FailoverFigures>('engines-postgres');
 const closers: (() => Promise<void>)[] = [];
 let pair: PostgresPairEngine | undefined;
+let bouncer: PgBouncerEngine | undefined;
 let db: Db;
 let infra: TestInfra;
 const sessions: string[] = [];
@@ -87,6 +92,7 @@ afterAll(async () => {
   for (const close of closers) await close().catch(() => undefined);
   await infra?.close();
   await db?.$disconnect();
+  await bouncer?.stop();
   await pair?.stop();
 });
 
@@ -120,14 +126,19 @@ function oidcChains(rps: RpFixture[], first: string[]) {
   };
 }
 
-test('the primary crashes and its replica is promoted under session, OIDC and device traffic: 200 or 503 with Retry-After, nothing forked or lost, recovery within 10 s', async () => {
+/** `count` session refresh chains of a fresh application, from first sessions issued through the test's infra. */
+async function sessionChains(count: number) {
   const app = await provisionApp(infra);
   const first: string[] = [];
-  for (let w = 0; w < CHAINS; w++) {
+  for (let w = 0; w < count; w++) {
     const account = await provisionAccount(infra);
     first.push((await issueFor(infra, app.anchor, { kind: 'ACCOUNT', accountId: account.id })).refreshToken);
   }
-  const chains = refreshChains(first);
+  return refreshChains(first);
+}
+
+test('the primary crashes and its replica is promoted under session, OIDC and device traffic: 200 or 503 with Retry-After, nothing forked or lost, recovery within 10 s', async () => {
+  const chains = await sessionChains(CHAINS);
   const rps: RpFixture[] = [];
   const oidcFirst: string[] = [];
   for (let i = 0; i < OIDC; i++) {
@@ -165,12 +176,14 @@ test('the primary crashes and its replica is promoted under session, OIDC and de
         : w < CHAINS + OIDC
           ? 'oidc /token refresh'
           : 'device /device-authorize',
+    // Every worker feels the outage before the promotion (a failover's detection delay).
+    refusalsFirst: 1,
     async fail() {
       engine.primary.crash();
     },
     async promoted() {
       await engine.promote();
-      engine.endpoint.moveTo(engine.replica.port);
+      engine.endpoint.moveTo(engine.primary.port);
     },
   });
   figures.push(result);
@@ -179,5 +192,57 @@ test('the primary crashes and its replica is promoted under session, OIDC and de
   expect(oauth.forks).toEqual([]);
   const again = await Promise.all(oauth.tokens.map((t, i) => refresh(oidc, rps[i]!, t)));
   expect(again.map((r) => r.status)).toEqual(oauth.tokens.map(() => 200));
+  expect(result.msToRecover).toBeLessThan(RECOVERY_BOUND_MS);
+});
+
+test('behind PgBouncer (transaction pooling) re-pointed by a reload: a rebuilt replica is promoted under session traffic, 200 or 503 with Retry-After, nothing forked or lost, recovery within 10 s', async () => {
+  const engine = pair!;
+  await engine.rebuildReplica(17032);
+  bouncer = await startPgBouncer({ host: '127.0.0.1', port: engine.primary.port }, 17021);
+  const viaBouncer = testEnv({
+    DATABASE_URL: bouncer.url('engines'),
+    DATABASE_POOL_MODE: 'transaction',
+    REFRESH_RETRY_WINDOW_MS: '60000',
+  });
+  const replicas: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const session = await startSession(viaBouncer);
+    replicas.push(session.host.url);
+    closers.push(session.close);
+  }
+  for (const url of replicas) {
+    await waitFor(`${url} ready`, async () => (await fetch(`${url}/readyz`)).status === 200, 30_000);
+  }
+  const chains = await sessionChains(CHAINS);
+  const sent = new Array<number>(CHAINS).fill(0);
+  const load = startLoad(
+    CHAINS,
+    async (w) => {
+      sent[w] = (sent[w] ?? 0) + 1;
+      return chains.refresh(w, replicas[(w + (sent[w] ?? 0)) % 2]!);
+    },
+    { backoffMs: 100 },
+  );
+  const result = await runFailover({
+    scenario:
+      'PostgreSQL primary crashed, replica promoted, PgBouncer (transaction pooling) re-pointed by a reload',
+    load,
+    workers: CHAINS,
+    hostUrls: replicas,
+    group: () => 'session /refresh',
+    // PgBouncer queues queries while its server is gone: each waits out the host's statement bound (a 503) first.
+    refusalsFirst: 1,
+    async fail() {
+      engine.primary.crash();
+    },
+    async promoted() {
+      await engine.promote();
+      bouncer!.repoint({ host: '127.0.0.1', port: engine.primary.port });
+      engine.endpoint.moveTo(engine.primary.port);
+    },
+  });
+  figures.push(result);
+  expectFailClosed(load.outcomes);
+  await chains.expectIntact(infra, replicas[0]!);
   expect(result.msToRecover).toBeLessThan(RECOVERY_BOUND_MS);
 });

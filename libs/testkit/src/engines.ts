@@ -228,6 +228,43 @@ export interface PgBouncerEngine extends Engine {
   port: number;
   /** `database` through PgBouncer. */
   url(database: string): string;
+  /**
+   * Points every database at `target` (host:port) and reloads (SIGHUP, what `RELOAD` does): an operator moving
+   * PgBouncer to a promoted primary. The reload is asynchronous: the caller waits for what it needs.
+   */
+  repoint(target: { host: string; port: number }): void;
+}
+
+function bouncerIni(root: string, target: { host: string; port: number }, port: number): string {
+  return [
+    '[databases]',
+    `* = host=${target.host} port=${target.port} user=postgres`,
+    '[pgbouncer]',
+    'listen_addr = 127.0.0.1',
+    `listen_port = ${port}`,
+    'unix_socket_dir =',
+    'auth_type = any',
+    'pool_mode = transaction',
+    'max_client_conn = 500',
+    'default_pool_size = 20',
+    'server_reset_query =',
+    'ignore_startup_parameters = extra_float_digits',
+    // After a failed server login PgBouncer refuses clients for this long (15 s by default) before it connects
+    // again: deploy/RUNBOOK-database-failover.md sets it low so a re-pointed PgBouncer takes the new primary at once.
+    'server_login_retry = 1',
+    `logfile = ${join(root, 'pgbouncer.log')}`,
+    `pidfile = ${join(root, 'pgbouncer.pid')}`,
+    '',
+  ].join('\n');
+}
+
+function pgReadyAt(port: number): boolean {
+  try {
+    execFileSync('pg_isready', ['-q', '-h', '127.0.0.1', '-p', String(port)], { timeout: 3000 });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** PgBouncer 1.18 in transaction pooling mode on `port`, before the PostgreSQL at `target` (host:port). */
@@ -236,40 +273,24 @@ export async function startPgBouncer(target = { host: '127.0.0.1', port: 5432 },
   // PgBouncer refuses to run as root; as root it is started as postgres, which must read its directory.
   chmodSync(root, 0o777);
   const ini = join(root, 'pgbouncer.ini');
-  writeFileSync(
-    ini,
-    [
-      '[databases]',
-      `* = host=${target.host} port=${target.port} user=postgres`,
-      '[pgbouncer]',
-      'listen_addr = 127.0.0.1',
-      `listen_port = ${port}`,
-      'unix_socket_dir =',
-      'auth_type = any',
-      'pool_mode = transaction',
-      'max_client_conn = 500',
-      'default_pool_size = 20',
-      'server_reset_query =',
-      'ignore_startup_parameters = extra_float_digits',
-      `logfile = ${join(root, 'pgbouncer.log')}`,
-      `pidfile = ${join(root, 'pgbouncer.pid')}`,
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(ini, bouncerIni(root, target, port));
   chmodSync(ini, 0o644);
   const asRoot = process.getuid?.() === 0;
   const child = startProcess('pgbouncer', asRoot ? ['-u', 'postgres', ini] : [ini]);
-  await waitFor('pgbouncer', () => {
-    try {
-      execFileSync('pg_isready', ['-q', '-h', '127.0.0.1', '-p', String(port)], { timeout: 3000 });
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  try {
+    await waitFor('pgbouncer', () => pgReadyAt(port));
+  } catch (err) {
+    await stopProcess(child);
+    rmSync(root, { recursive: true, force: true });
+    throw err;
+  }
   return {
     port,
     url: (database: string) => `postgresql://postgres@127.0.0.1:${port}/${database}`,
+    repoint(next) {
+      writeFileSync(ini, bouncerIni(root, next, port));
+      child.kill('SIGHUP');
+    },
     async stop() {
       await stopProcess(child);
       rmSync(root, { recursive: true, force: true });

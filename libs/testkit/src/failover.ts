@@ -31,6 +31,11 @@ export interface FailoverScenario {
   fail(): Promise<void>;
   /** Resolves once a new primary takes writes where the hosts connect. */
   promoted(): Promise<void>;
+  /**
+   * Keeps the old primary gone until every worker has been refused (a 503) this many times since the failure, so
+   * the outage is felt before the new primary comes (a detection delay); 0 (the default) promotes at once.
+   */
+  refusalsFirst?: number;
   /** Names the kind of traffic worker `w` sends (its answers are counted apart); one group when left out. */
   group?: (worker: number) => string;
   /** Bound of each wait (warm load, recovery), ms. */
@@ -50,6 +55,21 @@ export async function runFailover(s: FailoverScenario): Promise<FailoverFigures>
     });
     const failAt = Date.now();
     await s.fail();
+    const refusalsFirst = s.refusalsFirst ?? 0;
+    if (refusalsFirst > 0) {
+      await waitUntil(async () => {
+        const refused = new Map<number, number>();
+        for (const o of s.load.since(failAt)) {
+          if (o.status === 503) refused.set(o.worker, (refused.get(o.worker) ?? 0) + 1);
+        }
+        return refused.size === s.workers && [...refused.values()].every((n) => n >= refusalsFirst);
+      }, timeoutMs).catch(() => {
+        const got = s.load.since(failAt).map((o) => `${o.worker}:${o.status}/${o.ms}ms`);
+        throw new Error(
+          `${s.scenario}: not every worker was refused ${refusalsFirst} times before the promotion; got ${got.join(' ')}`,
+        );
+      });
+    }
     await s.promoted();
     const promotedAt = Date.now();
     const ready = new Set<string>();

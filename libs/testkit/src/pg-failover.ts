@@ -165,15 +165,59 @@ export async function startMovableEndpoint(target: number): Promise<MovableEndpo
 }
 
 export interface PostgresPairEngine extends Engine {
-  primary: PostgresServer;
-  replica: PostgresServer;
-  /** Where the hosts connect: the primary until the test moves it. */
+  /** The server taking writes now. */
+  readonly primary: PostgresServer;
+  /** Its synchronous replica (none after a promotion, until `rebuildReplica`). */
+  readonly replica: PostgresServer | undefined;
+  /** Where the hosts connect: the first primary until the test moves it. */
   endpoint: MovableEndpoint;
   /** `database` on the endpoint (prepared before the replica was copied). */
   url: string;
-  /** Promotes the replica and waits until it takes writes. */
+  /** Promotes the replica and waits until it takes writes: it is the primary from then on. */
   promote(): Promise<void>;
+  /** A new synchronous replica of the primary on `port` (the runbook's last step after a failover). */
+  rebuildReplica(port: number): Promise<void>;
 }
+
+const COMMON = ['-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'wal_level=replica'];
+
+function ownedDir(dir: string): string {
+  execFileSync('mkdir', ['-p', dir]);
+  const owner = asOwner();
+  if (owner.uid !== undefined) chownSync(dir, owner.uid, owner.gid ?? owner.uid);
+  return dir;
+}
+
+/** Copies `primary` into `dir` (pg_basebackup -R), starts it on `port` and makes it the synchronous standby. */
+async function copyReplica(primary: PostgresServer, dir: string, port: number): Promise<ServerIn> {
+  run('pg_basebackup', [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(primary.port),
+    '-U',
+    'postgres',
+    '-D',
+    join(ownedDir(dir), 'data'),
+    '-R',
+    '-X',
+    'stream',
+    // At once, not after a spread checkpoint (minutes on an idle server).
+    '--checkpoint=fast',
+    '--no-sync',
+  ]);
+  const replica = server(dir, port, COMMON);
+  await replica.start();
+  // ALTER SYSTEM, not a command-line setting, which would win over it.
+  sql(primary.port, "ALTER SYSTEM SET synchronous_standby_names = '*'");
+  sql(primary.port, 'SELECT pg_reload_conf()');
+  await waitFor('a synchronous standby', () =>
+    sql(primary.port, 'SELECT sync_state FROM pg_stat_replication').includes('sync'),
+  );
+  return Object.assign(replica, { dir });
+}
+
+type ServerIn = ReturnType<typeof server> & { dir: string };
 
 /**
  * A primary on `ports.primary` with `database` made and prepared by `prepare(url)` (migrations, fixtures), then a
@@ -186,12 +230,7 @@ export async function startPostgresPair(
 ): Promise<PostgresPairEngine> {
   const ports = opts.ports ?? { primary: 17030, replica: 17031 };
   const database = opts.database ?? 'engines';
-  const root = mkdtempSync(join(tmpdir(), 'engines-pg-'));
-  const owner = asOwner();
-  if (owner.uid !== undefined) chownSync(root, owner.uid, owner.gid ?? owner.uid);
-  const common = ['-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'wal_level=replica'];
-  const primaryDir = join(root, 'primary');
-  const replicaDir = join(root, 'replica');
+  const root = ownedDir(mkdtempSync(join(tmpdir(), 'engines-pg-')));
   let endpoint: MovableEndpoint | undefined;
   const started: PostgresServer[] = [];
   const stop = async () => {
@@ -200,10 +239,7 @@ export async function startPostgresPair(
     rmSync(root, { recursive: true, force: true });
   };
   try {
-    for (const dir of [primaryDir, replicaDir]) {
-      execFileSync('mkdir', ['-p', dir]);
-      if (owner.uid !== undefined) chownSync(dir, owner.uid, owner.gid ?? owner.uid);
-    }
+    const primaryDir = ownedDir(join(root, `pg-${ports.primary}`));
     run('initdb', [
       '-D',
       join(primaryDir, 'data'),
@@ -214,47 +250,41 @@ export async function startPostgresPair(
       'UTF8',
       '--no-sync',
     ]);
-    // Synchronous commits wait for a standby: the primary is prepared without one, and asks for one (ALTER SYSTEM,
-    // not a command-line setting, which would win over it) once the replica streams.
-    const primary = server(primaryDir, ports.primary, common);
+    // Synchronous commits wait for a standby: the primary is prepared without one, and asks for one once the
+    // replica streams.
+    let primary: ServerIn = Object.assign(server(primaryDir, ports.primary, COMMON), { dir: primaryDir });
     started.push(primary);
     await primary.start();
     sql(ports.primary, `CREATE DATABASE "${database}"`);
     endpoint = await startMovableEndpoint(ports.primary);
     await prepare(endpoint.url(database));
-    run('pg_basebackup', [
-      '-h',
-      '127.0.0.1',
-      '-p',
-      String(ports.primary),
-      '-U',
-      'postgres',
-      '-D',
-      join(replicaDir, 'data'),
-      '-R',
-      '-X',
-      'stream',
-      // At once, not after a spread checkpoint (minutes on an idle server).
-      '--checkpoint=fast',
-      '--no-sync',
-    ]);
-    const replica = server(replicaDir, ports.replica, common);
-    started.push(replica);
-    await replica.start();
-    sql(ports.primary, "ALTER SYSTEM SET synchronous_standby_names = '*'");
-    sql(ports.primary, 'SELECT pg_reload_conf()');
-    await waitFor('a synchronous standby', () =>
-      sql(ports.primary, 'SELECT sync_state FROM pg_stat_replication').includes('sync'),
+    let replica: ServerIn | undefined = await copyReplica(
+      primary,
+      join(root, `pg-${ports.replica}`),
+      ports.replica,
     );
+    started.push(replica);
     const ep = endpoint;
     return {
-      primary,
-      replica,
+      get primary() {
+        return primary;
+      },
+      get replica() {
+        return replica;
+      },
       endpoint: ep,
       url: ep.url(database),
       async promote() {
-        run('pg_ctl', ['-D', join(replicaDir, 'data'), 'promote', '-w', '-t', '30']);
-        await waitFor('the promoted replica takes writes', () => replica.isPrimary(), 30_000);
+        const next = replica;
+        if (!next) throw new Error('no replica to promote');
+        run('pg_ctl', ['-D', join(next.dir, 'data'), 'promote', '-w', '-t', '30']);
+        await waitFor('the promoted replica takes writes', () => next.isPrimary(), 30_000);
+        primary = next;
+        replica = undefined;
+      },
+      async rebuildReplica(port) {
+        replica = await copyReplica(primary, join(root, `pg-${port}`), port);
+        started.push(replica);
       },
       stop,
     };
