@@ -21,7 +21,7 @@ import {
   waitUntil,
 } from '@svc/testkit';
 import { deviceConfigFromEnv } from '../src/config';
-import { authorize, type DeviceHarness, poll, provisionDeviceApp, startDevice } from './support';
+import { authorize, type DeviceHarness, pollOutcome, provisionDeviceApp, startDevice } from './support';
 
 const WORKERS = 8;
 /** Workers 0-3 start authorizations; 4-7 poll. */
@@ -77,9 +77,7 @@ const h: DeviceHarness = useStarted(async () => {
 });
 
 /**
- * The load. A poll's expected answer is authorization_pending (RFC 8628's 400), counted as the load's 200, and its
- * 503 `{"error":"server_error"}` as the spec's TemporarilyUnavailable; any other answer (a slow_down above all)
- * stays as it is and fails the scenario.
+ * The load: authorizations, and polls counted as pollOutcome (support.ts) says.
  */
 async function deviceLoad(): Promise<Load> {
   h.clock.set(Date.now());
@@ -98,13 +96,7 @@ async function deviceLoad(): Promise<Load> {
         return { status: res.status, reason: res.body?.reason, retryAfter: res.headers.get('retry-after') };
       }
       h.clock.advance(INTERVAL_S * 1000);
-      const res = await poll(h, codes[w] as string);
-      const error = res.body?.error as string | undefined;
-      return {
-        status: error === 'authorization_pending' ? 200 : res.status,
-        reason: res.status === 503 && error === 'server_error' ? 'TemporarilyUnavailable' : error,
-        retryAfter: res.headers.get('retry-after'),
-      };
+      return pollOutcome(h, codes[w] as string);
     },
     { backoffMs: 100 },
   );

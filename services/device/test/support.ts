@@ -107,6 +107,21 @@ export function poll(h: { url: string }, deviceCode: string) {
   return postJson(`${h.url}/device-token`, { deviceCode });
 }
 
+/**
+ * A poll as a load step's outcome: its expected answer, authorization_pending (RFC 8628's 400), counts as the load's
+ * 200, and its 503 `{"error":"server_error"}` as the spec's TemporarilyUnavailable; any other answer (a slow_down
+ * above all) stays as it is and fails the scenario.
+ */
+export async function pollOutcome(h: { url: string }, deviceCode: string) {
+  const res = await poll(h, deviceCode);
+  const error = res.body?.error as string | undefined;
+  return {
+    status: error === 'authorization_pending' ? 200 : res.status,
+    reason: res.status === 503 && error === 'server_error' ? 'TemporarilyUnavailable' : error,
+    retryAfter: res.headers.get('retry-after'),
+  };
+}
+
 /** Approves as the page does after sign-in, by user code, for `accountId` (a fresh account when omitted). */
 export async function approve(h: DeviceHarness, userCode: string, accountId?: string): Promise<string> {
   const account = accountId ?? (await provisionAccount(h.infra)).id;

@@ -17,23 +17,37 @@ export interface RefreshChains {
   expectIntact(infra: TestInfra, url: string): Promise<void>;
 }
 
-export function refreshChains(first: string[]): RefreshChains {
+/**
+ * Chains of tokens, one per load worker (any host's refresh tokens): every successor recorded, so a token answered
+ * with two different successors shows as a fork.
+ */
+export function tokenChains(first: string[]) {
   const tokens = [...first];
   const successors = new Map<string, string>();
   const forks: string[] = [];
   return {
     tokens,
     forks,
+    /** Chain `worker` presented `presented` and was answered `next`, which it holds from now on. */
+    advance(worker: number, presented: string, next: string): void {
+      const seen = successors.get(presented);
+      if (seen !== undefined && seen !== next) forks.push(presented);
+      successors.set(presented, next);
+      tokens[worker] = next;
+    },
+  };
+}
+
+export function refreshChains(first: string[]): RefreshChains {
+  const chains = tokenChains(first);
+  const { tokens, forks } = chains;
+  return {
+    tokens,
+    forks,
     async refresh(worker, url) {
       const presented = tokens[worker]!;
       const res = await postJson(`${url}/refresh`, { refreshToken: presented });
-      if (res.status === 200) {
-        const next = res.body.refreshToken as string;
-        const seen = successors.get(presented);
-        if (seen !== undefined && seen !== next) forks.push(presented);
-        successors.set(presented, next);
-        tokens[worker] = next;
-      }
+      if (res.status === 200) chains.advance(worker, presented, res.body.refreshToken as string);
       return { status: res.status, reason: res.body?.reason, retryAfter: res.headers.get('retry-after') };
     },
     async expectIntact(infra, url) {

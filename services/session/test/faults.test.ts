@@ -8,7 +8,6 @@ import {
   type DependencyProxies,
   expectOneDownOneUp,
   type Load,
-  provisionAccount,
   provisionApp,
   proxyDependencies,
   recordFaultFigures,
@@ -20,7 +19,7 @@ import {
 } from '@svc/testkit';
 import { sessionConfigFromEnv } from '../src/config';
 import { type RefreshChains, refreshChains } from './chains';
-import { issueFor, type SessionHarness, startSessionHost } from './support';
+import { accountRefreshTokens, type SessionHarness, startSessionHost } from './support';
 
 const WORKERS = 12;
 const db = sessionConfigFromEnv(testEnv()).db;
@@ -53,14 +52,7 @@ afterAll(async () => {
 
 async function chainsUnderLoad(): Promise<{ chains: RefreshChains; load: Load }> {
   const app = await provisionApp(h.infra);
-  const first: string[] = [];
-  for (let i = 0; i < WORKERS; i++) {
-    const account = await provisionAccount(h.infra);
-    first.push(
-      (await issueFor(h.infra, app.anchor, { kind: 'ACCOUNT', accountId: account.id })).refreshToken,
-    );
-  }
-  const chains = refreshChains(first);
+  const chains = refreshChains(await accountRefreshTokens(h.infra, app.anchor, WORKERS));
   const load = startLoad(WORKERS, (w) => chains.refresh(w, h.url), { backoffMs: 100 });
   return { chains, load };
 }

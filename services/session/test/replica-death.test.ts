@@ -4,7 +4,6 @@
 import {
   type ChildHost,
   postJson,
-  provisionAccount,
   provisionApp,
   spawnHost,
   startLoad,
@@ -12,7 +11,7 @@ import {
   waitUntil,
 } from '@svc/testkit';
 import { refreshChains } from './chains';
-import { issueFor } from './support';
+import { accountRefreshTokens } from './support';
 
 const WORKERS = 16;
 /** Long enough that "retry within the window" never depends on how loaded the CI machine is. */
@@ -26,10 +25,7 @@ const first: string[] = [];
 beforeAll(async () => {
   // Fixtures first: RSA key generation competes with two starting hosts for the CPU otherwise.
   const app = await provisionApp(infra);
-  for (let i = 0; i < WORKERS; i++) {
-    const account = await provisionAccount(infra);
-    first.push((await issueFor(infra, app.anchor, { kind: 'ACCOUNT', accountId: account.id })).refreshToken);
-  }
+  first.push(...(await accountRefreshTokens(infra, app.anchor, WORKERS)));
   [a, b] = await Promise.all([
     spawnHost('services/session/src/main.ts', { REFRESH_RETRY_WINDOW_MS: RETRY_WINDOW_MS }),
     spawnHost('services/session/src/main.ts', { REFRESH_RETRY_WINDOW_MS: RETRY_WINDOW_MS }),

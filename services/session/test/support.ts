@@ -56,6 +56,20 @@ export async function issueFor(
   return issueSession(infra.issuance, { application, principal, authMethod });
 }
 
+/** The first refresh tokens of `count` fresh accounts' sessions under `anchor`: the starts of refresh chains. */
+export async function accountRefreshTokens(
+  infra: TestInfra,
+  anchor: string,
+  count: number,
+): Promise<string[]> {
+  const first: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const account = await provisionAccount(infra);
+    first.push((await issueFor(infra, anchor, { kind: 'ACCOUNT', accountId: account.id })).refreshToken);
+  }
+  return first;
+}
+
 /** A new agent or automation owned by `ownerId` and a first workload session for it under `anchor`. */
 export async function issueForWorkload(
   infra: TestInfra,
