@@ -66,6 +66,22 @@ function listenOn(server: net.Server, port: number): Promise<void> {
   });
 }
 
+/**
+ * Ends the two sockets of a forwarded connection together once either errors or closes; `first` runs before and
+ * may say the pair was dropped already (false), so a proxy's bookkeeping sees each connection end once.
+ */
+export function dropTogether(a: net.Socket, b: net.Socket, first: () => boolean = () => true): void {
+  const drop = () => {
+    if (!first()) return;
+    a.destroy();
+    b.destroy();
+  };
+  for (const s of [a, b]) {
+    s.on('error', drop);
+    s.on('close', drop);
+  }
+}
+
 /** Starts a proxy to `target` (host and port) on a free port of 127.0.0.1, passing. */
 export async function startFaultProxy(target: { host: string; port: number }): Promise<FaultProxy> {
   let mode: FaultMode = 'pass';
@@ -114,15 +130,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     upstream.on('data', (chunk) => client.write(chunk));
     client.on('end', () => upstream.end());
     upstream.on('end', () => client.end());
-    const drop = () => {
-      if (!pairs.delete(pair)) return;
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', drop);
-    upstream.on('error', drop);
-    client.on('close', drop);
-    upstream.on('close', drop);
+    dropTogether(client, upstream, () => pairs.delete(pair));
     if (mode === 'stall') hold(pair);
   };
 
