@@ -81,7 +81,8 @@ async function activeAt(at: string, accessToken: string): Promise<boolean> {
   return r.status === 200 && r.body.status === 'active';
 }
 
-test('primary SIGKILLed under refresh and poll traffic: 200 or 503 with Retry-After, no chain forked or lost, recovery within 10 s', async () => {
+/** Refresh chains and device polls under way: the load runFailover watches, and the chains to check after it. */
+async function trafficUnderWay() {
   const app = await provisionApp(infra);
   const first: string[] = [];
   for (let w = 0; w < CHAINS; w++) {
@@ -116,9 +117,31 @@ test('primary SIGKILLed under refresh and poll traffic: 200 or 503 with Retry-Af
     },
     { backoffMs: 100 },
   );
+  return { chains, load };
+}
+
+/** The checks after a failover: fail closed, no chain forked or lost, recovery bound, change messages flow. */
+async function expectIntactAfter(
+  result: FailoverFigures,
+  traffic: Awaited<ReturnType<typeof trafficUnderWay>>,
+) {
+  figures.push(result);
+  expectFailClosed(traffic.load.outcomes);
+  await traffic.chains.expectIntact(infra, sessions[0]!);
+  expect(result.msToRecover).toBeLessThan(RECOVERY_BOUND_MS);
+  // The session caches follow the new primary too: a logout at one replica drops the other's cached row at once.
+  const { issued } = await freshSession(infra);
+  expect(await activeAt(sessions[1]!, issued.accessToken)).toBe(true);
+  const out = await postJson(`${sessions[0]}/logout`, { refreshToken: issued.refreshToken });
+  expect([out.status, out.body]).toEqual([200, { revoked: true }]);
+  await waitUntil(async () => !(await activeAt(sessions[1]!, issued.accessToken)), 5000);
+}
+
+test('primary SIGKILLed under refresh and poll traffic: 200 or 503 with Retry-After, no chain forked or lost, recovery within 10 s', async () => {
+  const traffic = await trafficUnderWay();
   const result = await runFailover({
     scenario: 'Redis Sentinel primary SIGKILLed: 2 session replicas (refresh), 1 device host (polls)',
-    load,
+    load: traffic.load,
     workers: CHAINS + POLLS,
     hostUrls: [...sessions, device.url],
     group: (w) => (w < CHAINS ? 'session /refresh' : 'device /device-token'),
@@ -129,15 +152,26 @@ test('primary SIGKILLed under refresh and poll traffic: 200 or 503 with Retry-Af
       await waitFor('promotion', () => engine.primaryPort() === engine.replica.port, 30_000);
     },
   });
-  figures.push(result);
-  expectFailClosed(load.outcomes);
-  await chains.expectIntact(infra, sessions[0]!);
-  expect(result.msToRecover).toBeLessThan(RECOVERY_BOUND_MS);
+  await expectIntactAfter(result, traffic);
+});
 
-  // The session caches follow the new primary too: a logout at one replica drops the other's cached row at once.
-  const { issued } = await freshSession(infra);
-  expect(await activeAt(sessions[1]!, issued.accessToken)).toBe(true);
-  const out = await postJson(`${sessions[0]}/logout`, { refreshToken: issued.refreshToken });
-  expect([out.status, out.body]).toEqual([200, { revoked: true }]);
-  await waitUntil(async () => !(await activeAt(sessions[1]!, issued.accessToken)), 5000);
+test('SENTINEL FAILOVER back to the restarted old primary under the same traffic: the same', async () => {
+  // The killed primary comes back; Sentinel makes it a replica of the promoted one.
+  await engine.primary.restart();
+  await waitFor('the old primary replicating', () => engine.replicating(engine.primary.port), 30_000);
+  const traffic = await trafficUnderWay();
+  const result = await runFailover({
+    scenario: 'SENTINEL FAILOVER: 2 session replicas (refresh), 1 device host (polls)',
+    load: traffic.load,
+    workers: CHAINS + POLLS,
+    hostUrls: [...sessions, device.url],
+    group: (w) => (w < CHAINS ? 'session /refresh' : 'device /device-token'),
+    async fail() {
+      engine.failover();
+    },
+    async promoted() {
+      await waitFor('promotion', () => engine.primaryPort() === engine.primary.port, 30_000);
+    },
+  });
+  await expectIntactAfter(result, traffic);
 });

@@ -172,6 +172,10 @@ export interface SentinelEngine extends Engine {
   replica: RedisServer;
   /** The port Sentinel names as the primary now. */
   primaryPort(): number;
+  /** Whether the server on `port` is a replica whose link to its primary is up. */
+  replicating(port: number): boolean;
+  /** `SENTINEL FAILOVER`: a planned switch to a replica (the primary is demoted, not lost). */
+  failover(): void;
 }
 
 /** A primary, its replica and one Sentinel (quorum 1, a primary is down after 1 s). */
@@ -213,6 +217,13 @@ export async function startSentinel(ports = { primary: 17010, replica: 17011, se
     primaryPort() {
       const out = cli(ports.sentinel, 'sentinel', 'get-master-addr-by-name', master).trim().split('\n');
       return Number(out[1]);
+    },
+    replicating(port) {
+      const info = cli(port, 'info', 'replication');
+      return info.includes('role:slave') && info.includes('master_link_status:up');
+    },
+    failover() {
+      cli(ports.sentinel, 'sentinel', 'failover', master);
     },
     async stop() {
       await stopProcess(sentinel);
