@@ -100,6 +100,11 @@ class SentinelRedis extends Redis {
     super.disconnect(reconnect);
   }
 
+  /** ioredis duplicates as a plain Redis: BullMQ's blocking connections, duplicated, keep this behaviour too. */
+  override duplicate(override?: Partial<IoRedisOptions>): Redis {
+    return new SentinelRedis({ ...this.options, ...override });
+  }
+
   override quit(callback?: Callback<'OK'>): ReturnType<Redis['quit']> {
     this.closing = true;
     return super.quit(callback);
