@@ -4,11 +4,13 @@
 // with no stack.
 import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { createMetrics, systemClock } from '@svc/platform';
+import { createOidcClient } from '@svc/provisioning';
 import {
   captureLogger,
   type DependencyProxies,
   eachDependencyFault,
   expectReadyzFault,
+  provisionApp,
   proxyDependencies,
   type ReadyzFigures,
   type RunningTestHost,
@@ -74,3 +76,45 @@ eachDependencyFault(
     );
   },
 );
+
+describe('an OAuth client during an outage', () => {
+  it('PostgreSQL cut: /token and /revoke answer OAuth temporarily_unavailable (503, Retry-After), never the fleet body', async () => {
+    // A client never presented before, so its record must be read from PostgreSQL (no cache can answer).
+    const app = await provisionApp(infra, { methods: ['OIDC'] });
+    const made = await createOidcClient(infra.db, {
+      anchor: app.anchor,
+      redirectUris: [`https://rp-${uniqueName('o')}.example/cb`],
+      authMethod: 'client_secret_basic',
+    });
+    const secret = 'clientSecret' in made ? (made.clientSecret as string) : '';
+    const basic = `Basic ${Buffer.from(`${made.clientId}:${secret}`).toString('base64')}`;
+    const post = (path: string, form: Record<string, string>) =>
+      fetch(`${host.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+      });
+    await proxies.pg.cut();
+    try {
+      for (const [path, form] of [
+        ['/token', { grant_type: 'refresh_token', refresh_token: 'x' }],
+        ['/revoke', { token: 'x' }],
+      ] as const) {
+        const res = await post(path, form);
+        expect({ path, status: res.status, body: await res.json() }).toMatchObject({
+          path,
+          status: 503,
+          body: { error: 'temporarily_unavailable' },
+        });
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+    } finally {
+      await proxies.pg.pass();
+    }
+    await waitUntil(async () => (await fetch(`${host.url}/readyz`)).status === 200, 30_000);
+    // Once PostgreSQL answers, the same client authenticates: the refresh token is simply invalid.
+    const after = await post('/token', { grant_type: 'refresh_token', refresh_token: 'x' });
+    expect(after.status).toBe(400);
+    expect((await after.json()).error).toBe('invalid_grant');
+  });
+});

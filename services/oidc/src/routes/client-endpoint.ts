@@ -6,6 +6,7 @@ import {
   type Answer,
   type EndpointDoc,
   endpoint,
+  isDependencyFailure,
   type JsonEndpoint,
   ServiceError,
   storableText,
@@ -14,7 +15,7 @@ import type { ZodType } from 'zod';
 import type { OidcDeps } from '../deps';
 import { authenticateClient } from '../domain/client-auth';
 import { presentingClientCors } from '../domain/cors';
-import { InvalidRequest } from '../domain/oauth-errors';
+import { InvalidRequest, TemporarilyUnavailable } from '../domain/oauth-errors';
 import type { OidcClient } from '../domain/ports';
 
 /** A form field of these endpoints. */
@@ -29,6 +30,11 @@ const CLIENT_AUTH_HEADERS = {
 function asOAuth(err: unknown): unknown {
   if (err instanceof ServiceError && err.reason === 'InvalidBody') {
     return new InvalidRequest(err.publicMessage ?? 'the body is not a valid form');
+  }
+  // PostgreSQL or Redis out anywhere on the way (the client's own record read, a grant's store): an OAuth client
+  // gets OAuth's temporarily_unavailable with Retry-After (503), never the fleet's reason body.
+  if (isDependencyFailure(err) || (err instanceof ServiceError && err.reason === 'TemporarilyUnavailable')) {
+    return new TemporarilyUnavailable();
   }
   return err;
 }
