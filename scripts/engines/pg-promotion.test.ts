@@ -14,7 +14,6 @@ import {
   openInfra,
   type PgBouncerEngine,
   type PostgresPairEngine,
-  provisionAccount,
   provisionApp,
   recordFaultFigures,
   runFailover,
@@ -35,8 +34,8 @@ import {
   type RpFixture,
   refresh,
 } from '../../services/oidc/test/token-kit';
-import { refreshChains } from '../../services/session/test/chains';
-import { issueFor } from '../../services/session/test/support';
+import { refreshChains, tokenChains } from '../../services/session/test/chains';
+import { accountRefreshTokens } from '../../services/session/test/support';
 import { startDeviceHost, startOidc, startSession } from './hosts';
 
 /** Workers 0-5: session refresh chains (alternating replicas); 6-8: OIDC refresh chains; 9-10: device authorize. */
@@ -98,22 +97,14 @@ afterAll(async () => {
 
 /** OIDC refresh chains: one per worker, every successor recorded (a fork is one token answered two ways). */
 function oidcChains(rps: RpFixture[], first: string[]) {
-  const tokens = [...first];
-  const successors = new Map<string, string>();
-  const forks: string[] = [];
+  const chains = tokenChains(first);
   return {
-    tokens,
-    forks,
+    tokens: chains.tokens,
+    forks: chains.forks,
     async refresh(i: number) {
-      const presented = tokens[i]!;
+      const presented = chains.tokens[i]!;
       const res = await refresh(oidc, rps[i]!, presented);
-      if (res.status === 200) {
-        const next = res.body.refresh_token as string;
-        const seen = successors.get(presented);
-        if (seen !== undefined && seen !== next) forks.push(presented);
-        successors.set(presented, next);
-        tokens[i] = next;
-      }
+      if (res.status === 200) chains.advance(i, presented, res.body.refresh_token as string);
       // A dependency failure answers the hosts' 503 TemporarilyUnavailable (OAuth's temporarily_unavailable counts
       // as the same).
       const error = res.body?.error as string | undefined;
@@ -129,12 +120,7 @@ function oidcChains(rps: RpFixture[], first: string[]) {
 /** `count` session refresh chains of a fresh application, from first sessions issued through the test's infra. */
 async function sessionChains(count: number) {
   const app = await provisionApp(infra);
-  const first: string[] = [];
-  for (let w = 0; w < count; w++) {
-    const account = await provisionAccount(infra);
-    first.push((await issueFor(infra, app.anchor, { kind: 'ACCOUNT', accountId: account.id })).refreshToken);
-  }
-  return refreshChains(first);
+  return refreshChains(await accountRefreshTokens(infra, app.anchor, count));
 }
 
 test('the primary crashes and its replica is promoted under session, OIDC and device traffic: 200 or 503 with Retry-After, nothing forked or lost, recovery within 10 s', async () => {

@@ -9,7 +9,6 @@ import {
   type FailoverFigures,
   openInfra,
   postJson,
-  provisionAccount,
   provisionApp,
   recordFaultFigures,
   runFailover,
@@ -21,9 +20,14 @@ import {
   waitFor,
   waitUntil,
 } from '@svc/testkit';
-import { authorize, type DeviceHarness, poll, provisionDeviceApp } from '../../services/device/test/support';
+import {
+  authorize,
+  type DeviceHarness,
+  pollOutcome,
+  provisionDeviceApp,
+} from '../../services/device/test/support';
 import { refreshChains } from '../../services/session/test/chains';
-import { freshSession, issueFor } from '../../services/session/test/support';
+import { accountRefreshTokens, freshSession } from '../../services/session/test/support';
 import { startDeviceHost, startSession } from './hosts';
 
 /** Refresh chains (workers 0-7, each alternating between the two session replicas) and device polls (8-11). */
@@ -84,12 +88,7 @@ async function activeAt(at: string, accessToken: string): Promise<boolean> {
 /** Refresh chains and device polls under way: the load runFailover watches, and the chains to check after it. */
 async function trafficUnderWay() {
   const app = await provisionApp(infra);
-  const first: string[] = [];
-  for (let w = 0; w < CHAINS; w++) {
-    const account = await provisionAccount(infra);
-    first.push((await issueFor(infra, app.anchor, { kind: 'ACCOUNT', accountId: account.id })).refreshToken);
-  }
-  const chains = refreshChains(first);
+  const chains = refreshChains(await accountRefreshTokens(infra, app.anchor, CHAINS));
   const deviceApp = await provisionDeviceApp(infra);
   const codes: string[] = [];
   for (let w = 0; w < POLLS; w++) {
@@ -106,14 +105,8 @@ async function trafficUnderWay() {
         return chains.refresh(w, sessions[(w + (sent[w] ?? 0)) % 2]!);
       }
       device.clock.advance(1000);
-      const res = await poll(device, codes[w - CHAINS]!);
-      const error = res.body?.error as string | undefined;
       // A pending poll is the poll's success; its 503 `server_error` is the spec's TemporarilyUnavailable.
-      return {
-        status: error === 'authorization_pending' ? 200 : res.status,
-        reason: res.status === 503 && error === 'server_error' ? 'TemporarilyUnavailable' : error,
-        retryAfter: res.headers.get('retry-after'),
-      };
+      return pollOutcome(device, codes[w - CHAINS]!);
     },
     { backoffMs: 100 },
   );
@@ -137,41 +130,43 @@ async function expectIntactAfter(
   await waitUntil(async () => !(await activeAt(sessions[1]!, issued.accessToken)), 5000);
 }
 
-test('primary SIGKILLed under refresh and poll traffic: 200 or 503 with Retry-After, no chain forked or lost, recovery within 10 s', async () => {
+/**
+ * One failover under fresh traffic (2 session replicas refreshing, 1 device host polling): `fail` starts it, and it
+ * is done once Sentinel names `promotedPort()` the primary; then the checks after it.
+ */
+async function failoverUnderTraffic(what: string, fail: () => Promise<unknown>, promotedPort: () => number) {
   const traffic = await trafficUnderWay();
   const result = await runFailover({
-    scenario: 'Redis Sentinel primary SIGKILLed: 2 session replicas (refresh), 1 device host (polls)',
+    scenario: `${what}: 2 session replicas (refresh), 1 device host (polls)`,
     load: traffic.load,
     workers: CHAINS + POLLS,
     hostUrls: [...sessions, device.url],
     group: (w) => (w < CHAINS ? 'session /refresh' : 'device /device-token'),
     async fail() {
-      await engine.primary.kill();
+      await fail();
     },
     async promoted() {
-      await waitFor('promotion', () => engine.primaryPort() === engine.replica.port, 30_000);
+      await waitFor('promotion', () => engine.primaryPort() === promotedPort(), 30_000);
     },
   });
   await expectIntactAfter(result, traffic);
+}
+
+test('primary SIGKILLed under refresh and poll traffic: 200 or 503 with Retry-After, no chain forked or lost, recovery within 10 s', async () => {
+  await failoverUnderTraffic(
+    'Redis Sentinel primary SIGKILLed',
+    () => engine.primary.kill(),
+    () => engine.replica.port,
+  );
 });
 
 test('SENTINEL FAILOVER back to the restarted old primary under the same traffic: the same', async () => {
   // The killed primary comes back; Sentinel makes it a replica of the promoted one.
   await engine.primary.restart();
   await waitFor('the old primary replicating', () => engine.replicating(engine.primary.port), 30_000);
-  const traffic = await trafficUnderWay();
-  const result = await runFailover({
-    scenario: 'SENTINEL FAILOVER: 2 session replicas (refresh), 1 device host (polls)',
-    load: traffic.load,
-    workers: CHAINS + POLLS,
-    hostUrls: [...sessions, device.url],
-    group: (w) => (w < CHAINS ? 'session /refresh' : 'device /device-token'),
-    async fail() {
-      engine.failover();
-    },
-    async promoted() {
-      await waitFor('promotion', () => engine.primaryPort() === engine.primary.port, 30_000);
-    },
-  });
-  await expectIntactAfter(result, traffic);
+  await failoverUnderTraffic(
+    'SENTINEL FAILOVER',
+    async () => engine.failover(),
+    () => engine.primary.port,
+  );
 });

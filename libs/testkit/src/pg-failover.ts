@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine } from './engines';
 import { waitFor } from './engines';
+import { dropTogether } from './fault-proxy';
 
 function binDir(): string {
   const versions = readdirSync('/usr/lib/postgresql')
@@ -139,14 +140,7 @@ export async function startMovableEndpoint(target: number): Promise<MovableEndpo
     track(upstream);
     client.pipe(upstream);
     upstream.pipe(client);
-    const drop = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', drop);
-    upstream.on('error', drop);
-    client.on('close', drop);
-    upstream.on('close', drop);
+    dropTogether(client, upstream);
   });
   await new Promise<void>((r) => listener.listen(0, '127.0.0.1', () => r()));
   const port = (listener.address() as net.AddressInfo).port;
