@@ -1,8 +1,11 @@
-// What a fault test builds its host over: the test infrastructure reached through fault proxies, and what its load
-// records of each answer.
+// What a fault test builds its host over: the test infrastructure reached through fault proxies, what every host's
+// fault file opens alike, and what its load records of each answer.
 import { createPrisma } from '@svc/db';
+import { createMetrics } from '@svc/platform';
+import { captureLogger } from './capture-logger';
 import { testUrls } from './config';
-import { type DependencyProxies, proxyDependencies } from './fault-checks';
+import { type DependencyProxies, proxyDependencies, recordFaultFigures } from './fault-checks';
+import type { FaultFigures } from './fault-load';
 import type { TestInfra } from './infra';
 import { useInfra } from './per-file';
 
@@ -39,6 +42,28 @@ export function useProxiedInfra(): ProxiedInfra {
       await infra.db.$disconnect();
       await proxies?.close();
     },
+  };
+}
+
+/**
+ * A request's own work beyond its dependency calls (routing, signing or verifying, the client's connection), added
+ * to a fault file's bound. Time the test process was held up by a loaded machine is not in it: runContainedFault
+ * takes that off each request first.
+ */
+export const FAULT_SLACK_MS = 1000;
+
+/**
+ * What a host's fault file opens the same way: its figures (recordFaultFigures), the host's captured log and
+ * metrics, the infrastructure direct to PostgreSQL and Redis (provisioning is not under test) and the host's own,
+ * through the proxies (useProxiedInfra). Call it at the top of the file, before the hook that starts the host.
+ */
+export function useFaultSuite<F = FaultFigures>(host: string) {
+  return {
+    figures: recordFaultFigures<F>(host),
+    log: captureLogger(host),
+    metrics: createMetrics(host),
+    infra: useInfra(),
+    proxied: useProxiedInfra(),
   };
 }
 

@@ -243,7 +243,7 @@ export {
   runContainedFault,
   stateChanges,
 } from './fault-checks';
-export { loadAnswer, type ProxiedInfra, useProxiedInfra } from './fault-host';
+export { FAULT_SLACK_MS, loadAnswer, type ProxiedInfra, useFaultSuite, useProxiedInfra } from './fault-host';
 export {
   countStatuses,
   type FaultFigures,

@@ -5,20 +5,17 @@
 // prompt 503 with Retry-After (never another 5xx), /readyz says 503 within 2 s, the host recovers without a
 // restart, and the outage is logged once per change with no stack.
 import { STATEMENT_MARGIN_MS } from '@svc/db';
-import { createMetrics } from '@svc/platform';
 import {
   type Backend,
-  captureLogger,
   eachDependencyFault,
+  FAULT_SLACK_MS,
   type Load,
   loadAnswer,
   provisionBackend,
-  recordFaultFigures,
   runContainedFault,
   startLoad,
   testEnv,
-  useInfra,
-  useProxiedInfra,
+  useFaultSuite,
   waitUntil,
 } from '@svc/testkit';
 import { connectConfigFromEnv } from '../src/config';
@@ -40,19 +37,7 @@ const db = config.db;
  */
 const BOUND_MS =
   config.redis.commandTimeoutMs + db.connectTimeoutMs + 3 * (db.statementTimeoutMs + STATEMENT_MARGIN_MS);
-/**
- * The request's own work beyond its dependency calls (routing, verifying the JWT, the client's connection). Time the
- * test process was held up by a loaded machine is not in it: runContainedFault takes that off each request first.
- */
-const SLACK_MS = 1000;
-
-const figures = recordFaultFigures('connect');
-const log = captureLogger('connect');
-const metrics = createMetrics('connect');
-/** Direct to PostgreSQL and Redis: provisioning is not under test. */
-const infra = useInfra();
-/** The host's connections, through the proxies. */
-const proxied = useProxiedInfra();
+const { figures, log, metrics, infra, proxied } = useFaultSuite('connect');
 let host: ConnectHost;
 
 beforeAll(async () => {
@@ -93,7 +78,7 @@ eachDependencyFault(
         load,
         workers: WORKERS,
         requestsNeedIt: true,
-        boundMs: BOUND_MS + SLACK_MS,
+        boundMs: BOUND_MS + FAULT_SLACK_MS,
         retryAfter: /^1$/,
       }),
     );

@@ -3,22 +3,19 @@
 // proxy. Every request ends within its bound with 200 or 503 TemporarilyUnavailable and Retry-After (never 500),
 // /readyz says 503 within 2 s, the host recovers without a restart, and the outage is logged once per change.
 import { STATEMENT_MARGIN_MS } from '@svc/db';
-import { createMetrics } from '@svc/platform';
 import {
-  captureLogger,
   expectOneDownOneUp,
+  FAULT_SLACK_MS,
   type Load,
   loadAnswer,
   postJson,
   provisionApp,
   type RunningTestHost,
-  recordFaultFigures,
   runContainedFault,
   startLoad,
   stateChanges,
   testEnv,
-  useInfra,
-  useProxiedInfra,
+  useFaultSuite,
 } from '@svc/testkit';
 import { nativeConfigFromEnv } from '../src/config';
 import { accessKeyFor, publicKeyFor, settledAccount, signAssertion, startNative } from './helpers';
@@ -29,18 +26,7 @@ const db = config.db;
 /** The longest a direct issue may take: its rate-limit command, a connection and its two statements. */
 const BOUND_MS =
   config.redis.commandTimeoutMs + db.connectTimeoutMs + 2 * (db.statementTimeoutMs + STATEMENT_MARGIN_MS);
-/**
- * The request's own work beyond its dependency calls (routing, signing, the client's connection). Time the test
- * process was held up by a loaded machine is not in it: runContainedFault takes that off each request first.
- */
-const SLACK_MS = 1000;
-
-const figures = recordFaultFigures('native');
-const log = captureLogger('native');
-const metrics = createMetrics('native');
-const infra = useInfra();
-/** The host's connections, through the proxies. */
-const proxied = useProxiedInfra();
+const { figures, log, metrics, infra, proxied } = useFaultSuite('native');
 let host: RunningTestHost;
 
 beforeAll(async () => {
@@ -113,7 +99,7 @@ describe.each([
           load,
           workers: WORKERS,
           requestsNeedIt: true,
-          boundMs: BOUND_MS + SLACK_MS,
+          boundMs: BOUND_MS + FAULT_SLACK_MS,
           retryAfter: /^[1-9]\d*$/,
         }),
       );
