@@ -1,6 +1,6 @@
 // What a fault test builds its host over: the test infrastructure reached through fault proxies, what every host's
 // fault file opens alike, and what its load records of each answer.
-import { createPrisma } from '@svc/db';
+import { createPrisma, type DbBounds, STATEMENT_MARGIN_MS } from '@svc/db';
 import { createMetrics } from '@svc/platform';
 import { captureLogger } from './capture-logger';
 import { testUrls } from './config';
@@ -43,6 +43,22 @@ export function useProxiedInfra(): ProxiedInfra {
       await proxies?.close();
     },
   };
+}
+
+/**
+ * The longest a request may take whose dependency calls are `redisCommands` Redis commands, a PostgreSQL connection
+ * and `statements` statements, each at its configured bound (the client's statement timeout has its margin).
+ */
+export function dependencyBoundMs(
+  config: { redis: { commandTimeoutMs: number }; db: DbBounds },
+  calls: { redisCommands: number; statements: number },
+): number {
+  const { db } = config;
+  return (
+    calls.redisCommands * config.redis.commandTimeoutMs +
+    db.connectTimeoutMs +
+    calls.statements * (db.statementTimeoutMs + STATEMENT_MARGIN_MS)
+  );
 }
 
 /**

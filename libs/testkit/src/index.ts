@@ -243,7 +243,14 @@ export {
   runContainedFault,
   stateChanges,
 } from './fault-checks';
-export { FAULT_SLACK_MS, loadAnswer, type ProxiedInfra, useFaultSuite, useProxiedInfra } from './fault-host';
+export {
+  dependencyBoundMs,
+  FAULT_SLACK_MS,
+  loadAnswer,
+  type ProxiedInfra,
+  useFaultSuite,
+  useProxiedInfra,
+} from './fault-host';
 export {
   countStatuses,
   type FaultFigures,

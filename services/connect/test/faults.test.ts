@@ -4,9 +4,9 @@
 // read and the inquiry inserted), so every request needs both. Every request ends within its bound with 200 or a
 // prompt 503 with Retry-After (never another 5xx), /readyz says 503 within 2 s, the host recovers without a
 // restart, and the outage is logged once per change with no stack.
-import { STATEMENT_MARGIN_MS } from '@svc/db';
 import {
   type Backend,
+  dependencyBoundMs,
   eachDependencyFault,
   FAULT_SLACK_MS,
   type Load,
@@ -30,13 +30,11 @@ const config = connectConfigFromEnv(
     SMTP_URL: 'smtp://127.0.0.1:2525',
   }),
 );
-const db = config.db;
 /**
  * The longest an /establish may take: a connection and the client key's read, the jti's Redis command, then the
  * application's read and the inquiry's insert (the test host caches no application).
  */
-const BOUND_MS =
-  config.redis.commandTimeoutMs + db.connectTimeoutMs + 3 * (db.statementTimeoutMs + STATEMENT_MARGIN_MS);
+const BOUND_MS = dependencyBoundMs(config, { redisCommands: 1, statements: 3 });
 const { figures, log, metrics, infra, proxied } = useFaultSuite('connect');
 let host: ConnectHost;
 

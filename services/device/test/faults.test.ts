@@ -4,11 +4,11 @@
 // forwarded) and stopped (connections reset, new ones refused) through a TCP proxy. Every request ends within its
 // bound with its answer or a prompt 503 with Retry-After (never 500), polls go on while only PostgreSQL is down,
 // /readyz says 503 within 2 s, the host recovers without a restart, and the outage is logged once per change.
-import { STATEMENT_MARGIN_MS } from '@svc/db';
 import { createMetrics } from '@svc/platform';
 import {
   captureLogger,
   type DependencyProxies,
+  dependencyBoundMs,
   eachDependencyFault,
   type Load,
   proxyDependencies,
@@ -27,13 +27,11 @@ const WORKERS = 8;
 /** Workers 0-3 start authorizations; 4-7 poll. */
 const polls = (w: number) => w >= WORKERS / 2;
 const config = deviceConfigFromEnv(testEnv());
-const db = config.db;
 /**
  * The longest a /device-authorize may take: its rate-limit command, then a connection and two statements (the
  * application, the insert; the seed runs beside the insert). A poll is one or two Redis commands, well within it.
  */
-const BOUND_MS =
-  config.redis.commandTimeoutMs + db.connectTimeoutMs + 2 * (db.statementTimeoutMs + STATEMENT_MARGIN_MS);
+const BOUND_MS = dependencyBoundMs(config, { redisCommands: 1, statements: 2 });
 /**
  * The request's own work beyond its dependency calls. Time the test process was held up by a loaded machine is not
  * in it: runContainedFault takes that off each request first.

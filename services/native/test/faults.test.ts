@@ -2,8 +2,8 @@
 // (connections held open, nothing forwarded) and stopped (connections reset, new ones refused) through a TCP
 // proxy. Every request ends within its bound with 200 or 503 TemporarilyUnavailable and Retry-After (never 500),
 // /readyz says 503 within 2 s, the host recovers without a restart, and the outage is logged once per change.
-import { STATEMENT_MARGIN_MS } from '@svc/db';
 import {
+  dependencyBoundMs,
   expectOneDownOneUp,
   FAULT_SLACK_MS,
   type Load,
@@ -22,10 +22,8 @@ import { accessKeyFor, publicKeyFor, settledAccount, signAssertion, startNative 
 
 const WORKERS = 12;
 const config = nativeConfigFromEnv(testEnv());
-const db = config.db;
 /** The longest a direct issue may take: its rate-limit command, a connection and its two statements. */
-const BOUND_MS =
-  config.redis.commandTimeoutMs + db.connectTimeoutMs + 2 * (db.statementTimeoutMs + STATEMENT_MARGIN_MS);
+const BOUND_MS = dependencyBoundMs(config, { redisCommands: 1, statements: 2 });
 const { figures, log, metrics, infra, proxied } = useFaultSuite('native');
 let host: RunningTestHost;
 

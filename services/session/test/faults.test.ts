@@ -2,10 +2,10 @@
 // stopped (connections reset, new ones refused) through a TCP proxy. Every request ends within its bound with 200
 // or 503 TemporarilyUnavailable and Retry-After, /readyz says 503 within 2 s, the host recovers without a restart,
 // no refresh chain forks or is lost, and the outage is logged as one line per state change.
-import { STATEMENT_MARGIN_MS } from '@svc/db';
 import {
   captureLogger,
   type DependencyProxies,
+  dependencyBoundMs,
   expectOneDownOneUp,
   type Load,
   provisionApp,
@@ -22,9 +22,9 @@ import { type RefreshChains, refreshChains } from './chains';
 import { accountRefreshTokens, type SessionHarness, startSessionHost } from './support';
 
 const WORKERS = 12;
-const db = sessionConfigFromEnv(testEnv()).db;
+const config = sessionConfigFromEnv(testEnv());
 /** The longest a refresh may take: a connection, then its two statements, each within their bound. */
-const BOUND_MS = db.connectTimeoutMs + 2 * (db.statementTimeoutMs + STATEMENT_MARGIN_MS);
+const BOUND_MS = dependencyBoundMs(config, { redisCommands: 0, statements: 2 });
 /**
  * The request's own work beyond its dependency calls (routing, signing, the client's connection). Time the test
  * process was held up by a loaded machine is not in it: runContainedFault takes that off each request first.
