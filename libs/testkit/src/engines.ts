@@ -1,6 +1,6 @@
 // Real engines for the distributed-engine tests, started from Debian's packages on the ports 17000-17099 with
-// their data under a temporary directory (never the default 5432/6379 instances): a three-master Redis Cluster,
-// a Redis primary with a replica watched by Sentinel, and PgBouncer in transaction mode before PostgreSQL.
+// their data under a temporary directory (never the default 5432/6379 instances): a three-master Redis Cluster
+// (with or without a replica per master), a Redis primary with a replica watched by Sentinel, and PgBouncer in transaction mode before PostgreSQL.
 // scripts/test.sh installs the packages when missing (redis-server, redis-sentinel, pgbouncer).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -94,16 +94,41 @@ async function redisServer(dir: string, port: number, extra: string[]): Promise<
 }
 
 export interface RedisClusterEngine extends Engine {
-  /** `REDIS_CLUSTER_NODES` for the hosts. */
+  /** `REDIS_CLUSTER_NODES` for the hosts (every node, replicas too). */
   nodes: string;
+  /** The masters as started, then their replicas (each the replica of the master at its index modulo the masters). */
   servers: RedisServer[];
+  /** The port of the master that serves `key`'s slot as the live node on `askPort` sees it (none: undefined). */
+  masterFor(key: string, askPort?: number): number | undefined;
+  /** The port of the replica that follows the master on `port` (undefined when none is connected). */
+  replicaOf(port: number): number | undefined;
+  /**
+   * Whether `port` is a master taking writes for `key`'s slot as every other live node in `live` sees it, and each
+   * of them says the cluster is ok: a promotion the hosts' next slot refresh will find wherever they ask.
+   */
+  serves(port: number, key: string, live: number[]): boolean;
 }
 
-/** Three masters on `ports`, each owning a third of the slots. */
-export async function startRedisCluster(
-  ports = [17000, 17001, 17002],
-  busPorts = [17050, 17051, 17052],
-): Promise<RedisClusterEngine> {
+/** Options of `startRedisCluster`. */
+export interface RedisClusterOptions {
+  /** The masters' ports, then (with `replicasPerMaster`) the replicas'. */
+  ports?: number[];
+  /** The cluster bus ports, one per port (the default port + 10000 is outside the engine range). */
+  busPorts?: number[];
+  /** 0 (the default) or 1: each master gets a replica that Redis promotes when the master fails. */
+  replicasPerMaster?: 0 | 1;
+  /** `cluster-node-timeout`: a node unreachable this long is failing; a replica takes over soon after. */
+  nodeTimeoutMs?: number;
+}
+
+/** Three masters, each owning a third of the slots, and with `replicasPerMaster: 1` a replica for each. */
+export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise<RedisClusterEngine> {
+  const {
+    ports = [17000, 17001, 17002],
+    busPorts = [17050, 17051, 17052],
+    replicasPerMaster = 0,
+    nodeTimeoutMs = 2000,
+  } = opts;
   const root = mkdtempSync(join(tmpdir(), 'engines-cluster-'));
   const servers: RedisServer[] = [];
   const stop = async () => {
@@ -111,37 +136,87 @@ export async function startRedisCluster(
     rmSync(root, { recursive: true, force: true });
   };
   try {
-    return await formCluster(root, servers, ports, busPorts, stop);
+    for (const [i, port] of ports.entries()) {
+      servers.push(await clusterNode(root, port, busPorts[i]!, nodeTimeoutMs));
+    }
+    await formCluster(ports, replicasPerMaster);
   } catch (err) {
     await stop();
     throw err;
   }
+  const masterFor = (key: string, askPort = ports[0]!) => {
+    const slot = Number(cli(askPort, 'cluster', 'keyslot', key).trim());
+    return clusterNodes(askPort).find(
+      (n) => n.master && !n.failed && n.slots.some(([a, b]) => a <= slot && slot <= b),
+    )?.port;
+  };
+  return {
+    nodes: ports.map((p) => `127.0.0.1:${p}`).join(','),
+    servers,
+    masterFor,
+    replicaOf(port) {
+      const line = /slave0:ip=[^,]+,port=(\d+),state=online/.exec(cli(port, 'info', 'replication'));
+      return line ? Number(line[1]) : undefined;
+    },
+    serves(port, key, live) {
+      if (!cli(port, 'role').startsWith('master')) return false;
+      return live.every(
+        (at) => cli(at, 'cluster', 'info').includes('cluster_state:ok') && masterFor(key, at) === port,
+      );
+    },
+    stop,
+  };
 }
 
-async function formCluster(
-  root: string,
-  servers: RedisServer[],
-  ports: number[],
-  busPorts: number[],
-  stop: () => Promise<void>,
-): Promise<RedisClusterEngine> {
-  for (const [i, port] of ports.entries()) {
-    const dir = join(root, String(port));
-    execFileSync('mkdir', ['-p', dir]);
-    servers.push(
-      await redisServer(dir, port, [
-        '--cluster-enabled',
-        'yes',
-        '--cluster-config-file',
-        join(dir, 'nodes.conf'),
-        '--cluster-node-timeout',
-        '2000',
-        // The bus port defaults to port + 10000, outside the engine range.
-        '--cluster-port',
-        String(busPorts[i]),
-      ]),
-    );
-  }
+async function clusterNode(root: string, port: number, busPort: number, nodeTimeoutMs: number) {
+  const dir = join(root, String(port));
+  execFileSync('mkdir', ['-p', dir]);
+  return redisServer(dir, port, [
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    join(dir, 'nodes.conf'),
+    '--cluster-node-timeout',
+    String(nodeTimeoutMs),
+    '--cluster-port',
+    String(busPort),
+  ]);
+}
+
+interface ClusterNode {
+  port: number;
+  master: boolean;
+  failed: boolean;
+  /** The slot ranges it serves (inclusive). */
+  slots: [number, number][];
+}
+
+/** `CLUSTER NODES` as the node on `port` sees the cluster (migrating slots, in brackets, left out). */
+function clusterNodes(port: number): ClusterNode[] {
+  return cli(port, 'cluster', 'nodes')
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [, address = '', flags = '', , , , , , ...slots] = line.trim().split(' ');
+      return {
+        port: Number(address.split('@')[0]?.split(':')[1]),
+        master: flags.split(',').includes('master'),
+        failed: /fail/.test(flags),
+        slots: slots
+          .filter((s) => !s.startsWith('['))
+          .map((s) => {
+            const [a, b = a] = s.split('-').map(Number);
+            return [a, b] as [number, number];
+          }),
+      };
+    });
+}
+
+/**
+ * `redis-cli --cluster create` (the first third of `ports` become masters when there are replicas), then waits until
+ * every node says the cluster is ok and, with replicas, sees every master with slots and a replica whose link is up.
+ */
+async function formCluster(ports: number[], replicasPerMaster: number): Promise<void> {
   execFileSync(
     'redis-cli',
     [
@@ -149,19 +224,22 @@ async function formCluster(
       'create',
       ...ports.map((p) => `127.0.0.1:${p}`),
       '--cluster-replicas',
-      '0',
+      String(replicasPerMaster),
       '--cluster-yes',
     ],
     { stdio: 'ignore', timeout: 30_000 },
   );
+  const masters = ports.length / (1 + replicasPerMaster);
   for (const port of ports) {
-    await waitFor(`cluster ${port}`, () => cli(port, 'cluster', 'info').includes('cluster_state:ok'));
+    await waitFor(`cluster ${port}`, () => {
+      if (!cli(port, 'cluster', 'info').includes('cluster_state:ok')) return false;
+      const seen = clusterNodes(port);
+      const serving = seen.filter((n) => n.master && n.slots.length > 0).length;
+      const info = cli(port, 'info', 'replication');
+      const linked = info.includes('role:master') || info.includes('master_link_status:up');
+      return serving === masters && seen.length === ports.length && linked;
+    });
   }
-  return {
-    nodes: ports.map((p) => `127.0.0.1:${p}`).join(','),
-    servers,
-    stop,
-  };
 }
 
 export interface SentinelEngine extends Engine {
