@@ -61,6 +61,32 @@ function compileQueryCompilerWithLiftoffOnly(): void {
   liftoffOnly = true;
 }
 
+/** What a query on a client after its `$disconnect` fails with: the client is closed, not reconnected. */
+export class ClosedDbError extends Error {
+  constructor() {
+    super('the database client is closed ($disconnect ended its pool)');
+    this.name = 'ClosedDbError';
+  }
+}
+
+/**
+ * Prisma's pg adapter over the one pool made for the client, which it ends at `$disconnect`, and never another.
+ * Prisma connects lazily, so a query after `$disconnect` (a dependency probe's timer, a late handler) connects again,
+ * and PrismaPg, having let go of the ended pool, would build a new one from its options: a connection opened after
+ * the host closed, which nothing closes (and, in a test, pg's require of `net` after Jest tore the file down).
+ * Refusing instead makes a closed client stay closed.
+ */
+class PoolBoundPg extends PrismaPg {
+  constructor(private readonly pool: pg.Pool) {
+    super(pool, { disposeExternalPool: true });
+  }
+
+  override async connect(): ReturnType<PrismaPg['connect']> {
+    if (this.pool.ending) throw new ClosedDbError();
+    return super.connect();
+  }
+}
+
 /** Creates a Prisma client over a bounded pg pool; every call through it is bounded as `DbBounds` says. */
 export function createPrisma(url: string, bounds: DbBounds = DEFAULT_DB_BOUNDS): PrismaClient {
   compileQueryCompilerWithLiftoffOnly();
@@ -81,7 +107,7 @@ export function createPrisma(url: string, bounds: DbBounds = DEFAULT_DB_BOUNDS):
   pool.on('error', () => undefined);
   if (transactionPooled)
     pool.on('connect', (client) => timeEachTransaction(client, bounds.statementTimeoutMs));
-  const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  const client = new PrismaClient({ adapter: new PoolBoundPg(pool) });
   pools.set(client, pool);
   boundsByDb.set(client, bounds);
   return client;
