@@ -4,6 +4,8 @@ import { createDependencyWatch, type DependencyWatch, type HostAppOptions } from
 import type { HostParts } from './host-core';
 
 const watches = new WeakMap<object, WeakMap<object, DependencyWatch>>();
+/** How to stop each watch (the watch and its Redis listeners), by each connection it probes. */
+const stopsOver = new WeakMap<object, Set<() => void>>();
 
 /** One dependency watch per pair of connections (tests build many apps over the same ones). */
 function watchOf(deps: Pick<HostParts, 'db' | 'redis' | 'logger' | 'metrics'>): DependencyWatch {
@@ -23,12 +25,35 @@ function watchOf(deps: Pick<HostParts, 'db' | 'redis' | 'logger' | 'metrics'>): 
       },
     });
     // A dropped Redis connection is noticed at once, even when no request needs Redis.
-    deps.redis.on('error', () => created.suspect());
-    deps.redis.on('ready', () => created.suspect());
+    const suspect = () => created.suspect();
+    deps.redis.on('error', suspect);
+    deps.redis.on('ready', suspect);
+    const stop = () => {
+      created.close();
+      deps.redis.off('error', suspect);
+      deps.redis.off('ready', suspect);
+    };
+    for (const connection of [deps.db, deps.redis]) {
+      const stops = stopsOver.get(connection) ?? new Set();
+      stops.add(stop);
+      stopsOver.set(connection, stops);
+    }
     byRedis.set(deps.redis, created);
     watch = created;
   }
   return watch;
+}
+
+/**
+ * Stops every dependency watch over any of `connections` (its recheck timer, its suspicions, its Redis listeners).
+ * Whoever closes a host's PostgreSQL or Redis calls it first: a watch left running probes them after they closed,
+ * and a probe of a closed connection is a new connection (or a false "is down" line) after the host said it stopped.
+ */
+export function closeDependencyWatches(...connections: object[]): void {
+  for (const connection of connections) {
+    for (const stop of stopsOver.get(connection) ?? []) stop();
+    stopsOver.delete(connection);
+  }
 }
 
 /**

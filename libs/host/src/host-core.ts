@@ -21,6 +21,7 @@ import {
   type TrustProxy,
 } from '@svc/platform';
 import { kekFromBytes } from '@svc/token-core';
+import { closeDependencyWatches } from './app-options';
 import type { IssuingHostConfig } from './issuing-config';
 
 export interface HostCore {
@@ -34,7 +35,10 @@ export interface HostCore {
   metrics: Metrics;
   /** Express's `trust proxy` (TRUST_PROXY): which forwarded client addresses to believe. */
   trustProxy: TrustProxy;
-  /** Closes the key ring (and its subscriber), Redis and PostgreSQL, in that order. */
+  /**
+   * Stops the dependency watches over its connections, then closes the key ring (and its subscriber), Redis and
+   * PostgreSQL, in that order: nothing of the host opens a connection afterwards.
+   */
   close(): Promise<void>;
 }
 
@@ -78,6 +82,8 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore 
     metrics,
     trustProxy: config.trustProxy,
     async close() {
+      // First what would use the connections on its own: the dependency watch's probes and recheck timer.
+      closeDependencyWatches(db, redis);
       await keyRing.close().catch(() => undefined);
       await redis.quit().catch(() => undefined);
       await db.$disconnect().catch(() => undefined);

@@ -1,6 +1,8 @@
 // The one decision "is this PostgreSQL or Redis failing": the error shapes pg, pg-pool, ioredis and Prisma produce
 // for reset, refused and timed-out connections are dependency failures; a bug or a constraint violation is not.
-// And ioredis connection errors go through pino as JSON, never to stderr as plain text.
+// And ioredis connection errors go through pino as JSON, never to stderr as plain text; the dependency watch logs
+// each state change once and, once closed, probes nothing more.
+import { waitUntil } from '@svc/testkit';
 import { createDependencyWatch, isDependencyFailure } from './dependencies';
 import { createLogger, type Logger } from './logger';
 import { createRedis } from './redis';
@@ -36,6 +38,13 @@ test.each([
     withCode('server login has been failing, try again later (server_login_retry)', '08P01'),
   ],
   ['PgBouncer: cannot connect', withCode('pgbouncer cannot connect to server', '08P01')],
+  [
+    '@svc/db: a client closed by its host',
+    Object.assign(new Error('the database client is closed ($disconnect ended its pool)'), {
+      name: 'ClosedDbError',
+    }),
+  ],
+  ['pg-pool: a pool ended by its host', new Error('Cannot use a pool after calling end on the pool')],
 ])('%s is a dependency failure', (_what, err) => {
   expect(isDependencyFailure(err)).toBe(true);
 });
@@ -125,6 +134,65 @@ test('past the start-up grace a dependency that never answered is down, warned o
       [40, 'postgres is down'],
       [30, 'postgres is up again'],
     ]);
+  } finally {
+    watch.close();
+  }
+});
+
+test('a closed watch probes no more: not on its recheck timer while down, nor when checked or suspected', async () => {
+  const p = watchParts();
+  const probes = { closed: 0, open: 0 };
+  const watchCounting = (which: keyof typeof probes) =>
+    createDependencyWatch({
+      logger: p.logger,
+      probes: {
+        postgres: () => {
+          probes[which]++;
+          return p.probe();
+        },
+      },
+      recheckMs: 10,
+      connectGraceMs: 0,
+    });
+  const closed = watchCounting('closed');
+  const open = watchCounting('open');
+  try {
+    // Both down: each probes again on its recheck timer.
+    await Promise.all([closed.check(), open.check()]);
+    await waitUntil(async () => probes.closed >= 3);
+    closed.close();
+    const at = { ...probes };
+    // Ten rechecks of its open twin, on the same period: the closed one made none.
+    await waitUntil(async () => probes.open >= at.open + 10);
+    expect(await closed.check()).toBe(false);
+    closed.suspect();
+    expect(probes.closed).toBe(at.closed);
+  } finally {
+    closed.close();
+    open.close();
+  }
+});
+
+test('a probe still running when its watch closes changes no state and logs no outage', async () => {
+  const p = watchParts();
+  let fail: (err: Error) => void = () => undefined;
+  let hold = false;
+  const watch = createDependencyWatch({
+    logger: p.logger,
+    probes: {
+      postgres: () => (hold ? new Promise((_, reject) => (fail = reject)) : Promise.resolve()),
+    },
+  });
+  try {
+    expect(await watch.check()).toBe(true);
+    hold = true;
+    const running = watch.check();
+    watch.close();
+    // The connection under the probe is closed by the host's shutdown: not an outage.
+    fail(new Error('Connection is closed.'));
+    expect(await running).toBe(false);
+    expect(watch.states()).toEqual({ postgres: 'up' });
+    expect(p.lines.filter((l) => (l.level as number) >= 30)).toEqual([]);
   } finally {
     watch.close();
   }

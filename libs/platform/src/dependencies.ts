@@ -47,12 +47,13 @@ const DOWN_KINDS = new Set([
 ]);
 
 /**
- * Messages of pg, pg-pool, ioredis and Prisma for the same conditions, where they carry no code; and PgBouncer's
- * while its PostgreSQL is gone (SQLSTATE 08P01, protocol_violation, which from PostgreSQL itself would be a bug and
- * stays a 500): a failover behind PgBouncer answered 500 (scripts/engines/pg-promotion.test.ts).
+ * Messages of pg, pg-pool, ioredis and Prisma for the same conditions, where they carry no code (pg-pool's pool ended
+ * by a host's shutdown among them); and PgBouncer's while its PostgreSQL is gone (SQLSTATE 08P01, protocol_violation,
+ * which from PostgreSQL itself would be a bug and stays a 500): a failover behind PgBouncer answered 500
+ * (scripts/engines/pg-promotion.test.ts).
  */
 const DOWN_MESSAGES =
-  /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Command timed out|Stream isn't writeable|max retries per request|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|Server has closed the connection|canceling statement due to statement timeout|terminating connection|server login has been failing|pgbouncer cannot connect to server|server conn crashed|query_wait_timeout/i;
+  /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Command timed out|Stream isn't writeable|max retries per request|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|Server has closed the connection|canceling statement due to statement timeout|terminating connection|server login has been failing|pgbouncer cannot connect to server|server conn crashed|query_wait_timeout|Cannot use a pool after calling end/i;
 
 /**
  * A dependency call that answered too late to be used (a write that reached PostgreSQL after its deadline and was
@@ -84,7 +85,10 @@ export function isDependencyFailure(err: unknown): boolean {
     if (
       e.name === 'MaxRetriesPerRequestError' ||
       e.name === 'PrismaClientInitializationError' ||
-      e.name === 'DependencyTimeoutError'
+      e.name === 'DependencyTimeoutError' ||
+      // @svc/db's client after $disconnect (a request racing its host's shutdown): like ioredis's "Connection is
+      // closed", a 503 the client retries on another replica, not a 500.
+      e.name === 'ClosedDbError'
     ) {
       return true;
     }
@@ -105,13 +109,16 @@ export function describeDependencyError(err: unknown): string {
 export type DependencyState = 'connecting' | 'up' | 'down';
 
 export interface DependencyWatch {
-  /** Probes every dependency (each within the probe timeout); resolves true when all answered. */
+  /** Probes every dependency (each within the probe timeout); resolves true when all answered, false once closed. */
   check(): Promise<boolean>;
   /** A request just failed on a dependency: probe soon (at most once per interval) to learn which and log it. */
   suspect(): void;
   /** The last known state of each dependency (`connecting` until it first answers, within the start-up grace). */
   states(): Record<string, DependencyState>;
-  /** Stops probing. */
+  /**
+   * Stops probing for good: no recheck, suspicion or check probes again, and a probe still running changes no state.
+   * Called before the connections it probes are closed, so nothing of it outlives them.
+   */
   close(): void;
 }
 
@@ -197,6 +204,8 @@ export function createDependencyWatch(opts: DependencyWatchOptions): DependencyW
   let closed = false;
 
   const set = (name: string, answered: boolean) => {
+    // A probe that failed because its connection was closed under it is the shutdown, not an outage to log.
+    if (closed) return;
     const next = answered ? 'up' : 'down';
     if (state[name] === next) return;
     if (state[name] === 'connecting') {
@@ -233,6 +242,8 @@ export function createDependencyWatch(opts: DependencyWatchOptions): DependencyW
   };
 
   const check = (): Promise<boolean> => {
+    // After close() the probes' connections are closing or closed: probing them would reconnect or fail.
+    if (closed) return Promise.resolve(false);
     running ??= (async () => {
       const results = await Promise.all(names.map((n) => withTimeout(opts.probes[n]!, probeTimeoutMs)));
       for (const [i, n] of names.entries()) set(n, Boolean(results[i]));

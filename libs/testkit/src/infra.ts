@@ -1,7 +1,7 @@
 // A test's infrastructure: its own connections to the test database and Redis, and a key ring and issuance core
 // over them, as a host would have.
 import { createPrisma, type Db } from '@svc/db';
-import { issuanceDepsOf, issuingConfigFromEnv } from '@svc/host';
+import { closeDependencyWatches, issuanceDepsOf, issuingConfigFromEnv } from '@svc/host';
 import type { IssuanceDeps } from '@svc/issuance';
 import { createKeyRing, type KeyRing } from '@svc/keyring';
 import { type Clock, createRedis, type Redis, systemClock } from '@svc/platform';
@@ -59,6 +59,8 @@ export function openInfra(opts: InfraOptions = {}): TestInfra {
     keyRing,
     issuance,
     async close() {
+      // Host apps built over these connections (hostPartsOf) watch them: stop that before closing them.
+      closeDependencyWatches(db, redis);
       await keyRing.close();
       await redis.quit().catch(() => undefined);
       if (!opts.over) await db.$disconnect();
