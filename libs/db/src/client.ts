@@ -52,12 +52,18 @@ let liftoffOnly = false;
  * (TurboFan) on background threads, whose working memory stays in their malloc arenas: measured on a built session
  * host, 187 MB RSS idle with tiering and 122 MB with Liftoff only. The hot paths run their SQL on the pool directly
  * (`runPrepared`), so only the colder Prisma calls run the compiler; their CPU per call measured the same with
- * either (620-800 us per findFirst in alternating runs). The flag is read when a module is compiled, so it is set
- * before the first client exists; it concerns WebAssembly only, not JavaScript.
+ * either (620-800 us per findFirst in alternating runs). The flags are read when a module is compiled, so they are
+ * set before the first client exists; they concern WebAssembly only, not JavaScript.
+ *
+ * V8 applies a flag's implications only at start-up: on Node 24 (V8 13.6) `--liftoff-only` set here alone left
+ * dynamic tier-up on, and the session host idled at 148-162 MiB instead of 126-129 MiB (issue 27). Both tier-up
+ * flags are therefore turned off by name; `client.test.ts` checks a hot function stays on Liftoff.
  */
-function compileQueryCompilerWithLiftoffOnly(): void {
+export function compileWebAssemblyWithLiftoffOnly(): void {
   if (liftoffOnly) return;
   setFlagsFromString('--liftoff-only');
+  setFlagsFromString('--no-wasm-tier-up');
+  setFlagsFromString('--no-wasm-dynamic-tiering');
   liftoffOnly = true;
 }
 
@@ -89,7 +95,7 @@ class PoolBoundPg extends PrismaPg {
 
 /** Creates a Prisma client over a bounded pg pool; every call through it is bounded as `DbBounds` says. */
 export function createPrisma(url: string, bounds: DbBounds = DEFAULT_DB_BOUNDS): PrismaClient {
-  compileQueryCompilerWithLiftoffOnly();
+  compileWebAssemblyWithLiftoffOnly();
   const transactionPooled = bounds.poolMode === 'transaction';
   const pool = new pg.Pool({
     connectionString: url,
