@@ -3,9 +3,17 @@
 // free port, closed by the returned function.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createPrisma, migrate } from '@svc/db';
 import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { type Env, systemClock } from '@svc/platform';
-import { contractChecked, settableClock, startTestHost, type TestInfra, uniqueName } from '@svc/testkit';
+import {
+  contractChecked,
+  ensureBaselineTerms,
+  settableClock,
+  startTestHost,
+  type TestInfra,
+  uniqueName,
+} from '@svc/testkit';
 import { createDeviceApp } from '../../services/device/src/app';
 import { deviceConfigFromEnv } from '../../services/device/src/config';
 import { openDeviceDeps } from '../../services/device/src/deps';
@@ -17,6 +25,17 @@ import type { OidcHarness } from '../../services/oidc/test/token-kit';
 import { createSessionApp } from '../../services/session/src/app';
 import { sessionConfigFromEnv } from '../../services/session/src/config';
 import { openSessionDeps } from '../../services/session/src/deps';
+
+/** Prepares a database the hosts serve from: migrated, the baseline terms in place (a PostgreSQL pair's primary). */
+export async function prepareHostsDatabase(url: string): Promise<void> {
+  await migrate(url);
+  const prepared = createPrisma(url);
+  try {
+    await ensureBaselineTerms(prepared);
+  } finally {
+    await prepared.$disconnect();
+  }
+}
 
 export interface Started<T> {
   host: T;

@@ -6,19 +6,16 @@
 // traffic on the new primary within 10 s of it, without a restart. Then the same again behind PgBouncer in
 // transaction pooling, re-pointed by a reload: a new replica is copied from the promoted primary (the runbook's
 // last step) and promoted in turn while two session replicas refresh through PgBouncer.
-import { createPrisma, type Db, migrate } from '@svc/db';
+import { createPrisma, type Db } from '@svc/db';
 import {
-  ensureBaselineTerms,
+  type Engine,
   expectFailClosed,
   type FailoverFigures,
   openInfra,
-  type PgBouncerEngine,
   type PostgresPairEngine,
-  provisionApp,
   recordFaultFigures,
   runFailover,
   startLoad,
-  startPgBouncer,
   startPostgresPair,
   type TestInfra,
   testEnv,
@@ -34,9 +31,9 @@ import {
   type RpFixture,
   refresh,
 } from '../../services/oidc/test/token-kit';
-import { refreshChains, tokenChains } from '../../services/session/test/chains';
-import { accountRefreshTokens } from '../../services/session/test/support';
-import { startDeviceHost, startOidc, startSession } from './hosts';
+import { tokenChains } from '../../services/session/test/chains';
+import { promoteBehindBouncer, sessionChains } from './bouncer-promotion';
+import { prepareHostsDatabase, startDeviceHost, startOidc, startSession } from './hosts';
 
 /** Workers 0-5: session refresh chains (alternating replicas); 6-8: OIDC refresh chains; 9-10: device authorize. */
 const CHAINS = 6;
@@ -48,7 +45,7 @@ const RECOVERY_BOUND_MS = 10_000;
 const figures = recordFaultFigures<FailoverFigures>('engines-postgres');
 const closers: (() => Promise<void>)[] = [];
 let pair: PostgresPairEngine | undefined;
-let bouncer: PgBouncerEngine | undefined;
+const engines: Engine[] = [];
 let db: Db;
 let infra: TestInfra;
 const sessions: string[] = [];
@@ -60,15 +57,7 @@ function hostEnv(extra: Record<string, string> = {}) {
 }
 
 beforeAll(async () => {
-  pair = await startPostgresPair(async (url) => {
-    await migrate(url);
-    const prepared = createPrisma(url);
-    try {
-      await ensureBaselineTerms(prepared);
-    } finally {
-      await prepared.$disconnect();
-    }
-  });
+  pair = await startPostgresPair(prepareHostsDatabase);
   db = createPrisma(pair.url);
   infra = openInfra({ over: db });
   for (let i = 0; i < 2; i++) {
@@ -91,7 +80,7 @@ afterAll(async () => {
   for (const close of closers) await close().catch(() => undefined);
   await infra?.close();
   await db?.$disconnect();
-  await bouncer?.stop();
+  for (const engine of engines) await engine.stop().catch(() => undefined);
   await pair?.stop();
 });
 
@@ -117,14 +106,8 @@ function oidcChains(rps: RpFixture[], first: string[]) {
   };
 }
 
-/** `count` session refresh chains of a fresh application, from first sessions issued through the test's infra. */
-async function sessionChains(count: number) {
-  const app = await provisionApp(infra);
-  return refreshChains(await accountRefreshTokens(infra, app.anchor, count));
-}
-
 test('the primary crashes and its replica is promoted under session, OIDC and device traffic: 200 or 503 with Retry-After, nothing forked or lost, recovery within 10 s', async () => {
-  const chains = await sessionChains(CHAINS);
+  const chains = await sessionChains(infra, CHAINS);
   const rps: RpFixture[] = [];
   const oidcFirst: string[] = [];
   for (let i = 0; i < OIDC; i++) {
@@ -182,53 +165,17 @@ test('the primary crashes and its replica is promoted under session, OIDC and de
 });
 
 test('behind PgBouncer (transaction pooling) re-pointed by a reload: a rebuilt replica is promoted under session traffic, 200 or 503 with Retry-After, nothing forked or lost, recovery within 10 s', async () => {
-  const engine = pair!;
-  await engine.rebuildReplica(17032);
-  bouncer = await startPgBouncer({ host: '127.0.0.1', port: engine.primary.port }, 17021);
-  const viaBouncer = testEnv({
-    DATABASE_URL: bouncer.url('engines'),
-    DATABASE_POOL_MODE: 'transaction',
-    REFRESH_RETRY_WINDOW_MS: '60000',
-  });
-  const replicas: string[] = [];
-  for (let i = 0; i < 2; i++) {
-    const session = await startSession(viaBouncer);
-    replicas.push(session.host.url);
-    closers.push(session.close);
-  }
-  for (const url of replicas) {
-    await waitFor(`${url} ready`, async () => (await fetch(`${url}/readyz`)).status === 200, 30_000);
-  }
-  const chains = await sessionChains(CHAINS);
-  const sent = new Array<number>(CHAINS).fill(0);
-  const load = startLoad(
-    CHAINS,
-    async (w) => {
-      sent[w] = (sent[w] ?? 0) + 1;
-      return chains.refresh(w, replicas[(w + (sent[w] ?? 0)) % 2]!);
-    },
-    { backoffMs: 100 },
-  );
-  const result = await runFailover({
+  const result = await promoteBehindBouncer({
+    pair: pair!,
+    infra,
+    database: 'engines',
+    ports: { replica: 17032, bouncer: 17021 },
+    serverLoginRetry: 1,
     scenario:
       'PostgreSQL primary crashed, replica promoted, PgBouncer (transaction pooling) re-pointed by a reload',
-    load,
-    workers: CHAINS,
-    hostUrls: replicas,
-    group: () => 'session /refresh',
-    // PgBouncer queues queries while its server is gone: each waits out the host's statement bound (a 503) first.
-    refusalsFirst: 1,
-    async fail() {
-      engine.primary.crash();
-    },
-    async promoted() {
-      await engine.promote();
-      bouncer!.repoint({ host: '127.0.0.1', port: engine.primary.port });
-      engine.endpoint.moveTo(engine.primary.port);
-    },
+    closers,
+    engines,
   });
   figures.push(result);
-  expectFailClosed(load.outcomes);
-  await chains.expectIntact(infra, replicas[0]!);
   expect(result.msToRecover).toBeLessThan(RECOVERY_BOUND_MS);
 });

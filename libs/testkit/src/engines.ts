@@ -324,7 +324,12 @@ export interface PgBouncerEngine extends Engine {
   repoint(target: { host: string; port: number }): void;
 }
 
-function bouncerIni(root: string, target: { host: string; port: number }, port: number): string {
+function bouncerIni(
+  root: string,
+  target: { host: string; port: number },
+  port: number,
+  serverLoginRetry: number,
+): string {
   return [
     '[databases]',
     `* = host=${target.host} port=${target.port} user=postgres`,
@@ -340,7 +345,7 @@ function bouncerIni(root: string, target: { host: string; port: number }, port: 
     'ignore_startup_parameters = extra_float_digits',
     // After a failed server login PgBouncer refuses clients for this long (15 s by default) before it connects
     // again: deploy/RUNBOOK-database-failover.md sets it low so a re-pointed PgBouncer takes the new primary at once.
-    'server_login_retry = 1',
+    `server_login_retry = ${serverLoginRetry}`,
     `logfile = ${join(root, 'pgbouncer.log')}`,
     `pidfile = ${join(root, 'pgbouncer.pid')}`,
     '',
@@ -356,13 +361,20 @@ function pgReadyAt(port: number): boolean {
   }
 }
 
-/** PgBouncer 1.18 in transaction pooling mode on `port`, before the PostgreSQL at `target` (host:port). */
-export async function startPgBouncer(target = { host: '127.0.0.1', port: 5432 }, port = 17020) {
+/**
+ * PgBouncer 1.18 in transaction pooling mode on `port`, before the PostgreSQL at `target` (host:port), with
+ * `server_login_retry` at `serverLoginRetry` seconds (the runbook's 1 unless a test measures another).
+ */
+export async function startPgBouncer(
+  target = { host: '127.0.0.1', port: 5432 },
+  port = 17020,
+  serverLoginRetry = 1,
+) {
   const root = mkdtempSync(join(tmpdir(), 'engines-pgbouncer-'));
   // PgBouncer refuses to run as root; as root it is started as postgres, which must read its directory.
   chmodSync(root, 0o777);
   const ini = join(root, 'pgbouncer.ini');
-  writeFileSync(ini, bouncerIni(root, target, port));
+  writeFileSync(ini, bouncerIni(root, target, port, serverLoginRetry));
   chmodSync(ini, 0o644);
   const asRoot = process.getuid?.() === 0;
   const child = startProcess('pgbouncer', asRoot ? ['-u', 'postgres', ini] : [ini]);
@@ -377,7 +389,7 @@ export async function startPgBouncer(target = { host: '127.0.0.1', port: 5432 },
     port,
     url: (database: string) => `postgresql://postgres@127.0.0.1:${port}/${database}`,
     repoint(next) {
-      writeFileSync(ini, bouncerIni(root, next, port));
+      writeFileSync(ini, bouncerIni(root, next, port, serverLoginRetry));
       child.kill('SIGHUP');
     },
     async stop() {

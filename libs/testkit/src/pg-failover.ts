@@ -161,7 +161,7 @@ export async function startMovableEndpoint(target: number): Promise<MovableEndpo
 export interface PostgresPairEngine extends Engine {
   /** The server taking writes now. */
   readonly primary: PostgresServer;
-  /** Its synchronous replica (none after a promotion, until `rebuildReplica`). */
+  /** Its replica (none after a promotion, until `rebuildReplica`). */
   readonly replica: PostgresServer | undefined;
   /** Where the hosts connect: the first primary until the test moves it. */
   endpoint: MovableEndpoint;
@@ -169,8 +169,18 @@ export interface PostgresPairEngine extends Engine {
   url: string;
   /** Promotes the replica and waits until it takes writes: it is the primary from then on. */
   promote(): Promise<void>;
-  /** A new synchronous replica of the primary on `port` (the runbook's last step after a failover). */
-  rebuildReplica(port: number): Promise<void>;
+  /**
+   * A new replica of the primary on `port` (the runbook's last step after a failover): synchronous unless
+   * `synchronous` says otherwise (by default, as the pair was started).
+   */
+  rebuildReplica(port: number, synchronous?: boolean): Promise<void>;
+  /**
+   * Waits until the replica has received (and flushed) everything the primary had written, then stops its WAL
+   * receiver (`primary_conninfo` emptied): from then on what the primary commits exists only there, as when an
+   * asynchronous replica falls behind. The caller holds its writes while this runs to know exactly which commits
+   * the replica has.
+   */
+  cutReplication(): Promise<void>;
 }
 
 const COMMON = ['-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'wal_level=replica'];
@@ -182,8 +192,17 @@ function ownedDir(dir: string): string {
   return dir;
 }
 
-/** Copies `primary` into `dir` (pg_basebackup -R), starts it on `port` and makes it the synchronous standby. */
-async function copyReplica(primary: PostgresServer, dir: string, port: number): Promise<ServerIn> {
+/**
+ * Copies `primary` into `dir` (pg_basebackup -R) and starts it on `port` streaming from it: the synchronous standby
+ * (`synchronous_standby_names = '*'`), or an asynchronous one (none named: a commit is answered before the replica
+ * has it).
+ */
+async function copyReplica(
+  primary: PostgresServer,
+  dir: string,
+  port: number,
+  synchronous: boolean,
+): Promise<ServerIn> {
   run('pg_basebackup', [
     '-h',
     '127.0.0.1',
@@ -202,11 +221,14 @@ async function copyReplica(primary: PostgresServer, dir: string, port: number): 
   ]);
   const replica = server(dir, port, COMMON);
   await replica.start();
-  // ALTER SYSTEM, not a command-line setting, which would win over it.
-  sql(primary.port, "ALTER SYSTEM SET synchronous_standby_names = '*'");
+  // ALTER SYSTEM, not a command-line setting, which would win over it (and which a promoted copy would not keep).
+  sql(primary.port, `ALTER SYSTEM SET synchronous_standby_names = '${synchronous ? '*' : ''}'`);
   sql(primary.port, 'SELECT pg_reload_conf()');
-  await waitFor('a synchronous standby', () =>
-    sql(primary.port, 'SELECT sync_state FROM pg_stat_replication').includes('sync'),
+  const state = synchronous ? 'sync' : 'async';
+  await waitFor(`a streaming ${state} standby`, () =>
+    sql(primary.port, "SELECT sync_state FROM pg_stat_replication WHERE state = 'streaming'")
+      .split('\n')
+      .includes(state),
   );
   return Object.assign(replica, { dir });
 }
@@ -215,13 +237,15 @@ type ServerIn = ReturnType<typeof server> & { dir: string };
 
 /**
  * A primary on `ports.primary` with `database` made and prepared by `prepare(url)` (migrations, fixtures), then a
- * replica copied from it (pg_basebackup -R) streaming on `ports.replica`, synchronously: a commit is answered once
- * the replica has it, so a promotion loses no answered write (deploy/RUNBOOK-database-failover.md).
+ * replica copied from it (pg_basebackup -R) streaming on `ports.replica`, synchronously unless `synchronous` is
+ * false: a commit is answered once the replica has it, so a promotion loses no answered write
+ * (deploy/RUNBOOK-database-failover.md); an asynchronous replica can miss the last answered commits.
  */
 export async function startPostgresPair(
   prepare: (url: string) => Promise<void>,
-  opts: { ports?: { primary: number; replica: number }; database?: string } = {},
+  opts: { ports?: { primary: number; replica: number }; database?: string; synchronous?: boolean } = {},
 ): Promise<PostgresPairEngine> {
+  const synchronous = opts.synchronous ?? true;
   const ports = opts.ports ?? { primary: 17030, replica: 17031 };
   const database = opts.database ?? 'engines';
   const root = ownedDir(mkdtempSync(join(tmpdir(), 'engines-pg-')));
@@ -256,6 +280,7 @@ export async function startPostgresPair(
       primary,
       join(root, `pg-${ports.replica}`),
       ports.replica,
+      synchronous,
     );
     started.push(replica);
     const ep = endpoint;
@@ -276,9 +301,25 @@ export async function startPostgresPair(
         primary = next;
         replica = undefined;
       },
-      async rebuildReplica(port) {
-        replica = await copyReplica(primary, join(root, `pg-${port}`), port);
+      async rebuildReplica(port, sync = synchronous) {
+        replica = await copyReplica(primary, join(root, `pg-${port}`), port, sync);
         started.push(replica);
+      },
+      async cutReplication() {
+        const from = primary;
+        const to = replica;
+        if (!to) throw new Error('no replica to cut');
+        const written = sql(from.port, 'SELECT pg_current_wal_lsn()').trim();
+        await waitFor(
+          'the replica has what the primary wrote',
+          () => sql(to.port, `SELECT pg_last_wal_receive_lsn() >= '${written}'::pg_lsn`).trim() === 't',
+        );
+        sql(to.port, "ALTER SYSTEM SET primary_conninfo = ''");
+        sql(to.port, 'SELECT pg_reload_conf()');
+        await waitFor(
+          'the replica stopped receiving',
+          () => sql(from.port, 'SELECT count(*) FROM pg_stat_replication').trim() === '0',
+        );
       },
       stop,
     };
