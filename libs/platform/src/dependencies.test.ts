@@ -8,6 +8,8 @@ import { createLogger, type Logger } from './logger';
 import { createRedis } from './redis';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
+/** What ioredis rejects with for an error reply (redis-errors' ReplyError). */
+const replyError = (message: string) => Object.assign(new Error(message), { name: 'ReplyError' });
 
 test.each([
   ['pg: a reset socket', withCode('write ECONNRESET', 'ECONNRESET')],
@@ -32,6 +34,13 @@ test.each([
       name: 'MaxRetriesPerRequestError',
     }),
   ],
+  ['Redis Cluster: a slot moved', replyError('MOVED 12877 127.0.0.1:17103')],
+  ['Redis Cluster: a slot migrating', replyError('ASK 3999 127.0.0.1:7001')],
+  ['Redis Cluster: no master for a slot', replyError('CLUSTERDOWN The cluster is down')],
+  [
+    'Redis Cluster: keys of a slot being moved',
+    replyError('TRYAGAIN Multiple keys request during rehashing of slot'),
+  ],
   ['wrapped in a cause', new Error('outer', { cause: withCode('read ECONNRESET', 'ECONNRESET') })],
   [
     'PgBouncer: its PostgreSQL gone',
@@ -54,6 +63,8 @@ test.each([
   ['a unique violation', withCode('Unique constraint failed on the fields: (`anchor`)', 'P2002')],
   ['PostgreSQL: invalid byte sequence', withCode('invalid byte sequence for encoding "UTF8": 0x00', '22021')],
   ['PostgreSQL: a protocol violation', withCode('invalid frontend message type 0', '08P01')],
+  ['a Lua error that mentions a move', replyError('ERR user_script:1: MOVED 1 x')],
+  ['a MOVED message that is no Redis reply', new Error('MOVED 12877 127.0.0.1:17103')],
   ['nothing', undefined],
   ['a string', 'ECONNRESET'],
 ])('%s is not', (_what, err) => {

@@ -56,6 +56,13 @@ const DOWN_MESSAGES =
   /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Command timed out|Stream isn't writeable|max retries per request|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|Server has closed the connection|canceling statement due to statement timeout|terminating connection|server login has been failing|pgbouncer cannot connect to server|server conn crashed|query_wait_timeout|Cannot use a pool after calling end/i;
 
 /**
+ * Redis Cluster's replies while slots move or have no master (a failover under way): ioredis follows MOVED and ASK
+ * and retries CLUSTERDOWN and TRYAGAIN, and one that still reaches the caller means the Cluster is between
+ * masters, not a bug.
+ */
+const CLUSTER_MOVING = /^(?:(?:MOVED|ASK) \d+ \S+|CLUSTERDOWN\b.*|TRYAGAIN\b.*)$/;
+
+/**
  * A dependency call that answered too late to be used (a write that reached PostgreSQL after its deadline and was
  * therefore not applied): the same 503 as a timeout.
  */
@@ -93,6 +100,8 @@ export function isDependencyFailure(err: unknown): boolean {
       return true;
     }
     if (typeof e.message === 'string' && DOWN_MESSAGES.test(e.message)) return true;
+    if (e.name === 'ReplyError' && typeof e.message === 'string' && CLUSTER_MOVING.test(e.message))
+      return true;
     e = e.cause as Inspectable | undefined;
   }
   return false;

@@ -138,9 +138,12 @@ export function createRedis(target: RedisTarget | string, opts: RedisOptions = {
   const retry = opts.oneShot ? { retryStrategy: () => null } : {};
   let redis: Redis;
   if (to.mode === 'cluster') {
-    const { enableAutoPipelining, lazyConnect, ...node } = perConnection;
+    const { enableAutoPipelining: _batched, lazyConnect, ...node } = perConnection;
     redis = new Cluster(to.nodes, {
-      enableAutoPipelining,
+      // Never auto-pipelined on a Cluster: ioredis batches per node and does not follow a MOVED inside a batch
+      // (redis/ioredis#2075), so after a planned CLUSTER FAILOVER the moved slot's commands kept failing with
+      // MOVED (500s at the device host, scripts/engines/cluster-failover.test.ts). One command, one MOVED followed.
+      enableAutoPipelining: false,
       lazyConnect,
       ...offline,
       ...(opts.oneShot ? { clusterRetryStrategy: () => null } : {}),
