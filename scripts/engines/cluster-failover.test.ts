@@ -1,14 +1,16 @@
 // A Redis Cluster master failing over to its replica under traffic (CONTRACTS.md "Distributed engines"): three
 // masters with a replica each (ports 17100-17105, bus 17150-17155, cluster-node-timeout 1.5 s); two session replicas
 // take refresh traffic and a device host takes polls (one Redis script each, on keys spread over the masters) when
-// the master holding most of the polls' keys is SIGKILLed and Redis promotes its replica by itself.
-// redis-failover.ts runs it and checks it: 200 or 503 with Retry-After, no chain forked or lost, recovery within
-// 10 s of the promotion without a restart, change messages flow.
+// the master serving most of the polls' keys is SIGKILLed and Redis promotes its replica by itself; then, the killed
+// master back as a replica, a planned CLUSTER FAILOVER under the same traffic. redis-failover.ts runs and checks
+// each: 200 or 503 with Retry-After, no chain forked or lost, recovery within 10 s without a restart, change
+// messages flow.
 import {
   type FailoverFigures,
   type RedisClusterEngine,
   recordFaultFigures,
   startRedisCluster,
+  waitFor,
 } from '@svc/testkit';
 import { openRedisFailoverHosts, type RedisFailoverHosts } from './redis-failover';
 
@@ -33,30 +35,50 @@ afterAll(async () => {
   await engine?.stop();
 });
 
+/** The master serving most of `keys` (at least two of four over three masters), one of its keys, its replica. */
+function busiestMaster(cluster: RedisClusterEngine, keys: string[]) {
+  const owners = keys.map((k) => cluster.masterFor(k));
+  const count = (p: number | undefined) => owners.filter((o) => o === p).length;
+  const port = [...new Set(owners)].sort((a, b) => count(b) - count(a))[0]!;
+  const replica = cluster.replicaOf(port);
+  if (replica === undefined) throw new Error(`the master on ${port} has no replica`);
+  return { port, key: keys[owners.indexOf(port)]!, replica };
+}
+
+let killed = 0;
+
 test('a master SIGKILLed under refresh and poll traffic, its replica promoted: 200 or 503 with Retry-After, no chain forked or lost, recovery within 10 s', async () => {
   const cluster = engine!;
-  let victim = 0;
-  let promotedPort: number | undefined;
-  let watchedKey = '';
+  let target = { port: 0, key: '', replica: 0 };
   const result = await hosts!.failoverUnderTraffic(
     'Redis Cluster master SIGKILLed, its replica promoted',
     async ({ pollKeys }) => {
-      // The master that serves most of the polls' keys (at least two of four over three masters).
-      const owners = pollKeys.map((k) => cluster.masterFor(k));
-      const count = (p: number | undefined) => owners.filter((o) => o === p).length;
-      victim = [...new Set(owners)].sort((a, b) => count(b) - count(a))[0]!;
-      watchedKey = pollKeys[owners.indexOf(victim)]!;
-      promotedPort = cluster.replicaOf(victim);
-      expect(promotedPort).toBeDefined();
-      await cluster.servers.find((s) => s.port === victim)!.kill();
+      target = busiestMaster(cluster, pollKeys);
+      killed = target.port;
+      await cluster.servers.find((s) => s.port === target.port)!.kill();
     },
     () =>
       cluster.serves(
-        promotedPort!,
-        watchedKey,
-        PORTS.filter((p) => p !== victim),
+        target.replica,
+        target.key,
+        PORTS.filter((p) => p !== target.port),
       ),
   );
   // The kill reached the traffic: the polls on the failed master's slots were refused until the promotion.
   expect(result.byGroup['device /device-token']?.['503']).toBeGreaterThan(0);
+});
+
+test('CLUSTER FAILOVER of the busiest master under the same traffic, the killed master back as a replica: the same', async () => {
+  const cluster = engine!;
+  await cluster.servers.find((s) => s.port === killed)!.restart();
+  await waitFor('the killed master replicating', () => cluster.replicating(killed), 30_000);
+  let target = { port: 0, key: '', replica: 0 };
+  await hosts!.failoverUnderTraffic(
+    'CLUSTER FAILOVER',
+    async ({ pollKeys }) => {
+      target = busiestMaster(cluster, pollKeys);
+      cluster.failover(target.replica);
+    },
+    () => cluster.serves(target.replica, target.key, PORTS),
+  );
 });

@@ -26,11 +26,24 @@ export async function waitFor(
 }
 
 function cli(port: number, ...args: string[]): string {
-  return execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'],
-    timeout: 5000,
-  });
+  try {
+    return execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 5000,
+    });
+  } catch (err) {
+    const e = err as { stderr?: string; stdout?: string; signal?: string; status?: number };
+    throw new Error(
+      `redis-cli -p ${port} ${args.join(' ')}: status ${e.status} ${e.signal ?? ''} ${e.stdout ?? ''} ${e.stderr ?? ''}`.trim(),
+    );
+  }
+}
+
+/** Whether the server on `port` is a replica whose link to its primary is up. */
+function replicating(port: number): boolean {
+  const info = cli(port, 'info', 'replication');
+  return info.includes('role:slave') && info.includes('master_link_status:up');
 }
 
 /** Ends whatever a crashed earlier run left listening on `port` (only on the engine ports). */
@@ -107,6 +120,10 @@ export interface RedisClusterEngine extends Engine {
    * of them says the cluster is ok: a promotion the hosts' next slot refresh will find wherever they ask.
    */
   serves(port: number, key: string, live: number[]): boolean;
+  /** Whether the server on `port` is a replica whose link to its master is up (a restarted master rejoins so). */
+  replicating(port: number): boolean;
+  /** `CLUSTER FAILOVER` on the replica on `port`: a planned switch (its master is demoted once it caught up). */
+  failover(port: number): void;
 }
 
 /** Options of `startRedisCluster`. */
@@ -163,6 +180,10 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
       return live.every(
         (at) => cli(at, 'cluster', 'info').includes('cluster_state:ok') && masterFor(key, at) === port,
       );
+    },
+    replicating,
+    failover(port) {
+      cli(port, 'cluster', 'failover');
     },
     stop,
   };
@@ -296,10 +317,7 @@ export async function startSentinel(ports = { primary: 17010, replica: 17011, se
       const out = cli(ports.sentinel, 'sentinel', 'get-master-addr-by-name', master).trim().split('\n');
       return Number(out[1]);
     },
-    replicating(port) {
-      const info = cli(port, 'info', 'replication');
-      return info.includes('role:slave') && info.includes('master_link_status:up');
-    },
+    replicating,
     failover() {
       cli(ports.sentinel, 'sentinel', 'failover', master);
     },
