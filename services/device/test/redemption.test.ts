@@ -78,6 +78,29 @@ describe('two replicas', () => {
     expect((await poll(b, deviceCode)).body).toEqual({ error: 'invalid_request' });
   });
 
+  it('a redeemed code whose final mark a promoted Redis replica never got (asynchronous replication) gives no second token', async () => {
+    const { deviceCode, userCode, app } = await startedOn(a);
+    expect((await poll(a, deviceCode)).body).toEqual({ error: 'authorization_pending' });
+    await approve(a, userCode);
+    a.clock.advance(5000);
+    expect((await poll(b, deviceCode)).status).toBe(200);
+    // The replica holds the hash as it was before the redemption (or before the approval, or not at all): the
+    // consumption is in PostgreSQL, so the code is spent whatever Redis lost.
+    const key = `${a.deps.config.redisPrefix}:poll:${deviceCodeHash(deviceCode)}`;
+    const lost = [['x'], ['x', 'd']];
+    for (const fields of lost) {
+      await a.infra.redis.hdel(key, ...fields);
+      a.clock.advance(5000);
+      const again = await poll(a, deviceCode);
+      expect(again.status).toBe(400);
+      expect(['invalid_request', 'authorization_pending']).toContain(again.body.error);
+    }
+    await a.infra.redis.del(key);
+    a.clock.advance(5000);
+    expect((await poll(b, deviceCode)).body).toEqual({ error: 'invalid_request' });
+    expect(await a.infra.db.session.count({ where: { applicationId: app.applicationId } })).toBe(1);
+  });
+
   it('a slow_down raised on one replica holds on the other', async () => {
     const { deviceCode } = await startedOn(a);
     expect((await poll(a, deviceCode)).body).toEqual({ error: 'authorization_pending' });
