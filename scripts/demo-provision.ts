@@ -19,9 +19,11 @@ import {
   createOidcClient,
   createOrg,
   createSector,
+  type ProvisioningPorts,
   publishTerms,
   setClaims,
 } from '@svc/provisioning';
+import { createProvisioningPorts } from '@svc/provisioning/stores';
 import { BASELINE_TERMS } from '@svc/testkit';
 import { kekFromBytes } from '@svc/token-core';
 
@@ -45,14 +47,20 @@ function writeSecretJson(file: string, value: unknown): void {
   chmodSync(file, 0o600);
 }
 
-async function ensureApp(db: Db, env: Record<string, string | undefined>, anchor: string, domain: string) {
+async function ensureApp(
+  db: Db,
+  ports: ProvisioningPorts,
+  env: Record<string, string | undefined>,
+  anchor: string,
+  domain: string,
+) {
   const config = issuingConfigFromEnv('connect', env);
   let app = await db.application.findUnique({ where: { anchor } });
   if (!app) {
-    const org = await createOrg(db, 'Demo organization');
-    const sector = await createSector(db, org.id, 'Demo sector');
+    const org = await createOrg(ports, 'Demo organization');
+    const sector = await createSector(ports, org.id, 'Demo sector');
     await createApp(
-      db,
+      ports,
       kekFromBytes(config.kekBytes, config.previousKekBytes),
       {
         sectorId: sector.id,
@@ -63,7 +71,7 @@ async function ensureApp(db: Db, env: Record<string, string | undefined>, anchor
       systemClock,
     );
     // The example asks for the email address; the person may decline.
-    await setClaims(db, anchor, { email: 'OPTIONAL' });
+    await setClaims(ports, anchor, { email: 'OPTIONAL' });
     app = await db.application.findUniqueOrThrow({ where: { anchor } });
   } else if (!app.callbackDomains.includes(domain)) {
     await db.application.update({
@@ -73,24 +81,30 @@ async function ensureApp(db: Db, env: Record<string, string | undefined>, anchor
   }
   for (const method of DEMO_RULES) {
     if (!(await db.authenticationRule.findFirst({ where: { applicationId: app.id, method, enabled: true } })))
-      await addRule(db, anchor, { method });
+      await addRule(ports, anchor, { method });
   }
   for (const method of DEMO_RETURN_RULES) {
     if (!(await db.returnRule.findFirst({ where: { applicationId: app.id, method, enabled: true } })))
-      await addReturnRule(db, anchor, method);
+      await addReturnRule(ports, anchor, method);
   }
   return app;
 }
 
 /** Reuses the written client key when its kid is still active for the application; otherwise makes and registers one. */
-async function ensureClientKey(db: Db, applicationId: string, anchor: string, file: string): Promise<string> {
+async function ensureClientKey(
+  db: Db,
+  ports: ProvisioningPorts,
+  applicationId: string,
+  anchor: string,
+  file: string,
+): Promise<string> {
   const existing = readJson(file);
   if (existing && typeof existing.kid === 'string' && typeof existing.d === 'string') {
     const row = await db.clientKey.findUnique({ where: { kid: existing.kid } });
     if (row && row.applicationId === applicationId && row.status === 'ACTIVE') return existing.kid;
   }
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const { kid } = await addClientKey(db, anchor, publicKey.export({ format: 'jwk' }));
+  const { kid } = await addClientKey(ports, anchor, publicKey.export({ format: 'jwk' }));
   writeSecretJson(file, { ...privateKey.export({ format: 'jwk' }), kid, alg: 'EdDSA' });
   return kid;
 }
@@ -163,10 +177,17 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
   // The fleet's shared configuration, read as a host reads it: the same database, KEK and URLs.
   const config = issuingConfigFromEnv('connect', env);
   const db = createPrisma(config.databaseUrl, config.db);
+  const ports = createProvisioningPorts(db);
   try {
     mkdirSync(demoDir, { recursive: true });
-    const app = await ensureApp(db, env, anchor, `localhost:${port}`);
-    const clientKid = await ensureClientKey(db, app.id, anchor, path.join(demoDir, 'client-key.jwk.json'));
+    const app = await ensureApp(db, ports, env, anchor, `localhost:${port}`);
+    const clientKid = await ensureClientKey(
+      db,
+      ports,
+      app.id,
+      anchor,
+      path.join(demoDir, 'client-key.jwk.json'),
+    );
     const oidcClientId = await ensureOidcClient(
       db,
       app.id,

@@ -59,7 +59,7 @@ async function integrated(fetchImpl?: FetchLike) {
     callbackDomains: ['localhost'],
   });
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-  const { kid } = await addClientKey(fleet.infra.db, app.anchor, await exportJWK(publicKey));
+  const { kid } = await addClientKey(fleet.infra.provisioning, app.anchor, await exportJWK(publicKey));
   const clientKey = { ...(await exportJWK(privateKey)), kid };
   const account = await provisionAccount(fleet.infra, { givenName: 'Ada', familyName: 'Lovelace' });
   const client = createSigninClient({
@@ -262,7 +262,7 @@ test('direct issue: access key, public key (a replayed assertion retried with a 
   expect(replays).toBe(1);
   expect(rec.calls.filter((c) => c === 'POST /direct-issue/public-key')).toHaveLength(2);
 
-  await addRule(fleet.infra.db, app.anchor, { method: 'PLATFORM_TICKET', platformAppIds: [480n] });
+  await addRule(fleet.infra.provisioning, app.anchor, { method: 'PLATFORM_TICKET', platformAppIds: [480n] });
   const ticket = await linkedTicket({ infra: fleet.infra, steam }, account.id);
   const byTicket = await client.directIssuePlatformTicket({ platformTicketHex: ticket, platformAppId: 480 });
   expect((await verifier.verify(byTicket.accessToken)).sub).toBe(

@@ -31,14 +31,14 @@ beforeAll(async () => {
     callbackDomains: ['localhost'],
     names: { 'en-US': 'Example Site', 'zh-CN': '示例网站' },
   });
-  await setClaims(fleet.infra.db, anchor, { email: 'OPTIONAL' });
+  await setClaims(fleet.infra.provisioning, anchor, { email: 'OPTIONAL' });
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as AddressInfo).port;
   const url = `http://localhost:${port}`;
   // What `pnpm demo` writes (CONTRACTS): the client private key with its kid, and the OIDC client.
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-  const { kid } = await addClientKey(fleet.infra.db, anchor, await exportJWK(publicKey));
+  const { kid } = await addClientKey(fleet.infra.provisioning, anchor, await exportJWK(publicKey));
   const oidcClient = await createOidcClient(fleet.infra.db, {
     anchor,
     redirectUris: [`${url}/oidc/callback`],

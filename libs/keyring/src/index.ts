@@ -2,6 +2,7 @@
 // domain/, the signing keys (PostgreSQL) and key-change messages (Redis pub/sub) in store/, bound in key-ring.ts.
 export type { KeyRing, KeyRingPorts, KeyRingValues } from './domain/key-ring';
 export { createKeyRingOn } from './domain/key-ring';
+export * as keyLifecycle from './domain/lifecycle';
 export {
   KeySetFullError,
   type PrepublishedRotation,

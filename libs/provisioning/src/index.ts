@@ -1,5 +1,7 @@
 // Provisioning: the operations behind `pnpm admin`, also used by tests and the demo to set up fixtures.
-export * from './describe';
+export * from './domain/describe';
+export type * from './domain/ports';
+export * from './domain/tenancy';
 export * from './email-domains';
 export * from './errors';
 export * from './inspect';
@@ -9,5 +11,4 @@ export * from './oidc-client-changes';
 export * from './oidc-clients';
 export * from './principals';
 export * from './secrets';
-export * from './tenancy';
 export * from './terms';

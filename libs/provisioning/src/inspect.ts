@@ -1,6 +1,7 @@
 // Read-only views for operators (`org show`, `sector show`, `account show`, `keys list`): what exists and in which
 // state, never a secret; an unknown id or email is an error, so a typo is not mistaken for "nothing there".
 import type { Db } from '@svc/db';
+import { appByAnchor, uuidOrThrow } from './domain/tenancy';
 import { ProvisioningError } from './errors';
 import {
   readAccountByEmail,
@@ -10,7 +11,7 @@ import {
   readSigningKeys,
 } from './store/inspect';
 import { readAnchors } from './store/listing';
-import { appByAnchor, uuidOrThrow } from './tenancy';
+import { createTenancyStore } from './store/tenancy';
 
 export async function showOrg(db: Db, id: string) {
   const org = await readOrganization(db, uuidOrThrow(id, 'organization'));
@@ -52,7 +53,9 @@ export async function showAccount(db: Db, email: string) {
  * its scope, status and lifecycle dates, never key material.
  */
 export async function listSigningKeys(db: Db, filter: { anchor?: string; oidc?: boolean }) {
-  const app = filter.anchor ? await appByAnchor(db, filter.anchor) : undefined;
+  const app = filter.anchor
+    ? await appByAnchor({ tenancy: createTenancyStore(db) }, filter.anchor)
+    : undefined;
   const rows = await readSigningKeys(db, { applicationId: app?.id, oidc: filter.oidc });
   const ids = [...new Set(rows.flatMap((r) => (r.applicationId ? [r.applicationId] : [])))];
   const anchors = await readAnchors(db, ids);

@@ -14,9 +14,10 @@ import {
 import type { Clock } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
 import type { Redis } from 'ioredis';
+import { appByAnchor } from './domain/tenancy';
 import { ProvisioningError } from './errors';
 import { moveSessionStatus, readSessionStatus, readSessions } from './store/sessions';
-import { appByAnchor } from './tenancy';
+import { createTenancyStore } from './store/tenancy';
 
 /** The lifecycle's refusal to publish a 33rd key, in an operator's words. */
 async function refusingFullSet<T>(anchor: string, change: () => Promise<T>): Promise<T> {
@@ -42,7 +43,7 @@ export async function rotateKeysNow(
   clock: Clock,
   redis?: Redis,
 ) {
-  const app = await appByAnchor(db, anchor);
+  const app = await appByAnchor({ tenancy: createTenancyStore(db) }, anchor);
   const at = new Date(clock());
   await refusingFullSet(anchor, () =>
     activateNextKey(db, kek, app.id, { force: true, keyCacheTtlMs: windows.keyCacheTtlMs, at }),
@@ -62,7 +63,7 @@ export async function rotateKeysPrepublished(
   windows: RotationWindows,
   clock: Clock,
 ) {
-  const app = await appByAnchor(db, anchor);
+  const app = await appByAnchor({ tenancy: createTenancyStore(db) }, anchor);
   const at = new Date(clock());
   await refusingFullSet(anchor, () => prepublishRotation(db, kek, app.id, windows, at));
   return { kids: await publishedKids(db, app.id, at) };
@@ -76,7 +77,7 @@ export async function revokeKeyNow(
   clock: Clock,
   redis?: Redis,
 ) {
-  const app = await appByAnchor(db, anchor);
+  const app = await appByAnchor({ tenancy: createTenancyStore(db) }, anchor);
   const at = new Date(clock());
   const res = await revokeKey(db, kek, app.id, kid, at);
   if (!res.found) throw new ProvisioningError('signing key not found for this application');
@@ -111,7 +112,7 @@ export async function revokeOidcKeyNow(db: Db, kek: Kek, kid: string, clock: Clo
 }
 
 export async function listSessions(db: Db, anchor: string, subject: string, clock: Clock) {
-  const app = await appByAnchor(db, anchor);
+  const app = await appByAnchor({ tenancy: createTenancyStore(db) }, anchor);
   const subj = await createSectorSubjectsStore(db).findBySubject(app.sectorId, subject);
   if (subj?.principalKind !== 'ACCOUNT') return { sessions: [] };
   const rows = await readSessions(db, app.id, subj.principalId, 500);

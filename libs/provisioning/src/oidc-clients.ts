@@ -5,9 +5,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '@svc/db';
 import { isHttpsOrLoopback } from '@svc/platform';
 import { OIDC_RESPONSE_TYPES, parseResponseType } from '@svc/token-core';
+import { appByAnchor } from './domain/tenancy';
 import { ProvisioningError } from './errors';
-import { hasEnabledRule, insertOidcClient } from './store/tenancy';
-import { appByAnchor } from './tenancy';
+import { createTenancyStore } from './store/tenancy';
 
 export const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 export type OidcAuthMethod = (typeof OIDC_AUTH_METHODS)[number];
@@ -141,8 +141,8 @@ export function newClientSecret(): string {
 }
 
 export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
-  const app = await appByAnchor(db, input.anchor);
-  if (!(await hasEnabledRule(db, app.id, 'OIDC'))) {
+  const app = await appByAnchor({ tenancy: createTenancyStore(db) }, input.anchor);
+  if (!(await createTenancyStore(db).hasEnabledRule(app.id, 'OIDC'))) {
     throw new ProvisioningError(
       `application ${input.anchor} has no OIDC authentication rule; add one first (app add-rule --app ${input.anchor} --method OIDC)`,
     );
@@ -151,7 +151,7 @@ export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
   const authMethod = input.authMethod ?? 'client_secret_basic';
   const clientId = `oidc_${randomBytes(18).toString('base64url')}`;
   const clientSecret = authMethod === 'none' ? undefined : newClientSecret();
-  await insertOidcClient(db, {
+  await createTenancyStore(db).insertOidcClient({
     clientId,
     secretHash: clientSecret ? hashClientSecret(clientSecret) : null,
     authMethod,

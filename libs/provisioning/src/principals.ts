@@ -4,6 +4,7 @@ import type { Db } from '@svc/db';
 import { createAccountsStore, createAgreementsStore } from '@svc/issuance/stores';
 import type { Clock } from '@svc/platform';
 import { buildClaimView, CLAIM_KEYS, isClaimKey, normalizeRequirements } from '@svc/token-core';
+import { appByAnchor, ed25519PublicX, uuidOrThrow } from './domain/tenancy';
 import { ProvisioningError } from './errors';
 import {
   findAccount,
@@ -18,8 +19,7 @@ import {
   revokeWorkload as revokeWorkloadRow,
   setAccountStatus as setAccountStatusRow,
 } from './store/principals';
-import { sectorExists } from './store/tenancy';
-import { appByAnchor, ed25519PublicX, uuidOrThrow } from './tenancy';
+import { createTenancyStore } from './store/tenancy';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -75,7 +75,7 @@ export async function grantClaim(db: Db, accountId: string, anchor: string, clai
   if (state !== 'GRANTED' && state !== 'DENIED')
     throw new ProvisioningError('--state must be GRANTED or DENIED');
   await accountById(db, accountId);
-  const app = await appByAnchor(db, anchor);
+  const app = await appByAnchor({ tenancy: createTenancyStore(db) }, anchor);
   await putClaimGrant(db, { accountId, applicationId: app.id, claim, state });
   const grants = await createAccountsStore(db).loadGrants(accountId, app.id);
   return { claims: buildClaimView(normalizeRequirements(app.claimRequirements), grants) };
@@ -155,11 +155,15 @@ async function applicabilityOf(db: Db, input: CredentialApplicability) {
     throw new ProvisioningError('give --app or --sector, not both');
   if (input.sectorId !== undefined) {
     const sectorId = uuidOrThrow(input.sectorId, 'sector');
-    if (!(await sectorExists(db, sectorId))) throw new ProvisioningError('sector not found');
+    if (!(await createTenancyStore(db).sectorExists(sectorId)))
+      throw new ProvisioningError('sector not found');
     return { applicationId: null, sectorId };
   }
   if (input.anchor === undefined) throw new ProvisioningError('give --app or --sector');
-  return { applicationId: (await appByAnchor(db, input.anchor)).id, sectorId: null };
+  return {
+    applicationId: (await appByAnchor({ tenancy: createTenancyStore(db) }, input.anchor)).id,
+    sectorId: null,
+  };
 }
 
 export async function createAccessKey(

@@ -74,12 +74,12 @@ export async function provisionApp(infra: TestInfra, opts: AppFixtureOptions = {
   let sectorId = opts.sectorId;
   let orgId = '';
   if (!sectorId) {
-    orgId = (await createOrg(infra.db, uniqueName('org'))).id;
-    sectorId = (await createSector(infra.db, orgId, uniqueName('sector'))).id;
+    orgId = (await createOrg(infra.provisioning, uniqueName('org'))).id;
+    sectorId = (await createSector(infra.provisioning, orgId, uniqueName('sector'))).id;
   }
   const anchor = opts.anchor ?? uniqueName('app');
   await createApp(
-    infra.db,
+    infra.provisioning,
     infra.issuance.kek,
     {
       sectorId,
@@ -89,9 +89,9 @@ export async function provisionApp(infra: TestInfra, opts: AppFixtureOptions = {
     },
     infra.issuance.clock,
   );
-  for (const method of opts.methods ?? []) await addRule(infra.db, anchor, { method });
-  for (const method of opts.returnMethods ?? []) await addReturnRule(infra.db, anchor, method);
-  if (opts.claims) await setClaims(infra.db, anchor, opts.claims);
+  for (const method of opts.methods ?? []) await addRule(infra.provisioning, anchor, { method });
+  for (const method of opts.returnMethods ?? []) await addReturnRule(infra.provisioning, anchor, method);
+  if (opts.claims) await setClaims(infra.provisioning, anchor, opts.claims);
   const app = await infra.db.application.findUniqueOrThrow({ where: { anchor } });
   return { anchor, orgId, sectorId, applicationId: app.id };
 }
@@ -121,7 +121,7 @@ export async function provisionClientKey(
   anchor: string,
 ): Promise<{ kid: string; key: CryptoKey }> {
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-  const { kid } = await addClientKey(infra.db, anchor, await exportJWK(publicKey));
+  const { kid } = await addClientKey(infra.provisioning, anchor, await exportJWK(publicKey));
   return { kid, key: privateKey };
 }
 

@@ -5,6 +5,8 @@ import { closeDependencyWatches, issuanceDepsOf, issuingConfigFromEnv } from '@s
 import type { IssuanceDeps } from '@svc/issuance';
 import { createKeyRing, type KeyRing } from '@svc/keyring';
 import { type Clock, createRedis, type Redis, systemClock } from '@svc/platform';
+import type { ProvisioningPorts } from '@svc/provisioning';
+import { createProvisioningPorts } from '@svc/provisioning/stores';
 import { type Kek, kekFromBytes } from '@svc/token-core';
 import { testEnv } from './config';
 
@@ -14,6 +16,8 @@ export interface TestInfra {
   subscriber: Redis;
   keyRing: KeyRing;
   issuance: IssuanceDeps;
+  /** The provisioning stores over `db`, bound once: what fixtures (provisionApp, grantClaim, ...) run on. */
+  provisioning: ProvisioningPorts;
   close(): Promise<void>;
 }
 
@@ -58,6 +62,7 @@ export function openInfra(opts: InfraOptions = {}): TestInfra {
     subscriber,
     keyRing,
     issuance,
+    provisioning: createProvisioningPorts(db),
     async close() {
       // Host apps built over these connections (hostPartsOf) watch them: stop that before closing them.
       closeDependencyWatches(db, redis);

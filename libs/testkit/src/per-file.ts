@@ -53,6 +53,9 @@ export function useInfra(opts: InfraOptions | (() => InfraOptions) = {}): TestIn
     get issuance() {
       return current().issuance;
     },
+    get provisioning() {
+      return current().provisioning;
+    },
     close: () => current().close(),
   };
 }

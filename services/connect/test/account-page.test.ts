@@ -37,9 +37,9 @@ const NOTICE = /passkey was added|添加了新的通行密钥/;
 const email = `${uniqueName('ada')}@example.test`;
 
 beforeAll(async () => {
-  const org = await createOrg(cx.infra.db, uniqueName('org'));
-  const office = await createSector(cx.infra.db, org.id, 'Lantern Office');
-  const games = await createSector(cx.infra.db, org.id, 'Lantern Games');
+  const org = await createOrg(cx.infra.provisioning, uniqueName('org'));
+  const office = await createSector(cx.infra.provisioning, org.id, 'Lantern Office');
+  const games = await createSector(cx.infra.provisioning, org.id, 'Lantern Games');
   notes = await provisionBackend(cx.infra, cx.host.url, {
     sectorId: office.id,
     claims: { email: 'REQUIRED', firstName: 'OPTIONAL', lastName: 'SYNTHETIC_FALLBACK' },

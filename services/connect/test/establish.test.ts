@@ -221,9 +221,9 @@ describe('POST /establish', () => {
   test('ApplicationNotActive when the application, its sector or its organization is unavailable', async () => {
     for (const disable of ['app', 'sector', 'org'] as const) {
       const b = await provisionBackend(cx.infra, cx.host.url);
-      if (disable === 'app') await setAppStatus(cx.infra.db, b.fixture.anchor, 'SUSPENDED');
-      if (disable === 'sector') await setSectorStatus(cx.infra.db, b.fixture.sectorId, 'DISABLED');
-      if (disable === 'org') await setOrgStatus(cx.infra.db, b.fixture.orgId, 'DISABLED');
+      if (disable === 'app') await setAppStatus(cx.infra.provisioning, b.fixture.anchor, 'SUSPENDED');
+      if (disable === 'sector') await setSectorStatus(cx.infra.provisioning, b.fixture.sectorId, 'DISABLED');
+      if (disable === 'org') await setOrgStatus(cx.infra.provisioning, b.fixture.orgId, 'DISABLED');
       const res = await b.establish({});
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ reason: 'ApplicationNotActive' });

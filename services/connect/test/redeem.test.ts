@@ -209,7 +209,7 @@ describe('POST /redeem', () => {
     expect((await redeem(d)).body).toEqual({ reason: 'AccountDeleted' });
     const b = await provisionBackend(pair.infra, pair.host.url);
     const s = await realized({}, b);
-    await setAppStatus(pair.infra.db, b.fixture.anchor, 'SUSPENDED');
+    await setAppStatus(pair.infra.provisioning, b.fixture.anchor, 'SUSPENDED');
     const res = await redeem(s);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason: 'ApplicationNotActive' });

@@ -200,7 +200,7 @@ describe('POST /refresh (connect)', () => {
   test('ClaimConsentRequired with the view and an errand; after consent the same token rotates', async () => {
     const backend = await provisionBackend(pair.infra, pair.host.url, { claims: { email: 'OPTIONAL' } });
     const s = await signedIn(backend);
-    await setClaims(pair.infra.db, backend.fixture.anchor, { email: 'REQUIRED' });
+    await setClaims(pair.infra.provisioning, backend.fixture.anchor, { email: 'REQUIRED' });
     const gate = await refresh(s.refreshToken);
     expect([gate.status, gate.body.reason]).toEqual([403, 'ClaimConsentRequired']);
     expect(gate.body.claims.email).toEqual({ requirement: 'REQUIRED', state: 'UNKNOWN' });

@@ -93,7 +93,7 @@ describe('POST /device-authorize', () => {
     expect(unknown.body).toEqual({ reason: 'ApplicationNotFound' });
 
     const suspended = await provisionDeviceApp(h.infra);
-    await setAppStatus(h.infra.db, suspended.anchor, 'SUSPENDED');
+    await setAppStatus(h.infra.provisioning, suspended.anchor, 'SUSPENDED');
     const notActive = await authorize(h, suspended.anchor);
     expect(notActive.status).toBe(403);
     expect(notActive.body).toEqual({ reason: 'ApplicationNotActive' });

@@ -147,7 +147,7 @@ describe('tokens', () => {
 
   it('carry the PASSKEY_USERNAMELESS rule TTLs', async () => {
     const app = await provisionDeviceApp(a.infra, { methods: [] });
-    await addRule(a.infra.db, app.anchor, {
+    await addRule(a.infra.provisioning, app.anchor, {
       method: 'PASSKEY_USERNAMELESS',
       accessTtl: 600,
       refreshTtl: 86_400,

@@ -279,7 +279,7 @@ describe('POST /device-token: checks made again at redemption', () => {
   it('access_denied when the application was suspended after approving', async () => {
     const { deviceCode, userCode, app } = await started();
     await approve(h, userCode);
-    await setAppStatus(h.infra.db, app.anchor, 'SUSPENDED');
+    await setAppStatus(h.infra.provisioning, app.anchor, 'SUSPENDED');
     expectError(await poll(h, deviceCode), 'access_denied');
   });
 

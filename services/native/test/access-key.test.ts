@@ -201,14 +201,15 @@ describe('authorization layers', () => {
 
   test('Layer 3 never refuses direct issue: an app with only DEVICE_CODE, or every other return rule, issues', async () => {
     const f = await fixture();
-    await addReturnRule(n.infra.db, f.app.anchor, 'DEVICE_CODE');
+    await addReturnRule(n.infra.provisioning, f.app.anchor, 'DEVICE_CODE');
     expectTokenPair(await postJson(url, f.body), [
       'accessToken',
       'applicationAnchor',
       'claims',
       'refreshToken',
     ]);
-    for (const method of ['CALLBACK', 'STATUS_POLL']) await addReturnRule(n.infra.db, f.app.anchor, method);
+    for (const method of ['CALLBACK', 'STATUS_POLL'])
+      await addReturnRule(n.infra.provisioning, f.app.anchor, method);
     expect((await postJson(url, f.body)).status).toBe(200);
   });
 });
@@ -217,8 +218,8 @@ describe('issuance refusals', () => {
   test('application SUSPENDED, DISABLED, or its sector disabled is ApplicationNotActive', async () => {
     for (const change of ['SUSPENDED', 'DISABLED', 'sector'] as const) {
       const f = await fixture();
-      if (change === 'sector') await setSectorStatus(n.infra.db, f.app.sectorId, 'DISABLED');
-      else await setAppStatus(n.infra.db, f.app.anchor, change);
+      if (change === 'sector') await setSectorStatus(n.infra.provisioning, f.app.sectorId, 'DISABLED');
+      else await setAppStatus(n.infra.provisioning, f.app.anchor, change);
       const res = await postJson(url, f.body);
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ reason: 'ApplicationNotActive' });
@@ -293,7 +294,7 @@ describe('issuance refusals', () => {
 describe('claim gates', () => {
   test('a REQUIRED claim without consent is ClaimConsentRequired with the view and an errand', async () => {
     const f = await fixture();
-    await setClaims(n.infra.db, f.app.anchor, { email: 'REQUIRED', firstName: 'OPTIONAL' });
+    await setClaims(n.infra.provisioning, f.app.anchor, { email: 'REQUIRED', firstName: 'OPTIONAL' });
     const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body.reason).toBe('ClaimConsentRequired');
@@ -307,7 +308,7 @@ describe('claim gates', () => {
 
   test('a granted REQUIRED claim with no data is RequiredClaimDataMissing', async () => {
     const f = await fixture();
-    await setClaims(n.infra.db, f.app.anchor, { staticAvatar: 'REQUIRED' });
+    await setClaims(n.infra.provisioning, f.app.anchor, { staticAvatar: 'REQUIRED' });
     await grantClaim(n.infra.db, f.account.id, f.app.anchor, 'staticAvatar', 'GRANTED');
     const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
@@ -318,7 +319,7 @@ describe('claim gates', () => {
 
   test('SYNTHETIC_ONLY and SYNTHETIC_FALLBACK never block', async () => {
     const f = await fixture();
-    await setClaims(n.infra.db, f.app.anchor, {
+    await setClaims(n.infra.provisioning, f.app.anchor, {
       email: 'SYNTHETIC_ONLY',
       staticAvatar: 'SYNTHETIC_FALLBACK',
       animatedAvatar: 'SYNTHETIC_FALLBACK',

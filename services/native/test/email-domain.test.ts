@@ -26,7 +26,10 @@ beforeAll(async () => {
   const app = await provisionApp(n.infra, {
     methods: ['ACCESS_KEY_DIRECT', 'AGENT_ACCESS_KEY_DIRECT', 'PUBLIC_KEY_DIRECT'],
   });
-  await addRule(n.infra.db, app.anchor, { method: 'PLATFORM_TICKET', platformAppIds: [BigInt(APP_ID)] });
+  await addRule(n.infra.provisioning, app.anchor, {
+    method: 'PLATFORM_TICKET',
+    platformAppIds: [BigInt(APP_ID)],
+  });
   anchor = app.anchor;
   accounts.EmailDomainBlocked = await provisionAccount(n.infra, { emailDomain: blockedDomain });
   accounts.EmailDomainRequiresSso = await provisionAccount(n.infra, { emailDomain: ssoDomain });

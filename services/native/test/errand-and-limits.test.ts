@@ -45,7 +45,7 @@ describe('POST /errand', () => {
 
   test('a claim newly REQUIRED: an errand to complete it in the browser', async () => {
     const f = await issued();
-    await setClaims(n.infra.db, f.app.anchor, { firstName: 'REQUIRED' });
+    await setClaims(n.infra.provisioning, f.app.anchor, { firstName: 'REQUIRED' });
     const res = await errand({ accessToken: f.accessToken });
     expect(res.status).toBe(200);
     expect(res.body.claims.firstName).toEqual({ requirement: 'REQUIRED', state: 'UNKNOWN' });
@@ -76,7 +76,7 @@ describe('POST /errand', () => {
 
   test('an application or account disabled is an empty 403', async () => {
     const f1 = await issued();
-    await setAppStatus(n.infra.db, f1.app.anchor, 'DISABLED');
+    await setAppStatus(n.infra.provisioning, f1.app.anchor, 'DISABLED');
     const r1 = await errand({ accessToken: f1.accessToken });
     expect(r1.status).toBe(403);
     expect(r1.text).toBe('');

@@ -65,7 +65,7 @@ beforeAll(async () => {
     rateLimit: { prefix, addressPoints: 1_000_000, credentialPoints: 1_000_000, windowSeconds: 600 },
   });
   const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT', 'PUBLIC_KEY_DIRECT'] });
-  await addRule(infra.db, app.anchor, { method: 'PLATFORM_TICKET', platformAppIds: [480n] });
+  await addRule(infra.provisioning, app.anchor, { method: 'PLATFORM_TICKET', platformAppIds: [480n] });
   anchor = app.anchor;
   applicationId = app.applicationId;
   accountId = (await settledAccount(infra)).id;

@@ -17,7 +17,7 @@ beforeAll(async () => {
 
 async function fixture() {
   const app = await provisionApp(n.infra);
-  await addRule(n.infra.db, app.anchor, {
+  await addRule(n.infra.provisioning, app.anchor, {
     method: 'PLATFORM_TICKET',
     platformAppIds: [BigInt(APP_ID), 999n],
   });
@@ -224,7 +224,7 @@ describe('policy and Steam answers', () => {
 
   test('Layer 3 never refuses direct issue: an app with only a DEVICE_CODE return rule issues', async () => {
     const app = await fixture();
-    await addReturnRule(n.infra.db, app.anchor, 'DEVICE_CODE');
+    await addReturnRule(n.infra.provisioning, app.anchor, 'DEVICE_CODE');
     const { second } = await signIn(app.anchor);
     expect(second.status).toBe(200);
   });

@@ -167,7 +167,7 @@ describe('layers and anchors', () => {
 
   test('Layer 3 never refuses direct issue: an app with only a DEVICE_CODE return rule issues', async () => {
     const f = await fixture();
-    await addReturnRule(n.infra.db, f.app.anchor, 'DEVICE_CODE');
+    await addReturnRule(n.infra.provisioning, f.app.anchor, 'DEVICE_CODE');
     expect((await send(n.host, f)).status).toBe(200);
   });
 

@@ -39,7 +39,10 @@ async function publicKeySignIn(opts: { acceptTerms?: boolean } = {}): Promise<Si
 /** A Steam user signed in once (first sign-in creates the account, which accepts the terms). */
 async function platformTicketSignIn(): Promise<Signed> {
   const app = await provisionApp(n.infra);
-  await addRule(n.infra.db, app.anchor, { method: 'PLATFORM_TICKET', platformAppIds: [BigInt(APP_ID)] });
+  await addRule(n.infra.provisioning, app.anchor, {
+    method: 'PLATFORM_TICKET',
+    platformAppIds: [BigInt(APP_ID)],
+  });
   const steamId = freshSteamId();
   const attempt = (extra: Record<string, unknown> = {}) => {
     const ticket = freshTicket();
@@ -68,14 +71,14 @@ async function platformTicketSignIn(): Promise<Signed> {
 }
 
 const refusals: [string, (s: Signed) => Promise<unknown>][] = [
-  ['ApplicationNotActive', (s) => setAppStatus(n.infra.db, s.anchor, 'SUSPENDED')],
+  ['ApplicationNotActive', (s) => setAppStatus(n.infra.provisioning, s.anchor, 'SUSPENDED')],
   ['AccountDisabled', (s) => setAccountStatus(n.infra.db, s.accountId, 'DISABLED')],
   ['AccountDeleted', (s) => setAccountStatus(n.infra.db, s.accountId, 'DELETED')],
-  ['ClaimConsentRequired', (s) => setClaims(n.infra.db, s.anchor, { email: 'REQUIRED' })],
+  ['ClaimConsentRequired', (s) => setClaims(n.infra.provisioning, s.anchor, { email: 'REQUIRED' })],
   [
     'RequiredClaimDataMissing',
     async (s) => {
-      await setClaims(n.infra.db, s.anchor, { staticAvatar: 'REQUIRED' });
+      await setClaims(n.infra.provisioning, s.anchor, { staticAvatar: 'REQUIRED' });
       await grantClaim(n.infra.db, s.accountId, s.anchor, 'staticAvatar', 'GRANTED');
     },
   ],

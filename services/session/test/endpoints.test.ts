@@ -288,7 +288,7 @@ describe('POST /revoke-all', () => {
 describe('GET /userinfo and /claim-state', () => {
   it('serves live data with the no-store headers and the five claim-state keys', async () => {
     const s = await freshSession(h.infra);
-    await setClaims(h.infra.db, s.app.anchor, {
+    await setClaims(h.infra.provisioning, s.app.anchor, {
       email: 'OPTIONAL',
       firstName: 'REQUIRED',
       lastName: 'OPTIONAL',
@@ -342,7 +342,7 @@ describe('GET /userinfo and /claim-state', () => {
 
   it('discloses an empty surname for an approved account without one', async () => {
     const s = await freshSession(h.infra);
-    await setClaims(h.infra.db, s.app.anchor, { lastName: 'REQUIRED' });
+    await setClaims(h.infra.provisioning, s.app.anchor, { lastName: 'REQUIRED' });
     h.deps.apps.clear();
     const acct = await provisionAccount(h.infra, { givenName: 'Mononym' });
     await grantClaim(h.infra.db, acct.id, s.app.anchor, 'lastName', 'GRANTED');

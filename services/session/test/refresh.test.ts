@@ -223,7 +223,7 @@ describe('POST /refresh', () => {
     expect((await refresh(deleted.issued.refreshToken)).body.reason).toBe('AccountDeleted');
 
     const suspendedApp = await freshSession(h.infra);
-    await setAppStatus(h.infra.db, suspendedApp.app.anchor, 'SUSPENDED');
+    await setAppStatus(h.infra.provisioning, suspendedApp.app.anchor, 'SUSPENDED');
     h.deps.apps.clear();
     const r3 = await refresh(suspendedApp.issued.refreshToken);
     expect([r3.status, r3.body.reason]).toEqual([403, 'ApplicationNotActive']);
@@ -231,7 +231,7 @@ describe('POST /refresh', () => {
 
   it('applies the claim gate and basic terms on refresh', async () => {
     const s = await freshSession(h.infra);
-    await setClaims(h.infra.db, s.app.anchor, { email: 'REQUIRED' });
+    await setClaims(h.infra.provisioning, s.app.anchor, { email: 'REQUIRED' });
     h.deps.apps.clear();
     const gate = await refresh(s.issued.refreshToken);
     expect(gate.status).toBe(403);
@@ -240,7 +240,7 @@ describe('POST /refresh', () => {
     expect(gate.body.errand.errandKey).toMatch(/^ernd_/);
 
     const m = await freshSession(h.infra);
-    await setClaims(h.infra.db, m.app.anchor, { staticAvatar: 'REQUIRED' });
+    await setClaims(h.infra.provisioning, m.app.anchor, { staticAvatar: 'REQUIRED' });
     await h.infra.db.claimGrant.create({
       data: {
         accountId: m.account.id,

@@ -17,6 +17,8 @@ import {
   readConfig,
   urlVar,
 } from '@svc/platform';
+import type { ProvisioningPorts } from '@svc/provisioning';
+import { createProvisioningPorts } from '@svc/provisioning/stores';
 import { type Kek, kekFromBytes } from '@svc/token-core';
 import { ConfigError } from './errors';
 
@@ -61,6 +63,8 @@ export interface AdminContext {
   /** The tool's one clock, created at start-up (main.ts): every change it stamps reads it. */
   clock: Clock;
   db(): Db;
+  /** The provisioning stores over db(), bound once when a command first needs them. */
+  provisioning(): ProvisioningPorts;
   kek(): Kek;
   /** Base URL of the connect host (CONNECT_URL), where published terms are shown. */
   connectUrl(): string;
@@ -92,6 +96,7 @@ export function createAdminContext(env: Env, clock: Clock): AdminContext {
     return parsed;
   };
   let db: Db | undefined;
+  let ports: ProvisioningPorts | undefined;
   let kek: Kek | undefined;
   let redis: Redis | undefined;
   /** Publishes on a fresh connection; true when Redis could not be reached in time. */
@@ -119,11 +124,16 @@ export function createAdminContext(env: Env, clock: Clock): AdminContext {
       return true;
     }
   }
+  const openDb = () => {
+    db ??= createPrisma(config().databaseUrl, config().db);
+    return db;
+  };
   return {
     clock,
-    db: () => {
-      db ??= createPrisma(config().databaseUrl, config().db);
-      return db;
+    db: openDb,
+    provisioning: () => {
+      ports ??= createProvisioningPorts(openDb());
+      return ports;
     },
     kek: () => {
       kek ??= kekFromBytes(config().kekBytes, config().previousKekBytes);

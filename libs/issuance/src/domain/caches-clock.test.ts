@@ -16,7 +16,7 @@ test('an application context is reused for APP_CACHE_TTL_MS by the clock, then r
   const apps = createApplicationCache(infra.issuance.ports.applications, 2000, clock);
   const app = await provisionApp(infra);
   expect((await apps.get(app.anchor))?.status).toBe('ACTIVE');
-  await setAppStatus(infra.db, app.anchor, 'SUSPENDED');
+  await setAppStatus(infra.provisioning, app.anchor, 'SUSPENDED');
   clock.advance(1999);
   expect((await apps.get(app.anchor))?.status).toBe('ACTIVE');
   clock.advance(1);

@@ -51,7 +51,7 @@ async function withAnnouncement(
   change: () => Promise<{ kids: string[] }>,
 ) {
   const result = await change();
-  const app = await appByAnchor(ctx.db(), anchor);
+  const app = await appByAnchor(ctx.provisioning(), anchor);
   const warning = await ctx.announceKeyChange(app.id);
   return warning ? { ...result, warning } : result;
 }

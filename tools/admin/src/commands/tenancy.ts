@@ -35,7 +35,7 @@ export const tenancyCommands = [
     synopsis: '--name N',
     flags: { name: {} },
     parse: (f) => ({ name: f.text('name', { required: true }) }),
-    run: (ctx, i) => createOrg(ctx.db(), i.name),
+    run: (ctx, i) => createOrg(ctx.provisioning(), i.name),
   }),
   defineCommand({
     name: 'org set-status',
@@ -45,7 +45,7 @@ export const tenancyCommands = [
       org: f.id('org', { required: true }),
       status: f.oneOf('status', ORG_STATUSES, { required: true }),
     }),
-    run: (ctx, i) => setOrgStatus(ctx.db(), i.org, i.status),
+    run: (ctx, i) => setOrgStatus(ctx.provisioning(), i.org, i.status),
   }),
   oneFlagCommand({
     name: 'org show',
@@ -58,7 +58,7 @@ export const tenancyCommands = [
     synopsis: '--org ID --name N',
     flags: { org: {}, name: {} },
     parse: (f) => ({ org: f.id('org', { required: true }), name: f.text('name', { required: true }) }),
-    run: (ctx, i) => createSector(ctx.db(), i.org, i.name),
+    run: (ctx, i) => createSector(ctx.provisioning(), i.org, i.name),
   }),
   defineCommand({
     name: 'sector set-status',
@@ -68,7 +68,7 @@ export const tenancyCommands = [
       sector: f.id('sector', { required: true }),
       status: f.oneOf('status', ORG_STATUSES, { required: true }),
     }),
-    run: (ctx, i) => setSectorStatus(ctx.db(), i.sector, i.status),
+    run: (ctx, i) => setSectorStatus(ctx.provisioning(), i.sector, i.status),
   }),
   oneFlagCommand({
     name: 'sector show',
@@ -104,14 +104,14 @@ export const tenancyCommands = [
       }
       return input;
     },
-    run: (ctx, i) => createApp(ctx.db(), ctx.kek(), i, ctx.clock),
+    run: (ctx, i) => createApp(ctx.provisioning(), ctx.kek(), i, ctx.clock),
   }),
   defineCommand({
     name: 'app set-status',
     synopsis: '--app A --status ACTIVE|SUSPENDED|DISABLED',
     flags: { app: {}, status: {} },
     parse: (f) => ({ app: f.anchor('app'), status: f.oneOf('status', APP_STATUSES, { required: true }) }),
-    run: (ctx, i) => setAppStatus(ctx.db(), i.app, i.status),
+    run: (ctx, i) => setAppStatus(ctx.provisioning(), i.app, i.status),
   }),
   defineCommand({
     name: 'app add-rule',
@@ -133,14 +133,14 @@ export const tenancyCommands = [
       }
       return input;
     },
-    run: (ctx, { app, ...rule }) => addRule(ctx.db(), app, rule),
+    run: (ctx, { app, ...rule }) => addRule(ctx.provisioning(), app, rule),
   }),
   defineCommand({
     name: 'app add-return-rule',
     synopsis: `--app A --method ${RETURN_METHODS.join('|')}`,
     flags: { app: {}, method: {} },
     parse: (f) => ({ app: f.anchor('app'), method: f.oneOf('method', RETURN_METHODS, { required: true }) }),
-    run: (ctx, i) => addReturnRule(ctx.db(), i.app, i.method),
+    run: (ctx, i) => addReturnRule(ctx.provisioning(), i.app, i.method),
   }),
   ...REMOVABLE_RULES.map(([verb, kind, what, addedBy]) =>
     defineCommand({
@@ -148,7 +148,7 @@ export const tenancyCommands = [
       synopsis: `--app A --rule ID   (deletes one ${what}, by the ruleId ${addedBy} printed or app show lists)`,
       flags: { app: {}, rule: {} },
       parse: (f) => ({ app: f.anchor('app'), rule: f.id('rule', { required: true }) }),
-      run: (ctx, i) => removeRule(ctx.db(), i.app, i.rule, kind),
+      run: (ctx, i) => removeRule(ctx.provisioning(), i.app, i.rule, kind),
     }),
   ),
   defineCommand({
@@ -163,20 +163,20 @@ export const tenancyCommands = [
       }
       return { app: f.anchor('app'), changes };
     },
-    run: (ctx, i) => setClaims(ctx.db(), i.app, i.changes),
+    run: (ctx, i) => setClaims(ctx.provisioning(), i.app, i.changes),
   }),
   defineCommand({
     name: 'app add-client-key',
     synopsis: '--app A --jwk-file PATH   (an Ed25519 public JWK)',
     flags: { app: {}, 'jwk-file': {} },
     parse: (f) => ({ app: f.anchor('app'), jwk: f.jsonFile('jwk-file') }),
-    run: (ctx, i) => addClientKey(ctx.db(), i.app, i.jwk),
+    run: (ctx, i) => addClientKey(ctx.provisioning(), i.app, i.jwk),
   }),
   defineCommand({
     name: 'app show',
     synopsis: '--app A   (status, names, rules, claims, client keys, published signing kids)',
     flags: { app: {} },
     parse: (f) => ({ app: f.anchor('app') }),
-    run: async (ctx, i) => ({ application: await describeApp(ctx.db(), i.app, ctx.clock) }),
+    run: async (ctx, i) => ({ application: await describeApp(ctx.provisioning(), i.app, ctx.clock) }),
   }),
 ];

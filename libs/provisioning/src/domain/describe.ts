@@ -1,17 +1,16 @@
 // Read-only view of one application for operators: status, names, rules, claims, client keys and published kids.
-import type { Db } from '@svc/db';
-import { publishedKids } from '@svc/keyring';
+import { keyLifecycle } from '@svc/keyring';
 import type { Clock } from '@svc/platform';
 import { normalizeRequirements } from '@svc/token-core';
-import { readApplicationParts } from './store/tenancy';
+import type { Uses } from './ports';
 import { appByAnchor } from './tenancy';
 
 /** Platform app ids stay bigint; the caller decides how to print them (the admin CLI prints decimal strings). */
-export async function describeApp(db: Db, anchor: string, clock: Clock) {
-  const app = await appByAnchor(db, anchor);
+export async function describeApp(ports: Uses<'tenancy' | 'signingKeys'>, anchor: string, clock: Clock) {
+  const app = await appByAnchor(ports, anchor);
   const [{ rules, returnRules, clientKeys }, kids] = await Promise.all([
-    readApplicationParts(db, app.id),
-    publishedKids(db, app.id, new Date(clock())),
+    ports.tenancy.readApplicationParts(app.id),
+    keyLifecycle.publishedKids(ports.signingKeys, app.id, new Date(clock())),
   ]);
   return {
     applicationAnchor: app.anchor,

@@ -1,7 +1,6 @@
 // Organizations, sectors and applications with their rules, claim requirements and client keys.
 import { randomBytes } from 'node:crypto';
-import type { Db } from '@svc/db';
-import { ensureActiveKey } from '@svc/keyring';
+import { keyLifecycle } from '@svc/keyring';
 import type { Clock } from '@svc/platform';
 import {
   ACCESS_TTL,
@@ -13,25 +12,8 @@ import {
   REFRESH_TTL,
   type Requirement,
 } from '@svc/token-core';
-import { ProvisioningError } from './errors';
-import {
-  changeClaimRequirements,
-  deleteReturnRule,
-  deleteRule,
-  findApplication,
-  insertApplication,
-  insertClientKey,
-  insertOrganization,
-  insertReturnRule,
-  insertRule,
-  insertSector,
-  organizationExists,
-  ruleKind,
-  sectorExists,
-  setApplicationStatus,
-  setOrganizationStatus,
-  setSectorStatus as setSectorStatusRow,
-} from './store/tenancy';
+import { ProvisioningError } from '../errors';
+import type { Uses } from './ports';
 
 export const ANCHOR_PATTERN = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 export const AUTH_METHODS = [
@@ -50,32 +32,33 @@ export const RETURN_METHODS = ['DEVICE_CODE', 'CALLBACK', 'STATUS_POLL', 'REVEAL
 const INT64_MAX = 9_223_372_036_854_775_807n;
 const LOCALE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 
-export async function createOrg(db: Db, name: string) {
+export async function createOrg(ports: Uses<'tenancy'>, name: string) {
   if (!name.trim()) throw new ProvisioningError('--name must not be empty');
-  return { id: await insertOrganization(db, name) };
+  return { id: await ports.tenancy.insertOrganization(name) };
 }
 
-export async function setOrgStatus(db: Db, id: string, status: string) {
+export async function setOrgStatus(ports: Uses<'tenancy'>, id: string, status: string) {
   if (status !== 'ACTIVE' && status !== 'DISABLED')
     throw new ProvisioningError('--status must be ACTIVE or DISABLED');
-  if (!(await organizationExists(db, uuidOrThrow(id, 'organization'))))
+  if (!(await ports.tenancy.organizationExists(uuidOrThrow(id, 'organization'))))
     throw new ProvisioningError('organization not found');
-  await setOrganizationStatus(db, id, status);
+  await ports.tenancy.setOrganizationStatus(id, status);
   return { id, status };
 }
 
-export async function createSector(db: Db, orgId: string, name: string) {
+export async function createSector(ports: Uses<'tenancy'>, orgId: string, name: string) {
   if (!name.trim()) throw new ProvisioningError('--name must not be empty');
-  if (!(await organizationExists(db, uuidOrThrow(orgId, 'organization'))))
+  if (!(await ports.tenancy.organizationExists(uuidOrThrow(orgId, 'organization'))))
     throw new ProvisioningError('organization not found');
-  return { id: await insertSector(db, orgId, name) };
+  return { id: await ports.tenancy.insertSector(orgId, name) };
 }
 
-export async function setSectorStatus(db: Db, id: string, status: string) {
+export async function setSectorStatus(ports: Uses<'tenancy'>, id: string, status: string) {
   if (status !== 'ACTIVE' && status !== 'DISABLED')
     throw new ProvisioningError('--status must be ACTIVE or DISABLED');
-  if (!(await sectorExists(db, uuidOrThrow(id, 'sector')))) throw new ProvisioningError('sector not found');
-  await setSectorStatusRow(db, id, status);
+  if (!(await ports.tenancy.sectorExists(uuidOrThrow(id, 'sector'))))
+    throw new ProvisioningError('sector not found');
+  await ports.tenancy.setSectorStatus(id, status);
   return { id, status };
 }
 
@@ -95,7 +78,12 @@ export interface CreateAppInput {
 }
 
 /** `clock`: when its first signing key is made (the caller's clock). */
-export async function createApp(db: Db, kek: Kek, input: CreateAppInput, clock: Clock) {
+export async function createApp(
+  ports: Uses<'tenancy' | 'signingKeys'>,
+  kek: Kek,
+  input: CreateAppInput,
+  clock: Clock,
+) {
   if (input.anchor.length < 3 || input.anchor.length > 64 || !ANCHOR_PATTERN.test(input.anchor)) {
     throw new ProvisioningError('--anchor must be kebab-case, 3 to 64 characters, starting with a letter');
   }
@@ -110,10 +98,10 @@ export async function createApp(db: Db, kek: Kek, input: CreateAppInput, clock: 
       throw new ProvisioningError(`invalid --callback-domain ${d}`);
     }
   }
-  if (!(await sectorExists(db, uuidOrThrow(input.sectorId, 'sector'))))
+  if (!(await ports.tenancy.sectorExists(uuidOrThrow(input.sectorId, 'sector'))))
     throw new ProvisioningError('sector not found');
   // Two operators racing on one anchor: the unique index decides, the loser gets the same clear refusal.
-  const id = await insertApplication(db, {
+  const id = await ports.tenancy.insertApplication({
     anchor: input.anchor,
     sectorId: input.sectorId,
     names: input.names,
@@ -122,22 +110,22 @@ export async function createApp(db: Db, kek: Kek, input: CreateAppInput, clock: 
     claimRequirements: normalizeRequirements({}),
   });
   if (!id) throw new ProvisioningError('an application with this anchor already exists');
-  await ensureActiveKey(db, kek, id, new Date(clock()));
+  await keyLifecycle.ensureActiveKey(ports.signingKeys, kek, id, new Date(clock()));
   return { applicationAnchor: input.anchor };
 }
 
-export async function appByAnchor(db: Db, anchor: string) {
-  const app = await findApplication(db, anchor);
+export async function appByAnchor(ports: Uses<'tenancy'>, anchor: string) {
+  const app = await ports.tenancy.findApplication(anchor);
   if (!app) throw new ProvisioningError('application not found');
   return app;
 }
 
-export async function setAppStatus(db: Db, anchor: string, status: string) {
+export async function setAppStatus(ports: Uses<'tenancy'>, anchor: string, status: string) {
   if (status !== 'ACTIVE' && status !== 'SUSPENDED' && status !== 'DISABLED') {
     throw new ProvisioningError('--status must be ACTIVE, SUSPENDED or DISABLED');
   }
-  const app = await appByAnchor(db, anchor);
-  await setApplicationStatus(db, app.id, status);
+  const app = await appByAnchor(ports, anchor);
+  await ports.tenancy.setApplicationStatus(app.id, status);
   return { applicationAnchor: anchor, status };
 }
 
@@ -150,7 +138,7 @@ function ttlOrThrow(v: number | undefined, bounds: { min: number; max: number },
 }
 
 export async function addRule(
-  db: Db,
+  ports: Uses<'tenancy'>,
   anchor: string,
   input: { method: string; platformAppIds?: bigint[]; accessTtl?: number; refreshTtl?: number },
 ) {
@@ -168,8 +156,8 @@ export async function addRule(
     if (id < 1n || id > INT64_MAX)
       throw new ProvisioningError('--platform-app-id must be an integer from 1 to 2^63-1');
   }
-  const app = await appByAnchor(db, anchor);
-  const ruleId = await insertRule(db, {
+  const app = await appByAnchor(ports, anchor);
+  const ruleId = await ports.tenancy.insertRule({
     applicationId: app.id,
     method: input.method,
     platformAppIds: [...new Set(input.platformAppIds ?? [])],
@@ -179,12 +167,12 @@ export async function addRule(
   return { ruleId };
 }
 
-export async function addReturnRule(db: Db, anchor: string, method: string) {
+export async function addReturnRule(ports: Uses<'tenancy'>, anchor: string, method: string) {
   if (!(RETURN_METHODS as readonly string[]).includes(method)) {
     throw new ProvisioningError(`--method must be one of ${RETURN_METHODS.join(', ')}`);
   }
-  const app = await appByAnchor(db, anchor);
-  return { ruleId: await insertReturnRule(db, app.id, method) };
+  const app = await appByAnchor(ports, anchor);
+  return { ruleId: await ports.tenancy.insertReturnRule(app.id, method) };
 }
 
 /**
@@ -192,12 +180,20 @@ export async function addReturnRule(db: Db, anchor: string, method: string) {
  * to a rule by id; sessions already issued keep their lifetimes). A rule of another application, or one of the other
  * kind, is refused and nothing changes.
  */
-export async function removeRule(db: Db, anchor: string, ruleId: string, kind: 'rule' | 'return rule') {
-  const app = await appByAnchor(db, anchor);
+export async function removeRule(
+  ports: Uses<'tenancy'>,
+  anchor: string,
+  ruleId: string,
+  kind: 'rule' | 'return rule',
+) {
+  const app = await appByAnchor(ports, anchor);
   const id = uuidOrThrow(ruleId, kind);
-  const removed = kind === 'rule' ? await deleteRule(db, app.id, id) : await deleteReturnRule(db, app.id, id);
+  const removed =
+    kind === 'rule'
+      ? await ports.tenancy.deleteRule(app.id, id)
+      : await ports.tenancy.deleteReturnRule(app.id, id);
   if (removed) return { ruleId: id, removed: true };
-  const other = await ruleKind(db, app.id, id);
+  const other = await ports.tenancy.ruleKind(app.id, id);
   if (other === 'return rule')
     throw new ProvisioningError(`${id} is a return rule of ${anchor}; remove it with app remove-return-rule`);
   if (other === 'rule')
@@ -207,7 +203,11 @@ export async function removeRule(db: Db, anchor: string, ruleId: string, kind: '
   throw new ProvisioningError(`${anchor} has no ${kind} ${id} (app show --app ${anchor} lists its rules)`);
 }
 
-export async function setClaims(db: Db, anchor: string, changes: Partial<Record<ClaimKey, string>>) {
+export async function setClaims(
+  ports: Uses<'tenancy'>,
+  anchor: string,
+  changes: Partial<Record<ClaimKey, string>>,
+) {
   for (const [key, value] of Object.entries(changes)) {
     if (!(CLAIM_KEYS as readonly string[]).includes(key)) throw new ProvisioningError(`unknown claim ${key}`);
     if (typeof value !== 'string' || !isRequirement(value)) {
@@ -216,8 +216,8 @@ export async function setClaims(db: Db, anchor: string, changes: Partial<Record<
       );
     }
   }
-  const app = await appByAnchor(db, anchor);
-  const claims = await changeClaimRequirements(db, app.id, (stored) => {
+  const app = await appByAnchor(ports, anchor);
+  const claims = await ports.tenancy.changeClaimRequirements(app.id, (stored) => {
     const next = normalizeRequirements(stored);
     for (const [key, value] of Object.entries(changes)) next[key as ClaimKey] = value as Requirement;
     return next;
@@ -225,11 +225,11 @@ export async function setClaims(db: Db, anchor: string, changes: Partial<Record<
   return { claims };
 }
 
-export async function addClientKey(db: Db, anchor: string, jwk: unknown) {
-  const app = await appByAnchor(db, anchor);
+export async function addClientKey(ports: Uses<'tenancy'>, anchor: string, jwk: unknown) {
+  const app = await appByAnchor(ports, anchor);
   const x = ed25519PublicX(jwk);
   const kid = `cak_${randomBytes(12).toString('base64url')}`;
-  await insertClientKey(db, { kid, applicationId: app.id, jwk: { kty: 'OKP', crv: 'Ed25519', x } });
+  await ports.tenancy.insertClientKey({ kid, applicationId: app.id, jwk: { kty: 'OKP', crv: 'Ed25519', x } });
   return { kid };
 }
 
