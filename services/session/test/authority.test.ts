@@ -1,6 +1,6 @@
 // Authority on the session host: a refresh after the account's identity authority changed is
-// AuthorizationArtifactStale, /userinfo and /claim-state refuse workload tokens whose authority lapsed (as
-// introspection does), and /refresh serves APPLICATION sessions only.
+// AuthorizationArtifactStale, /userinfo, /claim-state and /introspect refuse tokens whose authority lapsed (workload
+// or account, revoked or not yet), and /refresh serves APPLICATION sessions only.
 import { issueSession } from '@svc/issuance';
 import { createApplicationsStore, createSectorSubjectsStore } from '@svc/issuance/stores';
 import { createAccessKey, createWorkload, revokeAccessKey, setAccountStatus } from '@svc/provisioning';
@@ -201,5 +201,52 @@ describe('GET /userinfo and /claim-state after the account authority changed', (
     // A session issued under the new authority answers.
     const again = await issueFor(h.infra, s.app.anchor, { kind: 'ACCOUNT', accountId: s.account.id });
     expect((await get('/userinfo', again.accessToken)).status).toBe(200);
+  });
+});
+
+describe('POST /introspect after the account authority changed, before any revocation reached the session', () => {
+  const introspect = async (accessToken: string) =>
+    (await postJson(`${h.url}/introspect`, { accessToken })).body as {
+      status: string;
+      recommendedRecheckSeconds: number;
+    };
+
+  it('reports an account token revoked (terminal) once its account is disabled, and still once it is enabled again', async () => {
+    const s = await freshSession(h.infra);
+    expect((await introspect(s.issued.accessToken)).status).toBe('active');
+    await setAccountStatus(h.infra.db, s.account.id, 'DISABLED');
+    // Refresh answers AccountDisabled; introspection: not active, and not worth asking again soon.
+    expect(await introspect(s.issued.accessToken)).toEqual({
+      status: 'revoked',
+      recommendedRecheckSeconds: 3600,
+    });
+    await setAccountStatus(h.infra.db, s.account.id, 'ACTIVE');
+    expect((await introspect(s.issued.accessToken)).status).toBe('revoked');
+    const row = await h.infra.db.session.findUniqueOrThrow({ where: { id: s.issued.sid } });
+    expect(row.status).toBe('ACTIVE');
+    // What refresh says of the same session: stale.
+    expect((await refresh(s.issued.refreshToken)).body.reason).toBe('AuthorizationArtifactStale');
+    // A session issued under the new authority is active.
+    const again = await issueFor(h.infra, s.app.anchor, { kind: 'ACCOUNT', accountId: s.account.id });
+    expect((await introspect(again.accessToken)).status).toBe('active');
+  });
+
+  it('reports a token revoked once `pnpm admin account link-sso` moved the authority, and leaves other accounts active', async () => {
+    const s = await freshSession(h.infra);
+    const other = await freshSession(h.infra);
+    expect(
+      (await admin(['account', 'link-sso', '--account', s.account.id, '--authority', 'okta-x'])).code,
+    ).toBe(0);
+    expect((await introspect(s.issued.accessToken)).status).toBe('revoked');
+    expect((await introspect(other.issued.accessToken)).status).toBe('active');
+  }, 90_000);
+
+  it('reports a workload token revoked once its owner account authority moved, as its refresh is stale', async () => {
+    const w = await workloadSession();
+    expect((await introspect(w.issued.accessToken)).status).toBe('active');
+    await setAccountStatus(h.infra.db, w.owner.id, 'DISABLED');
+    await setAccountStatus(h.infra.db, w.owner.id, 'ACTIVE');
+    expect((await introspect(w.issued.accessToken)).status).toBe('revoked');
+    expect((await refresh(w.issued.refreshToken)).body.reason).toBe('AuthorizationArtifactStale');
   });
 });

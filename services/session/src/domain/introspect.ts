@@ -1,4 +1,5 @@
-// Session /introspect: a signed access token in, the live status of its session out; the token's own exp is ignored.
+// Session /introspect: a signed access token in, the live status of its session (its account's and workload's authority
+// included) out; the token's own exp is ignored.
 import { ACCESS_TYPS, verifyPresentedToken, workloadAuthoritative } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import { TokenVerificationError, TYP } from '@svc/token-core';

@@ -21,6 +21,8 @@ export type CachedSession = Pick<
   status: SessionStatus;
   /** The account's authority version the session was issued under (null: issued before sessions kept it). */
   authorityVersion: number | null;
+  /** Its account as read with it: status and current authority version (null: no such account row). */
+  account: { status: 'ACTIVE' | 'DISABLED' | 'DELETED'; authorityVersion: number } | null;
 };
 
 /** Session records for the hot read paths, reused briefly and dropped when a session changes. */

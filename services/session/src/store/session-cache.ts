@@ -1,6 +1,6 @@
 // Short-lived in-process cache of session records for the hot read paths (introspect, userinfo), dropped at once
 // on every replica when a session changes (Redis pub/sub `sessions:changed`), and after SESSION_CACHE_MS anyway.
-import type { Db } from '@svc/db';
+import { type Db, runPrepared, type Statement } from '@svc/db';
 import { SESSION_CHANGE_CHANNEL } from '@svc/issuance/shared-sql';
 import { type Clock, createTtlCache, type Redis } from '@svc/platform';
 import type { CachedSession, SessionCachePort } from '../domain/ports';
@@ -11,6 +11,29 @@ export interface SessionCache extends SessionCachePort {
 }
 
 const MAX_ENTRIES = 50_000;
+
+/** The statement's row: the session's columns under the record's names, its account's flattened (null: none). */
+type SessionRow = Omit<CachedSession, 'account'> & {
+  accountStatus: NonNullable<CachedSession['account']>['status'] | null;
+  accountAuthorityVersion: number | null;
+};
+
+/**
+ * The session and its account's status and authority version in the one round trip a cache miss makes (a primary
+ * key probe of each table), so introspection can tell a session whose account's authority moved on (a passkey
+ * removed, a status change, an SSO link) without a second read, even before that change's revocation reaches the
+ * session row (issue 25).
+ */
+const READ_SESSION: Statement = {
+  name: 'session_cache_read_v1',
+  text: `SELECT s.id, s.application_id AS "applicationId", s.protocol, s.account_id AS "accountId",
+      s.workload_id AS "workloadId", s.workload_generation AS "workloadGeneration",
+      s.source_credential_id AS "sourceCredentialId", s.subject, s.actor_subject AS "actorSubject", s.status,
+      s.expires_at AS "expiresAt", s.authority_version AS "authorityVersion",
+      a.status AS "accountStatus", a.authority_version AS "accountAuthorityVersion"
+    FROM sessions s LEFT JOIN accounts a ON a.id = s.account_id
+    WHERE s.id = $1::text`,
+};
 
 export function createSessionCache(
   db: Db,
@@ -27,24 +50,14 @@ export function createSessionCache(
       for (const sid of message.split(',')) cache.delete(sid);
     });
   }
-  const load = (sid: string) =>
-    db.session.findUnique({
-      where: { id: sid },
-      select: {
-        id: true,
-        applicationId: true,
-        protocol: true,
-        accountId: true,
-        workloadId: true,
-        workloadGeneration: true,
-        sourceCredentialId: true,
-        subject: true,
-        actorSubject: true,
-        status: true,
-        expiresAt: true,
-        authorityVersion: true,
-      },
-    });
+  const load = async (sid: string): Promise<CachedSession | null> => {
+    const [row] = await runPrepared<SessionRow>(db, READ_SESSION, [sid]);
+    if (!row) return null;
+    const { accountStatus, accountAuthorityVersion, ...session } = row;
+    const account =
+      accountStatus === null ? null : { status: accountStatus, authorityVersion: accountAuthorityVersion! };
+    return { ...session, account };
+  };
   return {
     get(sid) {
       return cache.get(sid, load);
