@@ -12,8 +12,10 @@ import {
 } from '@svc/platform';
 import { kekFromBytes } from '@svc/token-core';
 import type { Telemetry } from 'bullmq';
+import { reportCommitDurability } from './commit-durability';
 import { type WorkerConfig, workerConfigFromEnv } from './config';
 import { registerWorkerGauges, workerMetrics } from './metrics';
+import { readCommitSettings } from './store/replication-store';
 import { createJobWorker, type JobWorker } from './worker';
 
 /** BullMQ's OpenTelemetry adapter, required only when tracing is on. */
@@ -26,6 +28,8 @@ interface WorkerProcessDeps {
   logger: Logger;
   metrics: Metrics;
   jobs: JobWorker;
+  /** Says once whether PostgreSQL's commits survive a failover (commit-durability.ts); never throws. */
+  reportDurability(): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -59,6 +63,7 @@ serveBackgroundProcess<WorkerConfig, WorkerProcessDeps>(
         logger,
         metrics: metrics.base,
         jobs,
+        reportDurability: () => reportCommitDurability(() => readCommitSettings(db), logger),
         async close() {
           // Each connection is closed even when the one before failed to close.
           for (const step of [() => redis.quit(), () => db.$disconnect()]) {
@@ -69,6 +74,8 @@ serveBackgroundProcess<WorkerConfig, WorkerProcessDeps>(
     },
     async start(deps, config) {
       await deps.jobs.schedule();
+      // Before the start line, so it is among the start-up lines (one query; bounded by the connect timeout).
+      await deps.reportDurability();
       return {
         fields: {
           queue: config.queueName,

@@ -3,7 +3,9 @@
 import type { Db } from '@svc/db';
 import type { Clock, Metrics } from '@svc/platform';
 import { Gauge } from 'prom-client';
+import { commitDurability } from './commit-durability';
 import { readScopeKeys } from './store/key-gauges-store';
+import { readCommitSettings } from './store/replication-store';
 
 type Counter = ReturnType<Metrics['counter']>;
 
@@ -34,6 +36,7 @@ export const WORKER_GAUGES = {
   queueJobs: 'worker_queue_jobs',
   signingKeyAge: 'signing_key_age_seconds',
   jwksKeys: 'jwks_keys',
+  synchronousStandby: 'postgres_synchronous_standby',
 } as const;
 
 /** Anything that counts a queue's jobs by state (BullMQ's Queue). */
@@ -44,8 +47,9 @@ export interface JobCounter {
 const QUEUE_STATES = ['waiting', 'delayed', 'active', 'failed', 'prioritized', 'waiting-children'];
 
 /**
- * Gauges read when Prometheus scrapes: the queue's jobs by state (a backlog is waiting jobs that do not drain), and
- * per signing scope the active key's age (rotation overdue) and the JWK Set's size (near the 32-key limit).
+ * Gauges read when Prometheus scrapes: the queue's jobs by state (a backlog is waiting jobs that do not drain), per
+ * signing scope the active key's age (rotation overdue) and the JWK Set's size (near the 32-key limit), and whether
+ * PostgreSQL's commits wait for a synchronous standby (commit-durability.ts).
  */
 export function registerWorkerGauges(
   base: Metrics,
@@ -93,6 +97,24 @@ export function registerWorkerGauges(
       const rows = await readOnce();
       this.reset();
       for (const r of rows) this.set({ scope: r.scope }, r.published);
+    },
+  });
+  new Gauge({
+    name: WORKER_GAUGES.synchronousStandby,
+    help:
+      '1 when PostgreSQL makes commits wait for a synchronous standby, 0 when it does not (none named, ' +
+      'synchronous_commit local or off; also 0 where replication is below PostgreSQL: RDS Multi-AZ, Cloud SQL HA, ' +
+      'Aurora), labelled with synchronous_commit; no series when the settings cannot be read',
+    labelNames: ['synchronous_commit'],
+    registers: [base.registry],
+    async collect() {
+      this.reset();
+      const settings = await readCommitSettings(sources.db).catch(() => undefined);
+      if (settings)
+        this.set(
+          { synchronous_commit: settings.synchronousCommit },
+          commitDurability(settings) === 'synchronous' ? 1 : 0,
+        );
     },
   });
 }

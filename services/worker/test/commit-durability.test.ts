@@ -1,0 +1,49 @@
+// The worker's start-up word on PostgreSQL's commits (commit-durability.ts): which settings mean a failover keeps
+// every answered refresh rotation, and the line said for each. Read from a real PostgreSQL in
+// scripts/engines/pg-async-promotion.test.ts (an asynchronous pair, then a synchronous standby).
+import { captureLogger } from '@svc/testkit';
+import { commitDurability, reportCommitDurability } from '../src/commit-durability';
+
+test.each([
+  ['on', '*', 'synchronous'],
+  ['remote_apply', 'FIRST 1 (replica_a, replica_b)', 'synchronous'],
+  ['remote_write', 'ANY 1 (a, b)', 'synchronous'],
+  ['on', '', 'no_standby'],
+  ['on', '  ', 'no_standby'],
+  ['local', '*', 'no_standby'],
+  ['off', '*', 'off'],
+  ['off', '', 'off'],
+])('synchronous_commit %s with synchronous_standby_names %j: %s', (commit, standbys, expected) => {
+  expect(commitDurability({ synchronousCommit: commit, synchronousStandbyNames: standbys })).toBe(expected);
+});
+
+test('a warning when no standby is waited for, naming the managed databases where that is expected; info when one is', async () => {
+  const log = captureLogger('worker', 'info');
+  await reportCommitDurability(
+    async () => ({ synchronousCommit: 'on', synchronousStandbyNames: '' }),
+    log.logger,
+  );
+  await reportCommitDurability(
+    async () => ({ synchronousCommit: 'on', synchronousStandbyNames: '*' }),
+    log.logger,
+  );
+  await reportCommitDurability(
+    async () => ({ synchronousCommit: 'off', synchronousStandbyNames: '*' }),
+    log.logger,
+  );
+  expect(log.lines.map((l) => [l.level, l.durability])).toEqual([
+    [40, 'no_standby'],
+    [30, 'synchronous'],
+    [40, 'off'],
+  ]);
+  expect(log.lines[0]!.msg).toMatch(/RDS Multi-AZ.*Cloud SQL HA.*Aurora/);
+});
+
+test('settings that cannot be read (PostgreSQL down at start-up) give one info line, no warning, and no verdict', async () => {
+  const log = captureLogger('worker', 'debug');
+  const verdict = await reportCommitDurability(async () => {
+    throw new Error('connect ECONNREFUSED');
+  }, log.logger);
+  expect(verdict).toBeUndefined();
+  expect(log.lines.map((l) => l.level)).toEqual([30]);
+});
