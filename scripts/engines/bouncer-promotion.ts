@@ -13,11 +13,10 @@ import {
   startPgBouncer,
   type TestInfra,
   testEnv,
-  waitFor,
 } from '@svc/testkit';
-import { refreshChains } from '../../services/session/test/chains';
+import { type RefreshChains, refreshChains } from '../../services/session/test/chains';
 import { accountRefreshTokens } from '../../services/session/test/support';
-import { startSession } from './hosts';
+import { startSessions, waitReady } from './hosts';
 
 const CHAINS = 6;
 
@@ -25,6 +24,26 @@ const CHAINS = 6;
 export async function sessionChains(infra: TestInfra, count: number) {
   const app = await provisionApp(infra);
   return refreshChains(await accountRefreshTokens(infra, app.anchor, count));
+}
+
+/**
+ * `count` load workers, worker `w` refreshing chain `w` at each of the two `urls` in turn (a client whose requests
+ * land on either replica), backing off 100 ms after an answer other than 200.
+ */
+export function alternatingRefreshLoad(
+  count: number,
+  chains: { refresh(worker: number, url: string): Promise<Awaited<ReturnType<RefreshChains['refresh']>>> },
+  urls: string[],
+) {
+  const sent = new Array<number>(count).fill(0);
+  return startLoad(
+    count,
+    async (w) => {
+      sent[w] = (sent[w] ?? 0) + 1;
+      return chains.refresh(w, urls[(w + (sent[w] ?? 0)) % urls.length]!);
+    },
+    { backoffMs: 100 },
+  );
 }
 
 /**
@@ -56,25 +75,10 @@ export async function promoteBehindBouncer(opts: {
     DATABASE_POOL_MODE: 'transaction',
     REFRESH_RETRY_WINDOW_MS: '60000',
   });
-  const replicas: string[] = [];
-  for (let i = 0; i < 2; i++) {
-    const session = await startSession(viaBouncer);
-    replicas.push(session.host.url);
-    opts.closers.push(session.close);
-  }
-  for (const url of replicas) {
-    await waitFor(`${url} ready`, async () => (await fetch(`${url}/readyz`)).status === 200, 30_000);
-  }
+  const replicas = await startSessions(viaBouncer, 2, opts.closers);
+  await waitReady(replicas);
   const chains = await sessionChains(opts.infra, CHAINS);
-  const sent = new Array<number>(CHAINS).fill(0);
-  const load = startLoad(
-    CHAINS,
-    async (w) => {
-      sent[w] = (sent[w] ?? 0) + 1;
-      return chains.refresh(w, replicas[(w + (sent[w] ?? 0)) % 2]!);
-    },
-    { backoffMs: 100 },
-  );
+  const load = alternatingRefreshLoad(CHAINS, chains, replicas);
   const result = await runFailover({
     scenario: opts.scenario,
     load,

@@ -3,16 +3,18 @@
 // free port, closed by the returned function.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPrisma, migrate } from '@svc/db';
+import { createPrisma, type Db, migrate } from '@svc/db';
 import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { type Env, systemClock } from '@svc/platform';
 import {
   contractChecked,
+  type Engine,
   ensureBaselineTerms,
   settableClock,
   startTestHost,
   type TestInfra,
   uniqueName,
+  waitFor,
 } from '@svc/testkit';
 import { createDeviceApp } from '../../services/device/src/app';
 import { deviceConfigFromEnv } from '../../services/device/src/config';
@@ -52,6 +54,46 @@ export async function startSession(env: Env): Promise<Started<{ url: string }>> 
       await deps.close();
     },
   };
+}
+
+/** `count` session replicas on `env`, each closed by a function added to `closers`; their URLs. */
+export async function startSessions(
+  env: Env,
+  count: number,
+  closers: (() => Promise<void>)[],
+): Promise<string[]> {
+  const urls: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const session = await startSession(env);
+    urls.push(session.host.url);
+    closers.push(session.close);
+  }
+  return urls;
+}
+
+/** Waits until every host at `urls` says it is ready (/readyz 200). */
+export async function waitReady(urls: string[]): Promise<void> {
+  for (const url of urls) {
+    await waitFor(`${url} ready`, async () => (await fetch(`${url}/readyz`)).status === 200, 30_000);
+  }
+}
+
+/**
+ * Closes what a PostgreSQL-pair file opened: the hosts, the test's infrastructure and client, then the engines
+ * (PgBouncer before the pair), each step even when one before failed.
+ */
+export async function closePairFiles(opened: {
+  closers: (() => Promise<void>)[];
+  infra?: TestInfra;
+  db?: Db;
+  engines: Engine[];
+  pair?: Engine;
+}): Promise<void> {
+  for (const close of opened.closers) await close().catch(() => undefined);
+  await opened.infra?.close().catch(() => undefined);
+  await opened.db?.$disconnect().catch(() => undefined);
+  for (const engine of [...opened.engines, ...(opened.pair ? [opened.pair] : [])])
+    await engine.stop().catch(() => undefined);
 }
 
 /** The OIDC host, naming its own address as the issuer (it listens before its deps are opened). */

@@ -8,7 +8,9 @@
 // the crash), once with its stream cut while the primary answers on (a replica fallen behind: the count is then
 // known exactly). Then PgBouncer's default server_login_retry (15 s) against a promotion: how long the hosts wait.
 import { createPrisma, type Db } from '@svc/db';
+import { createMetrics, systemClock } from '@svc/platform';
 import {
+  captureLogger,
   type Engine,
   expectFailClosed,
   type FailoverFigures,
@@ -18,17 +20,18 @@ import {
   provisionApp,
   recordFaultFigures,
   runFailover,
-  startLoad,
   startPostgresPair,
   type TestInfra,
   testEnv,
-  waitFor,
   waitUntil,
 } from '@svc/testkit';
 import { decodeJwt } from 'jose';
 import { accountRefreshTokens } from '../../services/session/test/support';
-import { promoteBehindBouncer } from './bouncer-promotion';
-import { prepareHostsDatabase, startSession } from './hosts';
+import { reportCommitDurability } from '../../services/worker/src/commit-durability';
+import { registerWorkerGauges, WORKER_GAUGES } from '../../services/worker/src/metrics';
+import { readCommitSettings } from '../../services/worker/src/store/replication-store';
+import { alternatingRefreshLoad, promoteBehindBouncer } from './bouncer-promotion';
+import { closePairFiles, prepareHostsDatabase, startSessions, waitReady } from './hosts';
 import { type LosableChains, type LostSession, losableChains } from './losable-chains';
 
 const CHAINS = 6;
@@ -53,23 +56,17 @@ beforeAll(async () => {
   });
   db = createPrisma(pair.url);
   infra = openInfra({ over: db });
-  for (let i = 0; i < 2; i++) {
-    const session = await startSession(testEnv({ DATABASE_URL: pair.url, REFRESH_RETRY_WINDOW_MS: '60000' }));
-    sessions.push(session.host.url);
-    closers.push(session.close);
-  }
-  for (const url of sessions) {
-    await waitFor(`${url} ready`, async () => (await fetch(`${url}/readyz`)).status === 200, 30_000);
-  }
+  sessions.push(
+    ...(await startSessions(
+      testEnv({ DATABASE_URL: pair.url, REFRESH_RETRY_WINDOW_MS: '60000' }),
+      2,
+      closers,
+    )),
+  );
+  await waitReady(sessions);
 }, 180_000);
 
-afterAll(async () => {
-  for (const close of closers) await close().catch(() => undefined);
-  await infra?.close();
-  await db?.$disconnect();
-  for (const engine of engines) await engine.stop().catch(() => undefined);
-  await pair?.stop();
-});
+afterAll(() => closePairFiles({ closers, infra, db, engines, pair }));
 
 /** Chains of a fresh application over the two session replicas, each alternating between them. */
 async function startChains() {
@@ -78,16 +75,7 @@ async function startChains() {
     const [token] = await accountRefreshTokens(infra, app.anchor, 1);
     return token!;
   });
-  const sent = new Array<number>(CHAINS).fill(0);
-  const load = startLoad(
-    CHAINS,
-    async (w) => {
-      sent[w] = (sent[w] ?? 0) + 1;
-      return chains.refresh(w, sessions[(w + (sent[w] ?? 0)) % 2]!);
-    },
-    { backoffMs: 100 },
-  );
-  return { chains, load };
+  return { chains, load: alternatingRefreshLoad(CHAINS, chains, sessions) };
 }
 
 /**
@@ -132,18 +120,64 @@ async function expectRollback(
 
 const total = (lost: LostSession[]) => lost.reduce((n, l) => n + l.lost, 0);
 
-test('an asynchronous replica promoted after the primary crashed under refresh traffic: every rotation it had not received is lost, its client gets 401 RefreshTokenInvalid, and the token before it is accepted again (a fork)', async () => {
+/** The worker's gauge of whether commits wait for a synchronous standby, over `over`. */
+async function standbyGauge(over: Db): Promise<unknown[]> {
+  const metrics = createMetrics('worker');
+  registerWorkerGauges(metrics, { queue: { getJobCounts: async () => ({}) }, db: over, clock: systemClock });
+  const gauge = await metrics.registry.getSingleMetric(WORKER_GAUGES.synchronousStandby)!.get();
+  return gauge.values.map((v) => [v.labels.synchronous_commit, v.value]);
+}
+
+async function setStandbyNames(names: string): Promise<void> {
+  await db.$executeRawUnsafe(`ALTER SYSTEM SET synchronous_standby_names = '${names}'`);
+  await db.$queryRawUnsafe('SELECT pg_reload_conf()');
+  await waitUntil(async () => (await readCommitSettings(db)).synchronousStandbyNames === names);
+}
+
+test("the worker reads from PostgreSQL whether commits wait for a standby: the asynchronous pair's do not (a warning, gauge 0), a synchronous standby's do (gauge 1), an unreachable database leaves the gauge out", async () => {
+  const log = captureLogger('worker', 'info');
+  const report = () => reportCommitDurability(() => readCommitSettings(db), log.logger);
+  expect(await report()).toBe('no_standby');
+  expect(await standbyGauge(db)).toEqual([['on', 0]]);
+  await setStandbyNames('*');
+  try {
+    expect(await report()).toBe('synchronous');
+    expect(await standbyGauge(db)).toEqual([['on', 1]]);
+  } finally {
+    await setStandbyNames('');
+  }
+  expect(log.lines.map((l) => [l.level, l.durability])).toEqual([
+    [40, 'no_standby'],
+    [30, 'synchronous'],
+  ]);
+  const nowhere = createPrisma('postgresql://postgres@127.0.0.1:17049/engines_async');
+  try {
+    expect(await standbyGauge(nowhere)).toEqual([]);
+  } finally {
+    await nowhere.$disconnect();
+  }
+});
+
+/**
+ * Crashes the primary under the chains' load (after `beforeCrash`), promotes the replica and moves the address to
+ * it; asserts what expectRollback says and recovery within the bound, records the figures, returns the lost.
+ */
+async function promoteUnderLoad(
+  scenario: string,
+  { chains, load }: Awaited<ReturnType<typeof startChains>>,
+  beforeCrash: () => Promise<void> = async () => {},
+): Promise<LostSession[]> {
   const engine = pair!;
-  const { chains, load } = await startChains();
   let promotingAt = 0;
   const result = await runFailover({
-    scenario: 'PostgreSQL primary crashed, asynchronous replica promoted, address moved',
+    scenario,
     load,
     workers: CHAINS,
     hostUrls: sessions,
     group: () => 'session /refresh',
     refusalsFirst: 1,
     async fail() {
+      await beforeCrash();
       engine.primary.crash();
     },
     async promoted() {
@@ -155,23 +189,27 @@ test('an asynchronous replica promoted after the primary crashed under refresh t
   const { lost, forked } = await expectRollback(chains, load.outcomes, promotingAt);
   figures.push({ ...result, rotationsLost: total(lost), chainsLost: lost.length, forked });
   expect(result.msToRecover).toBeLessThan(RECOVERY_BOUND_MS);
+  return lost;
+}
+
+test('an asynchronous replica promoted after the primary crashed under refresh traffic: every rotation it had not received is lost, its client gets 401 RefreshTokenInvalid, and the token before it is accepted again (a fork)', async () => {
+  await promoteUnderLoad(
+    'PostgreSQL primary crashed, asynchronous replica promoted, address moved',
+    await startChains(),
+  );
 });
 
 test('an asynchronous replica cut off while the primary answers on: exactly the rotations answered after the cut are lost, one 401 and one fork per chain', async () => {
   const engine = pair!;
   await engine.rebuildReplica(17043, false);
-  const { chains, load } = await startChains();
+  const started = await startChains();
+  const { chains } = started;
   const first = [...chains.held];
   let releasedAt = 0;
-  let promotingAt = 0;
-  const result = await runFailover({
-    scenario: 'asynchronous replica cut off, primary answering on, then crashed; replica promoted',
-    load,
-    workers: CHAINS,
-    hostUrls: sessions,
-    group: () => 'session /refresh',
-    refusalsFirst: 1,
-    async fail() {
+  const lost = await promoteUnderLoad(
+    'asynchronous replica cut off, primary answering on, then crashed; replica promoted',
+    started,
+    async () => {
       // Held for the cut only, so the replica has exactly what was answered before it.
       const release = await chains.hold();
       await engine.cutReplication();
@@ -179,20 +217,11 @@ test('an asynchronous replica cut off while the primary answers on: exactly the 
       release();
       // Every chain is answered at least once by the primary alone before it crashes.
       await waitUntil(async () => first.every((t) => chains.answeredSince(releasedAt, sidOf(t)) > 0), 30_000);
-      engine.primary.crash();
     },
-    async promoted() {
-      promotingAt = Date.now();
-      await engine.promote();
-      engine.endpoint.moveTo(engine.primary.port);
-    },
-  });
-  const { lost, forked } = await expectRollback(chains, load.outcomes, promotingAt);
+  );
   expect(lost.map((l) => ({ sid: l.sid, lost: l.lost })).sort(bySid)).toEqual(
     first.map((t) => ({ sid: sidOf(t), lost: chains.answeredSince(releasedAt, sidOf(t)) })).sort(bySid),
   );
-  figures.push({ ...result, rotationsLost: total(lost), chainsLost: lost.length, forked });
-  expect(result.msToRecover).toBeLessThan(RECOVERY_BOUND_MS);
 });
 
 const sidOf = (token: string) => decodeJwt(token).sid as string;

@@ -19,7 +19,6 @@ import {
   startPostgresPair,
   type TestInfra,
   testEnv,
-  waitFor,
 } from '@svc/testkit';
 import { authorize, type DeviceHarness, provisionDeviceApp } from '../../services/device/test/support';
 import {
@@ -33,7 +32,14 @@ import {
 } from '../../services/oidc/test/token-kit';
 import { tokenChains } from '../../services/session/test/chains';
 import { promoteBehindBouncer, sessionChains } from './bouncer-promotion';
-import { prepareHostsDatabase, startDeviceHost, startOidc, startSession } from './hosts';
+import {
+  closePairFiles,
+  prepareHostsDatabase,
+  startDeviceHost,
+  startOidc,
+  startSessions,
+  waitReady,
+} from './hosts';
 
 /** Workers 0-5: session refresh chains (alternating replicas); 6-8: OIDC refresh chains; 9-10: device authorize. */
 const CHAINS = 6;
@@ -60,29 +66,17 @@ beforeAll(async () => {
   pair = await startPostgresPair(prepareHostsDatabase);
   db = createPrisma(pair.url);
   infra = openInfra({ over: db });
-  for (let i = 0; i < 2; i++) {
-    const session = await startSession(hostEnv());
-    sessions.push(session.host.url);
-    closers.push(session.close);
-  }
+  sessions.push(...(await startSessions(hostEnv(), 2, closers)));
   const oidcHost = await startOidc(hostEnv(), infra);
   oidc = oidcHost.host;
   closers.push(oidcHost.close);
   const deviceHost = await startDeviceHost(hostEnv(), infra);
   device = deviceHost.host;
   closers.push(deviceHost.close);
-  for (const url of [...sessions, oidc.url, device.url]) {
-    await waitFor(`${url} ready`, async () => (await fetch(`${url}/readyz`)).status === 200, 30_000);
-  }
+  await waitReady([...sessions, oidc.url, device.url]);
 }, 180_000);
 
-afterAll(async () => {
-  for (const close of closers) await close().catch(() => undefined);
-  await infra?.close();
-  await db?.$disconnect();
-  for (const engine of engines) await engine.stop().catch(() => undefined);
-  await pair?.stop();
-});
+afterAll(() => closePairFiles({ closers, infra, db, engines, pair }));
 
 /** OIDC refresh chains: one per worker, every successor recorded (a fork is one token answered two ways). */
 function oidcChains(rps: RpFixture[], first: string[]) {
