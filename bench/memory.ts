@@ -235,7 +235,10 @@ export async function memoryScenario(): Promise<ProcessMemory[]> {
       native: {
         label: 'POST /direct-issue/access-key',
         opts: async () => {
-          const key = await createAccessKey(infra.db, { anchor: app.anchor, accountId: account.id });
+          const key = await createAccessKey(infra.provisioning, {
+            anchor: app.anchor,
+            accountId: account.id,
+          });
           return {
             url: `http://127.0.0.1:${PORTS.native}/direct-issue/access-key`,
             method: 'POST',

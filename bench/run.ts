@@ -354,7 +354,10 @@ async function main(): Promise<void> {
         NATIVE_RATE_CREDENTIAL_POINTS: '1000000000',
       });
       hosts.push(native);
-      const key = await createAccessKey(infra.db, { anchor: app.anchor, accountId: accounts[0]!.id });
+      const key = await createAccessKey(infra.provisioning, {
+        anchor: app.anchor,
+        accountId: accounts[0]!.id,
+      });
       const body = JSON.stringify({ applicationAnchor: app.anchor, ...key });
       results.directIssueAccessKey = await atLevels(
         'native access-key',

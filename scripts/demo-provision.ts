@@ -129,7 +129,13 @@ async function ensureOidcClient(
 }
 
 /** The demo account's access key, kept in DEMO_DIR so a re-run prints the same working curl. */
-async function ensureAccessKey(db: Db, anchor: string, accountId: string, file: string) {
+async function ensureAccessKey(
+  db: Db,
+  ports: ProvisioningPorts,
+  anchor: string,
+  accountId: string,
+  file: string,
+) {
   const existing = readJson(file);
   if (
     existing &&
@@ -140,7 +146,7 @@ async function ensureAccessKey(db: Db, anchor: string, accountId: string, file: 
     if (row?.status === 'ACTIVE' && row.accountId === accountId)
       return { accessKeyIdentifier: existing.accessKeyIdentifier, accessKeySecret: existing.accessKeySecret };
   }
-  const key = await createAccessKey(db, { anchor, accountId });
+  const key = await createAccessKey(ports, { anchor, accountId });
   writeSecretJson(file, key);
   return key;
 }
@@ -205,9 +211,9 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
     }
     const account =
       (await db.account.findUnique({ where: { email: EMAIL } })) ??
-      (await createAccount(db, { email: EMAIL, givenName: 'Demo', familyName: 'User' }));
-    await acceptTerms(db, account.id);
-    const key = await ensureAccessKey(db, anchor, account.id, path.join(demoDir, 'access-key.json'));
+      (await createAccount(ports, { email: EMAIL, givenName: 'Demo', familyName: 'User' }));
+    await acceptTerms(ports, account.id);
+    const key = await ensureAccessKey(db, ports, anchor, account.id, path.join(demoDir, 'access-key.json'));
     const { native, session } = config.urls;
     const body = JSON.stringify({ applicationAnchor: anchor, ...key });
     const field = (name: string) => `node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).${name}'`;

@@ -138,7 +138,7 @@ test('refresh: concurrent callers of one token share one rotation and all get th
   const rec = recordingFetch();
   const { account, client, app } = await integrated(rec.fetch);
   const issued = await client.directIssueAccessKey(
-    await createAccessKey(fleet.infra.db, { anchor: app.anchor, accountId: account.id }),
+    await createAccessKey(fleet.infra.provisioning, { anchor: app.anchor, accountId: account.id }),
   );
   const pairs = await Promise.all(Array.from({ length: 8 }, () => client.refresh(issued.refreshToken)));
   expect(new Set(pairs.map((p) => p.refreshToken)).size).toBe(1);
@@ -164,7 +164,7 @@ test('refresh: a lost answer is retried at once with the same token, and the hos
   });
   const { account, client, app } = await integrated(rec.fetch);
   const issued = await client.directIssueAccessKey(
-    await createAccessKey(fleet.infra.db, { anchor: app.anchor, accountId: account.id }),
+    await createAccessKey(fleet.infra.provisioning, { anchor: app.anchor, accountId: account.id }),
   );
   const pair = await client.refresh(issued.refreshToken);
   expect(rec.calls.filter((c) => c === 'POST /refresh')).toHaveLength(2);
@@ -174,7 +174,7 @@ test('refresh: a lost answer is retried at once with the same token, and the hos
 test('refresh failures are typed with the spec reason', async () => {
   const { account, client, app } = await integrated();
   const issued = await client.directIssueAccessKey(
-    await createAccessKey(fleet.infra.db, { anchor: app.anchor, accountId: account.id }),
+    await createAccessKey(fleet.infra.provisioning, { anchor: app.anchor, accountId: account.id }),
   );
   const malformed = await errorOf(client.refresh('not-a-token'));
   expect([malformed.status, malformed.reason]).toEqual([401, 'RefreshTokenInvalid']);
@@ -185,7 +185,7 @@ test('refresh failures are typed with the spec reason', async () => {
 test('logout, introspect, userinfo, claim-state, errand', async () => {
   const { account, client, app } = await integrated();
   const issued = await client.directIssueAccessKey(
-    await createAccessKey(fleet.infra.db, { anchor: app.anchor, accountId: account.id }),
+    await createAccessKey(fleet.infra.provisioning, { anchor: app.anchor, accountId: account.id }),
   );
   const introspected = await client.introspect(issued.accessToken);
   expect(introspected.status).toBe('active');
@@ -224,7 +224,7 @@ test('revoke-all: a retry after a lost answer signs a fresh client-auth JWT and 
   });
   const { account, client, app, verifier } = await integrated(rec.fetch);
   const issued = await client.directIssueAccessKey(
-    await createAccessKey(fleet.infra.db, { anchor: app.anchor, accountId: account.id }),
+    await createAccessKey(fleet.infra.provisioning, { anchor: app.anchor, accountId: account.id }),
   );
   const { sub } = await verifier.verify(issued.accessToken);
   expect(await client.revokeAll(sub)).toEqual({ revoked: true });
@@ -244,7 +244,7 @@ test('direct issue: access key, public key (a replayed assertion retried with a 
   });
   const { account, client, app, verifier } = await integrated(rec.fetch);
   const byKey = await client.directIssueAccessKey(
-    await createAccessKey(fleet.infra.db, { anchor: app.anchor, accountId: account.id }),
+    await createAccessKey(fleet.infra.provisioning, { anchor: app.anchor, accountId: account.id }),
   );
   expect((await verifier.verify(byKey.accessToken)).kind).toBe('account');
   const denied = await errorOf(

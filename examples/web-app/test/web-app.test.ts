@@ -92,7 +92,7 @@ test('sign up, passkey, consent, callback, /me, /api/whoami, sign out; then the 
 
   // /api/whoami: a bearer token of the same person (issued directly for the account) names the same subject.
   const account = await fleet.infra.db.account.findUniqueOrThrow({ where: { email } });
-  const key = await createAccessKey(fleet.infra.db, { anchor, accountId: account.id });
+  const key = await createAccessKey(fleet.infra.provisioning, { anchor, accountId: account.id });
   const issued = await fetch(`${fleet.urls.native}/direct-issue/access-key`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -110,8 +110,8 @@ export async function provisionAccount(
 ) {
   const { acceptTerms: accept = true, emailDomain = 'example.test', ...profile } = extra;
   const email = `${uniqueName('user')}@${emailDomain}`;
-  const { id } = await createAccount(infra.db, { email, ...profile });
-  if (accept) await acceptTerms(infra.db, id);
+  const { id } = await createAccount(infra.provisioning, { email, ...profile });
+  if (accept) await acceptTerms(infra.provisioning, id);
   return { id, email };
 }
 

@@ -27,10 +27,16 @@ type Reason = (typeof REASONS)[number];
 
 /** Puts `domain` under the policy that gives `reason` to its accounts; returns how to lift it (ALLOW). */
 async function applyPolicy(reason: Reason, domain: string): Promise<() => Promise<void>> {
-  if (reason === 'EmailDomainBlocked') await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'BLOCK' });
-  else await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'REQUIRE_SSO', ssoAuthority: 'okta-acme' });
+  if (reason === 'EmailDomainBlocked')
+    await setEmailDomainPolicy(cx.infra.provisioning, { domain, policy: 'BLOCK' });
+  else
+    await setEmailDomainPolicy(cx.infra.provisioning, {
+      domain,
+      policy: 'REQUIRE_SSO',
+      ssoAuthority: 'okta-acme',
+    });
   // A policy change is not an authority change (linking the account is: see the test below).
-  return async () => void (await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'ALLOW' }));
+  return async () => void (await setEmailDomainPolicy(cx.infra.provisioning, { domain, policy: 'ALLOW' }));
 }
 
 /**
@@ -40,7 +46,8 @@ async function applyPolicy(reason: Reason, domain: string): Promise<() => Promis
 async function realizedInquiry(reason?: Reason) {
   const domain = uniqueDomain();
   const account = await provisionAccount(cx.infra, { emailDomain: domain });
-  if (reason === 'SsoAuthorityConflict') await linkSsoAuthority(cx.infra.db, account.id, 'azure-other');
+  if (reason === 'SsoAuthorityConflict')
+    await linkSsoAuthority(cx.infra.provisioning, account.id, 'azure-other');
   const est = await backend.establish({});
   expect(est.status).toBe(200);
   const confirmationKey = await realizeFor(cx.infra, est.body.exposureKey, account.id);
@@ -78,14 +85,18 @@ test('linking the account to the required authority after sign-in is an authorit
   const signedIn = await realizedInquiry();
   const session = await redeem(signedIn.keys);
   expect(session.status).toBe(200);
-  await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'REQUIRE_SSO', ssoAuthority: 'okta-acme' });
-  await setEmailDomainPolicy(cx.infra.db, {
+  await setEmailDomainPolicy(cx.infra.provisioning, {
+    domain,
+    policy: 'REQUIRE_SSO',
+    ssoAuthority: 'okta-acme',
+  });
+  await setEmailDomainPolicy(cx.infra.provisioning, {
     domain: signedIn.domain,
     policy: 'REQUIRE_SSO',
     ssoAuthority: 'okta-acme',
   });
-  await linkSsoAuthority(cx.infra.db, account.id, 'okta-acme');
-  await linkSsoAuthority(cx.infra.db, signedIn.account.id, 'okta-acme');
+  await linkSsoAuthority(cx.infra.provisioning, account.id, 'okta-acme');
+  await linkSsoAuthority(cx.infra.provisioning, signedIn.account.id, 'okta-acme');
   const stale = await redeem(keys);
   expect([stale.status, stale.body]).toEqual([409, { reason: 'AuthorizationArtifactStale' }]);
   expect((await refresh(session.body.refreshToken)).status).toBe(401);
@@ -130,7 +141,7 @@ describe('sign-up on the pages', () => {
 describe('sign-up in Chromium', () => {
   test('the page tells a newcomer at a blocked domain why, in en-US and zh-CN, and mails no code', async () => {
     const domain = uniqueDomain();
-    await setEmailDomainPolicy(cx.infra.db, { domain, policy: 'BLOCK' });
+    await setEmailDomainPolicy(cx.infra.provisioning, { domain, policy: 'BLOCK' });
     const browser = await launchChromium();
     try {
       const context = await browser.newContext({ locale: 'en-US' });

@@ -183,7 +183,7 @@ describe('POST /redeem', () => {
   test('RequiredClaimDataMissing leaves the inquiry redeemable: once the data is given the retry issues', async () => {
     const b = await provisionBackend(pair.infra, pair.host.url, { claims: { staticAvatar: 'REQUIRED' } });
     const k = await realized({}, b);
-    await grantClaim(pair.infra.db, k.account.id, b.fixture.anchor, 'staticAvatar', 'GRANTED');
+    await grantClaim(pair.infra.provisioning, k.account.id, b.fixture.anchor, 'staticAvatar', 'GRANTED');
     const res = await redeem(k);
     expect(res.status).toBe(403);
     expect(res.body.reason).toBe('RequiredClaimDataMissing');
@@ -228,7 +228,7 @@ describe('POST /redeem', () => {
     expect(res.body.errand.url).toBe(`${pair.host.url}/errands/${res.body.errand.errandKey}`);
     expect(await stateOf(k)).toBe('REALIZED');
     // Granted afterwards (what the errand records), the client's retry of the same inquiry succeeds.
-    await grantClaim(pair.infra.db, k.account.id, b.fixture.anchor, 'email', 'GRANTED');
+    await grantClaim(pair.infra.provisioning, k.account.id, b.fixture.anchor, 'email', 'GRANTED');
     const ok = await redeem(k);
     expect(ok.status).toBe(200);
     expect(ok.body.claims.email).toEqual({ requirement: 'REQUIRED', state: 'GRANTED' });

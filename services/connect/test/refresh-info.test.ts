@@ -188,7 +188,7 @@ describe('POST /refresh (connect)', () => {
   test('AccountDeleted, and nothing consumed', async () => {
     const d = await signedIn();
     // What `pnpm admin account set-status --status DELETED` does.
-    await setAccountStatus(pair.infra.db, d.accountId, 'DELETED');
+    await setAccountStatus(pair.infra.provisioning, d.accountId, 'DELETED');
     const res = await refresh(d.refreshToken);
     expect([res.status, res.body]).toEqual([403, { reason: 'AccountDeleted' }]);
     const session = await pair.infra.db.session.findUniqueOrThrow({
@@ -205,7 +205,7 @@ describe('POST /refresh (connect)', () => {
     expect([gate.status, gate.body.reason]).toEqual([403, 'ClaimConsentRequired']);
     expect(gate.body.claims.email).toEqual({ requirement: 'REQUIRED', state: 'UNKNOWN' });
     expect(gate.body.errand.errandKey).toMatch(/^ernd_/);
-    await grantClaim(pair.infra.db, s.accountId, backend.fixture.anchor, 'email', 'GRANTED');
+    await grantClaim(pair.infra.provisioning, s.accountId, backend.fixture.anchor, 'email', 'GRANTED');
     const res = await refresh(s.refreshToken);
     expect(res.status).toBe(200);
     expect(res.body.claims.email).toEqual({ requirement: 'REQUIRED', state: 'GRANTED' });

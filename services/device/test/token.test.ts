@@ -270,7 +270,7 @@ describe('POST /device-token: checks made again at redemption', () => {
     const { deviceCode, userCode } = await started();
     const account = await provisionAccount(h.infra);
     await approve(h, userCode, account.id);
-    await setAccountStatus(h.infra.db, account.id, 'DISABLED');
+    await setAccountStatus(h.infra.provisioning, account.id, 'DISABLED');
     expectError(await poll(h, deviceCode), 'access_denied');
     h.clock.advance(5000);
     expectError(await poll(h, deviceCode), 'access_denied');

@@ -147,7 +147,7 @@ describe('one opaque denial for every credential failure', () => {
     const f = await fixture();
     const other = await provisionApp(n.infra, { methods: ALL_METHODS });
     const revoked = await accessKeyFor(n.infra, f.app.anchor, f.account.id);
-    await revokeAccessKey(n.infra.db, revoked.accessKeyIdentifier, n.infra.issuance.clock);
+    await revokeAccessKey(n.infra.provisioning, revoked.accessKeyIdentifier, n.infra.issuance.clock);
     const attempts = [
       { ...f.body, accessKeyIdentifier: 'acs_k_00000000-0000-4000-8000-000000000000' },
       { ...f.body, accessKeySecret: `acs_t_${'0'.repeat(64)}` },
@@ -231,7 +231,7 @@ describe('issuance refusals', () => {
     ['DELETED', 'AccountDeleted'],
   ])('account %s is %s', async (status, reason) => {
     const f = await fixture();
-    await setAccountStatus(n.infra.db, f.account.id, status);
+    await setAccountStatus(n.infra.provisioning, f.account.id, status);
     const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ reason });
@@ -309,7 +309,7 @@ describe('claim gates', () => {
   test('a granted REQUIRED claim with no data is RequiredClaimDataMissing', async () => {
     const f = await fixture();
     await setClaims(n.infra.provisioning, f.app.anchor, { staticAvatar: 'REQUIRED' });
-    await grantClaim(n.infra.db, f.account.id, f.app.anchor, 'staticAvatar', 'GRANTED');
+    await grantClaim(n.infra.provisioning, f.account.id, f.app.anchor, 'staticAvatar', 'GRANTED');
     const res = await postJson(url, f.body);
     expect(res.status).toBe(403);
     expect(res.body.reason).toBe('RequiredClaimDataMissing');

@@ -90,7 +90,7 @@ describe('POST /errand with workload tokens', () => {
     // What `pnpm admin access-key revoke` does.
     [
       'the source credential is revoked',
-      (a) => revokeAccessKey(infra.db, a.key.accessKeyIdentifier, infra.issuance.clock),
+      (a) => revokeAccessKey(infra.provisioning, a.key.accessKeyIdentifier, infra.issuance.clock),
     ],
   ];
 
@@ -122,8 +122,8 @@ describe('POST /direct-issue/public-key', () => {
       () => postJson(`${host.url}/direct-issue/public-key`, body, { authorization: `PublicKey ${jws}` }),
       async () => {
         // What `pnpm admin account set-status` does, twice: the account is ACTIVE again, under a new authority.
-        await setAccountStatus(infra.db, account.id, 'DISABLED');
-        await setAccountStatus(infra.db, account.id, 'ACTIVE');
+        await setAccountStatus(infra.provisioning, account.id, 'DISABLED');
+        await setAccountStatus(infra.provisioning, account.id, 'ACTIVE');
       },
     );
     expect([res.status, res.body]).toEqual([409, { reason: 'AuthorizationArtifactStale' }]);

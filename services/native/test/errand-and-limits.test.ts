@@ -81,7 +81,7 @@ describe('POST /errand', () => {
     expect(r1.status).toBe(403);
     expect(r1.text).toBe('');
     const f2 = await issued();
-    await setAccountStatus(n.infra.db, f2.account.id, 'DISABLED');
+    await setAccountStatus(n.infra.provisioning, f2.account.id, 'DISABLED');
     const r2 = await errand({ accessToken: f2.accessToken });
     expect(r2.status).toBe(403);
     expect(r2.text).toBe('');

@@ -130,7 +130,7 @@ export async function ensureTerms(infra: TestInfra) {
 /** An account with a profile that has accepted the current basic terms (when any exist). */
 export async function settledAccount(infra: TestInfra) {
   const account = await provisionAccount(infra, { givenName: 'Ada', familyName: 'Lovelace' });
-  if (await createAgreementsStore(infra.db).currentTerms()) await acceptTerms(infra.db, account.id);
+  if (await createAgreementsStore(infra.db).currentTerms()) await acceptTerms(infra.provisioning, account.id);
   return account;
 }
 
@@ -138,7 +138,7 @@ export type Kind = 'ACCOUNT' | 'AGENT' | 'AUTOMATION';
 
 async function workloadFor(infra: TestInfra, accountId: string, kind: Kind) {
   if (kind === 'ACCOUNT') return {};
-  const { id } = await createWorkload(infra.db, kind, accountId, uniqueName(kind.toLowerCase()));
+  const { id } = await createWorkload(infra.provisioning, kind, accountId, uniqueName(kind.toLowerCase()));
   return kind === 'AGENT' ? { agentId: id, workloadId: id } : { automationId: id, workloadId: id };
 }
 
@@ -153,7 +153,7 @@ export async function accessKeyFor(
   kind: Kind = 'ACCOUNT',
 ) {
   const w = await workloadFor(infra, accountId, kind);
-  const key = await createAccessKey(infra.db, { ...applicability(anchor), accountId, ...w });
+  const key = await createAccessKey(infra.provisioning, { ...applicability(anchor), accountId, ...w });
   return { ...key, workloadId: w.workloadId };
 }
 
@@ -165,7 +165,7 @@ export async function publicKeyFor(
 ) {
   const w = await workloadFor(infra, accountId, kind);
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-  const { kid } = await registerPublicKey(infra.db, {
+  const { kid } = await registerPublicKey(infra.provisioning, {
     ...applicability(anchor),
     accountId,
     ...w,

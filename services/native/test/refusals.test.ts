@@ -72,14 +72,14 @@ async function platformTicketSignIn(): Promise<Signed> {
 
 const refusals: [string, (s: Signed) => Promise<unknown>][] = [
   ['ApplicationNotActive', (s) => setAppStatus(n.infra.provisioning, s.anchor, 'SUSPENDED')],
-  ['AccountDisabled', (s) => setAccountStatus(n.infra.db, s.accountId, 'DISABLED')],
-  ['AccountDeleted', (s) => setAccountStatus(n.infra.db, s.accountId, 'DELETED')],
+  ['AccountDisabled', (s) => setAccountStatus(n.infra.provisioning, s.accountId, 'DISABLED')],
+  ['AccountDeleted', (s) => setAccountStatus(n.infra.provisioning, s.accountId, 'DELETED')],
   ['ClaimConsentRequired', (s) => setClaims(n.infra.provisioning, s.anchor, { email: 'REQUIRED' })],
   [
     'RequiredClaimDataMissing',
     async (s) => {
       await setClaims(n.infra.provisioning, s.anchor, { staticAvatar: 'REQUIRED' });
-      await grantClaim(n.infra.db, s.accountId, s.anchor, 'staticAvatar', 'GRANTED');
+      await grantClaim(n.infra.provisioning, s.accountId, s.anchor, 'staticAvatar', 'GRANTED');
     },
   ],
 ];

@@ -47,14 +47,14 @@ describe('pnpm admin agent regenerate / revoke', () => {
 
   it('revoking is idempotent, a revoked workload cannot be regenerated, kinds do not mix', async () => {
     const account = await settledAccount(n.infra);
-    const { id } = await createWorkload(n.infra.db, 'AUTOMATION', account.id, uniqueName('sync'));
-    expect(await regenerateWorkload(n.infra.db, 'AUTOMATION', id)).toEqual({ id, generation: 2 });
-    expect(await revokeWorkload(n.infra.db, 'AUTOMATION', id)).toEqual({ id, status: 'REVOKED' });
-    expect(await revokeWorkload(n.infra.db, 'AUTOMATION', id)).toEqual({ id, status: 'REVOKED' });
-    await expect(regenerateWorkload(n.infra.db, 'AUTOMATION', id)).rejects.toThrow(
+    const { id } = await createWorkload(n.infra.provisioning, 'AUTOMATION', account.id, uniqueName('sync'));
+    expect(await regenerateWorkload(n.infra.provisioning, 'AUTOMATION', id)).toEqual({ id, generation: 2 });
+    expect(await revokeWorkload(n.infra.provisioning, 'AUTOMATION', id)).toEqual({ id, status: 'REVOKED' });
+    expect(await revokeWorkload(n.infra.provisioning, 'AUTOMATION', id)).toEqual({ id, status: 'REVOKED' });
+    await expect(regenerateWorkload(n.infra.provisioning, 'AUTOMATION', id)).rejects.toThrow(
       'the automation is revoked',
     );
-    await expect(revokeWorkload(n.infra.db, 'AGENT', id)).rejects.toThrow('agent not found');
+    await expect(revokeWorkload(n.infra.provisioning, 'AGENT', id)).rejects.toThrow('agent not found');
     const row = await n.infra.db.workload.findUniqueOrThrow({ where: { id } });
     expect([row.status, row.generation]).toEqual(['REVOKED', 2]);
   });

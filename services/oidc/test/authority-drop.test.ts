@@ -75,7 +75,7 @@ const userinfo = (host: OidcPagesHost, accessToken: string) =>
 /** The victim with two passkeys: Q (their own) and P (the attacker's, added by an emailed code). */
 async function victim(): Promise<{ accountId: string; own: SoftPasskey; planted: SoftPasskey }> {
   const account = await provisionAccount(a.infra);
-  await grantClaim(a.infra.db, account.id, rp.anchor, 'email', 'GRANTED');
+  await grantClaim(a.infra.provisioning, account.id, rp.anchor, 'email', 'GRANTED');
   return {
     accountId: account.id,
     own: await softPasskey(a.infra, account.id),

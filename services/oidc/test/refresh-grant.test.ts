@@ -65,8 +65,8 @@ describe('refresh_token grant: statements', () => {
 describe('refresh_token grant: scope', () => {
   it('a narrower scope narrows the session: the answer, /userinfo and later grants carry it; wider is invalid_scope', async () => {
     const rp = await provisionRp(h, { claims: { email: 'OPTIONAL', firstName: 'OPTIONAL' } });
-    await grantClaim(h.infra.db, rp.accountId, rp.anchor, 'email', 'GRANTED');
-    await grantClaim(h.infra.db, rp.accountId, rp.anchor, 'firstName', 'GRANTED');
+    await grantClaim(h.infra.provisioning, rp.accountId, rp.anchor, 'email', 'GRANTED');
+    await grantClaim(h.infra.provisioning, rp.accountId, rp.anchor, 'firstName', 'GRANTED');
     const first = await exchange(h, rp, await codeFor(h, grantFor(rp)));
     expect(first.body.scope).toBe('openid profile email offline_access');
     expect((await userinfo(first.body.access_token)).body).toHaveProperty('given_name', 'Ada');

@@ -26,7 +26,7 @@ beforeAll(async () => {
 /** A person with the terms accepted and the email claim decided, signed in on the host `ageSeconds` ago. */
 async function signedIn(ageSeconds = 0) {
   const account = await provisionAccount(host.infra);
-  await grantClaim(host.infra.db, account.id, rp.anchor, 'email', 'GRANTED');
+  await grantClaim(host.infra.provisioning, account.id, rp.anchor, 'email', 'GRANTED');
   const authTime = Math.floor(Date.now() / 1000) - ageSeconds;
   const started = await host.deps.ports.signInSessions.start(undefined, {
     accountId: account.id,
@@ -175,7 +175,7 @@ test('prompt=none: max_age exceeded, a disabled account, an ended sign-in are lo
     'login_required',
   );
   const disabled = await signedIn();
-  await setAccountStatus(host.infra.db, disabled.account.id, 'DISABLED');
+  await setAccountStatus(host.infra.provisioning, disabled.account.id, 'DISABLED');
   expect(clientAnswer((await authorize({ prompt: 'none' }, disabled.cookie)).res).error).toBe(
     'login_required',
   );

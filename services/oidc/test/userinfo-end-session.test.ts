@@ -27,9 +27,9 @@ describe('/userinfo and /claim-state', () => {
     const rp = await provisionRp(h, {
       claims: { email: 'OPTIONAL', firstName: 'OPTIONAL', lastName: 'OPTIONAL' },
     });
-    await grantClaim(h.infra.db, rp.accountId, rp.anchor, 'email', 'GRANTED');
-    await grantClaim(h.infra.db, rp.accountId, rp.anchor, 'firstName', 'GRANTED');
-    await grantClaim(h.infra.db, rp.accountId, rp.anchor, 'lastName', 'DENIED');
+    await grantClaim(h.infra.provisioning, rp.accountId, rp.anchor, 'email', 'GRANTED');
+    await grantClaim(h.infra.provisioning, rp.accountId, rp.anchor, 'firstName', 'GRANTED');
+    await grantClaim(h.infra.provisioning, rp.accountId, rp.anchor, 'lastName', 'DENIED');
     const tokens = (await exchange(h, rp, await codeFor(h, grantFor(rp)))).body;
     const sub = decodeJwt(tokens.access_token).sub;
     for (const method of ['GET', 'POST']) {
@@ -62,7 +62,7 @@ describe('/userinfo and /claim-state', () => {
 
   it('one read a request: the session, its account and the grants in one statement', async () => {
     const rp = await provisionRp(h, { claims: { email: 'OPTIONAL' } });
-    await grantClaim(h.infra.db, rp.accountId, rp.anchor, 'email', 'GRANTED');
+    await grantClaim(h.infra.provisioning, rp.accountId, rp.anchor, 'email', 'GRANTED');
     const tokens = (await exchange(h, rp, await codeFor(h, grantFor(rp)))).body;
     // Warms the application and key caches, as a relying party's first call does.
     expect((await bearer(tokens.access_token)).status).toBe(200);

@@ -25,10 +25,10 @@ describe('POST /refresh after the account authority changed', () => {
   it('is AuthorizationArtifactStale once the account was disabled and enabled again; the session is revoked', async () => {
     const s = await freshSession(h.infra);
     // What `pnpm admin account set-status` does: each status change is an identity-authority change.
-    await setAccountStatus(h.infra.db, s.account.id, 'DISABLED');
+    await setAccountStatus(h.infra.provisioning, s.account.id, 'DISABLED');
     const disabled = await refresh(s.issued.refreshToken);
     expect([disabled.status, disabled.body.reason]).toEqual([403, 'AccountDisabled']);
-    await setAccountStatus(h.infra.db, s.account.id, 'ACTIVE');
+    await setAccountStatus(h.infra.provisioning, s.account.id, 'ACTIVE');
     const stale = await refresh(s.issued.refreshToken);
     expect([stale.status, stale.body.reason]).toEqual([409, 'AuthorizationArtifactStale']);
     expect(stale.body.message).toEqual(expect.any(String));
@@ -47,8 +47,8 @@ describe('POST /refresh after the account authority changed', () => {
     const s = await freshSession(h.infra);
     const first = await refresh(s.issued.refreshToken);
     expect(first.status).toBe(200);
-    await setAccountStatus(h.infra.db, s.account.id, 'DISABLED');
-    await setAccountStatus(h.infra.db, s.account.id, 'ACTIVE');
+    await setAccountStatus(h.infra.provisioning, s.account.id, 'DISABLED');
+    await setAccountStatus(h.infra.provisioning, s.account.id, 'ACTIVE');
     // The retry of the rotation just made (inside the default 2 s allowance) is refused like the current version.
     const retry = await refresh(s.issued.refreshToken);
     expect([retry.status, retry.body.reason]).toEqual([409, 'AuthorizationArtifactStale']);
@@ -85,8 +85,8 @@ describe('POST /refresh after the account authority changed', () => {
   it('leaves sessions of other accounts alone', async () => {
     const a = await freshSession(h.infra);
     const b = await freshSession(h.infra);
-    await setAccountStatus(h.infra.db, a.account.id, 'DISABLED');
-    await setAccountStatus(h.infra.db, a.account.id, 'ACTIVE');
+    await setAccountStatus(h.infra.provisioning, a.account.id, 'DISABLED');
+    await setAccountStatus(h.infra.provisioning, a.account.id, 'ACTIVE');
     expect((await refresh(b.issued.refreshToken)).status).toBe(200);
   });
 });
@@ -117,8 +117,13 @@ describe('POST /refresh and OIDC sessions', () => {
 async function workloadSession() {
   const s = await freshSession(h.infra);
   const owner = await provisionAccount(h.infra);
-  const { id: workloadId } = await createWorkload(h.infra.db, 'AGENT', owner.id, uniqueName('agent'));
-  const key = await createAccessKey(h.infra.db, {
+  const { id: workloadId } = await createWorkload(
+    h.infra.provisioning,
+    'AGENT',
+    owner.id,
+    uniqueName('agent'),
+  );
+  const key = await createAccessKey(h.infra.provisioning, {
     anchor: s.app.anchor,
     accountId: owner.id,
     agentId: workloadId,
@@ -161,7 +166,7 @@ describe('GET /userinfo and /claim-state with workload tokens', () => {
     ],
     [
       'the source credential is revoked',
-      (w) => revokeAccessKey(h.infra.db, w.key.accessKeyIdentifier, h.infra.issuance.clock),
+      (w) => revokeAccessKey(h.infra.provisioning, w.key.accessKeyIdentifier, h.infra.issuance.clock),
     ],
   ];
 
@@ -190,8 +195,8 @@ describe('GET /userinfo and /claim-state after the account authority changed', (
     for (const path of ['/userinfo', '/claim-state'])
       expect((await get(path, s.issued.accessToken)).status).toBe(200);
     // A status change and back moves the authority; nothing has revoked the session row yet (its refresh would).
-    await setAccountStatus(h.infra.db, s.account.id, 'DISABLED');
-    await setAccountStatus(h.infra.db, s.account.id, 'ACTIVE');
+    await setAccountStatus(h.infra.provisioning, s.account.id, 'DISABLED');
+    await setAccountStatus(h.infra.provisioning, s.account.id, 'ACTIVE');
     const row = await h.infra.db.session.findUniqueOrThrow({ where: { id: s.issued.sid } });
     expect(row.status).toBe('ACTIVE');
     for (const path of ['/userinfo', '/claim-state']) {

@@ -294,7 +294,7 @@ describe('GET /userinfo and /claim-state', () => {
       lastName: 'OPTIONAL',
       staticAvatar: 'SYNTHETIC_ONLY',
     });
-    await grantClaim(h.infra.db, s.account.id, s.app.anchor, 'firstName', 'GRANTED');
+    await grantClaim(h.infra.provisioning, s.account.id, s.app.anchor, 'firstName', 'GRANTED');
     h.deps.apps.clear();
     const again = await issueFor(h.infra, s.app.anchor, { kind: 'ACCOUNT', accountId: s.account.id });
     const info = await get('/userinfo', again.accessToken);
@@ -308,7 +308,7 @@ describe('GET /userinfo and /claim-state', () => {
     expect(info.body.family_name).toBeUndefined();
     expect(info.body.picture).toMatch(/^https:\/\//);
     // Live: a grant made now shows at once.
-    await grantClaim(h.infra.db, s.account.id, s.app.anchor, 'email', 'GRANTED');
+    await grantClaim(h.infra.provisioning, s.account.id, s.app.anchor, 'email', 'GRANTED');
     expect((await get('/userinfo', again.accessToken)).body.email).toBe(s.account.email);
     const state = await get('/claim-state', again.accessToken);
     expect(state.status).toBe(200);
@@ -333,7 +333,7 @@ describe('GET /userinfo and /claim-state', () => {
         expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
       }
     }
-    await setAccountStatus(h.infra.db, s.account.id, 'DISABLED');
+    await setAccountStatus(h.infra.provisioning, s.account.id, 'DISABLED');
     expect((await get('/userinfo', s.issued.accessToken)).status).toBe(401);
     const o = await freshSession(h.infra);
     await h.infra.db.session.update({ where: { id: o.issued.sid }, data: { protocol: 'OIDC' } });
@@ -345,7 +345,7 @@ describe('GET /userinfo and /claim-state', () => {
     await setClaims(h.infra.provisioning, s.app.anchor, { lastName: 'REQUIRED' });
     h.deps.apps.clear();
     const acct = await provisionAccount(h.infra, { givenName: 'Mononym' });
-    await grantClaim(h.infra.db, acct.id, s.app.anchor, 'lastName', 'GRANTED');
+    await grantClaim(h.infra.provisioning, acct.id, s.app.anchor, 'lastName', 'GRANTED');
     const t = await issueFor(h.infra, s.app.anchor, { kind: 'ACCOUNT', accountId: acct.id });
     expect((await get('/userinfo', t.accessToken)).body.family_name).toBe('');
   });

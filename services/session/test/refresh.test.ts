@@ -211,7 +211,7 @@ describe('POST /refresh', () => {
 
   it('refuses when the account or application no longer qualifies, and consumes nothing', async () => {
     const disabled = await freshSession(h.infra);
-    await setAccountStatus(h.infra.db, disabled.account.id, 'DISABLED');
+    await setAccountStatus(h.infra.provisioning, disabled.account.id, 'DISABLED');
     const r1 = await refresh(disabled.issued.refreshToken);
     expect([r1.status, r1.body.reason]).toEqual([403, 'AccountDisabled']);
     const kept = await h.infra.db.session.findUniqueOrThrow({ where: { id: disabled.issued.sid } });
@@ -219,7 +219,7 @@ describe('POST /refresh', () => {
     // Enabling the account again is another change of its identity authority: see authority.test.ts.
 
     const deleted = await freshSession(h.infra);
-    await setAccountStatus(h.infra.db, deleted.account.id, 'DELETED');
+    await setAccountStatus(h.infra.provisioning, deleted.account.id, 'DELETED');
     expect((await refresh(deleted.issued.refreshToken)).body.reason).toBe('AccountDeleted');
 
     const suspendedApp = await freshSession(h.infra);

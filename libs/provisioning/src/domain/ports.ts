@@ -2,7 +2,9 @@
 // rules (domain/) take `ports` and values, never a database or Redis handle; the factories under store/ implement
 // these interfaces, and each caller (the admin tool, testkit, scripts, bench) binds them once with
 // createProvisioningPorts (`@svc/provisioning/stores`).
+import type { AccountsPort, AgreementsPort, EmailDomainPolicyKind } from '@svc/issuance';
 import type { SigningKeyStore } from '@svc/keyring';
+import type { PrincipalKind } from '@svc/token-core';
 
 // ---- Records ----
 
@@ -66,6 +68,43 @@ export interface NewOidcClient {
   webOrigins: string[];
 }
 
+export type AccountStatus = 'ACTIVE' | 'DISABLED' | 'DELETED';
+export type WorkloadKind = 'AGENT' | 'AUTOMATION';
+
+export interface NewAccount {
+  email: string;
+  givenName: string | null;
+  familyName: string | null;
+  picture: string | null;
+  pictureAnimated: string | null;
+}
+
+/** An account as provisioning reads it (whether it exists, and its standing). */
+export interface AccountRecord {
+  id: string;
+  email: string | null;
+  status: AccountStatus;
+}
+
+/** An agent or automation as provisioning reads it. */
+export interface WorkloadRecord {
+  id: string;
+  /** AGENT or AUTOMATION (an ACCOUNT kind is no workload: the rules check the kind they asked for). */
+  kind: PrincipalKind;
+  ownerAccountId: string;
+  name: string;
+  status: 'ACTIVE' | 'REVOKED';
+  generation: number;
+}
+
+/** Where a credential applies and whose it is: exactly one of applicationId and sectorId is set. */
+export interface CredentialOwner {
+  applicationId: string | null;
+  sectorId: string | null;
+  accountId: string;
+  workloadId: string | null;
+}
+
 // ---- Ports ----
 
 /**
@@ -106,11 +145,56 @@ export interface TenancyStore {
   insertOidcClient(client: NewOidcClient): Promise<void>;
 }
 
+/**
+ * Principals and their credentials: accounts (with claim grants and SSO links), agents and automations, access keys
+ * and public keys, and the email-domain policies. It never decides.
+ */
+export interface PrincipalsStore {
+  /** The new account's id; undefined when the email is taken (checked first, and by the unique index). */
+  insertAccount(account: NewAccount): Promise<string | undefined>;
+  findAccount(id: string): Promise<AccountRecord | undefined>;
+  /** A status change also moves the account's authority version, so its sessions see it on their next refresh. */
+  setAccountStatus(id: string, status: AccountStatus): Promise<void>;
+  /**
+   * Links the account to the SSO authority that governs it, moving its authority version when the authority
+   * changes; false when there is no such account.
+   */
+  setSsoAuthority(accountId: string, authority: string): Promise<boolean>;
+  putClaimGrant(grant: {
+    accountId: string;
+    applicationId: string;
+    claim: string;
+    state: 'GRANTED' | 'DENIED';
+  }): Promise<void>;
+  putEmailDomainPolicy(
+    domain: string,
+    data: { policy: EmailDomainPolicyKind; ssoAuthority: string | null },
+  ): Promise<void>;
+  insertWorkload(workload: { kind: WorkloadKind; ownerAccountId: string; name: string }): Promise<string>;
+  findWorkload(id: string): Promise<WorkloadRecord | undefined>;
+  /** Idempotent: an already revoked workload stays as it is. */
+  revokeWorkload(id: string): Promise<void>;
+  /** The active workload's next generation; undefined when it is revoked. */
+  nextWorkloadGeneration(id: string): Promise<number | undefined>;
+  insertAccessKey(key: CredentialOwner & { identifier: string; secretHash: string }): Promise<void>;
+  insertPublicKey(key: CredentialOwner & { kid: string; jwk: object }): Promise<void>;
+  /**
+   * Revokes an access key (by identifier) or a public key (by kid); false when there is none. Idempotent: revoking
+   * twice keeps the first revocation time.
+   */
+  revokeCredential(which: { accessKey: string } | { publicKey: string }, at: Date): Promise<boolean>;
+}
+
 /** Every store provisioning's rules use; a rule takes the few it needs (`Uses<'tenancy' | ...>`). */
 export interface ProvisioningPorts {
   tenancy: TenancyStore;
   /** The signing keys (libs/keyring's store): the lifecycle steps of `keyLifecycle` run over it. */
   signingKeys: SigningKeyStore;
+  principals: PrincipalsStore;
+  /** The issuance core's accounts store: the claim grants an account holds under an application. */
+  accounts: Pick<AccountsPort, 'loadGrants'>;
+  /** The issuance core's agreements store: the current basic terms and an account's receipt. */
+  agreements: Pick<AgreementsPort, 'currentTerms' | 'recordReceipt'>;
 }
 
 /** The ports one rule takes. */

@@ -3,16 +3,21 @@
 // in @svc/testkit's infrastructure, scripts and bench where they open their database; rules never import this
 // module (`@svc/provisioning/stores`).
 import type { Db } from '@svc/db';
+import { createAccountsStore, createAgreementsStore } from '@svc/issuance/stores';
 import { createSigningKeyStore } from '@svc/keyring';
 import type { ProvisioningPorts } from '../domain/ports';
+import { createPrincipalsStore } from './principals';
 import { createTenancyStore } from './tenancy';
 
-export { createTenancyStore };
+export { createPrincipalsStore, createTenancyStore };
 
 /** Every provisioning store over one database. */
 export function createProvisioningPorts(db: Db): ProvisioningPorts {
   return {
     tenancy: createTenancyStore(db),
     signingKeys: createSigningKeyStore(db),
+    principals: createPrincipalsStore(db),
+    accounts: createAccountsStore(db),
+    agreements: createAgreementsStore(db),
   };
 }

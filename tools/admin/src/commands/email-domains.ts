@@ -27,7 +27,7 @@ export const emailDomainCommands = [
         throw new UsageError('--sso-authority applies to --policy REQUIRE_SSO only');
       return { domain, policy, ssoAuthority };
     },
-    run: (ctx, i) => setEmailDomainPolicy(ctx.db(), i),
+    run: (ctx, i) => setEmailDomainPolicy(ctx.provisioning(), i),
   }),
   defineCommand({
     name: 'account link-sso',
@@ -37,6 +37,6 @@ export const emailDomainCommands = [
       account: f.id('account', { required: true }),
       authority: f.matching('authority', SSO_AUTHORITY, AUTHORITY_RULE, { required: true }),
     }),
-    run: (ctx, i) => linkSsoAuthority(ctx.db(), i.account, i.authority),
+    run: (ctx, i) => linkSsoAuthority(ctx.provisioning(), i.account, i.authority),
   }),
 ];

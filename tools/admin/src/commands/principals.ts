@@ -55,19 +55,19 @@ function workloadCommands(resource: 'agent' | 'automation') {
         account: f.id('account', { required: true }),
         name: f.text('name', { required: true }),
       }),
-      run: (ctx, i) => createWorkload(ctx.db(), kind, i.account, i.name),
+      run: (ctx, i) => createWorkload(ctx.provisioning(), kind, i.account, i.name),
     }),
     oneFlagCommand({
       name: `${resource} revoke`,
       flag: 'id',
       synopsis: `--id ID   (its credentials stop issuing; its sessions lose their authority at once)`,
-      run: (ctx, id) => revokeWorkload(ctx.db(), kind, id),
+      run: (ctx, id) => revokeWorkload(ctx.provisioning(), kind, id),
     }),
     oneFlagCommand({
       name: `${resource} regenerate`,
       flag: 'id',
       synopsis: `--id ID   (next generation: sessions of earlier generations lose their authority)`,
-      run: (ctx, id) => regenerateWorkload(ctx.db(), kind, id),
+      run: (ctx, id) => regenerateWorkload(ctx.provisioning(), kind, id),
     }),
   ];
 }
@@ -84,7 +84,7 @@ export const principalCommands = [
       picture: f.matching('picture', HTTPS_URL, 'an HTTPS URL'),
       pictureAnimated: f.matching('picture-animated', HTTPS_URL, 'an HTTPS URL'),
     }),
-    run: (ctx, i) => createAccount(ctx.db(), i),
+    run: (ctx, i) => createAccount(ctx.provisioning(), i),
   }),
   defineCommand({
     name: 'account show',
@@ -102,7 +102,7 @@ export const principalCommands = [
       account: f.id('account', { required: true }),
       status: f.oneOf('status', ACCOUNT_STATUSES, { required: true }),
     }),
-    run: (ctx, i) => setAccountStatus(ctx.db(), i.account, i.status),
+    run: (ctx, i) => setAccountStatus(ctx.provisioning(), i.account, i.status),
   }),
   defineCommand({
     name: 'account grant',
@@ -114,13 +114,13 @@ export const principalCommands = [
       claim: f.oneOf('claim', CLAIM_KEYS, { required: true }),
       state: f.oneOf('state', GRANT_STATES, { required: true }),
     }),
-    run: (ctx, i) => grantClaim(ctx.db(), i.account, i.app, i.claim, i.state),
+    run: (ctx, i) => grantClaim(ctx.provisioning(), i.account, i.app, i.claim, i.state),
   }),
   oneFlagCommand({
     name: 'account accept-terms',
     flag: 'account',
     synopsis: '--account ID   (records acceptance of the current basic terms)',
-    run: (ctx, account) => acceptTerms(ctx.db(), account),
+    run: (ctx, account) => acceptTerms(ctx.provisioning(), account),
   }),
   ...workloadCommands('agent'),
   ...workloadCommands('automation'),
@@ -134,7 +134,7 @@ export const principalCommands = [
       accountId: f.id('account', { required: true }),
       ...workloadFlags(f),
     }),
-    run: (ctx, i) => createAccessKey(ctx.db(), i),
+    run: (ctx, i) => createAccessKey(ctx.provisioning(), i),
   }),
   defineCommand({
     name: 'access-key revoke',
@@ -146,7 +146,7 @@ export const principalCommands = [
         throw new UsageError('--id must be an access-key identifier (acs_k_<uuid v4>)');
       return { id };
     },
-    run: (ctx, i) => revokeAccessKey(ctx.db(), i.id, ctx.clock),
+    run: (ctx, i) => revokeAccessKey(ctx.provisioning(), i.id, ctx.clock),
   }),
   defineCommand({
     name: 'public-key revoke',
@@ -155,7 +155,7 @@ export const principalCommands = [
     parse: (f) => ({
       kid: f.matching('kid', PUBLIC_KEY_ID, 'a public-key id (pky_...)', { required: true }),
     }),
-    run: (ctx, i) => revokePublicKey(ctx.db(), i.kid, ctx.clock),
+    run: (ctx, i) => revokePublicKey(ctx.provisioning(), i.kid, ctx.clock),
   }),
   defineCommand({
     name: 'public-key register',
@@ -168,6 +168,6 @@ export const principalCommands = [
       ...workloadFlags(f),
       jwk: f.jsonFile('jwk-file'),
     }),
-    run: (ctx, i) => registerPublicKey(ctx.db(), i),
+    run: (ctx, i) => registerPublicKey(ctx.provisioning(), i),
   }),
 ];

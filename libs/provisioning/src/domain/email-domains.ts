@@ -1,9 +1,8 @@
 // Operator actions behind the email-domain policy (CONTRACTS "Email-domain policy"): set a domain's policy, and
 // link an account to the SSO authority that governs it. Issuance and refresh read both on their next request.
-import type { Db } from '@svc/db';
 import type { EmailDomainPolicyKind } from '@svc/issuance';
-import { ProvisioningError } from './errors';
-import { putEmailDomainPolicy, setSsoAuthority } from './store/principals';
+import { ProvisioningError } from '../errors';
+import type { Uses } from './ports';
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -22,7 +21,7 @@ export function normalizeEmailDomain(raw: string): string | undefined {
 export const SSO_AUTHORITY = /^[\x21-\x7e]{1,200}$/;
 
 export async function setEmailDomainPolicy(
-  db: Db,
+  ports: Uses<'principals'>,
   input: { domain: string; policy: EmailDomainPolicyKind; ssoAuthority?: string },
 ) {
   const domain = normalizeEmailDomain(input.domain);
@@ -33,13 +32,17 @@ export async function setEmailDomainPolicy(
     throw new ProvisioningError('--sso-authority applies to --policy REQUIRE_SSO only');
   if (input.ssoAuthority && !SSO_AUTHORITY.test(input.ssoAuthority))
     throw new ProvisioningError('--sso-authority must be 1 to 200 visible characters without spaces');
-  await putEmailDomainPolicy(db, domain, { policy: input.policy, ssoAuthority: input.ssoAuthority ?? null });
+  await ports.principals.putEmailDomainPolicy(domain, {
+    policy: input.policy,
+    ssoAuthority: input.ssoAuthority ?? null,
+  });
   return { domain, policy: input.policy };
 }
 
-export async function linkSsoAuthority(db: Db, accountId: string, authority: string) {
+export async function linkSsoAuthority(ports: Uses<'principals'>, accountId: string, authority: string) {
   if (!SSO_AUTHORITY.test(authority))
     throw new ProvisioningError('--authority must be 1 to 200 visible characters without spaces');
-  if (!(await setSsoAuthority(db, accountId, authority))) throw new ProvisioningError('account not found');
+  if (!(await ports.principals.setSsoAuthority(accountId, authority)))
+    throw new ProvisioningError('account not found');
   return { id: accountId, ssoAuthority: authority };
 }

@@ -1,30 +1,15 @@
 // Accounts, agents and automations, their claim grants and basic-terms acceptance, and their credentials.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Db } from '@svc/db';
-import { createAccountsStore, createAgreementsStore } from '@svc/issuance/stores';
 import type { Clock } from '@svc/platform';
 import { buildClaimView, CLAIM_KEYS, isClaimKey, normalizeRequirements } from '@svc/token-core';
-import { appByAnchor, ed25519PublicX, uuidOrThrow } from './domain/tenancy';
-import { ProvisioningError } from './errors';
-import {
-  findAccount,
-  findWorkload,
-  insertAccessKey,
-  insertAccount,
-  insertPublicKey,
-  insertWorkload,
-  nextWorkloadGeneration,
-  putClaimGrant,
-  revokeCredential,
-  revokeWorkload as revokeWorkloadRow,
-  setAccountStatus as setAccountStatusRow,
-} from './store/principals';
-import { createTenancyStore } from './store/tenancy';
+import { ProvisioningError } from '../errors';
+import type { Uses } from './ports';
+import { appByAnchor, ed25519PublicX, uuidOrThrow } from './tenancy';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export async function createAccount(
-  db: Db,
+  ports: Uses<'principals'>,
   input: {
     email: string;
     givenName?: string;
@@ -44,7 +29,7 @@ export async function createAccount(
       throw new ProvisioningError(`${flag} must be an HTTPS URL`);
   }
   // Two operators racing on one email: the unique index decides, the loser gets the same clear refusal.
-  const id = await insertAccount(db, {
+  const id = await ports.principals.insertAccount({
     email,
     givenName: input.givenName ?? null,
     familyName: input.familyName ?? null,
@@ -55,61 +40,76 @@ export async function createAccount(
   return { id };
 }
 
-export async function accountById(db: Db, id: string) {
-  const account = await findAccount(db, uuidOrThrow(id, 'account'));
+export async function accountById(ports: Uses<'principals'>, id: string) {
+  const account = await ports.principals.findAccount(uuidOrThrow(id, 'account'));
   if (!account) throw new ProvisioningError('account not found');
   return account;
 }
 
-export async function setAccountStatus(db: Db, id: string, status: string) {
+export async function setAccountStatus(ports: Uses<'principals'>, id: string, status: string) {
   if (status !== 'ACTIVE' && status !== 'DISABLED' && status !== 'DELETED') {
     throw new ProvisioningError('--status must be ACTIVE, DISABLED or DELETED');
   }
-  await accountById(db, id);
-  await setAccountStatusRow(db, id, status);
+  await accountById(ports, id);
+  await ports.principals.setAccountStatus(id, status);
   return { id, status };
 }
 
-export async function grantClaim(db: Db, accountId: string, anchor: string, claim: string, state: string) {
+export async function grantClaim(
+  ports: Uses<'principals' | 'tenancy' | 'accounts'>,
+  accountId: string,
+  anchor: string,
+  claim: string,
+  state: string,
+) {
   if (!isClaimKey(claim)) throw new ProvisioningError(`--claim must be one of ${CLAIM_KEYS.join(', ')}`);
   if (state !== 'GRANTED' && state !== 'DENIED')
     throw new ProvisioningError('--state must be GRANTED or DENIED');
-  await accountById(db, accountId);
-  const app = await appByAnchor({ tenancy: createTenancyStore(db) }, anchor);
-  await putClaimGrant(db, { accountId, applicationId: app.id, claim, state });
-  const grants = await createAccountsStore(db).loadGrants(accountId, app.id);
+  await accountById(ports, accountId);
+  const app = await appByAnchor(ports, anchor);
+  await ports.principals.putClaimGrant({ accountId, applicationId: app.id, claim, state });
+  const grants = await ports.accounts.loadGrants(accountId, app.id);
   return { claims: buildClaimView(normalizeRequirements(app.claimRequirements), grants) };
 }
 
-export async function acceptTerms(db: Db, accountId: string) {
-  await accountById(db, accountId);
-  const terms = await createAgreementsStore(db).currentTerms();
+export async function acceptTerms(ports: Uses<'principals' | 'agreements'>, accountId: string) {
+  await accountById(ports, accountId);
+  const terms = await ports.agreements.currentTerms();
   if (!terms) throw new ProvisioningError('no basic terms have been published');
-  await createAgreementsStore(db).recordReceipt(accountId, terms, 'ADMIN');
+  await ports.agreements.recordReceipt(accountId, terms, 'ADMIN');
   return { revision: terms.revision };
 }
 
-export async function createWorkload(db: Db, kind: 'AGENT' | 'AUTOMATION', accountId: string, name: string) {
+export async function createWorkload(
+  ports: Uses<'principals'>,
+  kind: 'AGENT' | 'AUTOMATION',
+  accountId: string,
+  name: string,
+) {
   if (!name.trim()) throw new ProvisioningError('--name must not be empty');
-  await accountById(db, accountId);
-  return { id: await insertWorkload(db, { kind, ownerAccountId: accountId, name }) };
+  await accountById(ports, accountId);
+  return { id: await ports.principals.insertWorkload({ kind, ownerAccountId: accountId, name }) };
 }
 
-async function workloadOf(db: Db, accountId: string, opts: { agentId?: string; automationId?: string }) {
+async function workloadOf(
+  ports: Uses<'principals'>,
+  accountId: string,
+  opts: { agentId?: string; automationId?: string },
+) {
   if (opts.agentId && opts.automationId)
     throw new ProvisioningError('give --agent or --automation, not both');
   const id = opts.agentId ?? opts.automationId;
   if (!id) return null;
   const kind = opts.agentId ? 'AGENT' : 'AUTOMATION';
-  const w = await workloadById(db, kind, id);
+  const w = await workloadById(ports, kind, id);
   if (w.ownerAccountId !== accountId)
     throw new ProvisioningError(`the ${kind.toLowerCase()} belongs to another account`);
   return w;
 }
 
 /** The agent or automation `id` of the given kind, or a ProvisioningError naming what is missing. */
-async function workloadById(db: Db, kind: 'AGENT' | 'AUTOMATION', id: string) {
-  const w = await findWorkload(db, uuidOrThrow(id, kind.toLowerCase()));
+async function workloadById(ports: Uses<'principals'>, kind: 'AGENT' | 'AUTOMATION', id: string) {
+  const w = await ports.principals.findWorkload(uuidOrThrow(id, kind.toLowerCase()));
   if (!w || w.kind !== kind) throw new ProvisioningError(`${kind.toLowerCase()} not found`);
   return w;
 }
@@ -119,9 +119,9 @@ async function workloadById(db: Db, kind: 'AGENT' | 'AUTOMATION', id: string) {
  * authority at once (refresh AuthorizationArtifactStale, introspection revoked, userinfo, claim-state and /errand
  * refuse its tokens). Idempotent.
  */
-export async function revokeWorkload(db: Db, kind: 'AGENT' | 'AUTOMATION', id: string) {
-  const w = await workloadById(db, kind, id);
-  await revokeWorkloadRow(db, w.id);
+export async function revokeWorkload(ports: Uses<'principals'>, kind: 'AGENT' | 'AUTOMATION', id: string) {
+  const w = await workloadById(ports, kind, id);
+  await ports.principals.revokeWorkload(w.id);
   return { id: w.id, status: 'REVOKED' };
 }
 
@@ -129,9 +129,13 @@ export async function revokeWorkload(db: Db, kind: 'AGENT' | 'AUTOMATION', id: s
  * Moves an active agent or automation to its next generation: the sessions of earlier generations lose their
  * authority, its credentials keep issuing (under the new generation).
  */
-export async function regenerateWorkload(db: Db, kind: 'AGENT' | 'AUTOMATION', id: string) {
-  const w = await workloadById(db, kind, id);
-  const generation = await nextWorkloadGeneration(db, w.id);
+export async function regenerateWorkload(
+  ports: Uses<'principals'>,
+  kind: 'AGENT' | 'AUTOMATION',
+  id: string,
+) {
+  const w = await workloadById(ports, kind, id);
+  const generation = await ports.principals.nextWorkloadGeneration(w.id);
   if (generation === undefined) throw new ProvisioningError(`the ${kind.toLowerCase()} is revoked`);
   return { id: w.id, generation };
 }
@@ -150,32 +154,31 @@ export interface CredentialApplicability {
  * The stored applicability of a new credential: exactly one of an application and a sector. It is fixed here, at
  * creation, and never changes (the database refuses an update of it).
  */
-async function applicabilityOf(db: Db, input: CredentialApplicability) {
+async function applicabilityOf(ports: Uses<'tenancy'>, input: CredentialApplicability) {
   if (input.anchor !== undefined && input.sectorId !== undefined)
     throw new ProvisioningError('give --app or --sector, not both');
   if (input.sectorId !== undefined) {
     const sectorId = uuidOrThrow(input.sectorId, 'sector');
-    if (!(await createTenancyStore(db).sectorExists(sectorId)))
-      throw new ProvisioningError('sector not found');
+    if (!(await ports.tenancy.sectorExists(sectorId))) throw new ProvisioningError('sector not found');
     return { applicationId: null, sectorId };
   }
   if (input.anchor === undefined) throw new ProvisioningError('give --app or --sector');
   return {
-    applicationId: (await appByAnchor({ tenancy: createTenancyStore(db) }, input.anchor)).id,
+    applicationId: (await appByAnchor(ports, input.anchor)).id,
     sectorId: null,
   };
 }
 
 export async function createAccessKey(
-  db: Db,
+  ports: Uses<'principals' | 'tenancy'>,
   input: CredentialApplicability & { accountId: string; agentId?: string; automationId?: string },
 ) {
-  const applicability = await applicabilityOf(db, input);
-  await accountById(db, input.accountId);
-  const workload = await workloadOf(db, input.accountId, input);
+  const applicability = await applicabilityOf(ports, input);
+  await accountById(ports, input.accountId);
+  const workload = await workloadOf(ports, input.accountId, input);
   const accessKeyIdentifier = `acs_k_${randomUUID()}`;
   const accessKeySecret = `acs_t_${randomBytes(32).toString('hex')}`;
-  await insertAccessKey(db, {
+  await ports.principals.insertAccessKey({
     identifier: accessKeyIdentifier,
     secretHash: hashSecret(accessKeySecret),
     ...applicability,
@@ -185,22 +188,22 @@ export async function createAccessKey(
   return { accessKeyIdentifier, accessKeySecret };
 }
 
-export async function revokeAccessKey(db: Db, identifier: string, clock: Clock) {
+export async function revokeAccessKey(ports: Uses<'principals'>, identifier: string, clock: Clock) {
   // Idempotent: revoking twice keeps the first revocation time.
-  if (!(await revokeCredential(db, { accessKey: identifier }, new Date(clock()))))
+  if (!(await ports.principals.revokeCredential({ accessKey: identifier }, new Date(clock()))))
     throw new ProvisioningError('access key not found');
   return { revoked: true };
 }
 
-export async function revokePublicKey(db: Db, kid: string, clock: Clock) {
+export async function revokePublicKey(ports: Uses<'principals'>, kid: string, clock: Clock) {
   // Idempotent: revoking twice keeps the first revocation time.
-  if (!(await revokeCredential(db, { publicKey: kid }, new Date(clock()))))
+  if (!(await ports.principals.revokeCredential({ publicKey: kid }, new Date(clock()))))
     throw new ProvisioningError('public key not found');
   return { revoked: true };
 }
 
 export async function registerPublicKey(
-  db: Db,
+  ports: Uses<'principals' | 'tenancy'>,
   input: CredentialApplicability & {
     accountId: string;
     agentId?: string;
@@ -208,12 +211,12 @@ export async function registerPublicKey(
     jwk: unknown;
   },
 ) {
-  const applicability = await applicabilityOf(db, input);
-  await accountById(db, input.accountId);
-  const workload = await workloadOf(db, input.accountId, input);
+  const applicability = await applicabilityOf(ports, input);
+  await accountById(ports, input.accountId);
+  const workload = await workloadOf(ports, input.accountId, input);
   const x = ed25519PublicX(input.jwk);
   const kid = `pky_${randomBytes(12).toString('base64url')}`;
-  await insertPublicKey(db, {
+  await ports.principals.insertPublicKey({
     kid,
     jwk: { kty: 'OKP', crv: 'Ed25519', x },
     ...applicability,
