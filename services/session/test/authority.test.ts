@@ -219,13 +219,13 @@ describe('POST /introspect after the account authority changed, before any revoc
   it('reports an account token revoked (terminal) once its account is disabled, and still once it is enabled again', async () => {
     const s = await freshSession(h.infra);
     expect((await introspect(s.issued.accessToken)).status).toBe('active');
-    await setAccountStatus(h.infra.db, s.account.id, 'DISABLED');
+    await setAccountStatus(h.infra.provisioning, s.account.id, 'DISABLED');
     // Refresh answers AccountDisabled; introspection: not active, and not worth asking again soon.
     expect(await introspect(s.issued.accessToken)).toEqual({
       status: 'revoked',
       recommendedRecheckSeconds: 3600,
     });
-    await setAccountStatus(h.infra.db, s.account.id, 'ACTIVE');
+    await setAccountStatus(h.infra.provisioning, s.account.id, 'ACTIVE');
     expect((await introspect(s.issued.accessToken)).status).toBe('revoked');
     const row = await h.infra.db.session.findUniqueOrThrow({ where: { id: s.issued.sid } });
     expect(row.status).toBe('ACTIVE');
@@ -249,8 +249,8 @@ describe('POST /introspect after the account authority changed, before any revoc
   it('reports a workload token revoked once its owner account authority moved, as its refresh is stale', async () => {
     const w = await workloadSession();
     expect((await introspect(w.issued.accessToken)).status).toBe('active');
-    await setAccountStatus(h.infra.db, w.owner.id, 'DISABLED');
-    await setAccountStatus(h.infra.db, w.owner.id, 'ACTIVE');
+    await setAccountStatus(h.infra.provisioning, w.owner.id, 'DISABLED');
+    await setAccountStatus(h.infra.provisioning, w.owner.id, 'ACTIVE');
     expect((await introspect(w.issued.accessToken)).status).toBe('revoked');
     expect((await refresh(w.issued.refreshToken)).body.reason).toBe('AuthorizationArtifactStale');
   });
