@@ -118,7 +118,11 @@ export function describeDependencyError(err: unknown): string {
 export type DependencyState = 'connecting' | 'up' | 'down';
 
 export interface DependencyWatch {
-  /** Probes every dependency (each within the probe timeout); resolves true when all answered, false once closed. */
+  /**
+   * Probes every dependency (each within the probe timeout) in a round that starts no earlier than this call;
+   * resolves true when all answered, false once closed. Calls made while a round runs share the one round after it:
+   * a round already running may hold a PONG sent just before an outage, which is no answer to a later question.
+   */
   check(): Promise<boolean>;
   /** A request just failed on a dependency: probe soon (at most once per interval) to learn which and log it. */
   suspect(): void;
@@ -207,7 +211,9 @@ export function createDependencyWatch(opts: DependencyWatchOptions): DependencyW
   const downSince: Record<string, number> = {};
   const metrics = opts.metrics ? dependencyMetrics(opts.metrics) : undefined;
   for (const n of names) metrics?.up.set({ dependency: n }, 1);
+  /** The round of probes in flight, and the one every check() made since it started waits for. */
   let running: Promise<boolean> | undefined;
+  let next: Promise<boolean> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let lastSuspect = Number.NEGATIVE_INFINITY;
   let closed = false;
@@ -250,24 +256,40 @@ export function createDependencyWatch(opts: DependencyWatchOptions): DependencyW
     timer.unref();
   };
 
-  const check = (): Promise<boolean> => {
+  const round = (): Promise<boolean> => {
     // After close() the probes' connections are closing or closed: probing them would reconnect or fail.
     if (closed) return Promise.resolve(false);
-    running ??= (async () => {
+    const probing = (async () => {
       const results = await Promise.all(names.map((n) => withTimeout(opts.probes[n]!, probeTimeoutMs)));
       for (const [i, n] of names.entries()) set(n, Boolean(results[i]));
       running = undefined;
       schedule();
-      return results.every(Boolean);
+      return !closed && results.every(Boolean);
     })();
-    return running;
+    running = probing;
+    return probing;
+  };
+
+  const check = (): Promise<boolean> => {
+    if (closed) return Promise.resolve(false);
+    if (!running) return round();
+    // The round in flight started before this call: its PONG may have left Redis just before a cut, and /readyz
+    // would say ready on it (1 run in 7 of the device host's Redis cut). The next round starts when it ends (one
+    // round in flight at a time, however many probes Kubernetes and the load balancers send) and answers every
+    // check made meanwhile (or a round another call started in between, as late as that).
+    next ??= running.then(() => {
+      next = undefined;
+      return running ?? round();
+    });
+    return next;
   };
 
   return {
     check,
     suspect() {
       const now = performance.now();
-      if (closed || running || now - lastSuspect < recheckMs) return;
+      // A suspicion during a round is answered by the round after it, which a check may have asked for already.
+      if (closed || next || now - lastSuspect < recheckMs) return;
       lastSuspect = now;
       void check();
     },
