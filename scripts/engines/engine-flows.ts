@@ -4,6 +4,7 @@
 // replicas rotate exactly once, that the sign-in pages' multi-key scripts run and that BullMQ schedules there.
 import {
   bullPrefix,
+  closeRedis,
   createBrowserSessionStore,
   createLogger,
   createMetrics,
@@ -71,7 +72,7 @@ export async function startFlowHosts(engineVars: Env): Promise<FlowHosts> {
   const redis = createRedis(workerConfigFromEnv(env).redisTarget);
   const close = async () => {
     for (const done of closers) await done().catch(() => undefined);
-    await redis.quit().catch(() => undefined);
+    await closeRedis(redis);
     await infra.close();
   };
   try {

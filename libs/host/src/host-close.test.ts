@@ -2,7 +2,15 @@
 // a PostgreSQL or Redis connection (counted at fault proxies before the real ones) and its dependency watch, left
 // with a PostgreSQL outage to recheck, probes nothing and logs no false "is down" about connections closed on purpose.
 import { createMetrics, type DependencyWatch, systemClock } from '@svc/platform';
-import { captureLogger, type DependencyProxies, proxyDependencies, testEnv, testUrls } from '@svc/testkit';
+import {
+  captureLogger,
+  type DependencyProxies,
+  proxyDependencies,
+  testEnv,
+  testUrls,
+  trackRunning,
+  waitUntil,
+} from '@svc/testkit';
 import { hostAppOptions } from './app-options';
 import { type HostCore, openHostCore } from './host-core';
 import { issuingConfigFromEnv } from './issuing-config';
@@ -22,6 +30,7 @@ const accepted = () => ({ postgres: proxies.pg.accepted, redis: proxies.redis.ac
 
 test('after close, the host opens no PostgreSQL or Redis connection and its watch neither probes nor logs', async () => {
   const log = captureLogger('host-close');
+  const made = trackRunning();
   core = openHostCore(
     issuingConfigFromEnv(
       'session',
@@ -62,4 +71,45 @@ test('after close, the host opens no PostgreSQL or Redis connection and its watc
   await expect(opened.db.$queryRaw`SELECT 1`).rejects.toThrow(/closed/);
   await expect(opened.redis.ping()).rejects.toThrow(/closed/);
   expect(accepted()).toEqual(closedAt.connections);
+  // And nothing of it is left running: no timer set and no socket open, which would hold the process up after the
+  // host said it stopped (ioredis's disconnect timer over a socket closed already held it 2 s).
+  try {
+    expect(await made.leftRunning()).toEqual([]);
+  } finally {
+    made.stop();
+  }
+});
+
+test('a host closed while PostgreSQL and Redis are down leaves no timer set and no socket open', async () => {
+  const made = trackRunning();
+  try {
+    core = openHostCore(
+      issuingConfigFromEnv(
+        'session',
+        testEnv({
+          DATABASE_URL: proxies.pg.urlFor(testUrls.database),
+          REDIS_URL: proxies.redis.urlFor(testUrls.redis),
+        }),
+      ),
+      systemClock,
+    );
+    const opened = core;
+    const watch = hostAppOptions('host-close', {
+      ...opened,
+      logger: captureLogger('host-close-down').logger,
+      metrics: createMetrics('host-close-down'),
+    }).dependencies as DependencyWatch;
+    await waitUntil(() => watch.check());
+    // Kubernetes stops the pod in the middle of an outage: its connections are waiting to reconnect.
+    await Promise.all([proxies.pg.cut(), proxies.redis.cut()]);
+    await waitUntil(async () => opened.redis.status === 'reconnecting');
+    await opened.close();
+    core = undefined;
+    // Ended, not left "reconnecting" with its offline queue unflushed until ioredis's timers ran out.
+    expect(opened.redis.status).toBe('end');
+    expect(await made.leftRunning()).toEqual([]);
+  } finally {
+    made.stop();
+    await Promise.all([proxies.pg.pass(), proxies.redis.pass()]);
+  }
 });

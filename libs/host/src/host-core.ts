@@ -12,6 +12,7 @@ import { createIssuancePorts } from '@svc/issuance/stores';
 import { createKeyRing, type KeyRing } from '@svc/keyring';
 import {
   type Clock,
+  closeRedis,
   createLogger,
   createMetrics,
   createRedis,
@@ -85,7 +86,7 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore 
       // First what would use the connections on its own: the dependency watch's probes and recheck timer.
       closeDependencyWatches(db, redis);
       await keyRing.close().catch(() => undefined);
-      await redis.quit().catch(() => undefined);
+      await closeRedis(redis);
       await db.$disconnect().catch(() => undefined);
     },
   };

@@ -129,8 +129,9 @@ export interface DependencyWatch {
   /** The last known state of each dependency (`connecting` until it first answers, within the start-up grace). */
   states(): Record<string, DependencyState>;
   /**
-   * Stops probing for good: no recheck, suspicion or check probes again, and a probe still running changes no state.
-   * Called before the connections it probes are closed, so nothing of it outlives them.
+   * Stops probing for good: no recheck, suspicion or check probes again, and a probe still running changes no state
+   * and counts as failed at once (its timeout timer cleared). Called before the connections it probes are closed, so
+   * nothing of it outlives them.
    */
   close(): void;
 }
@@ -150,22 +151,6 @@ export interface DependencyWatchOptions {
    * which is no outage to warn about. Past it, a dependency that still does not answer is down, and logged so.
    */
   connectGraceMs?: number;
-}
-
-function withTimeout(run: () => Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    run().then(
-      () => {
-        clearTimeout(timer);
-        resolve(true);
-      },
-      () => {
-        clearTimeout(timer);
-        resolve(false);
-      },
-    );
-  });
 }
 
 const counters = new WeakMap<Metrics, { changes: Counter<string>; up: Gauge<string> }>();
@@ -217,6 +202,26 @@ export function createDependencyWatch(opts: DependencyWatchOptions): DependencyW
   let timer: NodeJS.Timeout | undefined;
   let lastSuspect = Number.NEGATIVE_INFINITY;
   let closed = false;
+  /** Ends each probe still running as failed, with its timer: close() leaves no timer of the watch set. */
+  const unanswered = new Set<() => void>();
+
+  /** Runs one probe: true when it answers within the probe timeout. */
+  const probe = (run: () => Promise<unknown>): Promise<boolean> =>
+    new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (answered: boolean) => {
+        clearTimeout(timer);
+        unanswered.delete(fail);
+        resolve(answered);
+      };
+      const fail = () => settle(false);
+      timer = setTimeout(fail, probeTimeoutMs);
+      unanswered.add(fail);
+      run().then(
+        () => settle(true),
+        () => settle(false),
+      );
+    });
 
   const set = (name: string, answered: boolean) => {
     // A probe that failed because its connection was closed under it is the shutdown, not an outage to log.
@@ -260,7 +265,7 @@ export function createDependencyWatch(opts: DependencyWatchOptions): DependencyW
     // After close() the probes' connections are closing or closed: probing them would reconnect or fail.
     if (closed) return Promise.resolve(false);
     const probing = (async () => {
-      const results = await Promise.all(names.map((n) => withTimeout(opts.probes[n]!, probeTimeoutMs)));
+      const results = await Promise.all(names.map((n) => probe(opts.probes[n]!)));
       for (const [i, n] of names.entries()) set(n, Boolean(results[i]));
       running = undefined;
       schedule();
@@ -297,6 +302,7 @@ export function createDependencyWatch(opts: DependencyWatchOptions): DependencyW
     close() {
       closed = true;
       if (timer) clearTimeout(timer);
+      for (const fail of [...unanswered]) fail();
     },
   };
 }

@@ -177,6 +177,29 @@ export function createRedis(target: RedisTarget | string, opts: RedisOptions = {
   return redis;
 }
 
+/** How long closeRedis waits for a connection to end before it stops waiting (ioredis destroys it by then). */
+const CLOSE_BOUND_MS = 2000;
+
+/**
+ * Closes a connection for good, leaving nothing of it running. A connected one is sent QUIT (replies to commands
+ * already sent still arrive); any other (connecting, or waiting to reconnect during an outage) is disconnected, since
+ * QUIT would wait in the offline queue behind the commands there, fail at the command timeout and leave ioredis
+ * reconnecting after its host said it stopped. Resolves once the connection has ended (its sockets, through
+ * Sentinel its failover detector's too, closed or closing).
+ */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'end') return;
+  let bound: NodeJS.Timeout | undefined;
+  const ended = new Promise<void>((resolve) => {
+    redis.once('end', resolve);
+    bound = setTimeout(resolve, CLOSE_BOUND_MS);
+  });
+  if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+  else redis.disconnect();
+  await ended;
+  clearTimeout(bound);
+}
+
 /**
  * `text` as a hash tag on a Cluster (`{text}`: every key containing it lands in one slot), as is otherwise, so keys
  * on a single server or behind Sentinel keep the form they always had.

@@ -295,6 +295,7 @@ export {
   type Tally,
 } from './hostile';
 export { type InfraOptions, openInfra, type TestInfra, testKek } from './infra';
+export { type RunningTracker, trackRunning } from './left-running';
 export * from './mailbox';
 export { type Agent, makeAgent } from './page-agent';
 export * from './page-attacks';

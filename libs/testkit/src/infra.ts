@@ -4,7 +4,7 @@ import { createPrisma, type Db } from '@svc/db';
 import { closeDependencyWatches, issuanceDepsOf, issuingConfigFromEnv } from '@svc/host';
 import type { IssuanceDeps } from '@svc/issuance';
 import { createKeyRing, type KeyRing } from '@svc/keyring';
-import { type Clock, createRedis, type Redis, systemClock } from '@svc/platform';
+import { type Clock, closeRedis, createRedis, type Redis, systemClock } from '@svc/platform';
 import type { ProvisioningPorts } from '@svc/provisioning';
 import { createProvisioningPorts } from '@svc/provisioning/stores';
 import { type Kek, kekFromBytes } from '@svc/token-core';
@@ -67,7 +67,7 @@ export function openInfra(opts: InfraOptions = {}): TestInfra {
       // Host apps built over these connections (hostPartsOf) watch them: stop that before closing them.
       closeDependencyWatches(db, redis);
       await keyRing.close();
-      await redis.quit().catch(() => undefined);
+      await closeRedis(redis);
       if (!opts.over) await db.$disconnect();
     },
   };

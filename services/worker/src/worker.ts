@@ -6,6 +6,7 @@ import type { Db } from '@svc/db';
 import {
   bullPrefix,
   type Clock,
+  closeRedis,
   createRedis,
   describeDependencyError,
   isDependencyFailure,
@@ -177,7 +178,7 @@ export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobW
     async close() {
       stopping = true;
       // Drains the active jobs (a sweep stops between batches), then releases the connections; every step runs.
-      for (const step of [() => worker.close(), () => queue.close(), () => connection.quit()]) {
+      for (const step of [() => worker.close(), () => queue.close(), () => closeRedis(connection)]) {
         await step().catch((err: unknown) =>
           deps.logger.error({ err }, 'error while closing the job worker'),
         );

@@ -1,11 +1,12 @@
 // Key-change messages between replicas over Redis pub/sub: a scope id (or '*') on `keyring:changed`, published when
 // keys change and heard on each host's dedicated subscriber connection, so every key ring drops its cached keys.
+import { closeRedis } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import type { KeyChangeFeed } from '../domain/ports';
 
 export const KEY_CHANGE_CHANNEL = 'keyring:changed';
 
-/** The feed over a dedicated subscriber connection; close() quits it. */
+/** The feed over a dedicated subscriber connection; close() closes it (closeRedis, during an outage too). */
 export function createKeyChangeFeed(subscriber: Redis): KeyChangeFeed {
   return {
     listen(listener) {
@@ -15,7 +16,7 @@ export function createKeyChangeFeed(subscriber: Redis): KeyChangeFeed {
       });
     },
     async close() {
-      await subscriber.quit().catch(() => undefined);
+      await closeRedis(subscriber);
     },
   };
 }

@@ -2,7 +2,7 @@
 // on every replica when a session changes (Redis pub/sub `sessions:changed`), and after SESSION_CACHE_MS anyway.
 import { type Db, runPrepared, type Statement } from '@svc/db';
 import { SESSION_CHANGE_CHANNEL } from '@svc/issuance/shared-sql';
-import { type Clock, createTtlCache, type Redis } from '@svc/platform';
+import { type Clock, closeRedis, createTtlCache, type Redis } from '@svc/platform';
 import type { CachedSession, SessionCachePort } from '../domain/ports';
 
 /** The session cache port, and its subscriber connection's end. */
@@ -67,7 +67,7 @@ export function createSessionCache(
     },
     async close() {
       cache.clear();
-      if (subscriber) await subscriber.quit().catch(() => undefined);
+      if (subscriber) await closeRedis(subscriber);
     },
   };
 }
