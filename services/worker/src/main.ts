@@ -3,6 +3,7 @@
 // METRICS_PORT, and drains active jobs on SIGTERM/SIGINT.
 import { createPrisma } from '@svc/db';
 import {
+  closeRedis,
   createLogger,
   createMetrics,
   createRedis,
@@ -66,7 +67,7 @@ serveBackgroundProcess<WorkerConfig, WorkerProcessDeps>(
         reportDurability: () => reportCommitDurability(() => readCommitSettings(db), logger),
         async close() {
           // Each connection is closed even when the one before failed to close.
-          for (const step of [() => redis.quit(), () => db.$disconnect()]) {
+          for (const step of [() => closeRedis(redis), () => db.$disconnect()]) {
             await step().catch((err: unknown) => logger.error({ err }, 'error during shutdown'));
           }
         },
