@@ -1,5 +1,5 @@
 // `BENCH_ONLY=memory pnpm bench`: the memory of every host process as operators run it, built by `pnpm build` and
-// started with `node dist/<host>/main.js` alone. RSS is read from /proc after the hosts settle (idle) and at the end
+// started with `node dist/<host>/main.js` under its manifest's memory limit (bench/memory-limit.ts). RSS is read from /proc after the hosts settle (idle) and at the end
 // of each host's own load scenario, together with the process's peak (VmHWM), against issue 16's targets. Every
 // answer of a load is counted by status (and reason or OAuth error): a host answering anything its scenario does not
 // expect has its figure refused, loudly, since a host failing fast is not the host under load.
@@ -19,6 +19,7 @@ import { buildAll } from '../scripts/build';
 import { type Answers, answersLine, counting, unexpectedAnswers } from './answers';
 import { seedCodes } from './device';
 import { benchNode } from './hosts';
+import { type MemoryLimit, manifestMemoryLimitMiB, memoryLimit } from './memory-limit';
 import { oidcRefreshSeeder, refreshGrantRequest } from './oidc';
 
 /** Issue 16's targets, MiB of RSS. */
@@ -38,6 +39,15 @@ const NODE_ARGS = process.env.BENCH_MEMORY_NODE_ARGS?.split(' ').filter(Boolean)
 const SIGNAL = process.env.BENCH_MEMORY_SIGNAL as NodeJS.Signals | undefined;
 /** Pending device authorizations the device host's load polls round robin (BENCH_MEMORY_DEVICE_CODES). */
 const DEVICE_CODES = Number(process.env.BENCH_MEMORY_DEVICE_CODES ?? 20_000);
+/**
+ * The memory limit each process runs under: `manifest` (default) its Kubernetes manifest's limit, a number of MiB
+ * for all, or `none` (unlimited: V8 then sizes its heap from the machine's memory, as an unlimited process would).
+ */
+const LIMIT = process.env.BENCH_MEMORY_LIMIT ?? 'manifest';
+function limitMiBOf(host: string): number | undefined {
+  if (LIMIT === 'none') return undefined;
+  return LIMIT === 'manifest' ? manifestMemoryLimitMiB(host) : Number(LIMIT);
+}
 const PORTS: Record<string, number> = {
   connect: 24201,
   native: 24202,
@@ -60,6 +70,8 @@ export interface ProcessMemory {
   /** Answers the scenario does not expect (non-2xx outside its list, connection errors, timeouts). */
   unexpected?: number;
   target: { idle: number; load: number };
+  /** The memory limit the process ran under (`512 MiB cgroup`, or why it ran unlimited). */
+  limit: string;
   /** Under both targets, and (for a loaded host) no unexpected answer. */
   met: boolean;
 }
@@ -68,6 +80,7 @@ interface Started {
   host: string;
   child: ChildProcess;
   url?: string;
+  limit: MemoryLimit;
 }
 
 /** VmRSS and VmHWM of a live process, MiB. */
@@ -127,7 +140,9 @@ async function start(dir: string, host: string): Promise<Started> {
         DEVICE_RATE_AUTHORIZE_PER_ADDRESS: '1000000000',
         ...(host === 'oidc' ? { OIDC_URL: `http://127.0.0.1:${PORTS.oidc}` } : {}),
       });
-  const child = spawn(benchNode, [...NODE_ARGS, path.join(dir, host, 'main.js')], {
+  const limit = memoryLimit(`bench-memory-${process.pid}-${host}`, limitMiBOf(host));
+  const run = limit.wrap(benchNode, [...NODE_ARGS, path.join(dir, host, 'main.js')]);
+  const child = spawn(run.command, run.args, {
     cwd: path.join(dir, host),
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -139,10 +154,15 @@ async function start(dir: string, host: string): Promise<Started> {
   const url = worker ? undefined : `http://127.0.0.1:${PORTS[host]}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${host} exited with ${child.exitCode}`);
+    if (child.exitCode !== null) {
+      limit.remove();
+      throw new Error(`${host} exited with ${child.exitCode}`);
+    }
     if (worker ? out.includes('"msg":"worker started"') : await ready(url!)) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      limit.remove();
       throw new Error(`${host} did not become ready`);
     }
     await sleep(200);
@@ -150,7 +170,7 @@ async function start(dir: string, host: string): Promise<Started> {
   // Logs are not measured: drop them from here on.
   child.stdout?.removeAllListeners('data');
   child.stdout?.resume();
-  return { host, child, url };
+  return { host, child, url, limit };
 }
 
 async function ready(url: string): Promise<boolean> {
@@ -372,11 +392,12 @@ export async function memoryScenario(): Promise<ProcessMemory[]> {
           : {}),
         ...(worker ? { load: 'a sweep and a rotation tick every second' } : {}),
         target: { idle: target.idle, load: target.load },
+        limit: s.limit.label,
         met: idle.get(s.host)! < target.idle && (loadMiB ?? 0) < target.load && !l?.unexpected,
       };
       results.push(row);
       console.log(
-        `memory ${s.host.padEnd(8)} idle ${row.idleMiB.toFixed(0).padStart(4)} MiB   under load ${row.loadMiB?.toFixed(0).padStart(4) ?? '   -'} MiB   peak ${row.peakMiB.toFixed(0).padStart(4)} MiB   (targets < ${target.idle} / < ${target.load}: ${row.met ? 'met' : 'NOT met'})${row.requestsPerSec ? `   ${row.requestsPerSec.toFixed(0)} req/s, ${row.cpuMsPerRequest?.toFixed(2)} core-ms/request` : ''}`,
+        `memory ${s.host.padEnd(8)} idle ${row.idleMiB.toFixed(0).padStart(4)} MiB   under load ${row.loadMiB?.toFixed(0).padStart(4) ?? '   -'} MiB   peak ${row.peakMiB.toFixed(0).padStart(4)} MiB   (targets < ${target.idle} / < ${target.load}: ${row.met ? 'met' : 'NOT met'}; ${row.limit})${row.requestsPerSec ? `   ${row.requestsPerSec.toFixed(0)} req/s, ${row.cpuMsPerRequest?.toFixed(2)} core-ms/request` : ''}`,
       );
       if (l) {
         console.log(`         ${''.padEnd(8)} answers: ${answersLine(l.answers)}`);
@@ -396,6 +417,7 @@ export async function memoryScenario(): Promise<ProcessMemory[]> {
         s.child.kill('SIGTERM');
         await exited;
       }
+      s.limit.remove();
     }
     await infra.close();
     rmSync(dir, { recursive: true, force: true });

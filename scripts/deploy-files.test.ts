@@ -3,6 +3,7 @@
 // need a checkout with its node_modules on the production machine.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { manifestMemoryLimitMiB } from '../bench/memory-limit';
 import { builtHosts } from './build';
 
 const repo = path.resolve(__dirname, '..');
@@ -53,5 +54,12 @@ describe('deploy files', () => {
     const unit = readFileSync(path.join(repo, 'deploy', 'systemd', 'signin@.service'), 'utf8');
     expect(unit).toMatch(/^WorkingDirectory=\/opt\/signin\/dist\/%i$/m);
     expect(unit).toMatch(/^ExecStart=\/usr\/bin\/node main\.js$/m);
+  });
+
+  it('the systemd unit limits memory as the manifests do (V8 sizes its heap from the limit)', () => {
+    const unit = readFileSync(path.join(repo, 'deploy', 'systemd', 'signin@.service'), 'utf8');
+    const limits = builtHosts().map((h) => manifestMemoryLimitMiB(h));
+    expect(new Set(limits).size).toBe(1);
+    expect(unit).toMatch(new RegExp(`^MemoryMax=${limits[0]}M$`, 'm'));
   });
 });
