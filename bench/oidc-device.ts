@@ -32,7 +32,7 @@ export async function benchOidcDeviceToken(
     methods: ['OIDC', 'PASSKEY_USERNAMELESS'],
     returnMethods: ['DEVICE_CODE'],
   });
-  const { clientId } = await createOidcClient(infra.db, {
+  const { clientId } = await createOidcClient(infra.provisioning, {
     anchor: app.anchor,
     redirectUris: [],
     authMethod: 'none',

@@ -36,7 +36,10 @@ export async function oidcRefreshSeeder(infra: TestInfra, url: string) {
   const app = await provisionApp(infra, { methods: ['OIDC'] });
   const accounts = await Promise.all(Array.from({ length: 4 }, () => provisionAccount(infra)));
   const redirectUri = 'https://bench-rp.example/callback';
-  const created = await createOidcClient(infra.db, { anchor: app.anchor, redirectUris: [redirectUri] });
+  const created = await createOidcClient(infra.provisioning, {
+    anchor: app.anchor,
+    redirectUris: [redirectUri],
+  });
   const client = (await createClientStore(infra.db, infra.issuance.clock).get(created.clientId))!;
   const basic = `Basic ${Buffer.from(`${created.clientId}:${created.clientSecret}`).toString('base64')}`;
   const codeDeps = {

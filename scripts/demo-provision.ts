@@ -111,6 +111,7 @@ async function ensureClientKey(
 
 async function ensureOidcClient(
   db: Db,
+  ports: ProvisioningPorts,
   applicationId: string,
   anchor: string,
   redirectUri: string,
@@ -122,7 +123,7 @@ async function ensureOidcClient(
   });
   const clientId =
     found?.clientId ??
-    (await createOidcClient(db, { anchor, redirectUris: [redirectUri], authMethod: 'none' })).clientId;
+    (await createOidcClient(ports, { anchor, redirectUris: [redirectUri], authMethod: 'none' })).clientId;
   const value = { clientId, redirectUris: [redirectUri] };
   if (JSON.stringify(readJson(file)) !== JSON.stringify(value)) writeSecretJson(file, value);
   return clientId;
@@ -196,6 +197,7 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
     );
     const oidcClientId = await ensureOidcClient(
       db,
+      ports,
       app.id,
       anchor,
       `${example}/oidc/callback`,

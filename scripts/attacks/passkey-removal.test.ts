@@ -144,7 +144,10 @@ test('removing P on connect signs the attacker out of every host at once, on the
     methods: ['OIDC', 'PASSKEY_USERNAMELESS'],
     claims: { email: 'OPTIONAL' },
   });
-  const client = await createOidcClient(infra.db, { anchor: rpApp.anchor, redirectUris: [REDIRECT] });
+  const client = await createOidcClient(infra.provisioning, {
+    anchor: rpApp.anchor,
+    redirectUris: [REDIRECT],
+  });
   const tv = await provisionApp(infra, { methods: ['PASSKEY_USERNAMELESS'], returnMethods: ['DEVICE_CODE'] });
 
   // 1. OIDC: the attacker proves the victim's address by the mailed code and creates P on the interaction page,

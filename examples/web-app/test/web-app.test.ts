@@ -39,7 +39,7 @@ beforeAll(async () => {
   // What `pnpm demo` writes (CONTRACTS): the client private key with its kid, and the OIDC client.
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
   const { kid } = await addClientKey(fleet.infra.provisioning, anchor, await exportJWK(publicKey));
-  const oidcClient = await createOidcClient(fleet.infra.db, {
+  const oidcClient = await createOidcClient(fleet.infra.provisioning, {
     anchor,
     redirectUris: [`${url}/oidc/callback`],
     authMethod: 'none',

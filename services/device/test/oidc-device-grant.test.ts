@@ -63,7 +63,7 @@ test('openid-client: device authorization at the OIDC host, a newcomer approves 
     claims: { email: 'REQUIRED', firstName: 'OPTIONAL' },
     names: { 'en-US': 'Beacon Radio', 'zh-CN': '信标电台' },
   });
-  const registered = await createOidcClient(ui.h.infra.db, {
+  const registered = await createOidcClient(ui.h.infra.provisioning, {
     anchor: app.anchor,
     redirectUris: [],
     authMethod: 'client_secret_basic',

@@ -10,7 +10,7 @@ test('a client is reused for the cache lifetime by the clock, then read again', 
   const clock = settableClock();
   const clients = createClientStore(infra.db, clock, 2000);
   const app = await provisionApp(infra, { methods: ['OIDC'] });
-  const { clientId } = await createOidcClient(infra.db, {
+  const { clientId } = await createOidcClient(infra.provisioning, {
     anchor: app.anchor,
     redirectUris: ['https://rp.example/callback'],
   });

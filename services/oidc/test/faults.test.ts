@@ -81,7 +81,7 @@ describe('an OAuth client during an outage', () => {
   it('PostgreSQL cut: /token and /revoke answer OAuth temporarily_unavailable (503, Retry-After), never the fleet body', async () => {
     // A client never presented before, so its record must be read from PostgreSQL (no cache can answer).
     const app = await provisionApp(infra, { methods: ['OIDC'] });
-    const made = await createOidcClient(infra.db, {
+    const made = await createOidcClient(infra.provisioning, {
       anchor: app.anchor,
       redirectUris: [`https://rp-${uniqueName('o')}.example/cb`],
       authMethod: 'client_secret_basic',

@@ -144,7 +144,7 @@ export async function provisionRelyingParty(
     claims: opts.claims,
     names: opts.names,
   });
-  const created = await createOidcClient(host.infra.db, {
+  const created = await createOidcClient(host.infra.provisioning, {
     anchor: app.anchor,
     redirectUris: opts.redirectUris,
     postLogoutRedirectUris: opts.postLogoutRedirectUris,

@@ -103,7 +103,7 @@ export async function provisionRp(
   );
   const redirectUri = `https://rp-${randomBytes(4).toString('hex')}.example/callback`;
   const postLogoutRedirectUri = `${new URL(redirectUri).origin}/signed-out`;
-  const created = await createOidcClient(h.infra.db, {
+  const created = await createOidcClient(h.infra.provisioning, {
     anchor: app.anchor,
     redirectUris: opts.device ? [] : [redirectUri],
     postLogoutRedirectUris: opts.device ? [] : [postLogoutRedirectUri],

@@ -261,7 +261,10 @@ describe('refresh_token grant', () => {
     const rp = await provisionRp(h);
     const first = await exchange(h, rp, await codeFor(h, grantFor(rp)));
     const { createOidcClient } = await import('@svc/provisioning');
-    const created = await createOidcClient(h.infra.db, { anchor: rp.anchor, redirectUris: [rp.redirectUri] });
+    const created = await createOidcClient(h.infra.provisioning, {
+      anchor: rp.anchor,
+      redirectUris: [rp.redirectUri],
+    });
     const sibling = {
       ...rp,
       client: (await h.deps.ports.clients.get(created.clientId))!,

@@ -78,11 +78,11 @@ describe('oidc-client create', () => {
   it('needs an OIDC rule; prints the secret once and stores only its hash; refuses bad redirect URIs', async () => {
     const bare = await provisionApp(infra);
     await expect(
-      createOidcClient(infra.db, { anchor: bare.anchor, redirectUris: ['https://rp.example/cb'] }),
+      createOidcClient(infra.provisioning, { anchor: bare.anchor, redirectUris: ['https://rp.example/cb'] }),
     ).rejects.toThrow(/OIDC authentication rule/);
 
     const app = await provisionApp(infra, { methods: ['OIDC'] });
-    const created = await createOidcClient(infra.db, {
+    const created = await createOidcClient(infra.provisioning, {
       anchor: app.anchor,
       redirectUris: ['https://rp.example/cb'],
     });
@@ -100,7 +100,7 @@ describe('oidc-client create', () => {
     expect(row.webOrigins).toEqual([]);
     expect(row.grantTypes).toEqual(['authorization_code']);
 
-    const pub = await createOidcClient(infra.db, {
+    const pub = await createOidcClient(infra.provisioning, {
       anchor: app.anchor,
       redirectUris: ['https://rp.example/cb'],
       authMethod: 'none',
@@ -111,7 +111,7 @@ describe('oidc-client create', () => {
     expect(pubRow.secretHash).toBeNull();
     expect(pubRow.responseTypes).toEqual(['id_token token']);
 
-    const web = await createOidcClient(infra.db, {
+    const web = await createOidcClient(infra.provisioning, {
       anchor: app.anchor,
       redirectUris: ['https://spa.example/cb'],
       authMethod: 'none',
@@ -127,7 +127,7 @@ describe('oidc-client create', () => {
       'null',
     ]) {
       await expect(
-        createOidcClient(infra.db, {
+        createOidcClient(infra.provisioning, {
           anchor: app.anchor,
           redirectUris: ['https://rp.example/cb'],
           webOrigins: [origin],
@@ -136,7 +136,7 @@ describe('oidc-client create', () => {
     }
 
     // The device grant alone needs no redirect URI and registers no response type; it refuses one.
-    const tv = await createOidcClient(infra.db, {
+    const tv = await createOidcClient(infra.provisioning, {
       anchor: app.anchor,
       redirectUris: [],
       authMethod: 'none',
@@ -147,22 +147,22 @@ describe('oidc-client create', () => {
     expect(tvRow.responseTypes).toEqual([]);
     expect(tvRow.redirectUris).toEqual([]);
     await expect(
-      createOidcClient(infra.db, {
+      createOidcClient(infra.provisioning, {
         anchor: app.anchor,
         redirectUris: ['https://rp.example/cb'],
         grants: ['device_code'],
       }),
     ).rejects.toThrow(/--grant authorization_code/);
     await expect(
-      createOidcClient(infra.db, { anchor: app.anchor, redirectUris: [], grants: ['password'] }),
+      createOidcClient(infra.provisioning, { anchor: app.anchor, redirectUris: [], grants: ['password'] }),
     ).rejects.toThrow(/--grant/);
-    await expect(createOidcClient(infra.db, { anchor: app.anchor, redirectUris: [] })).rejects.toThrow(
-      /--redirect-uri/,
-    );
+    await expect(
+      createOidcClient(infra.provisioning, { anchor: app.anchor, redirectUris: [] }),
+    ).rejects.toThrow(/--redirect-uri/);
 
     for (const uri of ['http://rp.example/cb', 'https://rp.example/cb#x', 'https://u:p@rp.example/', 'cb']) {
       await expect(
-        createOidcClient(infra.db, { anchor: app.anchor, redirectUris: [uri] }),
+        createOidcClient(infra.provisioning, { anchor: app.anchor, redirectUris: [uri] }),
       ).rejects.toBeInstanceOf(ProvisioningError);
     }
   });

@@ -105,6 +105,95 @@ export interface CredentialOwner {
   workloadId: string | null;
 }
 
+/** An OIDC client as an operator may see it: every setting, never the secret or its hash. */
+export interface OidcClientRecord {
+  clientId: string;
+  applicationId: string;
+  authMethod: string;
+  status: 'ACTIVE' | 'REVOKED';
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  responseTypes: string[];
+  grantTypes: string[];
+  webOrigins: string[];
+  createdAt: Date;
+}
+
+/** What a change of an OIDC client writes (anything left out is kept). */
+export interface OidcClientChange {
+  secretHash?: string | null;
+  status?: 'REVOKED';
+  redirectUris?: string[];
+  postLogoutRedirectUris?: string[];
+  responseTypes?: string[];
+  grantTypes?: string[];
+  webOrigins?: string[];
+}
+
+export interface OrganizationRow {
+  id: string;
+  name: string;
+  status: OrgStatus;
+  createdAt: Date;
+}
+
+export interface SectorRow extends OrganizationRow {
+  organizationId: string;
+}
+
+export interface ApplicationRow {
+  anchor: string;
+  status: ApplicationStatus;
+  sectorId: string;
+  names: unknown;
+  createdAt: Date;
+}
+
+/** An organization with its sectors, oldest first. */
+export interface OrganizationView extends OrganizationRow {
+  sectors: { id: string; name: string; status: OrgStatus }[];
+}
+
+/** A sector with its applications, oldest first. */
+export interface SectorView extends SectorRow {
+  applications: { anchor: string; status: ApplicationStatus }[];
+}
+
+/** An account's profile and status, never a credential. */
+export interface AccountView {
+  id: string;
+  email: string | null;
+  emailVerified: boolean;
+  givenName: string | null;
+  familyName: string | null;
+  status: AccountStatus;
+  ssoAuthority: string | null;
+  locale: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A passkey's label and dates: no credential id, public key, counter or user handle. */
+export interface PasskeyLabel {
+  name: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+/** A signing key's lifecycle: never the sealed private key, its KEK id or the public JWK. */
+export interface SigningKeyView {
+  kid: string;
+  scope: string;
+  applicationId: string | null;
+  status: string;
+  createdAt: Date;
+  activatesAt: Date | null;
+  activatedAt: Date | null;
+  retiredAt: Date | null;
+  publishUntil: Date | null;
+  revokedAt: Date | null;
+}
+
 // ---- Ports ----
 
 /**
@@ -185,6 +274,41 @@ export interface PrincipalsStore {
   revokeCredential(which: { accessKey: string } | { publicKey: string }, at: Date): Promise<boolean>;
 }
 
+/**
+ * Registered OIDC clients as operators change them: reads never select the secret hash, and every change applies to
+ * an ACTIVE client only, under its row lock, so a deleted client stays deleted.
+ */
+export interface OidcClientsStore {
+  read(clientId: string): Promise<OidcClientRecord | null>;
+  /**
+   * Locks the ACTIVE client `clientId`, asks `change` (which may throw, changing nothing) what to write, writes it
+   * and returns the client as it now is; undefined when no ACTIVE client has this id.
+   */
+  changeActive(
+    clientId: string,
+    change: (current: OidcClientRecord) => OidcClientChange,
+  ): Promise<OidcClientRecord | undefined>;
+}
+
+/** The operator's lists (`org list`, `sector list`, `app list`, `oidc-client list`): oldest first, no secret. */
+export interface ListingStore {
+  organizations(): Promise<OrganizationRow[]>;
+  sectors(organizationId: string | undefined): Promise<SectorRow[]>;
+  applications(sectorId: string | undefined): Promise<ApplicationRow[]>;
+  oidcClients(applicationId: string | undefined): Promise<OidcClientRecord[]>;
+  /** Anchors of the given application ids (to name each row's application). */
+  anchors(ids: string[]): Promise<Map<string, string>>;
+}
+
+/** The operator's show views and `keys list`: columns one by one, so a secret added later never shows. */
+export interface InspectStore {
+  organization(id: string): Promise<OrganizationView | null>;
+  sector(id: string): Promise<SectorView | null>;
+  accountByEmail(email: string): Promise<AccountView | null>;
+  passkeyLabels(accountId: string): Promise<PasskeyLabel[]>;
+  signingKeys(filter: { applicationId?: string; oidc?: boolean }): Promise<SigningKeyView[]>;
+}
+
 /** Every store provisioning's rules use; a rule takes the few it needs (`Uses<'tenancy' | ...>`). */
 export interface ProvisioningPorts {
   tenancy: TenancyStore;
@@ -195,6 +319,9 @@ export interface ProvisioningPorts {
   accounts: Pick<AccountsPort, 'loadGrants'>;
   /** The issuance core's agreements store: the current basic terms and an account's receipt. */
   agreements: Pick<AgreementsPort, 'currentTerms' | 'recordReceipt'>;
+  oidcClients: OidcClientsStore;
+  listing: ListingStore;
+  inspect: InspectStore;
 }
 
 /** The ports one rule takes. */

@@ -6,10 +6,19 @@ import type { Db } from '@svc/db';
 import { createAccountsStore, createAgreementsStore } from '@svc/issuance/stores';
 import { createSigningKeyStore } from '@svc/keyring';
 import type { ProvisioningPorts } from '../domain/ports';
+import { createInspectStore } from './inspect';
+import { createListingStore } from './listing';
+import { createOidcClientsStore } from './oidc-clients';
 import { createPrincipalsStore } from './principals';
 import { createTenancyStore } from './tenancy';
 
-export { createPrincipalsStore, createTenancyStore };
+export {
+  createInspectStore,
+  createListingStore,
+  createOidcClientsStore,
+  createPrincipalsStore,
+  createTenancyStore,
+};
 
 /** Every provisioning store over one database. */
 export function createProvisioningPorts(db: Db): ProvisioningPorts {
@@ -19,5 +28,8 @@ export function createProvisioningPorts(db: Db): ProvisioningPorts {
     principals: createPrincipalsStore(db),
     accounts: createAccountsStore(db),
     agreements: createAgreementsStore(db),
+    oidcClients: createOidcClientsStore(db),
+    listing: createListingStore(db),
+    inspect: createInspectStore(db),
   };
 }

@@ -1,6 +1,7 @@
 // Store of one OIDC client for the admin CLI's show, set, rotate-secret and delete: reads never select the secret
 // hash, and every change applies to an ACTIVE client only, under its row lock, so a deleted client stays deleted.
 import type { Db } from '@svc/db';
+import type { OidcClientsStore } from '../domain/ports';
 
 /** Every column an operator may see, field by field: a new secret column never leaks (show and list alike). */
 export const CLIENT_VIEW = {
@@ -16,36 +17,19 @@ export const CLIENT_VIEW = {
   createdAt: true,
 } as const;
 
-export function readOidcClient(db: Db, clientId: string) {
-  return db.oidcClient.findUnique({ where: { clientId }, select: CLIENT_VIEW });
-}
-
-export type OidcClientRow = NonNullable<Awaited<ReturnType<typeof readOidcClient>>>;
-
-export interface OidcClientChange {
-  secretHash?: string | null;
-  status?: 'REVOKED';
-  redirectUris?: string[];
-  postLogoutRedirectUris?: string[];
-  responseTypes?: string[];
-  grantTypes?: string[];
-  webOrigins?: string[];
-}
-
-/**
- * Locks the ACTIVE client `clientId`, asks `change` (which may throw, changing nothing) what to write, writes it and
- * returns the client as it now is; undefined when no ACTIVE client has this id.
- */
-export function changeActiveOidcClient(
-  db: Db,
-  clientId: string,
-  change: (current: OidcClientRow) => OidcClientChange,
-): Promise<OidcClientRow | undefined> {
-  return db.$transaction(async (tx) => {
-    const locked = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM oidc_clients WHERE client_id = ${clientId} AND status = 'ACTIVE' FOR UPDATE`;
-    if (locked.length === 0) return undefined;
-    const current = await tx.oidcClient.findUniqueOrThrow({ where: { clientId }, select: CLIENT_VIEW });
-    return tx.oidcClient.update({ where: { clientId }, data: change(current), select: CLIENT_VIEW });
-  });
+export function createOidcClientsStore(db: Db): OidcClientsStore {
+  return {
+    read(clientId) {
+      return db.oidcClient.findUnique({ where: { clientId }, select: CLIENT_VIEW });
+    },
+    changeActive(clientId, change) {
+      return db.$transaction(async (tx) => {
+        const locked = await tx.$queryRaw<{ id: string }[]>`
+          SELECT id FROM oidc_clients WHERE client_id = ${clientId} AND status = 'ACTIVE' FOR UPDATE`;
+        if (locked.length === 0) return undefined;
+        const current = await tx.oidcClient.findUniqueOrThrow({ where: { clientId }, select: CLIENT_VIEW });
+        return tx.oidcClient.update({ where: { clientId }, data: change(current), select: CLIENT_VIEW });
+      });
+    },
+  };
 }

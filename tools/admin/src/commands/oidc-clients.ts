@@ -56,14 +56,14 @@ export const oidcClientCommands = [
         webOrigins: f.list('web-origin'),
       };
     },
-    run: (ctx, i) => createOidcClient(ctx.db(), i),
+    run: (ctx, i) => createOidcClient(ctx.provisioning(), i),
   }),
   oneFlagCommand({
     name: 'oidc-client show',
     flag: 'client',
     synopsis: '--client ID   (every setting of one client and its status, never the secret)',
     read: clientId,
-    run: (ctx, client) => showOidcClient(ctx.db(), client),
+    run: (ctx, client) => showOidcClient(ctx.provisioning(), client),
   }),
   defineCommand({
     name: 'oidc-client set',
@@ -100,7 +100,7 @@ export const oidcClientCommands = [
       }
       return { client, settings };
     },
-    run: (ctx, i) => setOidcClient(ctx.db(), i.client, i.settings),
+    run: (ctx, i) => setOidcClient(ctx.provisioning(), i.client, i.settings),
   }),
   oneFlagCommand({
     name: 'oidc-client rotate-secret',
@@ -108,7 +108,7 @@ export const oidcClientCommands = [
     synopsis:
       "--client ID   (prints {clientId, clientSecret}: the new secret, shown once; the old one stops working within the OIDC host's client cache, about 2 s)",
     read: clientId,
-    run: (ctx, client) => rotateOidcClientSecret(ctx.db(), client),
+    run: (ctx, client) => rotateOidcClientSecret(ctx.provisioning(), client),
   }),
   oneFlagCommand({
     name: 'oidc-client delete',
@@ -116,6 +116,6 @@ export const oidcClientCommands = [
     synopsis:
       '--client ID   (revokes the client for good: no sign-in, code redemption or refresh through it; it stays listed as REVOKED)',
     read: clientId,
-    run: (ctx, client) => deleteOidcClient(ctx.db(), client),
+    run: (ctx, client) => deleteOidcClient(ctx.provisioning(), client),
   }),
 ];

@@ -110,7 +110,7 @@ export const operationCommands = [
       if (f.switch('oidc')) return keyScope(f);
       return { app: f.optional('app') === undefined ? undefined : f.anchor('app'), oidc: false };
     },
-    run: (ctx, i) => listSigningKeys(ctx.db(), { anchor: i.app, oidc: i.oidc }),
+    run: (ctx, i) => listSigningKeys(ctx.provisioning(), { anchor: i.app, oidc: i.oidc }),
   }),
   defineCommand({
     name: 'keys revoke',

@@ -92,7 +92,7 @@ export const principalCommands = [
       '--email E   (id, status, names, created, and its passkeys: how many, their labels and dates; never a credential)',
     flags: { email: {} },
     parse: (f) => ({ email: f.matching('email', EMAIL, 'an email address', { required: true }) }),
-    run: (ctx, i) => showAccount(ctx.db(), i.email),
+    run: (ctx, i) => showAccount(ctx.provisioning(), i.email),
   }),
   defineCommand({
     name: 'account set-status',

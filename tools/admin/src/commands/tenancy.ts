@@ -51,7 +51,7 @@ export const tenancyCommands = [
     name: 'org show',
     flag: 'org',
     synopsis: '--org ID   (name, status, created, and its sectors)',
-    run: (ctx, org) => showOrg(ctx.db(), org),
+    run: (ctx, org) => showOrg(ctx.provisioning(), org),
   }),
   defineCommand({
     name: 'sector create',
@@ -74,7 +74,7 @@ export const tenancyCommands = [
     name: 'sector show',
     flag: 'sector',
     synopsis: '--sector ID   (its organization, name, status, created, and its applications)',
-    run: (ctx, sector) => showSector(ctx.db(), sector),
+    run: (ctx, sector) => showSector(ctx.provisioning(), sector),
   }),
   defineCommand({
     name: 'app create',

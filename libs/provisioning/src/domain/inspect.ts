@@ -1,26 +1,17 @@
 // Read-only views for operators (`org show`, `sector show`, `account show`, `keys list`): what exists and in which
 // state, never a secret; an unknown id or email is an error, so a typo is not mistaken for "nothing there".
-import type { Db } from '@svc/db';
-import { appByAnchor, uuidOrThrow } from './domain/tenancy';
-import { ProvisioningError } from './errors';
-import {
-  readAccountByEmail,
-  readOrganization,
-  readPasskeyLabels,
-  readSector,
-  readSigningKeys,
-} from './store/inspect';
-import { readAnchors } from './store/listing';
-import { createTenancyStore } from './store/tenancy';
+import { ProvisioningError } from '../errors';
+import type { Uses } from './ports';
+import { appByAnchor, uuidOrThrow } from './tenancy';
 
-export async function showOrg(db: Db, id: string) {
-  const org = await readOrganization(db, uuidOrThrow(id, 'organization'));
+export async function showOrg(ports: Uses<'inspect'>, id: string) {
+  const org = await ports.inspect.organization(uuidOrThrow(id, 'organization'));
   if (!org) throw new ProvisioningError('organization not found');
   return { organization: org };
 }
 
-export async function showSector(db: Db, id: string) {
-  const sector = await readSector(db, uuidOrThrow(id, 'sector'));
+export async function showSector(ports: Uses<'inspect'>, id: string) {
+  const sector = await ports.inspect.sector(uuidOrThrow(id, 'sector'));
   if (!sector) throw new ProvisioningError('sector not found');
   const { applications, ...rest } = sector;
   return {
@@ -32,10 +23,10 @@ export async function showSector(db: Db, id: string) {
 }
 
 /** Accounts are stored by their lowercased email (account create), so the lookup lowercases too. */
-export async function showAccount(db: Db, email: string) {
-  const account = await readAccountByEmail(db, email.trim().toLowerCase());
+export async function showAccount(ports: Uses<'inspect'>, email: string) {
+  const account = await ports.inspect.accountByEmail(email.trim().toLowerCase());
   if (!account) throw new ProvisioningError('no account has this email');
-  const passkeys = await readPasskeyLabels(db, account.id);
+  const passkeys = await ports.inspect.passkeyLabels(account.id);
   return {
     account: {
       ...account,
@@ -52,13 +43,14 @@ export async function showAccount(db: Db, email: string) {
  * `keys list`: one application's signing keys (--app), the platform ID-token keys (--oidc), or every key; each with
  * its scope, status and lifecycle dates, never key material.
  */
-export async function listSigningKeys(db: Db, filter: { anchor?: string; oidc?: boolean }) {
-  const app = filter.anchor
-    ? await appByAnchor({ tenancy: createTenancyStore(db) }, filter.anchor)
-    : undefined;
-  const rows = await readSigningKeys(db, { applicationId: app?.id, oidc: filter.oidc });
+export async function listSigningKeys(
+  ports: Uses<'inspect' | 'listing' | 'tenancy'>,
+  filter: { anchor?: string; oidc?: boolean },
+) {
+  const app = filter.anchor ? await appByAnchor(ports, filter.anchor) : undefined;
+  const rows = await ports.inspect.signingKeys({ applicationId: app?.id, oidc: filter.oidc });
   const ids = [...new Set(rows.flatMap((r) => (r.applicationId ? [r.applicationId] : [])))];
-  const anchors = await readAnchors(db, ids);
+  const anchors = await ports.listing.anchors(ids);
   return {
     keys: rows.map(({ applicationId, ...k }) => ({
       kid: k.kid,

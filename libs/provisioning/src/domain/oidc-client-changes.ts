@@ -3,47 +3,46 @@
 // within that. Delete marks the client REVOKED rather than removing its row: authorization codes and OIDC sessions
 // refer to it, and the host already refuses an inactive client at /authorize, /token (so its refresh tokens stop)
 // and revocation, and in CORS.
-import type { Db } from '@svc/db';
-import { ProvisioningError } from './errors';
+import { ProvisioningError } from '../errors';
 import { checkRegistration, grantsOf, hashClientSecret, newClientSecret } from './oidc-clients';
-import { readAnchors } from './store/listing';
-import { changeActiveOidcClient, type OidcClientRow, readOidcClient } from './store/oidc-clients';
+import type { OidcClientChange, OidcClientRecord, Uses } from './ports';
 
 const CLIENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
-async function view(db: Db, row: OidcClientRow) {
-  const anchors = await readAnchors(db, [row.applicationId]);
+async function view(ports: Uses<'listing'>, row: OidcClientRecord) {
+  const anchors = await ports.listing.anchors([row.applicationId]);
   const { applicationId, clientId, ...rest } = row;
   return { clientId, applicationAnchor: anchors.get(applicationId) ?? null, ...rest };
 }
 
-async function existing(db: Db, clientId: string): Promise<OidcClientRow> {
-  const row = CLIENT_ID.test(clientId) ? await readOidcClient(db, clientId) : null;
+async function existing(ports: Uses<'oidcClients'>, clientId: string): Promise<OidcClientRecord> {
+  const row = CLIENT_ID.test(clientId) ? await ports.oidcClients.read(clientId) : null;
   if (!row) throw new ProvisioningError('OIDC client not found (oidc-client list shows every client)');
   return row;
 }
 
 /** The change, applied only while the client is ACTIVE; a deleted client is refused with what happened to it. */
 async function changeActive(
-  db: Db,
+  ports: Uses<'oidcClients'>,
   clientId: string,
-  change: Parameters<typeof changeActiveOidcClient>[2],
-): Promise<OidcClientRow> {
-  const before = await existing(db, clientId);
-  const after = before.status === 'ACTIVE' ? await changeActiveOidcClient(db, clientId, change) : undefined;
+  change: (current: OidcClientRecord) => OidcClientChange,
+): Promise<OidcClientRecord> {
+  const before = await existing(ports, clientId);
+  const after =
+    before.status === 'ACTIVE' ? await ports.oidcClients.changeActive(clientId, change) : undefined;
   if (!after) throw new ProvisioningError(`OIDC client ${clientId} is deleted; it cannot be changed`);
   return after;
 }
 
 /** Every setting of the client, never its secret or the secret's hash. */
-export async function showOidcClient(db: Db, clientId: string) {
-  return { client: await view(db, await existing(db, clientId)) };
+export async function showOidcClient(ports: Uses<'oidcClients' | 'listing'>, clientId: string) {
+  return { client: await view(ports, await existing(ports, clientId)) };
 }
 
 /** A new secret, shown once; the old one stops authenticating as soon as the host's client cache turns over. */
-export async function rotateOidcClientSecret(db: Db, clientId: string) {
+export async function rotateOidcClientSecret(ports: Uses<'oidcClients'>, clientId: string) {
   const clientSecret = newClientSecret();
-  await changeActive(db, clientId, (current) => {
+  await changeActive(ports, clientId, (current) => {
     if (current.authMethod === 'none') {
       throw new ProvisioningError(
         `OIDC client ${clientId} is public (auth method none) and has no secret to rotate`,
@@ -55,8 +54,8 @@ export async function rotateOidcClientSecret(db: Db, clientId: string) {
 }
 
 /** Revokes the client for good: it can no longer sign anyone in, redeem a code or refresh. */
-export async function deleteOidcClient(db: Db, clientId: string) {
-  const after = await changeActive(db, clientId, () => ({ status: 'REVOKED', secretHash: null }));
+export async function deleteOidcClient(ports: Uses<'oidcClients'>, clientId: string) {
+  const after = await changeActive(ports, clientId, () => ({ status: 'REVOKED', secretHash: null }));
   return { clientId, status: after.status };
 }
 
@@ -72,8 +71,12 @@ export interface OidcClientSettings {
   webOrigins?: string[];
 }
 
-export async function setOidcClient(db: Db, clientId: string, settings: OidcClientSettings) {
-  const after = await changeActive(db, clientId, (current) => {
+export async function setOidcClient(
+  ports: Uses<'oidcClients' | 'listing'>,
+  clientId: string,
+  settings: OidcClientSettings,
+) {
+  const after = await changeActive(ports, clientId, (current) => {
     const grants: string[] = settings.grants ? grantsOf(settings) : current.grantTypes;
     const redirectUris = settings.redirectUris ?? current.redirectUris;
     const responseTypes = settings.responseTypes ?? current.responseTypes;
@@ -90,5 +93,5 @@ export async function setOidcClient(db: Db, clientId: string, settings: OidcClie
       webOrigins: settings.webOrigins ?? current.webOrigins,
     });
   });
-  return { client: await view(db, after) };
+  return { client: await view(ports, after) };
 }

@@ -2,12 +2,11 @@
 // post-logout redirect URIs, registered response types, grants, web origins (CORS) and token-endpoint
 // authentication method. The secret is a 256-bit random value shown once; only its SHA-256 is stored.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '@svc/db';
 import { isHttpsOrLoopback } from '@svc/platform';
 import { OIDC_RESPONSE_TYPES, parseResponseType } from '@svc/token-core';
-import { appByAnchor } from './domain/tenancy';
-import { ProvisioningError } from './errors';
-import { createTenancyStore } from './store/tenancy';
+import { ProvisioningError } from '../errors';
+import type { Uses } from './ports';
+import { appByAnchor } from './tenancy';
 
 export const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 export type OidcAuthMethod = (typeof OIDC_AUTH_METHODS)[number];
@@ -140,9 +139,9 @@ export function newClientSecret(): string {
   return `oidcs_${randomBytes(32).toString('hex')}`;
 }
 
-export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
-  const app = await appByAnchor({ tenancy: createTenancyStore(db) }, input.anchor);
-  if (!(await createTenancyStore(db).hasEnabledRule(app.id, 'OIDC'))) {
+export async function createOidcClient(ports: Uses<'tenancy'>, input: CreateOidcClientInput) {
+  const app = await appByAnchor(ports, input.anchor);
+  if (!(await ports.tenancy.hasEnabledRule(app.id, 'OIDC'))) {
     throw new ProvisioningError(
       `application ${input.anchor} has no OIDC authentication rule; add one first (app add-rule --app ${input.anchor} --method OIDC)`,
     );
@@ -151,7 +150,7 @@ export async function createOidcClient(db: Db, input: CreateOidcClientInput) {
   const authMethod = input.authMethod ?? 'client_secret_basic';
   const clientId = `oidc_${randomBytes(18).toString('base64url')}`;
   const clientSecret = authMethod === 'none' ? undefined : newClientSecret();
-  await createTenancyStore(db).insertOidcClient({
+  await ports.tenancy.insertOidcClient({
     clientId,
     secretHash: clientSecret ? hashClientSecret(clientSecret) : null,
     authMethod,
