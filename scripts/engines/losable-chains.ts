@@ -30,8 +30,6 @@ export interface LostSession {
   newest: string;
   /** The token of the version the new primary holds: its rotation was answered, then lost. */
   current: string;
-  /** What the old primary answered for `current`. */
-  answeredSuccessor: string;
 }
 
 const claimsOf = (token: string) => {
@@ -120,13 +118,11 @@ export function losableChains(first: string[], signIn: () => Promise<string>) {
         if (!current || claimsOf(current).jti !== row.currentJti)
           throw new Error(`session ${sid} holds version ${row.currentVersion}, which no client was given`);
         if (newestVersion === row.currentVersion) continue;
-        const successor = answered.find((a) => a.presented === current)!;
         lostSessions.push({
           sid,
           lost: newestVersion - row.currentVersion,
           newest: bySession.get(newestVersion)!,
           current,
-          answeredSuccessor: successor.next,
         });
       }
       return lostSessions;

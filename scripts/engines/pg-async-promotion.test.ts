@@ -3,8 +3,9 @@
 // failover moves; two session replicas take refresh traffic (6 chains, each alternating replicas) when the primary
 // crashes and the replica is promoted. What the old primary answered and the replica never received is gone: the
 // test counts those rotations from the clients' tokens and the new primary's rows, shows what a client holding such
-// a token gets (a 401 RefreshTokenInvalid, once; it signs in again) and that the token before a lost rotation is
-// accepted a second time (the chain forks). Once with the replica as it streams (whatever it had not received at
+// a token gets (a 401 RefreshTokenInvalid, once; it signs in again) and that this revokes the family, so the token
+// before a lost rotation, current again, is refused rather than accepted a second time (services/session/test/
+// lost-rotation.test.ts has the other order). Once with the replica as it streams (whatever it had not received at
 // the crash), once with its stream cut while the primary answers on (a replica fallen behind: the count is then
 // known exactly). Then PgBouncer's default server_login_retry (15 s) against a promotion: how long the hosts wait.
 import { createPrisma, type Db } from '@svc/db';
@@ -81,8 +82,8 @@ async function startChains() {
 /**
  * What must hold after a promotion that lost rotations: every answer a 200, a 503 with Retry-After, or a 401
  * RefreshTokenInvalid given once to each lost session's newest token after the promotion began (its client then
- * signed in again); the token of the version the new primary holds is accepted again, with a successor other than
- * the one the old primary answered (a fork). Returns the lost sessions.
+ * signed in again), which revoked that session (`rotation_lost`); the token of the version the new primary holds is
+ * then refused (RefreshTokenRevoked), not accepted a second time. Returns the lost sessions and how many forked.
  */
 async function expectRollback(
   chains: LosableChains,
@@ -108,14 +109,16 @@ async function expectRollback(
     ),
   );
   expect(refusedTokens).toHaveLength(lost.length);
-  let forked = 0;
+  // Each owner came back first (the 401 above), which revoked its family: the token before the lost rotation, current
+  // again on the new primary, is refused instead of being accepted a second time (a fork).
+  const stale: unknown[] = [];
   for (const l of lost) {
     const again = await postJson(`${sessions[0]}/refresh`, { refreshToken: l.current });
-    expect(again.status).toBe(200);
-    expect(again.body.refreshToken).not.toBe(l.answeredSuccessor);
-    forked++;
+    const row = await db.session.findUniqueOrThrow({ where: { id: l.sid } });
+    stale.push([again.status, again.body?.reason, row.status, row.revokedReason]);
   }
-  return { lost, forked };
+  expect(stale).toEqual(lost.map(() => [401, 'RefreshTokenRevoked', 'REVOKED', 'rotation_lost']));
+  return { lost, forked: stale.filter((s) => (s as unknown[])[0] === 200).length };
 }
 
 const total = (lost: LostSession[]) => lost.reduce((n, l) => n + l.lost, 0);
@@ -192,14 +195,14 @@ async function promoteUnderLoad(
   return lost;
 }
 
-test('an asynchronous replica promoted after the primary crashed under refresh traffic: every rotation it had not received is lost, its client gets 401 RefreshTokenInvalid, and the token before it is accepted again (a fork)', async () => {
+test('an asynchronous replica promoted after the primary crashed under refresh traffic: every rotation it had not received is lost, its client gets 401 RefreshTokenInvalid, which revokes the family so the token before it is refused (no fork)', async () => {
   await promoteUnderLoad(
     'PostgreSQL primary crashed, asynchronous replica promoted, address moved',
     await startChains(),
   );
 });
 
-test('an asynchronous replica cut off while the primary answers on: exactly the rotations answered after the cut are lost, one 401 and one fork per chain', async () => {
+test('an asynchronous replica cut off while the primary answers on: exactly the rotations answered after the cut are lost, one 401 and one revoked family per chain, no fork', async () => {
   const engine = pair!;
   await engine.rebuildReplica(17043, false);
   const started = await startChains();

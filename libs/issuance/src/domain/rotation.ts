@@ -83,6 +83,8 @@ export type RotationOutcome =
   | { kind: 'stale' };
 
 const COMPROMISED = 'compromised';
+/** The revocation reason of a session whose token named a rotation the database no longer has. */
+export const ROTATION_LOST = 'rotation_lost';
 
 /** The access token's jti, derived from its refresh token's (keyed, so it looks random to everyone else). */
 function accessJtiFor(kek: Kek, refreshJti: string): string {
@@ -161,12 +163,19 @@ async function judge(
   // The signature proves the token was issued; a version this session never reached was not (a pair minted for a
   // rotation that lost its write is never handed out). Every version binds to the session through its exact jti:
   // the current one is on the row, an older one carries a MAC of the sid and its version (see refresh-jti).
-  if (presented > session.currentVersion) return refuse('not_found');
-  const genuine =
-    presented === session.currentVersion
-      ? session.currentJti === claims.jti
-      : isRefreshJtiOf(deps.kek, claims.jti, session.id, presented);
-  if (!genuine) return refuse('not_found');
+  if (
+    presented > session.currentVersion ||
+    (presented === session.currentVersion && session.currentJti !== claims.jti)
+  ) {
+    // Yet a jti that is this session's MAC for that version was minted here, and only a committed rotation hands
+    // its pair out: the database lost a rotation it had answered (an asynchronous replica promoted, a restore).
+    // The token before it is current again and would be accepted a second time (a fork, RELIABILITY.md): the
+    // family is revoked, so whoever kept that copy is refused too once the owner comes back.
+    const lost = isRefreshJtiOf(deps.kek, claims.jti, session.id, presented);
+    return refuse('not_found', lost ? ROTATION_LOST : undefined);
+  }
+  if (presented < session.currentVersion && !isRefreshJtiOf(deps.kek, claims.jti, session.id, presented))
+    return refuse('not_found');
   if (session.status === 'REVOKED')
     return refuse(session.revokedReason === COMPROMISED ? 'family_compromised' : 'revoked');
   if (session.status === 'SUSPENDED') return refuse('suspended');
