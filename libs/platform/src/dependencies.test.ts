@@ -34,6 +34,11 @@ test.each([
       name: 'MaxRetriesPerRequestError',
     }),
   ],
+  [
+    'ioredis Cluster: redirected until it gave up',
+    new Error('Too many Cluster redirections. Last error: ReplyError: MOVED 12877 127.0.0.1:17103'),
+  ],
+  ['ioredis Cluster: no node reachable', new Error('None of startup nodes is available')],
   ['Redis Cluster: a slot moved', replyError('MOVED 12877 127.0.0.1:17103')],
   ['Redis Cluster: a slot migrating', replyError('ASK 3999 127.0.0.1:7001')],
   ['Redis Cluster: no master for a slot', replyError('CLUSTERDOWN The cluster is down')],

@@ -48,12 +48,12 @@ const DOWN_KINDS = new Set([
 
 /**
  * Messages of pg, pg-pool, ioredis and Prisma for the same conditions, where they carry no code (pg-pool's pool ended
- * by a host's shutdown among them); and PgBouncer's while its PostgreSQL is gone (SQLSTATE 08P01, protocol_violation,
+ * by a host's shutdown among them; an ioredis Cluster redirected until it gave up, or with no node reachable); and PgBouncer's while its PostgreSQL is gone (SQLSTATE 08P01, protocol_violation,
  * which from PostgreSQL itself would be a bug and stays a 500): a failover behind PgBouncer answered 500
  * (scripts/engines/pg-promotion.test.ts).
  */
 const DOWN_MESSAGES =
-  /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Command timed out|Stream isn't writeable|max retries per request|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|Server has closed the connection|canceling statement due to statement timeout|terminating connection|server login has been failing|pgbouncer cannot connect to server|server conn crashed|query_wait_timeout|Cannot use a pool after calling end/i;
+  /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|Command timed out|Stream isn't writeable|max retries per request|connect ECONNREFUSED|Can't reach database|Timed out fetching a new connection|Server has closed the connection|canceling statement due to statement timeout|terminating connection|server login has been failing|pgbouncer cannot connect to server|server conn crashed|query_wait_timeout|Cannot use a pool after calling end|Too many Cluster redirections|Cluster is disconnected|None of startup nodes is available|Failed to refresh slots cache/i;
 
 /**
  * Redis Cluster's replies while slots move or have no master (a failover under way): ioredis follows MOVED and ASK

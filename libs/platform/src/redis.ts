@@ -2,7 +2,15 @@
 // speaks a single server, Sentinel or Cluster by configuration (CONTRACTS.md "Distributed engines"). Each call is
 // bounded in time and every connection error is logged through pino as JSON (never ioredis's plain-text
 // "Unhandled error event" on stderr).
-import { type Callback, Cluster, type RedisOptions as IoRedisOptions, Redis } from 'ioredis';
+import {
+  type Callback,
+  Cluster,
+  type ClusterNode,
+  type ClusterOptions,
+  type Command,
+  type RedisOptions as IoRedisOptions,
+  Redis,
+} from 'ioredis';
 import { createLogger, type Logger } from './logger';
 import type { Metrics } from './metrics';
 import { countFailuresOn } from './redis-failures';
@@ -111,6 +119,42 @@ class SentinelRedis extends Redis {
   }
 }
 
+/**
+ * A Cluster connection whose every command is bounded from the moment it is issued (REDIS_COMMAND_TIMEOUT_MS, as a
+ * single server's: queued or sent). ioredis times a command only once it is written to a node: with every node
+ * unreachable the Cluster keeps reconnecting and holds the commands in its own queue, untimed, so a request waited
+ * as long as the outage lasted instead of answering 503 (scripts/engines/cluster-failover.test.ts, every node
+ * SIGKILLed). A command that is timed here keeps its timer through redirections and node queues (ioredis sets a
+ * command's timer once).
+ */
+class BoundedCluster extends Cluster {
+  constructor(
+    private readonly seeds: ClusterNode[],
+    options: ClusterOptions,
+    private readonly commandTimeoutMs: number | undefined,
+  ) {
+    super(seeds, options);
+  }
+
+  override sendCommand(
+    command: Command,
+    stream?: Parameters<Cluster['sendCommand']>[1],
+    node?: Parameters<Cluster['sendCommand']>[2],
+  ): unknown {
+    if (this.commandTimeoutMs !== undefined) command.setTimeout(this.commandTimeoutMs);
+    return super.sendCommand(command, stream, node);
+  }
+
+  /** ioredis duplicates as a plain Cluster: a duplicate keeps the bound. */
+  override duplicate(overrideStartupNodes?: ClusterNode[], overrideOptions: ClusterOptions = {}): Cluster {
+    return new BoundedCluster(
+      overrideStartupNodes ?? this.seeds,
+      { ...this.options, ...overrideOptions },
+      this.commandTimeoutMs,
+    );
+  }
+}
+
 function authOptions(auth: RedisAuth | undefined) {
   return {
     ...(auth?.username ? { username: auth.username } : {}),
@@ -139,20 +183,24 @@ export function createRedis(target: RedisTarget | string, opts: RedisOptions = {
   let redis: Redis;
   if (to.mode === 'cluster') {
     const { enableAutoPipelining: _batched, lazyConnect, ...node } = perConnection;
-    redis = new Cluster(to.nodes, {
-      // Never auto-pipelined on a Cluster: ioredis batches per node and does not follow a MOVED inside a batch
-      // (redis/ioredis#2075), so after a planned CLUSTER FAILOVER the moved slot's commands kept failing with
-      // MOVED (500s at the device host, scripts/engines/cluster-failover.test.ts). One command, one MOVED followed.
-      enableAutoPipelining: false,
-      lazyConnect,
-      ...offline,
-      ...(opts.oneShot ? { clusterRetryStrategy: () => null } : {}),
-      // A failover moves slots: commands wait briefly for the new owner, then fail (503 upstream), never hang.
-      retryDelayOnFailover: 200,
-      retryDelayOnClusterDown: 200,
-      slotsRefreshTimeout: bounds.connectTimeoutMs,
-      redisOptions: { ...node, ...authOptions(to.auth) },
-    }) as unknown as Redis;
+    redis = new BoundedCluster(
+      to.nodes,
+      {
+        // Never auto-pipelined on a Cluster: ioredis batches per node and does not follow a MOVED inside a batch
+        // (redis/ioredis#2075), so after a planned CLUSTER FAILOVER the moved slot's commands kept failing with
+        // MOVED (500s at the device host, scripts/engines/cluster-failover.test.ts). One command, one MOVED followed.
+        enableAutoPipelining: false,
+        lazyConnect,
+        ...offline,
+        ...(opts.oneShot ? { clusterRetryStrategy: () => null } : {}),
+        // A failover moves slots: commands wait briefly for the new owner, then fail (503 upstream), never hang.
+        retryDelayOnFailover: 200,
+        retryDelayOnClusterDown: 200,
+        slotsRefreshTimeout: bounds.connectTimeoutMs,
+        redisOptions: { ...node, ...authOptions(to.auth) },
+      },
+      node.commandTimeout,
+    ) as unknown as Redis;
   } else if (to.mode === 'sentinel') {
     redis = new SentinelRedis({
       ...perConnection,
