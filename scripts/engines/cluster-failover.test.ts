@@ -6,16 +6,25 @@
 // each: 200 or 503 with Retry-After, no chain forked or lost, recovery within 10 s without a restart, change
 // messages flow.
 import {
+  dependencyBoundMs,
+  FAULT_SLACK_MS,
   type FailoverFigures,
   type RedisClusterEngine,
   recordFaultFigures,
   startRedisCluster,
+  testEnv,
   waitFor,
 } from '@svc/testkit';
+import { deviceConfigFromEnv } from '../../services/device/src/config';
 import { openRedisFailoverHosts, type RedisFailoverHosts } from './redis-failover';
 
 const PORTS = [17100, 17101, 17102, 17103, 17104, 17105];
 const figures = recordFaultFigures<FailoverFigures>('engines-cluster');
+/**
+ * The longest a poll may take: with Redis gone, its script (and the deadline's TIME), then with the Cluster back
+ * empty, the unknown-code count, PostgreSQL's row and the seed.
+ */
+const POLL_BOUND_MS = dependencyBoundMs(deviceConfigFromEnv(testEnv()), { redisCommands: 3, statements: 1 });
 let engine: RedisClusterEngine | undefined;
 let hosts: RedisFailoverHosts | undefined;
 
@@ -81,4 +90,23 @@ test('CLUSTER FAILOVER of the busiest master under the same traffic, the killed 
     },
     () => cluster.serves(target.replica, target.key, PORTS),
   );
+});
+
+test('every node SIGKILLed, then started again (empty): each request answered within its bound, 503 with Retry-After while the Cluster is gone, recovery within 10 s', async () => {
+  const cluster = engine!;
+  const result = await hosts!.failoverUnderTraffic(
+    'every Redis Cluster node SIGKILLed, started again',
+    async ({ everyPollRefused }) => {
+      const at = Date.now();
+      for (const s of cluster.servers) await s.kill();
+      try {
+        // Gone for longer than a command's bound: a request held until Redis returns is never refused.
+        await waitFor('every poll refused twice', () => everyPollRefused(at, 2), 30_000);
+      } finally {
+        for (const s of cluster.servers) await s.restart();
+      }
+    },
+    () => PORTS.every((p) => cluster.isOk(p)),
+  );
+  expect(result.slowestMs).toBeLessThan(POLL_BOUND_MS + FAULT_SLACK_MS);
 });

@@ -34,9 +34,11 @@ const POLLS = 4;
 /** CONTRACTS.md: the hosts take traffic within 10 s of the new primary. */
 const RECOVERY_BOUND_MS = 10_000;
 
-/** What a failover's `fail` may aim at: the Redis keys the device polls run their script on. */
+/** What a failover's `fail` may aim at and wait for: the polls' Redis keys, and their refusals. */
 export interface TrafficKeys {
   pollKeys: string[];
+  /** Whether every poll worker has been refused (503) at least `times` times since `since` (Date.now()). */
+  everyPollRefused(since: number, times: number): boolean;
 }
 
 export interface RedisFailoverHosts {
@@ -101,7 +103,7 @@ export async function openRedisFailoverHosts(
           hostUrls: [...sessions, device.url],
           group: (w) => (w < CHAINS ? 'session /refresh' : 'device /device-token'),
           async fail() {
-            await fail({ pollKeys: traffic.pollKeys });
+            await fail({ pollKeys: traffic.pollKeys, everyPollRefused: traffic.everyPollRefused });
           },
           async promoted() {
             await waitFor('promotion', promoted, 30_000);
@@ -149,7 +151,11 @@ async function trafficUnderWay(infra: TestInfra, sessions: string[], device: Dev
   );
   // libs/device-grant/src/store/polling.ts keeps each authorization's polling state under this key.
   const pollKeys = codes.map((c) => `${device.deps.config.redisPrefix}:poll:${deviceCodeHash(c)}`);
-  return { chains, load, pollKeys };
+  const everyPollRefused = (since: number, times: number) => {
+    const refused = load.since(since).filter((o) => o.worker >= CHAINS && o.status === 503);
+    return codes.every((_, i) => refused.filter((o) => o.worker === CHAINS + i).length >= times);
+  };
+  return { chains, load, pollKeys, everyPollRefused };
 }
 
 /** Whether replica `at`'s introspection says the session of `accessToken` is active (its cached row). */

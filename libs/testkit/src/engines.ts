@@ -1,6 +1,7 @@
-// Real engines for the distributed-engine tests, started from Debian's packages on the ports 17000-17099 with
+// Real engines for the distributed-engine tests, started from Debian's packages on the ports 17000-17199 with
 // their data under a temporary directory (never the default 5432/6379 instances): a three-master Redis Cluster
-// (with or without a replica per master), a Redis primary with a replica watched by Sentinel, and PgBouncer in transaction mode before PostgreSQL.
+// (with or without a replica per master), a Redis primary with a replica watched by Sentinel, and PgBouncer in
+// transaction mode before PostgreSQL.
 // scripts/test.sh installs the packages when missing (redis-server, redis-sentinel, pgbouncer).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -120,6 +121,8 @@ export interface RedisClusterEngine extends Engine {
    * of them says the cluster is ok: a promotion the hosts' next slot refresh will find wherever they ask.
    */
   serves(port: number, key: string, live: number[]): boolean;
+  /** Whether the node on `port` says the cluster is ok (every slot served). */
+  isOk(port: number): boolean;
   /** Whether the server on `port` is a replica whose link to its master is up (a restarted master rejoins so). */
   replicating(port: number): boolean;
   /** `CLUSTER FAILOVER` on the replica on `port`: a planned switch (its master is demoted once it caught up). */
@@ -181,6 +184,7 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
         (at) => cli(at, 'cluster', 'info').includes('cluster_state:ok') && masterFor(key, at) === port,
       );
     },
+    isOk: (port) => cli(port, 'cluster', 'info').includes('cluster_state:ok'),
     replicating,
     failover(port) {
       cli(port, 'cluster', 'failover');

@@ -19,6 +19,8 @@ export interface FailoverFigures {
   msToNewPrimary: number;
   /** From the new primary until every worker and every /readyz had a 200 for a request sent after it. */
   msToRecover: number;
+  /** The longest of those answers took, less the time this process was held up (a loaded machine). */
+  slowestMs: number;
 }
 
 export interface FailoverScenario {
@@ -105,6 +107,7 @@ export async function runFailover(s: FailoverScenario): Promise<FailoverFigures>
       byGroup,
       msToNewPrimary: promotedAt - failAt,
       msToRecover: recoveredAt - promotedAt,
+      slowestMs: Math.max(0, ...during.map((o) => o.ms - o.stalledMs)),
     };
   } finally {
     await s.load.stop();
