@@ -6,7 +6,6 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import path from 'node:path';
 import { createPrisma, type Db } from '@svc/db';
 import { issuingConfigFromEnv } from '@svc/host';
-import { createAgreementsStore } from '@svc/issuance/stores';
 import { systemClock } from '@svc/platform';
 import {
   acceptTerms,
@@ -203,10 +202,10 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
       `${example}/oidc/callback`,
       path.join(demoDir, 'oidc-client.json'),
     );
-    if (!(await createAgreementsStore(db).currentTerms())) {
+    if (!(await ports.agreements.currentTerms())) {
       const file = path.join(__dirname, '..', 'tools', 'admin', 'src', 'example-terms.json');
       await publishTerms(
-        db,
+        ports,
         existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : BASELINE_TERMS,
         config.urls.connect,
       );

@@ -53,12 +53,11 @@ async function reasonOf(p: Promise<unknown>): Promise<string> {
 /** `pnpm admin keys rotate --app A --now`, announced to the host's key ring as the admin tool does. */
 const rotateNow = (anchor: string) =>
   rotateKeysNow(
-    fleet.infra.db,
+    fleet.infra.provisioning,
     fleet.infra.issuance.kek,
     anchor,
     { publishedSeconds: 2, keyCacheTtlMs: 0 },
     Date.now,
-    fleet.infra.redis,
   );
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
@@ -215,14 +214,7 @@ test('emergency revocation: the revoked key is refused once the cached set lifet
   const oldKid = kidOf(human.accessToken);
   await verifier.verify(human.accessToken);
   await rotateNow(app.anchor);
-  await revokeKeyNow(
-    fleet.infra.db,
-    fleet.infra.issuance.kek,
-    app.anchor,
-    oldKid,
-    Date.now,
-    fleet.infra.redis,
-  );
+  await revokeKeyNow(fleet.infra.provisioning, fleet.infra.issuance.kek, app.anchor, oldKid, Date.now);
   await publishKeyChange(fleet.infra.redis, app.applicationId);
   await waitUntil(async () => {
     const set = (await (await fetch(verifier.keySet.jwksUrl)).json()) as { keys: { kid: string }[] };

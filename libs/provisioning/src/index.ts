@@ -2,13 +2,13 @@
 export * from './domain/describe';
 export * from './domain/email-domains';
 export * from './domain/inspect';
+export * from './domain/keys-and-sessions';
 export * from './domain/listing';
 export * from './domain/oidc-client-changes';
 export * from './domain/oidc-clients';
 export type * from './domain/ports';
 export * from './domain/principals';
+export * from './domain/secrets';
 export * from './domain/tenancy';
+export * from './domain/terms';
 export * from './errors';
-export * from './keys-and-sessions';
-export * from './secrets';
-export * from './terms';

@@ -62,7 +62,7 @@ export function openInfra(opts: InfraOptions = {}): TestInfra {
     subscriber,
     keyRing,
     issuance,
-    provisioning: createProvisioningPorts(db),
+    provisioning: createProvisioningPorts(db, { redis }),
     async close() {
       // Host apps built over these connections (hostPartsOf) watch them: stop that before closing them.
       closeDependencyWatches(db, redis);

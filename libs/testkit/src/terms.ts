@@ -2,6 +2,7 @@
 import type { Db } from '@svc/db';
 import { createAgreementsStore } from '@svc/issuance/stores';
 import { publishTerms } from '@svc/provisioning';
+import { createTermsStore } from '@svc/provisioning/stores';
 
 export const BASELINE_TERMS = {
   documentType: 'BASIC_TERMS',
@@ -35,5 +36,5 @@ export const BASELINE_TERMS = {
 /** Publishes the baseline terms unless some basic terms are already current (idempotent). */
 export async function ensureBaselineTerms(db: Db): Promise<void> {
   if (!(await createAgreementsStore(db).currentTerms()))
-    await publishTerms(db, BASELINE_TERMS, 'http://127.0.0.1:4101');
+    await publishTerms({ terms: createTermsStore(db) }, BASELINE_TERMS, 'http://127.0.0.1:4101');
 }

@@ -34,7 +34,7 @@ beforeAll(async () => {
       ],
     });
     await publishTerms(
-      cx.infra.db,
+      cx.infra.provisioning,
       { locales: { 'en-US': { document: doc('Basic Terms') }, 'zh-CN': { document: doc('基本条款') } } },
       cx.host.url,
     );

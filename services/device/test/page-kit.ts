@@ -132,7 +132,7 @@ export async function ensureTerms(h: PageHarness): Promise<void> {
     sections: [{ heading: '1', paragraphs: ['Be kind.'] }],
   });
   await publishTerms(
-    h.infra.db,
+    h.infra.provisioning,
     { locales: { 'en-US': { document: doc('Basic Terms') }, 'zh-CN': { document: doc('基本条款') } } },
     h.connect.url,
   );

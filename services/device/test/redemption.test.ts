@@ -194,7 +194,11 @@ describe('basic terms published between approval and redemption', () => {
   it('access_denied: the account lacks the current receipt at redemption', async () => {
     const { deviceCode, userCode } = await startedOn(h);
     await approve(h, userCode);
-    await publishTerms(own, { ...BASELINE_TERMS, requiredAcceptanceEpoch: 2 }, 'http://127.0.0.1:4101');
+    await publishTerms(
+      h.infra.provisioning,
+      { ...BASELINE_TERMS, requiredAcceptanceEpoch: 2 },
+      'http://127.0.0.1:4101',
+    );
     const res = await poll(h, deviceCode);
     expect(res.body).toEqual({ error: 'access_denied' });
     const row = await own.deviceAuthorization.findFirstOrThrow({ where: { userCode, state: 'DENIED' } });

@@ -120,7 +120,7 @@ export async function ensureTerms(infra: TestInfra) {
     ],
   });
   await publishTerms(
-    infra.db,
+    infra.provisioning,
     { locales: { 'en-US': { document: doc('Basic Terms') }, 'zh-CN': { document: doc('基本条款') } } },
     infra.issuance.connectUrl,
   );

@@ -100,7 +100,7 @@ export async function ensureTerms(host: OidcPagesHost): Promise<void> {
     sections: [{ heading: '1', paragraphs: ['Be kind.'] }],
   });
   await publishTerms(
-    host.infra.db,
+    host.infra.provisioning,
     { locales: { 'en-US': { document: doc('Basic Terms') }, 'zh-CN': { document: doc('基本条款') } } },
     host.url,
   );

@@ -59,7 +59,7 @@ beforeAll(async () => {
       sections: [{ heading: '1', paragraphs: ['Be kind.'] }],
     });
     await publishTerms(
-      infra.db,
+      infra.provisioning,
       { locales: { 'en-US': { document: doc('Basic Terms') }, 'zh-CN': { document: doc('基本条款') } } },
       connect.url,
     );

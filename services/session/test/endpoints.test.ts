@@ -75,8 +75,8 @@ describe('POST /introspect', () => {
       'active',
     );
     const kid = JSON.parse(Buffer.from(issued.accessToken.split('.')[0]!, 'base64url').toString()).kid;
-    const { db, issuance, redis } = h.infra;
-    await revokeKeyNow(db, issuance.kek, app.anchor, kid, issuance.clock, redis);
+    const { provisioning, issuance } = h.infra;
+    await revokeKeyNow(provisioning, issuance.kek, app.anchor, kid, issuance.clock);
     // The host hears of the revocation over Redis pub/sub: a few milliseconds, longer on a loaded machine.
     const introspect = () => postJson(`${h.url}/introspect`, { accessToken: issued.accessToken });
     await waitUntil(async () => (await introspect()).status === 401, 5000, 20);

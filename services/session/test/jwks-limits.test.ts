@@ -75,8 +75,8 @@ test('32 keys whose tokens can be valid are all served; a 33rd is refused by the
   const app = await provisionApp(h.infra);
   const first = await signedToken(app.anchor);
   for (let i = 0; i < ROTATIONS; i++) {
-    const { db, issuance, redis } = h.infra;
-    await rotateKeysNow(db, issuance.kek, app.anchor, WINDOWS, issuance.clock, redis);
+    const { provisioning, issuance } = h.infra;
+    await rotateKeysNow(provisioning, issuance.kek, app.anchor, WINDOWS, issuance.clock);
   }
   await fillWithRetiringKeys(app.applicationId);
   const kids = () => served(app.anchor).then((keys) => keys.map((k) => k.kid));

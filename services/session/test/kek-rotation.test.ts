@@ -3,7 +3,8 @@
 // load, then the old key is removed: no refresh, introspection or signing fails at any step. On a private database,
 // since a reseal acts on every sealed secret.
 import { randomBytes } from 'node:crypto';
-import { resealSecrets } from '@svc/provisioning';
+import { type ProvisioningPorts, resealSecrets } from '@svc/provisioning';
+import { createProvisioningPorts } from '@svc/provisioning/stores';
 import {
   openInfra,
   openPrivateDb,
@@ -23,9 +24,12 @@ const OLD = randomBytes(32);
 const NEW = randomBytes(32);
 
 let pdb: PrivateDb;
+/** The provisioning stores over the private database (what `pnpm admin secrets reseal` runs on). */
+let provisioning: ProvisioningPorts;
 const closers: (() => Promise<void>)[] = [];
 beforeAll(async () => {
   pdb = await openPrivateDb({ prefix: 'kek', terms: true });
+  provisioning = createProvisioningPorts(pdb.db);
 });
 afterAll(async () => {
   for (const close of closers.reverse()) await close().catch(() => undefined);
@@ -92,10 +96,10 @@ test('rotated under load, then the old key removed: nothing stops verifying or s
   const rotating = (async () => {
     for (let i = 0; i < 30; i += 1) await c.step(bothHost);
   })();
-  const first = await resealSecrets(pdb.db, kekFromBytes(NEW, [OLD]), 1);
+  const first = await resealSecrets(provisioning, kekFromBytes(NEW, [OLD]), 1);
   await rotating;
   expect(first.resealed).toBeGreaterThanOrEqual(1);
-  expect(await resealSecrets(pdb.db, kekFromBytes(NEW, [OLD]))).toEqual({ resealed: 0 });
+  expect(await resealSecrets(provisioning, kekFromBytes(NEW, [OLD]))).toEqual({ resealed: 0 });
   const stillOld = await pdb.db.signingKey.count({ where: { kekId: { not: kekFromBytes(NEW).id } } });
   expect(stillOld).toBe(0);
 
@@ -114,15 +118,15 @@ test('rotated under load, then the old key removed: nothing stops verifying or s
 test('a secret no configured key opens stops the reseal with a message naming the variables, never a key', async () => {
   const stranger = randomBytes(32);
   await freshSession(infraUnder(stranger));
-  const err = await resealSecrets(pdb.db, kekFromBytes(NEW, [OLD])).catch((e: Error) => e);
+  const err = await resealSecrets(provisioning, kekFromBytes(NEW, [OLD])).catch((e: Error) => e);
   expect(err).toBeInstanceOf(Error);
   expect((err as Error).message).toMatch(
     /open under none of the configured keys.*KEY_ENCRYPTION_KEYS_PREVIOUS/,
   );
   expect((err as Error).message).not.toContain(stranger.toString('base64'));
   // With that key added it goes through, and a second run has nothing left.
-  expect((await resealSecrets(pdb.db, kekFromBytes(NEW, [OLD, stranger]))).resealed).toBeGreaterThanOrEqual(
-    1,
-  );
-  expect(await resealSecrets(pdb.db, kekFromBytes(NEW, [OLD, stranger]))).toEqual({ resealed: 0 });
+  expect(
+    (await resealSecrets(provisioning, kekFromBytes(NEW, [OLD, stranger]))).resealed,
+  ).toBeGreaterThanOrEqual(1);
+  expect(await resealSecrets(provisioning, kekFromBytes(NEW, [OLD, stranger]))).toEqual({ resealed: 0 });
 });

@@ -13,7 +13,7 @@ test('a session record is reused for SESSION_CACHE_MS by the clock, then read ag
   const cache = createSessionCache(infra.db, undefined, 1000, clock);
   const { issued } = await freshSession(infra);
   expect((await cache.get(issued.sid))?.status).toBe('ACTIVE');
-  await moveSession(infra.db, issued.sid, 'suspend', clock);
+  await moveSession(infra.provisioning, issued.sid, 'suspend', clock);
   clock.advance(999);
   expect((await cache.get(issued.sid))?.status).toBe('ACTIVE');
   clock.advance(1);

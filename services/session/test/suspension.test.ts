@@ -67,10 +67,10 @@ describe('sessions suspend / resume', () => {
     expect(malformed.code).toBe(2);
     expect(malformed.json.error).toMatch(/--sid must be a session id/);
     await expect(
-      moveSession(h.infra.db, expired.issued.sid, 'suspend', h.infra.issuance.clock),
+      moveSession(h.infra.provisioning, expired.issued.sid, 'suspend', h.infra.issuance.clock),
     ).rejects.toThrow('the session is expired; only active sessions can be suspended');
     await expect(
-      moveSession(h.infra.db, expired.issued.sid, 'resume', h.infra.issuance.clock),
+      moveSession(h.infra.provisioning, expired.issued.sid, 'resume', h.infra.issuance.clock),
     ).rejects.toThrow('the session is expired; only suspended sessions can be resumed');
     const rows = await h.infra.db.session.findMany({
       where: { id: { in: [issued.sid, expired.issued.sid] } },

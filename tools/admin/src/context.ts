@@ -62,8 +62,10 @@ export function adminConfigFromEnv(env: Env): AdminConfig {
 export interface AdminContext {
   /** The tool's one clock, created at start-up (main.ts): every change it stamps reads it. */
   clock: Clock;
-  db(): Db;
-  /** The provisioning stores over db(), bound once when a command first needs them. */
+  /**
+   * The provisioning stores over the database (DATABASE_URL), bound once when a command first needs them; commands
+   * reach the database only through them.
+   */
   provisioning(): ProvisioningPorts;
   kek(): Kek;
   /** Base URL of the connect host (CONNECT_URL), where published terms are shown. */
@@ -124,15 +126,11 @@ export function createAdminContext(env: Env, clock: Clock): AdminContext {
       return true;
     }
   }
-  const openDb = () => {
-    db ??= createPrisma(config().databaseUrl, config().db);
-    return db;
-  };
   return {
     clock,
-    db: openDb,
     provisioning: () => {
-      ports ??= createProvisioningPorts(openDb());
+      db ??= createPrisma(config().databaseUrl, config().db);
+      ports ??= createProvisioningPorts(db);
       return ports;
     },
     kek: () => {

@@ -183,11 +183,16 @@ describe('keys --oidc', () => {
 
   it('rotate --now publishes a new signer beside the old; revoke removes a prepublished key at once', async () => {
     const before = await publishedKids(infra.db, OIDC_SCOPE, new Date(infra.issuance.clock()));
-    const rotated = await rotateOidcKeysNow(infra.db, infra.issuance.kek, WINDOWS, infra.issuance.clock);
+    const rotated = await rotateOidcKeysNow(
+      infra.provisioning,
+      infra.issuance.kek,
+      WINDOWS,
+      infra.issuance.clock,
+    );
     expect(rotated.kids.some((k) => !before.includes(k))).toBe(true);
     // A prepublished key that never signed: revoking it touches no live token (other tests sign meanwhile).
     const prepublished = await rotateOidcKeysPrepublished(
-      infra.db,
+      infra.provisioning,
       infra.issuance.kek,
       {
         ...WINDOWS,
@@ -197,10 +202,15 @@ describe('keys --oidc', () => {
     );
     const waiting = prepublished.kids.find((k) => !rotated.kids.includes(k));
     expect(waiting).toBeDefined();
-    const after = await revokeOidcKeyNow(infra.db, infra.issuance.kek, waiting!, infra.issuance.clock);
+    const after = await revokeOidcKeyNow(
+      infra.provisioning,
+      infra.issuance.kek,
+      waiting!,
+      infra.issuance.clock,
+    );
     expect(after.kids).not.toContain(waiting);
     await expect(
-      revokeOidcKeyNow(infra.db, infra.issuance.kek, 'rk_nosuchkey', infra.issuance.clock),
+      revokeOidcKeyNow(infra.provisioning, infra.issuance.kek, 'rk_nosuchkey', infra.issuance.clock),
     ).rejects.toThrow(/not found/);
   });
 });

@@ -2,7 +2,7 @@
 // rules (domain/) take `ports` and values, never a database or Redis handle; the factories under store/ implement
 // these interfaces, and each caller (the admin tool, testkit, scripts, bench) binds them once with
 // createProvisioningPorts (`@svc/provisioning/stores`).
-import type { AccountsPort, AgreementsPort, EmailDomainPolicyKind } from '@svc/issuance';
+import type { AccountsPort, AgreementsPort, EmailDomainPolicyKind, SectorSubjectsPort } from '@svc/issuance';
 import type { SigningKeyStore } from '@svc/keyring';
 import type { PrincipalKind } from '@svc/token-core';
 
@@ -194,6 +194,42 @@ export interface SigningKeyView {
   revokedAt: Date | null;
 }
 
+export type SessionStatus = 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
+
+/** A session as an operator lists it. */
+export interface SessionRecord {
+  id: string;
+  status: SessionStatus;
+  protocol: 'APPLICATION' | 'OIDC';
+  authMethod: string;
+  actorSubject: string | null;
+  currentVersion: number;
+  createdAt: Date;
+  expiresAt: Date;
+  revokedAt: Date | null;
+}
+
+/** One secret sealed under the key-encryption key. */
+export interface SealedRow {
+  id: string;
+  /** The additional data the value is bound to (a signing key's kid, an inquiry's id). */
+  aad: string;
+  sealed: string;
+}
+
+/** A published basic-terms revision as stored. */
+export interface StoredRevision {
+  revision: number;
+  acceptanceEpoch: number;
+  body: unknown;
+}
+
+/** The basic-terms revisions, seen from inside the publishing lock. */
+export interface TermsRevisions {
+  newest(): Promise<StoredRevision | undefined>;
+  insert(revision: StoredRevision & { body: object }): Promise<void>;
+}
+
 // ---- Ports ----
 
 /**
@@ -309,6 +345,48 @@ export interface InspectStore {
   signingKeys(filter: { applicationId?: string; oidc?: boolean }): Promise<SigningKeyView[]>;
 }
 
+/** Sessions as operators see them: one subject's sessions in an application, and the suspend/resume move. */
+export interface SessionsStore {
+  /** An account's sessions in an application, newest first, at most `limit`. */
+  list(applicationId: string, accountId: string, limit: number): Promise<SessionRecord[]>;
+  /**
+   * One conditional write: the session moves from `from` to `to` only if it is still `from` and unexpired at `now`
+   * (a rotation or revocation racing it wins or loses whole). False when it did not move.
+   */
+  moveStatus(
+    sid: string,
+    move: { from: 'ACTIVE' | 'SUSPENDED'; to: 'ACTIVE' | 'SUSPENDED' },
+    now: Date,
+  ): Promise<boolean>;
+  status(sid: string): Promise<{ status: SessionStatus; expiresAt: Date } | undefined>;
+}
+
+/**
+ * The secrets sealed under the key-encryption key: signing keys' private halves (which record their KEK) and
+ * inquiries' confirmation keys (which do not). Pages by id; each rewrite is conditional on the ciphertext read.
+ */
+export interface SealedSecretsStore {
+  /** Signing keys whose recorded KEK is not `kekId`, after `afterId`, at most `limit`, in id order. */
+  signingKeysNotUnder(kekId: string, afterId: string, limit: number): Promise<SealedRow[]>;
+  /** Replaces one signing key's sealed private half if it is still `row.sealed`; true when it did. */
+  replaceSigningKeySeal(row: SealedRow, sealed: string, kekId: string): Promise<boolean>;
+  /** Inquiries holding a sealed confirmation key, after `afterId`, at most `limit`, in id order. */
+  confirmationKeys(afterId: string, limit: number): Promise<SealedRow[]>;
+  /** Replaces one inquiry's sealed confirmation key if it is still `row.sealed`; true when it did. */
+  replaceConfirmationKeySeal(row: SealedRow, sealed: string): Promise<boolean>;
+}
+
+/** Basic-terms revisions as operators publish them. */
+export interface TermsStore {
+  /** Runs `work` in one transaction holding the basic-terms lock, so two publishers never take the same revision. */
+  withLock<T>(work: (revisions: TermsRevisions) => Promise<T>): Promise<T>;
+}
+
+/** Tells every host's key ring that a scope's keys changed (Redis pub/sub). */
+export interface KeyChangeNotices {
+  publish(scopeId: string): Promise<void>;
+}
+
 /** Every store provisioning's rules use; a rule takes the few it needs (`Uses<'tenancy' | ...>`). */
 export interface ProvisioningPorts {
   tenancy: TenancyStore;
@@ -322,6 +400,16 @@ export interface ProvisioningPorts {
   oidcClients: OidcClientsStore;
   listing: ListingStore;
   inspect: InspectStore;
+  sessions: SessionsStore;
+  /** The issuance core's sector subjects: whose a pairwise subject is. */
+  sectorSubjects: Pick<SectorSubjectsPort, 'findBySubject'>;
+  sealedSecrets: SealedSecretsStore;
+  terms: TermsStore;
+  /**
+   * Present when the caller binds a Redis connection for it: a key rotation or revocation then tells the hosts at
+   * once. The admin tool leaves it out and announces the change itself (with a warning when Redis is down).
+   */
+  keyChanges?: KeyChangeNotices;
 }
 
 /** The ports one rule takes. */

@@ -37,7 +37,7 @@ function sessionMoveCommand(move: 'suspend' | 'resume') {
       }),
     }),
     run: async (ctx, i) => {
-      const result = await moveSession(ctx.db(), i.sid, move, ctx.clock);
+      const result = await moveSession(ctx.provisioning(), i.sid, move, ctx.clock);
       const warning = await ctx.announceSessionChange(i.sid);
       return warning ? { ...result, warning } : result;
     },
@@ -78,7 +78,7 @@ export const operationCommands = [
     synopsis: '--file PATH   (the agreement body: locales en-US and zh-CN, each {document, versionUrl?})',
     flags: { file: {} },
     parse: (f) => ({ body: f.jsonFile('file') }),
-    run: (ctx, i) => publishTerms(ctx.db(), i.body, ctx.connectUrl()),
+    run: (ctx, i) => publishTerms(ctx.provisioning(), i.body, ctx.connectUrl()),
   }),
   defineCommand({
     name: 'keys rotate',
@@ -90,14 +90,14 @@ export const operationCommands = [
       if (i.oidc) {
         return withOidcAnnouncement(ctx, () =>
           i.now
-            ? rotateOidcKeysNow(ctx.db(), ctx.kek(), ctx.keyRotation(), ctx.clock)
-            : rotateOidcKeysPrepublished(ctx.db(), ctx.kek(), ctx.keyRotation(), ctx.clock),
+            ? rotateOidcKeysNow(ctx.provisioning(), ctx.kek(), ctx.keyRotation(), ctx.clock)
+            : rotateOidcKeysPrepublished(ctx.provisioning(), ctx.kek(), ctx.keyRotation(), ctx.clock),
         );
       }
       return withAnnouncement(ctx, i.app, () =>
         i.now
-          ? rotateKeysNow(ctx.db(), ctx.kek(), i.app, ctx.keyRotation(), ctx.clock)
-          : rotateKeysPrepublished(ctx.db(), ctx.kek(), i.app, ctx.keyRotation(), ctx.clock),
+          ? rotateKeysNow(ctx.provisioning(), ctx.kek(), i.app, ctx.keyRotation(), ctx.clock)
+          : rotateKeysPrepublished(ctx.provisioning(), ctx.kek(), i.app, ctx.keyRotation(), ctx.clock),
       );
     },
   }),
@@ -123,15 +123,17 @@ export const operationCommands = [
     },
     run: (ctx, i) =>
       i.oidc
-        ? withOidcAnnouncement(ctx, () => revokeOidcKeyNow(ctx.db(), ctx.kek(), i.kid, ctx.clock))
-        : withAnnouncement(ctx, i.app, () => revokeKeyNow(ctx.db(), ctx.kek(), i.app, i.kid, ctx.clock)),
+        ? withOidcAnnouncement(ctx, () => revokeOidcKeyNow(ctx.provisioning(), ctx.kek(), i.kid, ctx.clock))
+        : withAnnouncement(ctx, i.app, () =>
+            revokeKeyNow(ctx.provisioning(), ctx.kek(), i.app, i.kid, ctx.clock),
+          ),
   }),
   defineCommand({
     name: 'sessions list',
     synopsis: '--app A --subject SUB   (newest first, at most 500)',
     flags: { app: {}, subject: {} },
     parse: (f) => ({ app: f.anchor('app'), subject: f.required('subject') }),
-    run: (ctx, i) => listSessions(ctx.db(), i.app, i.subject, ctx.clock),
+    run: (ctx, i) => listSessions(ctx.provisioning(), i.app, i.subject, ctx.clock),
   }),
   sessionMoveCommand('suspend'),
   sessionMoveCommand('resume'),
@@ -141,6 +143,6 @@ export const operationCommands = [
       '(KEK rotation: re-seals under KEY_ENCRYPTION_KEY what a KEY_ENCRYPTION_KEYS_PREVIOUS key sealed; idempotent, resumable, safe while hosts run)',
     flags: {},
     parse: () => ({}),
-    run: (ctx) => resealSecrets(ctx.db(), ctx.kek()),
+    run: (ctx) => resealSecrets(ctx.provisioning(), ctx.kek()),
   }),
 ];

@@ -1,23 +1,10 @@
 // Operator actions on signing keys (rotate now, emergency revoke) and on sessions (listing, suspension).
-import type { Db } from '@svc/db';
-import { createSectorSubjectsStore } from '@svc/issuance/stores';
-import {
-  activateNextKey,
-  KeySetFullError,
-  OIDC_SCOPE,
-  prepublishRotation,
-  publishedKids,
-  publishKeyChange,
-  type RotationWindows,
-  revokeKey,
-} from '@svc/keyring';
+import { KeySetFullError, keyLifecycle, OIDC_SCOPE, type RotationWindows } from '@svc/keyring';
 import type { Clock } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
-import type { Redis } from 'ioredis';
-import { appByAnchor } from './domain/tenancy';
-import { ProvisioningError } from './errors';
-import { moveSessionStatus, readSessionStatus, readSessions } from './store/sessions';
-import { createTenancyStore } from './store/tenancy';
+import { ProvisioningError } from '../errors';
+import type { Uses } from './ports';
+import { appByAnchor } from './tenancy';
 
 /** The lifecycle's refusal to publish a 33rd key, in an operator's words. */
 async function refusingFullSet<T>(anchor: string, change: () => Promise<T>): Promise<T> {
@@ -34,22 +21,25 @@ async function refusingFullSet<T>(anchor: string, change: () => Promise<T>): Pro
   }
 }
 
-/** `keys rotate --now`: the waiting NEXT key (or a fresh one) signs at once. */
+/** `keys rotate --now`: the waiting NEXT key (or a fresh one) signs at once; the hosts are told when keyChanges is bound. */
 export async function rotateKeysNow(
-  db: Db,
+  ports: Uses<'tenancy' | 'signingKeys' | 'keyChanges'>,
   kek: Kek,
   anchor: string,
   windows: RotationWindows,
   clock: Clock,
-  redis?: Redis,
 ) {
-  const app = await appByAnchor({ tenancy: createTenancyStore(db) }, anchor);
+  const app = await appByAnchor(ports, anchor);
   const at = new Date(clock());
   await refusingFullSet(anchor, () =>
-    activateNextKey(db, kek, app.id, { force: true, keyCacheTtlMs: windows.keyCacheTtlMs, at }),
+    keyLifecycle.activateNextKey(ports.signingKeys, kek, app.id, {
+      force: true,
+      keyCacheTtlMs: windows.keyCacheTtlMs,
+      at,
+    }),
   );
-  if (redis) await publishKeyChange(redis, app.id);
-  return { kids: await publishedKids(db, app.id, at) };
+  await ports.keyChanges?.publish(app.id);
+  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, app.id, at) };
 }
 
 /**
@@ -57,65 +47,86 @@ export async function rotateKeysNow(
  * `windows.publishedSeconds` (the JWK Set cache lifetime; the worker's rotation tick activates it then).
  */
 export async function rotateKeysPrepublished(
-  db: Db,
+  ports: Uses<'tenancy' | 'signingKeys'>,
   kek: Kek,
   anchor: string,
   windows: RotationWindows,
   clock: Clock,
 ) {
-  const app = await appByAnchor({ tenancy: createTenancyStore(db) }, anchor);
+  const app = await appByAnchor(ports, anchor);
   const at = new Date(clock());
-  await refusingFullSet(anchor, () => prepublishRotation(db, kek, app.id, windows, at));
-  return { kids: await publishedKids(db, app.id, at) };
+  await refusingFullSet(anchor, () =>
+    keyLifecycle.prepublishRotation(ports.signingKeys, kek, app.id, windows, at),
+  );
+  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, app.id, at) };
 }
 
+/** `keys revoke`: the key leaves the JWK Set at once; the hosts are told when keyChanges is bound. */
 export async function revokeKeyNow(
-  db: Db,
+  ports: Uses<'tenancy' | 'signingKeys' | 'keyChanges'>,
   kek: Kek,
   anchor: string,
   kid: string,
   clock: Clock,
-  redis?: Redis,
 ) {
-  const app = await appByAnchor({ tenancy: createTenancyStore(db) }, anchor);
+  const app = await appByAnchor(ports, anchor);
   const at = new Date(clock());
-  const res = await revokeKey(db, kek, app.id, kid, at);
+  const res = await keyLifecycle.revokeKey(ports.signingKeys, kek, app.id, kid, at);
   if (!res.found) throw new ProvisioningError('signing key not found for this application');
-  if (redis) await publishKeyChange(redis, app.id);
-  return { kids: await publishedKids(db, app.id, at) };
+  await ports.keyChanges?.publish(app.id);
+  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, app.id, at) };
 }
 
 /** `keys rotate --oidc --now`: the platform ID-token key set gets a new signer at once. */
-export async function rotateOidcKeysNow(db: Db, kek: Kek, windows: RotationWindows, clock: Clock) {
+export async function rotateOidcKeysNow(
+  ports: Uses<'signingKeys'>,
+  kek: Kek,
+  windows: RotationWindows,
+  clock: Clock,
+) {
   const at = new Date(clock());
   await refusingFullSet('the platform OIDC key set', () =>
-    activateNextKey(db, kek, OIDC_SCOPE, { force: true, keyCacheTtlMs: windows.keyCacheTtlMs, at }),
+    keyLifecycle.activateNextKey(ports.signingKeys, kek, OIDC_SCOPE, {
+      force: true,
+      keyCacheTtlMs: windows.keyCacheTtlMs,
+      at,
+    }),
   );
-  return { kids: await publishedKids(db, OIDC_SCOPE, at) };
+  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, OIDC_SCOPE, at) };
 }
 
 /** `keys rotate --oidc`: a new platform ID-token key is prepublished and signs after `windows.publishedSeconds`. */
-export async function rotateOidcKeysPrepublished(db: Db, kek: Kek, windows: RotationWindows, clock: Clock) {
+export async function rotateOidcKeysPrepublished(
+  ports: Uses<'signingKeys'>,
+  kek: Kek,
+  windows: RotationWindows,
+  clock: Clock,
+) {
   const at = new Date(clock());
   await refusingFullSet('the platform OIDC key set', () =>
-    prepublishRotation(db, kek, OIDC_SCOPE, windows, at),
+    keyLifecycle.prepublishRotation(ports.signingKeys, kek, OIDC_SCOPE, windows, at),
   );
-  return { kids: await publishedKids(db, OIDC_SCOPE, at) };
+  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, OIDC_SCOPE, at) };
 }
 
 /** `keys revoke --oidc --kid K`: the platform ID-token key leaves the JWKS at once (a new signer if it signed). */
-export async function revokeOidcKeyNow(db: Db, kek: Kek, kid: string, clock: Clock) {
+export async function revokeOidcKeyNow(ports: Uses<'signingKeys'>, kek: Kek, kid: string, clock: Clock) {
   const at = new Date(clock());
-  const res = await revokeKey(db, kek, OIDC_SCOPE, kid, at);
+  const res = await keyLifecycle.revokeKey(ports.signingKeys, kek, OIDC_SCOPE, kid, at);
   if (!res.found) throw new ProvisioningError('signing key not found in the platform OIDC key set');
-  return { kids: await publishedKids(db, OIDC_SCOPE, at) };
+  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, OIDC_SCOPE, at) };
 }
 
-export async function listSessions(db: Db, anchor: string, subject: string, clock: Clock) {
-  const app = await appByAnchor({ tenancy: createTenancyStore(db) }, anchor);
-  const subj = await createSectorSubjectsStore(db).findBySubject(app.sectorId, subject);
+export async function listSessions(
+  ports: Uses<'tenancy' | 'sectorSubjects' | 'sessions'>,
+  anchor: string,
+  subject: string,
+  clock: Clock,
+) {
+  const app = await appByAnchor(ports, anchor);
+  const subj = await ports.sectorSubjects.findBySubject(app.sectorId, subject);
   if (subj?.principalKind !== 'ACCOUNT') return { sessions: [] };
-  const rows = await readSessions(db, app.id, subj.principalId, 500);
+  const rows = await ports.sessions.list(app.id, subj.principalId, 500);
   const now = new Date(clock());
   return {
     sessions: rows.map((s) => ({
@@ -146,11 +157,11 @@ const MOVES: Record<SessionMove, { from: 'ACTIVE' | 'SUSPENDED'; to: 'ACTIVE' | 
  * resuming makes its current refresh version usable again. Repeating a move is idempotent; a revoked or expired
  * session cannot move.
  */
-export async function moveSession(db: Db, sid: string, move: SessionMove, clock: Clock) {
+export async function moveSession(ports: Uses<'sessions'>, sid: string, move: SessionMove, clock: Clock) {
   const { from, to, done } = MOVES[move];
   const now = new Date(clock());
-  if (await moveSessionStatus(db, sid, { from, to }, now)) return { sid, status: to.toLowerCase() };
-  const row = await readSessionStatus(db, sid);
+  if (await ports.sessions.moveStatus(sid, { from, to }, now)) return { sid, status: to.toLowerCase() };
+  const row = await ports.sessions.status(sid);
   if (!row) throw new ProvisioningError('session not found');
   const live = row.status === 'ACTIVE' || row.status === 'SUSPENDED';
   const status = live && row.expiresAt <= now ? 'expired' : row.status.toLowerCase();

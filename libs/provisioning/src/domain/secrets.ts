@@ -2,16 +2,9 @@
 // sealed under the current KEY_ENCRYPTION_KEY. Idempotent (a value already under the current key is left alone),
 // resumable (it pages by id and each value is rewritten on its own) and safe while the fleet runs (each rewrite is
 // conditional on the ciphertext it read, and every host opens under either key meanwhile).
-import type { Db } from '@svc/db';
 import { type Kek, openWithId, seal } from '@svc/token-core';
-import { ProvisioningError } from './errors';
-import {
-  readSealedConfirmationKeys,
-  readSigningKeysNotUnder,
-  replaceConfirmationKeySeal,
-  replaceSigningKeySeal,
-  type SealedRow,
-} from './store/sealed-secrets';
+import { ProvisioningError } from '../errors';
+import type { SealedRow, Uses } from './ports';
 
 const FIRST_ID = '00000000-0000-0000-0000-000000000000';
 
@@ -25,15 +18,19 @@ interface Kind {
  * that no configured key opens stops the run (its operator must restore that key in KEY_ENCRYPTION_KEYS_PREVIOUS),
  * after what could be rewritten was.
  */
-export async function resealSecrets(db: Db, kek: Kek, batchSize = 200): Promise<{ resealed: number }> {
+export async function resealSecrets(
+  ports: Uses<'sealedSecrets'>,
+  kek: Kek,
+  batchSize = 200,
+): Promise<{ resealed: number }> {
   const kinds: Kind[] = [
     {
-      read: (after, limit) => readSigningKeysNotUnder(db, kek.id, after, limit),
-      replace: (row, sealed) => replaceSigningKeySeal(db, row, sealed, kek.id),
+      read: (after, limit) => ports.sealedSecrets.signingKeysNotUnder(kek.id, after, limit),
+      replace: (row, sealed) => ports.sealedSecrets.replaceSigningKeySeal(row, sealed, kek.id),
     },
     {
-      read: (after, limit) => readSealedConfirmationKeys(db, after, limit),
-      replace: (row, sealed) => replaceConfirmationKeySeal(db, row, sealed),
+      read: (after, limit) => ports.sealedSecrets.confirmationKeys(after, limit),
+      replace: (row, sealed) => ports.sealedSecrets.replaceConfirmationKeySeal(row, sealed),
     },
   ];
   let resealed = 0;

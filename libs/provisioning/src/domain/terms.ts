@@ -1,5 +1,4 @@
 // Publishing basic-terms revisions: validates the agreement body of the spec and computes each locale's hash.
-import type { Db } from '@svc/db';
 import {
   AGREEMENT_LOCALES,
   type Agreement,
@@ -9,8 +8,8 @@ import {
 } from '@svc/issuance';
 import { storableText } from '@svc/platform';
 import { z } from 'zod';
-import { ProvisioningError } from './errors';
-import { withTermsLock } from './store/agreements';
+import { ProvisioningError } from '../errors';
+import type { Uses } from './ports';
 
 const documentSchema = z.strictObject({
   schemaVersion: z.literal(1),
@@ -57,7 +56,7 @@ export function jsonbOrder<T>(value: T): T {
  * Publishing the same documents (and epoch) as the newest revision is a no-op that returns that revision with
  * `unchanged: true`, so re-running a deploy script does not force every account to accept again.
  */
-export async function publishTerms(db: Db, raw: unknown, connectUrl: string) {
+export async function publishTerms(ports: Uses<'terms'>, raw: unknown, connectUrl: string) {
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
     const where = parsed.error.issues
@@ -70,7 +69,7 @@ export async function publishTerms(db: Db, raw: unknown, connectUrl: string) {
   const documents = {} as Record<AgreementLocale, AgreementDocumentBody>;
   for (const locale of AGREEMENT_LOCALES)
     documents[locale] = jsonbOrder(parsed.data.locales[locale].document);
-  return withTermsLock(db, async (revisions) => {
+  return ports.terms.withLock(async (revisions) => {
     const last = await revisions.newest();
     if (
       last &&
