@@ -21,7 +21,82 @@ async function refusingFullSet<T>(anchor: string, change: () => Promise<T>): Pro
   }
 }
 
-/** `keys rotate --now`: the waiting NEXT key (or a fresh one) signs at once; the hosts are told when keyChanges is bound. */
+/** A key set an operator changes: an application's (named by its anchor) or the platform OIDC one. */
+interface KeyScope {
+  id: string;
+  /** How refusals name the set. */
+  name: string;
+  /** Where a revoked kid was not found. */
+  missing: string;
+  /** Tells the hosts the set changed (an application's set, when keyChanges is bound). */
+  announce?: () => Promise<void>;
+}
+
+const OIDC_KEYS: KeyScope = {
+  id: OIDC_SCOPE,
+  name: 'the platform OIDC key set',
+  missing: 'in the platform OIDC key set',
+};
+
+async function applicationKeys(ports: Uses<'tenancy' | 'keyChanges'>, anchor: string): Promise<KeyScope> {
+  const app = await appByAnchor(ports, anchor);
+  const changes = ports.keyChanges;
+  return {
+    id: app.id,
+    name: anchor,
+    missing: 'for this application',
+    announce: changes && (() => changes.publish(app.id)),
+  };
+}
+
+/** The waiting NEXT key (or a fresh one) signs at once; the hosts are told, then the published kids returned. */
+async function rotateNow(
+  ports: Uses<'signingKeys'>,
+  kek: Kek,
+  scope: KeyScope,
+  windows: RotationWindows,
+  clock: Clock,
+) {
+  const at = new Date(clock());
+  await refusingFullSet(scope.name, () =>
+    keyLifecycle.activateNextKey(ports.signingKeys, kek, scope.id, {
+      force: true,
+      keyCacheTtlMs: windows.keyCacheTtlMs,
+      at,
+    }),
+  );
+  await scope.announce?.();
+  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, scope.id, at) };
+}
+
+/**
+ * A new key is prepublished and signs only after `windows.publishedSeconds` (the worker's rotation tick); nothing is
+ * announced, as hosts find a published key when their key cache turns over.
+ */
+async function rotatePrepublished(
+  ports: Uses<'signingKeys'>,
+  kek: Kek,
+  scope: KeyScope,
+  windows: RotationWindows,
+  clock: Clock,
+) {
+  const at = new Date(clock());
+  await refusingFullSet(scope.name, () =>
+    keyLifecycle.prepublishRotation(ports.signingKeys, kek, scope.id, windows, at),
+  );
+  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, scope.id, at) };
+}
+
+/** The key leaves the JWK Set at once (a new signer if it signed); the hosts are told. */
+async function revokeNow(ports: Uses<'signingKeys'>, kek: Kek, scope: KeyScope, kid: string, clock: Clock) {
+  const at = new Date(clock());
+  const res = await keyLifecycle.revokeKey(ports.signingKeys, kek, scope.id, kid, at);
+  if (!res.found) throw new ProvisioningError(`signing key not found ${scope.missing}`);
+  await scope.announce?.();
+  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, scope.id, at) };
+}
+
+/** `keys rotate --now`: the application's waiting NEXT key (or a fresh one) signs at once. */
 export async function rotateKeysNow(
   ports: Uses<'tenancy' | 'signingKeys' | 'keyChanges'>,
   kek: Kek,
@@ -29,17 +104,7 @@ export async function rotateKeysNow(
   windows: RotationWindows,
   clock: Clock,
 ) {
-  const app = await appByAnchor(ports, anchor);
-  const at = new Date(clock());
-  await refusingFullSet(anchor, () =>
-    keyLifecycle.activateNextKey(ports.signingKeys, kek, app.id, {
-      force: true,
-      keyCacheTtlMs: windows.keyCacheTtlMs,
-      at,
-    }),
-  );
-  await ports.keyChanges?.publish(app.id);
-  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, app.id, at) };
+  return rotateNow(ports, kek, await applicationKeys(ports, anchor), windows, clock);
 }
 
 /**
@@ -53,15 +118,10 @@ export async function rotateKeysPrepublished(
   windows: RotationWindows,
   clock: Clock,
 ) {
-  const app = await appByAnchor(ports, anchor);
-  const at = new Date(clock());
-  await refusingFullSet(anchor, () =>
-    keyLifecycle.prepublishRotation(ports.signingKeys, kek, app.id, windows, at),
-  );
-  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, app.id, at) };
+  return rotatePrepublished(ports, kek, await applicationKeys(ports, anchor), windows, clock);
 }
 
-/** `keys revoke`: the key leaves the JWK Set at once; the hosts are told when keyChanges is bound. */
+/** `keys revoke`: emergency revocation of one of the application's keys. */
 export async function revokeKeyNow(
   ports: Uses<'tenancy' | 'signingKeys' | 'keyChanges'>,
   kek: Kek,
@@ -69,12 +129,7 @@ export async function revokeKeyNow(
   kid: string,
   clock: Clock,
 ) {
-  const app = await appByAnchor(ports, anchor);
-  const at = new Date(clock());
-  const res = await keyLifecycle.revokeKey(ports.signingKeys, kek, app.id, kid, at);
-  if (!res.found) throw new ProvisioningError('signing key not found for this application');
-  await ports.keyChanges?.publish(app.id);
-  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, app.id, at) };
+  return revokeNow(ports, kek, await applicationKeys(ports, anchor), kid, clock);
 }
 
 /** `keys rotate --oidc --now`: the platform ID-token key set gets a new signer at once. */
@@ -84,15 +139,7 @@ export async function rotateOidcKeysNow(
   windows: RotationWindows,
   clock: Clock,
 ) {
-  const at = new Date(clock());
-  await refusingFullSet('the platform OIDC key set', () =>
-    keyLifecycle.activateNextKey(ports.signingKeys, kek, OIDC_SCOPE, {
-      force: true,
-      keyCacheTtlMs: windows.keyCacheTtlMs,
-      at,
-    }),
-  );
-  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, OIDC_SCOPE, at) };
+  return rotateNow(ports, kek, OIDC_KEYS, windows, clock);
 }
 
 /** `keys rotate --oidc`: a new platform ID-token key is prepublished and signs after `windows.publishedSeconds`. */
@@ -102,19 +149,12 @@ export async function rotateOidcKeysPrepublished(
   windows: RotationWindows,
   clock: Clock,
 ) {
-  const at = new Date(clock());
-  await refusingFullSet('the platform OIDC key set', () =>
-    keyLifecycle.prepublishRotation(ports.signingKeys, kek, OIDC_SCOPE, windows, at),
-  );
-  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, OIDC_SCOPE, at) };
+  return rotatePrepublished(ports, kek, OIDC_KEYS, windows, clock);
 }
 
 /** `keys revoke --oidc --kid K`: the platform ID-token key leaves the JWKS at once (a new signer if it signed). */
 export async function revokeOidcKeyNow(ports: Uses<'signingKeys'>, kek: Kek, kid: string, clock: Clock) {
-  const at = new Date(clock());
-  const res = await keyLifecycle.revokeKey(ports.signingKeys, kek, OIDC_SCOPE, kid, at);
-  if (!res.found) throw new ProvisioningError('signing key not found in the platform OIDC key set');
-  return { kids: await keyLifecycle.publishedKids(ports.signingKeys, OIDC_SCOPE, at) };
+  return revokeNow(ports, kek, OIDC_KEYS, kid, clock);
 }
 
 export async function listSessions(
