@@ -275,3 +275,20 @@ test("Sentinel needs its primary's name, and Sentinel and Cluster exclude each o
   const err = problems({ REDIS_SENTINELS: 's1:26379', REDIS_PASSWORD: 'hunter2-secret' });
   expect(err.message).not.toContain('hunter2-secret');
 });
+
+test('a single-use claim waits for REDIS_CLAIM_REPLICAS (none by default) for less than a command may take', () => {
+  expect(read({}).redisClaim).toEqual({ replicas: 0, waitMs: 250 });
+  expect(read({ REDIS_CLAIM_REPLICAS: '1', REDIS_CLAIM_WAIT_MS: '100' }).redisClaim).toEqual({
+    replicas: 1,
+    waitMs: 100,
+  });
+  expect(problems({ REDIS_CLAIM_REPLICAS: '1', REDIS_CLAIM_WAIT_MS: '1000' }).problems).toEqual([
+    { variable: 'REDIS_CLAIM_WAIT_MS', problem: 'must be below REDIS_COMMAND_TIMEOUT_MS' },
+  ]);
+  expect(problems({ REDIS_CLAIM_REPLICAS: '-1' }).problems).toEqual([
+    { variable: 'REDIS_CLAIM_REPLICAS', problem: 'must be a whole number from 0 to 16' },
+  ]);
+  expect(problems({ REDIS_CLAIM_WAIT_MS: '0' }).problems).toEqual([
+    { variable: 'REDIS_CLAIM_WAIT_MS', problem: 'must be a whole number from 1 to 5000' },
+  ]);
+});

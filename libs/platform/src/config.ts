@@ -4,6 +4,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { RedisNode, RedisTarget } from './redis';
+import type { ClaimDurability } from './single-use-claim';
 
 export const DEFAULT_PORTS = {
   connect: 4101,
@@ -277,6 +278,11 @@ export function processVars(production: boolean) {
     REDIS_TLS: boolVar(false),
     REDIS_CONNECT_TIMEOUT_MS: intVar(2000, { min: 1 }),
     REDIS_COMMAND_TIMEOUT_MS: intVar(1000, { min: 1 }),
+    // Single-use claims (replay sets) wait for this many replicas before they are honoured (single-use-claim.ts):
+    // 0 on a single server, 1 behind Sentinel or on a Cluster with replicas (deploy/ overlays).
+    REDIS_CLAIM_REPLICAS: intVar(0, { min: 0, max: 16 }),
+    // How long a claim waits for them; below REDIS_COMMAND_TIMEOUT_MS (processConfigCheck).
+    REDIS_CLAIM_WAIT_MS: intVar(250, { min: 1, max: 5000 }),
     KEY_ENCRYPTION_KEY: secretVar(production, DEVELOPMENT_KEK, kekBytes),
     KEY_ENCRYPTION_KEYS_PREVIOUS: variable<Buffer[]>([], (raw) => {
       const keys = raw.split(',').map((part) => kekBytes(part.trim()));
@@ -352,6 +358,8 @@ export interface ProcessConfig {
   redisTarget: RedisTarget;
   /** Redis bounds (RedisBounds). */
   redis: { connectTimeoutMs: number; commandTimeoutMs: number };
+  /** REDIS_CLAIM_REPLICAS and REDIS_CLAIM_WAIT_MS: what a single-use claim waits for (claimOnce). */
+  redisClaim: ClaimDurability;
   /** The key-encryption key's 32 bytes (token-core's kekFromBytes makes the Kek). A secret. */
   kekBytes: Buffer;
   /** KEY_ENCRYPTION_KEYS_PREVIOUS: keys that only open (a KEK rotation in progress). Secrets. */
@@ -379,6 +387,7 @@ export function processConfigOf(production: boolean, v: VarValues<ProcessVars>):
     redisUrl: v.REDIS_URL,
     redisTarget: redisTargetOf(v),
     redis: { connectTimeoutMs: v.REDIS_CONNECT_TIMEOUT_MS, commandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS },
+    redisClaim: { replicas: v.REDIS_CLAIM_REPLICAS, waitMs: v.REDIS_CLAIM_WAIT_MS },
     kekBytes: v.KEY_ENCRYPTION_KEY,
     previousKekBytes: v.KEY_ENCRYPTION_KEYS_PREVIOUS,
     metricsPort: v.METRICS_PORT,
@@ -421,6 +430,10 @@ export function processConfigCheck(v: VarValues<ProcessVars>): { variable: strin
   }
   if (v.REDIS_SENTINELS && !v.REDIS_SENTINEL_MASTER) {
     problems.push({ variable: 'REDIS_SENTINEL_MASTER', problem: 'is required with REDIS_SENTINELS' });
+  }
+  // The WAIT is one command of the claim's round trip: past the command bound the host gives up on it first.
+  if (v.REDIS_CLAIM_REPLICAS > 0 && v.REDIS_CLAIM_WAIT_MS >= v.REDIS_COMMAND_TIMEOUT_MS) {
+    problems.push({ variable: 'REDIS_CLAIM_WAIT_MS', problem: 'must be below REDIS_COMMAND_TIMEOUT_MS' });
   }
   return problems;
 }

@@ -25,6 +25,7 @@ export * from './reasons';
 export * from './redis';
 export * from './redis-failures';
 export * from './run-host';
+export * from './single-use-claim';
 export * from './telemetry';
 export * from './text';
 export * from './ttl-cache';

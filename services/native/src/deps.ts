@@ -45,8 +45,8 @@ export function nativeDepsOf(parts: HostParts, config: NativeConfig): NativeDeps
     credentials: createCredentialStore(parts.db),
     links: createPlatformLinkStore(parts.db),
     sessions: createSessionStore(parts.db),
-    replay: createTicketReplayStore(parts.redis, config.ticketReplayTtlSeconds),
-    assertionReplay: createReplaySet(parts.redis),
+    replay: createTicketReplayStore(parts.redis, config.ticketReplayTtlSeconds, config.redisClaim),
+    assertionReplay: createReplaySet(parts.redis, config.redisClaim),
     steam: createSteamClient({
       baseUrl: config.steamApiUrl,
       apiKey: config.steamApiKey,

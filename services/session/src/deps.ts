@@ -41,7 +41,11 @@ export function openSessionDeps(config: SessionConfig, clock: Clock): OpenedSess
   const sessionCache = createSessionCache(core.db, subscriber, config.sessionCacheMs, clock);
   const deps: SessionDeps = {
     ...core.issuance,
-    ports: { ...core.issuance.ports, sessionCache, clientAuth: createClientAuthPorts(core.db, core.redis) },
+    ports: {
+      ...core.issuance.ports,
+      sessionCache,
+      clientAuth: createClientAuthPorts(core.db, core.redis, config.redisClaim),
+    },
     db: core.db,
     redis: core.redis,
     apps: core.apps,

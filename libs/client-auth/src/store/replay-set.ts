@@ -1,19 +1,13 @@
-// The replay set of request-bound assertions in Redis: a `jti` claimed once across every replica (SET NX with
-// expiry), under `replay:<namespace>:<id>`.
+// The replay set of request-bound assertions in Redis: a `jti` claimed once across every replica under
+// `replay:<namespace>:<id>`, through the one single-use claim (claimOnce: SET NX with expiry, WAIT for the
+// configured replicas).
+import { type ClaimDurability, claimOnce } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import type { ReplaySet } from '../domain/ports';
 
-export function createReplaySet(redis: Redis): ReplaySet {
+export function createReplaySet(redis: Redis, durability: ClaimDurability): ReplaySet {
   return {
-    async claimOnce(namespace, id, ttlSeconds) {
-      const res = await redis.set(
-        `replay:${namespace}:${id}`,
-        '1',
-        'EX',
-        Math.max(1, Math.ceil(ttlSeconds)),
-        'NX',
-      );
-      return res === 'OK';
-    },
+    claimOnce: (namespace, id, ttlSeconds) =>
+      claimOnce(redis, `replay:${namespace}:${id}`, ttlSeconds, durability),
   };
 }
