@@ -16,9 +16,11 @@ import {
   createLogger,
   createMetrics,
   createRedis,
+  createSingleUseClaims,
   type Logger,
   type Metrics,
   type Redis,
+  type SingleUseClaims,
   type TrustProxy,
 } from '@svc/platform';
 import { kekFromBytes } from '@svc/token-core';
@@ -29,6 +31,8 @@ export interface HostCore {
   db: Db;
   /** The command connection (auto-pipelined: concurrent commands share round trips). */
   redis: Redis;
+  /** Single use across replicas (replay sets): on a connection of their own when they WAIT for replicas. */
+  claims: SingleUseClaims;
   keyRing: KeyRing;
   issuance: IssuanceDeps;
   apps: ApplicationCache;
@@ -64,6 +68,13 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore 
     bounds: config.redis,
     metrics,
   });
+  // WAIT blocks its connection until the replicas answer: the claims get their own, so that the command
+  // connection's other traffic never queues behind one (single-use-claim.ts). Without replicas, no WAIT, no
+  // connection of their own.
+  const claimConnection =
+    config.redisClaim.replicas > 0
+      ? createRedis(config.redisTarget, { logger, bounds: config.redis, metrics })
+      : redis;
   const kek = kekFromBytes(config.kekBytes, config.previousKekBytes);
   const keyRing = createKeyRing({
     db,
@@ -76,6 +87,7 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore 
   return {
     db,
     redis,
+    claims: createSingleUseClaims(claimConnection, config.redisClaim),
     keyRing,
     issuance,
     apps: createApplicationCache(issuance.ports.applications, config.appCacheTtlMs, clock),
@@ -86,6 +98,7 @@ export function openHostCore(config: IssuingHostConfig, clock: Clock): HostCore 
       // First what would use the connections on its own: the dependency watch's probes and recheck timer.
       closeDependencyWatches(db, redis);
       await keyRing.close().catch(() => undefined);
+      if (claimConnection !== redis) await closeRedis(claimConnection);
       await closeRedis(redis);
       await db.$disconnect().catch(() => undefined);
     },

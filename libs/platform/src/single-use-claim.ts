@@ -17,6 +17,22 @@ export interface ClaimDurability {
 /** No WAIT: what a single server, with no replica to wait for, runs (and tests over one). */
 export const UNREPLICATED_CLAIMS: ClaimDurability = { replicas: 0, waitMs: 250 };
 
+/** The host's single-use claims, bound once to their connection and settings (createSingleUseClaims). */
+export interface SingleUseClaims {
+  /** claimOnce on the bound connection: true when this call claimed `key`, false when it was claimed before. */
+  claim(key: string, ttlSeconds: number): Promise<boolean>;
+}
+
+/**
+ * The claims over `connection`. With replicas to wait for it must be a connection of the claims' own: WAIT blocks
+ * the connection it is sent on until the replicas answer (up to REDIS_CLAIM_WAIT_MS), and every command queued
+ * behind it on a shared, auto-pipelined connection (rate limits, caches, polls) would wait as long (the host core
+ * opens one, libs/host/src/host-core.ts).
+ */
+export function createSingleUseClaims(connection: Redis, durability: ClaimDurability): SingleUseClaims {
+  return { claim: (key, ttlSeconds) => claimOnce(connection, key, ttlSeconds, durability) };
+}
+
 /**
  * Fewer replicas than REDIS_CLAIM_REPLICAS acknowledged a claim in time: it is not honoured. A dependency failure
  * (isDependencyFailure): the answer is 503 with Retry-After.
@@ -36,7 +52,7 @@ export class UnreplicatedClaimError extends Error {
  *
  * The SET and the WAIT go in one pipeline: WAIT counts the replicas that have every write of its own connection, so
  * it must reach the node that took the SET. On a Cluster ioredis sends a pipeline to the master of its keys' slot
- * (WAIT has no key; scripts/engines/claim-durability.test.ts checks the routing on a real Cluster).
+ * (WAIT has no key; scripts/engines/claim-cluster-routing.test.ts watches it on a real Cluster).
  */
 export async function claimOnce(
   redis: Redis,

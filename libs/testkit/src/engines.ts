@@ -74,6 +74,12 @@ export interface RedisServer extends Engine {
   /** SIGKILLs the server (a crash); `restart()` brings it back on the same port and directory. */
   kill(): Promise<void>;
   restart(): Promise<void>;
+  /**
+   * SIGSTOP: the server answers nothing and acknowledges no replication, its connections stay open (a hung node);
+   * `resume()` SIGCONTs it.
+   */
+  pause(): void;
+  resume(): void;
 }
 
 async function redisServer(dir: string, port: number, extra: string[]): Promise<RedisServer> {
@@ -100,6 +106,12 @@ async function redisServer(dir: string, port: number, extra: string[]): Promise<
     async restart() {
       child = startProcess('redis-server', [...args, ...extra]);
       await waitFor(`redis ${port}`, () => cli(port, 'ping').trim() === 'PONG');
+    },
+    pause() {
+      child.kill('SIGSTOP');
+    },
+    resume() {
+      child.kill('SIGCONT');
     },
     async stop() {
       await stopProcess(child);

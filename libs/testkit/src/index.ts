@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { RequestListener, Server } from 'node:http';
 import type { HostParts } from '@svc/host';
 import { createApplicationCache } from '@svc/issuance';
-import { type Logger, listen } from '@svc/platform';
+import { createSingleUseClaims, type Logger, listen, UNREPLICATED_CLAIMS } from '@svc/platform';
 import {
   acceptTerms,
   addClientKey,
@@ -29,6 +29,8 @@ export function hostPartsOf(infra: TestInfra, logger: Logger): HostParts {
   return {
     db: infra.db,
     redis: infra.redis,
+    // One Redis server: nothing to wait for.
+    claims: createSingleUseClaims(infra.redis, UNREPLICATED_CLAIMS),
     keyRing: infra.keyRing,
     issuance: infra.issuance,
     apps: createApplicationCache(infra.issuance.ports.applications, 0, infra.issuance.clock),

@@ -46,7 +46,7 @@ export function connectPorts(parts: Unbound): ConnectPorts {
     issuance: parts.issuance.ports,
     // A published revision never changes, so its page reads it once (createTermsRevisionCache).
     termsRevision: createTermsRevisionCache(parts.issuance.ports.agreements),
-    clientAuth: createClientAuthPorts(db, redis, config.redisClaim),
+    clientAuth: createClientAuthPorts(db, parts.claims),
     resetLimit: createRateLimiter(redis, {
       keyPrefix: `${config.rateLimitNamespace}:subject-reset-account`,
       points: RESETS_PER_ACCOUNT,

@@ -4,7 +4,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApplicationCache, createErrand } from '@svc/issuance';
 import { createAgreementsStore } from '@svc/issuance/stores';
-import { type Clock, createLogger, type Logger, type Metrics, systemClock } from '@svc/platform';
+import {
+  type Clock,
+  createLogger,
+  createSingleUseClaims,
+  type Logger,
+  type Metrics,
+  systemClock,
+  UNREPLICATED_CLAIMS,
+} from '@svc/platform';
 import { createMailer } from '@svc/signin';
 import {
   type AppFixtureOptions,
@@ -73,6 +81,7 @@ export async function startConnect(
   const parts = {
     db: infra.db,
     redis: infra.redis,
+    claims: createSingleUseClaims(infra.redis, UNREPLICATED_CLAIMS),
     keyRing: infra.keyRing,
     issuance: { ...infra.issuance, connectUrl: url, clock },
     apps: createApplicationCache(infra.issuance.ports.applications, 0, clock),

@@ -45,8 +45,8 @@ export function nativeDepsOf(parts: HostParts, config: NativeConfig): NativeDeps
     credentials: createCredentialStore(parts.db),
     links: createPlatformLinkStore(parts.db),
     sessions: createSessionStore(parts.db),
-    replay: createTicketReplayStore(parts.redis, config.ticketReplayTtlSeconds, config.redisClaim),
-    assertionReplay: createReplaySet(parts.redis, config.redisClaim),
+    replay: createTicketReplayStore(parts.redis, parts.claims, config.ticketReplayTtlSeconds),
+    assertionReplay: createReplaySet(parts.claims),
     steam: createSteamClient({
       baseUrl: config.steamApiUrl,
       apiKey: config.steamApiKey,

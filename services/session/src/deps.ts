@@ -44,7 +44,7 @@ export function openSessionDeps(config: SessionConfig, clock: Clock): OpenedSess
     ports: {
       ...core.issuance.ports,
       sessionCache,
-      clientAuth: createClientAuthPorts(core.db, core.redis, config.redisClaim),
+      clientAuth: createClientAuthPorts(core.db, core.claims),
     },
     db: core.db,
     redis: core.redis,
