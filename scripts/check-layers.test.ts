@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { checkLayers, violationsIn } from './check-layers';
+import { checkLayers, domainFiles, violationsIn } from './check-layers';
 
 describe('check-layers', () => {
   let root: string;
@@ -60,5 +60,17 @@ describe('check-layers', () => {
 
   it('holds for this repository', () => {
     expect(checkLayers(path.resolve(__dirname, '..')).violations).toEqual([]);
+  });
+
+  it("covers the libraries' rules as well as the hosts' (libs/provisioning's among them)", () => {
+    const root = path.resolve(__dirname, '..');
+    const files = domainFiles(root).map((f) => path.relative(root, f));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'libs/issuance/src/domain/rotation.ts',
+        'libs/provisioning/src/domain/ports.ts',
+        'libs/provisioning/src/domain/tenancy.ts',
+      ]),
+    );
   });
 });
