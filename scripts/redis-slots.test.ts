@@ -4,7 +4,16 @@
 // keys are recorded; a file that runs one and is not listed fails the first test.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { bullPrefix, createBrowserSessionStore, createRedis, type Redis, systemClock } from '@svc/platform';
+import {
+  bullPrefix,
+  claimOnce,
+  createBrowserSessionStore,
+  createRedis,
+  type Redis,
+  systemClock,
+  UNREPLICATED_CLAIMS,
+  UnreplicatedClaimError,
+} from '@svc/platform';
 import { testUrls, uniqueName } from '@svc/testkit';
 import { createPollingStore } from '../libs/device-grant/src/store/polling';
 import { interactionsOn } from './redis-fixtures';
@@ -60,6 +69,15 @@ const DRIVERS: Record<string, ((redis: Redis) => Promise<void>) | { exempt: stri
     await store.poll(hash, new Date());
     await store.markDeciding(hash, expiresAt);
     await store.markFinal(hash, 'denied', expiresAt);
+  },
+  'libs/platform/src/single-use-claim.ts': async (redis) => {
+    // The SET NX and its WAIT in one pipeline: one key, so one slot and the master that took the SET. The test
+    // Redis has no replica, so a WAIT for one is refused (and the claim released), which is the claim's own rule.
+    const key = uniqueName('slots-claim');
+    await expect(claimOnce(redis, key, 60, { replicas: 1, waitMs: 10 })).rejects.toThrow(
+      UnreplicatedClaimError,
+    );
+    expect(await claimOnce(redis, key, 60, UNREPLICATED_CLAIMS)).toBe(true);
   },
   'libs/testkit/src/hostile.ts': {
     exempt: "a test's snapshot of the test Redis (one server), never run on a Cluster",
