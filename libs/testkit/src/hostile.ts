@@ -390,8 +390,10 @@ export async function snapshotState(deps: StateDeps, scope: StateScope): Promise
   const redis: string[] = [];
   const expiresAt: Record<string, number> = {};
   keys.forEach((k, i) => {
-    redis.push(`${k}=${answers[2 * i]?.[1]}`);
     const ttl = Number(answers[2 * i + 1]?.[1]);
+    // -2: the scan saw the key but it lapsed before the read; it is not part of the state any more.
+    if (ttl === -2) return;
+    redis.push(`${k}=${answers[2 * i]?.[1]}`);
     if (ttl > 0) expiresAt[k] = takenAt + ttl;
   });
   return { rows, redis, expiresAt, takenAt } satisfies StateSnapshot;
