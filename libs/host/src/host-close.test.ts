@@ -25,13 +25,9 @@ afterAll(async () => {
   await proxies.close();
 });
 
-/** Connections each proxy has accepted so far: every connection the host opened, reconnections included. */
-const accepted = () => ({ postgres: proxies.pg.accepted, redis: proxies.redis.accepted });
-
-test('after close, the host opens no PostgreSQL or Redis connection and its watch neither probes nor logs', async () => {
-  const log = captureLogger('host-close');
-  const made = trackRunning();
-  core = openHostCore(
+/** A session host's core whose PostgreSQL and Redis are reached through the fault proxies. */
+function openProxiedHost() {
+  return openHostCore(
     issuingConfigFromEnv(
       'session',
       testEnv({
@@ -41,6 +37,15 @@ test('after close, the host opens no PostgreSQL or Redis connection and its watc
     ),
     systemClock,
   );
+}
+
+/** Connections each proxy has accepted so far: every connection the host opened, reconnections included. */
+const accepted = () => ({ postgres: proxies.pg.accepted, redis: proxies.redis.accepted });
+
+test('after close, the host opens no PostgreSQL or Redis connection and its watch neither probes nor logs', async () => {
+  const log = captureLogger('host-close');
+  const made = trackRunning();
+  core = openProxiedHost();
   const opened = core;
   const watch = hostAppOptions('host-close', {
     ...opened,
@@ -85,16 +90,7 @@ test('after close, the host opens no PostgreSQL or Redis connection and its watc
 test('a host closed while PostgreSQL and Redis are down leaves no timer set and no socket open', async () => {
   const made = trackRunning();
   try {
-    core = openHostCore(
-      issuingConfigFromEnv(
-        'session',
-        testEnv({
-          DATABASE_URL: proxies.pg.urlFor(testUrls.database),
-          REDIS_URL: proxies.redis.urlFor(testUrls.redis),
-        }),
-      ),
-      systemClock,
-    );
+    core = openProxiedHost();
     const opened = core;
     const watch = hostAppOptions('host-close', {
       ...opened,
