@@ -19,6 +19,7 @@ import { TYP } from '@svc/token-core';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import {
   accessKeyFor,
+  bumpAuthority,
   publicKeyFor,
   sessionCount,
   settledAccount,
@@ -103,6 +104,42 @@ describe('POST /errand with workload tokens', () => {
     expect(res.status).toBe(401);
     expect(res.text).toBe('');
     expect(res.headers.get('content-type')).toBeNull();
+  });
+});
+
+describe('POST /errand after the account authority moved, before any revocation reached the session', () => {
+  // The session row stays ACTIVE under its old authority version (the change raced its creation, or its revocation
+  // has not run): /introspect says revoked and /userinfo answers 401, so /errand must refuse it too.
+  const lapses: [string, (accountId: string) => Promise<unknown>][] = [
+    // What removing a passkey or resetting an identifier does to the account: a new authority version.
+    ['a credential of the account changed', (accountId) => bumpAuthority(infra, accountId)],
+    // What `pnpm admin account set-status` does, twice: ACTIVE again, under a new authority.
+    [
+      'the account was disabled and enabled again',
+      async (accountId) => {
+        await setAccountStatus(infra.provisioning, accountId, 'DISABLED');
+        await setAccountStatus(infra.provisioning, accountId, 'ACTIVE');
+      },
+    ],
+  ];
+
+  test.each(lapses)('answers while the authority holds, and an empty 401 once %s', async (_, lapse) => {
+    const app = await provisionApp(infra, { methods: ['ACCESS_KEY_DIRECT'] });
+    const account = await settledAccount(infra);
+    const key = await accessKeyFor(infra, app.anchor, account.id);
+    const issued = await postJson(`${host.url}/direct-issue/access-key`, {
+      applicationAnchor: app.anchor,
+      accessKeyIdentifier: key.accessKeyIdentifier,
+      accessKeySecret: key.accessKeySecret,
+    });
+    expect(issued.status).toBe(200);
+    const ok = await postJson(`${host.url}/errand`, { accessToken: issued.body.accessToken });
+    expect([ok.status, ok.body.errand]).toEqual([200, null]);
+    await lapse(account.id);
+    const sid = decodeJwt(issued.body.accessToken).sid as string;
+    expect((await infra.db.session.findUniqueOrThrow({ where: { id: sid } })).status).toBe('ACTIVE');
+    const res = await postJson(`${host.url}/errand`, { accessToken: issued.body.accessToken });
+    expect([res.status, res.text]).toEqual([401, '']);
   });
 });
 

@@ -6,6 +6,7 @@ import {
   type ErrandRef,
   isIssuable,
   profileValues,
+  sessionAuthorityMoved,
   verifyPresentedToken,
 } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
@@ -54,6 +55,9 @@ export async function errandForAccessToken(
   const account = await issuance.ports.accounts.loadAccount(session.accountId);
   if (!account) throw unauthorized();
   if (account.status !== 'ACTIVE') throw forbidden('AccountDisabled');
+  // The account's authority moved since the session was issued (a passkey removed, an identifier reset, a status
+  // change and back): ended, as /introspect (revoked), /userinfo (401) and its refresh (stale) say.
+  if (sessionAuthorityMoved(session.authorityVersion, account)) throw unauthorized();
   const claims = buildClaimView(
     app.claimRequirements,
     await issuance.ports.accounts.loadGrants(account.id, app.id),

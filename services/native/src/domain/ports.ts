@@ -80,6 +80,8 @@ export interface SessionState {
   expiresAt: Date;
   workloadId: string | null;
   actorSubject: string | null;
+  /** The account authority version the session was issued under (null for sessions from before the record). */
+  authorityVersion: number | null;
   /** The workload authority rule (the one introspection and refresh apply); true for account sessions. */
   workloadOk: boolean;
 }

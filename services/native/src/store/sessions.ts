@@ -5,9 +5,10 @@ import { SESSION_WORKLOAD_AUTHORITY_SQL } from '@svc/issuance/shared-sql';
 import type { SessionState, SessionStore } from '../domain/ports';
 
 const FIND_SESSION: Statement = {
-  name: 'errand_session_v2',
+  name: 'errand_session_v3',
   text: `SELECT s.application_id AS "applicationId", s.account_id AS "accountId", s.status,
       s.expires_at AS "expiresAt", s.workload_id AS "workloadId", s.actor_subject AS "actorSubject",
+      s.authority_version AS "authorityVersion",
       ${SESSION_WORKLOAD_AUTHORITY_SQL} AS "workloadOk"
     FROM sessions s WHERE s.id = $1::text`,
 };
