@@ -1,11 +1,14 @@
 // One CLI invocation as a function: argv in, one JSON document (or help text) and an exit code out (no globals).
 
 import type { Env } from '@svc/platform';
-import { COMMANDS } from './commands';
-import type { AdminContext } from './context';
+import {
+  type AdminContext,
+  COMMANDS,
+  helpText,
+  parseCommandLine,
+  UsageError,
+} from '@svc/provisioning/commands';
 import { describeFailure, EXIT } from './errors';
-import { UsageError } from './flags';
-import { helpText, parseCommandLine } from './registry';
 import { renderTable } from './table';
 
 export const FORMATS = ['json', 'table'] as const;

@@ -18,6 +18,7 @@ import {
   urlVar,
 } from '@svc/platform';
 import type { ProvisioningPorts } from '@svc/provisioning';
+import type { AdminContext } from '@svc/provisioning/commands';
 import { createProvisioningPorts } from '@svc/provisioning/stores';
 import { type Kek, kekFromBytes } from '@svc/token-core';
 import { ConfigError } from './errors';
@@ -59,32 +60,7 @@ export function adminConfigFromEnv(env: Env): AdminConfig {
   }
 }
 
-export interface AdminContext {
-  /** The tool's one clock, created at start-up (main.ts): every change it stamps reads it. */
-  clock: Clock;
-  /**
-   * The provisioning stores over the database (DATABASE_URL), bound once when a command first needs them; commands
-   * reach the database only through them.
-   */
-  provisioning(): ProvisioningPorts;
-  kek(): Kek;
-  /** Base URL of the connect host (CONNECT_URL), where published terms are shown. */
-  connectUrl(): string;
-  /**
-   * How long `keys rotate` (without --now) publishes a new key before it signs: the hosts' JWK Set max-age (from
-   * KEY_PREPUBLISH_SECONDS, JWKS_MAX_AGE_SECONDS) plus their key cache lifetime (KEY_CACHE_TTL_MS); and that key
-   * cache lifetime, for how long a retired key stays published.
-   */
-  keyRotation(): RotationWindows;
-  /**
-   * Tells every host's key ring that a scope's keys changed. Never throws: returns a warning for the operator
-   * when Redis cannot be reached (the change is saved; hosts then pick it up when their key cache expires).
-   */
-  announceKeyChange(scopeId: string): Promise<string | undefined>;
-  /** Tells every host's session cache that a session changed; a warning like announceKeyChange's on failure. */
-  announceSessionChange(sid: string): Promise<string | undefined>;
-  close(): Promise<void>;
-}
+export type { AdminContext };
 
 const REDIS_TIMEOUT_MS = 2000;
 /** The tool reports an unreachable Redis in its own words; the connection's errors are not printed. */

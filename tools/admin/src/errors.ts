@@ -1,6 +1,6 @@
 // Maps every failure to one operator message and an exit code; nothing internal (stack, SQL, ids) is printed.
 import { ProvisioningError } from '@svc/provisioning';
-import { UsageError } from './flags';
+import { UsageError } from '@svc/provisioning/commands';
 
 export const EXIT = { ok: 0, refused: 1, usage: 2, unavailable: 3 } as const;
 

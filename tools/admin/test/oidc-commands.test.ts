@@ -9,10 +9,8 @@ import {
   rotateOidcKeysNow,
   rotateOidcKeysPrepublished,
 } from '@svc/provisioning';
+import { COMMANDS, parseCommandLine, UsageError } from '@svc/provisioning/commands';
 import { provisionApp, useInfra } from '@svc/testkit';
-import { COMMANDS } from '../src/commands';
-import { UsageError } from '../src/flags';
-import { parseCommandLine } from '../src/registry';
 
 const infra = useInfra();
 /** The rotation windows as the admin tool's defaults give them (KEY_CACHE_TTL_MS 30 s). */

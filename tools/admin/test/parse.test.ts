@@ -1,10 +1,8 @@
 // Unit tests of the admin command line without spawning: parsing, flag validation, error mapping, JSON output.
 import { ProvisioningError } from '@svc/provisioning';
+import { COMMANDS, parseCommandLine, UsageError } from '@svc/provisioning/commands';
 import { runCli, toJson } from '../src/cli';
-import { COMMANDS } from '../src/commands';
 import { describeFailure, EXIT } from '../src/errors';
-import { UsageError } from '../src/flags';
-import { parseCommandLine } from '../src/registry';
 import { jsonFile } from './run-admin';
 
 const SECTOR = '0b6c7a52-2f0e-4f57-9d59-3c8a3a7f2d10';

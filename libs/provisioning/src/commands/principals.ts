@@ -1,4 +1,6 @@
 // Commands for accounts (status, claim grants, basic terms), agents, automations and their credentials.
+
+import { CLAIM_KEYS } from '@svc/token-core';
 import {
   acceptTerms,
   createAccessKey,
@@ -12,10 +14,9 @@ import {
   revokeWorkload,
   setAccountStatus,
   showAccount,
-} from '@svc/provisioning';
-import { CLAIM_KEYS } from '@svc/token-core';
-import { type Flags, UsageError } from '../flags';
-import { defineCommand, oneFlagCommand } from '../registry';
+} from '../index';
+import { type Flags, UsageError } from './flags';
+import { defineCommand, oneFlagCommand } from './registry';
 
 const ACCOUNT_STATUSES = ['ACTIVE', 'DISABLED', 'DELETED'] as const;
 const GRANT_STATES = ['GRANTED', 'DENIED'] as const;

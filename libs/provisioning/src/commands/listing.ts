@@ -1,6 +1,6 @@
 // Read-only list commands (`org list`, `sector list`, `app list`, `oidc-client list`): what exists, oldest first.
-import { listApps, listOidcClients, listOrgs, listSectors } from '@svc/provisioning';
-import { defineCommand } from '../registry';
+import { listApps, listOidcClients, listOrgs, listSectors } from '../index';
+import { defineCommand } from './registry';
 
 export const listingCommands = [
   defineCommand({

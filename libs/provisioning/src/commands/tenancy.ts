@@ -1,4 +1,6 @@
 // Commands for organizations, sectors and applications (rules, return rules, claims, client keys).
+
+import { ACCESS_TTL, CLAIM_KEYS, REFRESH_TTL, REQUIREMENTS } from '@svc/token-core';
 import {
   AUTH_METHODS,
   addClientKey,
@@ -16,10 +18,9 @@ import {
   setSectorStatus,
   showOrg,
   showSector,
-} from '@svc/provisioning';
-import { ACCESS_TTL, CLAIM_KEYS, REFRESH_TTL, REQUIREMENTS } from '@svc/token-core';
-import { UsageError } from '../flags';
-import { defineCommand, oneFlagCommand } from '../registry';
+} from '../index';
+import { UsageError } from './flags';
+import { defineCommand, oneFlagCommand } from './registry';
 
 const ORG_STATUSES = ['ACTIVE', 'DISABLED'] as const;
 const APP_STATUSES = ['ACTIVE', 'SUSPENDED', 'DISABLED'] as const;

@@ -1,10 +1,11 @@
-// The full command table of `pnpm admin`, in the order usage lists it.
-import type { Command } from '../registry';
+// The full command table of `pnpm admin` and of the management API's /v1/ routes, in the order usage lists it.
+
 import { emailDomainCommands } from './email-domains';
 import { listingCommands } from './listing';
 import { oidcClientCommands } from './oidc-clients';
 import { operationCommands } from './operations';
 import { principalCommands } from './principals';
+import type { Command } from './registry';
 import { tenancyCommands } from './tenancy';
 
 export const COMMANDS: readonly Command[] = [

@@ -14,10 +14,10 @@ import {
   rotateKeysPrepublished,
   rotateOidcKeysNow,
   rotateOidcKeysPrepublished,
-} from '@svc/provisioning';
-import type { AdminContext } from '../context';
-import { type Flags, UsageError } from '../flags';
-import { defineCommand } from '../registry';
+} from '../index';
+import type { AdminContext } from './context';
+import { type Flags, UsageError } from './flags';
+import { defineCommand } from './registry';
 
 const KID = /^[A-Za-z0-9_.-]{1,128}$/;
 const SID = /^sid_[A-Za-z0-9_-]{1,64}$/;

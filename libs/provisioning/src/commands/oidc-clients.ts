@@ -1,5 +1,7 @@
 // Commands for OpenID Connect clients: `oidc-client create` prints {clientId, clientSecret} (the secret once), and
 // show, set, rotate-secret (a new secret, once) and delete for a client that exists.
+
+import { OIDC_RESPONSE_TYPES } from '@svc/token-core';
 import {
   createOidcClient,
   deleteOidcClient,
@@ -8,10 +10,9 @@ import {
   rotateOidcClientSecret,
   setOidcClient,
   showOidcClient,
-} from '@svc/provisioning';
-import { OIDC_RESPONSE_TYPES } from '@svc/token-core';
-import { type Flags, UsageError } from '../flags';
-import { defineCommand, oneFlagCommand } from '../registry';
+} from '../index';
+import { type Flags, UsageError } from './flags';
+import { defineCommand, oneFlagCommand } from './registry';
 
 const CLIENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const clientId = (f: Flags) =>

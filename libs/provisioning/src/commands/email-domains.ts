@@ -1,13 +1,8 @@
 // Commands for the email-domain policy: a domain's policy (ALLOW, BLOCK, REQUIRE_SSO) and an account's SSO link.
 import { EMAIL_DOMAIN_POLICIES } from '@svc/issuance';
-import {
-  linkSsoAuthority,
-  normalizeEmailDomain,
-  SSO_AUTHORITY,
-  setEmailDomainPolicy,
-} from '@svc/provisioning';
-import { UsageError } from '../flags';
-import { defineCommand } from '../registry';
+import { linkSsoAuthority, normalizeEmailDomain, SSO_AUTHORITY, setEmailDomainPolicy } from '../index';
+import { UsageError } from './flags';
+import { defineCommand } from './registry';
 
 const AUTHORITY_RULE = '1 to 200 visible characters without spaces';
 
