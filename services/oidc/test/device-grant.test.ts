@@ -169,6 +169,39 @@ describe('device grant, standard wire', () => {
     expect((await pollOnTime(rp, known.device_code, limited)).body.error).toBe('authorization_pending');
   });
 
+  it('another client polling a pending code gets invalid_grant on either replica and never slows its owner down', async () => {
+    const rp = await kit.provisionRp(h, { authMethod: 'none', device: true });
+    const other = await kit.provisionRp(h, { authMethod: 'none', device: true });
+    const a = (await start(rp)).body;
+    const row = await h.infra.db.deviceAuthorization.findFirstOrThrow({ where: { userCode: a.user_code } });
+    const key = `device:poll:${row.deviceCodeHash}`;
+    // Back to back, as fast as an attacker likes: each one refused, none of them read or moved the polling state.
+    const answers = [];
+    for (const on of [h, replica, h, replica]) answers.push((await poll(other, a.device_code, on)).body.error);
+    expect(answers).toEqual(['invalid_grant', 'invalid_grant', 'invalid_grant', 'invalid_grant']);
+    expect(await h.deps.redis.hmget(key, 'i', 'l')).toEqual(['1', null]);
+    // The owner's first poll is on time (pending, not slow_down), and the code is still its own to redeem.
+    expect((await poll(rp, a.device_code)).body.error).toBe('authorization_pending');
+    await decide(a.user_code, rp.accountId);
+    expect((await poll(other, a.device_code, replica)).body.error).toBe('invalid_grant');
+    expect((await pollOnTime(rp, a.device_code)).status).toBe(200);
+  });
+
+  it('a polling state seeded before owners were recorded is judged by PostgreSQL, untouched, and then records its owner', async () => {
+    const rp = await kit.provisionRp(h, { authMethod: 'none', device: true });
+    const other = await kit.provisionRp(h, { authMethod: 'none', device: true });
+    const a = (await start(rp)).body;
+    const row = await h.infra.db.deviceAuthorization.findFirstOrThrow({ where: { userCode: a.user_code } });
+    const key = `device:poll:${row.deviceCodeHash}`;
+    expect(await h.deps.redis.hdel(key, 'o')).toBe(1);
+    expect((await poll(other, a.device_code)).body.error).toBe('invalid_grant');
+    expect((await poll(other, a.device_code, replica)).body.error).toBe('invalid_grant');
+    expect(await h.deps.redis.hmget(key, 'i', 'l', 'o')).toEqual(['1', null, null]);
+    expect((await poll(rp, a.device_code)).body.error).toBe('authorization_pending');
+    expect(await h.deps.redis.hget(key, 'o')).toBe(row.oidcClientId);
+    expect((await poll(other, a.device_code)).body.error).toBe('invalid_grant');
+  });
+
   it('opt-in per client; a code of another client, the spec wire or nobody is invalid_grant', async () => {
     const plain = await kit.provisionRp(h, { authMethod: 'none' });
     const refused = await kit.postForm(

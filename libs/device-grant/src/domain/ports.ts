@@ -81,15 +81,21 @@ export type PollVerdict =
   /** Decided (or a decision is being written): PostgreSQL answers. */
   | { kind: 'ask' }
   /** Redis has no state for the code: unknown, or Redis lost it; PostgreSQL answers. */
-  | { kind: 'unknown' };
+  | { kind: 'unknown' }
+  /** The code belongs to another owner (another OIDC client's): nothing was read or changed. */
+  | { kind: 'foreign' };
 
+/**
+ * `owner`: who alone may poll the code (the OIDC client it was issued to); none on the spec's wire, where the code
+ * alone is the bearer. A poll by anyone else is `foreign` and changes nothing.
+ */
 export interface PollingStore {
-  /** A new authorization's state: its interval and expiry, no poll yet. */
-  seed(codeHash: string, interval: number, expiresAt: Date): Promise<void>;
+  /** A new authorization's state: its interval, expiry and owner, no poll yet. */
+  seed(codeHash: string, interval: number, expiresAt: Date, owner?: string): Promise<void>;
   /** Seeds again after Redis lost the hash, with the last poll now (that poll was accepted). */
-  reseed(codeHash: string, interval: number, expiresAt: Date, lastPoll: Date): Promise<void>;
+  reseed(codeHash: string, interval: number, expiresAt: Date, lastPoll: Date, owner?: string): Promise<void>;
   /** Throws DependencyTimeoutError (a 503) when Redis ran the poll too late for this host to use it. */
-  poll(codeHash: string, now: Date): Promise<PollVerdict>;
+  poll(codeHash: string, now: Date, owner?: string): Promise<PollVerdict>;
   /**
    * Marks the authorization decided before PostgreSQL records the decision: every later poll asks PostgreSQL. It
    * creates the hash when Redis lost it, so a poll that reseeds it meanwhile cannot hide the decision.

@@ -66,7 +66,7 @@ export async function startDeviceAuthorization(
   // can only come once this answer is out, and a row that never went in leaves state that expires unused.
   const [userCode] = await Promise.all([
     insertWithFreeCode(),
-    stores.polling.seed(hash, interval, expiresAt),
+    stores.polling.seed(hash, interval, expiresAt, input.oidc?.clientId),
   ]);
   return { deviceCode, userCode, expiresIn, interval };
 }

@@ -60,6 +60,8 @@ export async function pollDeviceToken(
     case 'expired':
       return fail('expired_token');
     case 'consumed':
+    // An OIDC client's code (its codes are malformed here anyway): not this wire's.
+    case 'foreign':
       return fail('invalid_request');
     case 'denied':
       return fail('access_denied');

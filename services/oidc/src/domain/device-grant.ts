@@ -107,8 +107,12 @@ export async function deviceCodeGrant(
   if (!OIDC_DEVICE_CODE_PATTERN.test(deviceCode)) throw new InvalidGrant(UNUSABLE);
   const hash = deviceCodeHash(deviceCode);
   const { polling, authorizations } = deps.ports.deviceGrant;
-  const verdict = await polling.poll(hash, new Date(deps.clock()));
+  // The client is checked in the same script, before the polling state is read or moved: another client's poll is
+  // invalid_grant and leaves the owner's interval and last-poll time as they were.
+  const verdict = await polling.poll(hash, new Date(deps.clock()), client.id);
   switch (verdict.kind) {
+    case 'foreign':
+      throw new InvalidGrant(UNUSABLE);
     case 'pending':
       throw new PollError('authorization_pending', 'the person has not decided yet');
     case 'slow_down':
@@ -133,7 +137,7 @@ export async function deviceCodeGrant(
       await polling.markFinal(hash, 'denied', row.expiresAt);
       throw new PollError('access_denied', 'the person or policy denied the request');
     case 'PENDING':
-      await polling.reseed(hash, row.interval, row.expiresAt, now);
+      await polling.reseed(hash, row.interval, row.expiresAt, now, client.id);
       throw new PollError('authorization_pending', 'the person has not decided yet');
     default:
       return redeem(deps, client, hash, row);
