@@ -177,7 +177,8 @@ describe('device grant, standard wire', () => {
     const key = `device:poll:${row.deviceCodeHash}`;
     // Back to back, as fast as an attacker likes: each one refused, none of them read or moved the polling state.
     const answers = [];
-    for (const on of [h, replica, h, replica]) answers.push((await poll(other, a.device_code, on)).body.error);
+    for (const on of [h, replica, h, replica])
+      answers.push((await poll(other, a.device_code, on)).body.error);
     expect(answers).toEqual(['invalid_grant', 'invalid_grant', 'invalid_grant', 'invalid_grant']);
     expect(await h.deps.redis.hmget(key, 'i', 'l')).toEqual(['1', null]);
     // The owner's first poll is on time (pending, not slow_down), and the code is still its own to redeem.
