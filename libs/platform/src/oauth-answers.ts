@@ -10,6 +10,12 @@ export type OAuthCode =
   | 'unauthorized_client'
   | 'unsupported_grant_type'
   | 'invalid_scope'
+  // RFC 6749 4.1.2.1 and OpenID Connect Core 3.1.2.6, answered as JSON by the pushed authorization request
+  // endpoint (RFC 9126 2.3) after the same checks as /authorize
+  | 'unsupported_response_type'
+  | 'request_not_supported'
+  | 'request_uri_not_supported'
+  | 'registration_not_supported'
   // RFC 6750 3.1 (Bearer endpoints)
   | 'invalid_token'
   // RFC 8628 3.5 (device polling)
@@ -51,6 +57,10 @@ export const OAUTH_ANSWERS: Readonly<Record<OAuthCode, OAuthAnswer>> = {
   unauthorized_client: a(400),
   unsupported_grant_type: a(400),
   invalid_scope: a(400),
+  unsupported_response_type: a(400),
+  request_not_supported: a(400),
+  request_uri_not_supported: a(400),
+  registration_not_supported: a(400),
   invalid_token: a(401, BEARER_HEADERS),
   authorization_pending: a(400),
   slow_down: a(400),

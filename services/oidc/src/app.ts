@@ -1,4 +1,4 @@
-// The OIDC host's endpoint table: discovery, JWKS, /token, /revoke, /userinfo and /claim-state on the fast dispatcher;
+// The OIDC host's endpoint table: discovery, JWKS, /token, /par, /revoke, /userinfo and /claim-state on the fast dispatcher;
 // /end-session, /authorize, /interaction/{uid} and its sign-in steps as page endpoints (routes/pages.ts).
 import type { RequestListener } from 'node:http';
 import { hostAppOptions } from '@svc/host';
@@ -8,6 +8,7 @@ import { deviceAuthorizationEndpoints } from './routes/device-authorization';
 import { discoveryEndpoints } from './routes/discovery';
 import { endSessionEndpoints } from './routes/end-session';
 import { oidcPages } from './routes/pages';
+import { parEndpoints } from './routes/par';
 import { revocationEndpoints } from './routes/revocation';
 import { tokenEndpoints } from './routes/token';
 import { userinfoEndpoints } from './routes/userinfo';
@@ -18,6 +19,7 @@ export function oidcTable(deps: OidcDeps): HostTable {
     endpoints: [
       ...discoveryEndpoints(deps),
       ...tokenEndpoints(deps),
+      ...parEndpoints(deps),
       ...revocationEndpoints(deps),
       ...deviceAuthorizationEndpoints(deps),
       ...userinfoEndpoints(deps),

@@ -15,6 +15,7 @@ import { createClientStore } from './store/clients';
 import { createCodeStore } from './store/codes';
 import { createInteractionStore } from './store/interactions';
 import { createOidcSessionStore } from './store/oidc-sessions';
+import { createPushedRequestStore } from './store/pushed-requests';
 import { createSignInSessionStore } from './store/sign-in-sessions';
 
 /**
@@ -58,6 +59,10 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
       interactions: createInteractionStore(core.redis, {
         redisPrefix: config.oidc.redisPrefix,
         ttlSeconds: pages.settings.interactionTtlSeconds,
+        clock,
+      }),
+      pushedRequests: createPushedRequestStore(core.redis, core.claims, {
+        redisPrefix: config.oidc.redisPrefix,
         clock,
       }),
       oidcSessions: createOidcSessionStore(core.db),

@@ -33,6 +33,7 @@ function client(over: Partial<OidcClient> = {}): OidcClient {
     postLogoutRedirectUris: [],
     responseTypes: ['code'],
     grantTypes: ['authorization_code'],
+    requirePar: false,
     webOrigins: [],
     active: true,
     ...over,

@@ -137,6 +137,8 @@ export async function provisionRelyingParty(
     postLogoutRedirectUris?: string[];
     /** Origins whose pages may read the host's answers (CORS), as `--web-origin` registers them. */
     webOrigins?: string[];
+    /** `--require-par`: /authorize only with a request_uri from /par. */
+    requirePar?: boolean;
   },
 ): Promise<RelyingPartyFixture> {
   const app = await provisionApp(host.infra, {
@@ -150,6 +152,7 @@ export async function provisionRelyingParty(
     postLogoutRedirectUris: opts.postLogoutRedirectUris,
     webOrigins: opts.webOrigins,
     authMethod: opts.authMethod,
+    requirePar: opts.requirePar,
     // Every type unless a test narrows it: the pages' tests drive the implicit and hybrid flows too (the
     // registration default, code alone, is tested in tools/admin).
     responseTypes: opts.responseTypes ?? [...OIDC_RESPONSE_TYPES],

@@ -58,6 +58,7 @@ describe('oidc-client show and set', () => {
         responseTypes: ['code'],
         grantTypes: ['authorization_code'],
         webOrigins: ['https://a.example'],
+        requirePar: false,
         createdAt: expect.any(String),
       },
     });
@@ -105,6 +106,18 @@ describe('oidc-client show and set', () => {
     expect(device.client).toMatchObject({ grantTypes: ['device_code'], redirectUris: [], responseTypes: [] });
   });
 
+  it('--require-par true|false turns the pushed-request requirement on and off; created with the switch', async () => {
+    const anchor = await oidcApp();
+    const made = await createClient(anchor, '--require-par');
+    expect((await ok(['oidc-client', 'show', '--client', made.clientId])).client).toMatchObject({
+      requirePar: true,
+    });
+    const off = await ok(setArgs(made.clientId, '--require-par', 'false'));
+    expect(off.client).toMatchObject({ requirePar: false, redirectUris: ['https://a.example/cb'] });
+    const on = await ok(setArgs(made.clientId, '--require-par', 'true'));
+    expect(on.client).toMatchObject({ requirePar: true });
+  });
+
   it('refuses every bad input with a clear error and changes nothing', async () => {
     const anchor = await oidcApp();
     const { clientId } = await createClient(anchor);
@@ -122,6 +135,21 @@ describe('oidc-client show and set', () => {
       [set('--clear', 'secret'), 2, /--clear must be one of/],
       [set('--web-origin', 'https://a.example', '--clear', 'web-origin'), 2, /not both/],
       [set('--auth-method', 'none'), 2, /auth method is fixed at creation/],
+      [set('--require-par', 'yes'), 2, /--require-par must be one of/],
+      [
+        set(
+          '--require-par',
+          'true',
+          '--grant',
+          'device_code',
+          '--clear',
+          'redirect-uri',
+          '--clear',
+          'response-type',
+        ),
+        1,
+        /--require-par needs --grant authorization_code/,
+      ],
       [setArgs('oidc_absent', '--grant', 'device_code'), 1, /OIDC client not found/],
       [['oidc-client', 'show', '--client', 'bad id!'], 2, /--client must be a client id/],
       [['oidc-client', 'show'], 2, /^missing --client$/],

@@ -57,7 +57,11 @@ describe('oidc-client create', () => {
       responseTypes: [],
       grants: [],
       webOrigins: [],
+      requirePar: false,
     });
+    expect(
+      parse(['oidc-client', 'create', '--app', 'my-game', '--redirect-uri', 'https://a/', '--require-par']),
+    ).toMatchObject({ requirePar: true });
     expect(usageError(['oidc-client', 'create', '--app', 'my-game'])).toMatch(/redirect-uri/);
     expect(
       usageError([

@@ -7,6 +7,7 @@ import {
   deleteOidcClient,
   OIDC_AUTH_METHODS,
   OIDC_GRANTS,
+  type OidcClientSettings,
   rotateOidcClientSecret,
   setOidcClient,
   showOidcClient,
@@ -32,7 +33,7 @@ const SETTABLE_FLAGS = Object.keys(SETTABLE) as Settable[];
 export const oidcClientCommands = [
   defineCommand({
     name: 'oidc-client create',
-    synopsis: `--app A --redirect-uri URI [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--auth-method ${OIDC_AUTH_METHODS.join('|')}] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...]   (the secret is shown once and absent for none; the application needs an OIDC authentication rule; response types default to code, the others opt-in: ${OIDC_RESPONSE_TYPES.join(', ')}; grants default to authorization_code, and a client with only device_code has no redirect URI; web origins may read /token, /userinfo and revocation answers from a browser)`,
+    synopsis: `--app A --redirect-uri URI [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--auth-method ${OIDC_AUTH_METHODS.join('|')}] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...] [--require-par]   (the secret is shown once and absent for none; the application needs an OIDC authentication rule; response types default to code, the others opt-in: ${OIDC_RESPONSE_TYPES.join(', ')}; grants default to authorization_code, and a client with only device_code has no redirect URI; web origins may read /token, /userinfo and revocation answers from a browser; --require-par refuses /authorize without a request_uri pushed at /par)`,
     flags: {
       app: {},
       'redirect-uri': { list: true },
@@ -41,6 +42,7 @@ export const oidcClientCommands = [
       'response-type': { list: true },
       grant: { list: true },
       'web-origin': { list: true },
+      'require-par': { switch: true },
     },
     parse: (f) => {
       const redirectUris = f.list('redirect-uri');
@@ -55,6 +57,7 @@ export const oidcClientCommands = [
         responseTypes: f.list('response-type'),
         grants,
         webOrigins: f.list('web-origin'),
+        requirePar: f.switch('require-par'),
       };
     },
     run: (ctx, i) => createOidcClient(ctx.provisioning(), i),
@@ -68,12 +71,13 @@ export const oidcClientCommands = [
   }),
   defineCommand({
     name: 'oidc-client set',
-    synopsis: `--client ID [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...] [--clear ${SETTABLE_FLAGS.join('|')} ...]   (each list given replaces the registered one, --clear empties one; the result must be what create accepts; the auth method is fixed at creation; prints {client})`,
+    synopsis: `--client ID [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...] [--clear ${SETTABLE_FLAGS.join('|')} ...] [--require-par true|false]   (each list given replaces the registered one, --clear empties one; --require-par true refuses /authorize without a request_uri pushed at /par; the result must be what create accepts; the auth method is fixed at creation; prints {client})`,
     flags: {
       client: {},
       ...Object.fromEntries(SETTABLE_FLAGS.map((k) => [k, { list: true }])),
       clear: { list: true },
       'auth-method': {},
+      'require-par': {},
     },
     parse: (f) => {
       const client = clientId(f);
@@ -87,7 +91,9 @@ export const oidcClientCommands = [
           throw new UsageError(`--clear must be one of ${SETTABLE_FLAGS.join(', ')}`);
         return name as Settable;
       });
-      const settings: Record<string, string[]> = {};
+      const settings: OidcClientSettings = {};
+      const requirePar = f.oneOf('require-par', ['true', 'false'] as const);
+      if (requirePar !== undefined) settings.requirePar = requirePar === 'true';
       for (const flag of SETTABLE_FLAGS) {
         const values = f.list(flag);
         if (values.length && cleared.includes(flag))
@@ -96,7 +102,7 @@ export const oidcClientCommands = [
       }
       if (Object.keys(settings).length === 0) {
         throw new UsageError(
-          `nothing to change: give --${SETTABLE_FLAGS.join(', --')} or --clear (oidc-client show --client ${client} shows the current settings)`,
+          `nothing to change: give --${SETTABLE_FLAGS.join(', --')}, --require-par or --clear (oidc-client show --client ${client} shows the current settings)`,
         );
       }
       return { client, settings };

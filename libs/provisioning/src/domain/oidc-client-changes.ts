@@ -69,6 +69,7 @@ export interface OidcClientSettings {
   responseTypes?: string[];
   grants?: string[];
   webOrigins?: string[];
+  requirePar?: boolean;
 }
 
 export async function setOidcClient(
@@ -91,6 +92,7 @@ export async function setOidcClient(
       responseTypes,
       grants,
       webOrigins: settings.webOrigins ?? current.webOrigins,
+      requirePar: settings.requirePar ?? current.requirePar,
     });
   });
   return { client: await view(ports, after) };

@@ -86,6 +86,8 @@ export interface OidcRegistration {
   /** Default `authorization_code`; a client with only `device_code` needs no redirect URI. */
   grants?: string[];
   webOrigins?: string[];
+  /** RFC 9126 `require_pushed_authorization_requests`: /authorize only with a request_uri from /par. */
+  requirePar?: boolean;
 }
 
 /** The grants a registration asks for, checked; `authorization_code` when none is given. */
@@ -131,7 +133,9 @@ export function checkRegistration(input: OidcRegistration) {
     : codeFlow
       ? [...DEFAULT_RESPONSE_TYPES]
       : [];
-  return { redirectUris, postLogoutRedirectUris, responseTypes, grantTypes: grants, webOrigins };
+  const requirePar = input.requirePar ?? false;
+  if (requirePar && !codeFlow) throw new ProvisioningError('--require-par needs --grant authorization_code');
+  return { redirectUris, postLogoutRedirectUris, responseTypes, grantTypes: grants, webOrigins, requirePar };
 }
 
 /** A new client secret: 256 random bits, shown once; only hashClientSecret of it is stored. */

@@ -66,6 +66,8 @@ export interface NewOidcClient {
   responseTypes: string[];
   grantTypes: string[];
   webOrigins: string[];
+  /** RFC 9126: /authorize only with a request_uri from /par. */
+  requirePar: boolean;
 }
 
 export type AccountStatus = 'ACTIVE' | 'DISABLED' | 'DELETED';
@@ -116,6 +118,7 @@ export interface OidcClientRecord {
   responseTypes: string[];
   grantTypes: string[];
   webOrigins: string[];
+  requirePar: boolean;
   createdAt: Date;
 }
 
@@ -128,6 +131,7 @@ export interface OidcClientChange {
   responseTypes?: string[];
   grantTypes?: string[];
   webOrigins?: string[];
+  requirePar?: boolean;
 }
 
 export interface OrganizationRow {

@@ -14,6 +14,7 @@ export const CLIENT_VIEW = {
   responseTypes: true,
   grantTypes: true,
   webOrigins: true,
+  requirePar: true,
   createdAt: true,
 } as const;
 

@@ -53,6 +53,11 @@ export interface AuthorizationRequest<C extends AuthorizeClient = AuthorizeClien
   /** OIDC Core 3.1.2.1: prefills the sign-up form's address when it is one. */
   loginHint?: string;
   idTokenHint?: string;
+  /**
+   * The JWK thumbprint of the DPoP proof sent with the pushed request this came from (RFC 9449 section 10.1): the
+   * code issued for it is bound to that key. Never read from the browser's query.
+   */
+  dpopJkt?: string;
 }
 
 /** Where an authorization response (success or error) goes. */

@@ -13,6 +13,7 @@ import {
 import type { AuthorizeErrorCode } from './authorize-terms';
 import { toInteraction } from './interaction';
 import { clientApplication } from './issue-oidc';
+import { takePushedRequest } from './pushed-request';
 import type { OidcClient, OidcDomainDeps } from './ports';
 
 export type AuthorizationStart =
@@ -34,15 +35,28 @@ export async function startAuthorization(
   address: string,
 ): Promise<AuthorizationStart> {
   await deps.ports.authorizeLimit.consume(address);
-  const params = readAuthorizeParams(pairs);
+  let params = readAuthorizeParams(pairs);
+  // A pushed request (RFC 9126 4): its parameters, taken once, are the request; the rest of the URL is ignored.
+  const pushed = params.values.has('request_uri') ? await takePushedRequest(deps, params) : undefined;
+  if (pushed?.kind === 'refused') return { kind: 'page', error: 'invalid_request' };
+  if (pushed) params = pushed.params;
   const clientId = requestedClientId(params);
   const record = clientId ? await deps.ports.clients.get(clientId) : undefined;
   const outcome = validateAuthorizeRequest(params, authorizeClientOf(record));
   if (outcome.kind === 'page') return { kind: 'page', error: outcome.error.error };
+  if (!pushed && record?.requirePar) {
+    const target = outcome.kind === 'redirect' ? outcome.target : targetOf(outcome.request);
+    const error = {
+      error: 'invalid_request',
+      description:
+        'This client must push its authorization requests to the pushed authorization request endpoint.',
+    } as const;
+    return { kind: 'answer', target, answer: { error } };
+  }
   if (outcome.kind === 'redirect') {
     return { kind: 'answer', target: outcome.target, answer: { error: outcome.error } };
   }
-  const { request } = outcome;
+  const request = pushed?.dpopJkt ? { ...outcome.request, dpopJkt: pushed.dpopJkt } : outcome.request;
   const target = targetOf(request);
   try {
     // Valid: the request names a registered client (validateAuthorizeRequest had it).

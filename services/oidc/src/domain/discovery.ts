@@ -13,6 +13,9 @@ export function providerMetadata(oidcUrl: string): Record<string, unknown> {
     end_session_endpoint: `${oidcUrl}/end-session`,
     revocation_endpoint: `${oidcUrl}/revoke`,
     device_authorization_endpoint: `${oidcUrl}/device-authorization`,
+    // RFC 9126: per client (--require-par), so not for every client of this server.
+    pushed_authorization_request_endpoint: `${oidcUrl}/par`,
+    require_pushed_authorization_requests: false,
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     jwks_uri: `${oidcUrl}/.well-known/jwks.json`,
     claim_state_endpoint: `${oidcUrl}/claim-state`,
@@ -57,6 +60,7 @@ export function providerMetadata(oidcUrl: string): Record<string, unknown> {
     ui_locales_supported: ['en-US', 'zh-CN'],
     claims_parameter_supported: false,
     request_parameter_supported: false,
+    // Request objects by reference (OIDC Core 6.2) are not fetched; request_uri takes only /par's URNs.
     request_uri_parameter_supported: false,
     require_request_uri_registration: false,
     // No userinfo_signing_alg_values_supported: /userinfo answers plain JSON, never a signed JWT, and the member is

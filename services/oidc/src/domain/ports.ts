@@ -34,6 +34,8 @@ export interface OidcClient {
   grantTypes: string[];
   /** Origins (`scheme://host[:port]`) whose pages may read this client's answers (CORS). */
   webOrigins: string[];
+  /** RFC 9126 `require_pushed_authorization_requests`: /authorize only with a request_uri from /par. */
+  requirePar: boolean;
   active: boolean;
 }
 
@@ -135,6 +137,35 @@ export interface InteractionStore {
   takeExpiredReturn(uid: string): Promise<ExpiredReturn | undefined>;
 }
 
+/** An authorization request pushed at /par (RFC 9126), waiting for its one use at /authorize. */
+export interface PushedRequest {
+  /** The pushed parameters as sent (client_id among them), checked at push time as /authorize checks them. */
+  pairs: [string, string][];
+  /** Milliseconds since the epoch, by the host's clock. */
+  expiresAt: number;
+  /**
+   * The JWK thumbprint of the DPoP proof that came with the push (RFC 9449 section 10.1), which the code issued for
+   * this request is bound to.
+   */
+  dpopJkt?: string;
+}
+
+export type PushedTake =
+  | { kind: 'taken'; request: PushedRequest }
+  /** Never pushed, pushed by another client, or already taken and deleted. */
+  | { kind: 'unknown' }
+  /** Its 60 s have passed. */
+  | { kind: 'expired' }
+  /** Another use won the single-use claim. */
+  | { kind: 'used' };
+
+/** Pushed authorization requests by client and request_uri (store/pushed-requests.ts). */
+export interface PushedRequestStore {
+  push(clientId: string, requestUri: string, request: PushedRequest, ttlSeconds: number): Promise<void>;
+  /** The request `clientId` pushed under `requestUri`, once across every replica. */
+  take(clientId: string, requestUri: string): Promise<PushedTake>;
+}
+
 export interface NewOidcSession {
   sid: string;
   oidcClientId: string;
@@ -216,6 +247,7 @@ export interface OidcPorts extends IssuancePorts {
   clients: ClientStore;
   codes: CodeStore;
   interactions: InteractionStore;
+  pushedRequests: PushedRequestStore;
   oidcSessions: OidcSessionStore;
   signInSessions: SignInSessionStore;
   /** Device authorizations and their polling state, shared with the device host (libs/device-grant). */

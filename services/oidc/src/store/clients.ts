@@ -37,6 +37,7 @@ export function createClientStore(db: Db, clock: Clock, ttlMs = 2000): ClientSto
       responseTypes: row.responseTypes,
       grantTypes: row.grantTypes,
       webOrigins: row.webOrigins,
+      requirePar: row.requirePar,
       active: row.status === 'ACTIVE',
     };
   }
