@@ -13,8 +13,8 @@ import {
 import type { AuthorizeErrorCode } from './authorize-terms';
 import { toInteraction } from './interaction';
 import { clientApplication } from './issue-oidc';
-import { takePushedRequest } from './pushed-request';
 import type { OidcClient, OidcDomainDeps } from './ports';
+import { takePushedRequest } from './pushed-request';
 
 export type AuthorizationStart =
   /** The client or its redirect URI is not trusted: an error page, never a redirect. */
