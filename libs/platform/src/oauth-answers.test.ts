@@ -44,7 +44,13 @@ describe('OAUTH_ANSWERS', () => {
     expect(oauthAnswerOf('server_error', 'outage')).toEqual({ status: 503, headers: { 'Retry-After': '1' } });
     // A code without the variant answers as itself.
     expect(oauthAnswerOf('invalid_request', 'outage')).toEqual(OAUTH_ANSWERS.invalid_request);
-    expect(Object.keys(OAUTH_VARIANT_ANSWERS)).toEqual(['server_error']);
+    expect(Object.keys(OAUTH_VARIANT_ANSWERS)).toEqual(['server_error', 'slow_down']);
+  });
+
+  test('a per-address limit outside polling is slow_down as a 429, only in its variant', () => {
+    expect(oauthAnswerOf('slow_down', 'rateLimited')).toEqual({ status: 429, headers: {} });
+    expect(oauthAnswerOf('slow_down')).toEqual({ status: 400, headers: {} });
+    expect(oauthAnswerOf('server_error', 'rateLimited')).toEqual(OAUTH_ANSWERS.server_error);
   });
 
   test('RFC 6749 5.2 / RFC 6750 3.1: invalid_client and invalid_token are 401, the Bearer one never stored', () => {

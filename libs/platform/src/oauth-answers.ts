@@ -36,9 +36,10 @@ export interface OAuthAnswer {
 /**
  * A named condition under which a code answers otherwise: `outage` is an outage of PostgreSQL or Redis the client
  * may wait out (server_error as a 503 with Retry-After, spec: device polling), where a plain server_error is a
- * failed issuance (500: stop polling and start a new authorization).
+ * failed issuance (500: stop polling and start a new authorization); `rateLimited` is a per-address limit outside
+ * polling (slow_down as a 429, the site adding the limiter's Retry-After: /device-authorization).
  */
-export type OAuthVariant = 'outage';
+export type OAuthVariant = 'outage' | 'rateLimited';
 
 /** Headers of every Bearer answer, success or invalid_token: live data of one credential, never stored. */
 export const BEARER_HEADERS: Readonly<Record<string, string>> = {
@@ -72,9 +73,10 @@ export const OAUTH_ANSWERS: Readonly<Record<OAuthCode, OAuthAnswer>> = {
 
 /** The answers of a code's variants (`new OAuthError(code, {variant})`). */
 export const OAUTH_VARIANT_ANSWERS: Readonly<
-  Partial<Record<OAuthCode, Readonly<Record<OAuthVariant, OAuthAnswer>>>>
+  Partial<Record<OAuthCode, Readonly<Partial<Record<OAuthVariant, OAuthAnswer>>>>>
 > = {
   server_error: { outage: a(503, { 'Retry-After': '1' }) },
+  slow_down: { rateLimited: a(429) },
 };
 
 /** The answer of `code` (in `variant`, when the table has one for it). */

@@ -9,7 +9,7 @@ import {
   deviceGrantVars,
 } from '@svc/device-grant';
 import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
-import { type Env, intVar, isProduction, readConfig } from '@svc/platform';
+import { type Env, isProduction, readConfig } from '@svc/platform';
 import { type DevicePagesConfig, devicePagesConfigOf, devicePagesVars } from './pages/config';
 
 export interface DeviceConfig extends IssuingHostConfig, DeviceGrantSettings {
@@ -35,7 +35,6 @@ function deviceVars(production: boolean) {
     ...issuingVars('device', production),
     ...devicePagesVars(),
     ...deviceGrantVars(),
-    DEVICE_RATE_AUTHORIZE_PER_ADDRESS: intVar(30, { min: 1 }),
   };
 }
 

@@ -2,7 +2,7 @@
 // object its domain works through (device authorizations in PostgreSQL, their polling state and the guess counters
 // in Redis), bound here once. Tests build the same with `deviceDepsOf`.
 
-import { createDeviceGrantStores, unknownPollsKeyPrefix } from '@svc/device-grant';
+import { authorizeKeyPrefix, createDeviceGrantStores, unknownPollsKeyPrefix } from '@svc/device-grant';
 import { type HostParts, openHostCore } from '@svc/host';
 import { type Clock, createRateLimiter } from '@svc/platform';
 import { createMailer, createSignin, type Mailer, type Signin } from '@svc/signin';
@@ -36,7 +36,7 @@ function devicePortsOf(parts: HostParts, config: DeviceConfig): DevicePorts {
     apps: parts.apps,
     authorizeLimit: createRateLimiter(parts.redis, {
       perAddress: true,
-      keyPrefix: `${config.redisPrefix}:authorize`,
+      keyPrefix: authorizeKeyPrefix(config),
       points: config.rateLimit.authorizePerAddress,
       durationSeconds: config.rateLimit.windowSeconds,
     }),

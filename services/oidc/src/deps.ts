@@ -1,7 +1,7 @@
 // Everything the OIDC host needs, opened once per process from its parsed configuration: the issuance core
 // (application access tokens), the key ring (the platform OIDC key set beside the application keys), the client
 // cache, the host's own stores bound once into `ports` (the domain's ports, domain/ports.ts) and its settings.
-import { createDeviceGrantStores, unknownPollsKeyPrefix } from '@svc/device-grant';
+import { authorizeKeyPrefix, createDeviceGrantStores, unknownPollsKeyPrefix } from '@svc/device-grant';
 import { type HostParts, openHostCore } from '@svc/host';
 import { ensureActiveKey, publishKeyChange } from '@svc/keyring';
 import { type Clock, createRateLimiter } from '@svc/platform';
@@ -81,6 +81,12 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
         perAddress: true,
         keyPrefix: unknownPollsKeyPrefix(config.oidc.deviceGrant),
         points: config.oidc.deviceGrant.unknownPollsPerAddress,
+        durationSeconds: config.oidc.deviceGrant.rateWindowSeconds,
+      }),
+      deviceAuthorizeLimit: createRateLimiter(core.redis, {
+        perAddress: true,
+        keyPrefix: authorizeKeyPrefix(config.oidc.deviceGrant),
+        points: config.oidc.deviceGrant.authorizePerAddress,
         durationSeconds: config.oidc.deviceGrant.rateWindowSeconds,
       }),
       authorizeLimit: createRateLimiter(core.redis, {

@@ -20,6 +20,13 @@ const limitedEnv = {
 };
 const limited = kit.useOidcHost(limitedEnv);
 const limitedReplica = kit.useOidcHost(limitedEnv);
+// Two replicas that start three authorizations per address per window, on counters of their own.
+const startLimitedEnv = {
+  DEVICE_RATE_AUTHORIZE_PER_ADDRESS: '3',
+  DEVICE_REDIS_PREFIX: `dev-${randomBytes(4).toString('hex')}`,
+};
+const startLimited = kit.useOidcHost(startLimitedEnv);
+const startLimitedReplica = kit.useOidcHost(startLimitedEnv);
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -201,6 +208,24 @@ describe('device grant, standard wire', () => {
     expect((await poll(rp, a.device_code)).body.error).toBe('authorization_pending');
     expect(await h.deps.redis.hget(key, 'o')).toBe(row.oidcClientId);
     expect((await poll(other, a.device_code)).body.error).toBe('invalid_grant');
+  });
+
+  it("starts are limited per address across replicas (the device host's limit): 429 slow_down, no row written", async () => {
+    const rp = await kit.provisionRp(startLimited, { authMethod: 'none', device: true });
+    const answers = [];
+    for (const on of [startLimited, startLimitedReplica, startLimited, startLimitedReplica])
+      answers.push(await start(rp, 'openid', on));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 429]);
+    const refused = answers[3]!;
+    expect(refused.body.error).toBe('slow_down');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await start(rp, 'openid', startLimited)).status).toBe(429);
+    const client = await startLimited.infra.db.oidcClient.findUniqueOrThrow({
+      where: { clientId: rp.client.clientId },
+    });
+    expect(
+      await startLimited.infra.db.deviceAuthorization.count({ where: { oidcClientId: client.id } }),
+    ).toBe(3);
   });
 
   it('opt-in per client; a code of another client, the spec wire or nobody is invalid_grant', async () => {

@@ -33,6 +33,12 @@ export interface DeviceGrantSettings {
    * is slowed before it reaches it. Both hosts count on the same Redis counters (`<DEVICE_REDIS_PREFIX>:unknown`).
    */
   unknownPollsPerAddress: number;
+  /**
+   * Authorizations started per client address per window, on either wire (DEVICE_RATE_AUTHORIZE_PER_ADDRESS,
+   * default 30): each start writes a PostgreSQL row. Both hosts count on the same Redis counters
+   * (`<DEVICE_REDIS_PREFIX>:authorize`), so the budget is one per address across every replica of either host.
+   */
+  authorizePerAddress: number;
   /** The window of the device limits, in seconds (DEVICE_RATE_WINDOW_SECONDS, default 60). */
   rateWindowSeconds: number;
 }
@@ -45,6 +51,7 @@ export function deviceGrantVars() {
     DEVICE_POLL_LEEWAY_MS: intVar(250),
     DEVICE_REDIS_PREFIX: keyPrefixVar('device'),
     DEVICE_RATE_UNKNOWN_PER_ADDRESS: intVar(60, { min: 1 }),
+    DEVICE_RATE_AUTHORIZE_PER_ADDRESS: intVar(30, { min: 1 }),
     DEVICE_RATE_WINDOW_SECONDS: intVar(60, { min: 1 }),
   };
 }
@@ -55,6 +62,7 @@ type GrantVars = {
   DEVICE_POLL_LEEWAY_MS: number;
   DEVICE_REDIS_PREFIX: string;
   DEVICE_RATE_UNKNOWN_PER_ADDRESS: number;
+  DEVICE_RATE_AUTHORIZE_PER_ADDRESS: number;
   DEVICE_RATE_WINDOW_SECONDS: number;
 };
 
@@ -65,6 +73,7 @@ export function deviceGrantSettingsOf(v: GrantVars): DeviceGrantSettings {
     pollLeewayMs: v.DEVICE_POLL_LEEWAY_MS,
     redisPrefix: v.DEVICE_REDIS_PREFIX,
     unknownPollsPerAddress: v.DEVICE_RATE_UNKNOWN_PER_ADDRESS,
+    authorizePerAddress: v.DEVICE_RATE_AUTHORIZE_PER_ADDRESS,
     rateWindowSeconds: v.DEVICE_RATE_WINDOW_SECONDS,
   };
 }
@@ -72,6 +81,10 @@ export function deviceGrantSettingsOf(v: GrantVars): DeviceGrantSettings {
 /** The Redis key prefix of the per-address counter of polls for unknown device codes, one for both wires. */
 export const unknownPollsKeyPrefix = (s: Pick<DeviceGrantSettings, 'redisPrefix'>) =>
   `${s.redisPrefix}:unknown`;
+
+/** The Redis key prefix of the per-address counter of started authorizations, one for both wires. */
+export const authorizeKeyPrefix = (s: Pick<DeviceGrantSettings, 'redisPrefix'>) =>
+  `${s.redisPrefix}:authorize`;
 
 /** The rules between the variables, as `readConfig`'s check states them (with DEVICE_URL's). */
 export function deviceGrantProblems(v: GrantVars & { DEVICE_URL: string }) {

@@ -11,6 +11,7 @@ const settings: DeviceGrantSettings = {
   pollIntervalSeconds: 5,
   pollLeewayMs: 250,
   unknownPollsPerAddress: 60,
+  authorizePerAddress: 30,
   rateWindowSeconds: 60,
   redisPrefix: 'unused',
 };

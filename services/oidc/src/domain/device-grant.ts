@@ -63,6 +63,7 @@ export async function startDeviceGrant(
   p: { scope?: string; address: string; userAgent?: string },
 ): Promise<DeviceAuthorizationResponse> {
   checkClient(client);
+  await countStart(deps, p.address);
   const app = await clientApplication(deps, client);
   if (!isIssuable(app)) throw new UnauthorizedClient('the application is not active');
   if (
@@ -141,6 +142,23 @@ export async function deviceCodeGrant(
       throw new PollError('authorization_pending', 'the person has not decided yet');
     default:
       return redeem(deps, client, hash, row);
+  }
+}
+
+/** Each start writes a row: counted per address on the device host's counters, before anything is read. */
+async function countStart(deps: OidcDomainDeps, address: string): Promise<void> {
+  try {
+    await deps.ports.deviceAuthorizeLimit.consume(address);
+  } catch (err) {
+    if (err instanceof ServiceError && err.reason === 'TooManyAttempts') {
+      throw new OAuthError('slow_down', {
+        variant: 'rateLimited',
+        description: 'too many device authorizations from this address; retry later',
+        headers: err.headers,
+        cause: err,
+      });
+    }
+    throw err;
   }
 }
 

@@ -262,6 +262,11 @@ export interface OidcPorts extends IssuancePorts {
    * counters as the device host's, so invented codes reach PostgreSQL no faster over both wires than over one.
    */
   unknownDeviceCodeLimit: RateLimiter;
+  /**
+   * Device authorizations started per client address (DEVICE_RATE_AUTHORIZE_PER_ADDRESS): the device host's limit
+   * on its own counters, so one address starts no more over both wires and every replica than over one.
+   */
+  deviceAuthorizeLimit: RateLimiter;
 }
 
 /**

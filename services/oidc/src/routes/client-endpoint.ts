@@ -24,6 +24,7 @@ export const field = storableText().max(8192).optional();
 /** Answer headers of these endpoints' refusals (OpenAPI). */
 const CLIENT_AUTH_HEADERS = {
   401: { 'WWW-Authenticate': 'Basic challenge when Basic credentials were tried.' },
+  429: { 'Retry-After': 'Seconds until the limit admits another request.' },
   503: { 'Retry-After': 'Seconds to wait before retrying.' },
 };
 

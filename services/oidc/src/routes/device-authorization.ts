@@ -28,6 +28,8 @@ export const deviceAuthorizationEndpoints = (deps: OidcDeps) => [
       oauthErrors: {
         400: ['invalid_request', 'unauthorized_client', 'invalid_scope'],
         401: ['invalid_client'],
+        // The device host's per-address limit of started authorizations (DEVICE_RATE_AUTHORIZE_PER_ADDRESS).
+        429: ['slow_down'],
         503: ['temporarily_unavailable'],
       },
     },
