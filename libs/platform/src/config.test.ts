@@ -93,6 +93,14 @@ test('values are parsed: whole numbers, URLs without a trailing slash, TRUST_PRO
   expect(read({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
 });
 
+test('KEY_ENCRYPTION_KEY=development names the development key, the one it falls back to, and never in production', () => {
+  const fallback = read({}).kekBytes;
+  expect(read({ KEY_ENCRYPTION_KEY: 'development' }).kekBytes.equals(fallback)).toBe(true);
+  expect(problems({ ...PRODUCTION, KEY_ENCRYPTION_KEY: 'development' }).problems).toEqual([
+    { variable: 'KEY_ENCRYPTION_KEY', problem: 'cannot be the development key in production' },
+  ]);
+});
+
 test.each([
   ['DB_POOL_MAX', 'ten', 'must be a whole number from 1 to 1000'],
   ['DB_POOL_MAX', '1.5', 'must be a whole number from 1 to 1000'],

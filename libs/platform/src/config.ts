@@ -221,8 +221,32 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export type LogLevel = (typeof LOG_LEVELS)[number];
 const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/test';
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
-/** Development-only KEK, used when KEY_ENCRYPTION_KEY is unset outside production. */
+/**
+ * Development-only KEK: hosts use it when KEY_ENCRYPTION_KEY is unset outside production, and anyone who asks for it
+ * with KEY_ENCRYPTION_KEY=development. It is public (it is in this source): nothing real may be sealed under it.
+ */
 const DEVELOPMENT_KEK = Buffer.alloc(32, 7);
+/** The KEY_ENCRYPTION_KEY value that asks for the development KEK by name (refused in production). */
+export const DEVELOPMENT_KEK_NAME = 'development';
+
+/** Whether `bytes` are the development KEK's (however they were given). */
+export function isDevelopmentKek(bytes: Buffer): boolean {
+  return bytes.equals(DEVELOPMENT_KEK);
+}
+
+/**
+ * KEY_ENCRYPTION_KEY for a process that must never fall back to the development KEK (the admin tool): undefined
+ * when unset, and the process refuses to seal or open until a key is named.
+ */
+export function namedKekVar(production: boolean): Var<Buffer | undefined> {
+  return variable<Buffer | undefined>(undefined, (raw) => kekOf(production, raw));
+}
+
+/** KEY_ENCRYPTION_KEY's text: 32 bytes in base64, or `development` outside production. */
+export function kekOf(production: boolean, raw: string): Buffer | { problem: string } {
+  if (raw !== DEVELOPMENT_KEK_NAME) return kekBytes(raw);
+  return production ? { problem: 'cannot be the development key in production' } : DEVELOPMENT_KEK;
+}
 const DEVELOPMENT_SUBJECT_SECRET = 'development-only-subject-secret';
 
 function kekBytes(raw: string): Buffer | { problem: string } {
@@ -283,7 +307,7 @@ export function processVars(production: boolean) {
     REDIS_CLAIM_REPLICAS: intVar(0, { min: 0, max: 16 }),
     // How long a claim waits for them; below REDIS_COMMAND_TIMEOUT_MS (processConfigCheck).
     REDIS_CLAIM_WAIT_MS: intVar(250, { min: 1, max: 5000 }),
-    KEY_ENCRYPTION_KEY: secretVar(production, DEVELOPMENT_KEK, kekBytes),
+    KEY_ENCRYPTION_KEY: secretVar(production, DEVELOPMENT_KEK, (raw) => kekOf(production, raw)),
     KEY_ENCRYPTION_KEYS_PREVIOUS: variable<Buffer[]>([], (raw) => {
       const keys = raw.split(',').map((part) => kekBytes(part.trim()));
       const bad = keys.find((k) => !Buffer.isBuffer(k));

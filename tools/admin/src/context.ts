@@ -9,7 +9,10 @@ import {
   createRedis,
   type Env,
   intVar,
+  isDevelopmentKek,
+  isLoopbackHost,
   isProduction,
+  namedKekVar,
   type ProcessConfig,
   processConfigOf,
   processVars,
@@ -21,11 +24,14 @@ import type { ProvisioningPorts } from '@svc/provisioning';
 import type { AdminContext } from '@svc/provisioning/commands';
 import { createProvisioningPorts } from '@svc/provisioning/stores';
 import { type Kek, kekFromBytes } from '@svc/token-core';
-import { ConfigError } from './errors';
+import { ConfigError, KekRefused } from './errors';
 
 function adminVars(production: boolean) {
   return {
     ...processVars(production),
+    // Never the development KEK unless named (KEY_ENCRYPTION_KEY=development): a misspelt or missing variable must
+    // not seal real secrets under a public key. Commands that neither seal nor open run without it.
+    KEY_ENCRYPTION_KEY: namedKekVar(production),
     CONNECT_URL: urlVar('http://localhost:4101'),
     JWKS_MAX_AGE_SECONDS: intVar(300, { min: 1 }),
     KEY_PREPUBLISH_SECONDS: intVar(86_400, { min: 1 }),
@@ -33,7 +39,9 @@ function adminVars(production: boolean) {
   };
 }
 
-export interface AdminConfig extends ProcessConfig {
+export interface AdminConfig extends Omit<ProcessConfig, 'kekBytes'> {
+  /** KEY_ENCRYPTION_KEY's 32 bytes; undefined when unset (no command may then seal or open). A secret. */
+  kekBytes: Buffer | undefined;
   connectUrl: string;
   /** See AdminContext.keyRotation. */
   keyRotation: RotationWindows;
@@ -44,7 +52,8 @@ export function adminConfigFromEnv(env: Env): AdminConfig {
   const production = isProduction(env);
   try {
     return readConfig(adminVars(production), env, (v) => ({
-      ...processConfigOf(production, v),
+      ...processConfigOf(production, { ...v, KEY_ENCRYPTION_KEY: Buffer.alloc(0) }),
+      kekBytes: v.KEY_ENCRYPTION_KEY,
       connectUrl: v.CONNECT_URL,
       keyRotation: {
         publishedSeconds: rotationPrepublishSeconds(
@@ -61,6 +70,36 @@ export function adminConfigFromEnv(env: Env): AdminConfig {
 }
 
 export type { AdminContext };
+
+/** The KEK a sealing command may use (AdminContext.kek), or the refusal naming KEY_ENCRYPTION_KEY. */
+export function namedKekBytes(config: AdminConfig): Buffer {
+  const bytes = config.kekBytes;
+  if (!bytes) {
+    throw new KekRefused(
+      'KEY_ENCRYPTION_KEY is not set, and this command seals or opens secrets: set KEY_ENCRYPTION_KEY to the hosts\' key (32 bytes, base64), or KEY_ENCRYPTION_KEY=development for the built-in development key on a development database',
+    );
+  }
+  if (!isDevelopmentKek(bytes)) return bytes;
+  if (!isLoopbackHost(databaseHost(config.databaseUrl))) {
+    throw new KekRefused(
+      'KEY_ENCRYPTION_KEY is the development key, which only a development database (DATABASE_URL on localhost, 127.0.0.1 or [::1]) may use: set KEY_ENCRYPTION_KEY to the hosts\' key',
+    );
+  }
+  if (config.previousKekBytes.length > 0) {
+    throw new KekRefused(
+      'KEY_ENCRYPTION_KEY is the development key while KEY_ENCRYPTION_KEYS_PREVIOUS names another: what that key sealed would be resealed under the public development key; set KEY_ENCRYPTION_KEY to a key of your own',
+    );
+  }
+  return bytes;
+}
+
+function databaseHost(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
+}
 
 const REDIS_TIMEOUT_MS = 2000;
 /** The tool reports an unreachable Redis in its own words; the connection's errors are not printed. */
@@ -110,7 +149,7 @@ export function createAdminContext(env: Env, clock: Clock): AdminContext {
       return ports;
     },
     kek: () => {
-      kek ??= kekFromBytes(config().kekBytes, config().previousKekBytes);
+      kek ??= kekFromBytes(namedKekBytes(config()), config().previousKekBytes);
       return kek;
     },
     connectUrl: () => config().connectUrl,

@@ -12,9 +12,19 @@ export class ConfigError extends Error {
   }
 }
 
+/** The command would seal or open under a key nobody named, or real secrets under the development key (exit 1). */
+export class KekRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KekRefused';
+  }
+}
+
 export function describeFailure(err: unknown): { code: number; message: string } {
   if (err instanceof UsageError) return { code: EXIT.usage, message: err.message };
-  if (err instanceof ProvisioningError) return { code: EXIT.refused, message: err.message };
+  if (err instanceof ProvisioningError || err instanceof KekRefused) {
+    return { code: EXIT.refused, message: err.message };
+  }
   if (err instanceof ConfigError) return { code: EXIT.unavailable, message: err.message };
   if (isUnreachable(err)) {
     return {

@@ -18,6 +18,14 @@ export interface AdminRun {
   stderr: string;
 }
 
+/**
+ * The environment of a run: the tests' own database and Redis, the development KEK asked for by name as a developer
+ * would (the tool never falls back to it), then `env` (`KEY_ENCRYPTION_KEY: ''` runs it with no key at all).
+ */
+function adminEnv(env: Record<string, string>): Record<string, string | undefined> {
+  return { KEY_ENCRYPTION_KEY: 'development', ...process.env, ...env };
+}
+
 /** The one-JSON-line contract: exactly one non-empty line on stdout, and it is JSON. */
 function oneJsonLine(code: number, stdout: string, stderr: string): AdminRun {
   const lines = stdout.split('\n').filter((l) => l !== '');
@@ -37,7 +45,7 @@ function oneJsonLine(code: number, stdout: string, stderr: string): AdminRun {
  */
 export function adminProcess(args: string[], env: Record<string, string> = {}): Promise<AdminRun> {
   return new Promise((done, fail) => {
-    execFile(TSX, [MAIN, ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+    execFile(TSX, [MAIN, ...args], { cwd: ROOT, env: adminEnv(env) }, (err, stdout, stderr) => {
       // Killed from outside: say so, not "no JSON line".
       if (err?.killed) {
         fail(new Error(`admin ${args.join(' ')} was killed (${err.signal})\nstderr: ${stderr}`));
@@ -106,7 +114,7 @@ export async function admin(args: string[], env: Record<string, string> = {}): P
   const stop = listen(stray);
   try {
     // The context main.ts makes, on the system clock as the process would be.
-    const r = await runCli(args, { ...process.env, ...env }, (e) => createAdminContext(e, systemClock));
+    const r = await runCli(args, adminEnv(env), (e) => createAdminContext(e, systemClock));
     return oneJsonLine(r.code, `${r.stdout}\n${stray.out}`, `${r.stderr}${stray.err}`);
   } finally {
     stop();

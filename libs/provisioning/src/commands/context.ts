@@ -13,6 +13,10 @@ export interface AdminContext {
    * database only through them.
    */
   provisioning(): ProvisioningPorts;
+  /**
+   * The KEK, for the commands that seal or open secrets (called before anything changes). It throws when no key
+   * was named: the CLI never falls back to the development key (tools/admin/src/context.ts, #37).
+   */
   kek(): Kek;
   /** Base URL of the connect host (CONNECT_URL), where published terms are shown. */
   connectUrl(): string;
