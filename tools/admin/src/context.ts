@@ -76,13 +76,13 @@ export function namedKekBytes(config: AdminConfig): Buffer {
   const bytes = config.kekBytes;
   if (!bytes) {
     throw new KekRefused(
-      'KEY_ENCRYPTION_KEY is not set, and this command seals or opens secrets: set KEY_ENCRYPTION_KEY to the hosts\' key (32 bytes, base64), or KEY_ENCRYPTION_KEY=development for the built-in development key on a development database',
+      "KEY_ENCRYPTION_KEY is not set, and this command seals or opens secrets: set KEY_ENCRYPTION_KEY to the hosts' key (32 bytes, base64), or KEY_ENCRYPTION_KEY=development for the built-in development key on a development database",
     );
   }
   if (!isDevelopmentKek(bytes)) return bytes;
   if (!isLoopbackHost(databaseHost(config.databaseUrl))) {
     throw new KekRefused(
-      'KEY_ENCRYPTION_KEY is the development key, which only a development database (DATABASE_URL on localhost, 127.0.0.1 or [::1]) may use: set KEY_ENCRYPTION_KEY to the hosts\' key',
+      "KEY_ENCRYPTION_KEY is the development key, which only a development database (DATABASE_URL on localhost, 127.0.0.1 or [::1]) may use: set KEY_ENCRYPTION_KEY to the hosts' key",
     );
   }
   if (config.previousKekBytes.length > 0) {
