@@ -64,6 +64,11 @@ test('pnpm start runs the mailbox only outside production with no SMTP server co
   expect(fleetConfigFromEnv({}).mailbox).toEqual({ webPort: 4199, smtpPort: 4198 });
   expect(fleetConfigFromEnv({ DEV_MAILBOX_PORT: '5199' }).mailbox).toEqual({ webPort: 5199, smtpPort: 4198 });
   expect(fleetConfigFromEnv({ NODE_ENV: 'production' }).mailbox).toBeUndefined();
+  // Anything but unset, development or test is production (#37): no mailbox for a differently spelt production.
+  for (const NODE_ENV of ['Production', 'prod', 'staging']) {
+    expect(fleetConfigFromEnv({ NODE_ENV }).mailbox).toBeUndefined();
+  }
+  expect(fleetConfigFromEnv({ NODE_ENV: 'development' }).mailbox).toEqual({ webPort: 4199, smtpPort: 4198 });
   expect(fleetConfigFromEnv({ SMTP_URL: 'smtp://mail.example:25' }).mailbox).toBeUndefined();
   expect(fleetConfigFromEnv({ SMTP_HOST: 'mail.example' }).mailbox).toBeUndefined();
   expect(() => fleetConfigFromEnv({ DEV_MAILBOX_PORT: 'x' })).toThrow(

@@ -5,10 +5,10 @@ import {
   type HostConfig,
   hostConfigOf,
   hostVars,
-  isProduction,
   keyPrefixVar,
   readConfig,
 } from './config';
+import { isProduction } from './node-env';
 
 function read(env: Env): HostConfig {
   const production = isProduction(env);

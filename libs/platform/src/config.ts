@@ -462,11 +462,6 @@ export function processConfigCheck(v: VarValues<ProcessVars>): { variable: strin
   return problems;
 }
 
-/** NODE_ENV=production makes secrets required. */
-export function isProduction(env: Env): boolean {
-  return env.NODE_ENV === 'production';
-}
-
 /** What every HTTP host reads besides processVars: where it listens, how it stops, the fleet's URLs. */
 export function hostVars(name: HostName, production: boolean) {
   const urls = Object.fromEntries(

@@ -17,6 +17,7 @@ export * from './landing';
 export * from './locale';
 export * from './logger';
 export * from './metrics';
+export * from './node-env';
 export * from './oauth-answers';
 export * from './openapi';
 export * from './query';
