@@ -333,3 +333,4 @@ export {
   whileSubjectHeld,
 } from './transaction-hold';
 export { waitUntil } from './wait';
+export * from './dpop';

@@ -10,3 +10,4 @@ export * from './signing-key';
 export * from './ttl';
 export * from './typ';
 export * from './verify';
+export * from './dpop';
