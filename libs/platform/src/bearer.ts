@@ -9,14 +9,24 @@ import { ClaimState, UserInfo } from './wire';
 
 /** Bearer failures of /userinfo and /claim-state: `{error: invalid_token}` with a WWW-Authenticate challenge. */
 export const BEARER_ERRORS = {
-  oauthErrors: { 401: ['invalid_token'] },
-  oauthHeaders: { 401: { 'WWW-Authenticate': 'The Bearer challenge.' } },
+  oauthErrors: { 401: ['invalid_token', 'invalid_dpop_proof'] },
+  oauthHeaders: {
+    401: { 'WWW-Authenticate': 'The Bearer challenge, or the DPoP one for DPoP-bound tokens.' },
+  },
 } as const;
 
-/** One Bearer endpoint: `answer` gets the Authorization header as sent (undefined when absent). */
+/** What a Bearer endpoint reads of its request: the Authorization and DPoP headers as sent, and the method. */
+export interface BearerRequest {
+  authorization: string | undefined;
+  /** The DPoP proof (RFC 9449 7.1) of a token presented as `DPoP <token>`; several headers arrive joined. */
+  dpop: string | undefined;
+  method: Method;
+}
+
+/** One Bearer endpoint: `answer` gets the request's credential headers as sent (undefined when absent). */
 interface BearerRoute {
   path: string;
-  answer(authorization: string | undefined): Promise<unknown>;
+  answer(req: BearerRequest): Promise<unknown>;
   /** CORS of the route (cors.ts); none unless given. */
   cors?: Cors;
 }
@@ -34,7 +44,15 @@ function bearerEndpoint(method: Method, route: BearerRoute, summary: string, sch
       ...BEARER_ERRORS,
     },
     cors: route.cors,
-    handle: async (req) => ({ json: await route.answer(req.headers.authorization), headers: BEARER_HEADERS }),
+    handle: async (req) => {
+      const dpop = req.headers.dpop;
+      const presented: BearerRequest = {
+        authorization: req.headers.authorization,
+        dpop: typeof dpop === 'string' ? dpop : Array.isArray(dpop) ? dpop.join(', ') : undefined,
+        method,
+      };
+      return { json: await route.answer(presented), headers: BEARER_HEADERS };
+    },
   });
 }
 

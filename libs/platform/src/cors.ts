@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** What a preflight allows besides the method: the headers a token request or a Bearer call sends. */
-const ALLOWED_HEADERS = 'Authorization, Content-Type';
+const ALLOWED_HEADERS = 'Authorization, Content-Type, DPoP';
 /** How long a browser may reuse a preflight's answer (seconds); browsers cap it lower (Chromium: 7200). */
 const PREFLIGHT_MAX_AGE = '600';
 

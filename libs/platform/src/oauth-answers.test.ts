@@ -4,7 +4,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { OAuthError } from './errors';
-import { OAUTH_ANSWERS, OAUTH_VARIANT_ANSWERS, type OAuthCode, oauthAnswerOf } from './oauth-answers';
+import {
+  BEARER_HEADERS,
+  OAUTH_ANSWERS,
+  OAUTH_VARIANT_ANSWERS,
+  type OAuthCode,
+  oauthAnswerOf,
+} from './oauth-answers';
 
 const SPEC = path.resolve(__dirname, '../../../../shared/spec/interface-spec.md');
 
@@ -44,13 +50,19 @@ describe('OAUTH_ANSWERS', () => {
     expect(oauthAnswerOf('server_error', 'outage')).toEqual({ status: 503, headers: { 'Retry-After': '1' } });
     // A code without the variant answers as itself.
     expect(oauthAnswerOf('invalid_request', 'outage')).toEqual(OAUTH_ANSWERS.invalid_request);
-    expect(Object.keys(OAUTH_VARIANT_ANSWERS)).toEqual(['server_error', 'slow_down']);
+    expect(Object.keys(OAUTH_VARIANT_ANSWERS)).toEqual(['server_error', 'slow_down', 'invalid_dpop_proof']);
   });
 
   test('a per-address limit outside polling is slow_down as a 429, only in its variant', () => {
     expect(oauthAnswerOf('slow_down', 'rateLimited')).toEqual({ status: 429, headers: {} });
     expect(oauthAnswerOf('slow_down')).toEqual({ status: 400, headers: {} });
     expect(oauthAnswerOf('server_error', 'rateLimited')).toEqual(OAUTH_ANSWERS.server_error);
+  });
+
+  test('a DPoP proof refused is 400 at the token endpoint, 401 at a resource (RFC 9449 5, 7.1)', () => {
+    // RFC 9449: 400 at the token endpoint, 401 at a resource, whose answer is never stored either.
+    expect(oauthAnswerOf('invalid_dpop_proof').status).toBe(400);
+    expect(oauthAnswerOf('invalid_dpop_proof', 'resource')).toEqual({ status: 401, headers: BEARER_HEADERS });
   });
 
   test('RFC 6749 5.2 / RFC 6750 3.1: invalid_client and invalid_token are 401, the Bearer one never stored', () => {

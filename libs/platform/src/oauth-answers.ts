@@ -18,6 +18,8 @@ export type OAuthCode =
   | 'registration_not_supported'
   // RFC 6750 3.1 (Bearer endpoints)
   | 'invalid_token'
+  // RFC 9449 5, 7.1 (a DPoP proof refused)
+  | 'invalid_dpop_proof'
   // RFC 8628 3.5 (device polling)
   | 'authorization_pending'
   | 'slow_down'
@@ -37,9 +39,11 @@ export interface OAuthAnswer {
  * A named condition under which a code answers otherwise: `outage` is an outage of PostgreSQL or Redis the client
  * may wait out (server_error as a 503 with Retry-After, spec: device polling), where a plain server_error is a
  * failed issuance (500: stop polling and start a new authorization); `rateLimited` is a per-address limit outside
- * polling (slow_down as a 429, the site adding the limiter's Retry-After: /device-authorization).
+ * polling (slow_down as a 429, the site adding the limiter's Retry-After: /device-authorization); `resource` is a
+ * DPoP proof refused at a resource (/userinfo): 401 with its DPoP challenge (RFC 9449 7.1), where /token and /par
+ * answer 400 (RFC 9449 5).
  */
-export type OAuthVariant = 'outage' | 'rateLimited';
+export type OAuthVariant = 'outage' | 'rateLimited' | 'resource';
 
 /** Headers of every Bearer answer, success or invalid_token: live data of one credential, never stored. */
 export const BEARER_HEADERS: Readonly<Record<string, string>> = {
@@ -63,6 +67,7 @@ export const OAUTH_ANSWERS: Readonly<Record<OAuthCode, OAuthAnswer>> = {
   request_uri_not_supported: a(400),
   registration_not_supported: a(400),
   invalid_token: a(401, BEARER_HEADERS),
+  invalid_dpop_proof: a(400),
   authorization_pending: a(400),
   slow_down: a(400),
   access_denied: a(400),
@@ -77,6 +82,7 @@ export const OAUTH_VARIANT_ANSWERS: Readonly<
 > = {
   server_error: { outage: a(503, { 'Retry-After': '1' }) },
   slow_down: { rateLimited: a(429) },
+  invalid_dpop_proof: { resource: a(401, BEARER_HEADERS) },
 };
 
 /** The answer of `code` (in `variant`, when the table has one for it). */

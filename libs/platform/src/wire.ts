@@ -90,6 +90,8 @@ export const ConnectRotatedTokens = z.strictObject({
 export const Introspection = z.strictObject({
   status: z.enum(['active', 'revoked', 'expired', 'not_found']),
   recommendedRecheckSeconds: z.int(),
+  /** A DPoP-bound token's key (RFC 9449 6.2, CONTRACTS "OIDC for agents"): a resource checks the proof against it. */
+  cnf: z.strictObject({ jkt: z.string() }).optional(),
 });
 
 /** Session /logout and /revoke-all. */

@@ -231,6 +231,7 @@ export {
   contractChecked,
   judgeAgainst,
 } from './contract';
+export * from './dpop';
 export * from './engines';
 export { expectFailClosed, type FailoverFigures, type FailoverScenario, runFailover } from './failover';
 export {
@@ -333,4 +334,3 @@ export {
   whileSubjectHeld,
 } from './transaction-hold';
 export { waitUntil } from './wait';
-export * from './dpop';

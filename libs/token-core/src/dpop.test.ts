@@ -6,16 +6,14 @@ import { accessTokenHash, DpopProofError, type DpopReplay, normalizeHtu, verifyD
 const HTU = 'https://oidc.example.test/token';
 const NOW = 1_800_000_000;
 
-function memoryReplay(): DpopReplay & { seen: Set<string> } {
+function memoryReplay(): DpopReplay {
   const seen = new Set<string>();
-  const replay = (async (jkt: string, jti: string) => {
+  return async (jkt, jti) => {
     const k = `${jkt}:${jti}`;
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
-  }) as DpopReplay & { seen: Set<string> };
-  replay.seen = seen;
-  return replay;
+  };
 }
 
 async function failureOf(p: Promise<unknown>): Promise<string> {

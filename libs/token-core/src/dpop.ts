@@ -100,7 +100,7 @@ const keyCache = new Map<string, KeyObject>();
 function importPublic(jkt: string, jwk: JWK): KeyObject {
   let key = keyCache.get(jkt);
   if (!key) {
-    key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+    key = createPublicKey({ key: { ...jwk }, format: 'jwk' });
     keyCache.set(jkt, key);
     if (keyCache.size > KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value as string);
   }

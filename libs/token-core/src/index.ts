@@ -1,5 +1,7 @@
 // Token core: signing keys, JWK Sets, token minting and verification, sector subjects, TTLs and claim views.
 export * from './claims';
+export * from './dpop';
+export * from './dpop-binding';
 export * from './jwks';
 export * from './jws';
 export * from './kek';
@@ -10,4 +12,3 @@ export * from './signing-key';
 export * from './ttl';
 export * from './typ';
 export * from './verify';
-export * from './dpop';

@@ -40,6 +40,8 @@ export interface AccessTokenInput extends CommonClaims {
   subject: string;
   /** Present for workload tokens only: the agent's or automation's pairwise subject. */
   actorSubject?: string;
+  /** A DPoP-bound token's key: RFC 7638 thumbprint, stated as `cnf: {jkt}` (RFC 9449 6.1). */
+  dpopJkt?: string;
 }
 
 export interface MintedToken {
@@ -66,10 +68,16 @@ async function sign(
 
 /** Account access token (no `act`) or workload access token (with `act: {sub}`), chosen by `actorSubject`. */
 export function mintAccessToken(signer: Signer, input: AccessTokenInput): Promise<MintedToken> {
+  const cnf = input.dpopJkt ? { cnf: { jkt: input.dpopJkt } } : {};
   if (input.actorSubject) {
-    return sign(signer, TYP.workloadAccess, { sub: input.subject, act: { sub: input.actorSubject } }, input);
+    return sign(
+      signer,
+      TYP.workloadAccess,
+      { sub: input.subject, act: { sub: input.actorSubject }, ...cnf },
+      input,
+    );
   }
-  return sign(signer, TYP.accountAccess, { sub: input.subject }, input);
+  return sign(signer, TYP.accountAccess, { sub: input.subject, ...cnf }, input);
 }
 
 export interface RefreshTokenInput extends CommonClaims {

@@ -139,6 +139,8 @@ export interface ApplicationTokenClaims {
   exp: number;
   sub?: string;
   act?: { sub: string };
+  /** A DPoP-bound access token's key thumbprint (RFC 9449 6.1). */
+  cnf?: { jkt: string };
   rotationVersion?: number;
 }
 

@@ -2,7 +2,7 @@
 // (application access tokens), the key ring (the platform OIDC key set beside the application keys), the client
 // cache, the host's own stores bound once into `ports` (the domain's ports, domain/ports.ts) and its settings.
 import { authorizeKeyPrefix, createDeviceGrantStores, unknownPollsKeyPrefix } from '@svc/device-grant';
-import { type HostParts, openHostCore } from '@svc/host';
+import { createDpopReplay, type HostParts, openHostCore } from '@svc/host';
 import { ensureActiveKey, publishKeyChange } from '@svc/keyring';
 import { type Clock, createRateLimiter } from '@svc/platform';
 import type { Signin } from '@svc/signin';
@@ -89,6 +89,7 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
         points: config.oidc.deviceGrant.authorizePerAddress,
         durationSeconds: config.oidc.deviceGrant.rateWindowSeconds,
       }),
+      dpopReplay: createDpopReplay(core.claims),
       authorizeLimit: createRateLimiter(core.redis, {
         perAddress: true,
         keyPrefix: `${pages.settings.rateLimitNamespace}:authorize-ip`,

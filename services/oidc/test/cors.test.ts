@@ -47,7 +47,7 @@ describe('CORS', () => {
     expect(corsHeaders(ok.headers)).toEqual({
       'access-control-allow-origin': origin,
       'access-control-allow-methods': 'POST',
-      'access-control-allow-headers': 'Authorization, Content-Type',
+      'access-control-allow-headers': 'Authorization, Content-Type, DPoP',
       'access-control-max-age': '600',
     });
     expect(ok.headers.get('vary')).toBe('Origin');

@@ -34,6 +34,7 @@ function client(over: Partial<OidcClient> = {}): OidcClient {
     responseTypes: ['code'],
     grantTypes: ['authorization_code'],
     requirePar: false,
+    requireDpop: false,
     webOrigins: [],
     active: true,
     ...over,

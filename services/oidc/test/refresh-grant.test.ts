@@ -54,7 +54,7 @@ describe('refresh_token grant: statements', () => {
     });
     expect(third?.status).toBe(200);
     const onSessions = statements.filter((s) => /sessions/.test(s));
-    expect(onSessions.map((s) => s.split(' ')[0])).toEqual(['rotation_read_v11', 'rotation_consume_v8']);
+    expect(onSessions.map((s) => s.split(' ')[0])).toEqual(['rotation_read_v12', 'rotation_consume_v8']);
     const id = await verifyIdToken(h, third!.body.id_token, rp.client.clientId);
     expect(id.amr).toEqual([...PASSKEY_AMR]);
     expect(id.acr).toBe(PASSKEY_ACR);

@@ -2,7 +2,7 @@
 
 import { createClientAuthPorts } from '@svc/client-auth';
 import type { Db } from '@svc/db';
-import { openHostCore } from '@svc/host';
+import { createDpopReplay, openHostCore } from '@svc/host';
 import type { ApplicationCache, IssuanceDeps } from '@svc/issuance';
 import { type Clock, createRedis, type Logger, type Metrics, type Redis } from '@svc/platform';
 import type { SessionConfig } from './config';
@@ -22,6 +22,8 @@ export interface SessionDeps extends IssuanceDeps {
   retryAllowanceMs: number;
   /** recommendedRecheckSeconds for an active session (INTROSPECT_RECHECK_SECONDS). */
   recheckSeconds: number;
+  /** This host's public origin (SESSION_URL): a DPoP proof's htu names it. */
+  sessionUrl: string;
   /** JWK Set Cache-Control max-age: never longer than the key prepublication window. */
   jwksMaxAgeSeconds: number;
   /** Express's `trust proxy` (TRUST_PROXY). */
@@ -45,6 +47,7 @@ export function openSessionDeps(config: SessionConfig, clock: Clock): OpenedSess
       ...core.issuance.ports,
       sessionCache,
       clientAuth: createClientAuthPorts(core.db, core.claims),
+      dpopReplay: createDpopReplay(core.claims),
     },
     db: core.db,
     redis: core.redis,
@@ -53,6 +56,7 @@ export function openSessionDeps(config: SessionConfig, clock: Clock): OpenedSess
     metrics: core.metrics,
     retryAllowanceMs: config.retryAllowanceMs,
     recheckSeconds: config.recheckSeconds,
+    sessionUrl: config.urls.session,
     devMailboxUrl: config.devMailboxUrl,
     jwksMaxAgeSeconds: config.jwksMaxAgeSeconds,
     trustProxy: config.trustProxy,

@@ -59,6 +59,7 @@ describe('oidc-client show and set', () => {
         grantTypes: ['authorization_code'],
         webOrigins: ['https://a.example'],
         requirePar: false,
+        requireDpop: false,
         createdAt: expect.any(String),
       },
     });
@@ -106,7 +107,7 @@ describe('oidc-client show and set', () => {
     expect(device.client).toMatchObject({ grantTypes: ['device_code'], redirectUris: [], responseTypes: [] });
   });
 
-  it('--require-par true|false turns the pushed-request requirement on and off; created with the switch', async () => {
+  it('--require-par and --require-dpop true|false turn the pushed-request and DPoP requirements on and off; created with the switches', async () => {
     const anchor = await oidcApp();
     const made = await createClient(anchor, '--require-par');
     expect((await ok(['oidc-client', 'show', '--client', made.clientId])).client).toMatchObject({
@@ -116,6 +117,14 @@ describe('oidc-client show and set', () => {
     expect(off.client).toMatchObject({ requirePar: false, redirectUris: ['https://a.example/cb'] });
     const on = await ok(setArgs(made.clientId, '--require-par', 'true'));
     expect(on.client).toMatchObject({ requirePar: true });
+    const dpop = await createClient(anchor, '--require-dpop');
+    expect((await ok(['oidc-client', 'show', '--client', dpop.clientId])).client.requireDpop).toBe(true);
+    const dpopOff = await ok(setArgs(dpop.clientId, '--require-dpop', 'false'));
+    expect(dpopOff.client).toMatchObject({ requireDpop: false, redirectUris: ['https://a.example/cb'] });
+    const dpopOn = await ok(setArgs(dpop.clientId, '--require-dpop', 'true'));
+    expect(dpopOn.client.requireDpop).toBe(true);
+    const stored = await infra.db.oidcClient.findUniqueOrThrow({ where: { clientId: dpop.clientId } });
+    expect(stored.requireDpop).toBe(true);
   });
 
   it('refuses every bad input with a clear error and changes nothing', async () => {
@@ -134,6 +143,7 @@ describe('oidc-client show and set', () => {
       [set('--clear', 'redirect-uri'), 1, /give at least one --redirect-uri/],
       [set('--clear', 'secret'), 2, /--clear must be one of/],
       [set('--web-origin', 'https://a.example', '--clear', 'web-origin'), 2, /not both/],
+      [set('--require-dpop', 'yes'), 2, /--require-dpop must be one of/],
       [set('--auth-method', 'none'), 2, /auth method is fixed at creation/],
       [set('--require-par', 'yes'), 2, /--require-par must be one of/],
       [

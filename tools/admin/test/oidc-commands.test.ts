@@ -58,6 +58,7 @@ describe('oidc-client create', () => {
       grants: [],
       webOrigins: [],
       requirePar: false,
+      requireDpop: false,
     });
     expect(
       parse(['oidc-client', 'create', '--app', 'my-game', '--redirect-uri', 'https://a/', '--require-par']),

@@ -50,6 +50,8 @@ export interface IssueSessionInput {
    * AuthorizationArtifactStale is thrown; the caller tells these apart from the authorization's row.
    */
   redeemsDeviceAuthorization?: { id: string };
+  /** The access token is DPoP-bound to this key (RFC 7638 thumbprint): `cnf.jkt` (the OIDC host's /token). */
+  dpopJkt?: string;
 }
 
 export interface IssuedSession {
@@ -137,7 +139,13 @@ export async function issueFromRead(
   const refreshJti = newRefreshJti(deps.kek, sid, 1);
   const common = { issuer: deps.issuer, audience: app.anchor, sid, iat };
   const [access, refresh] = await Promise.all([
-    mintAccessToken(signer, { ...common, ttlSeconds: accessTtl, subject, actorSubject }),
+    mintAccessToken(signer, {
+      ...common,
+      ttlSeconds: accessTtl,
+      subject,
+      actorSubject,
+      dpopJkt: input.dpopJkt,
+    }),
     mintRefreshToken(signer, { ...common, ttlSeconds: refreshTtl, jti: refreshJti, rotationVersion: 1 }),
   ]);
   const session: NewSession = {

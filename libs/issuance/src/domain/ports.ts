@@ -57,6 +57,8 @@ export interface OidcRotationView {
   oidcClientId: string;
   amr: string[];
   acr: string | null;
+  /** The DPoP key a public client's refresh token is bound to (RFC 7638 thumbprint), or null when unbound. */
+  dpopJkt: string | null;
 }
 
 export interface RotationRead {

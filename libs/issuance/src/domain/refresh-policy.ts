@@ -61,6 +61,8 @@ export type RefreshDeps = RotationDeps & { apps: ApplicationCache };
 export interface RefreshRequest {
   admit?: RotateInput['admit'];
   scope?: string;
+  /** The new access token's DPoP key (RFC 7638 thumbprint), when the request carried a valid proof. */
+  dpopJkt?: string;
 }
 
 /** One host's refresh: its rotation rules and its answer to every outcome. */
@@ -147,6 +149,7 @@ export function createRefresh<D extends RefreshDeps, Answer, Req extends Refresh
         authMethod,
         admit: req?.admit,
         scope: req?.scope,
+        dpopJkt: req?.dpopJkt,
       });
     } catch (err) {
       countRefreshOutcome(deps.metrics, failureOutcome(err));

@@ -51,6 +51,8 @@ export interface RotateInput {
   admit?: (read: RotationRead) => void;
   /** The session's scope from this rotation on (the OIDC host's narrowing), written by the consuming write. */
   scope?: string;
+  /** The new access token is DPoP-bound to this key (the OIDC host's refresh grant with a proof): `cnf.jkt`. */
+  dpopJkt?: string;
 }
 
 export type RotationOutcome =
@@ -218,6 +220,7 @@ async function mintVersion(
   app: ApplicationContext,
   session: RotationSession,
   version: { number: number; jti: string; at: Date },
+  dpopJkt: string | undefined,
 ) {
   const signer = await activeSigner(deps, app.id);
   const common = {
@@ -233,6 +236,7 @@ async function mintVersion(
       ttlSeconds: session.accessTtl,
       subject: session.subject,
       actorSubject: session.actorSubject ?? undefined,
+      dpopJkt,
     }),
     mintRefreshToken(signer, {
       ...common,
@@ -258,17 +262,24 @@ async function checkedClaims(
 /** A retry of the rotation just made: the pair of the current version, minted again. */
 async function retryRotation(
   deps: RotationDeps,
-  app: ApplicationContext,
+  input: RotateInput,
   read: RotationRead,
   terms: CurrentTerms | undefined,
 ): Promise<RotationOutcome> {
+  const { app } = input;
   const view = await checkedClaims(deps, app, read, terms);
   const { session } = read;
-  const pair = await mintVersion(deps, app, session, {
-    number: session.currentVersion,
-    jti: session.currentJti,
-    at: session.rotatedAt!,
-  });
+  const pair = await mintVersion(
+    deps,
+    app,
+    session,
+    {
+      number: session.currentVersion,
+      jti: session.currentJti,
+      at: session.rotatedAt!,
+    },
+    input.dpopJkt,
+  );
   return {
     kind: 'rotated',
     ...pair,
@@ -287,14 +298,14 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
 
   const read = await deps.ports.issuanceReads.readRotation(claims.sid, terms);
   const verdict = await judge(deps, read, input);
-  if (verdict === 'retry') return retryRotation(deps, app, read!, terms);
+  if (verdict === 'retry') return retryRotation(deps, input, read!, terms);
   if (verdict !== 'rotate') return refused(deps, claims.sid, verdict);
   const { session } = read!;
   const view = await checkedClaims(deps, app, read!, terms);
   // rotated_at keeps milliseconds; the tokens' iat is its whole second, so a retry mints the same iat again.
   const now = new Date(deps.clock());
   const next = { number: presented + 1, jti: newRefreshJti(deps.kek, session.id, presented + 1), at: now };
-  const pair = await mintVersion(deps, app, session, next);
+  const pair = await mintVersion(deps, app, session, next, input.dpopJkt);
   const won = await deps.ports.sessions
     .consumeVersion({
       sid: session.id,
@@ -342,7 +353,7 @@ export async function rotateRefreshToken(deps: RotationDeps, input: RotateInput)
   // race compromises the family.
   if (input.retryAllowanceMs > 0) {
     const outcome = await judge(deps, again, input, true);
-    if (outcome === 'retry') return retryRotation(deps, app, again!, terms);
+    if (outcome === 'retry') return retryRotation(deps, input, again!, terms);
     if (outcome === 'rotate') return { kind: 'conflict' };
     return refused(deps, session.id, outcome);
   }

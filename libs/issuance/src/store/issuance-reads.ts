@@ -147,7 +147,7 @@ interface RotationRow extends SnapshotColumns {
   session_authority_version: number | null;
   auth_time: Date;
   scope: string | null;
-  /** `[oidc_client_id, acr, ...amr]` of an OIDC session's oidc_sessions row; null otherwise. */
+  /** `[oidc_client_id, acr, dpop_jkt, ...amr]` of an OIDC session's oidc_sessions row; null otherwise. */
   oidc: (string | null)[] | null;
   read_at: Date;
   workload_ok: boolean;
@@ -156,16 +156,16 @@ interface RotationRow extends SnapshotColumns {
 /**
  * The session, workload authority and the issuance snapshot, for every rotation that reads in the same event-loop
  * turn: one round trip, one row per input (all columns null when the session does not exist), in input order. An
- * OIDC session also brings its oidc_sessions row (client, amr, acr), which the OIDC host's refresh grant checks and
+ * OIDC session also brings its oidc_sessions row (client, amr, acr, DPoP key), which the OIDC host's refresh grant checks and
  * its ID token carries, so that grant makes exactly the round trips of a session-host refresh. It is a subquery
  * under CASE, not a join, so that no other session probes that table (a join filter would probe, then discard).
  */
 const READ_ROTATIONS: Statement = {
-  name: 'rotation_read_v11',
+  name: 'rotation_read_v12',
   text: `SELECT s.id, s.application_id, s.protocol, s.auth_method, s.subject, s.actor_subject,
       s.status, s.revoked_reason, s.current_version, s.current_jti, s.access_ttl, s.refresh_ttl, s.expires_at,
       s.rotated_at, s.retry_until, s.authority_version AS session_authority_version, s.auth_time, s.scope,
-      CASE WHEN s.protocol = 'OIDC' THEN (SELECT ARRAY[o.oidc_client_id::text, o.acr] || o.amr
+      CASE WHEN s.protocol = 'OIDC' THEN (SELECT ARRAY[o.oidc_client_id::text, o.acr, o.dpop_jkt] || o.amr
         FROM oidc_sessions o WHERE o.sid = s.id) END AS oidc,
       statement_timestamp() AS read_at,
       ${SESSION_WORKLOAD_AUTHORITY_SQL} AS workload_ok,
@@ -184,7 +184,12 @@ interface RotationReadInput {
 
 function toOidcView(oidc: (string | null)[] | null): OidcRotationView | null {
   if (!oidc?.[0]) return null;
-  return { oidcClientId: oidc[0], acr: oidc[1] ?? null, amr: oidc.slice(2) as string[] };
+  return {
+    oidcClientId: oidc[0],
+    acr: oidc[1] ?? null,
+    dpopJkt: oidc[2] ?? null,
+    amr: oidc.slice(3) as string[],
+  };
 }
 
 function toRotationRead(row: RotationRow, terms: CurrentTerms | undefined): RotationRead {

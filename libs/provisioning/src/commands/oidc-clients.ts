@@ -33,7 +33,7 @@ const SETTABLE_FLAGS = Object.keys(SETTABLE) as Settable[];
 export const oidcClientCommands = [
   defineCommand({
     name: 'oidc-client create',
-    synopsis: `--app A --redirect-uri URI [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--auth-method ${OIDC_AUTH_METHODS.join('|')}] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...] [--require-par]   (the secret is shown once and absent for none; the application needs an OIDC authentication rule; response types default to code, the others opt-in: ${OIDC_RESPONSE_TYPES.join(', ')}; grants default to authorization_code, and a client with only device_code has no redirect URI; web origins may read /token, /userinfo and revocation answers from a browser; --require-par refuses /authorize without a request_uri pushed at /par)`,
+    synopsis: `--app A --redirect-uri URI [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--auth-method ${OIDC_AUTH_METHODS.join('|')}] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...] [--require-par] [--require-dpop]   (the secret is shown once and absent for none; the application needs an OIDC authentication rule; response types default to code, the others opt-in: ${OIDC_RESPONSE_TYPES.join(', ')}; grants default to authorization_code, and a client with only device_code has no redirect URI; web origins may read /token, /userinfo and revocation answers from a browser; --require-par refuses /authorize without a request_uri pushed at /par; --require-dpop: /token issues nothing without a DPoP proof, dpop_bound_access_tokens)`,
     flags: {
       app: {},
       'redirect-uri': { list: true },
@@ -43,6 +43,7 @@ export const oidcClientCommands = [
       grant: { list: true },
       'web-origin': { list: true },
       'require-par': { switch: true },
+      'require-dpop': { switch: true },
     },
     parse: (f) => {
       const redirectUris = f.list('redirect-uri');
@@ -58,6 +59,7 @@ export const oidcClientCommands = [
         grants,
         webOrigins: f.list('web-origin'),
         requirePar: f.switch('require-par'),
+        requireDpop: f.switch('require-dpop'),
       };
     },
     run: (ctx, i) => createOidcClient(ctx.provisioning(), i),
@@ -71,13 +73,14 @@ export const oidcClientCommands = [
   }),
   defineCommand({
     name: 'oidc-client set',
-    synopsis: `--client ID [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...] [--clear ${SETTABLE_FLAGS.join('|')} ...] [--require-par true|false]   (each list given replaces the registered one, --clear empties one; --require-par true refuses /authorize without a request_uri pushed at /par; the result must be what create accepts; the auth method is fixed at creation; prints {client})`,
+    synopsis: `--client ID [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...] [--clear ${SETTABLE_FLAGS.join('|')} ...] [--require-par true|false] [--require-dpop true|false]   (each list given replaces the registered one, --clear empties one; --require-par true refuses /authorize without a request_uri pushed at /par; --require-dpop true issues no token without a DPoP proof; the result must be what create accepts; the auth method is fixed at creation; prints {client})`,
     flags: {
       client: {},
       ...Object.fromEntries(SETTABLE_FLAGS.map((k) => [k, { list: true }])),
       clear: { list: true },
       'auth-method': {},
       'require-par': {},
+      'require-dpop': {},
     },
     parse: (f) => {
       const client = clientId(f);
@@ -94,6 +97,8 @@ export const oidcClientCommands = [
       const settings: OidcClientSettings = {};
       const requirePar = f.oneOf('require-par', ['true', 'false'] as const);
       if (requirePar !== undefined) settings.requirePar = requirePar === 'true';
+      const requireDpop = f.oneOf('require-dpop', ['true', 'false'] as const);
+      if (requireDpop !== undefined) settings.requireDpop = requireDpop === 'true';
       for (const flag of SETTABLE_FLAGS) {
         const values = f.list(flag);
         if (values.length && cleared.includes(flag))
@@ -102,7 +107,7 @@ export const oidcClientCommands = [
       }
       if (Object.keys(settings).length === 0) {
         throw new UsageError(
-          `nothing to change: give --${SETTABLE_FLAGS.join(', --')}, --require-par or --clear (oidc-client show --client ${client} shows the current settings)`,
+          `nothing to change: give --${SETTABLE_FLAGS.join(', --')}, --require-par, --require-dpop or --clear (oidc-client show --client ${client} shows the current settings)`,
         );
       }
       return { client, settings };

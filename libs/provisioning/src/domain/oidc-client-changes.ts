@@ -70,6 +70,7 @@ export interface OidcClientSettings {
   grants?: string[];
   webOrigins?: string[];
   requirePar?: boolean;
+  requireDpop?: boolean;
 }
 
 export async function setOidcClient(
@@ -93,6 +94,7 @@ export async function setOidcClient(
       grants,
       webOrigins: settings.webOrigins ?? current.webOrigins,
       requirePar: settings.requirePar ?? current.requirePar,
+      requireDpop: settings.requireDpop ?? current.requireDpop,
     });
   });
   return { client: await view(ports, after) };

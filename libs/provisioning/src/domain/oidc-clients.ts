@@ -88,6 +88,8 @@ export interface OidcRegistration {
   webOrigins?: string[];
   /** RFC 9126 `require_pushed_authorization_requests`: /authorize only with a request_uri from /par. */
   requirePar?: boolean;
+  /** dpop_bound_access_tokens (RFC 9449 5.2): the OIDC host's /token issues nothing without a DPoP proof. */
+  requireDpop?: boolean;
 }
 
 /** The grants a registration asks for, checked; `authorization_code` when none is given. */
@@ -135,7 +137,15 @@ export function checkRegistration(input: OidcRegistration) {
       : [];
   const requirePar = input.requirePar ?? false;
   if (requirePar && !codeFlow) throw new ProvisioningError('--require-par needs --grant authorization_code');
-  return { redirectUris, postLogoutRedirectUris, responseTypes, grantTypes: grants, webOrigins, requirePar };
+  return {
+    redirectUris,
+    postLogoutRedirectUris,
+    responseTypes,
+    grantTypes: grants,
+    webOrigins,
+    requirePar,
+    requireDpop: input.requireDpop ?? false,
+  };
 }
 
 /** A new client secret: 256 random bits, shown once; only hashClientSecret of it is stored. */

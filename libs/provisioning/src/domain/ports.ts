@@ -68,6 +68,7 @@ export interface NewOidcClient {
   webOrigins: string[];
   /** RFC 9126: /authorize only with a request_uri from /par. */
   requirePar: boolean;
+  requireDpop: boolean;
 }
 
 export type AccountStatus = 'ACTIVE' | 'DISABLED' | 'DELETED';
@@ -119,6 +120,7 @@ export interface OidcClientRecord {
   grantTypes: string[];
   webOrigins: string[];
   requirePar: boolean;
+  requireDpop: boolean;
   createdAt: Date;
 }
 
@@ -132,6 +134,7 @@ export interface OidcClientChange {
   grantTypes?: string[];
   webOrigins?: string[];
   requirePar?: boolean;
+  requireDpop?: boolean;
 }
 
 export interface OrganizationRow {

@@ -15,6 +15,7 @@ export const CLIENT_VIEW = {
   grantTypes: true,
   webOrigins: true,
   requirePar: true,
+  requireDpop: true,
   createdAt: true,
 } as const;
 

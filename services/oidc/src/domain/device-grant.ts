@@ -102,6 +102,7 @@ export async function deviceCodeGrant(
   client: OidcClient,
   deviceCode: string | undefined,
   address: string,
+  dpopJkt?: string,
 ): Promise<TokenResponse> {
   checkClient(client);
   if (!deviceCode) throw new InvalidRequest('device_code is required');
@@ -141,7 +142,7 @@ export async function deviceCodeGrant(
       await polling.reseed(hash, row.interval, row.expiresAt, now, client.id);
       throw new PollError('authorization_pending', 'the person has not decided yet');
     default:
-      return redeem(deps, client, hash, row);
+      return redeem(deps, client, hash, row, dpopJkt);
   }
 }
 
@@ -184,6 +185,7 @@ async function redeem(
   client: OidcClient,
   hash: string,
   row: AuthorizationRow,
+  dpopJkt: string | undefined,
 ): Promise<TokenResponse> {
   // The application's standing now, not as cached: it may have been suspended since the approval.
   const app = await deps.ports.applications.loadApplication({ id: row.applicationId });
@@ -209,6 +211,7 @@ async function redeem(
       acr: row.acr ?? undefined,
       authorityVersion: row.authorityVersion,
       redeemsDeviceAuthorization: { id: row.id },
+      dpopJkt,
     });
   } catch (err) {
     return lost(deps, hash, row, err);

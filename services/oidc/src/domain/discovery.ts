@@ -1,6 +1,6 @@
 // The OpenID Provider metadata (OpenID Connect Discovery 1.0 section 3) the discovery document publishes: every
 // endpoint under OIDC_URL, the response types, modes, grants and client authentication methods the host serves.
-import { OIDC_RESPONSE_TYPES } from '@svc/token-core';
+import { DPOP_ALGS, OIDC_RESPONSE_TYPES } from '@svc/token-core';
 import { SCOPES_SUPPORTED } from './scopes';
 
 /** The metadata for issuer `oidcUrl` (no trailing slash). */
@@ -32,6 +32,8 @@ export function providerMetadata(oidcUrl: string): Record<string, unknown> {
     id_token_signing_alg_values_supported: ['RS256'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256'],
+    // RFC 9449 5.1: /token takes DPoP proofs signed with these (libs/token-core dpop.ts).
+    dpop_signing_alg_values_supported: [...DPOP_ALGS],
     claims_supported: [
       'sub',
       'iss',

@@ -46,6 +46,8 @@ export interface IssuedOidcSession {
   accessToken: string;
   refreshToken: string;
   accessTtl: number;
+  /** The access token's DPoP key, when it is bound (token_type DPoP). */
+  dpopJkt?: string;
 }
 
 export async function issueOidcSession(
@@ -53,6 +55,8 @@ export async function issueOidcSession(
   grant: Omit<AuthorizationGrant, 'redirectUri' | 'nonce' | 'codeChallenge'> & {
     /** A device authorization this issue consumes, in the statement that inserts the session (device grant). */
     redeemsDeviceAuthorization?: { id: string };
+    /** The request's DPoP key: the access token carries it as cnf.jkt, a public client's refresh token is bound. */
+    dpopJkt?: string;
   },
 ): Promise<IssuedOidcSession> {
   const app = await clientApplication(deps, grant.client);
@@ -65,6 +69,7 @@ export async function issueOidcSession(
     scope: grant.scope,
     expectedAuthorityVersion: grant.authorityVersion,
     redeemsDeviceAuthorization: grant.redeemsDeviceAuthorization,
+    dpopJkt: grant.dpopJkt,
   });
   await deps.ports.oidcSessions.insert({
     sid: issued.sid,
@@ -73,6 +78,9 @@ export async function issueOidcSession(
     amr: [...grant.amr],
     acr: grant.acr ?? null,
     browserSessionId: grant.browserSessionId ?? null,
+    // RFC 9449 5: a public client's refresh token is bound to the key (a confidential client's is bound to its
+    // authentication already); every refresh must then prove that key.
+    dpopJkt: grant.dpopJkt && grant.client.authMethod === 'none' ? grant.dpopJkt : null,
   });
   return {
     sid: issued.sid,
@@ -80,5 +88,6 @@ export async function issueOidcSession(
     accessToken: issued.accessToken,
     refreshToken: issued.refreshToken,
     accessTtl: issued.accessTtl,
+    dpopJkt: grant.dpopJkt,
   };
 }

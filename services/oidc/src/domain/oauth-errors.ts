@@ -44,14 +44,37 @@ export class TemporarilyUnavailable extends OAuthError {
  * without an error code (3.1), every other failure names invalid_token.
  */
 export class InvalidToken extends OAuthError {
-  constructor(description: string, carriedToken = true) {
+  constructor(description: string, carriedToken = true, challenge = 'Bearer realm="oidc"') {
     super('invalid_token', {
       description,
       headers: {
         'WWW-Authenticate': carriedToken
-          ? `Bearer realm="oidc", error="invalid_token", error_description="${description}"`
-          : 'Bearer realm="oidc"',
+          ? `${challenge}, error="invalid_token", error_description="${description}"`
+          : challenge,
       },
+    });
+  }
+}
+
+/** The DPoP challenge of a resource (RFC 9449 7.1): the scheme and the algorithms a proof may use. */
+export const DPOP_CHALLENGE = 'DPoP realm="oidc", algs="ES256 EdDSA RS256"';
+
+/**
+ * A DPoP proof refused (RFC 9449 5, 7.1): 400 at /token and /par; at a resource (/userinfo) 401 with the DPoP
+ * challenge naming the error.
+ */
+export class InvalidDpopProof extends OAuthError {
+  constructor(description: string, at: 'token' | 'resource' = 'token') {
+    super('invalid_dpop_proof', {
+      description,
+      ...(at === 'resource'
+        ? {
+            variant: 'resource' as const,
+            headers: {
+              'WWW-Authenticate': `${DPOP_CHALLENGE}, error="invalid_dpop_proof", error_description="${description}"`,
+            },
+          }
+        : {}),
     });
   }
 }

@@ -10,6 +10,7 @@ import type {
   IssuanceSnapshot,
 } from '@svc/issuance';
 import type { Logger, Metrics, RateLimiter } from '@svc/platform';
+import type { DpopReplay } from '@svc/token-core';
 import type { OidcSettings } from '../config';
 import type { AuthorizationRequest, Prompt } from './authorize-request';
 import type { ResponseMode } from './authorize-terms';
@@ -36,6 +37,8 @@ export interface OidcClient {
   webOrigins: string[];
   /** RFC 9126 `require_pushed_authorization_requests`: /authorize only with a request_uri from /par. */
   requirePar: boolean;
+  /** dpop_bound_access_tokens: /token issues nothing without a valid DPoP proof. */
+  requireDpop: boolean;
   active: boolean;
 }
 
@@ -173,6 +176,8 @@ export interface NewOidcSession {
   amr: string[];
   acr: string | null;
   browserSessionId: string | null;
+  /** A public client's refresh token is bound to this DPoP key (RFC 7638 thumbprint); null when unbound. */
+  dpopJkt: string | null;
 }
 
 /** What /userinfo and /claim-state read for an access token's `sid`: its OIDC session, account and grants. */
@@ -267,6 +272,8 @@ export interface OidcPorts extends IssuancePorts {
    * on its own counters, so one address starts no more over both wires and every replica than over one.
    */
   deviceAuthorizeLimit: RateLimiter;
+  /** DPoP proofs' jti, claimed once per key across every replica (Redis; a failure refuses the request). */
+  dpopReplay: DpopReplay;
 }
 
 /**

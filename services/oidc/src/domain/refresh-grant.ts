@@ -41,15 +41,26 @@ interface OidcRefresh extends RefreshRequest {
 
 const refusedAs = (outcome: string, answer: Error) => new RefreshRefusal(outcome, answer);
 const notIssuedHere = () => refusedAs('RefreshTokenInvalid', notFound());
+const notBoundKey = () =>
+  refusedAs(
+    'RefreshTokenInvalid',
+    new InvalidGrant('the refresh token is bound to a DPoP key; send a DPoP proof signed by that key'),
+  );
 
 /**
  * The refresh grant's own conditions, from the rotation read before anything is consumed: the session was issued
  * to this client (another client of the same application gets invalid_grant and the token stays usable), it still
  * holds offline_access, and a requested scope is no wider than the session's and keeps openid (invalid_scope).
  */
-function admitFor(client: OidcClient, requested: Scope[] | undefined): RefreshRequest['admit'] {
+function admitFor(
+  client: OidcClient,
+  requested: Scope[] | undefined,
+  dpopJkt: string | undefined,
+): RefreshRequest['admit'] {
   return (read) => {
     if (read.oidc?.oidcClientId !== client.id) throw notIssuedHere();
+    // RFC 9449 5: a bound refresh token (a public client's, issued with a proof) needs a proof by the same key.
+    if (read.oidc.dpopJkt !== null && read.oidc.dpopJkt !== dpopJkt) throw notBoundKey();
     const granted = parseScope(read.session.scope ?? '');
     if (!granted.includes('offline_access')) throw notIssuedHere();
     if (requested?.some((s) => !granted.includes(s))) {
@@ -75,7 +86,7 @@ const refreshOidc = createRefresh<OidcDomainDeps, Rotated, OidcRefresh>({
     // consuming write stores it).
     const requested = req.scopeParam?.trim() ? parseScope(req.scopeParam) : undefined;
     req.requested = requested;
-    req.admit = admitFor(req.client, requested);
+    req.admit = admitFor(req.client, requested, req.dpopJkt);
     req.scope = requested?.join(' ');
   },
   answer: (rotated) => rotated,
@@ -89,7 +100,7 @@ const refreshOidc = createRefresh<OidcDomainDeps, Rotated, OidcRefresh>({
 export async function refreshGrant(
   deps: OidcDomainDeps,
   client: OidcClient,
-  p: { refreshToken?: string; scope?: string },
+  p: { refreshToken?: string; scope?: string; dpopJkt?: string },
 ): Promise<TokenResponse> {
   if (!p.refreshToken) throw new InvalidRequest('refresh_token is required');
   const req: OidcRefresh = {
@@ -98,6 +109,7 @@ export async function refreshGrant(
     requested: undefined,
     admit: undefined,
     scope: undefined,
+    dpopJkt: p.dpopJkt,
   };
   const { session, oidc, accessToken, refreshToken } = await refreshOidc(deps, p.refreshToken, req);
   const scopes = req.requested ?? parseScope(session.scope ?? '');
@@ -116,7 +128,7 @@ export async function refreshGrant(
   }
   return {
     access_token: accessToken,
-    token_type: 'Bearer',
+    token_type: p.dpopJkt ? 'DPoP' : 'Bearer',
     expires_in: session.accessTtl,
     id_token: idToken,
     ...(scopes.includes('offline_access') ? { refresh_token: refreshToken } : {}),

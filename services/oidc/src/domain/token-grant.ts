@@ -24,6 +24,8 @@ export async function tokenGrant(
   form: TokenForm,
   /** The client's address (req.ip): polls of unknown device codes are limited per address. */
   address: string,
+  /** The RFC 7638 thumbprint of the request's valid DPoP proof key (domain/dpop.ts), when it carried one. */
+  dpopJkt?: string,
 ): Promise<TokenResponse> {
   switch (form.grant_type) {
     case 'authorization_code':
@@ -31,11 +33,12 @@ export async function tokenGrant(
         code: form.code,
         redirectUri: form.redirect_uri,
         codeVerifier: form.code_verifier,
+        dpopJkt,
       });
     case 'refresh_token':
-      return refreshGrant(deps, client, { refreshToken: form.refresh_token, scope: form.scope });
+      return refreshGrant(deps, client, { refreshToken: form.refresh_token, scope: form.scope, dpopJkt });
     case DEVICE_CODE_GRANT:
-      return deviceCodeGrant(deps, client, form.device_code, address);
+      return deviceCodeGrant(deps, client, form.device_code, address, dpopJkt);
     case undefined:
       throw new InvalidRequest('grant_type is required');
     default:

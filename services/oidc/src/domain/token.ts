@@ -19,7 +19,8 @@ import { parseScope } from './scopes';
 
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  /** DPoP when the access token is bound to the request's proof key (RFC 9449 5). */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   id_token: string;
   refresh_token?: string;
@@ -46,7 +47,7 @@ export function grantRefusal(err: unknown): unknown {
 export async function exchangeCode(
   deps: OidcDomainDeps,
   client: OidcClient,
-  p: { code?: string; redirectUri?: string; codeVerifier?: string },
+  p: { code?: string; redirectUri?: string; codeVerifier?: string; dpopJkt?: string },
 ): Promise<TokenResponse> {
   if (!p.code) throw new InvalidRequest('code is required');
   if (!p.redirectUri) throw new InvalidRequest('redirect_uri is required');
@@ -81,6 +82,7 @@ export async function exchangeCode(
     acr: code.acr ?? undefined,
     browserSessionId: code.browserSessionId ?? undefined,
     authorityVersion: code.authorityVersion ?? undefined,
+    dpopJkt: p.dpopJkt,
   }).catch((err: unknown) => {
     throw grantRefusal(err);
   });
@@ -120,7 +122,7 @@ export async function initialTokenResponse(
   });
   return {
     access_token: issued.accessToken,
-    token_type: 'Bearer',
+    token_type: issued.dpopJkt ? 'DPoP' : 'Bearer',
     expires_in: issued.accessTtl,
     id_token: idToken,
     ...(scopes.includes('offline_access') ? { refresh_token: issued.refreshToken } : {}),

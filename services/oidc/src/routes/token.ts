@@ -4,6 +4,7 @@
 // InvalidBody).
 import { z } from 'zod';
 import type { OidcDeps } from '../deps';
+import { proofKeyAt } from '../domain/dpop';
 import { tokenGrant } from '../domain/token-grant';
 import { clientEndpoint, field } from './client-endpoint';
 
@@ -22,12 +23,18 @@ const tokenForm = z.object({
 /** The token response (OpenID Connect Core 3.1.3.3). */
 const TokenResponse = z.strictObject({
   access_token: z.string().min(1),
-  token_type: z.literal('Bearer'),
+  token_type: z.enum(['Bearer', 'DPoP']),
   expires_in: z.int().min(1),
   id_token: z.string().min(1),
   refresh_token: z.string().min(1).optional(),
   scope: z.string(),
 });
+
+/** The DPoP header as received (several arrive joined by ", ", which the verifier refuses); undefined when absent. */
+export function dpopHeader(headers: Record<string, unknown>): string | undefined {
+  const value = headers.dpop;
+  return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : undefined;
+}
 
 export const tokenEndpoints = (deps: OidcDeps) => [
   clientEndpoint(deps, {
@@ -35,7 +42,8 @@ export const tokenEndpoints = (deps: OidcDeps) => [
     schema: tokenForm,
     maxFields: 20,
     doc: {
-      summary: 'The authorization-code, refresh-token and device-code grants.',
+      summary:
+        'The authorization-code, refresh-token and device-code grants; with a DPoP proof (RFC 9449) the access token is bound to its key.',
       answers: [{ schema: TokenResponse }],
       oauthErrors: {
         400: [
@@ -48,11 +56,15 @@ export const tokenEndpoints = (deps: OidcDeps) => [
           'slow_down',
           'access_denied',
           'expired_token',
+          'invalid_dpop_proof',
         ],
         401: ['invalid_client'],
         503: ['temporarily_unavailable'],
       },
     },
-    handle: async (client, form, req) => ({ json: await tokenGrant(deps, client, form, req.ip) }),
+    handle: async (client, form, req) => {
+      const dpopJkt = await proofKeyAt(deps, client, dpopHeader(req.headers), '/token');
+      return { json: await tokenGrant(deps, client, form, req.ip, dpopJkt) };
+    },
   }),
 ];

@@ -12,12 +12,12 @@ const CLIENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
  * invalid_client answer tells nothing about which client ids exist. The columns are named as OidcClient's fields.
  */
 const CLIENT_BY_ID: Statement = {
-  name: 'oidc_client_by_id_v1',
+  name: 'oidc_client_by_id_v2',
   text: `SELECT c.id, c.client_id AS "clientId", c.secret_hash AS "secretHash", c.auth_method AS "authMethod",
       c.application_id AS "applicationId", a.anchor AS "applicationAnchor", c.redirect_uris AS "redirectUris",
       c.post_logout_redirect_uris AS "postLogoutRedirectUris", c.response_types AS "responseTypes",
       c.grant_types AS "grantTypes", c.web_origins AS "webOrigins", c.require_par AS "requirePar",
-      c.status = 'ACTIVE' AS active
+      c.require_dpop AS "requireDpop", c.status = 'ACTIVE' AS active
     FROM oidc_clients c JOIN applications a ON a.id = c.application_id
     WHERE c.client_id = $1::text`,
 };

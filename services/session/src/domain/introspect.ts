@@ -9,6 +9,8 @@ import { type IntrospectionStatus, statusOf } from './session-status';
 export interface IntrospectionResult {
   status: IntrospectionStatus;
   recommendedRecheckSeconds: number;
+  /** The key a DPoP-bound token is bound to (RFC 9449 6.2), for an active session only. */
+  cnf?: { jkt: string };
 }
 
 /** Terminal states (revoked, expired, unknown) never change back, so clients need not ask again soon. */
@@ -52,5 +54,7 @@ export async function introspect(deps: SessionDomainDeps, accessToken: string): 
     return { status, recommendedRecheckSeconds: recheck };
   }
   const remaining = Math.ceil((session!.expiresAt.getTime() - now.getTime()) / 1000);
-  return { status, recommendedRecheckSeconds: Math.max(1, Math.min(deps.recheckSeconds, remaining)) };
+  const recommendedRecheckSeconds = Math.max(1, Math.min(deps.recheckSeconds, remaining));
+  const jkt = claims.cnf?.jkt;
+  return jkt ? { status, recommendedRecheckSeconds, cnf: { jkt } } : { status, recommendedRecheckSeconds };
 }

@@ -3,6 +3,7 @@
 // database or Redis handle.
 import type { ClientAuthPorts } from '@svc/client-auth';
 import type { ApplicationCache, IssuanceDeps, IssuancePorts, NewSession, SessionStatus } from '@svc/issuance';
+import type { DpopReplay } from '@svc/token-core';
 
 /** The session fields the hot read paths (introspect, userinfo, claim-state) need. */
 export type CachedSession = Pick<
@@ -36,6 +37,8 @@ export interface SessionPorts extends IssuancePorts {
   sessionCache: SessionCachePort;
   /** The client keys and replay set /revoke-all's client-auth JWT is verified against. */
   clientAuth: ClientAuthPorts;
+  /** DPoP proofs' jti at /userinfo and /claim-state, claimed once per key across every replica (Redis). */
+  dpopReplay: DpopReplay;
 }
 
 /** What the session host's rules take: its ports and values (keys, secrets, clock, configuration numbers). */
@@ -45,4 +48,6 @@ export interface SessionDomainDeps
   apps: ApplicationCache;
   /** recommendedRecheckSeconds for an active session (INTROSPECT_RECHECK_SECONDS). */
   recheckSeconds: number;
+  /** This host's public origin (SESSION_URL): a DPoP proof's htu names it. */
+  sessionUrl: string;
 }

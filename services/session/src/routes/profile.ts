@@ -1,10 +1,11 @@
-// GET /userinfo and GET /claim-state: Bearer access token, live data, never cached.
+// GET /userinfo and GET /claim-state: Bearer access token (a DPoP-bound one as `DPoP` with its proof, RFC 9449 7),
+// live data, never cached.
 import { bearerProfileEndpoints } from '@svc/platform';
 import type { SessionDeps } from '../deps';
-import { bearerToken, claimState, userinfo } from '../domain/profile';
+import { claimState, userinfo } from '../domain/profile';
 
 export const profileEndpoints = (deps: SessionDeps) =>
   bearerProfileEndpoints({
-    userinfo: { path: '/userinfo', methods: ['GET'], answer: async (a) => userinfo(deps, bearerToken(a)) },
-    claimState: { path: '/claim-state', answer: async (a) => claimState(deps, bearerToken(a)) },
+    userinfo: { path: '/userinfo', methods: ['GET'], answer: (req) => userinfo(deps, req) },
+    claimState: { path: '/claim-state', answer: (req) => claimState(deps, req) },
   });
