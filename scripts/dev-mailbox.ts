@@ -1,9 +1,11 @@
 // The development mailbox `pnpm start` runs when no SMTP server is configured outside production: maildev (an SMTP
 // listener every host mails to, and a web page listing what it received, with the JSON list at GET /email), as a
-// child process of the fleet so its own dependencies (express 4, socket.io) never load into a host.
+// child process of the fleet so its own dependencies (express 4, socket.io) never load into a host. Its web page is
+// reached only through a guard (dev-mailbox-guard.ts) that answers loopback names alone and no other origin.
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
+import { freeLoopbackPort, type MailboxGuard, startMailboxGuard } from './dev-mailbox-guard';
 
 export interface DevMailbox {
   /** Where every host sends: smtp://127.0.0.1:<smtpPort>. */
@@ -29,18 +31,29 @@ function maildevBin(): string {
 }
 
 /**
- * Starts maildev on 127.0.0.1 (never reachable from the network: it shows every code sent) with its web page on
- * `webPort` and SMTP on `smtpPort`, and resolves when maildev says both listen (its own lines: a port answering
- * might be another process's). Rejects when maildev reports an error or exits first (a port taken), or does not
- * listen within the timeout.
+ * Starts maildev on 127.0.0.1 (never reachable from the network: it shows every code sent) with SMTP on `smtpPort`
+ * and its web page behind the guard on `webPort` (maildev's own web listener is on a free loopback port only the
+ * guard uses), and resolves when maildev says both listen (its own lines: a port answering might be another
+ * process's) and the guard listens. Rejects when maildev reports an error or exits first (a port taken), the guard
+ * cannot listen, or maildev does not listen within the timeout.
  */
 export async function startDevMailbox(opts: DevMailboxOptions): Promise<DevMailbox> {
+  // maildev answers every origin (`Access-Control-Allow-Origin: *`) and any Host: its own port stays private.
+  const innerPort = await freeLoopbackPort();
+  let guard: MailboxGuard | undefined;
+  try {
+    guard = await startMailboxGuard({ port: opts.webPort, target: innerPort });
+  } catch (err) {
+    throw new Error(
+      `the development mailbox did not start: port ${opts.webPort}: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
   const child = spawn(
     process.execPath,
     [
       maildevBin(),
       '--web',
-      String(opts.webPort),
+      String(innerPort),
       '--smtp',
       String(opts.smtpPort),
       '--ip',
@@ -61,7 +74,7 @@ export async function startDevMailbox(opts: DevMailboxOptions): Promise<DevMailb
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
+    await Promise.all([exited, guard?.close()]);
   };
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   for (;;) {
