@@ -183,7 +183,9 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
   // The fleet's shared configuration, read as a host reads it: the same database, KEK and URLs.
   const config = issuingConfigFromEnv('connect', env);
   const db = createPrisma(config.databaseUrl, config.db);
-  const ports = createProvisioningPorts(db);
+  const ports = createProvisioningPorts(db, {
+    actor: { actor: { kind: 'cli', id: 'demo-provision', name: 'scripts/demo-provision.ts' } },
+  });
   try {
     mkdirSync(demoDir, { recursive: true });
     const app = await ensureApp(db, ports, env, anchor, `localhost:${port}`);

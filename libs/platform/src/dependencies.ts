@@ -95,6 +95,8 @@ export function isDependencyFailure(err: unknown): boolean {
       e.name === 'DependencyTimeoutError' ||
       // A single-use claim too few Redis replicas acknowledged (single-use-claim.ts): not honoured, retried later.
       e.name === 'UnreplicatedClaimError' ||
+      // A change whose audit row could not be written (@svc/audit): refused and rolled back, 503.
+      e.name === 'AuditUnavailableError' ||
       // @svc/db's client after $disconnect (a request racing its host's shutdown): like ioredis's "Connection is
       // closed", a 503 the client retries on another replica, not a 500.
       e.name === 'ClosedDbError'

@@ -1,4 +1,5 @@
 // Provisioning: the operations behind `pnpm admin`, also used by tests and the demo to set up fixtures.
+export * from './domain/acting-as';
 export * from './domain/describe';
 export * from './domain/email-domains';
 export * from './domain/inspect';

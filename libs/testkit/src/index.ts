@@ -297,7 +297,14 @@ export {
   snapshotState,
   type Tally,
 } from './hostile';
-export { type InfraOptions, openInfra, type TestInfra, testKek } from './infra';
+export {
+  type InfraOptions,
+  openInfra,
+  TEST_SIDE_DB_BOUNDS,
+  TESTKIT_ACTOR,
+  type TestInfra,
+  testKek,
+} from './infra';
 export { type RunningTracker, trackRunning } from './left-running';
 export * from './mailbox';
 export { type Agent, makeAgent } from './page-agent';

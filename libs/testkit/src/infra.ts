@@ -62,7 +62,7 @@ export function openInfra(opts: InfraOptions = {}): TestInfra {
     subscriber,
     keyRing,
     issuance,
-    provisioning: createProvisioningPorts(db, { redis }),
+    provisioning: createProvisioningPorts(db, { redis, actor: TESTKIT_ACTOR, clock }),
     async close() {
       // Host apps built over these connections (hostPartsOf) watch them: stop that before closing them.
       closeDependencyWatches(db, redis);
@@ -72,6 +72,9 @@ export function openInfra(opts: InfraOptions = {}): TestInfra {
     },
   };
 }
+
+/** Who a test's fixtures act as in the audit trail. */
+export const TESTKIT_ACTOR = { actor: { kind: 'cli', id: 'testkit', name: 'testkit' } } as const;
 
 /** The KEK of every test process and of the hosts tests start (the development KEK, as testEnv leaves it unset). */
 export function testKek(): Kek {

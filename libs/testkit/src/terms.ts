@@ -2,7 +2,8 @@
 import type { Db } from '@svc/db';
 import { createAgreementsStore } from '@svc/issuance/stores';
 import { publishTerms } from '@svc/provisioning';
-import { createTermsStore } from '@svc/provisioning/stores';
+import { createProvisioningPorts } from '@svc/provisioning/stores';
+import { TESTKIT_ACTOR } from './infra';
 
 export const BASELINE_TERMS = {
   documentType: 'BASIC_TERMS',
@@ -36,5 +37,9 @@ export const BASELINE_TERMS = {
 /** Publishes the baseline terms unless some basic terms are already current (idempotent). */
 export async function ensureBaselineTerms(db: Db): Promise<void> {
   if (!(await createAgreementsStore(db).currentTerms()))
-    await publishTerms({ terms: createTermsStore(db) }, BASELINE_TERMS, 'http://127.0.0.1:4101');
+    await publishTerms(
+      createProvisioningPorts(db, { actor: TESTKIT_ACTOR }),
+      BASELINE_TERMS,
+      'http://127.0.0.1:4101',
+    );
 }

@@ -11,6 +11,7 @@ import {
   type PrivateDb,
   postJson,
   startTestHost,
+  TESTKIT_ACTOR,
   type TestInfra,
   testEnv,
 } from '@svc/testkit';
@@ -29,7 +30,7 @@ let provisioning: ProvisioningPorts;
 const closers: (() => Promise<void>)[] = [];
 beforeAll(async () => {
   pdb = await openPrivateDb({ prefix: 'kek', terms: true });
-  provisioning = createProvisioningPorts(pdb.db);
+  provisioning = createProvisioningPorts(pdb.db, { actor: TESTKIT_ACTOR });
 });
 afterAll(async () => {
   for (const close of closers.reverse()) await close().catch(() => undefined);

@@ -1,4 +1,5 @@
 // What commands run against: the database, the KEK and Redis, each opened only when a command first needs it.
+import { cliActor } from '@svc/audit';
 import { createPrisma, type Db } from '@svc/db';
 import { SESSION_CHANGE_CHANNEL } from '@svc/issuance/shared-sql';
 import { jwksMaxAge, publishKeyChange, type RotationWindows, rotationPrepublishSeconds } from '@svc/keyring';
@@ -145,7 +146,7 @@ export function createAdminContext(env: Env, clock: Clock): AdminContext {
     clock,
     provisioning: () => {
       db ??= createPrisma(config().databaseUrl, config().db);
-      ports ??= createProvisioningPorts(db);
+      ports ??= createProvisioningPorts(db, { actor: cliActor(env), clock });
       return ports;
     },
     kek: () => {

@@ -1,4 +1,5 @@
 // Maps every failure to one operator message and an exit code; nothing internal (stack, SQL, ids) is printed.
+import { AuditQueryError, AuditUnavailableError } from '@svc/audit';
 import { ProvisioningError } from '@svc/provisioning';
 import { UsageError } from '@svc/provisioning/commands';
 
@@ -26,6 +27,14 @@ export function describeFailure(err: unknown): { code: number; message: string }
     return { code: EXIT.refused, message: err.message };
   }
   if (err instanceof ConfigError) return { code: EXIT.unavailable, message: err.message };
+  if (err instanceof AuditQueryError) return { code: EXIT.usage, message: `--${err.field}: ${err.message}` };
+  // Before the network check: a dependency failure behind it still means the change did not happen.
+  if (err instanceof AuditUnavailableError) {
+    return {
+      code: EXIT.unavailable,
+      message: 'refused: the audit trail could not be written, so nothing was changed',
+    };
+  }
   if (isUnreachable(err)) {
     return {
       code: EXIT.unavailable,

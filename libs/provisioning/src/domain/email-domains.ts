@@ -1,5 +1,7 @@
 // Operator actions behind the email-domain policy (CONTRACTS "Email-domain policy"): set a domain's policy, and
 // link an account to the SSO authority that governs it. Issuance and refresh read both on their next request.
+
+import { changed } from '@svc/audit';
 import type { EmailDomainPolicyKind } from '@svc/issuance';
 import { ProvisioningError } from '../errors';
 import type { Uses } from './ports';
@@ -21,7 +23,7 @@ export function normalizeEmailDomain(raw: string): string | undefined {
 export const SSO_AUTHORITY = /^[\x21-\x7e]{1,200}$/;
 
 export async function setEmailDomainPolicy(
-  ports: Uses<'principals'>,
+  ports: Uses<'changes'>,
   input: { domain: string; policy: EmailDomainPolicyKind; ssoAuthority?: string },
 ) {
   const domain = normalizeEmailDomain(input.domain);
@@ -32,17 +34,34 @@ export async function setEmailDomainPolicy(
     throw new ProvisioningError('--sso-authority applies to --policy REQUIRE_SSO only');
   if (input.ssoAuthority && !SSO_AUTHORITY.test(input.ssoAuthority))
     throw new ProvisioningError('--sso-authority must be 1 to 200 visible characters without spaces');
-  await ports.principals.putEmailDomainPolicy(domain, {
-    policy: input.policy,
-    ssoAuthority: input.ssoAuthority ?? null,
+  return ports.changes.run(async (tx, audit) => {
+    await tx.principals.putEmailDomainPolicy(domain, {
+      policy: input.policy,
+      ssoAuthority: input.ssoAuthority ?? null,
+    });
+    audit.record({
+      action: 'email_domain.set_policy',
+      target: { type: 'email_domain', id: domain },
+      changes: {
+        policy: changed(null, input.policy),
+        ssoAuthority: changed(null, input.ssoAuthority ?? null),
+      },
+    });
+    return { domain, policy: input.policy };
   });
-  return { domain, policy: input.policy };
 }
 
-export async function linkSsoAuthority(ports: Uses<'principals'>, accountId: string, authority: string) {
+export async function linkSsoAuthority(ports: Uses<'changes'>, accountId: string, authority: string) {
   if (!SSO_AUTHORITY.test(authority))
     throw new ProvisioningError('--authority must be 1 to 200 visible characters without spaces');
-  if (!(await ports.principals.setSsoAuthority(accountId, authority)))
-    throw new ProvisioningError('account not found');
-  return { id: accountId, ssoAuthority: authority };
+  return ports.changes.run(async (tx, audit) => {
+    if (!(await tx.principals.setSsoAuthority(accountId, authority)))
+      throw new ProvisioningError('account not found');
+    audit.record({
+      action: 'account.link_sso',
+      target: { type: 'account', id: accountId },
+      changes: { ssoAuthority: changed(null, authority) },
+    });
+    return { id: accountId, ssoAuthority: authority };
+  });
 }

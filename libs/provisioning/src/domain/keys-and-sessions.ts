@@ -1,4 +1,6 @@
 // Operator actions on signing keys (rotate now, emergency revoke) and on sessions (listing, suspension).
+
+import { type AuditRecorder, changed } from '@svc/audit';
 import { KeySetFullError, keyLifecycle, OIDC_SCOPE, type RotationWindows } from '@svc/keyring';
 import type { Clock } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
@@ -24,6 +26,8 @@ async function refusingFullSet<T>(anchor: string, change: () => Promise<T>): Pro
 /** A key set an operator changes: an application's (named by its anchor) or the platform OIDC one. */
 interface KeyScope {
   id: string;
+  /** The audit target: an application (by anchor) or the platform OIDC key set. */
+  target: { type: string; id: string };
   /** How refusals name the set. */
   name: string;
   /** Where a revoked kid was not found. */
@@ -34,6 +38,7 @@ interface KeyScope {
 
 const OIDC_KEYS: KeyScope = {
   id: OIDC_SCOPE,
+  target: { type: 'oidc_key_set', id: 'oidc' },
   name: 'the platform OIDC key set',
   missing: 'in the platform OIDC key set',
 };
@@ -43,6 +48,7 @@ async function applicationKeys(ports: Uses<'tenancy' | 'keyChanges'>, anchor: st
   const changes = ports.keyChanges;
   return {
     id: app.id,
+    target: { type: 'application', id: anchor },
     name: anchor,
     missing: 'for this application',
     announce: changes && (() => changes.publish(app.id)),
@@ -56,15 +62,21 @@ async function rotateNow(
   scope: KeyScope,
   windows: RotationWindows,
   clock: Clock,
+  audit: AuditRecorder,
 ) {
   const at = new Date(clock());
-  await refusingFullSet(scope.name, () =>
+  const moved = await refusingFullSet(scope.name, () =>
     keyLifecycle.activateNextKey(ports.signingKeys, kek, scope.id, {
       force: true,
       keyCacheTtlMs: windows.keyCacheTtlMs,
       at,
     }),
   );
+  audit.record({
+    action: 'keys.rotate',
+    target: scope.target,
+    changes: { signingKid: changed(moved.retired, moved.activated), mode: changed(null, 'now') },
+  });
   await scope.announce?.();
   return { kids: await keyLifecycle.publishedKids(ports.signingKeys, scope.id, at) };
 }
@@ -79,32 +91,56 @@ async function rotatePrepublished(
   scope: KeyScope,
   windows: RotationWindows,
   clock: Clock,
+  audit: AuditRecorder,
 ) {
   const at = new Date(clock());
-  await refusingFullSet(scope.name, () =>
+  const next = await refusingFullSet(scope.name, () =>
     keyLifecycle.prepublishRotation(ports.signingKeys, kek, scope.id, windows, at),
   );
+  audit.record({
+    action: 'keys.prepublish',
+    target: scope.target,
+    changes: {
+      nextKid: changed(null, next.next),
+      activatesAt: changed(null, next.activatesAt),
+      mode: changed(null, 'prepublished'),
+    },
+  });
   return { kids: await keyLifecycle.publishedKids(ports.signingKeys, scope.id, at) };
 }
 
 /** The key leaves the JWK Set at once (a new signer if it signed); the hosts are told. */
-async function revokeNow(ports: Uses<'signingKeys'>, kek: Kek, scope: KeyScope, kid: string, clock: Clock) {
+async function revokeNow(
+  ports: Uses<'signingKeys'>,
+  kek: Kek,
+  scope: KeyScope,
+  kid: string,
+  clock: Clock,
+  audit: AuditRecorder,
+) {
   const at = new Date(clock());
   const res = await keyLifecycle.revokeKey(ports.signingKeys, kek, scope.id, kid, at);
   if (!res.found) throw new ProvisioningError(`signing key not found ${scope.missing}`);
+  audit.record({
+    action: 'keys.revoke',
+    target: scope.target,
+    changes: { revokedKid: changed(kid, null), replacementKid: changed(null, res.replacement ?? null) },
+  });
   await scope.announce?.();
   return { kids: await keyLifecycle.publishedKids(ports.signingKeys, scope.id, at) };
 }
 
 /** `keys rotate --now`: the application's waiting NEXT key (or a fresh one) signs at once. */
 export async function rotateKeysNow(
-  ports: Uses<'tenancy' | 'signingKeys' | 'keyChanges'>,
+  ports: Uses<'changes'>,
   kek: Kek,
   anchor: string,
   windows: RotationWindows,
   clock: Clock,
 ) {
-  return rotateNow(ports, kek, await applicationKeys(ports, anchor), windows, clock);
+  return ports.changes.run(async (tx, audit) =>
+    rotateNow(tx, kek, await applicationKeys(tx, anchor), windows, clock, audit),
+  );
 }
 
 /**
@@ -112,49 +148,53 @@ export async function rotateKeysNow(
  * `windows.publishedSeconds` (the JWK Set cache lifetime; the worker's rotation tick activates it then).
  */
 export async function rotateKeysPrepublished(
-  ports: Uses<'tenancy' | 'signingKeys'>,
+  ports: Uses<'changes'>,
   kek: Kek,
   anchor: string,
   windows: RotationWindows,
   clock: Clock,
 ) {
-  return rotatePrepublished(ports, kek, await applicationKeys(ports, anchor), windows, clock);
+  return ports.changes.run(async (tx, audit) =>
+    rotatePrepublished(tx, kek, await applicationKeys(tx, anchor), windows, clock, audit),
+  );
 }
 
 /** `keys revoke`: emergency revocation of one of the application's keys. */
 export async function revokeKeyNow(
-  ports: Uses<'tenancy' | 'signingKeys' | 'keyChanges'>,
+  ports: Uses<'changes'>,
   kek: Kek,
   anchor: string,
   kid: string,
   clock: Clock,
 ) {
-  return revokeNow(ports, kek, await applicationKeys(ports, anchor), kid, clock);
+  return ports.changes.run(async (tx, audit) =>
+    revokeNow(tx, kek, await applicationKeys(tx, anchor), kid, clock, audit),
+  );
 }
 
 /** `keys rotate --oidc --now`: the platform ID-token key set gets a new signer at once. */
 export async function rotateOidcKeysNow(
-  ports: Uses<'signingKeys'>,
+  ports: Uses<'changes'>,
   kek: Kek,
   windows: RotationWindows,
   clock: Clock,
 ) {
-  return rotateNow(ports, kek, OIDC_KEYS, windows, clock);
+  return ports.changes.run((tx, audit) => rotateNow(tx, kek, OIDC_KEYS, windows, clock, audit));
 }
 
 /** `keys rotate --oidc`: a new platform ID-token key is prepublished and signs after `windows.publishedSeconds`. */
 export async function rotateOidcKeysPrepublished(
-  ports: Uses<'signingKeys'>,
+  ports: Uses<'changes'>,
   kek: Kek,
   windows: RotationWindows,
   clock: Clock,
 ) {
-  return rotatePrepublished(ports, kek, OIDC_KEYS, windows, clock);
+  return ports.changes.run((tx, audit) => rotatePrepublished(tx, kek, OIDC_KEYS, windows, clock, audit));
 }
 
 /** `keys revoke --oidc --kid K`: the platform ID-token key leaves the JWKS at once (a new signer if it signed). */
-export async function revokeOidcKeyNow(ports: Uses<'signingKeys'>, kek: Kek, kid: string, clock: Clock) {
-  return revokeNow(ports, kek, OIDC_KEYS, kid, clock);
+export async function revokeOidcKeyNow(ports: Uses<'changes'>, kek: Kek, kid: string, clock: Clock) {
+  return ports.changes.run((tx, audit) => revokeNow(tx, kek, OIDC_KEYS, kid, clock, audit));
 }
 
 export async function listSessions(
@@ -197,10 +237,24 @@ const MOVES: Record<SessionMove, { from: 'ACTIVE' | 'SUSPENDED'; to: 'ACTIVE' | 
  * resuming makes its current refresh version usable again. Repeating a move is idempotent; a revoked or expired
  * session cannot move.
  */
-export async function moveSession(ports: Uses<'sessions'>, sid: string, move: SessionMove, clock: Clock) {
+export async function moveSession(
+  ports: Uses<'changes' | 'sessions'>,
+  sid: string,
+  move: SessionMove,
+  clock: Clock,
+) {
   const { from, to, done } = MOVES[move];
   const now = new Date(clock());
-  if (await ports.sessions.moveStatus(sid, { from, to }, now)) return { sid, status: to.toLowerCase() };
+  const moved = await ports.changes.run(async (tx, audit) => {
+    if (!(await tx.sessions.moveStatus(sid, { from, to }, now))) return false;
+    audit.record({
+      action: `session.${move}`,
+      target: { type: 'session', id: sid },
+      changes: { status: changed(from, to) },
+    });
+    return true;
+  });
+  if (moved) return { sid, status: to.toLowerCase() };
   const row = await ports.sessions.status(sid);
   if (!row) throw new ProvisioningError('session not found');
   const live = row.status === 'ACTIVE' || row.status === 'SUSPENDED';

@@ -3,6 +3,7 @@
 // within that. Delete marks the client REVOKED rather than removing its row: authorization codes and OIDC sessions
 // refer to it, and the host already refuses an inactive client at /authorize, /token (so its refresh tokens stop)
 // and revocation, and in CORS.
+import { type AuditChanges, changed, secretChanged } from '@svc/audit';
 import { ProvisioningError } from '../errors';
 import { checkRegistration, grantsOf, hashClientSecret, newClientSecret } from './oidc-clients';
 import type { OidcClientChange, OidcClientRecord, Uses } from './ports';
@@ -40,23 +41,37 @@ export async function showOidcClient(ports: Uses<'oidcClients' | 'listing'>, cli
 }
 
 /** A new secret, shown once; the old one stops authenticating as soon as the host's client cache turns over. */
-export async function rotateOidcClientSecret(ports: Uses<'oidcClients'>, clientId: string) {
+export async function rotateOidcClientSecret(ports: Uses<'changes'>, clientId: string) {
   const clientSecret = newClientSecret();
-  await changeActive(ports, clientId, (current) => {
-    if (current.authMethod === 'none') {
-      throw new ProvisioningError(
-        `OIDC client ${clientId} is public (auth method none) and has no secret to rotate`,
-      );
-    }
-    return { secretHash: hashClientSecret(clientSecret) };
+  return ports.changes.run(async (tx, audit) => {
+    await changeActive(tx, clientId, (current) => {
+      if (current.authMethod === 'none') {
+        throw new ProvisioningError(
+          `OIDC client ${clientId} is public (auth method none) and has no secret to rotate`,
+        );
+      }
+      return { secretHash: hashClientSecret(clientSecret) };
+    });
+    audit.record({
+      action: 'oidc_client.rotate_secret',
+      target: { type: 'oidc_client', id: clientId },
+      changes: { secret: secretChanged(true, true) },
+    });
+    return { clientId, clientSecret };
   });
-  return { clientId, clientSecret };
 }
 
 /** Revokes the client for good: it can no longer sign anyone in, redeem a code or refresh. */
-export async function deleteOidcClient(ports: Uses<'oidcClients'>, clientId: string) {
-  const after = await changeActive(ports, clientId, () => ({ status: 'REVOKED', secretHash: null }));
-  return { clientId, status: after.status };
+export async function deleteOidcClient(ports: Uses<'changes'>, clientId: string) {
+  return ports.changes.run(async (tx, audit) => {
+    const after = await changeActive(tx, clientId, () => ({ status: 'REVOKED', secretHash: null }));
+    audit.record({
+      action: 'oidc_client.delete',
+      target: { type: 'oidc_client', id: clientId },
+      changes: { status: changed('ACTIVE', after.status), secret: secretChanged(true, false) },
+    });
+    return { clientId, status: after.status };
+  });
 }
 
 /**
@@ -73,29 +88,53 @@ export interface OidcClientSettings {
   requireDpop?: boolean;
 }
 
-export async function setOidcClient(
-  ports: Uses<'oidcClients' | 'listing'>,
-  clientId: string,
-  settings: OidcClientSettings,
-) {
-  const after = await changeActive(ports, clientId, (current) => {
-    const grants: string[] = settings.grants ? grantsOf(settings) : current.grantTypes;
-    const redirectUris = settings.redirectUris ?? current.redirectUris;
-    const responseTypes = settings.responseTypes ?? current.responseTypes;
-    if (!grants.includes('authorization_code') && (redirectUris.length > 0 || responseTypes.length > 0)) {
-      throw new ProvisioningError(
-        'a client without --grant authorization_code has no redirect URIs or response types; add --clear redirect-uri --clear response-type',
-      );
-    }
-    return checkRegistration({
-      redirectUris,
-      postLogoutRedirectUris: settings.postLogoutRedirectUris ?? current.postLogoutRedirectUris,
-      responseTypes,
-      grants,
-      webOrigins: settings.webOrigins ?? current.webOrigins,
-      requirePar: settings.requirePar ?? current.requirePar,
-      requireDpop: settings.requireDpop ?? current.requireDpop,
+export async function setOidcClient(ports: Uses<'changes'>, clientId: string, settings: OidcClientSettings) {
+  return ports.changes.run(async (tx, audit) => {
+    let before: OidcClientRecord | undefined;
+    const after = await changeActive(tx, clientId, (current) => {
+      before = current;
+      return settingsChange(current, settings);
     });
+    const moved: AuditChanges = {};
+    for (const field of SETTINGS) {
+      const from = before?.[field];
+      if (JSON.stringify(from) !== JSON.stringify(after[field])) moved[field] = changed(from, after[field]);
+    }
+    audit.record({
+      action: 'oidc_client.set',
+      target: { type: 'oidc_client', id: clientId },
+      changes: moved,
+    });
+    return { client: await view(tx, after) };
   });
-  return { client: await view(ports, after) };
+}
+
+const SETTINGS = [
+  'redirectUris',
+  'postLogoutRedirectUris',
+  'responseTypes',
+  'grantTypes',
+  'webOrigins',
+  'requirePar',
+  'requireDpop',
+] as const;
+
+function settingsChange(current: OidcClientRecord, settings: OidcClientSettings): OidcClientChange {
+  const grants: string[] = settings.grants ? grantsOf(settings) : current.grantTypes;
+  const redirectUris = settings.redirectUris ?? current.redirectUris;
+  const responseTypes = settings.responseTypes ?? current.responseTypes;
+  if (!grants.includes('authorization_code') && (redirectUris.length > 0 || responseTypes.length > 0)) {
+    throw new ProvisioningError(
+      'a client without --grant authorization_code has no redirect URIs or response types; add --clear redirect-uri --clear response-type',
+    );
+  }
+  return checkRegistration({
+    redirectUris,
+    postLogoutRedirectUris: settings.postLogoutRedirectUris ?? current.postLogoutRedirectUris,
+    responseTypes,
+    grants,
+    webOrigins: settings.webOrigins ?? current.webOrigins,
+    requirePar: settings.requirePar ?? current.requirePar,
+    requireDpop: settings.requireDpop ?? current.requireDpop,
+  });
 }

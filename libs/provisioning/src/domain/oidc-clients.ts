@@ -2,6 +2,7 @@
 // post-logout redirect URIs, registered response types, grants, web origins (CORS) and token-endpoint
 // authentication method. The secret is a 256-bit random value shown once; only its SHA-256 is stored.
 import { createHash, randomBytes } from 'node:crypto';
+import { created, secretChanged } from '@svc/audit';
 import { isHttpsOrLoopback } from '@svc/platform';
 import { OIDC_RESPONSE_TYPES, parseResponseType } from '@svc/token-core';
 import { ProvisioningError } from '../errors';
@@ -153,7 +154,23 @@ export function newClientSecret(): string {
   return `oidcs_${randomBytes(32).toString('hex')}`;
 }
 
-export async function createOidcClient(ports: Uses<'tenancy'>, input: CreateOidcClientInput) {
+export async function createOidcClient(ports: Uses<'changes'>, input: CreateOidcClientInput) {
+  return ports.changes.run(async (tx, audit) => {
+    const answer = await createOidcClientIn(tx, input);
+    const { clientSecret, registration, ...row } = answer;
+    audit.record({
+      action: 'oidc_client.create',
+      target: { type: 'oidc_client', id: answer.clientId },
+      changes: {
+        ...created({ application: input.anchor, authMethod: row.authMethod, ...registration }),
+        secret: secretChanged(false, clientSecret !== undefined),
+      },
+    });
+    return clientSecret ? { clientId: answer.clientId, clientSecret } : { clientId: answer.clientId };
+  });
+}
+
+async function createOidcClientIn(ports: Uses<'tenancy'>, input: CreateOidcClientInput) {
   const app = await appByAnchor(ports, input.anchor);
   if (!(await ports.tenancy.hasEnabledRule(app.id, 'OIDC'))) {
     throw new ProvisioningError(
@@ -171,5 +188,5 @@ export async function createOidcClient(ports: Uses<'tenancy'>, input: CreateOidc
     applicationId: app.id,
     ...registration,
   });
-  return clientSecret ? { clientId, clientSecret } : { clientId };
+  return { clientId, clientSecret, authMethod, registration };
 }

@@ -2,6 +2,7 @@
 // rules (domain/) take `ports` and values, never a database or Redis handle; the factories under store/ implement
 // these interfaces, and each caller (the admin tool, testkit, scripts, bench) binds them once with
 // createProvisioningPorts (`@svc/provisioning/stores`).
+import type { AuditedChanges } from '@svc/audit';
 import type { AccountsPort, AgreementsPort, EmailDomainPolicyKind, SectorSubjectsPort } from '@svc/issuance';
 import type { SigningKeyStore } from '@svc/keyring';
 import type { PrincipalKind } from '@svc/token-core';
@@ -417,6 +418,13 @@ export interface ProvisioningPorts {
    * once. The admin tool leaves it out and announces the change itself (with a warning when Redis is down).
    */
   keyChanges?: KeyChangeNotices;
+  /**
+   * Every change runs through here: `ports.changes.run(async (tx, audit) => {...})` runs the work over ports bound
+   * to one transaction and appends what it `audit.record`s to the audit trail before commit, for the actor these
+   * ports were bound with (`createProvisioningPorts(db, { actor })`, or `actingAs(ports, context)` per request).
+   * If the row cannot be written the change rolls back: AuditUnavailableError.
+   */
+  changes: AuditedChanges<ProvisioningPorts>;
 }
 
 /** The ports one rule takes. */

@@ -1,5 +1,6 @@
 // Accounts, agents and automations, their claim grants and basic-terms acceptance, and their credentials.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { changed, created, secretChanged } from '@svc/audit';
 import type { Clock } from '@svc/platform';
 import { buildClaimView, CLAIM_KEYS, isClaimKey, normalizeRequirements } from '@svc/token-core';
 import { ProvisioningError } from '../errors';
@@ -9,7 +10,7 @@ import { appByAnchor, ed25519PublicX, uuidOrThrow } from './tenancy';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export async function createAccount(
-  ports: Uses<'principals'>,
+  ports: Uses<'changes'>,
   input: {
     email: string;
     givenName?: string;
@@ -28,16 +29,20 @@ export async function createAccount(
     if (url !== undefined && !/^https:\/\/\S+$/.test(url))
       throw new ProvisioningError(`${flag} must be an HTTPS URL`);
   }
-  // Two operators racing on one email: the unique index decides, the loser gets the same clear refusal.
-  const id = await ports.principals.insertAccount({
+  const account = {
     email,
     givenName: input.givenName ?? null,
     familyName: input.familyName ?? null,
     picture: input.picture ?? null,
     pictureAnimated: input.pictureAnimated ?? null,
+  };
+  return ports.changes.run(async (tx, audit) => {
+    // Two operators racing on one email: the unique index decides, the loser gets the same clear refusal.
+    const id = await tx.principals.insertAccount(account);
+    if (!id) throw new ProvisioningError('an account with this email already exists');
+    audit.record({ action: 'account.create', target: { type: 'account', id }, changes: created(account) });
+    return { id };
   });
-  if (!id) throw new ProvisioningError('an account with this email already exists');
-  return { id };
 }
 
 export async function accountById(ports: Uses<'principals'>, id: string) {
@@ -46,17 +51,31 @@ export async function accountById(ports: Uses<'principals'>, id: string) {
   return account;
 }
 
-export async function setAccountStatus(ports: Uses<'principals'>, id: string, status: string) {
+/** The action an account status change records: `account.suspend` (DISABLED), `account.delete`, `account.activate`. */
+const ACCOUNT_STATUS_ACTION = {
+  ACTIVE: 'account.activate',
+  DISABLED: 'account.suspend',
+  DELETED: 'account.delete',
+} as const;
+
+export async function setAccountStatus(ports: Uses<'changes'>, id: string, status: string) {
   if (status !== 'ACTIVE' && status !== 'DISABLED' && status !== 'DELETED') {
     throw new ProvisioningError('--status must be ACTIVE, DISABLED or DELETED');
   }
-  await accountById(ports, id);
-  await ports.principals.setAccountStatus(id, status);
-  return { id, status };
+  return ports.changes.run(async (tx, audit) => {
+    const before = await accountById(tx, id);
+    await tx.principals.setAccountStatus(id, status);
+    audit.record({
+      action: ACCOUNT_STATUS_ACTION[status],
+      target: { type: 'account', id },
+      changes: { status: changed(before.status, status) },
+    });
+    return { id, status };
+  });
 }
 
 export async function grantClaim(
-  ports: Uses<'principals' | 'tenancy' | 'accounts'>,
+  ports: Uses<'changes'>,
   accountId: string,
   anchor: string,
   claim: string,
@@ -65,30 +84,52 @@ export async function grantClaim(
   if (!isClaimKey(claim)) throw new ProvisioningError(`--claim must be one of ${CLAIM_KEYS.join(', ')}`);
   if (state !== 'GRANTED' && state !== 'DENIED')
     throw new ProvisioningError('--state must be GRANTED or DENIED');
-  await accountById(ports, accountId);
-  const app = await appByAnchor(ports, anchor);
-  await ports.principals.putClaimGrant({ accountId, applicationId: app.id, claim, state });
-  const grants = await ports.accounts.loadGrants(accountId, app.id);
-  return { claims: buildClaimView(normalizeRequirements(app.claimRequirements), grants) };
+  return ports.changes.run(async (tx, audit) => {
+    await accountById(tx, accountId);
+    const app = await appByAnchor(tx, anchor);
+    await tx.principals.putClaimGrant({ accountId, applicationId: app.id, claim, state });
+    const grants = await tx.accounts.loadGrants(accountId, app.id);
+    audit.record({
+      action: 'account.grant_claim',
+      target: { type: 'account', id: accountId },
+      changes: created({ application: anchor, claim, state }),
+    });
+    return { claims: buildClaimView(normalizeRequirements(app.claimRequirements), grants) };
+  });
 }
 
-export async function acceptTerms(ports: Uses<'principals' | 'agreements'>, accountId: string) {
-  await accountById(ports, accountId);
-  const terms = await ports.agreements.currentTerms();
-  if (!terms) throw new ProvisioningError('no basic terms have been published');
-  await ports.agreements.recordReceipt(accountId, terms, 'ADMIN');
-  return { revision: terms.revision };
+export async function acceptTerms(ports: Uses<'changes'>, accountId: string) {
+  return ports.changes.run(async (tx, audit) => {
+    await accountById(tx, accountId);
+    const terms = await tx.agreements.currentTerms();
+    if (!terms) throw new ProvisioningError('no basic terms have been published');
+    await tx.agreements.recordReceipt(accountId, terms, 'ADMIN');
+    audit.record({
+      action: 'account.accept_terms',
+      target: { type: 'account', id: accountId },
+      changes: created({ revision: terms.revision, source: 'ADMIN' }),
+    });
+    return { revision: terms.revision };
+  });
 }
 
 export async function createWorkload(
-  ports: Uses<'principals'>,
+  ports: Uses<'changes'>,
   kind: 'AGENT' | 'AUTOMATION',
   accountId: string,
   name: string,
 ) {
   if (!name.trim()) throw new ProvisioningError('--name must not be empty');
-  await accountById(ports, accountId);
-  return { id: await ports.principals.insertWorkload({ kind, ownerAccountId: accountId, name }) };
+  return ports.changes.run(async (tx, audit) => {
+    await accountById(tx, accountId);
+    const id = await tx.principals.insertWorkload({ kind, ownerAccountId: accountId, name });
+    audit.record({
+      action: `${kind.toLowerCase()}.create`,
+      target: { type: kind.toLowerCase(), id },
+      changes: created({ ownerAccountId: accountId, name }),
+    });
+    return { id };
+  });
 }
 
 async function workloadOf(
@@ -119,25 +160,35 @@ async function workloadById(ports: Uses<'principals'>, kind: 'AGENT' | 'AUTOMATI
  * authority at once (refresh AuthorizationArtifactStale, introspection revoked, userinfo, claim-state and /errand
  * refuse its tokens). Idempotent.
  */
-export async function revokeWorkload(ports: Uses<'principals'>, kind: 'AGENT' | 'AUTOMATION', id: string) {
-  const w = await workloadById(ports, kind, id);
-  await ports.principals.revokeWorkload(w.id);
-  return { id: w.id, status: 'REVOKED' };
+export async function revokeWorkload(ports: Uses<'changes'>, kind: 'AGENT' | 'AUTOMATION', id: string) {
+  return ports.changes.run(async (tx, audit) => {
+    const w = await workloadById(tx, kind, id);
+    await tx.principals.revokeWorkload(w.id);
+    audit.record({
+      action: `${kind.toLowerCase()}.revoke`,
+      target: { type: kind.toLowerCase(), id: w.id },
+      changes: { status: changed(w.status, 'REVOKED') },
+    });
+    return { id: w.id, status: 'REVOKED' };
+  });
 }
 
 /**
  * Moves an active agent or automation to its next generation: the sessions of earlier generations lose their
  * authority, its credentials keep issuing (under the new generation).
  */
-export async function regenerateWorkload(
-  ports: Uses<'principals'>,
-  kind: 'AGENT' | 'AUTOMATION',
-  id: string,
-) {
-  const w = await workloadById(ports, kind, id);
-  const generation = await ports.principals.nextWorkloadGeneration(w.id);
-  if (generation === undefined) throw new ProvisioningError(`the ${kind.toLowerCase()} is revoked`);
-  return { id: w.id, generation };
+export async function regenerateWorkload(ports: Uses<'changes'>, kind: 'AGENT' | 'AUTOMATION', id: string) {
+  return ports.changes.run(async (tx, audit) => {
+    const w = await workloadById(tx, kind, id);
+    const generation = await tx.principals.nextWorkloadGeneration(w.id);
+    if (generation === undefined) throw new ProvisioningError(`the ${kind.toLowerCase()} is revoked`);
+    audit.record({
+      action: `${kind.toLowerCase()}.regenerate`,
+      target: { type: kind.toLowerCase(), id: w.id },
+      changes: { generation: changed(w.generation, generation) },
+    });
+    return { id: w.id, generation };
+  });
 }
 
 export function hashSecret(secret: string): string {
@@ -170,40 +221,64 @@ async function applicabilityOf(ports: Uses<'tenancy'>, input: CredentialApplicab
 }
 
 export async function createAccessKey(
-  ports: Uses<'principals' | 'tenancy'>,
+  ports: Uses<'changes'>,
   input: CredentialApplicability & { accountId: string; agentId?: string; automationId?: string },
 ) {
-  const applicability = await applicabilityOf(ports, input);
-  await accountById(ports, input.accountId);
-  const workload = await workloadOf(ports, input.accountId, input);
-  const accessKeyIdentifier = `acs_k_${randomUUID()}`;
-  const accessKeySecret = `acs_t_${randomBytes(32).toString('hex')}`;
-  await ports.principals.insertAccessKey({
-    identifier: accessKeyIdentifier,
-    secretHash: hashSecret(accessKeySecret),
-    ...applicability,
-    accountId: input.accountId,
-    workloadId: workload?.id ?? null,
+  return ports.changes.run(async (tx, audit) => {
+    const applicability = await applicabilityOf(tx, input);
+    await accountById(tx, input.accountId);
+    const workload = await workloadOf(tx, input.accountId, input);
+    const accessKeyIdentifier = `acs_k_${randomUUID()}`;
+    const accessKeySecret = `acs_t_${randomBytes(32).toString('hex')}`;
+    await tx.principals.insertAccessKey({
+      identifier: accessKeyIdentifier,
+      secretHash: hashSecret(accessKeySecret),
+      ...applicability,
+      accountId: input.accountId,
+      workloadId: workload?.id ?? null,
+    });
+    audit.record({
+      action: 'access_key.create',
+      target: { type: 'access_key', id: accessKeyIdentifier },
+      changes: {
+        ...created({ ...applicability, accountId: input.accountId, workloadId: workload?.id ?? null }),
+        secret: secretChanged(false, true),
+      },
+    });
+    return { accessKeyIdentifier, accessKeySecret };
   });
-  return { accessKeyIdentifier, accessKeySecret };
 }
 
-export async function revokeAccessKey(ports: Uses<'principals'>, identifier: string, clock: Clock) {
-  // Idempotent: revoking twice keeps the first revocation time.
-  if (!(await ports.principals.revokeCredential({ accessKey: identifier }, new Date(clock()))))
-    throw new ProvisioningError('access key not found');
-  return { revoked: true };
+export async function revokeAccessKey(ports: Uses<'changes'>, identifier: string, clock: Clock) {
+  return ports.changes.run(async (tx, audit) => {
+    // Idempotent: revoking twice keeps the first revocation time.
+    if (!(await tx.principals.revokeCredential({ accessKey: identifier }, new Date(clock()))))
+      throw new ProvisioningError('access key not found');
+    audit.record({
+      action: 'access_key.revoke',
+      target: { type: 'access_key', id: identifier },
+      changes: { status: changed(null, 'REVOKED') },
+    });
+    return { revoked: true };
+  });
 }
 
-export async function revokePublicKey(ports: Uses<'principals'>, kid: string, clock: Clock) {
-  // Idempotent: revoking twice keeps the first revocation time.
-  if (!(await ports.principals.revokeCredential({ publicKey: kid }, new Date(clock()))))
-    throw new ProvisioningError('public key not found');
-  return { revoked: true };
+export async function revokePublicKey(ports: Uses<'changes'>, kid: string, clock: Clock) {
+  return ports.changes.run(async (tx, audit) => {
+    // Idempotent: revoking twice keeps the first revocation time.
+    if (!(await tx.principals.revokeCredential({ publicKey: kid }, new Date(clock()))))
+      throw new ProvisioningError('public key not found');
+    audit.record({
+      action: 'public_key.revoke',
+      target: { type: 'public_key', id: kid },
+      changes: { status: changed(null, 'REVOKED') },
+    });
+    return { revoked: true };
+  });
 }
 
 export async function registerPublicKey(
-  ports: Uses<'principals' | 'tenancy'>,
+  ports: Uses<'changes'>,
   input: CredentialApplicability & {
     accountId: string;
     agentId?: string;
@@ -211,17 +286,19 @@ export async function registerPublicKey(
     jwk: unknown;
   },
 ) {
-  const applicability = await applicabilityOf(ports, input);
-  await accountById(ports, input.accountId);
-  const workload = await workloadOf(ports, input.accountId, input);
-  const x = ed25519PublicX(input.jwk);
-  const kid = `pky_${randomBytes(12).toString('base64url')}`;
-  await ports.principals.insertPublicKey({
-    kid,
-    jwk: { kty: 'OKP', crv: 'Ed25519', x },
-    ...applicability,
-    accountId: input.accountId,
-    workloadId: workload?.id ?? null,
+  return ports.changes.run(async (tx, audit) => {
+    const applicability = await applicabilityOf(tx, input);
+    await accountById(tx, input.accountId);
+    const workload = await workloadOf(tx, input.accountId, input);
+    const x = ed25519PublicX(input.jwk);
+    const kid = `pky_${randomBytes(12).toString('base64url')}`;
+    const owner = { ...applicability, accountId: input.accountId, workloadId: workload?.id ?? null };
+    await tx.principals.insertPublicKey({ kid, jwk: { kty: 'OKP', crv: 'Ed25519', x }, ...owner });
+    audit.record({
+      action: 'public_key.register',
+      target: { type: 'public_key', id: kid },
+      changes: created({ ...owner, x }),
+    });
+    return { kid };
   });
-  return { kid };
 }

@@ -1,5 +1,6 @@
 // Organizations, sectors and applications with their rules, claim requirements and client keys.
 import { randomBytes } from 'node:crypto';
+import { changed, created } from '@svc/audit';
 import { keyLifecycle } from '@svc/keyring';
 import type { Clock } from '@svc/platform';
 import {
@@ -32,34 +33,60 @@ export const RETURN_METHODS = ['DEVICE_CODE', 'CALLBACK', 'STATUS_POLL', 'REVEAL
 const INT64_MAX = 9_223_372_036_854_775_807n;
 const LOCALE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 
-export async function createOrg(ports: Uses<'tenancy'>, name: string) {
+export async function createOrg(ports: Uses<'changes'>, name: string) {
   if (!name.trim()) throw new ProvisioningError('--name must not be empty');
-  return { id: await ports.tenancy.insertOrganization(name) };
+  return ports.changes.run(async (tx, audit) => {
+    const id = await tx.tenancy.insertOrganization(name);
+    audit.record({ action: 'org.create', target: { type: 'organization', id }, changes: created({ name }) });
+    return { id };
+  });
 }
 
-export async function setOrgStatus(ports: Uses<'tenancy'>, id: string, status: string) {
+export async function setOrgStatus(ports: Uses<'changes'>, id: string, status: string) {
   if (status !== 'ACTIVE' && status !== 'DISABLED')
     throw new ProvisioningError('--status must be ACTIVE or DISABLED');
-  if (!(await ports.tenancy.organizationExists(uuidOrThrow(id, 'organization'))))
-    throw new ProvisioningError('organization not found');
-  await ports.tenancy.setOrganizationStatus(id, status);
-  return { id, status };
+  return ports.changes.run(async (tx, audit) => {
+    if (!(await tx.tenancy.organizationExists(uuidOrThrow(id, 'organization'))))
+      throw new ProvisioningError('organization not found');
+    await tx.tenancy.setOrganizationStatus(id, status);
+    audit.record({
+      action: 'org.set_status',
+      target: { type: 'organization', id },
+      changes: { status: changed(null, status) },
+    });
+    return { id, status };
+  });
 }
 
-export async function createSector(ports: Uses<'tenancy'>, orgId: string, name: string) {
+export async function createSector(ports: Uses<'changes'>, orgId: string, name: string) {
   if (!name.trim()) throw new ProvisioningError('--name must not be empty');
-  if (!(await ports.tenancy.organizationExists(uuidOrThrow(orgId, 'organization'))))
-    throw new ProvisioningError('organization not found');
-  return { id: await ports.tenancy.insertSector(orgId, name) };
+  return ports.changes.run(async (tx, audit) => {
+    if (!(await tx.tenancy.organizationExists(uuidOrThrow(orgId, 'organization'))))
+      throw new ProvisioningError('organization not found');
+    const id = await tx.tenancy.insertSector(orgId, name);
+    audit.record({
+      action: 'sector.create',
+      target: { type: 'sector', id },
+      changes: created({ organizationId: orgId, name }),
+    });
+    return { id };
+  });
 }
 
-export async function setSectorStatus(ports: Uses<'tenancy'>, id: string, status: string) {
+export async function setSectorStatus(ports: Uses<'changes'>, id: string, status: string) {
   if (status !== 'ACTIVE' && status !== 'DISABLED')
     throw new ProvisioningError('--status must be ACTIVE or DISABLED');
-  if (!(await ports.tenancy.sectorExists(uuidOrThrow(id, 'sector'))))
-    throw new ProvisioningError('sector not found');
-  await ports.tenancy.setSectorStatus(id, status);
-  return { id, status };
+  return ports.changes.run(async (tx, audit) => {
+    if (!(await tx.tenancy.sectorExists(uuidOrThrow(id, 'sector'))))
+      throw new ProvisioningError('sector not found');
+    await tx.tenancy.setSectorStatus(id, status);
+    audit.record({
+      action: 'sector.set_status',
+      target: { type: 'sector', id },
+      changes: { status: changed(null, status) },
+    });
+    return { id, status };
+  });
 }
 
 export function uuidOrThrow(id: string, what: string): string {
@@ -78,12 +105,7 @@ export interface CreateAppInput {
 }
 
 /** `clock`: when its first signing key is made (the caller's clock). */
-export async function createApp(
-  ports: Uses<'tenancy' | 'signingKeys'>,
-  kek: Kek,
-  input: CreateAppInput,
-  clock: Clock,
-) {
+export async function createApp(ports: Uses<'changes'>, kek: Kek, input: CreateAppInput, clock: Clock) {
   if (input.anchor.length < 3 || input.anchor.length > 64 || !ANCHOR_PATTERN.test(input.anchor)) {
     throw new ProvisioningError('--anchor must be kebab-case, 3 to 64 characters, starting with a letter');
   }
@@ -98,20 +120,35 @@ export async function createApp(
       throw new ProvisioningError(`invalid --callback-domain ${d}`);
     }
   }
-  if (!(await ports.tenancy.sectorExists(uuidOrThrow(input.sectorId, 'sector'))))
-    throw new ProvisioningError('sector not found');
-  // Two operators racing on one anchor: the unique index decides, the loser gets the same clear refusal.
-  const id = await ports.tenancy.insertApplication({
-    anchor: input.anchor,
-    sectorId: input.sectorId,
-    names: input.names,
-    defaultLocale,
-    callbackDomains: [...new Set((input.callbackDomains ?? []).map((d) => d.toLowerCase()))],
-    claimRequirements: normalizeRequirements({}),
+  const callbackDomains = [...new Set((input.callbackDomains ?? []).map((d) => d.toLowerCase()))];
+  return ports.changes.run(async (tx, audit) => {
+    if (!(await tx.tenancy.sectorExists(uuidOrThrow(input.sectorId, 'sector'))))
+      throw new ProvisioningError('sector not found');
+    // Two operators racing on one anchor: the unique index decides, the loser gets the same clear refusal.
+    const id = await tx.tenancy.insertApplication({
+      anchor: input.anchor,
+      sectorId: input.sectorId,
+      names: input.names,
+      defaultLocale,
+      callbackDomains,
+      claimRequirements: normalizeRequirements({}),
+    });
+    if (!id) throw new ProvisioningError('an application with this anchor already exists');
+    const signingKid = await keyLifecycle.ensureActiveKey(tx.signingKeys, kek, id, new Date(clock()));
+    audit.record({
+      action: 'app.create',
+      target: { type: 'application', id: input.anchor },
+      changes: created({
+        id,
+        sectorId: input.sectorId,
+        names: input.names,
+        defaultLocale,
+        callbackDomains,
+        signingKid,
+      }),
+    });
+    return { applicationAnchor: input.anchor };
   });
-  if (!id) throw new ProvisioningError('an application with this anchor already exists');
-  await keyLifecycle.ensureActiveKey(ports.signingKeys, kek, id, new Date(clock()));
-  return { applicationAnchor: input.anchor };
 }
 
 export async function appByAnchor(ports: Uses<'tenancy'>, anchor: string) {
@@ -120,13 +157,20 @@ export async function appByAnchor(ports: Uses<'tenancy'>, anchor: string) {
   return app;
 }
 
-export async function setAppStatus(ports: Uses<'tenancy'>, anchor: string, status: string) {
+export async function setAppStatus(ports: Uses<'changes'>, anchor: string, status: string) {
   if (status !== 'ACTIVE' && status !== 'SUSPENDED' && status !== 'DISABLED') {
     throw new ProvisioningError('--status must be ACTIVE, SUSPENDED or DISABLED');
   }
-  const app = await appByAnchor(ports, anchor);
-  await ports.tenancy.setApplicationStatus(app.id, status);
-  return { applicationAnchor: anchor, status };
+  return ports.changes.run(async (tx, audit) => {
+    const app = await appByAnchor(tx, anchor);
+    await tx.tenancy.setApplicationStatus(app.id, status);
+    audit.record({
+      action: 'app.set_status',
+      target: { type: 'application', id: anchor },
+      changes: { status: changed(app.status, status) },
+    });
+    return { applicationAnchor: anchor, status };
+  });
 }
 
 function ttlOrThrow(v: number | undefined, bounds: { min: number; max: number }, flag: string) {
@@ -138,7 +182,7 @@ function ttlOrThrow(v: number | undefined, bounds: { min: number; max: number },
 }
 
 export async function addRule(
-  ports: Uses<'tenancy'>,
+  ports: Uses<'changes'>,
   anchor: string,
   input: { method: string; platformAppIds?: bigint[]; accessTtl?: number; refreshTtl?: number },
 ) {
@@ -156,23 +200,38 @@ export async function addRule(
     if (id < 1n || id > INT64_MAX)
       throw new ProvisioningError('--platform-app-id must be an integer from 1 to 2^63-1');
   }
-  const app = await appByAnchor(ports, anchor);
-  const ruleId = await ports.tenancy.insertRule({
-    applicationId: app.id,
+  const rule = {
     method: input.method,
     platformAppIds: [...new Set(input.platformAppIds ?? [])],
     accessTtl: ttlOrThrow(input.accessTtl, ACCESS_TTL, '--access-ttl'),
     refreshTtl: ttlOrThrow(input.refreshTtl, REFRESH_TTL, '--refresh-ttl'),
+  };
+  return ports.changes.run(async (tx, audit) => {
+    const app = await appByAnchor(tx, anchor);
+    const ruleId = await tx.tenancy.insertRule({ applicationId: app.id, ...rule });
+    audit.record({
+      action: 'app.add_rule',
+      target: { type: 'application', id: anchor },
+      changes: created({ ruleId, ...rule }),
+    });
+    return { ruleId };
   });
-  return { ruleId };
 }
 
-export async function addReturnRule(ports: Uses<'tenancy'>, anchor: string, method: string) {
+export async function addReturnRule(ports: Uses<'changes'>, anchor: string, method: string) {
   if (!(RETURN_METHODS as readonly string[]).includes(method)) {
     throw new ProvisioningError(`--method must be one of ${RETURN_METHODS.join(', ')}`);
   }
-  const app = await appByAnchor(ports, anchor);
-  return { ruleId: await ports.tenancy.insertReturnRule(app.id, method) };
+  return ports.changes.run(async (tx, audit) => {
+    const app = await appByAnchor(tx, anchor);
+    const ruleId = await tx.tenancy.insertReturnRule(app.id, method);
+    audit.record({
+      action: 'app.add_return_rule',
+      target: { type: 'application', id: anchor },
+      changes: created({ returnRuleId: ruleId, method }),
+    });
+    return { ruleId };
+  });
 }
 
 /**
@@ -181,18 +240,27 @@ export async function addReturnRule(ports: Uses<'tenancy'>, anchor: string, meth
  * kind, is refused and nothing changes.
  */
 export async function removeRule(
-  ports: Uses<'tenancy'>,
+  ports: Uses<'changes' | 'tenancy'>,
   anchor: string,
   ruleId: string,
   kind: 'rule' | 'return rule',
 ) {
-  const app = await appByAnchor(ports, anchor);
   const id = uuidOrThrow(ruleId, kind);
-  const removed =
-    kind === 'rule'
-      ? await ports.tenancy.deleteRule(app.id, id)
-      : await ports.tenancy.deleteReturnRule(app.id, id);
-  if (removed) return { ruleId: id, removed: true };
+  const app = await ports.changes.run(async (tx, audit) => {
+    const app = await appByAnchor(tx, anchor);
+    const removed =
+      kind === 'rule'
+        ? await tx.tenancy.deleteRule(app.id, id)
+        : await tx.tenancy.deleteReturnRule(app.id, id);
+    if (!removed) return app;
+    audit.record({
+      action: kind === 'rule' ? 'app.remove_rule' : 'app.remove_return_rule',
+      target: { type: 'application', id: anchor },
+      changes: { [kind === 'rule' ? 'ruleId' : 'returnRuleId']: changed(id, null) },
+    });
+    return undefined;
+  });
+  if (!app) return { ruleId: id, removed: true };
   const other = await ports.tenancy.ruleKind(app.id, id);
   if (other === 'return rule')
     throw new ProvisioningError(`${id} is a return rule of ${anchor}; remove it with app remove-return-rule`);
@@ -204,7 +272,7 @@ export async function removeRule(
 }
 
 export async function setClaims(
-  ports: Uses<'tenancy'>,
+  ports: Uses<'changes'>,
   anchor: string,
   changes: Partial<Record<ClaimKey, string>>,
 ) {
@@ -216,21 +284,36 @@ export async function setClaims(
       );
     }
   }
-  const app = await appByAnchor(ports, anchor);
-  const claims = await ports.tenancy.changeClaimRequirements(app.id, (stored) => {
-    const next = normalizeRequirements(stored);
-    for (const [key, value] of Object.entries(changes)) next[key as ClaimKey] = value as Requirement;
-    return next;
+  return ports.changes.run(async (tx, audit) => {
+    const app = await appByAnchor(tx, anchor);
+    const moved: Record<string, { from: unknown; to: unknown }> = {};
+    const claims = await tx.tenancy.changeClaimRequirements(app.id, (stored) => {
+      const before = normalizeRequirements(stored);
+      const next = { ...before };
+      for (const [key, value] of Object.entries(changes)) {
+        next[key as ClaimKey] = value as Requirement;
+        if (before[key as ClaimKey] !== value) moved[key] = changed(before[key as ClaimKey], value);
+      }
+      return next;
+    });
+    audit.record({ action: 'app.set_claims', target: { type: 'application', id: anchor }, changes: moved });
+    return { claims };
   });
-  return { claims };
 }
 
-export async function addClientKey(ports: Uses<'tenancy'>, anchor: string, jwk: unknown) {
-  const app = await appByAnchor(ports, anchor);
-  const x = ed25519PublicX(jwk);
-  const kid = `cak_${randomBytes(12).toString('base64url')}`;
-  await ports.tenancy.insertClientKey({ kid, applicationId: app.id, jwk: { kty: 'OKP', crv: 'Ed25519', x } });
-  return { kid };
+export async function addClientKey(ports: Uses<'changes'>, anchor: string, jwk: unknown) {
+  return ports.changes.run(async (tx, audit) => {
+    const app = await appByAnchor(tx, anchor);
+    const x = ed25519PublicX(jwk);
+    const kid = `cak_${randomBytes(12).toString('base64url')}`;
+    await tx.tenancy.insertClientKey({ kid, applicationId: app.id, jwk: { kty: 'OKP', crv: 'Ed25519', x } });
+    audit.record({
+      action: 'app.add_client_key',
+      target: { type: 'application', id: anchor },
+      changes: created({ kid, x }),
+    });
+    return { kid };
+  });
 }
 
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];

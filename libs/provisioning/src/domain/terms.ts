@@ -1,4 +1,6 @@
 // Publishing basic-terms revisions: validates the agreement body of the spec and computes each locale's hash.
+
+import { changed } from '@svc/audit';
 import {
   AGREEMENT_LOCALES,
   type Agreement,
@@ -56,7 +58,7 @@ export function jsonbOrder<T>(value: T): T {
  * Publishing the same documents (and epoch) as the newest revision is a no-op that returns that revision with
  * `unchanged: true`, so re-running a deploy script does not force every account to accept again.
  */
-export async function publishTerms(ports: Uses<'terms'>, raw: unknown, connectUrl: string) {
+export async function publishTerms(ports: Uses<'changes'>, raw: unknown, connectUrl: string) {
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
     const where = parsed.error.issues
@@ -69,33 +71,53 @@ export async function publishTerms(ports: Uses<'terms'>, raw: unknown, connectUr
   const documents = {} as Record<AgreementLocale, AgreementDocumentBody>;
   for (const locale of AGREEMENT_LOCALES)
     documents[locale] = jsonbOrder(parsed.data.locales[locale].document);
-  return ports.terms.withLock(async (revisions) => {
-    const last = await revisions.newest();
-    if (
-      last &&
-      sameAsPublished(last.body as unknown as Agreement, last.acceptanceEpoch, parsed.data, documents, epoch)
-    ) {
-      return { revision: last.revision, unchanged: true as const };
-    }
-    const revision = (last?.revision ?? 0) + 1;
-    const locales = {} as Agreement['locales'];
-    for (const locale of AGREEMENT_LOCALES) {
-      locales[locale] = {
-        contentSha256: contentSha256(documents[locale]),
-        versionUrl:
-          parsed.data.locales[locale].versionUrl ?? `${connectUrl}/terms/${revision}?locale=${locale}`,
-        document: documents[locale],
+  return ports.changes.run((tx, audit) =>
+    tx.terms.withLock(async (revisions) => {
+      const last = await revisions.newest();
+      if (
+        last &&
+        sameAsPublished(
+          last.body as unknown as Agreement,
+          last.acceptanceEpoch,
+          parsed.data,
+          documents,
+          epoch,
+        )
+      ) {
+        return { revision: last.revision, unchanged: true as const };
+      }
+      const revision = (last?.revision ?? 0) + 1;
+      const locales = {} as Agreement['locales'];
+      for (const locale of AGREEMENT_LOCALES) {
+        locales[locale] = {
+          contentSha256: contentSha256(documents[locale]),
+          versionUrl:
+            parsed.data.locales[locale].versionUrl ?? `${connectUrl}/terms/${revision}?locale=${locale}`,
+          document: documents[locale],
+        };
+      }
+      const agreement: Agreement = {
+        documentType: 'BASIC_TERMS',
+        requiredRevision: revision,
+        requiredAcceptanceEpoch: epoch,
+        locales,
       };
-    }
-    const agreement: Agreement = {
-      documentType: 'BASIC_TERMS',
-      requiredRevision: revision,
-      requiredAcceptanceEpoch: epoch,
-      locales,
-    };
-    await revisions.insert({ revision, acceptanceEpoch: epoch, body: agreement as object });
-    return { revision };
-  });
+      await revisions.insert({ revision, acceptanceEpoch: epoch, body: agreement as object });
+      audit.record({
+        action: 'terms.publish',
+        target: { type: 'basic_terms', id: String(revision) },
+        changes: {
+          revision: changed(last?.revision ?? null, revision),
+          acceptanceEpoch: changed(last?.acceptanceEpoch ?? null, epoch),
+          contentSha256: changed(
+            null,
+            Object.fromEntries(AGREEMENT_LOCALES.map((l) => [l, locales[l].contentSha256])),
+          ),
+        },
+      });
+      return { revision };
+    }),
+  );
 }
 
 function sameAsPublished(

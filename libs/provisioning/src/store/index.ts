@@ -2,9 +2,12 @@
 // (domain/ports.ts); `createProvisioningPorts` binds them all. The admin tool binds them once in its context, tests
 // in @svc/testkit's infrastructure, scripts and bench where they open their database; rules never import this
 // module (`@svc/provisioning/stores`).
+import type { AuditContext } from '@svc/audit';
+import { createAuditedChanges } from '@svc/audit/stores';
 import type { Db } from '@svc/db';
 import { createAccountsStore, createAgreementsStore, createSectorSubjectsStore } from '@svc/issuance/stores';
 import { createSigningKeyStore, publishKeyChange } from '@svc/keyring';
+import { type Clock, systemClock } from '@svc/platform';
 import type { Redis } from 'ioredis';
 import type { ProvisioningPorts } from '../domain/ports';
 import { createInspectStore } from './inspect';
@@ -27,12 +30,17 @@ export {
   createTermsStore,
 };
 
-/**
- * Every provisioning store over one database. With `redis`, key rotations and revocations also tell the hosts'
- * key rings at once (keyChanges); without it the caller announces changes itself, as the admin tool does.
- */
-export function createProvisioningPorts(db: Db, opts: { redis?: Redis } = {}): ProvisioningPorts {
-  const { redis } = opts;
+/** What provisioning's ports are bound with. */
+export interface ProvisioningBinding {
+  /** Tells the hosts' key rings of key changes at once (after the change commits). */
+  redis?: Redis;
+  /** Who the changes are made by (the CLI's cliActor(), testkit's, a worker's); the audit rows name it. */
+  actor: AuditContext;
+  /** Stamps the audit rows (default: the system clock). */
+  clock?: Clock;
+}
+
+function storesOver(db: Db) {
   return {
     tenancy: createTenancyStore(db),
     signingKeys: createSigningKeyStore(db),
@@ -46,6 +54,30 @@ export function createProvisioningPorts(db: Db, opts: { redis?: Redis } = {}): P
     sectorSubjects: createSectorSubjectsStore(db),
     sealedSecrets: createSealedSecretsStore(db),
     terms: createTermsStore(db),
-    keyChanges: redis ? { publish: (scopeId) => publishKeyChange(redis, scopeId) } : undefined,
   };
+}
+
+/**
+ * Every provisioning store over one database, acting for `actor`. With `redis`, key rotations and revocations also
+ * tell the hosts' key rings (keyChanges, sent once the change has committed); without it the caller announces
+ * changes itself, as the admin tool does. `changes.run` binds the same stores to one transaction per change.
+ */
+export function createProvisioningPorts(db: Db, opts: ProvisioningBinding): ProvisioningPorts {
+  const { redis } = opts;
+  const publish = redis ? (scopeId: string) => publishKeyChange(redis, scopeId) : undefined;
+  const changes = createAuditedChanges<ProvisioningPorts>(db, {
+    context: opts.actor,
+    clock: opts.clock ?? systemClock,
+    bind: (tx, scope) => {
+      const inTx: ProvisioningPorts = {
+        ...storesOver(tx),
+        keyChanges: publish
+          ? { publish: async (scopeId) => scope.afterCommit(() => publish(scopeId)) }
+          : undefined,
+        changes: scope.joined(() => inTx),
+      };
+      return inTx;
+    },
+  });
+  return { ...storesOver(db), keyChanges: publish ? { publish } : undefined, changes };
 }

@@ -1,0 +1,149 @@
+// Appending to the chain inside a caller's transaction, and the audited-change runner built on it: the change's
+// statements, then its rows, in one transaction, or nothing at all.
+import type { Db } from '@svc/db';
+import type { Clock } from '@svc/platform';
+import { sealEvents } from '../domain/chain';
+import { AuditUnavailableError } from '../domain/errors';
+import type { AuditedChanges, ChainHead } from '../domain/ports';
+import type { AuditContext, AuditEntry, AuditEvent, AuditRecorder } from '../domain/types';
+
+/** An interactive transaction's client (what `db.$transaction(async (tx) => ...)` hands its callback). */
+export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+
+/**
+ * Audited changes may generate RSA keys (app create, key rotation) inside their transaction: as the key lifecycle's
+ * own transactions, more room than Prisma's 5 s default.
+ */
+export const AUDITED_TX = { maxWait: 10_000, timeout: 30_000 } as const;
+
+/** Locks the chain head (FOR UPDATE: every other append waits here until this transaction ends) and reads it. */
+export async function lockChainHead(tx: Tx): Promise<ChainHead> {
+  const rows = await tx.$queryRaw<{ seq: bigint; hash: string }[]>`
+    SELECT seq, hash FROM audit_chain_head WHERE id = 1 FOR UPDATE`;
+  const head = rows[0];
+  if (!head) throw new Error('the audit chain head row is missing (run pnpm db:migrate)');
+  return { seq: BigInt(head.seq), hash: head.hash };
+}
+
+/** Inserts sealed rows and moves the head to the last of them (the head must be locked by this transaction). */
+export async function insertSealed(tx: Tx, rows: AuditEvent[]): Promise<void> {
+  const last = rows[rows.length - 1];
+  if (!last) return;
+  await tx.auditEvent.createMany({
+    data: rows.map((e) => ({
+      seq: BigInt(e.seq),
+      id: e.id,
+      at: new Date(e.at),
+      actorKind: e.actor.kind,
+      actorId: e.actor.id,
+      actorName: e.actor.name,
+      action: e.action,
+      targetType: e.target.type,
+      targetId: e.target.id,
+      changes: e.changes as object,
+      requestId: e.requestId,
+      sourceAddress: e.sourceAddress,
+      userAgent: e.userAgent,
+      prevHash: e.prevHash,
+      hash: e.hash,
+    })),
+  });
+  await tx.$executeRaw`UPDATE audit_chain_head SET seq = ${BigInt(last.seq)}, hash = ${last.hash} WHERE id = 1`;
+}
+
+/**
+ * THE append: writes `entries` as rows of the chain inside the caller's transaction `tx`, stamped `at`, under the
+ * chain head's row lock (held until `tx` ends, so appends from every process serialize and seq never repeats or
+ * skips). Call it last in the transaction, after the change's own statements, so the lock is held briefly. Any
+ * failure is AuditUnavailableError; the caller lets it propagate so the transaction rolls back.
+ */
+export async function appendAuditEvents(
+  tx: Tx,
+  context: AuditContext,
+  entries: readonly AuditEntry[],
+  at: Date,
+): Promise<AuditEvent[]> {
+  if (entries.length === 0) return [];
+  try {
+    const rows = sealEvents(await lockChainHead(tx), context, entries, at);
+    await insertSealed(tx, rows);
+    return rows;
+  } catch (err) {
+    throw new AuditUnavailableError(err);
+  }
+}
+
+/**
+ * A transaction client that also answers `$transaction`, by joining the transaction it is already in (a callback
+ * runs on the same client; an array of queries runs in order). Stores written for a `Db` (which open their own
+ * transactions for row locks) then run unchanged inside an audited change.
+ */
+export function joinTransaction(tx: Tx): Db {
+  const joined = new Proxy(tx as object, {
+    get(target, prop, receiver) {
+      if (prop === '$transaction') {
+        return async (arg: unknown) => {
+          if (typeof arg === 'function') return (arg as (t: unknown) => unknown)(joined);
+          const out: unknown[] = [];
+          for (const q of arg as Promise<unknown>[]) out.push(await q);
+          return out;
+        };
+      }
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+  return joined as Db;
+}
+
+/** What a change's ports are bound with inside its transaction. */
+export interface AuditScope<P> {
+  /** Runs `hook` once the transaction has committed (a key-change notice); never when it rolled back. */
+  afterCommit(hook: () => Promise<void>): void;
+  /**
+   * A runner for the ports inside the transaction: a nested `changes.run` joins this transaction and records into
+   * the same entries (an operation that calls another).
+   */
+  joined(ports: () => P): AuditedChanges<P>;
+}
+
+/**
+ * Runs `work` in one transaction over `bind(joined tx)`, then appends what it recorded (stamped by `clock`, for
+ * `context`) before commit: the change and its rows commit together or not at all. Hooks registered through the
+ * scope's afterCommit run after the commit.
+ */
+export async function runAudited<P, T>(
+  db: Db,
+  opts: { context: AuditContext; clock: Clock; bind: (tx: Db, scope: AuditScope<P>) => P },
+  work: (ports: P, audit: AuditRecorder) => Promise<T>,
+): Promise<T> {
+  const hooks: (() => Promise<void>)[] = [];
+  const result = await db.$transaction(async (tx) => {
+    const entries: AuditEntry[] = [];
+    const recorder: AuditRecorder = { record: (e) => entries.push(e) };
+    const joined = (ports: () => P): AuditedChanges<P> => ({
+      context: opts.context,
+      as: () => {
+        throw new Error('a change inside a transaction cannot switch actors');
+      },
+      run: (inner) => inner(ports(), recorder),
+    });
+    const ports = opts.bind(joinTransaction(tx), { afterCommit: (h) => hooks.push(h), joined });
+    const out = await work(ports, recorder);
+    await appendAuditEvents(tx, opts.context, entries, new Date(opts.clock()));
+    return out;
+  }, AUDITED_TX);
+  for (const hook of hooks) await hook();
+  return result;
+}
+
+/** An AuditedChanges runner over `db` for the ports `bind` makes of each change's transaction. */
+export function createAuditedChanges<P>(
+  db: Db,
+  opts: { context: AuditContext; clock: Clock; bind: (tx: Db, scope: AuditScope<P>) => P },
+): AuditedChanges<P> {
+  return {
+    context: opts.context,
+    as: (context) => createAuditedChanges(db, { ...opts, context }),
+    run: (work) => runAudited(db, opts, work),
+  };
+}
