@@ -298,3 +298,65 @@ describe('DPoP proofs across replicas and through a Redis outage', () => {
     }
   });
 });
+
+describe('DPoP at /par (RFC 9449 10)', () => {
+  async function push(rp: RpFixture, proof?: string) {
+    const pkce = pkcePair();
+    const fields = {
+      response_type: 'code',
+      redirect_uri: rp.redirectUri,
+      scope: 'openid',
+      code_challenge: pkce.challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    };
+    const headers = new Headers({ 'content-type': 'application/x-www-form-urlencoded' });
+    if (proof) headers.set('dpop', proof);
+    const res = await fetch(`${h.url}/par`, {
+      method: 'POST',
+      headers,
+      body: new URLSearchParams(tokenFields(rp, fields)).toString(),
+    });
+    return { status: res.status, body: await res.json() };
+  }
+
+  it('takes a genuine proof, refuses every malformed one before anything is stored', async () => {
+    const rp = await provisionRp(h, { authMethod: 'none' });
+    const key = await dpopKey('EdDSA');
+    const ok = await push(rp, proofFor(key, '/par'));
+    expect(ok.status).toBe(201);
+    const bad = (await malformedProofs(key, { htm: 'POST', htu: `${h.url}/par` })).filter(
+      (b) => b.failure !== 'missing',
+    );
+    const answers: string[] = [];
+    for (const b of bad) {
+      const res = await push(rp, b.proof);
+      answers.push(`${b.trick}: ${res.status} ${res.body.error}`);
+    }
+    expect(answers).toEqual(bad.map((b) => `${b.trick}: 400 invalid_dpop_proof`));
+    // A proof made for /token is not one for /par.
+    expect((await push(rp, proofFor(key))).body.error).toBe('invalid_dpop_proof');
+  });
+
+  it('a code from a request pushed with a proof is redeemed only with a proof by that key', async () => {
+    const rp = await provisionRp(h, { authMethod: 'none' });
+    const key = await dpopKey();
+    const boundCode = async () => {
+      const pkce = pkcePair();
+      const code = await codeFor(h, grantFor(rp, { codeChallenge: pkce.challenge, dpopJkt: key.jkt }));
+      return {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: rp.redirectUri,
+        code_verifier: pkce.verifier,
+      };
+    };
+    const none = await token(rp, await boundCode());
+    expect([none.status, none.body.error]).toEqual([400, 'invalid_grant']);
+    const other = await token(rp, await boundCode(), proofFor(await dpopKey()));
+    expect([other.status, other.body.error]).toEqual([400, 'invalid_grant']);
+    const ok = await token(rp, await boundCode(), proofFor(key));
+    expect([ok.status, ok.body.token_type]).toEqual([200, 'DPoP']);
+    expect(decodeJwt(ok.body.access_token).cnf).toEqual({ jkt: key.jkt });
+  });
+});

@@ -36,6 +36,7 @@ export async function createAuthorizationCode(
     accountId: grant.accountId,
     redirectUri: grant.redirectUri,
     codeChallenge: grant.codeChallenge ?? null,
+    dpopJkt: grant.dpopJkt ?? null,
     nonce: grant.nonce ?? null,
     scope: grant.scope,
     authTime: grant.authTime,
@@ -77,7 +78,8 @@ export async function issueAuthorizationResponse(
   let subject: string;
   let profile: Record<string, unknown> | undefined;
   if (words.has('token')) {
-    const issued = await issueOidcSession(deps, grant);
+    // A front-channel token is never DPoP-bound (RFC 9449 covers the token endpoint); the key binds the code only.
+    const issued = await issueOidcSession(deps, { ...grant, dpopJkt: undefined });
     subject = issued.subject;
     out.access_token = issued.accessToken;
     out.token_type = 'Bearer';

@@ -41,6 +41,7 @@ export async function issueForClient(
         scope: request.scopes.join(' '),
         nonce: request.nonce,
         codeChallenge: request.codeChallenge,
+        dpopJkt: request.dpopJkt,
         authTime: new Date(signIn.authTime * 1000),
         amr: signIn.amr,
         acr: signIn.acr,

@@ -14,7 +14,10 @@ export async function proofKeyAt(
   path: '/token' | '/par',
 ): Promise<string | undefined> {
   if (proof === undefined) {
-    if (client.requireDpop) throw new InvalidDpopProof('this client must send a DPoP proof');
+    // dpop_bound_access_tokens is about tokens (RFC 9449 5.2): a push without a proof is fine, its code is unbound.
+    if (client.requireDpop && path === '/token') {
+      throw new InvalidDpopProof('this client must send a DPoP proof');
+    }
     return undefined;
   }
   try {

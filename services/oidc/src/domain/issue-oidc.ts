@@ -16,6 +16,11 @@ export interface AuthorizationGrant {
   nonce?: string;
   /** PKCE S256 challenge (base64url SHA-256 of the verifier) when the request carried one. */
   codeChallenge?: string;
+  /**
+   * The DPoP key of the proof sent with the pushed request (RFC 9449 10): the code is bound to it. At issuance (a
+   * token endpoint grant) the key of the request's proof, which the access token carries as cnf.jkt.
+   */
+  dpopJkt?: string;
   /** When the person authenticated (kept across refresh grants). */
   authTime: Date;
   /** RFC 8176 method references of that authentication (libs/signin auth-references.ts). */
@@ -55,8 +60,6 @@ export async function issueOidcSession(
   grant: Omit<AuthorizationGrant, 'redirectUri' | 'nonce' | 'codeChallenge'> & {
     /** A device authorization this issue consumes, in the statement that inserts the session (device grant). */
     redeemsDeviceAuthorization?: { id: string };
-    /** The request's DPoP key: the access token carries it as cnf.jkt, a public client's refresh token is bound. */
-    dpopJkt?: string;
   },
 ): Promise<IssuedOidcSession> {
   const app = await clientApplication(deps, grant.client);

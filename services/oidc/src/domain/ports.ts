@@ -58,6 +58,8 @@ export interface CodeRow {
   accountId: string;
   redirectUri: string;
   codeChallenge: string | null;
+  /** The DPoP key the code is bound to (a proof at /par, RFC 9449 10); null when unbound. */
+  dpopJkt: string | null;
   nonce: string | null;
   scope: string;
   authTime: Date;

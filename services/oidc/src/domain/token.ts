@@ -64,6 +64,10 @@ export async function exchangeCode(
   if (code.oidcClientId !== client.id) throw new InvalidGrant(UNUSABLE_CODE);
   if (code.redirectUri !== p.redirectUri)
     throw new InvalidGrant('redirect_uri differs from the authorization request');
+  // RFC 9449 10: a code pushed with a proof is redeemed only with a proof by the same key.
+  if (code.dpopJkt !== null && code.dpopJkt !== p.dpopJkt) {
+    throw new InvalidGrant('the code is bound to a DPoP key; send a DPoP proof signed by that key');
+  }
   if (code.codeChallenge) {
     if (!p.codeVerifier || !pkceMatches(code.codeChallenge, p.codeVerifier)) {
       throw new InvalidGrant('PKCE verification failed');

@@ -3,8 +3,10 @@
 // within 60 s (domain/pushed-request.ts). Errors are the token endpoint's JSON (RFC 9126 2.3), never a redirect.
 import { z } from 'zod';
 import type { OidcDeps } from '../deps';
+import { proofKeyAt } from '../domain/dpop';
 import { type PushBinding, pushAuthorizationRequest } from '../domain/pushed-request';
 import { clientEndpoint, field } from './client-endpoint';
+import { dpopHeader } from './token';
 
 /** Any authorization parameter as sent (unknown ones are ignored, as at /authorize); a repeat is invalid_request. */
 const parForm = z.record(z.string().max(64), field);
@@ -33,15 +35,17 @@ export const parEndpoints = (deps: OidcDeps) => [
           'request_not_supported',
           'request_uri_not_supported',
           'registration_not_supported',
+          'invalid_dpop_proof',
         ],
         401: ['invalid_client'],
         503: ['temporarily_unavailable'],
       },
     },
-    handle: async (client, form) => {
-      // The seam of DPoP at /par (RFC 9449 section 10.1): a valid proof's JWK thumbprint goes into the binding, and
-      // the code issued for this request is bound to that key.
-      const binding: PushBinding = {};
+    handle: async (client, form, req) => {
+      // DPoP at /par (RFC 9449 10.1): a valid proof's key thumbprint goes into the binding, and the code issued for
+      // this request is redeemed only with a proof by that key; a bad proof is 400 invalid_dpop_proof.
+      const dpopJkt = await proofKeyAt(deps, client, dpopHeader(req.headers), '/par');
+      const binding: PushBinding = dpopJkt ? { dpopJkt } : {};
       return { status: 201, json: await pushAuthorizationRequest(deps, client, form, binding) };
     },
   }),

@@ -10,6 +10,7 @@ interface RawCode {
   account_id: string;
   redirect_uri: string;
   code_challenge: string | null;
+  dpop_jkt: string | null;
   nonce: string | null;
   scope: string;
   auth_time: Date;
@@ -31,7 +32,7 @@ export function createCodeStore(db: Db): CodeStore {
         UPDATE oidc_authorization_codes SET consumed_at = ${now}
         WHERE code_hash = ${codeHash} AND consumed_at IS NULL AND expires_at > ${now}
         RETURNING id, oidc_client_id, application_id, account_id, redirect_uri, code_challenge, nonce, scope,
-          auth_time, amr, acr, browser_session_id, authority_version`;
+          auth_time, amr, acr, browser_session_id, authority_version, dpop_jkt`;
       const r = won[0];
       if (r) {
         return {
@@ -43,6 +44,7 @@ export function createCodeStore(db: Db): CodeStore {
             accountId: r.account_id,
             redirectUri: r.redirect_uri,
             codeChallenge: r.code_challenge,
+            dpopJkt: r.dpop_jkt,
             nonce: r.nonce,
             scope: r.scope,
             authTime: r.auth_time,
