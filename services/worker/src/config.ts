@@ -27,6 +27,8 @@ export interface RetentionConfig {
   errandSeconds: number;
   /** Receipts of superseded terms revisions are kept this long after acceptance; current ones are never purged. */
   receiptSeconds: number;
+  /** Audit rows older than this many days are cut from the trail's old end (AUDIT_RETENTION_DAYS, default 365). */
+  auditDays: number;
 }
 
 export interface WorkerConfig extends ProcessConfig {
@@ -71,6 +73,7 @@ function workerVars(production: boolean) {
     DEVICE_AUTHORIZATION_RETENTION_SECONDS: intVar(DAY),
     ERRAND_RETENTION_SECONDS: intVar(DAY),
     RECEIPT_RETENTION_SECONDS: intVar(3 * 365 * DAY),
+    AUDIT_RETENTION_DAYS: intVar(365, { min: 1 }),
     JOB_ATTEMPTS: intVar(5, { min: 1 }),
     JOB_BACKOFF_MS: intVar(2000, { min: 1 }),
     JOB_LOCK_DURATION_MS: intVar(30_000, { min: 1 }),
@@ -118,6 +121,7 @@ export function workerConfigFromEnv(env: Env): WorkerConfig {
         deviceAuthorizationSeconds: v.DEVICE_AUTHORIZATION_RETENTION_SECONDS,
         errandSeconds: v.ERRAND_RETENTION_SECONDS,
         receiptSeconds: v.RECEIPT_RETENTION_SECONDS,
+        auditDays: v.AUDIT_RETENTION_DAYS,
       },
       attempts: v.JOB_ATTEMPTS,
       backoffMs: v.JOB_BACKOFF_MS,

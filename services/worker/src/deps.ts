@@ -1,22 +1,48 @@
 // The worker's ports, bound once over its connections (the only worker file besides store/ and the process entry
 // that holds the database and Redis handles): the jobs take these, never a handle.
+import { workerActor } from '@svc/audit';
+import { createAuditedChanges, createAuditTrailStore } from '@svc/audit/stores';
 import type { Db } from '@svc/db';
 import { createSessionEventsStore } from '@svc/issuance/stores';
-import { dueApplicationScopes, publishKeyChange, runScheduledRotation } from '@svc/keyring';
+import { dueApplicationScopes, OIDC_SCOPE, publishKeyChange, runScheduledRotation } from '@svc/keyring';
+import { type Clock, systemClock } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
 import type { Redis } from 'ioredis';
-import type { WorkerPorts } from './jobs/ports';
+import type { WorkerPorts, WorkerTxPorts } from './jobs/ports';
 import { createSweepStore } from './store/sweep-store';
 
-export function createWorkerPorts(c: { db: Db; redis: Redis; kek: Kek }): WorkerPorts {
+/** The audit target of a key scope: the application by anchor (as the CLI names it), or the OIDC key set. */
+async function targetOf(db: Db, scopeId: string): Promise<{ type: string; id: string }> {
+  if (scopeId === OIDC_SCOPE) return { type: 'oidc_key_set', id: 'oidc' };
+  const app = await db.application.findUnique({ where: { id: scopeId }, select: { anchor: true } });
+  return { type: 'application', id: app?.anchor ?? scopeId };
+}
+
+function txPorts(db: Db, kek: Kek): WorkerTxPorts {
   return {
-    sweeps: createSweepStore(c.db),
+    sweeps: createSweepStore(db),
+    keys: {
+      runScheduledRotation: (scopeId, schedule, at) => runScheduledRotation(db, kek, scopeId, schedule, at),
+      targetOf: (scopeId) => targetOf(db, scopeId),
+    },
+  };
+}
+
+export function createWorkerPorts(c: { db: Db; redis: Redis; kek: Kek; clock?: Clock }): WorkerPorts {
+  const inTx = txPorts(c.db, c.kek);
+  return {
+    sweeps: inTx.sweeps,
     sessionEvents: createSessionEventsStore(c.redis),
     keys: {
-      runScheduledRotation: (scopeId, schedule, at) =>
-        runScheduledRotation(c.db, c.kek, scopeId, schedule, at),
+      ...inTx.keys,
       dueApplicationScopes: (schedule, at, page) => dueApplicationScopes(c.db, schedule, at, page),
       publishKeyChange: (scopeId) => publishKeyChange(c.redis, scopeId),
     },
+    changes: createAuditedChanges(c.db, {
+      context: workerActor('worker'),
+      clock: c.clock ?? systemClock,
+      bind: (tx) => txPorts(tx, c.kek),
+    }),
+    auditTrail: createAuditTrailStore(c.db),
   };
 }

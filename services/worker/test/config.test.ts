@@ -23,6 +23,7 @@ test('defaults: rotation checked every 300 s within a 24 h prepublication', () =
   // A short prepublication shortens the default check interval with it.
   expect(workerConfigFromEnv(testEnv({ KEY_PREPUBLISH_SECONDS: '120' })).rotationCheckMs).toBe(120_000);
   expect(workerConfigFromEnv(testEnv({ SESSION_RETENTION_SECONDS: '0' })).retention.sessionSeconds).toBe(0);
+  expect(c.retention.auditDays).toBe(365);
 });
 
 test.each([
@@ -42,6 +43,7 @@ test.each([
     'SESSION_RETENTION_SECONDS',
     'must be a whole number from 0 to 2147483647',
   ],
+  [{ AUDIT_RETENTION_DAYS: '0' }, 'AUDIT_RETENTION_DAYS', 'must be a whole number from 1 to 2147483647'],
   [{ KEY_CACHE_TTL_MS: '1.5' }, 'KEY_CACHE_TTL_MS', 'must be a whole number from 0 to 2147483647'],
   [{ KEY_CACHE_TTL_MS: '-1' }, 'KEY_CACHE_TTL_MS', 'must be a whole number from 0 to 2147483647'],
   [{ WORKER_CONCURRENCY: '2.5' }, 'WORKER_CONCURRENCY', 'must be a whole number from 1 to 2147483647'],

@@ -21,6 +21,8 @@ export interface AuditFilter {
 export interface LockedChain {
   head: ChainHead;
   oldest(): Promise<AuditEvent | undefined>;
+  /** The row at `seq`, if it is still there. */
+  rowAt(seq: bigint): Promise<AuditEvent | undefined>;
   /** The oldest row (lowest seq) stamped at or after `at`. */
   firstAtOrAfter(at: Date): Promise<AuditEvent | undefined>;
   /** Deletes every row below `seq`; how many. */

@@ -120,7 +120,13 @@ const DAY_MS = 86_400_000;
  */
 export async function sweepAuditRetention(
   ports: { auditTrail: AuditTrailStore },
-  opts: { days: number; clock: Clock; context: AuditContext },
+  opts: {
+    days: number;
+    clock: Clock;
+    context: AuditContext;
+    /** At most this many rows in one cut (the worker's batch); the next cut continues. */
+    limit?: number;
+  },
 ): Promise<{ deleted: number }> {
   const now = opts.clock();
   const before = new Date(now - opts.days * DAY_MS);
@@ -129,8 +135,11 @@ export async function sweepAuditRetention(
     if (!oldest || new Date(oldest.at) >= before) return { deleted: 0 };
     const kept = await chain.firstAtOrAfter(before);
     // Nothing stamped within the window: every row goes, and the retention row itself is the first kept one.
-    const firstSeq = kept ? BigInt(kept.seq) : chain.head.seq + 1n;
-    const anchor = kept ? kept.prevHash : chain.head.hash;
+    let firstSeq = kept ? BigInt(kept.seq) : chain.head.seq + 1n;
+    if (opts.limit !== undefined && firstSeq > BigInt(oldest.seq) + BigInt(opts.limit))
+      firstSeq = BigInt(oldest.seq) + BigInt(opts.limit);
+    const first = firstSeq <= chain.head.seq ? await chain.rowAt(firstSeq) : undefined;
+    const anchor = first ? first.prevHash : chain.head.hash;
     const deleted = await chain.deleteBelow(firstSeq);
     if (deleted === 0) return { deleted: 0 };
     chain.record({

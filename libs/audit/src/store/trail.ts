@@ -92,6 +92,10 @@ export function createAuditTrailStore(db: Db): AuditTrailStore {
             const r = await tx.auditEvent.findFirst({ orderBy: { seq: 'asc' } });
             return r ? eventOf(r) : undefined;
           },
+          rowAt: async (seq) => {
+            const r = await tx.auditEvent.findUnique({ where: { seq } });
+            return r ? eventOf(r) : undefined;
+          },
           firstAtOrAfter: async (when) => {
             const r = await tx.auditEvent.findFirst({
               where: { at: { gte: when } },

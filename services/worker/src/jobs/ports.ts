@@ -1,6 +1,7 @@
 // What the worker's jobs take (ports, bound once over the worker's connections in ../deps.ts): the sweep
 // statements, the session-change notices, and the signing-key lifecycle steps with the KEK bound in. No job holds a
 // database or Redis handle.
+import type { AuditedChanges, AuditTrailStore } from '@svc/audit';
 import type { SessionEventsPort } from '@svc/issuance';
 import type { KeySchedule, ScheduledRotationResult } from '@svc/keyring';
 
@@ -35,10 +36,22 @@ export interface KeyLifecyclePort {
   ): Promise<string[]>;
   /** Tells every replica's key ring to drop its cached keys of the scope. */
   publishKeyChange(scopeId: string): Promise<void>;
+  /** How the audit trail names a scope: an application's anchor (its id if gone), or the OIDC key set. */
+  targetOf(scopeId: string): Promise<{ type: string; id: string }>;
+}
+
+/** What a job's audited change runs over: the same stores, bound to the change's transaction. */
+export interface WorkerTxPorts {
+  sweeps: SweepStore;
+  keys: Pick<KeyLifecyclePort, 'runScheduledRotation' | 'targetOf'>;
 }
 
 export interface WorkerPorts {
   sweeps: SweepStore;
   sessionEvents: Pick<SessionEventsPort, 'publishSessionChanges'>;
   keys: KeyLifecyclePort;
+  /** Changes and their audit rows in one transaction, acting as the worker (`workerActor(job)`). */
+  changes: AuditedChanges<WorkerTxPorts>;
+  /** The audit trail's old end, cut by the sweep (AUDIT_RETENTION_DAYS). */
+  auditTrail: AuditTrailStore;
 }

@@ -2,12 +2,13 @@
 // batches. Each scope's step runs under its PostgreSQL advisory lock (runScheduledRotation), so ticks racing on
 // several workers, or an operator rotating at the same moment, never rotate twice; every change is announced on
 // Redis pub/sub so every host replica reloads that scope's keys at once.
+import { type AuditEntry, changed, workerActor } from '@svc/audit';
 import { type KeySchedule, OIDC_SCOPE, type ScheduledRotationResult } from '@svc/keyring';
 import type { Clock, Logger } from '@svc/platform';
 import type { WorkerPorts } from './ports';
 
 export interface RotationDeps {
-  ports: Pick<WorkerPorts, 'keys'>;
+  ports: Pick<WorkerPorts, 'keys' | 'changes'>;
   clock: Clock;
   schedule: KeySchedule;
   batchSize: number;
@@ -23,8 +24,43 @@ export interface RotationTickResult {
   failed: number;
 }
 
+/** What one scheduled step records in the audit trail: one row per kind of change it made to the scope's keys. */
+export function rotationAuditEntries(
+  res: ScheduledRotationResult,
+  target: { type: string; id: string },
+): AuditEntry[] {
+  const entries: AuditEntry[] = [];
+  if (res.created)
+    entries.push({ action: 'keys.create', target, changes: { signingKid: changed(null, res.created) } });
+  if (res.activated)
+    entries.push({
+      action: 'keys.rotate',
+      target,
+      changes: { signingKid: changed(res.retired, res.activated), mode: changed(null, 'scheduled') },
+    });
+  if (res.prepublished)
+    entries.push({
+      action: 'keys.prepublish',
+      target,
+      changes: { nextKid: changed(null, res.prepublished) },
+    });
+  if (res.expired)
+    entries.push({ action: 'keys.expire', target, changes: { expiredKeys: changed(null, res.expired) } });
+  return entries;
+}
+
+const ROTATION_ACTOR = workerActor('rotate-keys');
+
 async function rotateOne(deps: RotationDeps, scopeId: string, at: Date): Promise<ScheduledRotationResult> {
-  const res = await deps.ports.keys.runScheduledRotation(scopeId, deps.schedule, at);
+  // The step and its audit rows in one transaction; the hosts are told once it has committed.
+  const res = await deps.ports.changes.as(ROTATION_ACTOR).run(async (tx, audit) => {
+    const step = await tx.keys.runScheduledRotation(scopeId, deps.schedule, at);
+    if (step.changed) {
+      const target = await tx.keys.targetOf(scopeId);
+      for (const entry of rotationAuditEntries(step, target)) audit.record(entry);
+    }
+    return step;
+  });
   if (res.changed) {
     await deps.ports.keys.publishKeyChange(scopeId);
     deps.logger?.info(

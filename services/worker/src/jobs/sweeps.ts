@@ -1,6 +1,7 @@
 // The sweep job: expires sessions past their expiry and purges rows past retention, target by target, in
 // bounded batches. Each batch commits on its own, so a worker killed mid-sweep loses nothing: the committed batches
 // are done, and the rerun (stalled-job recovery or the next tick) picks up exactly the rows still left.
+import { changed, sweepAuditRetention, workerActor } from '@svc/audit';
 import type { Clock } from '@svc/platform';
 import type { RetentionConfig } from '../config';
 import type { WorkerPorts } from './ports';
@@ -11,11 +12,12 @@ export const SWEEP_TARGETS = [
   'device_authorizations',
   'errands',
   'agreement_receipts',
+  'audit_events',
 ] as const;
 export type SweepTarget = (typeof SWEEP_TARGETS)[number];
 
 export interface SweepDeps {
-  ports: Pick<WorkerPorts, 'sweeps' | 'sessionEvents'>;
+  ports: Pick<WorkerPorts, 'sweeps' | 'sessionEvents' | 'changes' | 'auditTrail'>;
   clock: Clock;
   batchSize: number;
   maxBatches: number;
@@ -29,6 +31,7 @@ export interface SweepDeps {
 export type SweepResult = Record<SweepTarget, number>;
 
 const before = (at: Date, seconds: number) => new Date(at.getTime() - seconds * 1000);
+const SWEEP_ACTOR = workerActor('sweep');
 
 function batchOf(deps: SweepDeps, target: SweepTarget, at: Date): () => Promise<number> {
   const n = deps.batchSize;
@@ -37,7 +40,18 @@ function batchOf(deps: SweepDeps, target: SweepTarget, at: Date): () => Promise<
   switch (target) {
     case 'sessions':
       return async () => {
-        const swept = await store.sweepSessionsBatch(at, r.sessionSeconds, n);
+        // Sessions the batch ended are recorded in the audit trail in the batch's own transaction.
+        const swept = await deps.ports.changes.as(SWEEP_ACTOR).run(async (tx, audit) => {
+          const batch = await tx.sweeps.sweepSessionsBatch(at, r.sessionSeconds, n);
+          if (batch.expired.length > 0) {
+            audit.record({
+              action: 'sessions.expire',
+              target: { type: 'sessions', id: 'expired' },
+              changes: { status: changed('ACTIVE', 'EXPIRED'), sids: changed(null, batch.expired) },
+            });
+          }
+          return batch;
+        });
         // Session caches on every replica drop the newly expired sessions at once (introspection reads `expired`).
         await deps.ports.sessionEvents.publishSessionChanges(swept.expired);
         return swept.looked;
@@ -50,6 +64,17 @@ function batchOf(deps: SweepDeps, target: SweepTarget, at: Date): () => Promise<
       return () => store.purgeExpiredBatch(target, before(at, r.errandSeconds), n);
     case 'agreement_receipts':
       return () => store.purgeReceiptsBatch(before(at, r.receiptSeconds), n);
+    case 'audit_events':
+      // The trail's old end, at most a batch per cut, each cut recorded by a row of its own (verify still holds).
+      return async () =>
+        (
+          await sweepAuditRetention(deps.ports, {
+            days: r.auditDays,
+            clock: () => at.getTime(),
+            context: SWEEP_ACTOR,
+            limit: n,
+          })
+        ).deleted;
   }
 }
 
