@@ -16,6 +16,9 @@ export type OAuthCode =
   | 'request_not_supported'
   | 'request_uri_not_supported'
   | 'registration_not_supported'
+  // RFC 7591 3.2.2 (dynamic client registration)
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata'
   // RFC 6750 3.1 (Bearer endpoints)
   | 'invalid_token'
   // RFC 9449 5, 7.1 (a DPoP proof refused)
@@ -66,6 +69,8 @@ export const OAUTH_ANSWERS: Readonly<Record<OAuthCode, OAuthAnswer>> = {
   request_not_supported: a(400),
   request_uri_not_supported: a(400),
   registration_not_supported: a(400),
+  invalid_redirect_uri: a(400),
+  invalid_client_metadata: a(400),
   invalid_token: a(401, BEARER_HEADERS),
   invalid_dpop_proof: a(400),
   authorization_pending: a(400),

@@ -7,6 +7,7 @@ export * from './domain/keys-and-sessions';
 export * from './domain/listing';
 export * from './domain/oidc-client-changes';
 export * from './domain/oidc-clients';
+export * from './domain/oidc-registration';
 export type * from './domain/ports';
 export * from './domain/principals';
 export * from './domain/secrets';

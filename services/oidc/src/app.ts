@@ -9,6 +9,7 @@ import { discoveryEndpoints } from './routes/discovery';
 import { endSessionEndpoints } from './routes/end-session';
 import { oidcPages } from './routes/pages';
 import { parEndpoints } from './routes/par';
+import { registerEndpoints } from './routes/register';
 import { revocationEndpoints } from './routes/revocation';
 import { tokenEndpoints } from './routes/token';
 import { userinfoEndpoints } from './routes/userinfo';
@@ -20,6 +21,8 @@ export function oidcTable(deps: OidcDeps): HostTable {
       ...discoveryEndpoints(deps),
       ...tokenEndpoints(deps),
       ...parEndpoints(deps),
+      // Only with OIDC_REGISTRATION=initial-access-token.
+      ...registerEndpoints(deps),
       ...revocationEndpoints(deps),
       ...deviceAuthorizationEndpoints(deps),
       ...userinfoEndpoints(deps),

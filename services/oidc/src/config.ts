@@ -8,7 +8,7 @@ import {
 } from '@svc/device-grant';
 import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
 import { ID_TOKEN_TTL_MAX_SECONDS, jwksMaxAge } from '@svc/keyring';
-import { type Env, intVar, isProduction, keyPrefixVar, readConfig } from '@svc/platform';
+import { type Env, intVar, isProduction, keyPrefixVar, oneOfVar, readConfig } from '@svc/platform';
 import { type SigninSettings, type SmtpTarget, signinSettingsOf, signinVars } from '@svc/signin';
 
 export interface OidcSettings {
@@ -37,6 +37,13 @@ export interface OidcSettings {
    * DEVICE_POLL_INTERVAL_SECONDS, DEVICE_POLL_LEEWAY_MS, DEVICE_REDIS_PREFIX: the same values as the device host's).
    */
   deviceGrant: DeviceGrantSettings & { deviceUrl: string };
+  /**
+   * Dynamic client registration (RFC 7591) at POST /register: `off` (OIDC_REGISTRATION, default: no endpoint, not
+   * in discovery) or `initial-access-token` (a token from `oidc-client registration-token create`).
+   */
+  registration: 'off' | 'initial-access-token';
+  /** POST /register per client address per 60 s (OIDC_REGISTRATION_RATE_PER_MINUTE, default 10). */
+  registrationRatePerMinute: number;
 }
 
 /** The /authorize pages' settings: the shared sign-in steps (the fleet's one WEBAUTHN_RP_ID, so the same passkeys
@@ -80,6 +87,10 @@ function oidcVars(production: boolean) {
     JWKS_MAX_AGE_SECONDS: intVar(300, { min: 1 }),
     KEY_PREPUBLISH_SECONDS: intVar(86_400, { min: 1 }),
     OIDC_REDIS_PREFIX: keyPrefixVar('oidc'),
+    OIDC_REGISTRATION: oneOfVar(['off', 'initial-access-token'] as const, 'off'),
+    // An agent registers itself once; a flood of registrations from one address with a stolen token with many
+    // uses would write a client row each.
+    OIDC_REGISTRATION_RATE_PER_MINUTE: intVar(10, { min: 1 }),
     ...deviceGrantVars(),
   };
 }
@@ -103,6 +114,8 @@ export function oidcConfigFromEnv(env: Env): OidcConfig {
           jwksMaxAgeSeconds: jwksMaxAge(v.JWKS_MAX_AGE_SECONDS, v.KEY_PREPUBLISH_SECONDS),
           redisPrefix: v.OIDC_REDIS_PREFIX,
           deviceGrant: { ...deviceGrantSettingsOf(v), deviceUrl: base.urls.device },
+          registration: v.OIDC_REGISTRATION,
+          registrationRatePerMinute: v.OIDC_REGISTRATION_RATE_PER_MINUTE,
         },
         pages: {
           ...shared,

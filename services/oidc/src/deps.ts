@@ -5,6 +5,7 @@ import { authorizeKeyPrefix, createDeviceGrantStores, unknownPollsKeyPrefix } fr
 import { createDpopReplay, type HostParts, openHostCore } from '@svc/host';
 import { ensureActiveKey, publishKeyChange } from '@svc/keyring';
 import { type Clock, createRateLimiter } from '@svc/platform';
+import { createProvisioningPorts } from '@svc/provisioning/stores';
 import type { Signin } from '@svc/signin';
 import type { OidcConfig } from './config';
 import { ensurePlatformKey } from './domain/platform-key';
@@ -90,6 +91,18 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
         durationSeconds: config.oidc.deviceGrant.rateWindowSeconds,
       }),
       dpopReplay: createDpopReplay(core.claims),
+      // Each registration acts as its initial access token (registrationTokenActor); this binding's actor is
+      // never recorded.
+      registration: createProvisioningPorts(core.db, {
+        actor: { actor: { kind: 'registration_token', id: 'unbound', name: null } },
+        clock,
+      }),
+      registerLimit: createRateLimiter(core.redis, {
+        perAddress: true,
+        keyPrefix: `${pages.settings.rateLimitNamespace}:register-ip`,
+        points: config.oidc.registrationRatePerMinute,
+        durationSeconds: 60,
+      }),
       authorizeLimit: createRateLimiter(core.redis, {
         perAddress: true,
         keyPrefix: `${pages.settings.rateLimitNamespace}:authorize-ip`,

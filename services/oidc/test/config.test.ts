@@ -30,6 +30,8 @@ test.each([
   [{ OIDC_REDIS_PREFIX: 'oidc:' }, 'OIDC_REDIS_PREFIX'],
   [{ OIDC_REDIS_PREFIX: 'oidc[1]' }, 'OIDC_REDIS_PREFIX'],
   [{ OIDC_AUTHORIZE_RATE_PER_MINUTE: '0' }, 'OIDC_AUTHORIZE_RATE_PER_MINUTE'],
+  [{ OIDC_REGISTRATION: 'open' }, 'OIDC_REGISTRATION'],
+  [{ OIDC_REGISTRATION_RATE_PER_MINUTE: '0' }, 'OIDC_REGISTRATION_RATE_PER_MINUTE'],
   [{ OIDC_URL: 'id.example.com' }, 'OIDC_URL'],
   // Over a day, one retired key in the JWK Set could no longer cover every ID token still valid.
   [{ OIDC_ID_TOKEN_TTL_SECONDS: '86401' }, 'OIDC_ID_TOKEN_TTL_SECONDS'],

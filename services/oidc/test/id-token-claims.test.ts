@@ -215,6 +215,7 @@ test('discovery: exactly the metadata of what the host serves', async () => {
     claims_supported: expect.any(Array),
     code_challenge_methods_supported: ['S256'],
     device_authorization_endpoint: `${h.url}/device-authorization`,
+    dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'RS256'],
     end_session_endpoint: `${h.url}/end-session`,
     grant_types_supported: [
       'authorization_code',

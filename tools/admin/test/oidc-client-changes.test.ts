@@ -60,6 +60,7 @@ describe('oidc-client show and set', () => {
         webOrigins: ['https://a.example'],
         requirePar: false,
         requireDpop: false,
+        clientName: null,
         createdAt: expect.any(String),
       },
     });

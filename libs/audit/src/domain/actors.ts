@@ -37,6 +37,14 @@ export function operatorKeyActor(
   return { actor, ...request };
 }
 
+/** An initial access token registering a client at the OIDC host's POST /register (RFC 7591): its id. */
+export function registrationTokenActor(
+  token: { id: string },
+  request: { requestId?: string | null; sourceAddress?: string | null; userAgent?: string | null } = {},
+): AuditContext {
+  return { actor: { kind: 'registration_token', id: token.id, name: 'initial access token' }, ...request };
+}
+
 /** The fields of something created: each `{from: null, to: value}` (undefined fields left out). */
 export function created(fields: Record<string, unknown>): AuditChanges {
   const out: AuditChanges = {};

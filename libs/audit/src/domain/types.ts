@@ -1,8 +1,11 @@
 // The audit trail's records: who acted (the actor and the request it came in), what one change recorded, and the
 // stored row with its place in the hash chain.
 
-/** Who made a change: an operator key over the management API, the admin CLI, the worker, or a person. */
-export type AuditActorKind = 'operator_key' | 'cli' | 'worker' | 'person';
+/**
+ * Who made a change: an operator key over the management API, the admin CLI, the worker, a person, or an initial
+ * access token registering a client (POST /register on the OIDC host).
+ */
+export type AuditActorKind = 'operator_key' | 'cli' | 'worker' | 'person' | 'registration_token';
 
 export interface AuditActor {
   kind: AuditActorKind;

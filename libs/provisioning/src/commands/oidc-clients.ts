@@ -4,10 +4,15 @@
 import { OIDC_RESPONSE_TYPES } from '@svc/token-core';
 import {
   createOidcClient,
+  createRegistrationToken,
   deleteOidcClient,
+  listRegistrationTokens,
   OIDC_AUTH_METHODS,
   OIDC_GRANTS,
   type OidcClientSettings,
+  REGISTRATION_TOKEN_DEFAULTS,
+  REGISTRATION_TOKEN_LIMITS,
+  revokeRegistrationToken,
   rotateOidcClientSecret,
   setOidcClient,
   showOidcClient,
@@ -129,5 +134,30 @@ export const oidcClientCommands = [
       '--client ID   (revokes the client for good: no sign-in, code redemption or refresh through it; it stays listed as REVOKED)',
     read: clientId,
     run: (ctx, client) => deleteOidcClient(ctx.provisioning(), client),
+  }),
+  defineCommand({
+    name: 'oidc-client registration-token create',
+    synopsis: `--app A [--uses N] [--expires-in-hours H]   (an initial access token for dynamic client registration, POST /register on the OIDC host with OIDC_REGISTRATION=initial-access-token: prints {registrationToken, token}, the token once; it registers up to N clients of the application (default ${REGISTRATION_TOKEN_DEFAULTS.uses}, at most ${REGISTRATION_TOKEN_LIMITS.uses}) within H hours (default ${REGISTRATION_TOKEN_DEFAULTS.expiresInHours}); the application needs an OIDC authentication rule)`,
+    flags: { app: {}, uses: {}, 'expires-in-hours': {} },
+    parse: (f) => ({
+      anchor: f.anchor('app'),
+      uses: f.int('uses', { min: 1, max: REGISTRATION_TOKEN_LIMITS.uses }),
+      expiresInHours: f.int('expires-in-hours', { min: 1, max: REGISTRATION_TOKEN_LIMITS.expiresInHours }),
+    }),
+    run: (ctx, i) => createRegistrationToken(ctx.provisioning(), i, new Date(ctx.clock())),
+  }),
+  defineCommand({
+    name: 'oidc-client registration-token list',
+    synopsis:
+      '[--app A]   (initial access tokens: id, application, uses left, expiry, revocation; never a token)',
+    flags: { app: {} },
+    parse: (f) => ({ app: f.optional('app') === undefined ? undefined : f.anchor('app') }),
+    run: (ctx, i) => listRegistrationTokens(ctx.provisioning(), i.app),
+  }),
+  oneFlagCommand({
+    name: 'oidc-client registration-token revoke',
+    flag: 'id',
+    synopsis: '--id ID   (the token registers nothing more; clients it registered stay)',
+    run: (ctx, id) => revokeRegistrationToken(ctx.provisioning(), id, new Date(ctx.clock())),
   }),
 ];

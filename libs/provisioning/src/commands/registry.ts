@@ -90,7 +90,11 @@ export function parseCommandLine(commands: readonly Command[], argv: readonly st
     if (verb === undefined) throw new UsageError(`${resource} needs a verb: ${verbs(forResource)}`);
     return help(forResource, false);
   }
-  const command = forResource.find((c) => c.name === `${resource} ${verb}`);
+  // A command of a sub-resource has three words (`oidc-client registration-token create`).
+  const sub = rest[0] !== undefined && !rest[0].startsWith('-') ? rest[0] : undefined;
+  const nested = sub ? forResource.find((c) => c.name === `${resource} ${verb} ${sub}`) : undefined;
+  if (nested) rest.shift();
+  const command = nested ?? forResource.find((c) => c.name === `${resource} ${verb}`);
   if (!command)
     throw new UsageError(`unknown command ${resource} ${verb}; ${resource} takes ${verbs(forResource)}`);
   if (rest.some((a) => a === '--help' || a === '-h')) return help([command], false);
@@ -102,7 +106,7 @@ function help(commands: readonly Command[], all: boolean): Parsed {
 }
 
 function verbs(commands: readonly Command[]): string {
-  return commands.map((c) => c.name.split(' ')[1]).join(', ');
+  return [...new Set(commands.map((c) => c.name.split(' ').slice(1).join(' ')))].join(', ');
 }
 
 /** node:util parseArgs in strict mode, with its errors reworded and repeats of single-valued flags refused. */

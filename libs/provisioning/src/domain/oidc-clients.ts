@@ -33,22 +33,22 @@ export function hashClientSecret(secret: string): string {
  * A redirect URI a client may register: absolute, HTTPS (HTTP only on a loopback host, for local development),
  * no fragment (OAuth 2.0 section 3.1.2), no credentials, at most 2048 bytes. It is matched exactly, never by prefix.
  */
-export function checkRedirectUri(uri: string, flag: string): string {
-  if (Buffer.byteLength(uri, 'utf8') > URI_MAX_BYTES)
-    throw new ProvisioningError(`${flag} is longer than 2048 bytes`);
+export function checkRedirectUri(uri: string, flag: string, field = 'redirectUris'): string {
+  const refuse = (message: string) => new ProvisioningError(message, { field });
+  if (Buffer.byteLength(uri, 'utf8') > URI_MAX_BYTES) throw refuse(`${flag} is longer than 2048 bytes`);
   let url: URL;
   try {
     url = new URL(uri);
   } catch {
-    throw new ProvisioningError(`${flag} must be an absolute URL`);
+    throw refuse(`${flag} must be an absolute URL`);
   }
   if (!isHttpsOrLoopback(url)) {
-    throw new ProvisioningError(`${flag} must be HTTPS (HTTP only for localhost, 127.0.0.1 or [::1])`);
+    throw refuse(`${flag} must be HTTPS (HTTP only for localhost, 127.0.0.1 or [::1])`);
   }
-  if (uri.includes('#')) throw new ProvisioningError(`${flag} must not have a fragment`);
-  if (url.username || url.password) throw new ProvisioningError(`${flag} must not carry credentials`);
+  if (uri.includes('#')) throw refuse(`${flag} must not have a fragment`);
+  if (url.username || url.password) throw refuse(`${flag} must not carry credentials`);
   const control = [...uri].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
-  if (control || /\s/.test(uri)) throw new ProvisioningError(`${flag} must not contain whitespace`);
+  if (control || /\s/.test(uri)) throw refuse(`${flag} must not contain whitespace`);
   return uri;
 }
 
@@ -56,20 +56,19 @@ export function checkRedirectUri(uri: string, flag: string): string {
  * A web origin a client may register (CORS): `scheme://host[:port]` exactly as browsers send it in `Origin`, HTTPS
  * (HTTP only on a loopback host), no path, query, fragment or credentials; stored in its serialized form.
  */
-export function checkWebOrigin(origin: string): string {
+export function checkWebOrigin(origin: string, flag = '--web-origin'): string {
+  const refuse = (message: string) => new ProvisioningError(message, { field: 'webOrigins' });
   let url: URL;
   try {
     url = new URL(origin);
   } catch {
-    throw new ProvisioningError('--web-origin must be an origin such as https://app.example');
+    throw refuse(`${flag} must be an origin such as https://app.example`);
   }
   if (!isHttpsOrLoopback(url)) {
-    throw new ProvisioningError('--web-origin must be HTTPS (HTTP only for localhost, 127.0.0.1 or [::1])');
+    throw refuse(`${flag} must be HTTPS (HTTP only for localhost, 127.0.0.1 or [::1])`);
   }
   if (url.origin !== origin.replace(/\/$/, '') || url.username || url.password) {
-    throw new ProvisioningError(
-      '--web-origin must be scheme://host[:port] alone (no path, query or credentials)',
-    );
+    throw refuse(`${flag} must be scheme://host[:port] alone (no path, query or credentials)`);
   }
   return url.origin;
 }
@@ -93,31 +92,60 @@ export interface OidcRegistration {
   requireDpop?: boolean;
 }
 
+/**
+ * How refusals name the inputs: the CLI's flags, or the RFC 7591 metadata of POST /register. Each refusal also
+ * carries the input's field (ProvisioningError.field).
+ */
+export interface RegistrationLabels {
+  redirectUri: string;
+  postLogoutRedirectUri: string;
+  responseType: string;
+  grant: string;
+  webOrigin: string;
+  requirePar: string;
+}
+
+export const CLI_LABELS: RegistrationLabels = {
+  redirectUri: '--redirect-uri',
+  postLogoutRedirectUri: '--post-logout-redirect-uri',
+  responseType: '--response-type',
+  grant: '--grant',
+  webOrigin: '--web-origin',
+  requirePar: '--require-par',
+};
+
 /** The grants a registration asks for, checked; `authorization_code` when none is given. */
-export function grantsOf(input: Pick<OidcRegistration, 'grants'>): OidcGrant[] {
+export function grantsOf(input: Pick<OidcRegistration, 'grants'>, labels = CLI_LABELS): OidcGrant[] {
   const grants = input.grants?.length ? [...new Set(input.grants)] : ['authorization_code'];
   for (const g of grants) {
     if (!(OIDC_GRANTS as readonly string[]).includes(g)) {
-      throw new ProvisioningError(`--grant must be one of: ${OIDC_GRANTS.join(', ')}`);
+      throw new ProvisioningError(`${labels.grant} must be one of: ${OIDC_GRANTS.join(', ')}`, {
+        field: 'grants',
+      });
     }
   }
   return grants as OidcGrant[];
 }
 
 /** The registration checked and in its stored form (deduplicated, canonical response types), or a refusal. */
-export function checkRegistration(input: OidcRegistration) {
-  const grants = grantsOf(input);
+export function checkRegistration(input: OidcRegistration, labels = CLI_LABELS) {
+  const grants = grantsOf(input, labels);
   const codeFlow = grants.includes('authorization_code');
   if (codeFlow && input.redirectUris.length === 0)
-    throw new ProvisioningError('give at least one --redirect-uri');
+    throw new ProvisioningError(`give at least one ${labels.redirectUri}`, { field: 'redirectUris' });
   if (!codeFlow && (input.redirectUris.length > 0 || input.responseTypes?.length)) {
-    throw new ProvisioningError('--redirect-uri and --response-type need --grant authorization_code');
+    throw new ProvisioningError(
+      `${labels.redirectUri} and ${labels.responseType} need ${labels.grant} authorization_code`,
+      { field: 'grants' },
+    );
   }
-  const webOrigins = [...new Set((input.webOrigins ?? []).map(checkWebOrigin))];
-  const redirectUris = [...new Set(input.redirectUris.map((u) => checkRedirectUri(u, '--redirect-uri')))];
+  const webOrigins = [...new Set((input.webOrigins ?? []).map((o) => checkWebOrigin(o, labels.webOrigin)))];
+  const redirectUris = [...new Set(input.redirectUris.map((u) => checkRedirectUri(u, labels.redirectUri)))];
   const postLogoutRedirectUris = [
     ...new Set(
-      (input.postLogoutRedirectUris ?? []).map((u) => checkRedirectUri(u, '--post-logout-redirect-uri')),
+      (input.postLogoutRedirectUris ?? []).map((u) =>
+        checkRedirectUri(u, labels.postLogoutRedirectUri, 'postLogoutRedirectUris'),
+      ),
     ),
   ];
   const responseTypes = input.responseTypes?.length
@@ -127,7 +155,8 @@ export function checkRegistration(input: OidcRegistration) {
             const c = parseResponseType(t.trim());
             if (!c)
               throw new ProvisioningError(
-                `--response-type must be one of: ${OIDC_RESPONSE_TYPES.join(', ')}`,
+                `${labels.responseType} must be one of: ${OIDC_RESPONSE_TYPES.join(', ')}`,
+                { field: 'responseTypes' },
               );
             return c;
           }),
@@ -137,7 +166,11 @@ export function checkRegistration(input: OidcRegistration) {
       ? [...DEFAULT_RESPONSE_TYPES]
       : [];
   const requirePar = input.requirePar ?? false;
-  if (requirePar && !codeFlow) throw new ProvisioningError('--require-par needs --grant authorization_code');
+  if (requirePar && !codeFlow) {
+    throw new ProvisioningError(`${labels.requirePar} needs ${labels.grant} authorization_code`, {
+      field: 'requirePar',
+    });
+  }
   return {
     redirectUris,
     postLogoutRedirectUris,
@@ -154,39 +187,53 @@ export function newClientSecret(): string {
   return `oidcs_${randomBytes(32).toString('hex')}`;
 }
 
-export async function createOidcClient(ports: Uses<'changes'>, input: CreateOidcClientInput) {
-  return ports.changes.run(async (tx, audit) => {
-    const answer = await createOidcClientIn(tx, input);
-    const { clientSecret, registration, ...row } = answer;
-    audit.record({
-      action: 'oidc_client.create',
-      target: { type: 'oidc_client', id: answer.clientId },
-      changes: {
-        ...created({ application: input.anchor, authMethod: row.authMethod, ...registration }),
-        secret: secretChanged(false, clientSecret !== undefined),
-      },
-    });
-    return clientSecret ? { clientId: answer.clientId, clientSecret } : { clientId: answer.clientId };
-  });
-}
-
-async function createOidcClientIn(ports: Uses<'tenancy'>, input: CreateOidcClientInput) {
-  const app = await appByAnchor(ports, input.anchor);
-  if (!(await ports.tenancy.hasEnabledRule(app.id, 'OIDC'))) {
-    throw new ProvisioningError(
-      `application ${input.anchor} has no OIDC authentication rule; add one first (app add-rule --app ${input.anchor} --method OIDC)`,
-    );
-  }
-  const registration = checkRegistration(input);
-  const authMethod = input.authMethod ?? 'client_secret_basic';
+/**
+ * A new client's row for `applicationId` from a checked registration, with its id and its secret (shown once,
+ * absent for `none`): what `oidc-client create` and POST /register both insert.
+ */
+export function newOidcClient(
+  applicationId: string,
+  registration: ReturnType<typeof checkRegistration>,
+  authMethod: OidcAuthMethod,
+) {
   const clientId = `oidc_${randomBytes(18).toString('base64url')}`;
   const clientSecret = authMethod === 'none' ? undefined : newClientSecret();
-  await ports.tenancy.insertOidcClient({
+  const row = {
     clientId,
     secretHash: clientSecret ? hashClientSecret(clientSecret) : null,
     authMethod,
-    applicationId: app.id,
+    applicationId,
     ...registration,
+  };
+  return { row, clientId, clientSecret };
+}
+
+/** The application may have OIDC clients: it has an enabled OIDC authentication rule. */
+export async function requireOidcRule(ports: Uses<'tenancy'>, app: { id: string; anchor: string }) {
+  if (!(await ports.tenancy.hasEnabledRule(app.id, 'OIDC'))) {
+    throw new ProvisioningError(
+      `application ${app.anchor} has no OIDC authentication rule; add one first (app add-rule --app ${app.anchor} --method OIDC)`,
+    );
+  }
+}
+
+export async function createOidcClient(ports: Uses<'changes'>, input: CreateOidcClientInput) {
+  return ports.changes.run(async (tx, audit) => {
+    const app = await appByAnchor(tx, input.anchor);
+    await requireOidcRule(tx, { id: app.id, anchor: input.anchor });
+    const registration = checkRegistration(input);
+    const made = newOidcClient(app.id, registration, input.authMethod ?? 'client_secret_basic');
+    await tx.tenancy.insertOidcClient(made.row);
+    audit.record({
+      action: 'oidc_client.create',
+      target: { type: 'oidc_client', id: made.clientId },
+      changes: {
+        ...created({ application: input.anchor, authMethod: made.row.authMethod, ...registration }),
+        secret: secretChanged(false, made.clientSecret !== undefined),
+      },
+    });
+    return made.clientSecret
+      ? { clientId: made.clientId, clientSecret: made.clientSecret }
+      : { clientId: made.clientId };
   });
-  return { clientId, clientSecret, authMethod, registration };
 }

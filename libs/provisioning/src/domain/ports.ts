@@ -70,6 +70,41 @@ export interface NewOidcClient {
   /** RFC 9126: /authorize only with a request_uri from /par. */
   requirePar: boolean;
   requireDpop: boolean;
+  /** RFC 7591 client_name (dynamically registered clients). */
+  clientName?: string | null;
+  /** The initial access token that registered the client (POST /register). */
+  registrationTokenId?: string | null;
+}
+
+/** An initial access token for dynamic client registration (only its hash is stored). */
+export interface RegistrationTokenRecord {
+  id: string;
+  applicationId: string;
+  usesLeft: number;
+  expiresAt: Date;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
+
+/** Initial access tokens (POST /register on the OIDC host) and the registrations they pay for. */
+export interface RegistrationTokensStore {
+  insert(token: {
+    tokenHash: string;
+    applicationId: string;
+    usesLeft: number;
+    expiresAt: Date;
+  }): Promise<string>;
+  findByHash(tokenHash: string): Promise<RegistrationTokenRecord | undefined>;
+  /**
+   * Spends one use of token `id` when it has one left, is not revoked and has not expired at `now`: one
+   * conditional update, so concurrent registrations never spend more uses than the token has (run it in the
+   * change that inserts the client). False when no use was left.
+   */
+  spend(id: string, now: Date): Promise<boolean>;
+  /** Oldest first; one application's when `applicationId` is given. */
+  list(applicationId: string | undefined): Promise<RegistrationTokenRecord[]>;
+  /** Marks the token revoked at `now`; false when there is no such token or it was revoked before. */
+  revoke(id: string, now: Date): Promise<boolean>;
 }
 
 export type AccountStatus = 'ACTIVE' | 'DISABLED' | 'DELETED';
@@ -122,6 +157,7 @@ export interface OidcClientRecord {
   webOrigins: string[];
   requirePar: boolean;
   requireDpop: boolean;
+  clientName: string | null;
   createdAt: Date;
 }
 
@@ -406,6 +442,7 @@ export interface ProvisioningPorts {
   /** The issuance core's agreements store: the current basic terms and an account's receipt. */
   agreements: Pick<AgreementsPort, 'currentTerms' | 'recordReceipt'>;
   oidcClients: OidcClientsStore;
+  registrationTokens: RegistrationTokensStore;
   listing: ListingStore;
   inspect: InspectStore;
   sessions: SessionsStore;

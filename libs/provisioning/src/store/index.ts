@@ -14,6 +14,7 @@ import { createInspectStore } from './inspect';
 import { createListingStore } from './listing';
 import { createOidcClientsStore } from './oidc-clients';
 import { createPrincipalsStore } from './principals';
+import { createRegistrationTokensStore } from './registration-tokens';
 import { createSealedSecretsStore } from './sealed-secrets';
 import { createSessionsStore } from './sessions';
 import { createTenancyStore } from './tenancy';
@@ -24,6 +25,7 @@ export {
   createListingStore,
   createOidcClientsStore,
   createPrincipalsStore,
+  createRegistrationTokensStore,
   createSealedSecretsStore,
   createSessionsStore,
   createTenancyStore,
@@ -48,6 +50,7 @@ function storesOver(db: Db) {
     accounts: createAccountsStore(db),
     agreements: createAgreementsStore(db),
     oidcClients: createOidcClientsStore(db),
+    registrationTokens: createRegistrationTokensStore(db),
     listing: createListingStore(db),
     inspect: createInspectStore(db),
     sessions: createSessionsStore(db),

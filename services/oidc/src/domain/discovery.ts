@@ -4,7 +4,10 @@ import { DPOP_ALGS, OIDC_RESPONSE_TYPES } from '@svc/token-core';
 import { SCOPES_SUPPORTED } from './scopes';
 
 /** The metadata for issuer `oidcUrl` (no trailing slash). */
-export function providerMetadata(oidcUrl: string): Record<string, unknown> {
+export function providerMetadata(
+  oidcUrl: string,
+  opts: { registration: 'off' | 'initial-access-token' },
+): Record<string, unknown> {
   return {
     issuer: oidcUrl,
     authorization_endpoint: `${oidcUrl}/authorize`,
@@ -18,6 +21,8 @@ export function providerMetadata(oidcUrl: string): Record<string, unknown> {
     require_pushed_authorization_requests: false,
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     jwks_uri: `${oidcUrl}/.well-known/jwks.json`,
+    // RFC 7591, only when served (OIDC_REGISTRATION).
+    ...(opts.registration === 'off' ? {} : { registration_endpoint: `${oidcUrl}/register` }),
     claim_state_endpoint: `${oidcUrl}/claim-state`,
     scopes_supported: [...SCOPES_SUPPORTED],
     response_types_supported: [...OIDC_RESPONSE_TYPES],

@@ -10,6 +10,7 @@ import type {
   IssuanceSnapshot,
 } from '@svc/issuance';
 import type { Logger, Metrics, RateLimiter } from '@svc/platform';
+import type { Uses } from '@svc/provisioning';
 import type { DpopReplay } from '@svc/token-core';
 import type { OidcSettings } from '../config';
 import type { AuthorizationRequest, Prompt } from './authorize-request';
@@ -276,6 +277,13 @@ export interface OidcPorts extends IssuancePorts {
   deviceAuthorizeLimit: RateLimiter;
   /** DPoP proofs' jti, claimed once per key across every replica (Redis; a failure refuses the request). */
   dpopReplay: DpopReplay;
+  /**
+   * Dynamic client registration's stores (libs/provisioning's, so that POST /register inserts exactly the client
+   * `oidc-client create` would): the applications' rules and the initial access tokens.
+   */
+  registration: Uses<'tenancy' | 'registrationTokens' | 'changes'>;
+  /** POST /register per client address (OIDC_REGISTRATION_RATE_PER_MINUTE). */
+  registerLimit: RateLimiter;
 }
 
 /**

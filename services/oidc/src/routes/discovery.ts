@@ -19,7 +19,7 @@ const ProviderMetadata = z.looseObject({
 });
 
 export function discoveryEndpoints(deps: OidcDeps) {
-  const metadata = Buffer.from(JSON.stringify(providerMetadata(deps.oidc.oidcUrl)));
+  const metadata = Buffer.from(JSON.stringify(providerMetadata(deps.oidc.oidcUrl, deps.oidc)));
   // The JWKS is re-read from the key ring on every request: the ring caches it and drops the cache when a key
   // changes (Redis pub/sub), so a rotation or revocation is served at once without a restart.
   const jwksCache = `public, max-age=${deps.oidc.jwksMaxAgeSeconds}`;
