@@ -1,7 +1,8 @@
 // The agents' path of docs/oidc.md end to end with stock openid-client 6 in Chromium: an agent registers itself
-// with an initial access token (RFC 7591; a public client that requires pushed requests), pushes its authorization
-// request (RFC 9126), a person signs up and consents on the pages, and the agent exchanges the code and reads
-// /userinfo; an oauth4webapi 3 client registered the same way signs the same person in.
+// with an initial access token (RFC 7591; a public client that requires pushed requests and DPoP-bound tokens),
+// pushes its authorization request with a DPoP proof (RFC 9126, RFC 9449), a person signs up and consents on the
+// pages, and the agent exchanges the code, reads /userinfo and refreshes, each with a proof by its key; an
+// oauth4webapi 3 client registered the same way signs the same person in.
 import { createRegistrationToken, listOidcClients } from '@svc/provisioning';
 import { type Mailbox, provisionApp, signUpByEmailCode, startMailbox, uniqueName } from '@svc/testkit';
 import * as oauth from 'oauth4webapi';
@@ -69,24 +70,35 @@ test('openid-client 6: register (initial access token), PAR, a newcomer signs in
       token_endpoint_auth_method: 'none',
       client_name: name,
       require_pushed_authorization_requests: true,
+      dpop_bound_access_tokens: true,
     },
     client.None(),
     { initialAccessToken: token, execute: [client.allowInsecureRequests] },
   );
   const clientId = config.clientMetadata().client_id;
   const { clients } = await listOidcClients(oidc.infra.provisioning, anchor);
-  expect(clients.find((c) => c.clientId === clientId)).toMatchObject({ clientName: name, requirePar: true });
+  expect(clients.find((c) => c.clientId === clientId)).toMatchObject({
+    clientName: name,
+    requirePar: true,
+    requireDpop: true,
+  });
+  const dpop = client.getDPoPHandle(config, await client.randomDPoPKeyPair('ES256'));
 
   // 2. Push the authorization request; the browser's URL carries client_id and request_uri only.
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
-  const url = await client.buildAuthorizationUrlWithPAR(config, {
-    redirect_uri: redirectUri,
-    scope: 'openid email',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-  });
+  const url = await client.buildAuthorizationUrlWithPAR(
+    config,
+    {
+      redirect_uri: redirectUri,
+      scope: 'openid email offline_access',
+      prompt: 'consent',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+    },
+    { DPoP: dpop },
+  );
   expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
 
   // 3. The person signs up and consents on the pages.
@@ -98,16 +110,31 @@ test('openid-client 6: register (initial access token), PAR, a newcomer signs in
     await page.getByRole('heading', { name: `What ${name} can see` }).waitFor();
     await page.locator('input[name="consent_email"][value="GRANTED"]').check();
     await page.getByRole('button', { name: 'Save and continue' }).click();
+    // prompt=consent (for offline_access) asks for the review too, even of a newcomer who has just decided.
+    await page.waitForFunction((n) => document.title === `Review what ${n} can see`, name);
+    await page.getByRole('button', { name: 'Save and continue' }).click();
   });
 
-  // 4. The code exchange and /userinfo.
-  const tokens = await client.authorizationCodeGrant(config, callback, {
-    pkceCodeVerifier: verifier,
-    expectedState: state,
-    idTokenExpected: true,
-  });
+  // 4. The code exchange, /userinfo and a refresh, each with a proof by the pushed request's key.
+  const tokens = await client.authorizationCodeGrant(
+    config,
+    callback,
+    { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true },
+    undefined,
+    { DPoP: dpop },
+  );
+  expect(tokens.token_type.toLowerCase()).toBe('dpop');
   const sub = tokens.claims()?.sub as string;
-  expect((await client.fetchUserInfo(config, tokens.access_token, sub)).email).toBe(email);
+  expect((await client.fetchUserInfo(config, tokens.access_token, sub, { DPoP: dpop })).email).toBe(email);
+  const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token as string, undefined, {
+    DPoP: dpop,
+  });
+  expect(refreshed.token_type.toLowerCase()).toBe('dpop');
+  // The bound refresh token is refused without a proof by the same key.
+  const other = client.getDPoPHandle(config, await client.randomDPoPKeyPair('ES256'));
+  await expect(
+    client.refreshTokenGrant(config, refreshed.refresh_token as string, undefined, { DPoP: other }),
+  ).rejects.toMatchObject({ error: 'invalid_grant' });
 
   // 5. oauth4webapi 3 registers a confidential client with the token's second use; the held sign-in answers it.
   const issuer = new URL(oidc.url);
