@@ -128,6 +128,10 @@ export type TokenReason =
   | 'TokenSignatureInvalid'
   | 'TokenExpired'
   | 'TokenClaimsInvalid'
+  /** The request's DPoP proof failed a check of RFC 9449 4.3; the message names it (DpopFailure). */
+  | 'DpopProofInvalid'
+  /** A DPoP-bound token without a proof by its key, or an unbound token under the DPoP scheme. */
+  | 'DpopBindingInvalid'
   | 'KeySetUnavailable';
 
 /** A token `verify` refused. Nothing in a refused token is to be trusted, so nothing of it is carried. */

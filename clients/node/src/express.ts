@@ -6,6 +6,9 @@ import type { VerifiedToken, Verifier, VerifyCallOptions } from './verify.ts';
 
 interface RequestLike {
   headers: Record<string, string | string[] | undefined>;
+  method?: string;
+  originalUrl?: string;
+  url?: string;
   auth?: VerifiedToken;
 }
 
@@ -20,6 +23,12 @@ type Next = (err?: unknown) => void;
 export interface RequireAuthOptions extends VerifyCallOptions {
   /** Sent as the challenge's realm (default `api`). */
   realm?: string;
+  /**
+   * Your API's origin as clients reach it (`https://api.example`): with it, `Authorization: DPoP <token>` is taken
+   * with the request's DPoP proof (htu is this origin and the request's path). Without it DPoP-bound tokens are
+   * refused.
+   */
+  publicOrigin?: string;
 }
 
 /** `app.get('/api/x', requireAuth(verifier), (req, res) => res.json({ sub: req.auth.sub }))`. */
@@ -27,7 +36,16 @@ export function requireAuth(verifier: Verifier, opts: RequireAuthOptions = {}) {
   const realm = opts.realm ?? 'api';
   return (req: RequestLike, res: ResponseLike, next: Next): void => {
     const header = req.headers.authorization;
-    verifier.verifyAuthorization(typeof header === 'string' ? header : undefined, opts).then(
+    const proof = req.headers.dpop;
+    const dpop =
+      opts.publicOrigin && req.method
+        ? {
+            proof: Array.isArray(proof) ? proof.join(', ') : proof,
+            method: req.method,
+            url: `${opts.publicOrigin.replace(/\/$/, '')}${req.originalUrl ?? req.url ?? '/'}`,
+          }
+        : undefined;
+    verifier.verifyAuthorization(typeof header === 'string' ? header : undefined, { ...opts, dpop }).then(
       (auth) => {
         req.auth = auth;
         next();

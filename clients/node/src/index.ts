@@ -5,6 +5,16 @@ export * from './client.ts';
 export type { InquiryStatus } from './connect.ts';
 export type { ClientOptions } from './context.ts';
 export { type DeviceLoginOptions, isSafeVerificationUri } from './device.ts';
+export {
+  createDpopSigner,
+  DPOP_ALGS,
+  type DpopAlg,
+  type DpopFailure,
+  type DpopReplayCheck,
+  type DpopRequest,
+  type DpopSigner,
+  memoryReplayCheck,
+} from './dpop.ts';
 export * from './errors.ts';
 export * from './express.ts';
 export type { FetchLike } from './http.ts';

@@ -2,6 +2,7 @@
 // state and nonce, and the ID token verified with jose against the discovered platform key set (iss, aud =
 // client_id, nonce, at_hash). Any stock OIDC library works as well; this one keeps an application on one package.
 import { base64url, createRemoteJWKSet, customFetch, type JWTPayload, jwtVerify } from 'jose';
+import { createDpopSigner, type DpopSigner } from './dpop.ts';
 import { SigninApiError } from './errors.ts';
 import { call, type FetchLike, type Transport, trimBase } from './http.ts';
 
@@ -14,6 +15,12 @@ export interface OidcClientOptions {
   redirectUri: string;
   fetch?: FetchLike;
   timeoutMs?: number;
+  /**
+   * DPoP (RFC 9449): `true` makes a new ES256 key pair (non-extractable) for this client, or pass your own signer
+   * (createDpopSigner) to keep tokens usable across restarts. Every /token and /userinfo call then carries a proof;
+   * the access token (and a public client's refresh token) is bound to the key.
+   */
+  dpop?: boolean | DpopSigner;
 }
 
 interface Discovery {
@@ -38,8 +45,18 @@ export interface OidcTokens {
   claims: JWTPayload & { sub: string };
   /** The application's own access token: verify it with `createVerifier` like any other. */
   accessToken: string;
+  /** `DPoP` when the access token is bound to this client's DPoP key (present it with a proof), else `Bearer`. */
+  tokenType: 'Bearer' | 'DPoP';
   refreshToken?: string;
   expiresIn?: number;
+}
+
+interface TokenAnswer {
+  id_token?: string;
+  access_token?: string;
+  token_type?: string;
+  refresh_token?: string;
+  expires_in?: number;
 }
 
 const random = () => base64url.encode(crypto.getRandomValues(new Uint8Array(32)));
@@ -54,6 +71,32 @@ export function createOidcClient(opts: OidcClientOptions) {
     timeoutMs: opts.timeoutMs ?? 10_000,
   };
   const issuer = trimBase(opts.issuer);
+  let signer: Promise<DpopSigner> | undefined;
+  const dpopSigner = (): Promise<DpopSigner> | undefined => {
+    if (!opts.dpop) return undefined;
+    signer ??= opts.dpop === true ? createDpopSigner() : Promise.resolve(opts.dpop);
+    return signer;
+  };
+
+  /** POSTs a /token form, authenticated as the client registered, with a DPoP proof when the client uses DPoP. */
+  const tokenCall = async (doc: Discovery, form: URLSearchParams): Promise<TokenAnswer> => {
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+    if (opts.clientSecret) {
+      const basic = `${encodeURIComponent(opts.clientId)}:${encodeURIComponent(opts.clientSecret)}`;
+      headers.authorization = `Basic ${btoa(basic)}`;
+    } else {
+      form.set('client_id', opts.clientId);
+    }
+    const dpop = await dpopSigner();
+    if (dpop) headers.dpop = await dpop.proof('POST', doc.token_endpoint);
+    return call<TokenAnswer>(transport, doc.token_endpoint, {
+      endpoint: 'POST /token',
+      body: form.toString(),
+      headers,
+    });
+  };
+  const tokenTypeOf = (tokens: TokenAnswer): 'Bearer' | 'DPoP' =>
+    tokens.token_type?.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
   let discovered: Promise<{ doc: Discovery; jwks: ReturnType<typeof createRemoteJWKSet> }> | undefined;
 
   const discover = () => {
@@ -124,19 +167,7 @@ export function createOidcClient(opts: OidcClientOptions) {
         redirect_uri: opts.redirectUri,
         code_verifier: pending.codeVerifier,
       });
-      const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
-      if (opts.clientSecret) {
-        const basic = `${encodeURIComponent(opts.clientId)}:${encodeURIComponent(opts.clientSecret)}`;
-        headers.authorization = `Basic ${btoa(basic)}`;
-      } else {
-        form.set('client_id', opts.clientId);
-      }
-      const tokens = await call<{
-        id_token?: string;
-        access_token?: string;
-        refresh_token?: string;
-        expires_in?: number;
-      }>(transport, doc.token_endpoint, { endpoint: 'POST /token', body: form.toString(), headers });
+      const tokens = await tokenCall(doc, form);
       if (!tokens.id_token || !tokens.access_token) {
         throw new SigninApiError('POST /token', 502, { error: 'invalid_response' });
       }
@@ -158,6 +189,38 @@ export function createOidcClient(opts: OidcClientOptions) {
         idToken: tokens.id_token,
         claims: payload as JWTPayload & { sub: string },
         accessToken: tokens.access_token,
+        tokenType: tokenTypeOf(tokens),
+        refreshToken: tokens.refresh_token,
+        expiresIn: tokens.expires_in,
+      };
+    },
+
+    /**
+     * The refresh grant: a new access token (and refresh token) for `refreshToken`, with a proof when this client
+     * uses DPoP (a public client's bound refresh token is refused without one by the same key). The new ID token is
+     * verified as at the callback (no nonce).
+     */
+    async refresh(refreshToken: string): Promise<OidcTokens> {
+      const { doc, jwks } = await discover();
+      const tokens = await tokenCall(
+        doc,
+        new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }),
+      );
+      if (!tokens.id_token || !tokens.access_token) {
+        throw new SigninApiError('POST /token', 502, { error: 'invalid_response' });
+      }
+      const { payload } = await jwtVerify(tokens.id_token, jwks, {
+        issuer: doc.issuer,
+        audience: opts.clientId,
+        algorithms: ['RS256'],
+      });
+      if (typeof payload.sub !== 'string')
+        throw new SigninApiError('POST /token', 502, { error: 'invalid_id_token' });
+      return {
+        idToken: tokens.id_token,
+        claims: payload as JWTPayload & { sub: string },
+        accessToken: tokens.access_token,
+        tokenType: tokenTypeOf(tokens),
         refreshToken: tokens.refresh_token,
         expiresIn: tokens.expires_in,
       };
@@ -166,12 +229,19 @@ export function createOidcClient(opts: OidcClientOptions) {
     /** The OIDC host's userinfo (OIDC sessions read their profile here, not at the session host). */
     async userinfo(accessToken: string): Promise<Record<string, unknown> & { sub: string }> {
       const { doc } = await discover();
-      return call(transport, doc.userinfo_endpoint, {
-        method: 'GET',
-        endpoint: 'GET /userinfo',
-        headers: { authorization: `Bearer ${accessToken}` },
-      });
+      const dpop = await dpopSigner();
+      // A DPoP client's tokens are bound: presented as DPoP with a proof naming this call and the token (ath).
+      const headers: Record<string, string> = dpop
+        ? {
+            authorization: `DPoP ${accessToken}`,
+            dpop: await dpop.proof('GET', doc.userinfo_endpoint, accessToken),
+          }
+        : { authorization: `Bearer ${accessToken}` };
+      return call(transport, doc.userinfo_endpoint, { method: 'GET', endpoint: 'GET /userinfo', headers });
     },
+
+    /** This client's DPoP signer (its key's thumbprint is the tokens' cnf.jkt), when it uses DPoP. */
+    dpop: () => dpopSigner(),
 
     /** Where to send the person to end their OIDC sign-in (`id_token_hint`), returning to `postLogoutRedirectUri`. */
     async endSessionUrl(idToken: string, postLogoutRedirectUri?: string): Promise<string | undefined> {

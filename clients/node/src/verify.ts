@@ -2,6 +2,13 @@
 // origin (key-set.ts), the token parsed as untrusted with alg, typ, aud, kid and exp checked first, the signature
 // under the key of that kid (one refetch when it is unknown), and only then the claims.
 import { parseCompact } from './compact.ts';
+import {
+  checkDpopProof,
+  DpopProofFailure,
+  type DpopReplayCheck,
+  type DpopRequest,
+  memoryReplayCheck,
+} from './dpop.ts';
 import { TokenVerificationError } from './errors.ts';
 import type { FetchLike } from './http.ts';
 import { KeySet } from './key-set.ts';
@@ -30,6 +37,11 @@ export interface VerifierOptions {
   now?: () => number;
   /** Milliseconds before a key-set fetch is abandoned (default 10 000). */
   timeoutMs?: number;
+  /**
+   * Where DPoP proofs' jti are claimed once (default: this process's memory). With several replicas pass one they
+   * share, e.g. a Redis `SET key 1 NX EX ttl` that resolves true when it set the key.
+   */
+  dpopReplay?: DpopReplayCheck;
 }
 
 /** What a verified access token says. `sub` is the pairwise subject: the key to identify the person. */
@@ -46,11 +58,19 @@ export interface VerifiedToken {
   kind: 'account' | 'workload';
   /** Workload tokens only: the agent or automation acting for `sub`. */
   act?: { sub: string };
+  /** A DPoP-bound token's key (RFC 9449 6.1): verify checked the request's proof against it. */
+  cnf?: { jkt: string };
 }
 
 export interface VerifyCallOptions {
   /** Overrides the verifier's `acceptWorkload` for this call. */
   acceptWorkload?: boolean;
+  /**
+   * The request's DPoP proof (RFC 9449 7): its DPoP header, method and URL as reached from outside. A DPoP-bound
+   * token (cnf.jkt) is refused without a proof by its key; an unbound token is refused with one (it came under the
+   * DPoP scheme, where a bound token belongs).
+   */
+  dpop?: DpopRequest;
 }
 
 const REQUIRED_CLAIMS = ['iss', 'aud', 'sid', 'jti', 'iat', 'exp'] as const;
@@ -62,6 +82,7 @@ export class Verifier {
   readonly keySet: KeySet;
   private readonly now: () => number;
   private readonly tolerance: number;
+  private readonly replay: DpopReplayCheck;
 
   constructor(private readonly opts: VerifierOptions) {
     if (!opts.sessionUrl || !opts.applicationAnchor || !opts.issuer) {
@@ -69,6 +90,7 @@ export class Verifier {
     }
     this.now = opts.now ?? Date.now;
     this.tolerance = opts.clockToleranceSeconds ?? 5;
+    this.replay = opts.dpopReplay ?? memoryReplayCheck(this.now);
     this.keySet = new KeySet({
       sessionUrl: opts.sessionUrl,
       applicationAnchor: opts.applicationAnchor,
@@ -106,17 +128,43 @@ export class Verifier {
     if (!key) throw refuse('TokenKeyUnknown', 'kid');
     if (!(await key.verify(parts.signingInput, parts.signature)))
       throw refuse('TokenSignatureInvalid', 'signature');
-    return this.claimsOf(payload, workload);
+    const verified = this.claimsOf(payload, workload);
+    await this.checkBinding(token, verified, call.dpop);
+    return verified;
   }
 
-  /** Verifies the token of an `Authorization: Bearer <token>` header value. */
+  /** RFC 9449 7: a bound token only with a proof by its key for this request, an unbound one only without. */
+  private async checkBinding(token: string, verified: VerifiedToken, dpop: DpopRequest | undefined) {
+    const jkt = verified.cnf?.jkt;
+    if (jkt === undefined) {
+      if (dpop) throw refuse('DpopBindingInvalid', 'the token is not DPoP-bound');
+      return;
+    }
+    if (!dpop) throw refuse('DpopBindingInvalid', 'the token is DPoP-bound; a proof is required');
+    let proven: string;
+    try {
+      proven = await checkDpopProof(dpop, { accessToken: token, now: this.now(), replay: this.replay });
+    } catch (err) {
+      if (err instanceof DpopProofFailure) throw refuse('DpopProofInvalid', err.failure);
+      throw err;
+    }
+    if (proven !== jkt) throw refuse('DpopBindingInvalid', 'the proof is not signed by the bound key');
+  }
+
+  /**
+   * Verifies the token of an `Authorization: Bearer <token>` or `DPoP <token>` header value. Under DPoP the call's
+   * `dpop` is the request's proof (a bound token needs one); under Bearer any proof is left aside, so a bound token
+   * is refused.
+   */
   verifyAuthorization(
     header: string | undefined | null,
     call: VerifyCallOptions = {},
   ): Promise<VerifiedToken> {
-    const match = header ? /^Bearer +([^\s]+) *$/i.exec(header) : null;
-    if (!match?.[1]) return Promise.reject(refuse('TokenMissing', 'no bearer token'));
-    return this.verify(match[1], call);
+    const match = header ? /^(Bearer|DPoP) +([^\s]+) *$/i.exec(header) : null;
+    if (!match?.[2]) return Promise.reject(refuse('TokenMissing', 'no bearer token'));
+    if (match[1]!.toLowerCase() === 'bearer') return this.verify(match[2], { ...call, dpop: undefined });
+    if (!call.dpop) return Promise.reject(refuse('DpopBindingInvalid', 'DPoP scheme without the request'));
+    return this.verify(match[2], call);
   }
 
   private claimsOf(payload: Record<string, unknown>, workload: boolean): VerifiedToken {
@@ -152,6 +200,11 @@ export class Verifier {
       verified.act = { sub: actor };
     } else if ('act' in payload) {
       throw refuse('TokenClaimsInvalid', 'act');
+    }
+    if ('cnf' in payload) {
+      const jkt = (payload.cnf as { jkt?: unknown } | null)?.jkt;
+      if (typeof jkt !== 'string' || !jkt) throw refuse('TokenClaimsInvalid', 'cnf');
+      verified.cnf = { jkt };
     }
     return verified;
   }
