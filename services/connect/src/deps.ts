@@ -10,7 +10,7 @@ import { RESET_WINDOW_SECONDS, RESETS_PER_ACCOUNT } from './domain/account-page'
 import type { ConnectPorts } from './domain/ports';
 import { CONNECT_MESSAGES, type ConnectKey } from './pages/i18n-connect';
 import { CONNECT_PAGE_STATUSES } from './pages/page-statuses';
-import { createAccountPageStore } from './store/account-page';
+import { createAccountChanges, createAccountPageStore } from './store/account-page';
 import { createAccountSessionStore } from './store/account-sessions';
 import { createErrandStore } from './store/errands';
 import { createInquiryStore } from './store/inquiries';
@@ -53,6 +53,8 @@ export function connectPorts(parts: Unbound): ConnectPorts {
       durationSeconds: RESET_WINDOW_SECONDS,
       perAddress: false,
     }),
+    // Bound to no one: the domain names the person of each change (`as(personActor(accountId, request))`).
+    accountChanges: createAccountChanges(db, clock),
   };
 }
 

@@ -243,6 +243,17 @@ describe('the account page', () => {
     });
     expect(current.subject).not.toBe(tasksSession.subject);
     expect(current.generation).toBe(2);
+    // The reset is in the audit trail, by the person, with the request it came in and the sessions it ended.
+    const row = await cx.infra.db.auditEvent.findFirstOrThrow({
+      where: { actorId: accountId, action: 'account.reset_subject' },
+    });
+    expect(row).toMatchObject({ actorKind: 'person', targetType: 'account', targetId: accountId });
+    expect(row.sourceAddress).toEqual(expect.any(String));
+    expect(row.userAgent).toContain('Chrome');
+    expect(row.changes).toMatchObject({
+      sectorId: { to: notes.fixture.sectorId },
+      revokedSessions: { to: expect.arrayContaining([tasksSession.sid]) },
+    });
     // That sector's sessions no longer refresh, at connect or at the session host.
     expect(
       (await postJson(`${cx.host.url}/refresh`, { refreshToken: notesTokens.refreshToken })).body,
@@ -292,6 +303,38 @@ describe('the account page', () => {
     expect((await refreshAtSession(arcadeSession.refreshToken)).status).toBe(401);
   });
 
+  test('a reset whose audit row cannot be written is refused (503) and did not happen', async () => {
+    const { context, page, authenticator } = await openPage();
+    await signInToAccount(page);
+    const s = await pageSession(context, page);
+    held = await authenticator.credentials();
+    await context.close();
+    const sector = arcade.fixture.sectorId;
+    const generations = () =>
+      cx.infra.db.sectorSubject.count({ where: { sectorId: sector, principalId: accountId } });
+    const before = await generations();
+    // Only this person's rows are refused: other tests share the database.
+    const fn = `refuse_${accountId.replaceAll('-', '')}`;
+    await cx.infra.db.$executeRawUnsafe(`
+      CREATE FUNCTION ${fn}() RETURNS trigger AS $$ BEGIN
+        IF NEW.actor_id = '${accountId}' THEN RAISE EXCEPTION 'audit refused by the test'; END IF;
+        RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await cx.infra.db.$executeRawUnsafe(
+      `CREATE TRIGGER ${fn} BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
+    );
+    try {
+      const answer = await postForm(`${cx.host.url}/account/sectors/${sector}/reset`, s.cookie, {
+        _csrf: s.csrf,
+        confirm: 'yes',
+      });
+      expect(answer.status).toBe(503);
+      expect(await generations()).toBe(before);
+    } finally {
+      await cx.infra.db.$executeRawUnsafe(`DROP TRIGGER ${fn} ON audit_events`);
+      await cx.infra.db.$executeRawUnsafe(`DROP FUNCTION ${fn}()`);
+    }
+  });
+
   test('add a passkey (the owner is mailed), rename it, remove the old one, never the last', async () => {
     const { context, page, authenticator } = await openPage();
     await signInToAccount(page);
@@ -308,6 +351,9 @@ describe('the account page', () => {
     expect(mail.text).toMatch(/from Chrome \(headless\) \d+ on Linux/);
     const second = (await authenticator.credentials())[0]!;
     expect(await page.locator('li.passkey').count()).toBe(2);
+    await expect(
+      cx.infra.db.auditEvent.count({ where: { actorId: accountId, action: 'passkey.add' } }),
+    ).resolves.toBe(1);
     await shoot(page, '22-account-two-passkeys.en-US');
 
     // Rename: markup is shown as text.
@@ -327,6 +373,11 @@ describe('the account page', () => {
     await page.locator('li.passkey').first().getByRole('button', { name: 'Remove' }).click();
     await page.getByText('The passkey is removed: it can no longer sign in').waitFor();
     expect(await page.locator('li.passkey').count()).toBe(1);
+    const removal = await cx.infra.db.auditEvent.findFirstOrThrow({
+      where: { actorId: accountId, action: 'passkey.remove' },
+    });
+    expect(removal).toMatchObject({ actorKind: 'person', targetId: accountId });
+    expect(removal.changes).toMatchObject({ passkeyId: { to: null }, revokedSessions: { from: null } });
     expect(await page.getByRole('button', { name: 'Remove' }).count()).toBe(0);
     await page.getByText('This is your only passkey, so it cannot be removed.').waitFor();
     await page.goto(`${cx.host.url}/account?lang=zh-CN`);

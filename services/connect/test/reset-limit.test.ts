@@ -5,7 +5,7 @@ import { createApplicationsStore, createSectorSubjectsStore } from '@svc/issuanc
 import { createRateLimiter } from '@svc/platform';
 import { provisionAccount, provisionApp, uniqueName, useInfra } from '@svc/testkit';
 import { RESET_WINDOW_SECONDS, RESETS_PER_ACCOUNT, resetSectorIdentifier } from '../src/domain/account-page';
-import { createAccountPageStore } from '../src/store/account-page';
+import { createAccountChanges, createAccountPageStore } from '../src/store/account-page';
 
 const infra = useInfra();
 
@@ -21,6 +21,7 @@ test(`an account resets its identifier at most ${RESETS_PER_ACCOUNT} times a day
   const clock = () => Date.now();
   const ports = {
     accountPage: createAccountPageStore(infra.db),
+    accountChanges: createAccountChanges(infra.db, clock),
     issuance: infra.issuance.ports,
     resetLimit: createRateLimiter(infra.redis, {
       keyPrefix: uniqueName('reset-limit'),

@@ -6,7 +6,7 @@ import { createApplicationsStore } from '@svc/issuance/stores';
 import { ServiceError } from '@svc/platform';
 import { provisionAccount, provisionApp, type TestInfra, useInfra } from '@svc/testkit';
 import { resetSectorIdentifier } from '../src/domain/account-page';
-import { createAccountPageStore } from '../src/store/account-page';
+import { createAccountChanges, createAccountPageStore } from '../src/store/account-page';
 
 jest.setTimeout(120_000);
 
@@ -17,6 +17,7 @@ const reset = (infra: TestInfra, accountId: string, sectorId: string) =>
   resetSectorIdentifier(
     {
       accountPage: createAccountPageStore(infra.db),
+      accountChanges: createAccountChanges(infra.db, () => Date.now()),
       issuance: infra.issuance.ports,
       resetLimit: { consume: async () => undefined },
     },

@@ -14,7 +14,7 @@ import {
   uniqueName,
 } from '@svc/testkit';
 import { resetSectorIdentifier } from '../../connect/src/domain/account-page';
-import { createAccountPageStore } from '../../connect/src/store/account-page';
+import { createAccountChanges, createAccountPageStore } from '../../connect/src/store/account-page';
 import {
   authorizeRequestUrl,
   type OidcPagesHost,
@@ -161,6 +161,7 @@ test('an identifier reset ends the OIDC sign-in; a pre-reset id_token_hint resol
   const reset = await resetSectorIdentifier(
     {
       accountPage: createAccountPageStore(a.infra.db),
+      accountChanges: createAccountChanges(a.infra.db, () => Date.now()),
       issuance: a.infra.issuance.ports,
       resetLimit: { consume: async () => undefined },
     },

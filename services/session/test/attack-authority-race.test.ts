@@ -6,7 +6,7 @@
 // statement and announcement); the only help is a row lock that holds the insert in flight while the removal commits.
 import { holdInTransaction, postJson, softPasskey, waitUntil } from '@svc/testkit';
 import { removePasskey } from '../../connect/src/domain/account-page';
-import { createAccountPageStore } from '../../connect/src/store/account-page';
+import { createAccountChanges, createAccountPageStore } from '../../connect/src/store/account-page';
 import { freshSession, issueFor, type SessionHarness, startSessionHost } from './support';
 
 let a: SessionHarness;
@@ -68,7 +68,11 @@ test('a session inserted across a passkey removal, never revoked, introspects re
     // to every replica's cache) and it commits while the insert is in flight: the row that insert will write is
     // not there to revoke.
     const p = await infra.db.passkey.findFirstOrThrow({ where: { credentialId: planted.credentialId } });
-    const ports = { accountPage: createAccountPageStore(infra.db), issuance: infra.issuance.ports };
+    const ports = {
+      accountPage: createAccountPageStore(infra.db),
+      accountChanges: createAccountChanges(infra.db, infra.issuance.clock),
+      issuance: infra.issuance.ports,
+    };
     const removed = await removePasskey(ports, infra.issuance.clock, s.account.id, p.id, true);
     expect(removed).toMatchObject({
       outcome: 'removed',

@@ -1,5 +1,6 @@
 // The rules of the person's own account page, without HTTP or SQL: what it shows (applications by sector with
 // consent per claim, passkeys), consent changes, the per-sector identifier reset, and passkey rename and removal.
+import { type AuditContext, changed, personActor } from '@svc/audit';
 import { type Clock, ServiceError } from '@svc/platform';
 import { CLAIM_KEYS, type ClaimKey, normalizeRequirements, type Requirement } from '@svc/token-core';
 import type { AccountPageStore, AccountSession, ConnectPorts, RemoveOutcome, RemoveResult } from './ports';
@@ -132,11 +133,15 @@ export type ResetOutcome = 'reset' | 'not_used' | 'limited';
  * see a new person from the next sign-in. Only a sector whose applications the person has used ('not_used'
  * otherwise), at most RESETS_PER_ACCOUNT a day ('limited' past it: nothing changes).
  */
+/** The request a person's change came in, for its audit row. */
+export type PersonRequest = Omit<AuditContext, 'actor'>;
+
 export async function resetSectorIdentifier(
-  ports: Pick<ConnectPorts, 'accountPage' | 'issuance' | 'resetLimit'>,
+  ports: Pick<ConnectPorts, 'accountPage' | 'issuance' | 'resetLimit' | 'accountChanges'>,
   values: { subjectSecret: string; clock: Clock },
   accountId: string,
   sectorId: string,
+  request: PersonRequest = {},
 ): Promise<ResetOutcome> {
   const used = await ports.accountPage.usedApplications(accountId);
   if (!used.some((a) => a.sector.id === sectorId)) return 'not_used';
@@ -147,14 +152,23 @@ export async function resetSectorIdentifier(
     throw err;
   }
   const { subjectSecret, clock } = values;
-  await ports.issuance.sectorSubjects.rotateSectorSubject(
-    subjectSecret,
-    sectorId,
-    { kind: 'ACCOUNT', id: accountId },
-    clock,
-  );
-  // After the rotation: a session issued meanwhile under the old subject is revoked too.
-  const revoked = await ports.accountPage.revokeSectorSessions(accountId, sectorId, new Date(clock()));
+  // The rotation, the sessions it ends and the audit row commit together.
+  const revoked = await ports.accountChanges.as(personActor(accountId, request)).run(async (tx, audit) => {
+    await tx.sectorSubjects.rotateSectorSubject(
+      subjectSecret,
+      sectorId,
+      { kind: 'ACCOUNT', id: accountId },
+      clock,
+    );
+    // After the rotation: a session issued meanwhile under the old subject is revoked too.
+    const ended = await tx.accountPage.revokeSectorSessions(accountId, sectorId, new Date(clock()));
+    audit.record({
+      action: 'account.reset_subject',
+      target: { type: 'account', id: accountId },
+      changes: { sectorId: changed(null, sectorId), revokedSessions: changed(null, ended) },
+    });
+    return ended;
+  });
   await ports.issuance.sessionEvents.publishSessionChanges(revoked);
   return 'reset';
 }
@@ -184,15 +198,30 @@ export async function renamePasskey(
  * `authorityVersion` is the account's version after this removal (the page keeps its own session under it).
  */
 export async function removePasskey(
-  ports: Pick<ConnectPorts, 'accountPage' | 'issuance'>,
+  ports: Pick<ConnectPorts, 'accountPage' | 'issuance' | 'accountChanges'>,
   clock: Clock,
   accountId: string,
   passkeyId: string,
   recentSignIn: boolean,
+  request: PersonRequest = {},
 ): Promise<RemoveResult | { outcome: 'confirm_first' }> {
   if (!recentSignIn) return { outcome: 'confirm_first' };
   if (!UUID.test(passkeyId)) return { outcome: 'not_found' satisfies RemoveOutcome };
-  const result = await ports.accountPage.removePasskey(accountId, passkeyId, new Date(clock()));
+  const result = await ports.accountChanges.as(personActor(accountId, request)).run(async (tx, audit) => {
+    const removal = await tx.accountPage.removePasskey(accountId, passkeyId, new Date(clock()));
+    if (removal.outcome === 'removed') {
+      audit.record({
+        action: 'passkey.remove',
+        target: { type: 'account', id: accountId },
+        changes: {
+          passkeyId: changed(passkeyId, null),
+          authorityVersion: changed(removal.authorityVersion - 1, removal.authorityVersion),
+          revokedSessions: changed(null, removal.revoked),
+        },
+      });
+    }
+    return removal;
+  });
   if (result.outcome === 'removed') await ports.issuance.sessionEvents.publishSessionChanges(result.revoked);
   return result;
 }
@@ -203,16 +232,17 @@ export type ResetFormOutcome =
   | { outcome: 'reset'; sector: SectorEntry | undefined };
 
 export async function resetFromAccountPage(
-  ports: Pick<ConnectPorts, 'accountPage' | 'issuance' | 'resetLimit'>,
+  ports: Pick<ConnectPorts, 'accountPage' | 'issuance' | 'resetLimit' | 'accountChanges'>,
   values: { subjectSecret: string; clock: Clock },
   accountId: string,
   sectorId: string,
   confirm: string | undefined,
+  request: PersonRequest = {},
 ): Promise<ResetFormOutcome> {
   if (confirm !== 'yes') return { outcome: 'needs_confirm' };
   if (!UUID.test(sectorId)) return { outcome: 'ignored' };
   const sector = (await accountOverview(ports.accountPage, accountId)).sectors.find((s) => s.id === sectorId);
-  const outcome = await resetSectorIdentifier(ports, values, accountId, sectorId);
+  const outcome = await resetSectorIdentifier(ports, values, accountId, sectorId, request);
   return outcome === 'reset' ? { outcome, sector } : { outcome };
 }
 
@@ -222,14 +252,15 @@ export async function resetFromAccountPage(
  * passkey it signed in with keeps it too (it proved itself and chose to).
  */
 export async function removeFromAccountPage(
-  ports: Pick<ConnectPorts, 'accountPage' | 'issuance'>,
+  ports: Pick<ConnectPorts, 'accountPage' | 'issuance' | 'accountChanges'>,
   values: { clock: Clock; reauthSeconds: number },
   session: AccountSession,
   accountId: string,
   passkeyId: string,
+  request: PersonRequest = {},
 ): Promise<RemoveOutcome | 'confirm_first'> {
   const recent = recentlyAuthenticated(session.authTime, values.clock(), values.reauthSeconds);
-  const removal = await removePasskey(ports, values.clock, accountId, passkeyId, recent);
+  const removal = await removePasskey(ports, values.clock, accountId, passkeyId, recent, request);
   if (removal.outcome === 'removed') {
     session.authorityVersion = removal.authorityVersion;
     if (session.passkeyId === passkeyId) delete session.passkeyId;

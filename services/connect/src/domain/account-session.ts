@@ -3,6 +3,7 @@
 // authority version and passkey it signed in with, signing in moves it to a fresh id, and passkeys are added to
 // a signed-in account only after a recent passkey sign-in (checked by the route before these run).
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { type AuditContext, changed, personActor } from '@svc/audit';
 import type { Clock, RateLimiter } from '@svc/platform';
 import {
   type AccountStore,
@@ -184,16 +185,32 @@ export async function addPasskeyOptions(
  * owner inside the transaction (no notice, no passkey). False when nothing was added.
  */
 export async function addAccountPasskey(
-  ports: SessionPorts,
+  ports: SessionPorts & Pick<ConnectPorts, 'accountChanges'>,
   ceremony: Omit<AccountCeremony, 'clock'>,
   sessionId: string,
   accountId: string,
   response: RegistrationResponseJSON,
-  added: { name: string | undefined; notify: (owner: PasskeyOwner) => Promise<void> },
+  added: {
+    name: string | undefined;
+    notify: (owner: PasskeyOwner) => Promise<void>;
+    /** The request that carried it, for the audit row. */
+    request?: Omit<AuditContext, 'actor'>;
+  },
 ): Promise<boolean> {
   const challenge = await ports.accountSessions.takeChallenge(sessionId);
   const credential = await verifyNewCredential(ceremony, response, challenge);
-  return ports.accountPage.addPasskey(accountId, { ...credential, name: added.name }, added.notify);
+  // The passkey, its owner's notice and the audit row in one transaction: no row, no passkey.
+  return ports.accountChanges.as(personActor(accountId, added.request)).run(async (tx, audit) => {
+    const ok = await tx.accountPage.addPasskey(accountId, { ...credential, name: added.name }, added.notify);
+    if (ok) {
+      audit.record({
+        action: 'passkey.add',
+        target: { type: 'account', id: accountId },
+        changes: { passkeyName: changed(null, added.name ?? null) },
+      });
+    }
+    return ok;
+  });
 }
 
 /**

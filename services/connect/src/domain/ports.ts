@@ -1,5 +1,6 @@
 // The ports connect's domain needs: its own stores (inquiries, errands, the account page's rows and sessions) and
 // the issuance core's ports. Stores in ../store implement them; deps.ts binds them once.
+import type { AuditedChanges } from '@svc/audit';
 import type { ClientAuthPorts } from '@svc/client-auth';
 import type { Agreement, IssuancePorts } from '@svc/issuance';
 import type { RateLimiter } from '@svc/platform';
@@ -175,6 +176,12 @@ export interface AccountSessionStore {
   takeChallenge(id: string): Promise<Challenge | undefined>;
 }
 
+/** What a person's change on the account page runs over: the same stores, bound to the change's transaction. */
+export interface AccountChangePorts {
+  accountPage: AccountPageStore;
+  sectorSubjects: Pick<IssuancePorts['sectorSubjects'], 'rotateSectorSubject'>;
+}
+
 /** Everything connect's domain reaches beyond its own values, bound once in deps.ts. */
 export interface ConnectPorts {
   inquiries: InquiryStore;
@@ -189,4 +196,9 @@ export interface ConnectPorts {
   clientAuth: ClientAuthPorts;
   /** Identifier resets per account (RESETS_PER_ACCOUNT per RESET_WINDOW_SECONDS). */
   resetLimit: RateLimiter;
+  /**
+   * A person's changes (passkey added or removed, identifier reset and the sessions it ends) with their audit row in
+   * one transaction; the domain runs each `as(personActor(accountId, request))`.
+   */
+  accountChanges: AuditedChanges<AccountChangePorts>;
 }

@@ -59,6 +59,17 @@ const resetForm = pageForm({ _csrf: z.string(), confirm: z.string().max(16).opti
 const renameForm = pageForm({ _csrf: z.string(), name: z.string().max(256) });
 
 /** The cookie of the account page: `__Host-` prefixed (so Secure, Path=/, no Domain) whenever served over HTTPS. */
+/** What an audit row keeps of the request a person's change came in: its X-Request-Id if sane, address, browser. */
+function personRequestOf(req: { ip?: string; headers: Record<string, string | string[] | undefined> }) {
+  const id = req.headers['x-request-id'];
+  const agent = req.headers['user-agent'];
+  return {
+    requestId: typeof id === 'string' && /^[\x21-\x7e]{1,128}$/.test(id) ? id : null,
+    sourceAddress: req.ip ?? null,
+    userAgent: typeof agent === 'string' ? agent.slice(0, 512) : null,
+  };
+}
+
 export function accountCookieName(connectUrl: string): string {
   return sessionCookie('connect_account', connectUrl.startsWith('https:')).name;
 }
@@ -203,6 +214,7 @@ export function accountPages(deps: ConnectDeps): Endpoint[] {
       const added = await addAccountPasskey(ports, ceremony, r.id, accountId, body, {
         name: deviceLabel(device),
         notify,
+        request: personRequestOf(req),
       });
       if (!added) throw passkeyRefused();
       flash(r, 'addedNotice');
@@ -220,6 +232,7 @@ export function accountPages(deps: ConnectDeps): Endpoint[] {
         accountId,
         String(req.params.sectorId),
         req.body.confirm,
+        personRequestOf(req),
       );
       if (reset.outcome === 'needs_confirm') flash(r, 'resetNeedsConfirm');
       else if (reset.outcome === 'limited') flash(r, 'resetLimited', { count: RESETS_PER_ACCOUNT });
@@ -240,7 +253,14 @@ export function accountPages(deps: ConnectDeps): Endpoint[] {
     }),
     person.form('/account/passkeys/:passkeyId/remove', plainForm, async ({ r, accountId }, req) => {
       const passkeyId = String(req.params.passkeyId);
-      const outcome = await removeFromAccountPage(ports, reauth, r.session, accountId, passkeyId);
+      const outcome = await removeFromAccountPage(
+        ports,
+        reauth,
+        r.session,
+        accountId,
+        passkeyId,
+        personRequestOf(req),
+      );
       if (outcome === 'removed') flash(r, 'removedNotice');
       else if (outcome === 'last') flash(r, 'lastNotice');
       else if (outcome === 'confirm_first') flash(r, 'confirmFirst');

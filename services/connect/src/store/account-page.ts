@@ -1,9 +1,29 @@
 // What the account page reads and writes in PostgreSQL (Prisma only): the applications an account has used with
 // their sectors and its consent, its passkeys (add, rename, remove but never the last), and its sector sessions.
+import { personActor } from '@svc/audit';
+import { createAuditedChanges } from '@svc/audit/stores';
 import type { Db } from '@svc/db';
+import { createSectorSubjectsStore } from '@svc/issuance/stores';
+import type { Clock } from '@svc/platform';
 import { type NewPasskey, PASSKEY_TX_TIMEOUT_MS, type PasskeyOwner, passkeyRow } from '@svc/signin';
 import type { ClaimKey } from '@svc/token-core';
-import type { AccountPageStore, RemoveResult, UsedApplication } from '../domain/ports';
+import type { AccountChangePorts, AccountPageStore, RemoveResult, UsedApplication } from '../domain/ports';
+
+/**
+ * A person's account-page changes over `db`: the account-page and sector-subject stores bound to each change's
+ * transaction, its audit row appended before commit. Bound to no one: the domain names the person of each change
+ * (`as(personActor(accountId, request))`).
+ */
+export function createAccountChanges(db: Db, clock: Clock) {
+  return createAuditedChanges<AccountChangePorts>(db, {
+    context: personActor('(unbound)'),
+    clock,
+    bind: (tx) => ({
+      accountPage: createAccountPageStore(tx),
+      sectorSubjects: createSectorSubjectsStore(tx),
+    }),
+  });
+}
 
 export function createAccountPageStore(db: Db): AccountPageStore {
   /** Locks the account row for the rest of the transaction: its passkey changes run one at a time. */
