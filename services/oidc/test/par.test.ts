@@ -266,6 +266,23 @@ describe('--require-par', () => {
     expect(location.searchParams.get('iss')).toBe(first.url);
   });
 
+  test('POST /authorize is held to the same rule, and takes a request_uri too', async () => {
+    const post = (form: Record<string, string>) =>
+      fetch(`${first.address}/authorize`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'en-US' },
+        body: new URLSearchParams(form),
+      });
+    const refused = await post({ client_id: strictRp.clientId, ...codeRequest() });
+    expect(refused.status).toBe(303);
+    expect(new URL(refused.headers.get('location') as string).searchParams.get('error')).toBe(
+      'invalid_request',
+    );
+    const uri = await pushed(strictRp);
+    await expectParked(await post({ client_id: strictRp.clientId, request_uri: uri }));
+  });
+
   test('with a pushed request it is served', async () => {
     const uri = await pushed(strictRp);
     await expectParked(await authorize({ client_id: strictRp.clientId, request_uri: uri }));
