@@ -24,6 +24,8 @@ export function signinVars() {
     WEBAUTHN_RP_ID: textVar(''),
     WEBAUTHN_RP_NAME: textVar('Sign-in service'),
     EMAIL_CODE_TTL_SECONDS: intVar(600, { min: 1 }),
+    // The shortest wait between two codes to one address (the code page's "Send a new code").
+    EMAIL_CODE_RESEND_SECONDS: intVar(30, { min: 1, max: 3600 }),
     FLOW_TTL_SECONDS: intVar(1800, { min: 1 }),
     // A key prefix like the hosts' own (no glob characters), so `rl:<namespace>:*` holds exactly its limits.
     RATE_LIMIT_NAMESPACE: keyPrefixVar(''),
@@ -61,6 +63,7 @@ export function signinSettingsOf(v: SigninVars): SigninSettings {
       codeSendPerRecipient: v.RL_CODE_SEND_PER_RECIPIENT,
       codeVerifyPerIp: v.RL_CODE_VERIFY_PER_IP,
       signInPerIp: v.RL_SIGN_IN_PER_IP,
+      codeResendSeconds: v.EMAIL_CODE_RESEND_SECONDS,
     },
     mailFrom: v.MAIL_FROM,
     smtp: smtpTargetOf(v),

@@ -46,8 +46,8 @@ export interface Signin<K extends string = never> {
   nextStep(b: Browser<K>, res: Response): Promise<SignedIn | undefined>;
   /** The step owed without rendering: a host's own post (approve) checks `step === 'done'` first. */
   owedStep(b: Browser<K>): Promise<OwedStep>;
-  /** Mails a code to an address and keeps it pending on the flow. */
-  mailCode(b: Browser<K>, req: Request, email: string): Promise<void>;
+  /** Mails a code to an address and keeps it pending on the flow; false (with a notice) when none was sent. */
+  mailCode(b: Browser<K>, req: Request, email: string): Promise<boolean>;
   /** The address a typed code proves (the flow rotates), or undefined with a notice. */
   enterCode(b: Browser<K>, req: Request, typed: string): Promise<string | undefined>;
   /** Saves a details form; true when the claim gate passes. */

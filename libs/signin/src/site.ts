@@ -37,6 +37,8 @@ export interface SigninConfig {
     codeVerifyPerIp: number;
     /** Passkey ceremonies per client address in 5 minutes. */
     signInPerIp: number;
+    /** The shortest wait between two codes to one address (EMAIL_CODE_RESEND_SECONDS); default 30. */
+    codeResendSeconds?: number;
   };
   /** The account page where a person removes a passkey (connect's /account), linked from the passkey notice. */
   accountPageUrl: string;
@@ -91,6 +93,9 @@ export interface Site<K extends string = never> extends SigninOptions<K> {
   statuses: Readonly<Record<string, number>>;
 }
 
+/** EMAIL_CODE_RESEND_SECONDS's default. */
+export const DEFAULT_RESEND_SECONDS = 30;
+
 export function resolveSite<K extends string>(o: SigninOptions<K>): Site<K> {
   const { rateLimits: rl, rateLimitNamespace: ns } = o.config;
   const limiter = (name: string, points: number, durationSeconds: number, perAddress = true) =>
@@ -109,6 +114,7 @@ export function resolveSite<K extends string>(o: SigninOptions<K>): Site<K> {
     codeLimits: {
       sendPerIp: limiter('code-send-ip', rl.codeSendPerIp, 600),
       sendPerRecipient: limiter('code-send-to', rl.codeSendPerRecipient, 600, false),
+      resendGap: limiter('code-send-gap', 1, rl.codeResendSeconds ?? DEFAULT_RESEND_SECONDS, false),
       verify: limiter('code-verify-ip', rl.codeVerifyPerIp, 600),
     },
     signInLimit: limiter('sign-in-ip', rl.signInPerIp, 300),

@@ -90,5 +90,6 @@ export async function signUpByEmailCode(
   await page.getByRole('button', { name: 'Send me a code' }).click();
   await page.getByLabel('Code').fill(await codeFor(email));
   await page.getByRole('button', { name: 'Continue' }).click();
-  await page.getByRole('button', { name: 'Create a passkey' }).click();
+  // "Create a passkey" for a new account; "Create a new passkey" when the address already has one.
+  await page.getByRole('button', { name: /^Create a (new )?passkey$/ }).click();
 }

@@ -330,6 +330,7 @@ export {
 export { type ReplicaFront, startReplicaFront } from './replica-front';
 export { type AddressedAnswer, expectLimitedPage, requestFrom } from './request-from';
 export { alertSeries, scrapeCounter } from './scrape';
+export * from './signin-pages';
 export * from './soft-passkey';
 export { stalledMs, timed } from './stall-meter';
 export { BASELINE_TERMS, ensureBaselineTerms } from './terms';

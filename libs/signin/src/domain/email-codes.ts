@@ -2,7 +2,7 @@
 // SMTP, kept only as a hash bound to the address, with attempts limited per code and per client address.
 import { randomInt } from 'node:crypto';
 import type { Clock, RateLimiter } from '@svc/platform';
-import type { Locale } from '../pages/i18n';
+import { formatWait, type Locale } from '../pages/i18n';
 import type { Mailer } from './mailer';
 import type { FlowStore, PendingCode } from './ports';
 import { matchesHash, sha256Hex } from './secrets';
@@ -21,6 +21,11 @@ export interface CodeLimits {
   /** Sending: per client address and per recipient. */
   sendPerIp: RateLimiter;
   sendPerRecipient: RateLimiter;
+  /**
+   * The shortest gap between two codes to one recipient (EMAIL_CODE_RESEND_SECONDS): a new code asked for sooner is
+   * refused (TooManyAttempts), so a resend button cannot flood a mailbox. Counted in Redis, shared by every replica.
+   */
+  resendGap?: RateLimiter;
   /** Guessing: per client address. */
   verify: RateLimiter;
 }
@@ -30,23 +35,33 @@ const SUBJECT: Record<Locale, string> = {
   'zh-CN': '您的登录验证码',
 };
 
-function body(locale: Locale, code: string, appName: string, minutes: number): string {
+/**
+ * A code's lifetime in words, as the mail and the code page both state it: "10 minutes" / "10分钟", and seconds
+ * under two minutes ("90 seconds"), never rounded down to less than the code lives.
+ */
+export function codeLifetime(locale: Locale, ttlSeconds: number): string {
+  return formatWait(locale, ttlSeconds);
+}
+
+function body(locale: Locale, code: string, appName: string, lifetime: string): string {
   return locale === 'zh-CN'
-    ? `您的验证码是 ${code}，用于登录“${appName}”。验证码将在 ${minutes} 分钟后失效。\n如果这不是您本人的操作，请忽略此邮件。`
-    : `Your code is ${code}. Use it to sign in to ${appName}. It expires in ${minutes} minutes.\nIf you did not ask for it, ignore this message.`;
+    ? `您的验证码是 ${code}，用于登录“${appName}”。验证码将在 ${lifetime}后失效。\n如果这不是您本人的操作，请忽略此邮件。`
+    : `Your code is ${code}. Use it to sign in to ${appName}. It expires in ${lifetime}.\nIf you did not ask for it, ignore this message.`;
 }
 
 export async function sendCode(
   deps: { mailer: Mailer; limits: CodeLimits; ttlSeconds: number; clock: Clock },
   input: { email: string; clientIp: string; locale: Locale; appName: string },
 ): Promise<PendingCode> {
+  // The gap first: a resend asked for too soon spends none of the ten-minute counts.
+  await deps.limits.resendGap?.consume(input.email);
   await deps.limits.sendPerIp.consume(input.clientIp);
   await deps.limits.sendPerRecipient.consume(input.email);
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await deps.mailer.send({
     to: input.email,
     subject: SUBJECT[input.locale],
-    text: body(input.locale, code, input.appName, Math.round(deps.ttlSeconds / 60)),
+    text: body(input.locale, code, input.appName, codeLifetime(input.locale, deps.ttlSeconds)),
   });
   return {
     email: input.email,

@@ -10,8 +10,10 @@ import {
 } from '@svc/issuance';
 import type { ClaimView } from '@svc/token-core';
 import type { DetailItem } from '../pages/steps';
+import { emailCodeReferences } from './auth-references';
 import { normalizeEmail } from './email-codes';
 import { accountAndView, consentItems, termsOwed } from './page-steps';
+import type { ProvenSignIn } from './passkey-steps';
 import type { FlowState, SigninPorts } from './ports';
 
 /** Who passed every step: the host's final step acts for this account. */
@@ -121,4 +123,31 @@ export async function consentItemsFor(
 ): Promise<DetailItem[] | undefined> {
   const found = await accountAndView(ports.issuance, app, accountId);
   return found && consentItems(found.view, found.account);
+}
+
+/**
+ * Whether an address the flow proved by its code already has an account: then the page continues as a sign-in
+ * instead of "Create your passkey" (whose registration would exclude the passkey this device may hold). Asked only
+ * after the code proved the address, so it tells the person nothing about an address they do not control.
+ */
+export async function hasAccount(ports: Pick<SigninPorts, 'accounts'>, email: string): Promise<boolean> {
+  return (await ports.accounts.byEmail(email)) !== null;
+}
+
+/**
+ * A sign-in by the emailed code alone, for an address the flow proved that already has an account (no passkey
+ * added: `amr` otp, no `acr`, as an email-code sign-up). Undefined when the address has no account (or it went
+ * away), or the target accepts only another account (an errand's).
+ */
+export async function emailCodeSignIn(
+  ports: Pick<SigninPorts, 'accounts' | 'issuance'>,
+  email: string,
+  allowedAccountId: string | undefined,
+  now: number,
+): Promise<ProvenSignIn | undefined> {
+  const account = await ports.accounts.byEmail(email);
+  if (!account || (allowedAccountId && allowedAccountId !== account.id)) return undefined;
+  const authority = await ports.issuance.accounts.currentAuthority(account.id);
+  if (!authority) return undefined;
+  return { accountId: account.id, authTime: now, authority, ...emailCodeReferences() };
 }

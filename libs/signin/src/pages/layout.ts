@@ -13,6 +13,8 @@ export interface PageContext<K extends string = MessageKey> {
   path: string;
   csrf?: string;
   appName?: string;
+  /** Lifetime of an emailed code (EMAIL_CODE_TTL_SECONDS): the code page states it as the mail does. */
+  codeTtlSeconds?: number;
 }
 
 export function layout<K extends string>(

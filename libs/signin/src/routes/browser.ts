@@ -179,6 +179,7 @@ export async function openBrowser<K extends string>(
       path: target.base,
       csrf: flow.csrf,
       appName: target.app && localizedName(target.app.names, target.app.defaultLocale, locale),
+      codeTtlSeconds: site.config.emailCodeTtlSeconds,
     },
     async save() {
       if (!(await flows.save(browser.flowId, target.key, flow))) throw new PageError('sessionExpired');

@@ -5,20 +5,22 @@
 import { countCredentialAttempt, countRedisFailure, isDependencyFailure, ServiceError } from '@svc/platform';
 import type { Request } from 'express';
 import { type CodeCheck, checkCode, mailCodeToFlow } from '../domain/email-codes';
+import { formatWait } from '../pages/i18n';
 import type { Site } from '../site';
 import { type Browser, PageError } from './browser';
 
 /**
  * Mails a fresh code to `email` and keeps it pending on the flow (its hash in a single-use record with a guess
- * counter). A failed delivery becomes a notice on the page; a rate limit (TooManyAttempts) goes on to the page's
- * error handler.
+ * counter; a new code replaces the one before, which stops working). A failed delivery, and a code asked for too
+ * soon or too often (TooManyAttempts: the resend gap, the per-address and per-recipient counts), become a notice on
+ * the same page, naming the wait. True when the code was sent.
  */
 export async function mailCode<K extends string>(
   site: Site<K>,
   b: Browser<K>,
   req: Request,
   email: string,
-): Promise<void> {
+): Promise<boolean> {
   const { deps } = site;
   try {
     const kept = await mailCodeToFlow(
@@ -34,8 +36,16 @@ export async function mailCode<K extends string>(
     );
     if (!kept) throw new PageError('sessionExpired');
     b.flow.pendingEmail = email;
+    return true;
   } catch (err) {
-    if (err instanceof PageError || (err as { reason?: string }).reason === 'TooManyAttempts') throw err;
+    if (err instanceof PageError) throw err;
+    if (err instanceof ServiceError && err.reason === 'TooManyAttempts') {
+      const seconds = Number(err.headers?.['Retry-After']);
+      b.flash('codeWait', {
+        wait: formatWait(b.locale, Number.isInteger(seconds) && seconds > 0 ? seconds : 60),
+      });
+      return false;
+    }
     // Redis (the code's rate limits, the flow's pending code) failing is tolerated here too: counted first.
     if (
       isDependencyFailure(err) ||
@@ -45,6 +55,7 @@ export async function mailCode<K extends string>(
     }
     deps.logger.warn({ err: (err as Error).message }, 'code mail failed');
     b.flash('mailFailed');
+    return false;
   }
 }
 

@@ -9,6 +9,8 @@ import { forgetSignIn } from '../domain/flows';
 import {
   acceptTerms,
   consentItemsFor,
+  emailCodeSignIn,
+  hasAccount,
   type OwedStep,
   owedStepOf,
   type SignedIn,
@@ -35,6 +37,10 @@ export interface FormStepPaths {
   email: `/${string}/email`;
   code: `/${string}/email/code`;
   reset: `/${string}/email/reset`;
+  /** A new code to the pending address (the one before stops working). */
+  resend: `/${string}/email/resend`;
+  /** Sign-in by the code alone, for a proven address that already has an account. */
+  codeSignIn: `/${string}/email/sign-in`;
   signOut: `/${string}/sign-out`;
   terms: `/${string}/terms`;
   details: `/${string}/details`;
@@ -47,6 +53,8 @@ const SUFFIXES: Record<keyof StepPaths, string> = {
   email: '/email',
   code: '/email/code',
   reset: '/email/reset',
+  resend: '/email/resend',
+  codeSignIn: '/email/sign-in',
   signOut: '/sign-out',
   terms: '/terms',
   details: '/details',
@@ -95,6 +103,20 @@ export function signInStepEndpoints<K extends string>(
     page.form(paths.code, codeForm, async (b, req) => {
       const proven = await enterCode(site, b, req, req.body.code);
       if (proven) b.flow.verifiedEmail = proven;
+    }),
+    page.form(paths.resend, plainForm, async (b, req) => {
+      const email = b.flow.pendingEmail;
+      if (email && (await mailCode(site, b, req, email))) b.flash('codeResent', { email });
+    }),
+    page.form(paths.codeSignIn, plainForm, async (b) => {
+      const email = b.flow.verifiedEmail;
+      if (!email) return;
+      const proven = await emailCodeSignIn(site.ports, email, b.target.accountId, site.deps.clock());
+      if (!proven) return void b.flash('accountUnavailable');
+      // Signed in: a fresh flow identifier, as at a passkey sign-in.
+      await b.rotate();
+      delete b.flow.verifiedEmail;
+      Object.assign(b.flow, proven);
     }),
     page.form(paths.reset, plainForm, async (b) => {
       delete b.flow.pendingEmail;
@@ -150,6 +172,7 @@ export async function nextStep<K extends string>(
         base: target.base,
         pendingEmail: b.flow.pendingEmail,
         verifiedEmail: b.flow.verifiedEmail,
+        returning: !!b.flow.verifiedEmail && (await hasAccount(site.ports, b.flow.verifiedEmail)),
         notice,
         warnOriginator: target.warnOriginator,
         emailHint: target.emailHint === undefined ? undefined : normalizeEmail(target.emailHint),

@@ -37,7 +37,7 @@ export function errandReauthView(
 ): SafeHtml {
   const app = ctx.appName ?? '';
   const alternative = v.codeSent
-    ? emailCodeForm(ctx, v.base, v.email)
+    ? emailCodeForm(ctx, v.base, v.email, `${v.base}/email`)
     : html`<p>${ctx.t('reauthEmailIntro', { email: v.email })}</p>
 <form method="post" action="${`${v.base}/email`}">${csrfField(ctx)}<button type="submit">${ctx.t('reauthEmailButton')}</button></form>`;
   return html`<h1>${ctx.t('reauthHeading')}</h1>

@@ -124,7 +124,10 @@ export function errandPages(deps: ConnectDeps): Endpoint[] {
     }),
     page.form('/errands/:errandKey/email', plainForm, async (b, req) => {
       const email = await errandCodeAddress(ports, b.errand);
-      if (email) await signin.mailCode(b, req, email);
+      if (!email) return;
+      // Asked again from the code page: a new code, the one before stops working.
+      const again = !!b.flow.pendingEmail;
+      if ((await signin.mailCode(b, req, email)) && again) b.flash('codeResent', { email });
     }),
     page.form('/errands/:errandKey/email/code', codeForm, async (b, req) => {
       // A right code rotates the flow identifier (re-authentication is a change of privilege).

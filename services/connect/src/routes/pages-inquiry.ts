@@ -69,6 +69,8 @@ export function inquiryPages(deps: ConnectDeps): Endpoint[] {
       email: '/inquiries/:exposureKey/email',
       code: '/inquiries/:exposureKey/email/code',
       reset: '/inquiries/:exposureKey/email/reset',
+      resend: '/inquiries/:exposureKey/email/resend',
+      codeSignIn: '/inquiries/:exposureKey/email/sign-in',
       signOut: '/inquiries/:exposureKey/sign-out',
       terms: '/inquiries/:exposureKey/terms',
       details: '/inquiries/:exposureKey/details',

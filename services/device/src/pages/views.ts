@@ -61,9 +61,12 @@ ${noticeBlock(ctx, v.notice)}
 </div>`;
 }
 
-/** The outcome of a decision (or of a request that went away meanwhile), with the way to enter another code. */
+/**
+ * The outcome of a decision (or of a request that went away meanwhile), with the way to enter another code; its
+ * heading names the application as the pages before it did (the notice's `app`).
+ */
 export function outcomeView(ctx: DeviceContext, heading: DeviceKey, notice: DeviceNotice): SafeHtml {
-  return html`<h1>${ctx.t(heading)}</h1>
+  return html`<h1>${ctx.t(heading, notice.vars)}</h1>
 <p>${ctx.t(notice.key, notice.vars)}</p>
 <p><a href="/device">${ctx.t('anotherCode')}</a></p>`;
 }

@@ -108,9 +108,19 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
         const notice = b.takeNotice();
         await b.save();
         if (notice?.key === 'approvedIntro')
-          return sendPage(res, b, b.ctx.t('approvedHeading'), outcomeView(b.ctx, 'approvedHeading', notice));
+          return sendPage(
+            res,
+            b,
+            b.ctx.t('approvedHeading', notice.vars),
+            outcomeView(b.ctx, 'approvedHeading', notice),
+          );
         if (notice?.key === 'deniedIntro')
-          return sendPage(res, b, b.ctx.t('deniedHeading'), outcomeView(b.ctx, 'deniedHeading', notice));
+          return sendPage(
+            res,
+            b,
+            b.ctx.t('deniedHeading', notice.vars),
+            outcomeView(b.ctx, 'deniedHeading', notice),
+          );
         return sendPage(res, b, b.ctx.t('entryTitle'), entryView(b.ctx, { typed: query ?? '', notice }));
       }
       // The confirmation screen's own notice (a decision refused because the selection changed), which nextStep
@@ -164,7 +174,8 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
       if ((await signin.owedStep(b)).step === 'signIn') return;
       const outcome = await denyDeviceAuthorization(deps, b.authorization.id);
       delete b.flow.selected;
-      b.flash(outcome === 'denied' ? 'deniedIntro' : 'requestGone');
+      if (outcome === 'denied') b.flash('deniedIntro', { app: b.ctx.appName ?? '' });
+      else b.flash('requestGone');
     }),
     page.form('/device/cancel', plainForm, async (b) => {
       delete b.flow.selected;
@@ -173,6 +184,8 @@ export function devicePages(deps: DeviceDeps): { endpoints: Endpoint[]; pageErro
       email: '/device/email',
       code: '/device/email/code',
       reset: '/device/email/reset',
+      resend: '/device/email/resend',
+      codeSignIn: '/device/email/sign-in',
       signOut: '/device/sign-out',
       terms: '/device/terms',
       details: '/device/details',

@@ -119,6 +119,8 @@ export function interactionEndpoints(deps: OidcDeps, signin: Signin<OidcKey>): E
       email: '/interaction/:uid/email',
       code: '/interaction/:uid/email/code',
       reset: '/interaction/:uid/email/reset',
+      resend: '/interaction/:uid/email/resend',
+      codeSignIn: '/interaction/:uid/email/sign-in',
       signOut: '/interaction/:uid/sign-out',
       terms: '/interaction/:uid/terms',
       details: '/interaction/:uid/details',
