@@ -156,7 +156,9 @@ export async function leftSignIn(page: Page): Promise<void> {
         .evaluate(() => ({
           h1: document.querySelector('h1')?.textContent,
           autofill: document.querySelector('#email')?.getAttribute('data-autofill'),
-          status: [...document.querySelectorAll('[data-passkey-status], .notice')].map((e) => e.textContent),
+          status: Array.from(document.querySelectorAll('[data-passkey-status], .notice')).map(
+            (e) => e.textContent,
+          ),
         }))
         .catch(() => undefined);
       throw new Error(`still signing in at ${page.url()}: ${JSON.stringify(state)} (${err.message})`);
@@ -406,7 +408,13 @@ export function signinPageTests(get: () => SigninPagesEnv): void {
       await submit(page, 'Sign in with the email code');
       await leftSignIn(page);
       expect(await authenticator.credentials()).toHaveLength(0);
-      // Cancelling the passkey prompt is explained too: a device without the passkey, on a fresh page.
+    } finally {
+      await context.close();
+    }
+    // Cancelling the passkey prompt is explained too: a device without the passkey, in a fresh browser.
+    const fresh = await newContext();
+    try {
+      const { page } = await pageWithAuthenticator(fresh);
       await get().open(page);
       await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
       await page.locator('[data-passkey-status]:not(:empty)').first().waitFor();
@@ -419,7 +427,7 @@ export function signinPageTests(get: () => SigninPagesEnv): void {
         fullPage: true,
       });
     } finally {
-      await context.close();
+      await fresh.close();
     }
   });
 

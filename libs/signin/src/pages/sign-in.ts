@@ -84,7 +84,7 @@ ${csrfField(ctx)}
 <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxlength="7" required autofocus aria-describedby="code-intro">
 <button type="submit" class="primary">${ctx.t('codeButton')}</button>
 </form>
-<div class="row">
+<div class="row more">
 <form method="post" action="${resendAction}">${csrfField(ctx)}<button type="submit" class="link">${ctx.t('codeResend')}</button></form>
 <form method="post" action="${`${base}/email/reset`}">${csrfField(ctx)}<button type="submit" class="link">${ctx.t('codeOther')}</button></form>
 </div>
@@ -101,7 +101,7 @@ function originatorWarning(ctx: PageContext, show: boolean | undefined): SafeHtm
 }
 
 const otherAddress = (ctx: PageContext, base: string) =>
-  html`<form method="post" action="${`${base}/email/reset`}">${csrfField(ctx)}<button type="submit" class="link">${ctx.t('codeOther')}</button></form>`;
+  html`<form method="post" class="more" action="${`${base}/email/reset`}">${csrfField(ctx)}<button type="submit" class="link">${ctx.t('codeOther')}</button></form>`;
 
 /**
  * The address proven by its code already has an account: say so (the person just proved the address, so this
