@@ -7,7 +7,8 @@
 //   key: `hwk` (hardware-secured key) when the credential is device-bound (backup-ineligible: the key never leaves
 //   the authenticator), else `pop` (proof of possession of a key that may be synced). `acr`: `phrh`
 //   (phishing-resistant, hardware-protected) for a device-bound passkey, else `phr` (phishing-resistant).
-// - An email-code sign-up (or a new passkey added through an emailed code): the code proved the address, the
+// - An email-code sign-up (or a new passkey added through an emailed code, or a returning person signing in by the
+//   code alone): the code proved the address, the
 //   passkey made then proves nothing yet: `otp` (a one-time code), and no `acr` (neither EAP value applies).
 // Nothing here is attested (attestation `none`): the values state what the authenticator reported.
 
