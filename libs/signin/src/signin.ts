@@ -46,8 +46,11 @@ export interface Signin<K extends string = never> {
   nextStep(b: Browser<K>, res: Response): Promise<SignedIn | undefined>;
   /** The step owed without rendering: a host's own post (approve) checks `step === 'done'` first. */
   owedStep(b: Browser<K>): Promise<OwedStep>;
-  /** Mails a code to an address and keeps it pending on the flow; false (with a notice) when none was sent. */
-  mailCode(b: Browser<K>, req: Request, email: string): Promise<boolean>;
+  /**
+   * Mails a code to an address and keeps it pending on the flow; false (with a notice) when none was sent. `resend`:
+   * the address's code is pending already (refused within EMAIL_CODE_RESEND_SECONDS of it).
+   */
+  mailCode(b: Browser<K>, req: Request, email: string, resend?: boolean): Promise<boolean>;
   /** The address a typed code proves (the flow rotates), or undefined with a notice. */
   enterCode(b: Browser<K>, req: Request, typed: string): Promise<string | undefined>;
   /** Saves a details form; true when the claim gate passes. */
@@ -74,7 +77,7 @@ export function createSignin<K extends string = never>(options: SigninOptions<K>
     passkeySignInEndpoints: (load, paths) => passkeySignInEndpoints(site, load, paths),
     nextStep: (b, res) => nextStep(site, b, res),
     owedStep: (b) => owedStep(site, b),
-    mailCode: (b, req, email) => mailCode(site, b, req, email),
+    mailCode: (b, req, email, resend) => mailCode(site, b, req, email, resend),
     enterCode: (b, req, typed) => enterCode(site, b, req, typed),
     submitDetails: (b, req, accountId, shown) => submitDetails(site, b, req, accountId, shown),
     locale: (req, res) => requestLocale(site, req, res),

@@ -12,6 +12,7 @@ import type { Messages } from './pages/i18n';
 import { mergePageStatuses } from './pages/page-statuses';
 import { createAccountStore } from './store/accounts';
 import { createFlowStore } from './store/flows';
+import { createSendGap } from './store/send-gap';
 
 export interface SigninConfig {
   /** WebAuthn relying party id: one for the whole fleet (WEBAUTHN_RP_ID), so every host sees the same passkeys. */
@@ -114,7 +115,10 @@ export function resolveSite<K extends string>(o: SigninOptions<K>): Site<K> {
     codeLimits: {
       sendPerIp: limiter('code-send-ip', rl.codeSendPerIp, 600),
       sendPerRecipient: limiter('code-send-to', rl.codeSendPerRecipient, 600, false),
-      resendGap: limiter('code-send-gap', 1, rl.codeResendSeconds ?? DEFAULT_RESEND_SECONDS, false),
+      resendGap: createSendGap(o.deps.redis, {
+        keyPrefix: `${ns}:code-send-gap`,
+        seconds: rl.codeResendSeconds ?? DEFAULT_RESEND_SECONDS,
+      }),
       verify: limiter('code-verify-ip', rl.codeVerifyPerIp, 600),
     },
     signInLimit: limiter('sign-in-ip', rl.signInPerIp, 300),

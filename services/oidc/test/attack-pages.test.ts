@@ -91,13 +91,13 @@ describe('fixation on the OIDC interaction page', () => {
     const code = await mailedCode(agent, path, email);
     expect((await agent.form(`${path}/email/code`, { code })).res.status).toBe(303);
     expect(agent.cookie(FLOW)).not.toBe(before);
-    expect((await agent.request(path)).text).toContain('Create a passkey');
+    expect((await agent.request(path)).text).toContain('data-passkey="register"');
     const replay = makeAgent(a.address);
     replay.plant(FLOW, before);
     replay.csrf = agent.csrf;
     expect((await replay.json(`${path}/passkey/registration-options`, {})).res.status).toBe(403);
     const view = await replay.request(path);
-    expect(view.text).not.toContain('Create a passkey');
+    expect(view.text).not.toContain('data-passkey="register"');
     expect(view.text).not.toContain(email);
     expect(replay.cookie(FLOW)).not.toBe(before);
     // The victim goes on.
@@ -120,7 +120,7 @@ describe('emailed-code guesses raced on one OIDC flow across two replicas', () =
     await raceWrongCodes(agent, [a.address, b.address], `${path}/email/code`, code);
     await agent.request(path);
     expect((await agent.form(`${path}/email/code`, { code })).res.status).toBe(303);
-    expect((await agent.request(path)).text).not.toContain('Create a passkey');
+    expect((await agent.request(path)).text).not.toContain('data-passkey="register"');
     expect((await agent.json(`${path}/passkey/registration-options`, {})).res.status).toBe(401);
   });
 
@@ -129,12 +129,12 @@ describe('emailed-code guesses raced on one OIDC flow across two replicas', () =
     await raceWrongCodes(alive.agent, [a.address, b.address], `${alive.path}/email/code`, alive.code, 4);
     await alive.agent.request(alive.path);
     await alive.agent.form(`${alive.path}/email/code`, { code: alive.code });
-    expect((await alive.agent.request(alive.path)).text).toContain('Create a passkey');
+    expect((await alive.agent.request(alive.path)).text).toContain('data-passkey="register"');
 
     const dead = await pendingSignUp();
     await raceWrongCodes(dead.agent, [a.address, b.address], `${dead.path}/email/code`, dead.code, 5);
     await dead.agent.request(dead.path);
     await dead.agent.form(`${dead.path}/email/code`, { code: dead.code });
-    expect((await dead.agent.request(dead.path)).text).not.toContain('Create a passkey');
+    expect((await dead.agent.request(dead.path)).text).not.toContain('data-passkey="register"');
   });
 });

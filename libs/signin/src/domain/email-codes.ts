@@ -1,10 +1,10 @@
 // One-time email codes for sign-up (and errand re-authentication without a passkey): six digits, mailed over
 // SMTP, kept only as a hash bound to the address, with attempts limited per code and per client address.
 import { randomInt } from 'node:crypto';
-import type { Clock, RateLimiter } from '@svc/platform';
+import { type Clock, type RateLimiter, ServiceError } from '@svc/platform';
 import { formatWait, type Locale } from '../pages/i18n';
 import type { Mailer } from './mailer';
-import type { FlowStore, PendingCode } from './ports';
+import type { FlowStore, PendingCode, SendGap } from './ports';
 import { matchesHash, sha256Hex } from './secrets';
 
 export const MAX_CODE_ATTEMPTS = 5;
@@ -22,10 +22,10 @@ export interface CodeLimits {
   sendPerIp: RateLimiter;
   sendPerRecipient: RateLimiter;
   /**
-   * The shortest gap between two codes to one recipient (EMAIL_CODE_RESEND_SECONDS): a new code asked for sooner is
-   * refused (TooManyAttempts), so a resend button cannot flood a mailbox. Counted in Redis, shared by every replica.
+   * The shortest gap between two codes to one recipient (EMAIL_CODE_RESEND_SECONDS): every code marks it, and a
+   * resend asked for sooner is refused (TooManyAttempts with Retry-After). In Redis, shared by every replica.
    */
-  resendGap?: RateLimiter;
+  resendGap?: SendGap;
   /** Guessing: per client address. */
   verify: RateLimiter;
 }
@@ -49,14 +49,26 @@ function body(locale: Locale, code: string, appName: string, lifetime: string): 
     : `Your code is ${code}. Use it to sign in to ${appName}. It expires in ${lifetime}.\nIf you did not ask for it, ignore this message.`;
 }
 
+/**
+ * Mails a fresh code. A resend (`resend`: "Send a new code" for the address already pending) first claims the
+ * address's gap, atomically: too soon after the code before, it is refused before anything is counted or mailed.
+ * Every code sent then starts the gap again.
+ */
 export async function sendCode(
   deps: { mailer: Mailer; limits: CodeLimits; ttlSeconds: number; clock: Clock },
-  input: { email: string; clientIp: string; locale: Locale; appName: string },
+  input: { email: string; clientIp: string; locale: Locale; appName: string; resend?: boolean },
 ): Promise<PendingCode> {
-  // The gap first: a resend asked for too soon spends none of the ten-minute counts.
-  await deps.limits.resendGap?.consume(input.email);
+  const gap = deps.limits.resendGap;
+  if (gap && input.resend) {
+    const left = await gap.claim(input.email);
+    if (left !== undefined)
+      throw new ServiceError('TooManyAttempts', {
+        headers: { 'Retry-After': String(Math.ceil(left / 1000)) },
+      });
+  }
   await deps.limits.sendPerIp.consume(input.clientIp);
   await deps.limits.sendPerRecipient.consume(input.email);
+  if (gap && !input.resend) await gap.mark(input.email);
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await deps.mailer.send({
     to: input.email,

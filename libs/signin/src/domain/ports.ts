@@ -147,3 +147,15 @@ export interface SigninPorts {
   /** The issuance core's stores (accounts, agreements, email-domain policy, held authority...). */
   issuance: IssuancePorts;
 }
+
+/**
+ * The shortest gap between two codes to one address (EMAIL_CODE_RESEND_SECONDS), in Redis so every replica sees
+ * it: every code sent marks the address; "Send a new code" claims the address atomically, so of concurrent resends
+ * on any replicas at most one goes through, and none within the gap of the code before.
+ */
+export interface SendGap {
+  /** Starts the gap for an address (a code was sent). */
+  mark(email: string): Promise<void>;
+  /** Claims the address for a new code: undefined when the gap had passed (and it starts again), else ms left. */
+  claim(email: string): Promise<number | undefined>;
+}

@@ -20,6 +20,8 @@ export async function mailCode<K extends string>(
   b: Browser<K>,
   req: Request,
   email: string,
+  /** "Send a new code" for the address pending: refused within EMAIL_CODE_RESEND_SECONDS of the code before. */
+  resend = false,
 ): Promise<boolean> {
   const { deps } = site;
   try {
@@ -32,7 +34,7 @@ export async function mailCode<K extends string>(
         flows: site.ports.flows,
       },
       { flowId: b.flowId, targetKey: b.target.key },
-      { email, clientIp: req.ip ?? '', locale: b.locale, appName: b.ctx.appName ?? '' },
+      { email, clientIp: req.ip ?? '', locale: b.locale, appName: b.ctx.appName ?? '', resend },
     );
     if (!kept) throw new PageError('sessionExpired');
     b.flow.pendingEmail = email;

@@ -106,7 +106,7 @@ export function signInStepEndpoints<K extends string>(
     }),
     page.form(paths.resend, plainForm, async (b, req) => {
       const email = b.flow.pendingEmail;
-      if (email && (await mailCode(site, b, req, email))) b.flash('codeResent', { email });
+      if (email && (await mailCode(site, b, req, email, true))) b.flash('codeResent', { email });
     }),
     page.form(paths.codeSignIn, plainForm, async (b) => {
       const email = b.flow.verifiedEmail;

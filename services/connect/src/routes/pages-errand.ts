@@ -127,7 +127,7 @@ export function errandPages(deps: ConnectDeps): Endpoint[] {
       if (!email) return;
       // Asked again from the code page: a new code, the one before stops working.
       const again = !!b.flow.pendingEmail;
-      if ((await signin.mailCode(b, req, email)) && again) b.flash('codeResent', { email });
+      if ((await signin.mailCode(b, req, email, again)) && again) b.flash('codeResent', { email });
     }),
     page.form('/errands/:errandKey/email/code', codeForm, async (b, req) => {
       // A right code rotates the flow identifier (re-authentication is a change of privilege).
