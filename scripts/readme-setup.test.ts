@@ -1,13 +1,26 @@
 // The README's typical setup and its admin tour, as written: their shell blocks (between the typical-setup and
 // admin-tour markers) run with bash against a fresh private database and every step must succeed, so the README
-// cannot rot again.
+// cannot rot again. They run in a sandbox of the checkout (testkit's checkoutSandbox): the client key files the
+// setup writes land in the test's temporary directory, never over or instead of a person's own in the checkout.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { openPrivateDb, type PrivateDb, testEnv } from '@svc/testkit';
+import { type CheckoutSandbox, checkoutSandbox, openPrivateDb, type PrivateDb, testEnv } from '@svc/testkit';
 
 const ROOT = path.resolve(__dirname, '..');
-const KEY_FILES = ['backend-ed25519.jwk.json', 'backend-ed25519.pub.jwk.json'].map((f) => path.join(ROOT, f));
+/** The files the typical setup writes in the directory it runs in. */
+const KEY_FILES = ['backend-ed25519.jwk.json', 'backend-ed25519.pub.jwk.json'];
+
+/** What the checkout holds under each key file's name: a digest of its bytes, or absent. */
+function checkoutKeyFiles(): Record<string, string> {
+  return Object.fromEntries(
+    KEY_FILES.map((f) => {
+      const file = path.join(ROOT, f);
+      return [f, existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : 'absent'];
+    }),
+  );
+}
 
 /** The shell block between `<!-- NAME:start -->` and `<!-- NAME:end -->`. */
 function markedBlock(readme: string, name: string): string {
@@ -19,21 +32,23 @@ function markedBlock(readme: string, name: string): string {
 }
 
 let priv: PrivateDb;
+let sandbox: CheckoutSandbox;
 beforeAll(async () => {
   priv = await openPrivateDb({ prefix: 'readme' });
+  sandbox = checkoutSandbox(ROOT, KEY_FILES);
 });
 afterAll(async () => {
-  for (const f of KEY_FILES) rmSync(f, { force: true });
+  sandbox.remove();
   await priv.drop();
 });
 
 test("the README's typical setup and then its admin tour run step by step on a fresh database", async () => {
-  // The block writes its key files in the repository root; never overwrite someone's own.
-  expect(KEY_FILES.filter(existsSync)).toEqual([]);
+  // Whatever the checkout holds under the key files' names (a person's own key, or nothing) stays as it is.
+  const before = checkoutKeyFiles();
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const script = `${markedBlock(readme, 'typical-setup')}\n${markedBlock(readme, 'admin-tour')}`;
   const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
-    cwd: ROOT,
+    cwd: sandbox.dir,
     env: { ...process.env, ...testEnv({ DATABASE_URL: priv.url }) },
     encoding: 'utf8',
     // About 30 admin runs, each a process start: 165 s on this 2-core machine under a load of 15.
@@ -49,6 +64,9 @@ test("the README's typical setup and then its admin tour run step by step on a f
   });
   expect(app.returnRules.map((r) => r.method)).toContain('CALLBACK');
   expect(app.clientKeys).toHaveLength(1);
+  // The key files were written in the sandbox, and the checkout's are what they were.
+  expect(KEY_FILES.filter((f) => existsSync(path.join(sandbox.dir, f)))).toEqual(KEY_FILES);
+  expect(checkoutKeyFiles()).toEqual(before);
   // The tour's changes: the OIDC client's web origin, a new secret printed once, the rule added then removed.
   const [client] = await priv.db.oidcClient.findMany({ where: { applicationId: app.id } });
   expect(client?.webOrigins).toEqual(['https://acme.example']);

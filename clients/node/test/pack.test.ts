@@ -1,8 +1,9 @@
 // `npm pack` yields an installable package: the tarball (built with tsc by prepack) installs into a fresh project
 // with only jose beside it, and a plain ESM snippet imports it, verifies a token against a stand-in key set and
-// builds a client.
+// builds a client. It packs a copy of the package in the test's temporary directory, so prepack's build never
+// writes clients/node/dist in the checkout.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -36,9 +37,21 @@ console.log(JSON.stringify({ sub: ok.sub, refused, refresh: typeof client.refres
 `;
 
 test('npm pack builds a tarball that installs into a temporary project and runs a snippet', () => {
+  const checkoutDist = existsSync(path.join(PACKAGE, 'dist'));
   const dir = mkdtempSync(path.join(tmpdir(), 'sdk-pack-'));
   try {
-    execFileSync('npm', ['pack', '--pack-destination', dir], { cwd: PACKAGE, stdio: 'pipe' });
+    const copy = path.join(dir, 'package');
+    for (const entry of ['package.json', 'README.md', 'tsconfig.build.json', 'src']) {
+      cpSync(path.join(PACKAGE, entry), path.join(copy, entry), { recursive: true });
+    }
+    symlinkSync(path.join(PACKAGE, 'node_modules'), path.join(copy, 'node_modules'));
+    // prepack's tsc is the workspace's.
+    const PATH = `${path.join(PACKAGE, '../../node_modules/.bin')}${path.delimiter}${process.env.PATH ?? ''}`;
+    execFileSync('npm', ['pack', '--pack-destination', dir], {
+      cwd: copy,
+      stdio: 'pipe',
+      env: { ...process.env, PATH },
+    });
     const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
     expect(tarball).toBe('signin-service-node-0.1.0.tgz');
     const project = path.join(dir, 'app');
@@ -64,6 +77,8 @@ test('npm pack builds a tarball that installs into a temporary project and runs 
     writeFileSync(path.join(project, 'snippet.mjs'), SNIPPET);
     const out = execFileSync(process.execPath, ['snippet.mjs'], { cwd: project, encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual({ sub: 'sub-1', refused: 'TokenSignatureInvalid', refresh: 'function' });
+    // Nothing was built in the checkout.
+    expect(existsSync(path.join(PACKAGE, 'dist'))).toBe(checkoutDist);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -219,6 +219,7 @@ export function expectTokenPair(res: Awaited<ReturnType<typeof postJson>>, membe
 }
 
 export { type CapturedLog, captureLogger } from './capture-logger';
+export { type CheckoutSandbox, checkoutSandbox } from './checkout-sandbox';
 export { type ChildHost, type ConnectProcess, freePort, spawnHost, startConnectProcess } from './child-host';
 export * from './chromium';
 export { signClientAuth } from './client-auth';
