@@ -72,6 +72,19 @@ describe('a connection that goes bad under a request', () => {
     expect(statusesOf(text)).toEqual([200, 200]);
   });
 
+  test('a complete request, then one whose chunked body breaks: the first is answered, then the close', async () => {
+    const acted: string[] = [];
+    const port = await serve(acting(acted));
+    const broken =
+      'POST /act HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n';
+    const text = await converse(port, `${post('{"n":1}')}${post('{"n":2}')}${broken}`);
+    // Before: only "400 Bad Request", while both handlers ran on and acted.
+    expect(statusesOf(text)).toEqual([200, 200]);
+    expect(text).toMatch(/\r\nconnection: close\r\n[^]*\{"done":true\}$/i);
+    while (acted.length < 3) await new Promise((r) => setTimeout(r, 10));
+    expect(acted).toEqual(['{"n":1}', '{"n":2}', 'refused']);
+  });
+
   test('bad bytes inside a request body: 400, and the handler never acts', async () => {
     const acted: string[] = [];
     const port = await serve(acting(acted));

@@ -5,10 +5,13 @@
 // Node's default answers the bad bytes 400 and destroys the socket at once, whatever runs on it: a valid /refresh
 // followed by stray bytes on one connection (`...}1\r\n\r\n`) got only that 400 while its handler went on and
 // rotated the session, so the client lost the only answer holding its new tokens, and its next presentation of
-// the old token revoked the family. Here a request that had fully arrived is answered first and the connection
-// closed after it: nothing a client is told failed has changed state. A request still arriving when the bytes
-// went bad cannot be complete, so no handler acted on it (every handler reads its whole body before it acts): that
-// case, and an idle connection, keep Node's answer (400, or 431 / 408 as Node picks) and the socket is destroyed.
+// the old token revoked the family. Here every request that had fully arrived is answered first, in order, and the
+// connection closed after the last of them (`Connection: close`), whatever follows it: stray bytes, or a next
+// request whose headers parsed but whose body went bad (a broken chunk), so nothing a client is told failed has
+// changed state, and no answer to a request that took effect is lost. A request still arriving when the bytes went
+// bad cannot be complete, so no handler acted on it (every handler reads its whole body before it acts): it gets no
+// answer after the complete ones (the close tells the client to send it again); alone, or on an idle connection,
+// it keeps Node's answer (400, or 431 / 408 as Node picks) and the socket is destroyed.
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -50,8 +53,10 @@ export function guardConnections(server: Server, app: RequestListener): RequestL
       socket.destroy();
       return;
     }
-    if (pending.length > 0 && pending.every((p) => p.req.complete)) {
-      answerThenClose(socket, pending);
+    // Requests arrive in order, so the complete ones come first; only the last one can still be arriving.
+    const complete = pending.filter((p) => p.req.complete);
+    if (complete.length > 0) {
+      answerThenClose(socket, complete);
       return;
     }
     if (!pending.some((p) => p.res.headersSent)) socket.write(REFUSALS[err.code ?? ''] ?? BAD_REQUEST);
@@ -72,7 +77,10 @@ export function guardConnections(server: Server, app: RequestListener): RequestL
   };
 }
 
-/** Lets every answer in flight on `socket` go out, the last saying `Connection: close`, then ends the socket. */
+/**
+ * Lets the answers to the complete requests on `socket` go out, the last saying `Connection: close` (so Node
+ * writes nothing after it: an incomplete request behind it is never answered), then ends the socket.
+ */
 function answerThenClose(socket: Socket, pending: InFlight[]): void {
   const last = pending[pending.length - 1] as InFlight;
   if (!last.res.headersSent) last.res.setHeader('connection', 'close');

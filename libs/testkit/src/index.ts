@@ -321,6 +321,7 @@ export {
 } from './pg-failover';
 export { openPrivateDb, type PrivateDb } from './private-db';
 export {
+  brokenChunkedBytes,
   exchangeRaw,
   type RawAnswer,
   type RawExchange,

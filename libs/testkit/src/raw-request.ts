@@ -99,3 +99,12 @@ export function requestBytes(
   if (body || method === 'POST') lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }
+
+/**
+ * A request whose headers parse and whose chunked body does not (`zz` is no chunk size): pipelined after a valid
+ * request, it must not cost that request its answer (client-errors.ts).
+ */
+export function brokenChunkedBytes(url: string, method = 'POST', contentType = 'application/json'): string {
+  const u = new URL(url);
+  return `${method} ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: ${contentType}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`;
+}

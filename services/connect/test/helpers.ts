@@ -1,6 +1,6 @@
 // Test support for the connect host: deps over testkit infra, the app on a free port with CONNECT_URL set to it,
 // a local SMTP server capturing mail (testkit's), a connect pair, and the realization the browser flow makes.
-import http from 'node:http';
+import http, { type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApplicationCache, createErrand } from '@svc/issuance';
 import { createAgreementsStore } from '@svc/issuance/stores';
@@ -9,6 +9,7 @@ import {
   createLogger,
   createSingleUseClaims,
   type Logger,
+  listen,
   type Metrics,
   systemClock,
   UNREPLICATED_CLAIMS,
@@ -59,8 +60,9 @@ export async function startConnect(
     logger?: Logger;
   } = {},
 ): Promise<ConnectHost> {
-  const server = http.createServer();
-  await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', () => r()));
+  // Served as a host serves (platform's listen, with its connection guard); the app exists once the URL does.
+  let listener: RequestListener = (_req, res) => res.writeHead(503).end();
+  const server = await listen((req, res) => listener(req, res), opts.port ?? 0, '127.0.0.1');
   const port = (server.address() as AddressInfo).port;
   const url = `http://${opts.hostname ?? '127.0.0.1'}:${port}`;
   const logger = opts.logger ?? createLogger('connect-test', { level: 'silent' });
@@ -94,7 +96,7 @@ export async function startConnect(
   };
   const deps: ConnectDeps = { ...parts, ...connectBindings(parts), close: async () => undefined };
   const contract = contractChecked(createConnectApp(deps));
-  server.on('request', contract.listener);
+  listener = contract.listener;
   await contract.load(`http://127.0.0.1:${port}`);
   return {
     url,

@@ -2,10 +2,11 @@
 // fixtures (application with an OIDC rule, account, registered client), authorization codes made through the
 // domain function /authorize calls, form posts to /token, and independent verifiers for every token.
 import { createHash, createPublicKey, randomBytes } from 'node:crypto';
-import http from 'node:http';
+import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { poolOf } from '@svc/db';
 import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
+import { listen } from '@svc/platform';
 import { createOidcClient, type OidcAuthMethod } from '@svc/provisioning';
 import { passkeySignInReferences } from '@svc/signin';
 import {
@@ -44,12 +45,13 @@ export interface OidcHarness {
 export async function startOidcHost(over: Record<string, string> = {}): Promise<OidcHarness> {
   const infra = openInfra();
   await ensureActiveKey(infra.db, infra.issuance.kek, OIDC_SCOPE, new Date(infra.issuance.clock()));
-  const server = http.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  // Served as a host serves (platform's listen, with its connection guard); the app exists once the URL does.
+  let listener: RequestListener = (_req, res) => res.writeHead(503).end();
+  const server = await listen((req, res) => listener(req, res), 0, '127.0.0.1');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const deps = openOidcDeps(oidcConfigFromEnv(testEnv({ OIDC_URL: url, ...over })), infra.issuance.clock);
   const contract = contractChecked(createOidcApp(deps));
-  server.on('request', contract.listener);
+  listener = contract.listener;
   await contract.load(url);
   return {
     infra,
