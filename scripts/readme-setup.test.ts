@@ -67,9 +67,15 @@ test("the README's typical setup and then its admin tour run step by step on a f
   // The key files were written in the sandbox, and the checkout's are what they were.
   expect(KEY_FILES.filter((f) => existsSync(path.join(sandbox.dir, f)))).toEqual(KEY_FILES);
   expect(checkoutKeyFiles()).toEqual(before);
-  // The tour's changes: the OIDC client's web origin, a new secret printed once, the rule added then removed.
-  const [client] = await priv.db.oidcClient.findMany({ where: { applicationId: app.id } });
-  expect(client?.webOrigins).toEqual(['https://acme.example']);
+  // The tour's changes: the OIDC client's logout URIs, a new secret printed once, a public client with the web
+  // origin, the rule added then removed.
+  const clients = await priv.db.oidcClient.findMany({ where: { applicationId: app.id } });
+  const client = clients.find((c) => c.authMethod === 'client_secret_basic');
+  expect(client?.webOrigins).toEqual([]);
+  expect(client?.postLogoutRedirectUris).toEqual(['https://acme.example/', 'https://acme.example/bye']);
+  // The browser application's own public client holds the web origin.
+  const spa = clients.find((c) => c.authMethod === 'none');
+  expect(spa?.webOrigins).toEqual(['https://acme.example']);
   expect(run.stdout).toMatch(
     new RegExp(`\\{"clientId":"${client?.clientId}","clientSecret":"oidcs_[0-9a-f]{64}"\\}`),
   );

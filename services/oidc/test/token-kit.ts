@@ -89,6 +89,11 @@ export async function provisionRp(
     claims?: NonNullable<Parameters<typeof provisionApp>[1]>['claims'];
     account?: Parameters<typeof provisionAccount>[1];
     webOrigins?: string[];
+    /**
+     * Web origins written to the client's row directly, as a confidential client registered before #37 (which
+     * refuses them) has them.
+     */
+    storedWebOrigins?: string[];
     /** The device grant: the client registers it alone, the application gets its two rules. */
     device?: boolean;
   } = {},
@@ -113,6 +118,12 @@ export async function provisionRp(
     webOrigins: opts.webOrigins,
     grants: opts.device ? ['device_code'] : undefined,
   });
+  if (opts.storedWebOrigins) {
+    await h.infra.db.oidcClient.update({
+      where: { clientId: created.clientId },
+      data: { webOrigins: opts.storedWebOrigins },
+    });
+  }
   const client = await h.deps.ports.clients.get(created.clientId);
   if (!client) throw new Error('client not readable');
   return {

@@ -44,7 +44,7 @@ async function revokeStatus(host: ChildHost, clientId: string, secret: string): 
 describe('oidc-client show and set', () => {
   it('show prints every setting and the status, never the secret', async () => {
     const anchor = await oidcApp();
-    const made = await createClient(anchor, '--web-origin', 'https://a.example');
+    const made = await createClient(anchor);
     const r = await admin(['oidc-client', 'show', '--client', made.clientId]);
     expect(r.code).toBe(0);
     expect(r.json).toEqual({
@@ -57,7 +57,7 @@ describe('oidc-client show and set', () => {
         postLogoutRedirectUris: [],
         responseTypes: ['code'],
         grantTypes: ['authorization_code'],
-        webOrigins: ['https://a.example'],
+        webOrigins: [],
         requirePar: false,
         requireDpop: false,
         clientName: null,
@@ -72,6 +72,8 @@ describe('oidc-client show and set', () => {
     const anchor = await oidcApp();
     const { clientId } = await createClient(
       anchor,
+      '--auth-method',
+      'none',
       '--post-logout-redirect-uri',
       'https://a.example/',
       '--web-origin',
@@ -106,6 +108,62 @@ describe('oidc-client show and set', () => {
       setArgs(clientId, '--grant', 'device_code', '--clear', 'redirect-uri', '--clear', 'response-type'),
     );
     expect(device.client).toMatchObject({ grantTypes: ['device_code'], redirectUris: [], responseTypes: [] });
+  });
+
+  it('refuses --web-origin for a confidential client at create and at set; nothing is created or changed', async () => {
+    const anchor = await oidcApp();
+    const refusal = /--web-origin is for a public client \(--auth-method none\) only/;
+    for (const method of ['client_secret_basic', 'client_secret_post']) {
+      const r = await admin([
+        'oidc-client',
+        'create',
+        '--app',
+        anchor,
+        '--redirect-uri',
+        'https://a.example/cb',
+        '--auth-method',
+        method,
+        '--web-origin',
+        'https://a.example',
+      ]);
+      expect([r.code, Object.keys(r.json)]).toEqual([1, ['error']]);
+      expect(r.json.error).toMatch(refusal);
+    }
+    // The default method is client_secret_basic: refused too.
+    const byDefault = await admin([
+      'oidc-client',
+      'create',
+      '--app',
+      anchor,
+      '--redirect-uri',
+      'https://a.example/cb',
+      '--web-origin',
+      'https://a.example',
+    ]);
+    expect(byDefault.code).toBe(1);
+    expect(byDefault.json.error).toMatch(refusal);
+    const app = await infra.db.application.findUniqueOrThrow({ where: { anchor } });
+    expect(await infra.db.oidcClient.count({ where: { applicationId: app.id } })).toBe(0);
+    // set: a confidential client is refused an origin, alone or beside another change.
+    const { clientId } = await createClient(anchor, '--auth-method', 'client_secret_post');
+    const before = await ok(['oidc-client', 'show', '--client', clientId]);
+    for (const flags of [
+      ['--web-origin', 'https://a.example'],
+      ['--redirect-uri', 'https://b.example/cb', '--web-origin', 'https://b.example'],
+    ]) {
+      const r = await admin(setArgs(clientId, ...flags));
+      expect(r.code).toBe(1);
+      expect(r.json.error).toMatch(refusal);
+    }
+    expect(await ok(['oidc-client', 'show', '--client', clientId])).toEqual(before);
+    // A confidential client that got an origin before the rule: any change keeping it is refused, and
+    // --clear web-origin is the way out.
+    await infra.db.oidcClient.update({ where: { clientId }, data: { webOrigins: ['https://a.example'] } });
+    const keeping = await admin(setArgs(clientId, '--redirect-uri', 'https://b.example/cb'));
+    expect(keeping.code).toBe(1);
+    expect(keeping.json.error).toMatch(/--clear web-origin/);
+    const cleared = await ok(setArgs(clientId, '--clear', 'web-origin'));
+    expect(cleared.client).toMatchObject({ webOrigins: [], authMethod: 'client_secret_post' });
   });
 
   it('--require-par and --require-dpop true|false turn the pushed-request and DPoP requirements on and off; created with the switches', async () => {

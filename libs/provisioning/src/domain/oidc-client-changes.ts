@@ -128,13 +128,16 @@ function settingsChange(current: OidcClientRecord, settings: OidcClientSettings)
       'a client without --grant authorization_code has no redirect URIs or response types; add --clear redirect-uri --clear response-type',
     );
   }
-  return checkRegistration({
-    redirectUris,
-    postLogoutRedirectUris: settings.postLogoutRedirectUris ?? current.postLogoutRedirectUris,
-    responseTypes,
-    grants,
-    webOrigins: settings.webOrigins ?? current.webOrigins,
-    requirePar: settings.requirePar ?? current.requirePar,
-    requireDpop: settings.requireDpop ?? current.requireDpop,
-  });
+  return checkRegistration(
+    {
+      redirectUris,
+      postLogoutRedirectUris: settings.postLogoutRedirectUris ?? current.postLogoutRedirectUris,
+      responseTypes,
+      grants,
+      webOrigins: settings.webOrigins ?? current.webOrigins,
+      requirePar: settings.requirePar ?? current.requirePar,
+      requireDpop: settings.requireDpop ?? current.requireDpop,
+    },
+    current.authMethod,
+  );
 }

@@ -103,6 +103,8 @@ export interface RegistrationLabels {
   grant: string;
   webOrigin: string;
   requirePar: string;
+  /** How the source names a public client (web origins are for one only). */
+  publicClient: string;
 }
 
 export const CLI_LABELS: RegistrationLabels = {
@@ -112,6 +114,7 @@ export const CLI_LABELS: RegistrationLabels = {
   grant: '--grant',
   webOrigin: '--web-origin',
   requirePar: '--require-par',
+  publicClient: '--auth-method none',
 };
 
 /** The grants a registration asks for, checked; `authorization_code` when none is given. */
@@ -127,8 +130,12 @@ export function grantsOf(input: Pick<OidcRegistration, 'grants'>, labels = CLI_L
   return grants as OidcGrant[];
 }
 
-/** The registration checked and in its stored form (deduplicated, canonical response types), or a refusal. */
-export function checkRegistration(input: OidcRegistration, labels = CLI_LABELS) {
+/**
+ * The registration checked and in its stored form (deduplicated, canonical response types), or a refusal. Web
+ * origins are for a public client (`authMethod` none) only: a page that may read a confidential client's /token
+ * answers invites its client secret into browser code, where anyone can read it (#37).
+ */
+export function checkRegistration(input: OidcRegistration, authMethod: string, labels = CLI_LABELS) {
   const grants = grantsOf(input, labels);
   const codeFlow = grants.includes('authorization_code');
   if (codeFlow && input.redirectUris.length === 0)
@@ -140,6 +147,12 @@ export function checkRegistration(input: OidcRegistration, labels = CLI_LABELS) 
     );
   }
   const webOrigins = [...new Set((input.webOrigins ?? []).map((o) => checkWebOrigin(o, labels.webOrigin)))];
+  if (authMethod !== 'none' && webOrigins.length > 0) {
+    throw new ProvisioningError(
+      `${labels.webOrigin} is for a public client (${labels.publicClient}) only: a ${authMethod} client's secret must never be in a browser's code; register the browser application as its own public client (--clear web-origin removes origins registered before)`,
+      { field: 'webOrigins' },
+    );
+  }
   const redirectUris = [...new Set(input.redirectUris.map((u) => checkRedirectUri(u, labels.redirectUri)))];
   const postLogoutRedirectUris = [
     ...new Set(
@@ -221,8 +234,9 @@ export async function createOidcClient(ports: Uses<'changes'>, input: CreateOidc
   return ports.changes.run(async (tx, audit) => {
     const app = await appByAnchor(tx, input.anchor);
     await requireOidcRule(tx, { id: app.id, anchor: input.anchor });
-    const registration = checkRegistration(input);
-    const made = newOidcClient(app.id, registration, input.authMethod ?? 'client_secret_basic');
+    const authMethod = input.authMethod ?? 'client_secret_basic';
+    const registration = checkRegistration(input, authMethod);
+    const made = newOidcClient(app.id, registration, authMethod);
     await tx.tenancy.insertOidcClient(made.row);
     audit.record({
       action: 'oidc_client.create',

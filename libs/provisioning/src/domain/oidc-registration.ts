@@ -128,6 +128,7 @@ export const METADATA_LABELS: RegistrationLabels = {
   grant: 'grant_types',
   webOrigin: 'web_origins',
   requirePar: 'require_pushed_authorization_requests',
+  publicClient: 'token_endpoint_auth_method none',
 };
 
 /** What a client registers itself with, its RFC 7591 metadata read into the CLI's terms. */
@@ -176,7 +177,7 @@ export async function registerOidcClient(
 ) {
   let registration: ReturnType<typeof checkRegistration>;
   try {
-    registration = checkRegistration(metadata, METADATA_LABELS);
+    registration = checkRegistration(metadata, metadata.authMethod, METADATA_LABELS);
   } catch (err) {
     if (!(err instanceof ProvisioningError)) throw err;
     const code = err.field === 'redirectUris' ? 'invalid_redirect_uri' : 'invalid_client_metadata';
