@@ -1,6 +1,9 @@
 // `--format table`: the same result a command prints as JSON, laid out for a person. A list of objects is a grid,
 // one row each; an object is a two-column grid of its fields; a field holding a list of objects (an application's
 // rules) follows as its own titled grid. Nothing is left out, so JSON stays the contract and the table only a view.
+// Columns are padded by display width (display-width.ts): a Chinese name takes two columns a character.
+
+import { displayWidth, padDisplay } from './display-width';
 
 type Row = Record<string, unknown>;
 
@@ -32,10 +35,12 @@ function bigints(_k: string, v: unknown) {
 }
 
 function grid(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const widths = header.map((h, i) =>
+    Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ''))),
+  );
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .map((c, i) => (i === cells.length - 1 ? c : padDisplay(c, widths[i]!)))
       .join('  ')
       .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
