@@ -68,7 +68,7 @@ const WIDE: readonly [number, number][] = [
 ];
 
 /** Marks, format characters and variation selectors draw on the character before them: no column of their own. */
-const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}\uFE00-\uFE0F]$/u;
+const ZERO_WIDTH = /^(?:\p{Mn}|\p{Me}|\p{Cf})$/u;
 
 function isWide(cp: number): boolean {
   let lo = 0;
