@@ -167,13 +167,30 @@ export function shellHint(execPath = process.execPath): string {
     : '';
 }
 
+/** The hint for a second terminal beside a running fleet (up.sh): always, since that terminal has none of its PATH. */
+const SECOND_TERMINAL_HINT = `
+
+  # first put the project's Node and pnpm on PATH (a new terminal does not have them; harmless where it does)
+  . scripts/use-node.sh`;
+
+export interface DemoOptions {
+  /**
+   * The output is printed by the running fleet once it is ready (`pnpm start --demo`, up.sh): it says so, and always
+   * says how to get the project's Node and pnpm in the other terminal.
+   */
+  fleetRunning?: boolean;
+}
+
 export interface DemoResult {
   output: string;
   clientKid: string;
   oidcClientId: string;
 }
 
-export async function runDemo(env: Record<string, string | undefined>): Promise<DemoResult> {
+export async function runDemo(
+  env: Record<string, string | undefined>,
+  opts: DemoOptions = {},
+): Promise<DemoResult> {
   const anchor = env.DEMO_ANCHOR || 'demo-app';
   const demoDir = path.resolve(env.DEMO_DIR || '.demo');
   const port = Number(env.EXAMPLE_PORT || 4180);
@@ -223,8 +240,13 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
     const envPrefix = env.DEMO_DIR ? `DEMO_DIR=${demoDir} ` : '';
     const portPrefix = port !== 4180 ? `PORT=${port} ` : '';
     const output = `
-Demo application "${anchor}" is ready (files in ${demoDir}). With the fleet running (pnpm start), in another
-terminal in ${ROOT}:${shellHint()}
+${
+  opts.fleetRunning
+    ? `Demo application "${anchor}" is ready (files in ${demoDir}), and the fleet is running in this terminal (Ctrl-C
+stops it). In another terminal in ${ROOT}:${SECOND_TERMINAL_HINT}`
+    : `Demo application "${anchor}" is ready (files in ${demoDir}). With the fleet running (pnpm start), in another
+terminal in ${ROOT}:${shellHint()}`
+}
 
   # connect through the example application: start it, then open ${example}/ in a browser and click "Sign in"
   ${envPrefix}${portPrefix}pnpm example

@@ -177,11 +177,17 @@ test('pnpm demo, pnpm start, then a person signs up in Chromium through connect,
     fleet.lines,
   );
   expect(fleet.child.exitCode).toBeNull();
+  // Then, once every host's /readyz answers, one line saying the fleet is ready.
+  await until(
+    'the fleet ready',
+    () => fleet!.lines.some((l) => l.startsWith('[fleet] ready: ')),
+    fleet.lines,
+  );
   expect(fleet.lines).toContainEqual(expect.stringContaining(`development mailbox at ${urls.mailbox}/`));
   expect(fleet.lines.filter((l) => /"level":(4|5|6)\d/.test(l))).toEqual([]);
   // Every line names who says it (the migration result on an up-to-date database says nothing).
   expect(
-    fleet.lines.filter((l) => !/^\[(mailbox|worker|connect|native|session|device|oidc)\] /.test(l)),
+    fleet.lines.filter((l) => !/^\[(fleet|mailbox|worker|connect|native|session|device|oidc)\] /.test(l)),
   ).toEqual([]);
 
   // The demo's curls, as printed: a token pair by direct issue, introspected, refreshed; the JWK Set. One answer a line.
