@@ -133,7 +133,9 @@ export async function checkDpopProof(
   const [h, p] = proof.split('.') as [string, string, string];
   const header = decodeSegment(h);
   if (header.typ !== 'dpop+jwt') throw new DpopProofFailure('typ');
-  const alg = header.alg;
+  // Ed25519 is EdDSA's fully specified name (RFC 9864), what stock clients send for an Ed25519 key.
+  const named = header.alg;
+  const alg = named === 'Ed25519' ? 'EdDSA' : named;
   if (typeof alg !== 'string' || !(DPOP_ALGS as readonly string[]).includes(alg))
     throw new DpopProofFailure('alg');
   if (header.crit !== undefined || header.b64 !== undefined) throw new DpopProofFailure('malformed');
@@ -143,12 +145,12 @@ export async function checkDpopProof(
   if (!jwk) throw new DpopProofFailure('jwk');
   let key: CryptoKey | Uint8Array;
   try {
-    key = await importJWK(jwk, alg);
+    key = await importJWK(jwk, named as string);
   } catch {
     throw new DpopProofFailure('jwk');
   }
   try {
-    await compactVerify(proof, key, { algorithms: [alg] });
+    await compactVerify(proof, key, { algorithms: [named as string] });
   } catch {
     throw new DpopProofFailure('signature');
   }

@@ -1,6 +1,6 @@
 // The DPoP proof verifier against every malformed proof of RFC 9449 4.3 (testkit's list, which the SDK's verifier is
 // held to as well), each refused by the check it names, for every allowed alg; genuine proofs accepted once.
-import { dpopKey, dpopProof, malformedProofs } from '@svc/testkit';
+import { dpopKey, dpopProof, malformedProofs, proofParts, signProof } from '@svc/testkit';
 import { accessTokenHash, DpopProofError, type DpopReplay, normalizeHtu, verifyDpopProof } from './dpop';
 
 const HTU = 'https://oidc.example.test/token';
@@ -82,6 +82,19 @@ describe.each(['ES256', 'EdDSA', 'RS256'] as const)('verifyDpopProof %s', (alg) 
       verifyDpopProof({ proof: bound, method: 'GET', url: HTU, accessToken: token, now: NOW * 1000, replay }),
     ).resolves.toMatchObject({ jkt: key.jkt });
   });
+});
+
+it('takes Ed25519, EdDSA’s fully specified name (RFC 9864), for an Ed25519 key and no other', async () => {
+  const key = await dpopKey('EdDSA');
+  const { header, claims } = proofParts(key, { htm: 'POST', htu: HTU, iat: NOW });
+  const check = (proof: string) =>
+    verifyDpopProof({ proof, method: 'POST', url: HTU, now: NOW * 1000, replay: memoryReplay() });
+  await expect(check(signProof(key, { ...header, alg: 'Ed25519' }, claims))).resolves.toMatchObject({
+    jkt: key.jkt,
+  });
+  const ec = await dpopKey('ES256');
+  const p = proofParts(ec, { htm: 'POST', htu: HTU, iat: NOW });
+  expect(await failureOf(check(signProof(ec, { ...p.header, alg: 'Ed25519' }, p.claims)))).toBe('jwk');
 });
 
 it('fails closed when the replay set cannot answer', async () => {

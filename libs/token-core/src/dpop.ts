@@ -11,6 +11,17 @@ import { calculateJwkThumbprint, compactVerify, type JWK } from 'jose';
 export const DPOP_ALGS = ['ES256', 'EdDSA', 'RS256'] as const;
 export type DpopAlg = (typeof DPOP_ALGS)[number];
 
+/**
+ * The algorithm a header names, as the verifier knows it: `Ed25519` is the fully specified name of EdDSA over
+ * Ed25519 (RFC 9864), which stock clients (oauth4webapi 3, openid-client 6) send for an Ed25519 key.
+ */
+function knownAlg(alg: unknown): DpopAlg | undefined {
+  if (alg === 'Ed25519') return 'EdDSA';
+  return typeof alg === 'string' && (DPOP_ALGS as readonly string[]).includes(alg)
+    ? (alg as DpopAlg)
+    : undefined;
+}
+
 /** The typ every proof carries (RFC 9449 4.2). */
 export const DPOP_TYP = 'dpop+jwt';
 
@@ -154,10 +165,8 @@ export async function verifyDpopProof(c: DpopCheck): Promise<VerifiedDpop> {
   const [h, p] = proof.split('.') as [string, string, string];
   const header = decodeSegment(h);
   if (header.typ !== DPOP_TYP) throw new DpopProofError('typ', 'typ must be dpop+jwt');
-  const alg = header.alg;
-  if (typeof alg !== 'string' || !(DPOP_ALGS as readonly string[]).includes(alg)) {
-    throw new DpopProofError('alg', `alg must be one of ${DPOP_ALGS.join(', ')}`);
-  }
+  const alg = knownAlg(header.alg);
+  if (!alg) throw new DpopProofError('alg', `alg must be one of ${DPOP_ALGS.join(', ')}`);
   // No critical extensions are understood (RFC 7515 4.1.11); b64 false among them.
   if (header.crit !== undefined || header.b64 !== undefined) {
     throw new DpopProofError('malformed', 'crit and b64 are not accepted');
@@ -166,7 +175,7 @@ export async function verifyDpopProof(c: DpopCheck): Promise<VerifiedDpop> {
   if (!rawJwk || typeof rawJwk !== 'object' || Array.isArray(rawJwk)) {
     throw new DpopProofError('jwk', 'the header must carry the public jwk');
   }
-  const jwk = publicMembers(alg as DpopAlg, rawJwk as Record<string, unknown>);
+  const jwk = publicMembers(alg, rawJwk as Record<string, unknown>);
   if (!jwk) throw new DpopProofError('jwk', `jwk must be a public ${alg} key and nothing private`);
   const jkt = await calculateJwkThumbprint(jwk, 'sha256');
   let key: KeyObject;
@@ -176,7 +185,7 @@ export async function verifyDpopProof(c: DpopCheck): Promise<VerifiedDpop> {
     throw new DpopProofError('jwk', 'jwk is not a usable key');
   }
   try {
-    await compactVerify(proof, key, { algorithms: [alg] });
+    await compactVerify(proof, key, { algorithms: [header.alg as string] });
   } catch {
     throw new DpopProofError('signature', 'the proof is not signed by its jwk');
   }
