@@ -273,7 +273,7 @@ function nodesVar(): Var<RedisNode[] | undefined> {
 }
 
 /** `true` or `false`, `fallback` when unset. */
-function boolVar(fallback: boolean): Var<boolean> {
+export function boolVar(fallback: boolean): Var<boolean> {
   return variable(fallback, (raw) =>
     raw === 'true' ? true : raw === 'false' ? false : { problem: 'must be true or false' },
   );

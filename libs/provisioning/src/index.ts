@@ -2,6 +2,7 @@
 export * from './domain/acting-as';
 export * from './domain/describe';
 export * from './domain/email-domains';
+export * from './domain/events';
 export * from './domain/inspect';
 export * from './domain/keys-and-sessions';
 export * from './domain/listing';

@@ -6,8 +6,10 @@ import {
   type KeySchedule,
 } from '@svc/keyring';
 import {
+  boolVar,
   type Env,
   intVar,
+  issuerUrlVar,
   isProduction,
   optionalIntVar,
   type ProcessConfig,
@@ -31,7 +33,25 @@ export interface RetentionConfig {
   auditDays: number;
 }
 
+/** Delivery of events to applications (CONTRACTS "Events to applications"). */
+export interface EventsConfig {
+  /** ISSUER_URL: every SET's iss. */
+  issuer: string;
+  /** EVENTS_ALLOW_PRIVATE_TARGETS: production may push to loopback, private, link-local and unique-local targets. */
+  allowPrivateTargets: boolean;
+  /** Rows one delivery pass claims, and passes running at once. */
+  batchSize: number;
+  lanes: number;
+  /** How long a claimed row is held before another worker may take it (past the 5 s attempt bound). */
+  leaseMs: number;
+  /** How often due rows are looked for besides the outbox's notifications (retries, lost wake-ups). */
+  pollMs: number;
+  /** Each attempt's bound (5 s). */
+  timeoutMs: number;
+}
+
 export interface WorkerConfig extends ProcessConfig {
+  events: EventsConfig;
   queueName: string;
   /** BullMQ key prefix in Redis; tests use a unique one. */
   prefix: string;
@@ -78,6 +98,13 @@ function workerVars(production: boolean) {
     JOB_BACKOFF_MS: intVar(2000, { min: 1 }),
     JOB_LOCK_DURATION_MS: intVar(30_000, { min: 1 }),
     JOB_STALLED_INTERVAL_MS: intVar(30_000, { min: 1 }),
+    ISSUER_URL: issuerUrlVar('https://issuer.local.test', production),
+    EVENTS_ALLOW_PRIVATE_TARGETS: boolVar(false),
+    EVENTS_BATCH_SIZE: intVar(100, { min: 1, max: 1000 }),
+    EVENTS_LANES: intVar(4, { min: 1, max: 64 }),
+    EVENTS_LEASE_MS: intVar(30_000, { min: 1000 }),
+    EVENTS_POLL_MS: intVar(1000, { min: 50 }),
+    EVENTS_TIMEOUT_MS: intVar(5000, { min: 100, max: 5000 }),
   };
 }
 type WorkerVars = VarValues<ReturnType<typeof workerVars>>;
@@ -92,6 +119,8 @@ function problems(v: WorkerVars) {
     });
   if ((v.KEY_ROTATION_CHECK_SECONDS ?? 0) > v.KEY_PREPUBLISH_SECONDS)
     found.push({ variable: 'KEY_ROTATION_CHECK_SECONDS', problem: 'must not exceed KEY_PREPUBLISH_SECONDS' });
+  if (v.EVENTS_LEASE_MS <= v.EVENTS_TIMEOUT_MS + 1000)
+    found.push({ variable: 'EVENTS_LEASE_MS', problem: 'must exceed EVENTS_TIMEOUT_MS by more than 1000' });
   return found;
 }
 
@@ -102,6 +131,15 @@ export function workerConfigFromEnv(env: Env): WorkerConfig {
     env,
     (v) => ({
       ...processConfigOf(production, v),
+      events: {
+        issuer: v.ISSUER_URL,
+        allowPrivateTargets: v.EVENTS_ALLOW_PRIVATE_TARGETS,
+        batchSize: v.EVENTS_BATCH_SIZE,
+        lanes: v.EVENTS_LANES,
+        leaseMs: v.EVENTS_LEASE_MS,
+        pollMs: v.EVENTS_POLL_MS,
+        timeoutMs: v.EVENTS_TIMEOUT_MS,
+      },
       queueName: v.WORKER_QUEUE_NAME,
       prefix: v.WORKER_QUEUE_PREFIX,
       concurrency: v.WORKER_CONCURRENCY,

@@ -15,6 +15,7 @@ import { kekFromBytes } from '@svc/token-core';
 import type { Telemetry } from 'bullmq';
 import { reportCommitDurability } from './commit-durability';
 import { type WorkerConfig, workerConfigFromEnv } from './config';
+import { createEventWorker, type EventWorker } from './event-worker';
 import { registerWorkerGauges, workerMetrics } from './metrics';
 import { readCommitSettings } from './store/replication-store';
 import { createJobWorker, type JobWorker } from './worker';
@@ -29,6 +30,8 @@ interface WorkerProcessDeps {
   logger: Logger;
   metrics: Metrics;
   jobs: JobWorker;
+  /** The outbox drain: events to applications. */
+  events: EventWorker;
   /** Says once whether PostgreSQL's commits survive a failover (commit-durability.ts); never throws. */
   reportDurability(): Promise<unknown>;
   close(): Promise<void>;
@@ -45,10 +48,22 @@ serveBackgroundProcess<WorkerConfig, WorkerProcessDeps>(
       const db = createPrisma(config.databaseUrl, config.db);
       const redis = createRedis(config.redisTarget, { logger, bounds: config.redis });
       const metrics = workerMetrics(createMetrics('worker'));
+      const kek = kekFromBytes(config.kekBytes, config.previousKekBytes);
+      const events = createEventWorker({
+        db,
+        kek,
+        databaseUrl: config.databaseUrl,
+        config: config.events,
+        production: config.production,
+        keyCacheTtlMs: config.keySchedule.keyCacheTtlMs,
+        clock,
+        logger,
+        metrics,
+      });
       const jobs = createJobWorker(
         {
           db,
-          kek: kekFromBytes(config.kekBytes, config.previousKekBytes),
+          kek,
           redis,
           redisTarget: config.redisTarget,
           logger,
@@ -59,11 +74,12 @@ serveBackgroundProcess<WorkerConfig, WorkerProcessDeps>(
         },
         config,
       );
-      registerWorkerGauges(metrics.base, { queue: jobs.queue, db, clock });
+      registerWorkerGauges(metrics.base, { queue: jobs.queue, db, clock, outbox: events.outbox });
       return {
         logger,
         metrics: metrics.base,
         jobs,
+        events,
         reportDurability: () => reportCommitDurability(() => readCommitSettings(db), logger),
         async close() {
           // Each connection is closed even when the one before failed to close.
@@ -74,6 +90,8 @@ serveBackgroundProcess<WorkerConfig, WorkerProcessDeps>(
       };
     },
     async start(deps, config) {
+      // Events first: the outbox is in PostgreSQL, so they are delivered even while Redis (BullMQ) is away.
+      deps.events.start();
       await deps.jobs.schedule();
       // Before the start line, so it is among the start-up lines (one query; bounded by the connect timeout).
       await deps.reportDurability();
@@ -83,7 +101,10 @@ serveBackgroundProcess<WorkerConfig, WorkerProcessDeps>(
           rotationCheckMs: config.rotationCheckMs,
           sweepEveryMs: config.sweepEveryMs,
         },
-        drain: () => deps.jobs.close(),
+        drain: async () => {
+          await deps.events.close();
+          await deps.jobs.close();
+        },
       };
     },
   },

@@ -2,7 +2,8 @@
 // read at scrape time, the queue's jobs by state and each scope's signing-key age and JWK Set size.
 import type { Db } from '@svc/db';
 import type { Clock, Metrics } from '@svc/platform';
-import { Gauge } from 'prom-client';
+import type { OutboxStore } from '@svc/events';
+import { Gauge, Histogram } from 'prom-client';
 import { commitDurability } from './commit-durability';
 import { readScopeKeys } from './store/key-gauges-store';
 import { readCommitSettings } from './store/replication-store';
@@ -14,6 +15,11 @@ export interface WorkerMetrics {
   jobs: Counter;
   sweepRemoved: Counter;
   keySteps: Counter;
+  /** Seconds from an event's commit to its first delivery attempt. */
+  eventLatency: Histogram<string>;
+  /** Failed delivery attempts by reason, and whether the event is now failed for good. */
+  eventFailures: Counter;
+  eventsDelivered: Counter;
 }
 
 export function workerMetrics(base: Metrics): WorkerMetrics {
@@ -28,6 +34,19 @@ export function workerMetrics(base: Metrics): WorkerMetrics {
     keySteps: base.counter('worker_key_lifecycle_steps_total', 'Signing-key lifecycle steps applied', [
       'step',
     ]),
+    eventLatency: new Histogram({
+      name: EVENT_METRICS.latency,
+      help: "Seconds from an event's commit (its outbox row) to its first delivery attempt",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+      registers: [base.registry],
+    }),
+    eventFailures: base.counter(
+      EVENT_METRICS.failures,
+      'Failed event delivery attempts by reason (http_status, redirect, timeout, connection, dns, private_target, ' +
+        'invalid_target, signing); final="true" when the event is failed for good',
+      ['reason', 'final'],
+    ),
+    eventsDelivered: base.counter(EVENT_METRICS.delivered, 'Events delivered (a 2xx answer)'),
   };
 }
 
@@ -37,6 +56,15 @@ export const WORKER_GAUGES = {
   signingKeyAge: 'signing_key_age_seconds',
   jwksKeys: 'jwks_keys',
   synchronousStandby: 'postgres_synchronous_standby',
+} as const;
+
+/** The events metrics the alert rules and the runbook name. */
+export const EVENT_METRICS = {
+  latency: 'events_delivery_latency_seconds',
+  failures: 'events_delivery_failures_total',
+  delivered: 'events_delivered_total',
+  pending: 'events_outbox_pending',
+  oldestPending: 'events_outbox_oldest_pending_seconds',
 } as const;
 
 /** Anything that counts a queue's jobs by state (BullMQ's Queue). */
@@ -53,9 +81,38 @@ const QUEUE_STATES = ['waiting', 'delayed', 'active', 'failed', 'prioritized', '
  */
 export function registerWorkerGauges(
   base: Metrics,
-  sources: { queue: JobCounter; db: Db; clock: Clock },
+  sources: { queue: JobCounter; db: Db; clock: Clock; outbox?: Pick<OutboxStore, 'pending'> },
 ): void {
   const { clock } = sources;
+  const { outbox } = sources;
+  if (outbox) {
+    let pending: ReturnType<OutboxStore['pending']> | undefined;
+    const pendingOnce = () => {
+      pending ??= outbox.pending().finally(() => {
+        setImmediate(() => {
+          pending = undefined;
+        });
+      });
+      return pending;
+    };
+    new Gauge({
+      name: EVENT_METRICS.pending,
+      help: 'Events in the outbox not yet delivered nor failed',
+      registers: [base.registry],
+      async collect() {
+        this.set((await pendingOnce()).count);
+      },
+    });
+    new Gauge({
+      name: EVENT_METRICS.oldestPending,
+      help: 'Seconds since the oldest pending event was written (0 when none is pending)',
+      registers: [base.registry],
+      async collect() {
+        const { oldest } = await pendingOnce();
+        this.set(oldest ? Math.max(0, (clock() - oldest.getTime()) / 1000) : 0);
+      },
+    });
+  }
   new Gauge({
     name: WORKER_GAUGES.queueJobs,
     help: 'Jobs in the worker queue by state',

@@ -4,6 +4,7 @@ import { createPrisma, type Db } from '@svc/db';
 import { SESSION_CHANGE_CHANNEL } from '@svc/issuance/shared-sql';
 import { jwksMaxAge, publishKeyChange, type RotationWindows, rotationPrepublishSeconds } from '@svc/keyring';
 import {
+  boolVar,
   ConfigError as BadVariables,
   type Clock,
   createLogger,
@@ -37,6 +38,7 @@ function adminVars(production: boolean) {
     JWKS_MAX_AGE_SECONDS: intVar(300, { min: 1 }),
     KEY_PREPUBLISH_SECONDS: intVar(86_400, { min: 1 }),
     KEY_CACHE_TTL_MS: intVar(30_000),
+    EVENTS_ALLOW_PRIVATE_TARGETS: boolVar(false),
   };
 }
 
@@ -44,6 +46,8 @@ export interface AdminConfig extends Omit<ProcessConfig, 'kekBytes'> {
   /** KEY_ENCRYPTION_KEY's 32 bytes; undefined when unset (no command may then seal or open). A secret. */
   kekBytes: Buffer | undefined;
   connectUrl: string;
+  /** EVENTS_ALLOW_PRIVATE_TARGETS: see AdminContext.eventTargets. */
+  allowPrivateTargets: boolean;
   /** See AdminContext.keyRotation. */
   keyRotation: RotationWindows;
 }
@@ -56,6 +60,7 @@ export function adminConfigFromEnv(env: Env): AdminConfig {
       ...processConfigOf(production, { ...v, KEY_ENCRYPTION_KEY: Buffer.alloc(0) }),
       kekBytes: v.KEY_ENCRYPTION_KEY,
       connectUrl: v.CONNECT_URL,
+      allowPrivateTargets: v.EVENTS_ALLOW_PRIVATE_TARGETS,
       keyRotation: {
         publishedSeconds: rotationPrepublishSeconds(
           jwksMaxAge(v.JWKS_MAX_AGE_SECONDS, v.KEY_PREPUBLISH_SECONDS),
@@ -155,6 +160,10 @@ export function createAdminContext(env: Env, clock: Clock): AdminContext {
     },
     connectUrl: () => config().connectUrl,
     keyRotation: () => config().keyRotation,
+    eventTargets: () => ({
+      production: config().production,
+      allowPrivate: config().allowPrivateTargets,
+    }),
     async announceKeyChange(scopeId) {
       const failed = await publish((r) => publishKeyChange(r, scopeId));
       return failed

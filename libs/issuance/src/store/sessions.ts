@@ -2,7 +2,10 @@
 // the gathered conditional write that consumes a refresh version, revocation, and the small reads logout and
 // connect's refresh make. Hot statements are named prepared statements taking their batch as arrays
 // (`unnestParams`; see BENCHMARKS.md); the rest goes through Prisma. The rotation read is in `issuance-reads.ts`.
+import { randomUUID } from 'node:crypto';
 import { columnsOf, type Db, dbBoundsOf, gatherOn, runPrepared, type Statement, unnestParams } from '@svc/db';
+import { REVOCATION_EVENT_REASONS } from '@svc/events';
+import { sessionRevokedOutboxSql } from '@svc/events/shared-sql';
 import type { ConsumeInput, InsertOutcome, NewSession, SessionsPort, SessionVersion } from '../domain/ports';
 
 /** The fields of `NewSession` in the order of the insert's arrays. */
@@ -218,12 +221,39 @@ async function consumeVersions(db: Db, inputs: ConsumeInput[]): Promise<boolean[
 /** The conditional write of one rotation, gathered per event-loop turn. */
 const consumeVersion = gatherOn(consumeVersions);
 
+/**
+ * Revokes a session still ACTIVE or SUSPENDED ($1) with a reason ($2) at $3, and in the same statement writes its
+ * session-revoked event ($4 the event's reason, $5 the change's txn) for the application when it subscribed: no
+ * event without the revocation, no revocation without its event. A session already ended changes nothing and
+ * causes no event.
+ */
+const REVOKE_SESSION: Statement = {
+  name: 'revoke_session_v1',
+  text: `WITH revoked AS (
+      UPDATE sessions SET status = 'REVOKED', revoked_reason = $2, revoked_at = $3
+      WHERE id = $1 AND status IN ('ACTIVE', 'SUSPENDED')
+      RETURNING id, application_id, subject),
+    events AS (${sessionRevokedOutboxSql('revoked', '$4::text', '$5::text')})
+    SELECT id FROM revoked`,
+};
+
+/** Every live session of an account ($2) under an application ($1), revoked with their events (as REVOKE_SESSION). */
+const REVOKE_ACCOUNT_SESSIONS: Statement = {
+  name: 'revoke_account_sessions_v1',
+  text: `WITH revoked AS (
+      UPDATE sessions SET status = 'REVOKED', revoked_reason = $3, revoked_at = $4
+      WHERE application_id = $1::uuid AND account_id = $2::uuid AND status IN ('ACTIVE', 'SUSPENDED')
+      RETURNING id, application_id, subject),
+    events AS (${sessionRevokedOutboxSql('revoked', '$5::text', '$6::text')})
+    SELECT id FROM revoked`,
+};
+
+/** The session-revoked reason of a revocation, or null when its reason causes no event. */
+const eventReasonOf = (reason: string) => REVOCATION_EVENT_REASONS[reason] ?? null;
+
 /** Revokes a session that is still ACTIVE or SUSPENDED (a revoked or expired one stays as it is). */
 async function revokeSession(db: Db, sid: string, reason: string, at: Date): Promise<void> {
-  await db.session.updateMany({
-    where: { id: sid, status: { in: ['ACTIVE', 'SUSPENDED'] } },
-    data: { status: 'REVOKED', revokedReason: reason, revokedAt: at },
-  });
+  await runPrepared(db, REVOKE_SESSION, [sid, reason, at, eventReasonOf(reason), randomUUID()]);
 }
 
 /** Revokes every live session of an account under an application; returns the ids revoked. */
@@ -234,11 +264,14 @@ async function revokeAccountSessions(
   reason: string,
   at: Date,
 ): Promise<string[]> {
-  const rows = await db.$queryRaw<{ id: string }[]>`
-    UPDATE sessions SET status = 'REVOKED', revoked_reason = ${reason}, revoked_at = ${at}
-    WHERE application_id = ${applicationId}::uuid AND account_id = ${accountId}::uuid
-      AND status IN ('ACTIVE', 'SUSPENDED')
-    RETURNING id`;
+  const rows = await runPrepared<{ id: string }>(db, REVOKE_ACCOUNT_SESSIONS, [
+    applicationId,
+    accountId,
+    reason,
+    at,
+    eventReasonOf(reason),
+    randomUUID(),
+  ]);
   return rows.map((r) => r.id);
 }
 

@@ -1,5 +1,6 @@
 // What a command runs against, whichever adapter runs it (the admin CLI, the management host): the provisioning
 // ports, the KEK, the settings the key commands read, and the announcements that tell running hosts of a change.
+import type { TargetPolicy } from '@svc/events';
 import type { RotationWindows } from '@svc/keyring';
 import type { Clock } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
@@ -33,5 +34,10 @@ export interface AdminContext {
   announceKeyChange(scopeId: string): Promise<string | undefined>;
   /** Tells every host's session cache that a session changed; a warning like announceKeyChange's on failure. */
   announceSessionChange(sid: string): Promise<string | undefined>;
+  /**
+   * Where event subscriptions may point: production (https only, no private addresses) and
+   * EVENTS_ALLOW_PRIVATE_TARGETS. Without it the strict production policy applies.
+   */
+  eventTargets?(): TargetPolicy;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 // The full command table of `pnpm admin` and of the management API's /v1/ routes, in the order usage lists it.
 
 import { emailDomainCommands } from './email-domains';
+import { eventCommands } from './events';
 import { listingCommands } from './listing';
 import { oidcClientCommands } from './oidc-clients';
 import { operationCommands } from './operations';
@@ -15,4 +16,5 @@ export const COMMANDS: readonly Command[] = [
   ...emailDomainCommands,
   ...operationCommands,
   ...oidcClientCommands,
+  ...eventCommands,
 ];

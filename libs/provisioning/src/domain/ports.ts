@@ -3,6 +3,7 @@
 // these interfaces, and each caller (the admin tool, testkit, scripts, bench) binds them once with
 // createProvisioningPorts (`@svc/provisioning/stores`).
 import type { AuditedChanges } from '@svc/audit';
+import type { OutboxStore, ResolveHost, SubscriptionsStore } from '@svc/events';
 import type { AccountsPort, AgreementsPort, EmailDomainPolicyKind, SectorSubjectsPort } from '@svc/issuance';
 import type { SigningKeyStore } from '@svc/keyring';
 import type { PrincipalKind } from '@svc/token-core';
@@ -450,6 +451,12 @@ export interface ProvisioningPorts {
   sectorSubjects: Pick<SectorSubjectsPort, 'findBySubject'>;
   sealedSecrets: SealedSecretsStore;
   terms: TermsStore;
+  /** Event subscriptions and the outbox (libs/events' stores), and the resolver the target check asks. */
+  events: {
+    subscriptions: SubscriptionsStore;
+    outbox: Pick<OutboxStore, 'list' | 'redeliver'>;
+    resolveHost: ResolveHost;
+  };
   /**
    * Present when the caller binds a Redis connection for it: a key rotation or revocation then tells the hosts at
    * once. The admin tool leaves it out and announces the change itself (with a warning when Redis is down).

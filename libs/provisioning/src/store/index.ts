@@ -5,6 +5,7 @@
 import type { AuditContext } from '@svc/audit';
 import { createAuditedChanges } from '@svc/audit/stores';
 import type { Db } from '@svc/db';
+import { createOutboxStore, createSubscriptionsStore, resolveHost } from '@svc/events/stores';
 import { createAccountsStore, createAgreementsStore, createSectorSubjectsStore } from '@svc/issuance/stores';
 import { createSigningKeyStore, publishKeyChange } from '@svc/keyring';
 import { type Clock, systemClock } from '@svc/platform';
@@ -48,6 +49,7 @@ function storesOver(db: Db) {
     signingKeys: createSigningKeyStore(db),
     principals: createPrincipalsStore(db),
     accounts: createAccountsStore(db),
+    events: { subscriptions: createSubscriptionsStore(db), outbox: createOutboxStore(db), resolveHost },
     agreements: createAgreementsStore(db),
     oidcClients: createOidcClientsStore(db),
     registrationTokens: createRegistrationTokensStore(db),

@@ -5,6 +5,11 @@ import { createAuditedChanges } from '@svc/audit/stores';
 import type { Db } from '@svc/db';
 import { createSectorSubjectsStore } from '@svc/issuance/stores';
 import type { Clock } from '@svc/platform';
+import {
+  accountEventOutboxSql,
+  EVENT_TXN_OF_TRANSACTION,
+  sessionRevokedOutboxSql,
+} from '@svc/events/shared-sql';
 import { type NewPasskey, PASSKEY_TX_TIMEOUT_MS, type PasskeyOwner, passkeyRow } from '@svc/signin';
 import type { ClaimKey } from '@svc/token-core';
 import type { AccountChangePorts, AccountPageStore, RemoveResult, UsedApplication } from '../domain/ports';
@@ -24,6 +29,40 @@ export function createAccountChanges(db: Db, clock: Clock) {
     }),
   });
 }
+
+// The events below are written inside the page's audited changes: their txn is the change's audit row id
+// (EVENT_TXN_OF_TRANSACTION, filled in before commit).
+
+/** credential-change for every subscribed application that knows the account ($1), change type $2. */
+const CREDENTIAL_CHANGE_EVENTS = accountEventOutboxSql(
+  'credential-change',
+  '$1::uuid',
+  EVENT_TXN_OF_TRANSACTION,
+  `'changeType', $2::text`,
+);
+
+/**
+ * The live sessions of an account ($1) issued under an authority version other than $2 (or before sessions
+ * recorded one), revoked at $3 for a removed passkey, each with its session-revoked event (credential_removed) in
+ * the same statement.
+ */
+const REVOKE_FOR_REMOVED_PASSKEY = `WITH revoked AS (
+    UPDATE sessions SET status = 'REVOKED', revoked_reason = 'authority_changed', revoked_at = $3
+    WHERE account_id = $1::uuid AND status IN ('ACTIVE', 'SUSPENDED')
+      AND authority_version IS DISTINCT FROM $2::int
+    RETURNING id, application_id, subject),
+  events AS (${sessionRevokedOutboxSql('revoked', `'credential_removed'::text`, EVENT_TXN_OF_TRANSACTION)})
+  SELECT id FROM revoked`;
+
+/** The account's ($1) live sessions under a sector's ($2) applications, revoked at $3 with their events. */
+const REVOKE_SECTOR_SESSIONS = `WITH revoked AS (
+    UPDATE sessions s SET status = 'REVOKED', revoked_reason = 'subject_reset', revoked_at = $3
+    FROM applications a
+    WHERE a.id = s.application_id AND a.sector_id = $2::uuid
+      AND s.account_id = $1::uuid AND s.status IN ('ACTIVE', 'SUSPENDED')
+    RETURNING s.id, s.application_id, s.subject),
+  events AS (${sessionRevokedOutboxSql('revoked', `'identifier_reset'::text`, EVENT_TXN_OF_TRANSACTION)})
+  SELECT id FROM revoked`;
 
 export function createAccountPageStore(db: Db): AccountPageStore {
   /** Locks the account row for the rest of the transaction: its passkey changes run one at a time. */
@@ -142,6 +181,7 @@ export function createAccountPageStore(db: Db): AccountPageStore {
             select: { email: true, locale: true },
           });
           await tx.passkey.create({ data: passkeyRow(accountId, passkey) });
+          await tx.$executeRawUnsafe(CREDENTIAL_CHANGE_EVENTS, accountId, 'create');
           if (account.email)
             await beforeCommit({ id: accountId, email: account.email, locale: account.locale });
           return true;
@@ -174,23 +214,25 @@ export function createAccountPageStore(db: Db): AccountPageStore {
           data: { authorityVersion: { increment: 1 } },
           select: { authorityVersion: true },
         });
-        const rows = await tx.$queryRaw<{ id: string }[]>`
-          UPDATE sessions SET status = 'REVOKED', revoked_reason = 'authority_changed', revoked_at = ${now}
-          WHERE account_id = ${accountId}::uuid AND status IN ('ACTIVE', 'SUSPENDED')
-            AND authority_version IS DISTINCT FROM ${authorityVersion}::int
-          RETURNING id`;
+        const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
+          REVOKE_FOR_REMOVED_PASSKEY,
+          accountId,
+          authorityVersion,
+          now,
+        );
+        await tx.$executeRawUnsafe(CREDENTIAL_CHANGE_EVENTS, accountId, 'delete');
         return { outcome: 'removed', authorityVersion, revoked: rows.map((r) => r.id) };
       });
     },
 
     /** Revokes the account's live sessions (human and workload) under every application of a sector. */
     async revokeSectorSessions(accountId: string, sectorId: string, now: Date): Promise<string[]> {
-      const rows = await db.$queryRaw<{ id: string }[]>`
-        UPDATE sessions s SET status = 'REVOKED', revoked_reason = 'subject_reset', revoked_at = ${now}
-        FROM applications a
-        WHERE a.id = s.application_id AND a.sector_id = ${sectorId}::uuid
-          AND s.account_id = ${accountId}::uuid AND s.status IN ('ACTIVE', 'SUSPENDED')
-        RETURNING s.id`;
+      const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+        REVOKE_SECTOR_SESSIONS,
+        accountId,
+        sectorId,
+        now,
+      );
       return rows.map((r) => r.id);
     },
   };

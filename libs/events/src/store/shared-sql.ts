@@ -1,0 +1,72 @@
+// The SQL other stores embed to write outbox rows in the statement (or transaction) of the change that causes them
+// (`@svc/events/shared-sql`): only subscribed applications get rows, one per (application, event), and a change
+// that touches no subscribed application costs one index probe of event_subscriptions per changed row.
+import { type EventName, SECURITY_EVENT_KIND, SET_CONTENT_TYPE } from '../domain/event-types';
+
+interface OutboxSelect {
+  event: EventName;
+  /** FROM items; `sub` (the subscription) is joined to them. */
+  from: string;
+  /** The application id expression the subscription is joined on. */
+  application: string;
+  /** The pairwise subject expression. */
+  subject: string;
+  /** Further payload members: `'sid', r.id, 'reason', $4::text`. */
+  payload?: string;
+  /** The txn expression (the change's audit row id, or an id the change's rows share). */
+  txn: string;
+  where?: string;
+}
+
+/** `INSERT INTO event_outbox ... SELECT ...`: the rows of one event for every subscribed application of `from`. */
+export function outboxInsertSql(o: OutboxSelect): string {
+  const payload = `jsonb_build_object('event', '${o.event}', 'subject', ${o.subject}${o.payload ? `, ${o.payload}` : ''})`;
+  return `INSERT INTO event_outbox (application_id, kind, target_url, content_type, payload, txn)
+    SELECT sub.application_id, '${SECURITY_EVENT_KIND}', sub.url, '${SET_CONTENT_TYPE}', ${payload}, ${o.txn}
+    FROM ${o.from} JOIN event_subscriptions sub ON sub.application_id = ${o.application}
+    WHERE (cardinality(sub.events) = 0 OR '${o.event}' = ANY(sub.events))${o.where ? ` AND (${o.where})` : ''}`;
+}
+
+/**
+ * session-revoked for each row of `from` (a CTE of revoked sessions with id, application_id, subject; alias r),
+ * with the event reason and txn expressions given.
+ */
+export function sessionRevokedOutboxSql(from: string, reason: string, txn: string): string {
+  return outboxInsertSql({
+    event: 'session-revoked',
+    from: `${from} r`,
+    application: 'r.application_id',
+    subject: 'r.subject',
+    payload: `'sid', r.id, 'reason', ${reason}`,
+    txn,
+    where: `${reason} IS NOT NULL`,
+  });
+}
+
+/**
+ * An account-wide event (credential-change, account-disabled, account-enabled) for every subscribed application
+ * that knows the account: each application of a sector where it has a current pairwise subject.
+ */
+export function accountEventOutboxSql(event: EventName, account: string, txn: string, payload?: string): string {
+  return outboxInsertSql({
+    event,
+    from: `sector_subjects ss JOIN applications a ON a.sector_id = ss.sector_id`,
+    application: 'a.id',
+    subject: 'ss.subject',
+    payload,
+    txn,
+    where: `ss.principal_kind = 'ACCOUNT' AND ss.principal_id = ${account} AND ss.retired_at IS NULL`,
+  });
+}
+
+/** identifier-changed, carrying the retired subject, for every subscribed application of its sector. */
+export function identifierChangedOutboxSql(retiredSubjectId: string, txn: string): string {
+  return outboxInsertSql({
+    event: 'identifier-changed',
+    from: `sector_subjects ss JOIN applications a ON a.sector_id = ss.sector_id`,
+    application: 'a.id',
+    subject: 'ss.subject',
+    txn,
+    where: `ss.id = ${retiredSubjectId} AND ss.principal_kind = 'ACCOUNT'`,
+  });
+}
