@@ -6,7 +6,7 @@ export * from './domain/delivery';
 export * from './domain/event-types';
 export * from './domain/outbox-views';
 export * from './domain/ports';
+export * from './domain/set-body';
 export * from './domain/set-claims';
 export * from './domain/subscriptions';
 export * from './domain/target-url';
-export * from './domain/set-body';

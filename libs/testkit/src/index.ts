@@ -234,6 +234,7 @@ export {
 } from './contract';
 export * from './dpop';
 export * from './engines';
+export * from './event-receiver';
 export { expectFailClosed, type FailoverFigures, type FailoverScenario, runFailover } from './failover';
 export {
   type DependencyFault,

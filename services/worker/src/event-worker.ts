@@ -1,12 +1,7 @@
 // The worker's event delivery: the outbox drain (jobs/event-delivery.ts) over the outbox store, the SET body builder
 // (the applications' keys from the key ring) and the SSRF-checked push, woken by the outbox's notifications.
 import type { Db } from '@svc/db';
-import {
-  type DeliveryDeps,
-  deliverDue,
-  SECURITY_EVENT_KIND,
-  securityEventBody,
-} from '@svc/events';
+import { type DeliveryDeps, deliverDue, SECURITY_EVENT_KIND, securityEventBody } from '@svc/events';
 import { createPush } from '@svc/events/push';
 import { createOutboxStore, resolveHost } from '@svc/events/stores';
 import { createKeyRing } from '@svc/keyring';

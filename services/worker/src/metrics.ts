@@ -1,8 +1,8 @@
 // The worker's Prometheus metrics: jobs by outcome, sweep removals per target, key lifecycle steps per kind, and,
 // read at scrape time, the queue's jobs by state and each scope's signing-key age and JWK Set size.
 import type { Db } from '@svc/db';
-import type { Clock, Metrics } from '@svc/platform';
 import type { OutboxStore } from '@svc/events';
+import type { Clock, Metrics } from '@svc/platform';
 import { Gauge, Histogram } from 'prom-client';
 import { commitDurability } from './commit-durability';
 import { readScopeKeys } from './store/key-gauges-store';

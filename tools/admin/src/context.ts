@@ -4,8 +4,8 @@ import { createPrisma, type Db } from '@svc/db';
 import { SESSION_CHANGE_CHANNEL } from '@svc/issuance/shared-sql';
 import { jwksMaxAge, publishKeyChange, type RotationWindows, rotationPrepublishSeconds } from '@svc/keyring';
 import {
-  boolVar,
   ConfigError as BadVariables,
+  boolVar,
   type Clock,
   createLogger,
   createRedis,

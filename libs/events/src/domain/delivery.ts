@@ -3,7 +3,15 @@
 // change, then failed. At least once: a row whose outcome was never recorded is due again when its lease lapses.
 import type { Clock } from '@svc/platform';
 import { nextAttemptAt } from './backoff';
-import type { AttemptRecord, BodyBuilder, ClaimedRow, FailureReason, OutboxStore, Push, PushOutcome } from './ports';
+import type {
+  AttemptRecord,
+  BodyBuilder,
+  ClaimedRow,
+  FailureReason,
+  OutboxStore,
+  Push,
+  PushOutcome,
+} from './ports';
 
 export interface DeliveryDeps {
   outbox: OutboxStore;

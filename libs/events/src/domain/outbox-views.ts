@@ -1,6 +1,7 @@
 // The outbox as operators see it (`pnpm admin events list|redeliver`): one line per event, no body and no secret.
-import { EventsError } from './subscriptions';
+
 import type { DeliveryStatus, OutboxRow, OutboxStore } from './ports';
+import { EventsError } from './subscriptions';
 
 export function outboxView(r: OutboxRow) {
   const payload = (r.payload ?? {}) as { event?: string; sid?: string; reason?: string };

@@ -71,6 +71,9 @@ export async function showSubscription(deps: Pick<SubscriptionDeps, 'subscriptio
   return subscriptionView(await deps.subscriptions.find(applicationId));
 }
 
-export async function clearSubscription(deps: Pick<SubscriptionDeps, 'subscriptions'>, applicationId: string) {
+export async function clearSubscription(
+  deps: Pick<SubscriptionDeps, 'subscriptions'>,
+  applicationId: string,
+) {
   return { cleared: await deps.subscriptions.remove(applicationId) };
 }

@@ -104,7 +104,11 @@ export function createPush(opts: PushOptions): { push: Push; close(): void } {
     try {
       addresses = await opts.resolveHost(host);
     } catch (err) {
-      return { delivered: false, reason: 'dns', detail: (err as NodeJS.ErrnoException).code ?? 'lookup failed' };
+      return {
+        delivered: false,
+        reason: 'dns',
+        detail: (err as NodeJS.ErrnoException).code ?? 'lookup failed',
+      };
     }
     if (addresses.length === 0) return { delivered: false, reason: 'dns', detail: 'no address' };
     const refused = refusedAddresses(addresses, opts);

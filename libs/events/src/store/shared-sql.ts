@@ -47,7 +47,12 @@ export function sessionRevokedOutboxSql(from: string, reason: string, txn: strin
  * An account-wide event (credential-change, account-disabled, account-enabled) for every subscribed application
  * that knows the account: each application of a sector where it has a current pairwise subject.
  */
-export function accountEventOutboxSql(event: EventName, account: string, txn: string, payload?: string): string {
+export function accountEventOutboxSql(
+  event: EventName,
+  account: string,
+  txn: string,
+  payload?: string,
+): string {
   return outboxInsertSql({
     event,
     from: `sector_subjects ss JOIN applications a ON a.sector_id = ss.sector_id`,

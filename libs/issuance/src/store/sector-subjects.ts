@@ -1,8 +1,8 @@
 // Store of pairwise sector subjects: find the current one, create it idempotently, rotate it on request.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
-import type { Clock } from '@svc/platform';
 import { identifierChangedOutboxSql } from '@svc/events/shared-sql';
+import type { Clock } from '@svc/platform';
 import { deriveSectorSubject } from '@svc/token-core';
 import type { SectorSubjectsPort, SubjectPrincipal } from '../domain/ports';
 
@@ -61,7 +61,11 @@ async function rotateSectorSubject(
       await tx.sectorSubject.update({ where: { id: current.id }, data: { retiredAt: new Date(clock()) } });
       // Each subscribed application of the sector learns the old subject is no longer issued (identifier-changed),
       // committed with the reset or not at all.
-      await tx.$executeRawUnsafe(identifierChangedOutboxSql('$1::uuid', '$2::text'), current.id, randomUUID());
+      await tx.$executeRawUnsafe(
+        identifierChangedOutboxSql('$1::uuid', '$2::text'),
+        current.id,
+        randomUUID(),
+      );
     }
     // An account's reset is counted on the account in the same transaction: sign-ins held on the pages recorded
     // the count when the person authenticated, and a held sign-in whose count moved is dropped (held-authority.ts).

@@ -2,12 +2,12 @@
 // outbox (list, redeliver), by anchor; the rules themselves are libs/events'.
 import {
   clearSubscription,
+  type DeliveryStatus,
   EventsError,
   listEvents,
   redeliverEvent,
   setSubscription,
   showSubscription,
-  type DeliveryStatus,
   type TargetPolicy,
 } from '@svc/events';
 import type { Clock } from '@svc/platform';
@@ -59,5 +59,7 @@ export async function listApplicationEvents(
 }
 
 export async function redeliverApplicationEvent(ports: Uses<'events'>, id: string, clock: Clock) {
-  return { event: await refused(redeliverEvent(ports.events.outbox, uuidOrThrow(id, 'event'), new Date(clock()))) };
+  return {
+    event: await refused(redeliverEvent(ports.events.outbox, uuidOrThrow(id, 'event'), new Date(clock()))),
+  };
 }

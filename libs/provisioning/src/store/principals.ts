@@ -1,9 +1,23 @@
 // Store of principals and their credentials: accounts (with claim grants and SSO links), agents and automations,
 // access keys and public keys, and the email-domain policies. It never decides: provisioning checks the operator's
 // input and asks it to write.
+import { randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
+import { accountEventOutboxSql, sessionRevokedOutboxSql } from '@svc/events/shared-sql';
 import type { PrincipalsStore } from '../domain/ports';
 import { unlessDuplicate } from './tenancy';
+
+/** account-disabled / account-enabled for every subscribed application that knows the account ($1); txn $2. */
+const ACCOUNT_DISABLED_EVENTS = accountEventOutboxSql('account-disabled', '$1::uuid', '$2::text');
+const ACCOUNT_ENABLED_EVENTS = accountEventOutboxSql('account-enabled', '$1::uuid', '$2::text');
+/**
+ * A disabled account's live sessions end (its authority version moved: their next refresh is refused, their
+ * introspection not active): each subscribed application hears session-revoked (account_suspended) for them.
+ */
+const SUSPENDED_ACCOUNT_SESSION_EVENTS = `WITH ended AS (
+    SELECT id, application_id, subject FROM sessions
+    WHERE account_id = $1::uuid AND status IN ('ACTIVE', 'SUSPENDED') AND expires_at > now())
+  ${sessionRevokedOutboxSql('ended', `'account_suspended'::text`, '$2::text')}`;
 
 export function createPrincipalsStore(db: Db): PrincipalsStore {
   return {
@@ -18,8 +32,22 @@ export function createPrincipalsStore(db: Db): PrincipalsStore {
     async findAccount(id) {
       return (await db.account.findUnique({ where: { id } })) ?? undefined;
     },
+    // The status, and the events it causes when it moves (an account leaving or coming back to ACTIVE), commit
+    // together.
     async setAccountStatus(id, status) {
-      await db.account.update({ where: { id }, data: { status, authorityVersion: { increment: 1 } } });
+      await db.$transaction(async (tx) => {
+        const [before] = await tx.$queryRaw<{ status: string }[]>`
+          SELECT status::text FROM accounts WHERE id = ${id}::uuid FOR UPDATE`;
+        await tx.account.update({ where: { id }, data: { status, authorityVersion: { increment: 1 } } });
+        if (!before || (before.status === 'ACTIVE') === (status === 'ACTIVE')) return;
+        const txn = randomUUID();
+        if (status === 'ACTIVE') {
+          await tx.$executeRawUnsafe(ACCOUNT_ENABLED_EVENTS, id, txn);
+          return;
+        }
+        await tx.$executeRawUnsafe(SUSPENDED_ACCOUNT_SESSION_EVENTS, id, txn);
+        await tx.$executeRawUnsafe(ACCOUNT_DISABLED_EVENTS, id, txn);
+      });
     },
     // Linking the authority it already has changes nothing; another one makes the old sessions
     // AuthorizationArtifactStale at their next refresh (the same statement moves the authority version).

@@ -1,6 +1,23 @@
 // Store of sessions as operators see them: one subject's sessions in an application, and the suspend/resume move.
+import { randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
+import { sessionRevokedOutboxSql } from '@svc/events/shared-sql';
 import type { SessionsStore } from '../domain/ports';
+
+/**
+ * Moves a session ($1) from $2 to $3 while unexpired at $4; a suspension writes the session's session-revoked event
+ * (operator) in the same statement ($5 the txn): its tokens stop working until an operator resumes it.
+ */
+const MOVE_STATUS = `WITH moved AS (
+    UPDATE sessions SET status = $3::"SessionStatus"
+    WHERE id = $1 AND status = $2::"SessionStatus" AND expires_at > $4
+    RETURNING id, application_id, subject, status),
+  events AS (${sessionRevokedOutboxSql(
+    `(SELECT * FROM moved WHERE status = 'SUSPENDED')`,
+    `'operator'::text`,
+    '$5::text',
+  )})
+  SELECT id FROM moved`;
 
 export function createSessionsStore(db: Db): SessionsStore {
   return {
@@ -12,11 +29,15 @@ export function createSessionsStore(db: Db): SessionsStore {
       });
     },
     async moveStatus(sid, move, now) {
-      const moved = await db.session.updateMany({
-        where: { id: sid, status: move.from, expiresAt: { gt: now } },
-        data: { status: move.to },
-      });
-      return moved.count === 1;
+      const moved = await db.$queryRawUnsafe<{ id: string }[]>(
+        MOVE_STATUS,
+        sid,
+        move.from,
+        move.to,
+        now,
+        randomUUID(),
+      );
+      return moved.length === 1;
     },
     async status(sid) {
       return (

@@ -46,7 +46,10 @@ export function startEventDrain(o: EventDrainOptions): EventDrain {
         claimed = await o.deliver();
       } catch (err) {
         if (isDependencyFailure(err))
-          o.logger.warn({ dependency: 'postgres', error: describeDependencyError(err) }, 'event delivery paused');
+          o.logger.warn(
+            { dependency: 'postgres', error: describeDependencyError(err) },
+            'event delivery paused',
+          );
         else o.logger.error({ err: { message: (err as Error).message } }, 'event delivery pass failed');
       }
       if (stopped) return;

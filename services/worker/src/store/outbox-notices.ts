@@ -40,7 +40,10 @@ export function listenForOutbox(
       // Rows committed while no one listened are due now.
       else onNotice();
     } catch (err) {
-      logger.warn({ dependency: 'postgres', error: (err as Error).message }, 'outbox listener cannot connect');
+      logger.warn(
+        { dependency: 'postgres', error: (err as Error).message },
+        'outbox listener cannot connect',
+      );
       await c.end().catch(() => undefined);
       if (client === c) reopen();
     }
