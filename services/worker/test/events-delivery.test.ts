@@ -109,6 +109,11 @@ describe('a change reaches a subscribed receiver as a SET within 5 s', () => {
     const pushes = await r.waitFor(2, 5_000);
     const sets = await Promise.all(pushes.map((p) => verifySet(session.url, app.anchor, p.body)));
     const byType = Object.fromEntries(sets.map((s) => [s.type, s.event]));
+    // Both carry the audit row of the operator's change as their txn.
+    const audit = await infra.db.auditEvent.findFirst({
+      where: { action: 'account.suspend', targetId: account.id },
+    });
+    expect(sets.map((s) => s.claims.txn)).toEqual([audit!.id, audit!.id]);
     expect(byType[`${CAEP}session-revoked`]).toMatchObject({ sid: issued.sid, reason: 'account_suspended' });
     expect(byType[`${RISC}account-disabled`]).toMatchObject({
       subject: { format: 'opaque', id: issued.subject },

@@ -16,6 +16,13 @@ export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
  */
 export const AUDITED_TX = { maxWait: 10_000, timeout: 30_000 } as const;
 
+/**
+ * Outbox rows an audited change wrote name their transaction as `txid:<id>` (EVENT_TXN_OF_TRANSACTION in
+ * @svc/events/shared-sql): they get the change's first audit row id before commit.
+ */
+const AUDITED_EVENTS_TXN = `UPDATE event_outbox SET txn = $1
+  WHERE txn = 'txid:' || txid_current()::text`;
+
 /** Locks the chain head (FOR UPDATE: every other append waits here until this transaction ends) and reads it. */
 export async function lockChainHead(tx: Tx): Promise<ChainHead> {
   const rows = await tx.$queryRaw<{ seq: bigint; hash: string }[]>`
@@ -129,7 +136,9 @@ export async function runAudited<P, T>(
     });
     const ports = opts.bind(joinTransaction(tx), { afterCommit: (h) => hooks.push(h), joined });
     const out = await work(ports, recorder);
-    await appendAuditEvents(tx, opts.context, entries, new Date(opts.clock()));
+    const [first] = await appendAuditEvents(tx, opts.context, entries, new Date(opts.clock()));
+    // Events the change wrote to the outbox (libs/events) carry its audit row id as their SET's txn.
+    if (first) await tx.$executeRawUnsafe(AUDITED_EVENTS_TXN, first.id);
     return out;
   }, AUDITED_TX);
   for (const hook of hooks) await hook();

@@ -3,6 +3,12 @@
 // that touches no subscribed application costs one index probe of event_subscriptions per changed row.
 import { type EventName, SECURITY_EVENT_KIND, SET_CONTENT_TYPE } from '../domain/event-types';
 
+/**
+ * The txn of rows an audited change writes (libs/provisioning's stores, inside `changes.run`): a placeholder naming
+ * the transaction, replaced by the change's audit row id before commit (libs/audit's runAudited).
+ */
+export const EVENT_TXN_OF_TRANSACTION = `'txid:' || txid_current()::text`;
+
 interface OutboxSelect {
   event: EventName;
   /** FROM items; `sub` (the subscription) is joined to them. */

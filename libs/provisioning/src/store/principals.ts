@@ -1,15 +1,25 @@
 // Store of principals and their credentials: accounts (with claim grants and SSO links), agents and automations,
 // access keys and public keys, and the email-domain policies. It never decides: provisioning checks the operator's
 // input and asks it to write.
-import { randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
-import { accountEventOutboxSql, sessionRevokedOutboxSql } from '@svc/events/shared-sql';
+import {
+  accountEventOutboxSql,
+  EVENT_TXN_OF_TRANSACTION,
+  sessionRevokedOutboxSql,
+} from '@svc/events/shared-sql';
 import type { PrincipalsStore } from '../domain/ports';
 import { unlessDuplicate } from './tenancy';
 
-/** account-disabled / account-enabled for every subscribed application that knows the account ($1); txn $2. */
-const ACCOUNT_DISABLED_EVENTS = accountEventOutboxSql('account-disabled', '$1::uuid', '$2::text');
-const ACCOUNT_ENABLED_EVENTS = accountEventOutboxSql('account-enabled', '$1::uuid', '$2::text');
+/**
+ * account-disabled / account-enabled for every subscribed application that knows the account ($1); the txn is the
+ * audited change's audit row id (EVENT_TXN_OF_TRANSACTION).
+ */
+const ACCOUNT_DISABLED_EVENTS = accountEventOutboxSql(
+  'account-disabled',
+  '$1::uuid',
+  EVENT_TXN_OF_TRANSACTION,
+);
+const ACCOUNT_ENABLED_EVENTS = accountEventOutboxSql('account-enabled', '$1::uuid', EVENT_TXN_OF_TRANSACTION);
 /**
  * A disabled account's live sessions end (its authority version moved: their next refresh is refused, their
  * introspection not active): each subscribed application hears session-revoked (account_suspended) for them.
@@ -17,7 +27,7 @@ const ACCOUNT_ENABLED_EVENTS = accountEventOutboxSql('account-enabled', '$1::uui
 const SUSPENDED_ACCOUNT_SESSION_EVENTS = `WITH ended AS (
     SELECT id, application_id, subject FROM sessions
     WHERE account_id = $1::uuid AND status IN ('ACTIVE', 'SUSPENDED') AND expires_at > now())
-  ${sessionRevokedOutboxSql('ended', `'account_suspended'::text`, '$2::text')}`;
+  ${sessionRevokedOutboxSql('ended', `'account_suspended'::text`, EVENT_TXN_OF_TRANSACTION)}`;
 
 export function createPrincipalsStore(db: Db): PrincipalsStore {
   return {
@@ -40,13 +50,12 @@ export function createPrincipalsStore(db: Db): PrincipalsStore {
           SELECT status::text FROM accounts WHERE id = ${id}::uuid FOR UPDATE`;
         await tx.account.update({ where: { id }, data: { status, authorityVersion: { increment: 1 } } });
         if (!before || (before.status === 'ACTIVE') === (status === 'ACTIVE')) return;
-        const txn = randomUUID();
         if (status === 'ACTIVE') {
-          await tx.$executeRawUnsafe(ACCOUNT_ENABLED_EVENTS, id, txn);
+          await tx.$executeRawUnsafe(ACCOUNT_ENABLED_EVENTS, id);
           return;
         }
-        await tx.$executeRawUnsafe(SUSPENDED_ACCOUNT_SESSION_EVENTS, id, txn);
-        await tx.$executeRawUnsafe(ACCOUNT_DISABLED_EVENTS, id, txn);
+        await tx.$executeRawUnsafe(SUSPENDED_ACCOUNT_SESSION_EVENTS, id);
+        await tx.$executeRawUnsafe(ACCOUNT_DISABLED_EVENTS, id);
       });
     },
     // Linking the authority it already has changes nothing; another one makes the old sessions

@@ -1,12 +1,11 @@
 // Store of sessions as operators see them: one subject's sessions in an application, and the suspend/resume move.
-import { randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
-import { sessionRevokedOutboxSql } from '@svc/events/shared-sql';
+import { EVENT_TXN_OF_TRANSACTION, sessionRevokedOutboxSql } from '@svc/events/shared-sql';
 import type { SessionsStore } from '../domain/ports';
 
 /**
  * Moves a session ($1) from $2 to $3 while unexpired at $4; a suspension writes the session's session-revoked event
- * (operator) in the same statement ($5 the txn): its tokens stop working until an operator resumes it.
+ * (operator) in the same statement (its txn the audited change's audit row id): its tokens stop working until an operator resumes it.
  */
 const MOVE_STATUS = `WITH moved AS (
     UPDATE sessions SET status = $3::"SessionStatus"
@@ -15,7 +14,7 @@ const MOVE_STATUS = `WITH moved AS (
   events AS (${sessionRevokedOutboxSql(
     `(SELECT * FROM moved WHERE status = 'SUSPENDED')`,
     `'operator'::text`,
-    '$5::text',
+    EVENT_TXN_OF_TRANSACTION,
   )})
   SELECT id FROM moved`;
 
@@ -29,14 +28,7 @@ export function createSessionsStore(db: Db): SessionsStore {
       });
     },
     async moveStatus(sid, move, now) {
-      const moved = await db.$queryRawUnsafe<{ id: string }[]>(
-        MOVE_STATUS,
-        sid,
-        move.from,
-        move.to,
-        now,
-        randomUUID(),
-      );
+      const moved = await db.$queryRawUnsafe<{ id: string }[]>(MOVE_STATUS, sid, move.from, move.to, now);
       return moved.length === 1;
     },
     async status(sid) {

@@ -56,3 +56,6 @@ END $$;
 
 CREATE TRIGGER event_outbox_notify AFTER INSERT ON "event_outbox"
   FOR EACH ROW EXECUTE FUNCTION event_outbox_notify();
+
+-- Rows an audited change writes carry 'txid:<transaction>' until the change's audit row id replaces it (libs/audit).
+CREATE INDEX "event_outbox_txid_idx" ON "event_outbox"("txn") WHERE "txn" LIKE 'txid:%';
