@@ -1,7 +1,6 @@
 // Store of pairwise sector subjects: find the current one, create it idempotently, rotate it on request.
-import { randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
-import { identifierChangedOutboxSql } from '@svc/events/shared-sql';
+import { EVENT_TXN_OF_TRANSACTION, identifierChangedOutboxSql } from '@svc/events/shared-sql';
 import type { Clock } from '@svc/platform';
 import { deriveSectorSubject } from '@svc/token-core';
 import type { SectorSubjectsPort, SubjectPrincipal } from '../domain/ports';
@@ -60,11 +59,10 @@ async function rotateSectorSubject(
     if (current) {
       await tx.sectorSubject.update({ where: { id: current.id }, data: { retiredAt: new Date(clock()) } });
       // Each subscribed application of the sector learns the old subject is no longer issued (identifier-changed),
-      // committed with the reset or not at all.
+      // committed with the reset or not at all (the txn: the reset's audit row, libs/audit fills it in).
       await tx.$executeRawUnsafe(
-        identifierChangedOutboxSql('$1::uuid', '$2::text'),
+        identifierChangedOutboxSql('$1::uuid', EVENT_TXN_OF_TRANSACTION),
         current.id,
-        randomUUID(),
       );
     }
     // An account's reset is counted on the account in the same transaction: sign-ins held on the pages recorded

@@ -3,13 +3,13 @@
 import { personActor } from '@svc/audit';
 import { createAuditedChanges } from '@svc/audit/stores';
 import type { Db } from '@svc/db';
-import { createSectorSubjectsStore } from '@svc/issuance/stores';
-import type { Clock } from '@svc/platform';
 import {
   accountEventOutboxSql,
   EVENT_TXN_OF_TRANSACTION,
   sessionRevokedOutboxSql,
 } from '@svc/events/shared-sql';
+import { createSectorSubjectsStore } from '@svc/issuance/stores';
+import type { Clock } from '@svc/platform';
 import { type NewPasskey, PASSKEY_TX_TIMEOUT_MS, type PasskeyOwner, passkeyRow } from '@svc/signin';
 import type { ClaimKey } from '@svc/token-core';
 import type { AccountChangePorts, AccountPageStore, RemoveResult, UsedApplication } from '../domain/ports';
