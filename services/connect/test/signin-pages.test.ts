@@ -183,3 +183,34 @@ test('recovery: a lost passkey replaced through the email code ("Welcome back", 
     await found.close();
   }
 });
+
+test('a passkey prompt that timed out says so (not "cancelled"), focused, and the button tries again', async () => {
+  const context = await browser.newContext({ locale: 'en-US' });
+  context.setDefaultTimeout(15_000);
+  try {
+    const { page } = await pageWithAuthenticator(context);
+    // The service's options ask for a short timeout, and the browser's prompt outlives it (as an unanswered
+    // authenticator does) before refusing: WebAuthn reports both a cancel and a timeout as NotAllowedError.
+    await page.route('**/passkey/authentication-options', async (route) => {
+      const answer = await route.fetch();
+      await route.fulfill({ response: answer, json: { ...(await answer.json()), timeout: 200 } });
+    });
+    await page.addInitScript(() => {
+      navigator.credentials.get = () =>
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new DOMException('The operation timed out.', 'NotAllowedError')), 400),
+        );
+    });
+    await openInquiry(page);
+    const button = page.getByRole('button', { name: 'Sign in with a passkey' });
+    await button.click();
+    await page.locator('[data-passkey-status]:not(:empty)').first().waitFor();
+    expect(await focusedAlert(page)).toBe(
+      'The passkey request timed out before it was answered. Press the button to try again.',
+    );
+    expect(await button.isEnabled()).toBe(true);
+    await page.screenshot({ path: `${ARTIFACTS}/issue40-07-passkey-timed-out.en-US.png`, fullPage: true });
+  } finally {
+    await context.close();
+  }
+});
