@@ -10,8 +10,16 @@ import * as client from 'openid-client';
 import * as kit from './token-kit';
 
 // A one-second interval so openid-client's waits stay short; a two-minute lifetime.
-const h = kit.useOidcHost({ DEVICE_POLL_INTERVAL_SECONDS: '1', DEVICE_CODE_TTL_SECONDS: '120' });
-const replica = kit.useOidcHost({ DEVICE_POLL_INTERVAL_SECONDS: '1', DEVICE_CODE_TTL_SECONDS: '120' });
+// Two replicas on device state of their own (the polling hashes and the per-address counters), so this file's starts
+// never meet another run's limit.
+const PREFIX = `dev-${randomBytes(4).toString('hex')}`;
+const mainEnv = {
+  DEVICE_POLL_INTERVAL_SECONDS: '1',
+  DEVICE_CODE_TTL_SECONDS: '120',
+  DEVICE_REDIS_PREFIX: PREFIX,
+};
+const h = kit.useOidcHost(mainEnv);
+const replica = kit.useOidcHost(mainEnv);
 // Two replicas that allow three polls of unknown codes per address, on counters of their own.
 const limitedEnv = {
   DEVICE_POLL_INTERVAL_SECONDS: '1',
@@ -154,7 +162,7 @@ describe('device grant, standard wire', () => {
     expect(first.body.error).toBe('slow_down');
     expect((await poll(rp, a.device_code, h)).body.error).toBe('slow_down');
     const row = await h.infra.db.deviceAuthorization.findFirstOrThrow({ where: { userCode: a.user_code } });
-    const key = `device:poll:${row.deviceCodeHash}`;
+    const key = `${PREFIX}:poll:${row.deviceCodeHash}`;
     expect(Number(await h.deps.redis.hget(key, 'i'))).toBe(11);
     expect(Number(await replica.deps.redis.hget(key, 'i'))).toBe(11);
   });
@@ -181,7 +189,7 @@ describe('device grant, standard wire', () => {
     const other = await kit.provisionRp(h, { authMethod: 'none', device: true });
     const a = (await start(rp)).body;
     const row = await h.infra.db.deviceAuthorization.findFirstOrThrow({ where: { userCode: a.user_code } });
-    const key = `device:poll:${row.deviceCodeHash}`;
+    const key = `${PREFIX}:poll:${row.deviceCodeHash}`;
     // Back to back, as fast as an attacker likes: each one refused, none of them read or moved the polling state.
     const answers = [];
     for (const on of [h, replica, h, replica])
@@ -200,7 +208,7 @@ describe('device grant, standard wire', () => {
     const other = await kit.provisionRp(h, { authMethod: 'none', device: true });
     const a = (await start(rp)).body;
     const row = await h.infra.db.deviceAuthorization.findFirstOrThrow({ where: { userCode: a.user_code } });
-    const key = `device:poll:${row.deviceCodeHash}`;
+    const key = `${PREFIX}:poll:${row.deviceCodeHash}`;
     expect(await h.deps.redis.hdel(key, 'o')).toBe(1);
     expect((await poll(other, a.device_code)).body.error).toBe('invalid_grant');
     expect((await poll(other, a.device_code, replica)).body.error).toBe('invalid_grant');
