@@ -5,9 +5,11 @@
 // the per-address limit; a host with registration off serves no /register and does not advertise it.
 import {
   createRegistrationToken,
+  deleteOidcClient,
   listOidcClients,
   listRegistrationTokens,
   revokeRegistrationToken,
+  setOidcClient,
 } from '@svc/provisioning';
 import { provisionApp, settableClock, uniqueName } from '@svc/testkit';
 import * as oauth from 'oauth4webapi';
@@ -160,6 +162,26 @@ test('openid-client 6: a public client registers and gets a Configuration; no se
     authMethod: 'none',
     requirePar: true,
   });
+});
+
+test('a registered client is managed like any other: set, then delete stops it at /par', async () => {
+  const { token: iat } = await token();
+  const res = await register({ redirect_uris: [REDIRECT] }, `Bearer ${iat}`);
+  const { client_id, client_secret } = (await res.json()) as { client_id: string; client_secret: string };
+  const other = `https://${uniqueName('moved')}.example/cb`;
+  const set = await setOidcClient(first.infra.provisioning, client_id, { redirectUris: [other] });
+  expect(set.client).toMatchObject({ redirectUris: [other], status: 'ACTIVE' });
+  await deleteOidcClient(first.infra.provisioning, client_id);
+  first.deps.ports.clients.clear();
+  const par = await fetch(`${first.address}/par`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${client_id}:${client_secret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ response_type: 'code', redirect_uri: other, scope: 'openid' }),
+  });
+  expect(par.status).toBe(401);
 });
 
 describe('a missing, wrong, spent, expired or revoked token is 401 and registers nothing', () => {
