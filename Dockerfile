@@ -46,6 +46,10 @@ COPY --chown=0:0 dist/device/ /app/
 FROM http-host AS oidc
 COPY --chown=0:0 dist/oidc/ /app/
 
+# The management API: operators only (deploy/k8s admits only the namespaces its overlay names).
+FROM http-host AS management
+COPY --chown=0:0 dist/management/ /app/
+
 # The worker serves no HTTP but its Prometheus metrics (on 127.0.0.1:METRICS_PORT): the health check asks those.
 FROM runtime AS worker
 COPY --chown=0:0 dist/worker/ /app/

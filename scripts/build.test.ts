@@ -245,7 +245,7 @@ describe('pnpm build', () => {
     expect(Object.keys(JSON.parse(bad.stdout))).toEqual(['error']);
   }, 60_000);
 
-  it.each(['connect', 'native', 'session', 'device', 'oidc', 'worker'])(
+  it.each(['connect', 'native', 'session', 'device', 'oidc', 'management', 'worker'])(
     'node %s/main.js starts alone, becomes ready, and exits 0 on SIGTERM',
     async (host) => {
       const env = { ...hostEnv(), ...(host === 'worker' ? { METRICS_PORT: String(await freePort()) } : {}) };

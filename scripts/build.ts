@@ -11,7 +11,7 @@ import { ASSETS_DIR, browserBundlePath } from '../libs/signin/src/routes/assets'
 
 const root = path.resolve(__dirname, '..');
 /** Every host the fleet may have; only those with a services/<host>/src/main.ts are built. */
-const CANDIDATES = ['connect', 'native', 'session', 'device', 'oidc', 'worker'] as const;
+const CANDIDATES = ['connect', 'native', 'session', 'device', 'oidc', 'management', 'worker'] as const;
 /** Hosts serving the sign-in pages of libs/signin: their assets are copied beside main.js. */
 const SIGNIN_HOSTS = new Set<string>(['connect', 'device', 'oidc']);
 

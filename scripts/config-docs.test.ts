@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Env } from '@svc/platform';
 import { connectConfigFromEnv } from '../services/connect/src/config';
 import { deviceConfigFromEnv } from '../services/device/src/config';
+import { managementConfigFromEnv } from '../services/management/src/config';
 import { nativeConfigFromEnv } from '../services/native/src/config';
 import { oidcConfigFromEnv } from '../services/oidc/src/config';
 import { sessionConfigFromEnv } from '../services/session/src/config';
@@ -38,6 +39,7 @@ const PROCESSES = [
   { name: 'session', fromEnv: sessionConfigFromEnv, doc: 'docs/session.md' },
   { name: 'device', fromEnv: deviceConfigFromEnv, doc: 'docs/device.md' },
   { name: 'oidc', fromEnv: oidcConfigFromEnv, doc: 'docs/oidc.md' },
+  { name: 'management', fromEnv: managementConfigFromEnv, doc: 'docs/management.md' },
   { name: 'worker', fromEnv: workerConfigFromEnv, doc: 'docs/worker.md' },
   { name: 'admin', fromEnv: adminConfigFromEnv, doc: 'docs/admin.md' },
 ] as const;

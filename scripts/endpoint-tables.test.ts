@@ -12,6 +12,9 @@ import { openConnectDeps } from '../services/connect/src/deps';
 import { deviceTable } from '../services/device/src/app';
 import { deviceConfigFromEnv } from '../services/device/src/config';
 import { openDeviceDeps } from '../services/device/src/deps';
+import { managementTable } from '../services/management/src/app';
+import { managementConfigFromEnv } from '../services/management/src/config';
+import { openManagementDeps } from '../services/management/src/deps';
 import { nativeTable } from '../services/native/src/app';
 import { nativeConfigFromEnv } from '../services/native/src/config';
 import { openNativeDeps } from '../services/native/src/deps';
@@ -32,7 +35,10 @@ function sourceIn(dir: string): string {
 }
 
 const sourceOf = (host: string) =>
-  sourceIn(path.join(ROOT, 'services', host, 'src')) + sourceIn(path.join(ROOT, 'libs', 'signin', 'src'));
+  sourceIn(path.join(ROOT, 'services', host, 'src')) +
+  sourceIn(path.join(ROOT, 'libs', 'signin', 'src')) +
+  // The management API's routes are declared by the admin commands themselves (one table for both adapters).
+  (host === 'management' ? sourceIn(path.join(ROOT, 'libs', 'provisioning', 'src', 'commands')) : '');
 
 function expectLiteralTable(host: string, table: HostTable): void {
   const keys = table.endpoints.map((e) => `${e.method} ${e.path}`);
@@ -109,6 +115,17 @@ test('oidc: /authorize, the interaction pages and /end-session in the table, lit
       ]),
     );
     expectLiteralTable('oidc', table);
+  } finally {
+    await deps.close();
+  }
+});
+
+test('management: every admin command at a literal /v1/ route, declared once', async () => {
+  const deps = openManagementDeps(managementConfigFromEnv(env()), systemClock);
+  try {
+    const table = managementTable(deps);
+    expect(table.endpoints.every((e) => e.path.startsWith('/v1/'))).toBe(true);
+    expectLiteralTable('management', table);
   } finally {
     await deps.close();
   }

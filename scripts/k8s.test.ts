@@ -208,8 +208,27 @@ describe('deploy/k8s', () => {
         expect(hpas).toHaveLength(1);
         expect(hpas[0].spec.scaleTargetRef.kind).toBe('Deployment');
         expect(hpas[0].spec.minReplicas).toBeLessThanOrEqual(hpas[0].spec.maxReplicas);
+        // The management API is not public: HTTP only from the operators' namespaces the overlay names.
+        const from =
+          host === 'management'
+            ? {
+                from: [
+                  {
+                    namespaceSelector: {
+                      matchExpressions: [
+                        {
+                          key: 'kubernetes.io/metadata.name',
+                          operator: 'In',
+                          values: [dep.metadata.namespace === 'signin' ? 'signin-ops' : 'signin-ops-dev'],
+                        },
+                      ],
+                    },
+                  },
+                ],
+              }
+            : {};
         expect(policies[0].spec.ingress).toEqual([
-          { ports: [{ protocol: 'TCP', port: port.containerPort }] },
+          { ...from, ports: [{ protocol: 'TCP', port: port.containerPort }] },
           metricsRule,
         ]);
       }

@@ -15,7 +15,7 @@ import { type FleetConfig, fleetConfigFromEnv } from './fleet-config';
 import { fleetLine } from './fleet-log';
 
 const root = path.resolve(__dirname, '..');
-const HOSTS = ['session', 'native', 'connect', 'device', 'oidc', 'worker'];
+const HOSTS = ['session', 'native', 'connect', 'device', 'oidc', 'management', 'worker'];
 /** How long the processes have to drain after SIGTERM before they are killed: a stop never leaves one running. */
 const STOP_GRACE_MS = 15_000;
 const pretty = Boolean(process.stdout.isTTY);

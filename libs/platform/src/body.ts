@@ -21,6 +21,11 @@ export interface BodyRule {
    * array (`list`: for a protocol that answers repetition itself, OAuth 2.0 3.1's `invalid_request` at /authorize).
    */
   repeats?: 'refuse' | 'list';
+  /**
+   * JSON: a request without a body (no Content-Type, no length, not chunked) reads as `{}` (a management API
+   * POST whose inputs are all in its path); any body sent is held to every rule.
+   */
+  optional?: boolean;
 }
 
 export interface ReadBody {
@@ -43,6 +48,16 @@ function tooLarge(): ServiceError {
     message: 'body too large',
     headers: { Connection: 'close' },
   });
+}
+
+/** No body at all: no Content-Type, a declared length of 0 or none, and no Transfer-Encoding. */
+function isBodyless(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (
+    req.headers['content-type'] === undefined &&
+    req.headers['transfer-encoding'] === undefined &&
+    (length === undefined || length.trim() === '0')
+  );
 }
 
 /** The checks that need only the headers: encoding, media type and charset, declared length. */
@@ -135,6 +150,7 @@ function parseForm(raw: Buffer, maxFields: number, repeats: 'refuse' | 'list'): 
 
 /** Reads and checks a request body by `rule`; throws InvalidBody (400, or 413 when too large). */
 export async function readBody(req: IncomingMessage, rule: BodyRule): Promise<ReadBody> {
+  if (rule.optional && isBodyless(req)) return { raw: Buffer.alloc(0), body: {} };
   checkHeaders(req, rule);
   const raw = await collect(req, rule.limit);
   if (!isUtf8(raw)) throw refuse('the request body is not valid UTF-8');

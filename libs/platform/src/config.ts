@@ -12,6 +12,7 @@ export const DEFAULT_PORTS = {
   session: 4103,
   device: 4104,
   oidc: 4105,
+  management: 4106,
 } as const;
 
 export type HostName = keyof typeof DEFAULT_PORTS;
@@ -522,6 +523,7 @@ export function hostConfigOf(name: HostName, production: boolean, v: VarValues<H
       session: v.SESSION_URL,
       device: v.DEVICE_URL,
       oidc: v.OIDC_URL,
+      management: v.MANAGEMENT_URL,
     },
     subjectSecret: v.SUBJECT_SECRET,
     devMailboxUrl: production ? undefined : v.DEV_MAILBOX_URL || undefined,

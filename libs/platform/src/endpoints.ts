@@ -29,7 +29,8 @@ import { type EndpointDoc, openApiDocument } from './openapi';
 import { checkQuery } from './query';
 import { nameServerSpan } from './telemetry';
 
-export type Method = 'GET' | 'POST';
+/** Pages are GET and POST; JSON endpoints may also PATCH and DELETE (the management API). */
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /**
  * What an endpoint reads: `none` (no body is read), a JSON object (`json`) or a page form (`form`), checked by
@@ -48,6 +49,8 @@ export type BodySpec<B> =
       repeats?: 'refuse' | 'list';
       /** The reason a schema failure answers with, when the spec gives it one of its own (native /errand). */
       refusal?: Reason;
+      /** JSON: a request without any body reads as `{}` (body.ts). */
+      optional?: boolean;
     };
 
 /** A JSON endpoint's request: the body and query already checked by the declared schemas. */
@@ -170,7 +173,13 @@ const isPage = (e: Endpoint): e is PageEndpoint<any, any, any> => 'page' in e;
 function bodyRule(spec: BodySpec<unknown>): BodyRule | undefined {
   if (spec.kind === 'none') return undefined;
   const limit = spec.limit ?? (spec.kind === 'form' ? 16 * 1024 : DEFAULT_BODY_LIMIT);
-  return { kind: spec.kind, limit, maxFields: spec.maxFields, repeats: spec.repeats };
+  return {
+    kind: spec.kind,
+    limit,
+    maxFields: spec.maxFields,
+    repeats: spec.repeats,
+    optional: spec.optional,
+  };
 }
 
 function checkBody<B>(spec: BodySpec<B>, value: unknown): B {
@@ -225,7 +234,8 @@ function mountPages(
       run().catch(next);
     };
     if (page.method === 'GET') app.get(page.path, handler);
-    else app.post(page.path, handler);
+    else if (page.method === 'POST') app.post(page.path, handler);
+    else throw new Error(`a page is GET or POST: ${page.method} ${page.path}`);
   }
   if (errors) app.use(errors);
 }
@@ -300,6 +310,11 @@ export interface HostTable {
   endpoints: Endpoint[];
   /** The pages' own error handler (HTML error pages), after the page endpoints. */
   pageErrors?: ErrorRequestHandler;
+  /**
+   * The host's own OpenAPI document, served at `GET /openapi.json` instead of the one built from the reasons table
+   * (the management API answers RFC 9457 problem details, which that table does not describe).
+   */
+  openapi?: object;
 }
 
 /** The routes each host name's table declared in this process (the OpenAPI contract test reads them). */
@@ -341,7 +356,12 @@ export function serveEndpoints(opts: HostAppOptions, table: HostTable): RequestL
   // GET /openapi.json: the document of this table, built once.
   const openapi = Buffer.from(
     JSON.stringify(
-      openApiDocument({ name: opts.name, includeMessages: opts.includeMessages, endpoints: table.endpoints }),
+      table.openapi ??
+        openApiDocument({
+          name: opts.name,
+          includeMessages: opts.includeMessages,
+          endpoints: table.endpoints,
+        }),
     ),
   );
   exact.set('GET /openapi.json', {
@@ -412,7 +432,7 @@ export function serveEndpoints(opts: HostAppOptions, table: HostTable): RequestL
       });
       status = answer.status;
       const headers: Record<string, string | number> = { ...answer.headers };
-      if (answer.body) headers['Content-Type'] = JSON_TYPE;
+      if (answer.body) headers['Content-Type'] = answer.contentType ?? JSON_TYPE;
       if (e.cors) await addCorsHeaders(e.cors, { headers: req.headers, body: read?.body }, headers);
       if (res.headersSent || res.destroyed) res.end();
       else write(res, status, headers, answer.body ? Buffer.from(JSON.stringify(answer.body)) : undefined);

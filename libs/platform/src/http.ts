@@ -7,6 +7,7 @@ import { invalidBody, OAuthError, ServiceError } from './errors';
 import { localeFromAcceptLanguage } from './locale';
 import type { Logger } from './logger';
 import { type Metrics, observeRequest } from './metrics';
+import { PROBLEM_TYPE, ProblemError } from './problem';
 import { statusOf } from './reasons';
 import { buildVersion } from './version';
 
@@ -119,6 +120,8 @@ export interface ErrorAnswer {
   headers: Record<string, string>;
   /** Undefined for a status-only answer (no body, no Content-Type). */
   body?: Record<string, unknown>;
+  /** The body's media type when not application/json (RFC 9457 problem details). */
+  contentType?: string;
 }
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -136,6 +139,15 @@ export function describeError(
     const body = err.body(locale, site);
     if (body && !opts.includeMessages) delete body.message;
     return { status, headers: { ...err.headers, ...NO_STORE }, body };
+  }
+  if (err instanceof ProblemError) {
+    if (err.status === 503 && isDependencyFailure(err.cause)) opts.dependencies?.suspect();
+    return {
+      status: err.status,
+      headers: { ...err.headers, ...NO_STORE },
+      body: err.body(),
+      contentType: PROBLEM_TYPE,
+    };
   }
   if (err instanceof OAuthError) {
     return {
@@ -161,7 +173,8 @@ function errorHandler(opts: HostAppOptions): ErrorRequestHandler {
       acceptLanguage: req.headers['accept-language'],
     });
     res.status(answer.status).set(answer.headers);
-    if (answer.body) res.json(answer.body);
+    if (answer.body && answer.contentType) res.type(answer.contentType).send(JSON.stringify(answer.body));
+    else if (answer.body) res.json(answer.body);
     else res.end();
   };
 }

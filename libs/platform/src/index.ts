@@ -20,6 +20,7 @@ export * from './metrics';
 export * from './node-env';
 export * from './oauth-answers';
 export * from './openapi';
+export * from './problem';
 export * from './query';
 export * from './rate-limit';
 export * from './reasons';

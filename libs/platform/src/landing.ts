@@ -44,6 +44,11 @@ const LANDING: Record<HostName, LandingInfo> = {
       { href: '/.well-known/jwks.json', label: 'The ID-token key set' },
     ],
   },
+  management: {
+    serves:
+      'The management API for operators and their automation: every admin command under /v1/ with an operator key (Bearer mk_...), and the audit trail.',
+    links: [{ href: '/openapi.json', label: 'The OpenAPI document of every route' }],
+  },
 };
 
 /** The sign-in pages' look (libs/signin's signin.css, its few rules for a card of text and links), light and dark. */

@@ -9,6 +9,7 @@ export * from './domain/listing';
 export * from './domain/oidc-client-changes';
 export * from './domain/oidc-clients';
 export * from './domain/oidc-registration';
+export * from './domain/operator-keys';
 export type * from './domain/ports';
 export * from './domain/principals';
 export * from './domain/secrets';

@@ -10,6 +10,7 @@ export const emailDomainCommands = [
   defineCommand({
     name: 'email-domain set',
     synopsis: `--domain D --policy ${EMAIL_DOMAIN_POLICIES.join('|')} [--sso-authority NAME]   (exact domain; REQUIRE_SSO names its authority)`,
+    http: { method: 'POST', path: '/v1/email-domains/:domain/set' },
     flags: { domain: {}, policy: {}, 'sso-authority': {} },
     parse: (f) => {
       const domain = normalizeEmailDomain(f.required('domain'));
@@ -27,6 +28,7 @@ export const emailDomainCommands = [
   defineCommand({
     name: 'account link-sso',
     synopsis: '--account ID --authority NAME   (the SSO authority that governs the account)',
+    http: { method: 'POST', path: '/v1/accounts/:account/link-sso' },
     flags: { account: {}, authority: {} },
     parse: (f) => ({
       account: f.id('account', { required: true }),

@@ -28,7 +28,14 @@ const MAX_FILE_BYTES = 1024 * 1024;
 export type RawFlags = Record<string, string | string[] | boolean | undefined>;
 
 export class Flags {
-  constructor(private readonly raw: RawFlags) {}
+  /**
+   * `inline`: the JSON values of file flags (`--jwk-file`) given in the request itself, as the management API takes
+   * them; the CLI reads files instead.
+   */
+  constructor(
+    private readonly raw: RawFlags,
+    private readonly inline: Readonly<Record<string, unknown>> = {},
+  ) {}
 
   /** A single-valued flag that must be present and non-empty. */
   required(name: string): string {
@@ -181,6 +188,7 @@ export class Flags {
 
   /** Reads a regular file of at most 1 MiB holding one JSON value. */
   jsonFile(name: string): unknown {
+    if (Object.hasOwn(this.inline, name)) return this.inlineJson(name);
     const path = this.required(name);
     let text: string;
     try {
@@ -208,6 +216,17 @@ export class Flags {
         `--${name} ${path} holds a NUL character or a lone surrogate, which cannot be stored`,
       );
     }
+    return value;
+  }
+
+  /** A file flag's JSON value given inline (the management API): held to what a file would be held to. */
+  private inlineJson(name: string): unknown {
+    const value = this.inline[name];
+    if (value === undefined || value === null) throw new UsageError(`missing --${name}`);
+    if (!isStorableValue(value))
+      throw new UsageError(`--${name} holds a NUL character or a lone surrogate, which cannot be stored`);
+    if (Buffer.byteLength(JSON.stringify(value)) > MAX_FILE_BYTES)
+      throw new UsageError(`--${name} is larger than 1 MiB`);
     return value;
   }
 

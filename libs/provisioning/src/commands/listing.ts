@@ -6,6 +6,7 @@ export const listingCommands = [
   defineCommand({
     name: 'org list',
     synopsis: '  (every organization: id, name, status)',
+    http: { method: 'GET', path: '/v1/organizations', page: 'organizations' },
     flags: {},
     parse: () => ({}),
     run: (ctx) => listOrgs(ctx.provisioning()),
@@ -13,6 +14,7 @@ export const listingCommands = [
   defineCommand({
     name: 'sector list',
     synopsis: '[--org ID]   (sectors, of one organization if given)',
+    http: { method: 'GET', path: '/v1/sectors', page: 'sectors' },
     flags: { org: {} },
     parse: (f) => ({ org: f.id('org') }),
     run: (ctx, i) => listSectors(ctx.provisioning(), i.org),
@@ -20,6 +22,7 @@ export const listingCommands = [
   defineCommand({
     name: 'app list',
     synopsis: '[--sector ID]   (applications with their status, of one sector if given)',
+    http: { method: 'GET', path: '/v1/applications', page: 'applications' },
     flags: { sector: {} },
     parse: (f) => ({ sector: f.id('sector') }),
     run: (ctx, i) => listApps(ctx.provisioning(), i.sector),
@@ -27,6 +30,7 @@ export const listingCommands = [
   defineCommand({
     name: 'oidc-client list',
     synopsis: '[--app A]   (OIDC clients and their settings, never the secret; of one application if given)',
+    http: { method: 'GET', path: '/v1/oidc-clients', page: 'clients' },
     flags: { app: {} },
     parse: (f) => ({ app: f.optional('app') === undefined ? undefined : f.anchor('app') }),
     run: (ctx, i) => listOidcClients(ctx.provisioning(), i.app),

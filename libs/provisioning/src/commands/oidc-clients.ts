@@ -39,6 +39,7 @@ export const oidcClientCommands = [
   defineCommand({
     name: 'oidc-client create',
     synopsis: `--app A --redirect-uri URI [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--auth-method ${OIDC_AUTH_METHODS.join('|')}] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...] [--require-par] [--require-dpop]   (the secret is shown once and absent for none; the application needs an OIDC authentication rule; response types default to code, the others opt-in: ${OIDC_RESPONSE_TYPES.join(', ')}; grants default to authorization_code, and a client with only device_code has no redirect URI; web origins may read /token, /userinfo and revocation answers from a browser; --require-par refuses /authorize without a request_uri pushed at /par; --require-dpop: /token issues nothing without a DPoP proof, dpop_bound_access_tokens)`,
+    http: { method: 'POST', path: '/v1/oidc-clients', created: '/v1/oidc-clients/{clientId}' },
     flags: {
       app: {},
       'redirect-uri': { list: true },
@@ -71,6 +72,7 @@ export const oidcClientCommands = [
   }),
   oneFlagCommand({
     name: 'oidc-client show',
+    http: { method: 'GET', path: '/v1/oidc-clients/:client' },
     flag: 'client',
     synopsis: '--client ID   (every setting of one client and its status, never the secret)',
     read: clientId,
@@ -79,6 +81,7 @@ export const oidcClientCommands = [
   defineCommand({
     name: 'oidc-client set',
     synopsis: `--client ID [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...] [--clear ${SETTABLE_FLAGS.join('|')} ...] [--require-par true|false] [--require-dpop true|false]   (each list given replaces the registered one, --clear empties one; --require-par true refuses /authorize without a request_uri pushed at /par; --require-dpop true issues no token without a DPoP proof; the result must be what create accepts; the auth method is fixed at creation; prints {client})`,
+    http: { method: 'PATCH', path: '/v1/oidc-clients/:client' },
     flags: {
       client: {},
       ...Object.fromEntries(SETTABLE_FLAGS.map((k) => [k, { list: true }])),
@@ -121,6 +124,7 @@ export const oidcClientCommands = [
   }),
   oneFlagCommand({
     name: 'oidc-client rotate-secret',
+    http: { method: 'POST', path: '/v1/oidc-clients/:client/rotate-secret' },
     flag: 'client',
     synopsis:
       "--client ID   (prints {clientId, clientSecret}: the new secret, shown once; the old one stops working within the OIDC host's client cache, about 2 s)",
@@ -129,6 +133,7 @@ export const oidcClientCommands = [
   }),
   oneFlagCommand({
     name: 'oidc-client delete',
+    http: { method: 'DELETE', path: '/v1/oidc-clients/:client' },
     flag: 'client',
     synopsis:
       '--client ID   (revokes the client for good: no sign-in, code redemption or refresh through it; it stays listed as REVOKED)',
@@ -138,6 +143,11 @@ export const oidcClientCommands = [
   defineCommand({
     name: 'oidc-client registration-token create',
     synopsis: `--app A [--uses N] [--expires-in-hours H]   (an initial access token for dynamic client registration, POST /register on the OIDC host with OIDC_REGISTRATION=initial-access-token: prints {registrationToken, token}, the token once; it registers up to N clients of the application (default ${REGISTRATION_TOKEN_DEFAULTS.uses}, at most ${REGISTRATION_TOKEN_LIMITS.uses}) within H hours (default ${REGISTRATION_TOKEN_DEFAULTS.expiresInHours}); the application needs an OIDC authentication rule)`,
+    http: {
+      method: 'POST',
+      path: '/v1/oidc-registration-tokens',
+      created: '/v1/oidc-registration-tokens/{id}',
+    },
     flags: { app: {}, uses: {}, 'expires-in-hours': {} },
     parse: (f) => ({
       anchor: f.anchor('app'),
@@ -150,6 +160,7 @@ export const oidcClientCommands = [
     name: 'oidc-client registration-token list',
     synopsis:
       '[--app A]   (initial access tokens: id, application, uses left, expiry, revocation; never a token)',
+    http: { method: 'GET', path: '/v1/oidc-registration-tokens', page: 'registrationTokens' },
     flags: { app: {} },
     parse: (f) => ({ app: f.optional('app') === undefined ? undefined : f.anchor('app') }),
     run: (ctx, i) => listRegistrationTokens(ctx.provisioning(), i.app),
@@ -157,6 +168,7 @@ export const oidcClientCommands = [
   oneFlagCommand({
     name: 'oidc-client registration-token revoke',
     flag: 'id',
+    http: { method: 'POST', path: '/v1/oidc-registration-tokens/:id/revoke' },
     synopsis: '--id ID   (the token registers nothing more; clients it registered stay)',
     run: (ctx, id) => revokeRegistrationToken(ctx.provisioning(), id, new Date(ctx.clock())),
   }),

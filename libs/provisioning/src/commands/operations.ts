@@ -26,6 +26,10 @@ const SID = /^sid_[A-Za-z0-9_-]{1,64}$/;
 function sessionMoveCommand(move: 'suspend' | 'resume') {
   return defineCommand({
     name: `sessions ${move}`,
+    http: {
+      method: 'POST',
+      path: move === 'suspend' ? '/v1/sessions/:sid/suspend' : '/v1/sessions/:sid/resume',
+    },
     synopsis:
       move === 'suspend'
         ? '--sid SID   (refresh answers RefreshTokenSuspended and introspection not active until resumed)'
@@ -76,7 +80,8 @@ export const operationCommands = [
   defineCommand({
     name: 'terms publish',
     synopsis: '--file PATH   (the agreement body: locales en-US and zh-CN, each {document, versionUrl?})',
-    flags: { file: {} },
+    http: { method: 'POST', path: '/v1/terms', created: '/v1/terms/{revision}' },
+    flags: { file: { json: 'agreement' } },
     parse: (f) => ({ body: f.jsonFile('file') }),
     run: (ctx, i) => publishTerms(ctx.provisioning(), i.body, ctx.connectUrl()),
   }),
@@ -84,6 +89,7 @@ export const operationCommands = [
     name: 'keys rotate',
     synopsis:
       '--app A | --oidc [--now]   (a new key is prepublished and signs once published for the JWK Set cache lifetime; --now: it signs at once; --oidc: the platform ID-token key set)',
+    http: { method: 'POST', path: '/v1/signing-keys/rotate' },
     flags: { app: {}, oidc: { switch: true }, now: { switch: true } },
     parse: (f) => ({ ...keyScope(f), now: f.switch('now') }),
     run: (ctx, i) => {
@@ -105,6 +111,7 @@ export const operationCommands = [
     name: 'keys list',
     synopsis:
       '[--app A | --oidc]   (signing keys, oldest first: kid, scope, status and when each was created, activated, retired or revoked; never key material)',
+    http: { method: 'GET', path: '/v1/signing-keys', page: 'keys' },
     flags: { app: {}, oidc: { switch: true } },
     parse: (f) => {
       if (f.switch('oidc')) return keyScope(f);
@@ -115,6 +122,7 @@ export const operationCommands = [
   defineCommand({
     name: 'keys revoke',
     synopsis: '--app A | --oidc --kid K   (emergency: the key leaves the JWK Set at once)',
+    http: { method: 'POST', path: '/v1/signing-keys/:kid/revoke' },
     flags: { app: {}, oidc: { switch: true }, kid: {} },
     parse: (f) => {
       const kid = f.required('kid');
@@ -131,6 +139,7 @@ export const operationCommands = [
   defineCommand({
     name: 'sessions list',
     synopsis: '--app A --subject SUB   (newest first, at most 500)',
+    http: { method: 'GET', path: '/v1/sessions', page: 'sessions' },
     flags: { app: {}, subject: {} },
     parse: (f) => ({ app: f.anchor('app'), subject: f.required('subject') }),
     run: (ctx, i) => listSessions(ctx.provisioning(), i.app, i.subject, ctx.clock),
@@ -141,6 +150,7 @@ export const operationCommands = [
     name: 'secrets reseal',
     synopsis:
       '(KEK rotation: re-seals under KEY_ENCRYPTION_KEY what a KEY_ENCRYPTION_KEYS_PREVIOUS key sealed; idempotent, resumable, safe while hosts run)',
+    http: { method: 'POST', path: '/v1/secrets/reseal', owner: true },
     flags: {},
     parse: () => ({}),
     run: (ctx) => resealSecrets(ctx.provisioning(), ctx.kek()),

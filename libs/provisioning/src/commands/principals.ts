@@ -16,7 +16,7 @@ import {
   showAccount,
 } from '../index';
 import { type Flags, UsageError } from './flags';
-import { defineCommand, oneFlagCommand } from './registry';
+import { defineCommand, oneFlagCommand, type Route } from './registry';
 
 const ACCOUNT_STATUSES = ['ACTIVE', 'DISABLED', 'DELETED'] as const;
 const GRANT_STATES = ['GRANTED', 'DENIED'] as const;
@@ -45,11 +45,27 @@ function applicabilityFlags(f: Flags): { anchor?: string; sectorId?: string } {
   return sectorId ? { sectorId } : { anchor: f.anchor('app') };
 }
 
+/** The management API's routes of the agent and automation commands (literal paths, so a grep finds each). */
+const WORKLOAD_ROUTES = {
+  agent: {
+    create: { method: 'POST', path: '/v1/agents', created: '/v1/agents/{id}' },
+    revoke: { method: 'POST', path: '/v1/agents/:id/revoke' },
+    regenerate: { method: 'POST', path: '/v1/agents/:id/regenerate' },
+  },
+  automation: {
+    create: { method: 'POST', path: '/v1/automations', created: '/v1/automations/{id}' },
+    revoke: { method: 'POST', path: '/v1/automations/:id/revoke' },
+    regenerate: { method: 'POST', path: '/v1/automations/:id/regenerate' },
+  },
+} as const satisfies Record<string, Record<string, Route>>;
+
 function workloadCommands(resource: 'agent' | 'automation') {
   const kind = resource === 'agent' ? 'AGENT' : 'AUTOMATION';
+  const routes = WORKLOAD_ROUTES[resource];
   return [
     defineCommand({
       name: `${resource} create`,
+      http: routes.create,
       synopsis: '--account ID --name N',
       flags: { account: {}, name: {} },
       parse: (f) => ({
@@ -60,12 +76,14 @@ function workloadCommands(resource: 'agent' | 'automation') {
     }),
     oneFlagCommand({
       name: `${resource} revoke`,
+      http: routes.revoke,
       flag: 'id',
       synopsis: `--id ID   (its credentials stop issuing; its sessions lose their authority at once)`,
       run: (ctx, id) => revokeWorkload(ctx.provisioning(), kind, id),
     }),
     oneFlagCommand({
       name: `${resource} regenerate`,
+      http: routes.regenerate,
       flag: 'id',
       synopsis: `--id ID   (next generation: sessions of earlier generations lose their authority)`,
       run: (ctx, id) => regenerateWorkload(ctx.provisioning(), kind, id),
@@ -77,6 +95,7 @@ export const principalCommands = [
   defineCommand({
     name: 'account create',
     synopsis: '--email E [--given-name G] [--family-name F] [--picture URL] [--picture-animated URL]',
+    http: { method: 'POST', path: '/v1/accounts', created: '/v1/accounts/by-email/{email}' },
     flags: { email: {}, 'given-name': {}, 'family-name': {}, picture: {}, 'picture-animated': {} },
     parse: (f) => ({
       email: f.matching('email', EMAIL, 'an email address', { required: true }),
@@ -91,6 +110,7 @@ export const principalCommands = [
     name: 'account show',
     synopsis:
       '--email E   (id, status, names, created, and its passkeys: how many, their labels and dates; never a credential)',
+    http: { method: 'GET', path: '/v1/accounts/by-email/:email' },
     flags: { email: {} },
     parse: (f) => ({ email: f.matching('email', EMAIL, 'an email address', { required: true }) }),
     run: (ctx, i) => showAccount(ctx.provisioning(), i.email),
@@ -98,6 +118,7 @@ export const principalCommands = [
   defineCommand({
     name: 'account set-status',
     synopsis: '--account ID --status ACTIVE|DISABLED|DELETED',
+    http: { method: 'POST', path: '/v1/accounts/:account/set-status' },
     flags: { account: {}, status: {} },
     parse: (f) => ({
       account: f.id('account', { required: true }),
@@ -108,6 +129,7 @@ export const principalCommands = [
   defineCommand({
     name: 'account grant',
     synopsis: `--account ID --app A --claim ${CLAIM_KEYS.join('|')} --state GRANTED|DENIED`,
+    http: { method: 'POST', path: '/v1/accounts/:account/grant' },
     flags: { account: {}, app: {}, claim: {}, state: {} },
     parse: (f) => ({
       account: f.id('account', { required: true }),
@@ -119,6 +141,7 @@ export const principalCommands = [
   }),
   oneFlagCommand({
     name: 'account accept-terms',
+    http: { method: 'POST', path: '/v1/accounts/:account/accept-terms' },
     flag: 'account',
     synopsis: '--account ID   (records acceptance of the current basic terms)',
     run: (ctx, account) => acceptTerms(ctx.provisioning(), account),
@@ -129,6 +152,7 @@ export const principalCommands = [
     name: 'access-key create',
     synopsis:
       '--app A | --sector ID  --account ID [--agent ID | --automation ID]   (the secret is shown once; the app or sector is fixed for good)',
+    http: { method: 'POST', path: '/v1/access-keys', created: '/v1/access-keys/{accessKeyIdentifier}' },
     flags: { app: {}, sector: {}, account: {}, agent: {}, automation: {} },
     parse: (f) => ({
       ...applicabilityFlags(f),
@@ -140,6 +164,7 @@ export const principalCommands = [
   defineCommand({
     name: 'access-key revoke',
     synopsis: '--id IDENTIFIER   (acs_k_...)',
+    http: { method: 'POST', path: '/v1/access-keys/:id/revoke' },
     flags: { id: {} },
     parse: (f) => {
       const id = f.required('id');
@@ -152,6 +177,7 @@ export const principalCommands = [
   defineCommand({
     name: 'public-key revoke',
     synopsis: '--kid KID   (pky_...)',
+    http: { method: 'POST', path: '/v1/public-keys/:kid/revoke' },
     flags: { kid: {} },
     parse: (f) => ({
       kid: f.matching('kid', PUBLIC_KEY_ID, 'a public-key id (pky_...)', { required: true }),
@@ -162,7 +188,8 @@ export const principalCommands = [
     name: 'public-key register',
     synopsis:
       '--app A | --sector ID  --account ID [--agent ID | --automation ID] --jwk-file PATH   (an Ed25519 public JWK; the app or sector is fixed for good)',
-    flags: { app: {}, sector: {}, account: {}, agent: {}, automation: {}, 'jwk-file': {} },
+    http: { method: 'POST', path: '/v1/public-keys', created: '/v1/public-keys/{kid}' },
+    flags: { app: {}, sector: {}, account: {}, agent: {}, automation: {}, 'jwk-file': { json: 'jwk' } },
     parse: (f) => ({
       ...applicabilityFlags(f),
       accountId: f.id('account', { required: true }),

@@ -3,13 +3,43 @@ import { parseArgs } from 'node:util';
 import type { AdminContext } from './context';
 import { Flags, type RawFlags, UsageError } from './flags';
 
+/** The management API's methods: reads GET, creations POST, changes PATCH or POST, removals DELETE. */
+export type RouteMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/**
+ * Where the management host serves a command (services/management): one route per command, so a command cannot be
+ * declared without its route. The JSON body (or, for GET, the query) holds the flags, each under its name in
+ * camelCase (`--default-locale` is `defaultLocale`), a repeated flag as an array, a switch as `true`; a `:flag`
+ * segment of the path carries that flag.
+ */
+export interface Route {
+  method: RouteMethod;
+  /** A literal path under `/v1/`; each `:name` segment is the flag of that name. */
+  path: string;
+  /** A collection read: the answer's member holding the items, paged with `?limit=` and `?cursor=` (`next`). */
+  page?: string;
+  /** A creation: answered 201 with `Location` from this template, each `{member}` filled from the answer or input. */
+  created?: string;
+  /** Owner keys only (operator keys, secret resealing); otherwise GET is for readers and every change for editors. */
+  owner?: true;
+}
+
+/** A flag: `list` flags may repeat; `switch` flags take no value (e.g. `--now`); `json` names a JSON file, given over HTTP inline as the member it names. */
+export interface FlagSpec {
+  list?: boolean;
+  switch?: boolean;
+  json?: string;
+}
+
 export interface Command<I = unknown> {
   /** `resource verb`, e.g. `app create`. */
   name: string;
   /** Flags after the command name, as shown in usage. */
   synopsis: string;
-  /** Every accepted flag; `list` flags may repeat; `switch` flags take no value (e.g. `--now`). */
-  flags: Record<string, { list?: boolean; switch?: boolean }>;
+  /** Every accepted flag. */
+  flags: Record<string, FlagSpec>;
+  /** The command's management API route. */
+  http: Route;
   /** Validates the flags into the operation's input; throws UsageError. */
   parse(flags: Flags): I;
   run(ctx: AdminContext, input: I): Promise<object>;
@@ -28,6 +58,7 @@ export function oneFlagCommand(c: {
   name: string;
   flag: string;
   synopsis: string;
+  http: Route;
   read?: (f: Flags, flag: string) => string;
   run: (ctx: AdminContext, value: string) => Promise<object>;
 }): Command {
@@ -36,6 +67,7 @@ export function oneFlagCommand(c: {
     name: c.name,
     synopsis: c.synopsis,
     flags: { [c.flag]: {} },
+    http: c.http,
     parse: (f) => read(f, c.flag),
     run: c.run,
   });

@@ -5,6 +5,7 @@ import { eventCommands } from './events';
 import { listingCommands } from './listing';
 import { oidcClientCommands } from './oidc-clients';
 import { operationCommands } from './operations';
+import { operatorKeyCommands } from './operator-keys';
 import { principalCommands } from './principals';
 import type { Command } from './registry';
 import { tenancyCommands } from './tenancy';
@@ -17,4 +18,5 @@ export const COMMANDS: readonly Command[] = [
   ...operationCommands,
   ...oidcClientCommands,
   ...eventCommands,
+  ...operatorKeyCommands,
 ];

@@ -26,14 +26,21 @@ const ORG_STATUSES = ['ACTIVE', 'DISABLED'] as const;
 const APP_STATUSES = ['ACTIVE', 'SUSPENDED', 'DISABLED'] as const;
 /** The two kinds of rule an application has: the verb that deletes one, its kind, what it is, the verb that adds one. */
 const REMOVABLE_RULES = [
-  ['remove-rule', 'rule', 'authentication rule', 'add-rule'],
-  ['remove-return-rule', 'return rule', 'return rule', 'add-return-rule'],
+  ['remove-rule', 'rule', 'authentication rule', 'add-rule', '/v1/applications/:app/rules/:rule'],
+  [
+    'remove-return-rule',
+    'return rule',
+    'return rule',
+    'add-return-rule',
+    '/v1/applications/:app/return-rules/:rule',
+  ],
 ] as const;
 
 export const tenancyCommands = [
   defineCommand({
     name: 'org create',
     synopsis: '--name N',
+    http: { method: 'POST', path: '/v1/organizations', created: '/v1/organizations/{id}' },
     flags: { name: {} },
     parse: (f) => ({ name: f.text('name', { required: true }) }),
     run: (ctx, i) => createOrg(ctx.provisioning(), i.name),
@@ -41,6 +48,7 @@ export const tenancyCommands = [
   defineCommand({
     name: 'org set-status',
     synopsis: '--org ID --status ACTIVE|DISABLED',
+    http: { method: 'PATCH', path: '/v1/organizations/:org' },
     flags: { org: {}, status: {} },
     parse: (f) => ({
       org: f.id('org', { required: true }),
@@ -50,6 +58,7 @@ export const tenancyCommands = [
   }),
   oneFlagCommand({
     name: 'org show',
+    http: { method: 'GET', path: '/v1/organizations/:org' },
     flag: 'org',
     synopsis: '--org ID   (name, status, created, and its sectors)',
     run: (ctx, org) => showOrg(ctx.provisioning(), org),
@@ -57,6 +66,7 @@ export const tenancyCommands = [
   defineCommand({
     name: 'sector create',
     synopsis: '--org ID --name N',
+    http: { method: 'POST', path: '/v1/sectors', created: '/v1/sectors/{id}' },
     flags: { org: {}, name: {} },
     parse: (f) => ({ org: f.id('org', { required: true }), name: f.text('name', { required: true }) }),
     run: (ctx, i) => createSector(ctx.provisioning(), i.org, i.name),
@@ -64,6 +74,7 @@ export const tenancyCommands = [
   defineCommand({
     name: 'sector set-status',
     synopsis: '--sector ID --status ACTIVE|DISABLED',
+    http: { method: 'PATCH', path: '/v1/sectors/:sector' },
     flags: { sector: {}, status: {} },
     parse: (f) => ({
       sector: f.id('sector', { required: true }),
@@ -73,6 +84,7 @@ export const tenancyCommands = [
   }),
   oneFlagCommand({
     name: 'sector show',
+    http: { method: 'GET', path: '/v1/sectors/:sector' },
     flag: 'sector',
     synopsis: '--sector ID   (its organization, name, status, created, and its applications)',
     run: (ctx, sector) => showSector(ctx.provisioning(), sector),
@@ -81,6 +93,7 @@ export const tenancyCommands = [
     name: 'app create',
     synopsis:
       '--sector ID --anchor A --name en-US=TEXT [--name zh-CN=TEXT ...] [--default-locale en-US] [--callback-domain HOST ...]',
+    http: { method: 'POST', path: '/v1/applications', created: '/v1/applications/{applicationAnchor}' },
     flags: {
       sector: {},
       anchor: {},
@@ -110,6 +123,7 @@ export const tenancyCommands = [
   defineCommand({
     name: 'app set-status',
     synopsis: '--app A --status ACTIVE|SUSPENDED|DISABLED',
+    http: { method: 'PATCH', path: '/v1/applications/:app/status' },
     flags: { app: {}, status: {} },
     parse: (f) => ({ app: f.anchor('app'), status: f.oneOf('status', APP_STATUSES, { required: true }) }),
     run: (ctx, i) => setAppStatus(ctx.provisioning(), i.app, i.status),
@@ -117,6 +131,11 @@ export const tenancyCommands = [
   defineCommand({
     name: 'app add-rule',
     synopsis: `--method ${AUTH_METHODS.join('|')} --app A [--platform-app-id N ...] [--access-ttl S] [--refresh-ttl S]`,
+    http: {
+      method: 'POST',
+      path: '/v1/applications/:app/rules',
+      created: '/v1/applications/{app}/rules/{ruleId}',
+    },
     flags: { app: {}, method: {}, 'platform-app-id': { list: true }, 'access-ttl': {}, 'refresh-ttl': {} },
     parse: (f) => {
       const input = {
@@ -139,13 +158,19 @@ export const tenancyCommands = [
   defineCommand({
     name: 'app add-return-rule',
     synopsis: `--app A --method ${RETURN_METHODS.join('|')}`,
+    http: {
+      method: 'POST',
+      path: '/v1/applications/:app/return-rules',
+      created: '/v1/applications/{app}/return-rules/{ruleId}',
+    },
     flags: { app: {}, method: {} },
     parse: (f) => ({ app: f.anchor('app'), method: f.oneOf('method', RETURN_METHODS, { required: true }) }),
     run: (ctx, i) => addReturnRule(ctx.provisioning(), i.app, i.method),
   }),
-  ...REMOVABLE_RULES.map(([verb, kind, what, addedBy]) =>
+  ...REMOVABLE_RULES.map(([verb, kind, what, addedBy, path]) =>
     defineCommand({
       name: `app ${verb}`,
+      http: { method: 'DELETE', path },
       synopsis: `--app A --rule ID   (deletes one ${what}, by the ruleId ${addedBy} printed or app show lists)`,
       flags: { app: {}, rule: {} },
       parse: (f) => ({ app: f.anchor('app'), rule: f.id('rule', { required: true }) }),
@@ -155,6 +180,7 @@ export const tenancyCommands = [
   defineCommand({
     name: 'app set-claims',
     synopsis: `--app A ${CLAIM_KEYS.map((k) => `[--${k} R]`).join(' ')}   (R: ${REQUIREMENTS.join('|')})`,
+    http: { method: 'PATCH', path: '/v1/applications/:app/claims' },
     flags: Object.fromEntries([['app', {}], ...CLAIM_KEYS.map((k) => [k, {}])]),
     parse: (f) => {
       const changes: Record<string, string> = {};
@@ -169,13 +195,19 @@ export const tenancyCommands = [
   defineCommand({
     name: 'app add-client-key',
     synopsis: '--app A --jwk-file PATH   (an Ed25519 public JWK)',
-    flags: { app: {}, 'jwk-file': {} },
+    http: {
+      method: 'POST',
+      path: '/v1/applications/:app/client-keys',
+      created: '/v1/applications/{app}/client-keys/{kid}',
+    },
+    flags: { app: {}, 'jwk-file': { json: 'jwk' } },
     parse: (f) => ({ app: f.anchor('app'), jwk: f.jsonFile('jwk-file') }),
     run: (ctx, i) => addClientKey(ctx.provisioning(), i.app, i.jwk),
   }),
   defineCommand({
     name: 'app show',
     synopsis: '--app A   (status, names, rules, claims, client keys, published signing kids)',
+    http: { method: 'GET', path: '/v1/applications/:app' },
     flags: { app: {} },
     parse: (f) => ({ app: f.anchor('app') }),
     run: async (ctx, i) => ({ application: await describeApp(ctx.provisioning(), i.app, ctx.clock) }),

@@ -433,8 +433,37 @@ export interface KeyChangeNotices {
 }
 
 /** Every store provisioning's rules use; a rule takes the few it needs (`Uses<'tenancy' | ...>`). */
+/** An operator key of the management API as stored: never the secret, only its hash. */
+export interface OperatorKeyRecord {
+  id: string;
+  name: string;
+  role: OperatorRole;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export type OperatorRole = 'reader' | 'editor' | 'owner';
+
+export interface OperatorKeysStore {
+  create(key: {
+    name: string;
+    role: OperatorRole;
+    lookup: string;
+    secretHash: string;
+    expiresAt: Date | null;
+  }): Promise<OperatorKeyRecord>;
+  /** Every key, oldest first. */
+  list(): Promise<OperatorKeyRecord[]>;
+  /** Sets revokedAt once: `missing` when no such key, `already` when it was revoked before. */
+  revoke(id: string, at: Date): Promise<'revoked' | 'already' | 'missing'>;
+  /** The key whose lookup prefix this is, with its secret hash (for a constant-time comparison). */
+  byLookup(lookup: string): Promise<(OperatorKeyRecord & { secretHash: string }) | undefined>;
+}
+
 export interface ProvisioningPorts {
   tenancy: TenancyStore;
+  operatorKeys: OperatorKeysStore;
   /** The signing keys (libs/keyring's store): the lifecycle steps of `keyLifecycle` run over it. */
   signingKeys: SigningKeyStore;
   principals: PrincipalsStore;

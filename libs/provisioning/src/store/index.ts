@@ -14,6 +14,7 @@ import type { ProvisioningPorts } from '../domain/ports';
 import { createInspectStore } from './inspect';
 import { createListingStore } from './listing';
 import { createOidcClientsStore } from './oidc-clients';
+import { createOperatorKeysStore } from './operator-keys';
 import { createPrincipalsStore } from './principals';
 import { createRegistrationTokensStore } from './registration-tokens';
 import { createSealedSecretsStore } from './sealed-secrets';
@@ -25,6 +26,7 @@ export {
   createInspectStore,
   createListingStore,
   createOidcClientsStore,
+  createOperatorKeysStore,
   createPrincipalsStore,
   createRegistrationTokensStore,
   createSealedSecretsStore,
@@ -46,6 +48,7 @@ export interface ProvisioningBinding {
 function storesOver(db: Db) {
   return {
     tenancy: createTenancyStore(db),
+    operatorKeys: createOperatorKeysStore(db),
     signingKeys: createSigningKeyStore(db),
     principals: createPrincipalsStore(db),
     accounts: createAccountsStore(db),

@@ -1,0 +1,66 @@
+// Idempotency-Key on POST (Stripe's model): the first request with a key runs and its answer is kept for 24 hours;
+// the same key with the same request answers that answer again and changes nothing; with another request it is
+// refused (422); while the first still runs, a second is told so (409) rather than running it twice.
+import { createHash } from 'node:crypto';
+import { type Clock, ProblemError } from '@svc/platform';
+import type { IdempotencyPort, StoredAnswer } from './ports';
+
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** Visible ASCII, 1 to 255 characters (a UUID is the usual choice). */
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** What identifies "the same request": the method, the path and the exact body bytes. */
+export function requestHashOf(method: string, path: string, body: Buffer): string {
+  return createHash('sha256').update(`${method} ${path}\n`).update(body).digest('hex');
+}
+
+export function checkIdempotencyKey(key: string): string {
+  if (!KEY_PATTERN.test(key))
+    throw new ProblemError('invalid-input', {
+      detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters',
+    });
+  return key;
+}
+
+/**
+ * Runs `execute` once per (operator key, Idempotency-Key) within the window: the stored answer for a repeat, 422 for
+ * a repeat with another request, 409 while the first is still running. An answer of 500 or more is not kept (the
+ * change did not happen; a retry runs again).
+ */
+export async function onceForKey(
+  port: IdempotencyPort,
+  clock: Clock,
+  who: { operatorKeyId: string; key: string; requestHash: string },
+  execute: () => Promise<StoredAnswer>,
+): Promise<{ answer: StoredAnswer; replayed: boolean }> {
+  const now = clock();
+  const claim = await port.claim(
+    who.operatorKeyId,
+    who.key,
+    who.requestHash,
+    new Date(now),
+    new Date(now - IDEMPOTENCY_WINDOW_MS),
+  );
+  if (claim.kind === 'existing') {
+    if (claim.requestHash !== who.requestHash)
+      throw new ProblemError('idempotency-key-reused', {
+        detail: 'this Idempotency-Key was first used with another method, path or body; use a new key',
+      });
+    if (!claim.answer)
+      throw new ProblemError('idempotency-in-progress', {
+        detail: 'the first request with this Idempotency-Key has not finished; retry shortly for its answer',
+        headers: { 'Retry-After': '1' },
+      });
+    return { answer: claim.answer, replayed: true };
+  }
+  let answer: StoredAnswer;
+  try {
+    answer = await execute();
+  } catch (err) {
+    await port.release(who.operatorKeyId, who.key).catch(() => undefined);
+    throw err;
+  }
+  if (answer.status >= 500) await port.release(who.operatorKeyId, who.key);
+  else await port.complete(who.operatorKeyId, who.key, answer, new Date(clock()));
+  return { answer, replayed: false };
+}
