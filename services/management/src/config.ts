@@ -2,6 +2,7 @@
 // (as the admin tool reads them), and its own limits, read once at start-up.
 import { jwksMaxAge, type RotationWindows, rotationPrepublishSeconds } from '@svc/keyring';
 import {
+  boolVar,
   type Env,
   type HostConfig,
   hostConfigOf,
@@ -22,6 +23,7 @@ function managementVars(production: boolean) {
     MANAGEMENT_RATE_LIMIT_PER_MINUTE: intVar(600, { min: 1, max: 1_000_000 }),
     OPERATOR_KEY_CACHE_MS: intVar(1000, { min: 0, max: 5000 }),
     RATE_LIMIT_NAMESPACE: keyPrefixVar(''),
+    EVENTS_ALLOW_PRIVATE_TARGETS: boolVar(false),
   };
 }
 
@@ -36,6 +38,8 @@ export interface ManagementConfig extends HostConfig {
   operatorKeyCacheMs: number;
   /** Prefix of the rate-limit counters in Redis (RATE_LIMIT_NAMESPACE). */
   rateLimitNamespace: string;
+  /** EVENTS_ALLOW_PRIVATE_TARGETS: event subscriptions may point at private addresses (as the admin tool reads it). */
+  allowPrivateTargets: boolean;
 }
 
 export function managementConfigFromEnv(env: Env): ManagementConfig {
@@ -53,5 +57,6 @@ export function managementConfigFromEnv(env: Env): ManagementConfig {
     rateLimitPerMinute: v.MANAGEMENT_RATE_LIMIT_PER_MINUTE,
     operatorKeyCacheMs: v.OPERATOR_KEY_CACHE_MS,
     rateLimitNamespace: v.RATE_LIMIT_NAMESPACE,
+    allowPrivateTargets: v.EVENTS_ALLOW_PRIVATE_TARGETS,
   }));
 }

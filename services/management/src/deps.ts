@@ -38,7 +38,10 @@ export interface ManagementDeps {
   idempotency: IdempotencyPort;
   rateLimit: RateLimiter;
   dependencies: DependencyWatch;
-  config: Pick<ManagementConfig, 'keyRotation' | 'bodyLimitBytes' | 'urls' | 'trustProxy'>;
+  config: Pick<
+    ManagementConfig,
+    'keyRotation' | 'bodyLimitBytes' | 'urls' | 'trustProxy' | 'production' | 'allowPrivateTargets'
+  >;
   /** Tells every host's key ring, or session cache, of a change (the admin tool's announcements, over this host's Redis). */
   announce(channel: 'key' | 'session', id: string): Promise<boolean>;
 }

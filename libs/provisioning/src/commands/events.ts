@@ -19,6 +19,7 @@ const policyOf = (ctx: AdminContext) => ctx.eventTargets?.() ?? STRICT;
 export const eventCommands = [
   defineCommand({
     name: 'app events set',
+    http: { method: 'PATCH', path: '/v1/applications/:app/events' },
     synopsis: `--app A --url URL [--event ${EVENT_NAMES.join('|')} ...]   (every event by default)`,
     flags: { app: {}, url: {}, event: { list: true } },
     parse: (f) => ({
@@ -38,6 +39,7 @@ export const eventCommands = [
   oneFlagCommand({
     name: 'app events show',
     flag: 'app',
+    http: { method: 'GET', path: '/v1/applications/:app/events' },
     synopsis: '--app A',
     read: (f, flag) => f.anchor(flag),
     run: (ctx, app) => showEventSubscription(ctx.provisioning(), app),
@@ -45,12 +47,15 @@ export const eventCommands = [
   oneFlagCommand({
     name: 'app events clear',
     flag: 'app',
+    http: { method: 'DELETE', path: '/v1/applications/:app/events' },
     synopsis: '--app A   (no more events; those already written are still delivered)',
     read: (f, flag) => f.anchor(flag),
     run: (ctx, app) => clearEventSubscription(ctx.provisioning(), app),
   }),
   defineCommand({
     name: 'events list',
+    // Newest first with its own --limit (up to 1000): the command's list, not the API's paged collections.
+    http: { method: 'GET', path: '/v1/events' },
     synopsis: '--app A [--status pending|delivered|failed] [--limit N]   (newest first, 100 by default)',
     flags: { app: {}, status: {}, limit: {} },
     parse: (f) => ({
@@ -69,6 +74,7 @@ export const eventCommands = [
   oneFlagCommand({
     name: 'events redeliver',
     flag: 'id',
+    http: { method: 'POST', path: '/v1/events/:id/redeliver' },
     synopsis: '--id ID   (pending again and due now; its attempts are kept)',
     run: (ctx, id) => redeliverApplicationEvent(ctx.provisioning(), id, ctx.clock),
   }),

@@ -24,6 +24,10 @@ export function contextFor(deps: ManagementDeps, operator: Operator): AdminConte
     kek: () => deps.kek,
     connectUrl: () => deps.config.urls.connect,
     keyRotation: () => deps.config.keyRotation,
+    eventTargets: () => ({
+      production: deps.config.production,
+      allowPrivate: deps.config.allowPrivateTargets,
+    }),
     announceKeyChange: async (scopeId) => ((await deps.announce('key', scopeId)) ? undefined : UNANNOUNCED),
     announceSessionChange: async (sid) => ((await deps.announce('session', sid)) ? undefined : UNANNOUNCED),
     // The connections are the host's, closed when it stops.
