@@ -13,6 +13,7 @@ import {
   nthCode,
   pageWithAuthenticator,
   provisionBackend,
+  shootAndCheck,
   signinPageTests,
   uniqueName,
   waitUntil,
@@ -156,6 +157,7 @@ test('recovery: a lost passkey replaced through the email code ("Welcome back", 
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.getByRole('heading', { name: 'Applications you use' }).waitFor();
     expect(await page.locator('li.passkey').count()).toBe(2);
+    expect(await shootAndCheck(page, ARTIFACTS, 'issue40-08-account-two-passkeys')).toEqual([]);
     await page.locator('li.passkey').first().getByRole('button', { name: 'Remove' }).click();
     await page.getByText('The passkey is removed: it can no longer sign in').waitFor();
     expect(await page.locator('li.passkey').count()).toBe(1);

@@ -10,6 +10,7 @@ import {
   pageWithAuthenticator,
   postJson,
   seriousAxeViolations,
+  shootAndCheck,
   signinPageTests,
   submitForm,
   uniqueName,
@@ -77,6 +78,10 @@ test('"Did you start this sign-in yourself?" shows once per flow; the approved p
   context.setDefaultTimeout(15_000);
   try {
     const { page } = await pageWithAuthenticator(context);
+    // Every page of the flow passes axe in both languages (screenshots under test-artifacts/device/issue40-*).
+    const found: string[] = [];
+    await page.goto(`${h.url}/device?lang=en-US`);
+    found.push(...(await shootAndCheck(page, ARTIFACTS, 'issue40-00-code-entry')));
     await openDevicePage(page);
     expect(await page.textContent('main')).toContain(WARNING);
     const email = `${uniqueName('tv')}@example.test`;
@@ -86,12 +91,17 @@ test('"Did you start this sign-in yourself?" shows once per flow; the approved p
     await page.getByRole('button', { name: 'Create a passkey' }).waitFor();
     expect(await page.textContent('main')).not.toContain(WARNING);
     await page.getByRole('button', { name: 'Create a passkey' }).click();
+    await page.getByLabel('I have read and accept the basic terms').waitFor();
+    found.push(...(await shootAndCheck(page, ARTIFACTS, 'issue40-09-terms')));
     await page.getByLabel('I have read and accept the basic terms').check();
     await submitForm(page, 'Accept and continue');
+    found.push(...(await shootAndCheck(page, ARTIFACTS, 'issue40-10-consent')));
     await page.locator('input[name="consent_email"][value="GRANTED"]').check();
     await page.locator('input[name="consent_firstName"][value="DENIED"]').check();
     await submitForm(page, 'Save and continue');
     expect(await page.textContent('main')).not.toContain(WARNING);
+    found.push(...(await shootAndCheck(page, ARTIFACTS, 'issue40-11-confirm')));
+    expect(found).toEqual([]);
     await submitForm(page, 'Approve');
     expect(await page.textContent('h1')).toBe('Device approved for Lantern TV');
     expect(await seriousAxeViolations(page)).toEqual([]);
