@@ -1,7 +1,8 @@
 // What @svc/issuance shows other packages: its rules and ports from the main entry, the store factories only from
-// `@svc/issuance/stores` (wiring), and the SQL fragments other hosts' stores embed only from
-// `@svc/issuance/shared-sql`. A store function re-exported from the main entry would let a host's rules run SQL.
-import { readFileSync } from 'node:fs';
+// `@svc/issuance/stores` (wiring), and from `@svc/issuance/shared-sql` only the session-change channel: no SQL
+// fragment leaves the package, so no host's store embeds the core's statements (#37). A store function re-exported
+// from the main entry would let a host's rules run SQL.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import * as issuance from '@svc/issuance';
 import * as sharedSql from '@svc/issuance/shared-sql';
@@ -26,4 +27,32 @@ test('no value is both a rule export and a store or shared-SQL export', () => {
   expect(Object.keys(stores).filter((k) => rules.has(k))).toEqual([]);
   expect(Object.keys(sharedSql).filter((k) => rules.has(k))).toEqual([]);
   expect(Object.keys(stores).every((k) => /^create\w+$/.test(k))).toBe(true);
+});
+
+test('shared-sql gives no SQL away, only the session-change channel', () => {
+  expect(Object.keys(sharedSql)).toEqual(['SESSION_CHANGE_CHANNEL']);
+});
+
+test("no host's source imports from the issuance core's store/ or names its SQL fragments", () => {
+  const services = path.resolve(root, '../../services');
+  const offenders: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const file = path.join(dir, name);
+      if (statSync(file).isDirectory()) {
+        if (name !== 'node_modules' && name !== 'test') walk(file);
+      } else if (file.endsWith('.ts')) {
+        const text = readFileSync(file, 'utf8');
+        if (
+          /issueReadColumnsSql|snapshotColumnsSql|SESSION_WORKLOAD_AUTHORITY_SQL|toIssueRead|toSnapshot\b/.test(
+            text,
+          )
+        ) {
+          offenders.push(path.relative(services, file));
+        }
+      }
+    }
+  };
+  walk(services);
+  expect(offenders).toEqual([]);
 });

@@ -3,12 +3,11 @@
 // bound here once over the opened connections; tests build the same with `nativeDepsOf` over their own parts.
 import { createReplaySet } from '@svc/client-auth';
 import { type HostParts, openHostCore } from '@svc/host';
+import { createCredentialReadsStore, createSessionStatesStore } from '@svc/issuance/stores';
 import { type Clock, createRateLimiter } from '@svc/platform';
 import type { NativeConfig } from './config';
 import type { CredentialLimits, NativePorts } from './domain/ports';
-import { createCredentialStore } from './store/credentials';
 import { createPlatformLinkStore } from './store/platform-links';
-import { createSessionStore } from './store/sessions';
 import { createSteamClient } from './store/steam-api';
 import { createTicketReplayStore } from './store/ticket-replay';
 
@@ -42,9 +41,9 @@ function limitsFor(parts: HostParts, config: NativeConfig, endpoint: string): Cr
 export function nativeDepsOf(parts: HostParts, config: NativeConfig): NativeDeps {
   const ports: NativePorts = {
     apps: parts.apps,
-    credentials: createCredentialStore(parts.db),
+    credentials: createCredentialReadsStore(parts.db),
     links: createPlatformLinkStore(parts.db),
-    sessions: createSessionStore(parts.db),
+    sessions: createSessionStatesStore(parts.db),
     replay: createTicketReplayStore(parts.redis, parts.claims, config.ticketReplayTtlSeconds),
     assertionReplay: createReplaySet(parts.claims),
     steam: createSteamClient({

@@ -3,6 +3,7 @@
 // cache, the host's own stores bound once into `ports` (the domain's ports, domain/ports.ts) and its settings.
 import { authorizeKeyPrefix, createDeviceGrantStores, unknownPollsKeyPrefix } from '@svc/device-grant';
 import { createDpopReplay, type HostParts, openHostCore } from '@svc/host';
+import { createUserinfoReadsStore } from '@svc/issuance/stores';
 import { ensureActiveKey, publishKeyChange } from '@svc/keyring';
 import { type Clock, createRateLimiter } from '@svc/platform';
 import { createProvisioningPorts } from '@svc/provisioning/stores';
@@ -66,7 +67,7 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
         redisPrefix: config.oidc.redisPrefix,
         clock,
       }),
-      oidcSessions: createOidcSessionStore(core.db),
+      oidcSessions: { ...createOidcSessionStore(core.db), ...createUserinfoReadsStore(core.db) },
       signInSessions: createSignInSessionStore(core.redis, core.issuance.ports.accounts, {
         redisPrefix: config.oidc.redisPrefix,
         ttlSeconds: config.oidc.signInTtlSeconds,

@@ -7,23 +7,29 @@ import type { IssuancePorts } from '../domain/ports';
 import { createAccountsStore } from './accounts';
 import { createAgreementsStore } from './agreements';
 import { createApplicationsStore } from './applications';
+import { createCredentialReadsStore } from './credential-reads';
 import { createErrandsStore } from './errands';
 import { createIssuanceReadsStore } from './issuance-reads';
 import { createSectorSubjectsStore } from './sector-subjects';
 import { createSessionEventsStore } from './session-events';
+import { createSessionStatesStore } from './session-states';
 import { createSessionsStore } from './sessions';
 import { createUnansweredRotationsStore } from './unanswered-rotations';
+import { createUserinfoReadsStore } from './userinfo-reads';
 
 export {
   createAccountsStore,
   createAgreementsStore,
   createApplicationsStore,
+  createCredentialReadsStore,
   createErrandsStore,
   createIssuanceReadsStore,
   createSectorSubjectsStore,
   createSessionEventsStore,
+  createSessionStatesStore,
   createSessionsStore,
   createUnansweredRotationsStore,
+  createUserinfoReadsStore,
 };
 
 /** Every issuance store over the host's database and its command Redis connection. */

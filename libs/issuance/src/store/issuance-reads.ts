@@ -1,9 +1,9 @@
 // The combined reads of issuance, each one named prepared statement whose whole text is in this file: the rotation
 // read a refresh makes in its one round trip (session, workload authority, issuance snapshot), the issue read
 // (snapshot and pairwise subjects), the snapshot alone, and the workload authority rule alone. Rows become named
-// values here, once; nothing outside a store sees a column. The fragments leave the package only through
-// shared-sql.ts (`@svc/issuance/shared-sql`), for the host stores whose one read per request embeds them too
-// (native's credential and session stores, the OIDC userinfo read).
+// values here, once; nothing outside a store sees a column. The fragments never leave the package: the reads of
+// other hosts that embed them (native's credential and errand-session reads, the OIDC userinfo read) are stores
+// of this package too (credential-reads.ts, session-states.ts, userinfo-reads.ts), behind the core's ports (#37).
 import { columnsOf, type Db, gatherOn, paramsOf, runPrepared, type Statement, unnestParams } from '@svc/db';
 import { type ClaimGrants, isClaimKey } from '@svc/token-core';
 import type { AccountProfile } from '../domain/claim-state';

@@ -2,65 +2,19 @@
 // sessions, the platform-ticket replay set and the Steam Web API. services/native/src/store/ implements them and
 // deps.ts binds them once; the domain names no database or Redis handle.
 import type { ReplaySet } from '@svc/client-auth';
-import type { ApplicationCache, CurrentTerms, IssuanceDeps, IssueRead } from '@svc/issuance';
+import type { ApplicationCache, CredentialReads, IssuanceDeps, SessionStates } from '@svc/issuance';
 import type { Metrics, RateLimiter } from '@svc/platform';
-import type { JWK } from 'jose';
 
-export interface AccessKeyRow {
-  id: string;
-  secretHash: string;
-  /** Applicability: exactly one of the two is set (one application, or every application of one sector). */
-  applicationId: string | null;
-  sectorId: string | null;
-  accountId: string;
-  workloadId: string | null;
-  status: 'ACTIVE' | 'REVOKED';
-}
+export type {
+  AccessKeyRow,
+  CredentialForIssue,
+  CredentialReadScope,
+  PublicKeyRow,
+  WorkloadRow,
+} from '@svc/issuance';
 
-export interface PublicKeyRow {
-  id: string;
-  jwk: JWK;
-  /** Applicability, as on AccessKeyRow. */
-  applicationId: string | null;
-  sectorId: string | null;
-  accountId: string;
-  workloadId: string | null;
-  status: 'ACTIVE' | 'REVOKED';
-}
-
-export interface WorkloadRow {
-  id: string;
-  kind: 'ACCOUNT' | 'AGENT' | 'AUTOMATION';
-  ownerAccountId: string;
-  status: 'ACTIVE' | 'REVOKED';
-  generation: number;
-}
-
-/** A credential with its workload (null when it has none or the workload is gone) and its principal's issue read. */
-export interface CredentialForIssue<Key> {
-  key: Key;
-  workload: WorkloadRow | null;
-  read: IssueRead;
-}
-
-/** Where the issue read is taken: the application named in the request, its sector and the current terms. */
-export interface CredentialReadScope {
-  applicationId: string;
-  sectorId: string;
-  terms: CurrentTerms | undefined;
-}
-
-/** The credentials direct issue accepts, each read with its workload and its principal's issue read (one read). */
-export interface CredentialStore {
-  findAccessKeyForIssue(
-    identifier: string,
-    scope: CredentialReadScope,
-  ): Promise<CredentialForIssue<AccessKeyRow> | null>;
-  findPublicKeyForIssue(
-    kid: string,
-    scope: CredentialReadScope,
-  ): Promise<CredentialForIssue<PublicKeyRow> | null>;
-}
+/** The credentials direct issue accepts: the issuance core's credential reads (@svc/issuance). */
+export type CredentialStore = CredentialReads;
 
 export interface LinkedAccount {
   accountId: string;
@@ -73,23 +27,10 @@ export interface PlatformLinkStore {
   findOrCreate(platform: string, platformUserId: string): Promise<LinkedAccount>;
 }
 
-export interface SessionState {
-  applicationId: string;
-  accountId: string;
-  status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
-  expiresAt: Date;
-  workloadId: string | null;
-  actorSubject: string | null;
-  /** The account authority version the session was issued under (null for sessions from before the record). */
-  authorityVersion: number | null;
-  /** The workload authority rule (the one introspection and refresh apply); true for account sessions. */
-  workloadOk: boolean;
-}
+export type { SessionState } from '@svc/issuance';
 
-/** The application sessions /errand reads: state and, for a workload session, authority, in one read. */
-export interface SessionStore {
-  find(sid: string): Promise<SessionState | null>;
-}
+/** The application sessions /errand reads: the issuance core's session states (@svc/issuance). */
+export type SessionStore = SessionStates;
 
 /** Single use of platform tickets across every replica, by the SHA-256 of the normalized ticket. */
 export interface TicketReplayStore {

@@ -8,6 +8,7 @@ import type {
   IssuanceDeps,
   IssuancePorts,
   IssuanceSnapshot,
+  UserinfoReads,
 } from '@svc/issuance';
 import type { Logger, Metrics, RateLimiter } from '@svc/platform';
 import type { Uses } from '@svc/provisioning';
@@ -184,23 +185,11 @@ export interface NewOidcSession {
 }
 
 /** What /userinfo and /claim-state read for an access token's `sid`: its OIDC session, account and grants. */
-export interface UserinfoRead {
-  applicationId: string;
-  subject: string;
-  scope: string | null;
-  status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED' | 'EXPIRED';
-  expiresAt: Date;
-  /** The account's authority version the session was issued under (null before sessions recorded it). */
-  authorityVersion: number | null;
-  /** The session's account (null when it is gone) and its claim grants under the session's application. */
-  snapshot: IssuanceSnapshot;
-}
+export type { UserinfoRead } from '@svc/issuance';
 
 /** What an OIDC-issued session keeps beside its sessions row (store/oidc-sessions.ts). */
-export interface OidcSessionStore {
+export interface OidcSessionStore extends UserinfoReads {
   insert(row: NewOidcSession): Promise<void>;
-  /** The OIDC session of `sid` with its account and grants (protocol OIDC only), or undefined. */
-  readForUserinfo(sid: string): Promise<UserinfoRead | undefined>;
   /** The client_id an OIDC session was issued to (CORS at /userinfo), or undefined. */
   clientIdOf(sid: string): Promise<string | undefined>;
   /**

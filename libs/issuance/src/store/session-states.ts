@@ -1,8 +1,10 @@
-// Read-only view of application sessions for /errand: is the session behind an access token still active, and
-// (for a workload session) still authoritative, in one read.
+// Read-only view of application sessions for native's /errand: is the session behind an access token still active,
+// and (for a workload session) still authoritative, in one read. With the issuance stores because it embeds the
+// workload authority rule's SQL (issuance-reads.ts); the host reaches it through the SessionStates port (#37).
+// The statement's name and text are the ones native's own store had.
 import { type Db, runPrepared, type Statement } from '@svc/db';
-import { SESSION_WORKLOAD_AUTHORITY_SQL } from '@svc/issuance/shared-sql';
-import type { SessionState, SessionStore } from '../domain/ports';
+import type { SessionState, SessionStates } from '../domain/session-states';
+import { SESSION_WORKLOAD_AUTHORITY_SQL } from './issuance-reads';
 
 const FIND_SESSION: Statement = {
   name: 'errand_session_v3',
@@ -13,7 +15,7 @@ const FIND_SESSION: Statement = {
     FROM sessions s WHERE s.id = $1::text`,
 };
 
-export function createSessionStore(db: Db): SessionStore {
+export function createSessionStatesStore(db: Db): SessionStates {
   return {
     async find(sid) {
       // The columns are named as SessionState's fields: the row is the state.

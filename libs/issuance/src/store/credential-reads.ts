@@ -1,10 +1,13 @@
-// Store of the credentials direct issue accepts: access keys (hashed secrets) and public keys, each read in one
+// Store of the credentials a host's direct issue accepts (native's access keys and public keys), each read in one
 // statement together with the workload it is bound to and the issue read of its principal, so a direct issue reads
-// once. No rules here. The access-key lookup is shared by the lookups of one event-loop turn (hot path).
+// once. No rules here. The access-key lookup is shared by the lookups of one event-loop turn (hot path). It lives
+// with the issuance stores because its statements embed the issue read's columns (issuance-reads.ts): the host
+// reaches it through the CredentialReads port, never through the core's SQL (#37). Statement names and texts are
+// the ones native's own store had, so PostgreSQL's plans and the hot path's cost are unchanged.
 import { columnsOf, type Db, gather, runPrepared, type Statement, unnestParams } from '@svc/db';
-import { type IssueReadColumns, issueReadColumnsSql, toIssueRead } from '@svc/issuance/shared-sql';
 import type { JWK } from 'jose';
-import type { CredentialStore, WorkloadRow } from '../domain/ports';
+import type { CredentialReads, WorkloadRow } from '../domain/credential-reads';
+import { type IssueReadColumns, issueReadColumnsSql, toIssueRead } from './issuance-reads';
 
 /** The columns both lookups share: the key's binding, its workload and the issue read. */
 type CredentialColumns = IssueReadColumns & {
@@ -89,7 +92,7 @@ function bindingOf(row: CredentialColumns) {
   };
 }
 
-export function createCredentialStore(db: Db): CredentialStore {
+export function createCredentialReadsStore(db: Db): CredentialReads {
   const findAccessKeysForIssue = gather(async (lookups: KeyLookup[]) => {
     const rows = await runPrepared<(CredentialColumns & { secret_hash: string }) | { id: null }>(
       db,
