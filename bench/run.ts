@@ -18,6 +18,7 @@ import { type BenchHost, startBenchProcess, startHostProcess } from './hosts';
 import { memoryScenario } from './memory';
 import { benchOidcRefresh, compareOidcRefresh } from './oidc';
 import { benchOidcDeviceToken } from './oidc-device';
+import { benchOidcRefreshDpop } from './oidc-dpop';
 import { benchSdkVerify } from './sdk-verify';
 import { measureSigningRate } from './signing-rate';
 
@@ -36,7 +37,7 @@ const P99_LIMIT_MS = 50;
 const PROCESSES = process.env.BENCH_PROCESSES ?? '1';
 /**
  * Comma-separated scenarios to run (refresh, oidc-provider, introspect, jwks, access-key, device-token,
- * device-authorize, oidc-refresh, oidc-device-token, memory, sdk-verify); all when unset.
+ * device-authorize, oidc-refresh, oidc-refresh-dpop, oidc-device-token, memory, sdk-verify); all when unset.
  */
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (scenario: string) => !ONLY || ONLY.includes(scenario);
@@ -384,6 +385,22 @@ async function main(): Promise<void> {
       const theirs = results.oidcProvider as { levels: LevelFigures[] } | undefined;
       const ours = results.oidcRefresh as { levels: LevelFigures[] };
       if (theirs) results.oidcRefreshToOidcProvider = compareOidcRefresh(ours.levels, theirs.levels);
+    }
+    if (wanted('oidc-refresh-dpop')) {
+      results.oidcRefreshDpop = await benchOidcRefreshDpop(infra, hosts, atLevels, refreshTokenOf, {
+        processes: PROCESSES,
+        poolSize: Math.max(CONNECTIONS, ...ISSUE_LEVELS) * 2,
+      });
+      const plain = results.oidcRefresh as { levels: LevelFigures[] } | undefined;
+      const dpop = results.oidcRefreshDpop as { levels: LevelFigures[] };
+      for (const d of dpop.levels) {
+        const p = plain?.levels.find((x) => x.connections === d.connections);
+        if (p) {
+          console.log(
+            `  oidc refresh with DPoP / without @${d.connections}: ${(d.requestsPerSec / p.requestsPerSec).toFixed(3)} (${d.requestsPerSec.toFixed(0)} vs ${p.requestsPerSec.toFixed(0)} req/s; p99 ${d.p99} vs ${p.p99} ms)`,
+          );
+        }
+      }
     }
   } finally {
     for (const h of hosts) await h.stop();
