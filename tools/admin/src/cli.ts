@@ -69,6 +69,11 @@ export async function runCli(
     ctx = makeContext(env);
     const result = await parsed.command.run(ctx, parsed.input);
     // Through JSON first, so the table shows exactly what the JSON says (dates and bigints as printed there).
+    if (parsed.command.jsonLines && format === 'json') {
+      // One JSON object per line (audit export), for a SIEM to read line by line.
+      const lines = (result as { lines: unknown[] }).lines;
+      return { code: EXIT.ok, stdout: lines.map((l) => toJson(l)).join('\n'), stderr: '' };
+    }
     const stdout = format === 'table' ? renderTable(JSON.parse(toJson(result))) : toJson(result);
     return { code: EXIT.ok, stdout, stderr: '' };
   } catch (err) {

@@ -1,5 +1,6 @@
 // What commands run against: the database, the KEK and Redis, each opened only when a command first needs it.
-import { cliActor } from '@svc/audit';
+import { type AuditTrailStore, cliActor } from '@svc/audit';
+import { createAuditTrailStore } from '@svc/audit/stores';
 import { createPrisma, type Db } from '@svc/db';
 import { SESSION_CHANGE_CHANNEL } from '@svc/issuance/shared-sql';
 import { jwksMaxAge, publishKeyChange, type RotationWindows, rotationPrepublishSeconds } from '@svc/keyring';
@@ -120,6 +121,7 @@ export function createAdminContext(env: Env, clock: Clock): AdminContext {
   };
   let db: Db | undefined;
   let ports: ProvisioningPorts | undefined;
+  let trail: AuditTrailStore | undefined;
   let kek: Kek | undefined;
   let redis: Redis | undefined;
   /** Publishes on a fresh connection; true when Redis could not be reached in time. */
@@ -153,6 +155,11 @@ export function createAdminContext(env: Env, clock: Clock): AdminContext {
       db ??= createPrisma(config().databaseUrl, config().db);
       ports ??= createProvisioningPorts(db, { actor: cliActor(env), clock });
       return ports;
+    },
+    audit: () => {
+      db ??= createPrisma(config().databaseUrl, config().db);
+      trail ??= createAuditTrailStore(db);
+      return { auditTrail: trail };
     },
     kek: () => {
       kek ??= kekFromBytes(namedKekBytes(config()), config().previousKekBytes);

@@ -11,9 +11,12 @@ async function main(): Promise<void> {
   if (result.stderr) process.stderr.write(result.stderr);
   process.exitCode = result.code;
   // Wait for stdout to flush (it may be a pipe), then leave even if a stray handle lingers.
-  process.stdout.write(result.stdout.endsWith('\n') ? result.stdout : `${result.stdout}\n`, () => {
-    setTimeout(() => process.exit(result.code), 1000).unref();
-  });
+  process.stdout.write(
+    result.stdout === '' || result.stdout.endsWith('\n') ? result.stdout : `${result.stdout}\n`,
+    () => {
+      setTimeout(() => process.exit(result.code), 1000).unref();
+    },
+  );
 }
 
 main().catch(() => {

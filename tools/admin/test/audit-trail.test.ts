@@ -67,3 +67,68 @@ test('when the audit row cannot be written the command exits 3 and nothing chang
   await ok(['org', 'create', '--name', name], env);
   expect(await pdb.db.organization.count({ where: { name } })).toBe(1);
 });
+
+test('audit list filters newest first with a cursor; a bad filter is a usage error', async () => {
+  const orgs: string[] = [];
+  for (let i = 0; i < 3; i++)
+    orgs.push((await ok(['org', 'create', '--name', uniqueName('listed')], env)).id);
+  const first = await ok(
+    ['audit', 'list', '--action', 'org.create', '--actor', 'cli:alice', '--limit', '2'],
+    env,
+  );
+  expect(first.auditEvents.map((e: { target: { id: string } }) => e.target.id)).toEqual([orgs[2], orgs[1]]);
+  expect(first.auditEvents[0]).toMatchObject({
+    action: 'org.create',
+    actor: { kind: 'cli', id: 'alice', name: 'pnpm admin' },
+    target: { type: 'organization' },
+    hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+  });
+  const second = await ok(
+    ['audit', 'list', '--action', 'org.*', '--limit', '1', '--cursor', first.next],
+    env,
+  );
+  expect(second.auditEvents.map((e: { target: { id: string } }) => e.target.id)).toEqual([orgs[0]]);
+  const one = await ok(['audit', 'list', '--target', `organization:${orgs[1]}`], env);
+  expect(one.auditEvents).toHaveLength(1);
+  const bad = await admin(['audit', 'list', '--since', 'last tuesday'], env);
+  expect([bad.code, bad.json.error]).toEqual([2, expect.stringContaining('--since')]);
+});
+
+test('audit verify holds, then names the first row altered directly in the database (exit 1)', async () => {
+  const verified = await ok(['audit', 'verify'], env);
+  expect(verified).toEqual({ verified: await pdb.db.auditEvent.count() });
+  const victim = await pdb.db.auditEvent.findFirstOrThrow({ where: { action: 'org.set_status' } });
+  await pdb.db
+    .$executeRaw`UPDATE audit_events SET changes = '{"status":{"from":null,"to":"ACTIVE"}}' WHERE seq = ${victim.seq}`;
+  try {
+    const r = await admin(['audit', 'verify'], env);
+    expect(r.code).toBe(1);
+    expect(r.json.error).toContain(`seq ${victim.seq} (id ${victim.id})`);
+  } finally {
+    await pdb.db.auditEvent.update({
+      where: { seq: victim.seq },
+      data: { changes: victim.changes as object },
+    });
+  }
+  expect((await admin(['audit', 'verify'], env)).code).toBe(0);
+});
+
+test('audit export writes every row since a time as JSON lines, oldest first', async () => {
+  const { runCli } = await import('../src/cli');
+  const { createAdminContext } = await import('../src/context');
+  const since = new Date().toISOString();
+  const org = (await ok(['org', 'create', '--name', uniqueName('exported')], env)).id;
+  const run = (args: string[]) =>
+    runCli(args, { ...process.env, ...env }, (e) => createAdminContext(e, () => Date.now()));
+  const all = await run(['audit', 'export']);
+  expect(all.code).toBe(0);
+  const lines = all.stdout.split('\n').map((l) => JSON.parse(l));
+  expect(lines.length).toBe(await pdb.db.auditEvent.count());
+  expect(lines.map((l) => Number(l.seq))).toEqual([...lines.map((l) => Number(l.seq))].sort((a, b) => a - b));
+  const recent = await run(['audit', 'export', '--since', since]);
+  const recentLines = recent.stdout.split('\n').map((l) => JSON.parse(l));
+  expect(recentLines.map((l) => l.target.id)).toContain(org);
+  expect(recentLines.every((l) => l.at >= since)).toBe(true);
+  const future = await run(['audit', 'export', '--since', '2999-01-01T00:00:00Z']);
+  expect([future.code, future.stdout]).toEqual([0, '']);
+});

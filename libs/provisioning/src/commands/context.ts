@@ -1,5 +1,6 @@
 // What a command runs against, whichever adapter runs it (the admin CLI, the management host): the provisioning
 // ports, the KEK, the settings the key commands read, and the announcements that tell running hosts of a change.
+import type { AuditTrailStore } from '@svc/audit';
 import type { TargetPolicy } from '@svc/events';
 import type { RotationWindows } from '@svc/keyring';
 import type { Clock } from '@svc/platform';
@@ -14,6 +15,8 @@ export interface AdminContext {
    * database only through them.
    */
   provisioning(): ProvisioningPorts;
+  /** The audit trail's read store over the same database (audit list, verify, export). */
+  audit(): { auditTrail: AuditTrailStore };
   /**
    * The KEK, for the commands that seal or open secrets (called before anything changes). It throws when no key
    * was named: the CLI never falls back to the development key (tools/admin/src/context.ts, #37).

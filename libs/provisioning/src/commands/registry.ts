@@ -40,6 +40,8 @@ export interface Command<I = unknown> {
   flags: Record<string, FlagSpec>;
   /** The command's management API route. */
   http: Route;
+  /** The answer is `{ lines: [...] }`, printed one JSON object per line (audit export) instead of one document. */
+  jsonLines?: true;
   /** Validates the flags into the operation's input; throws UsageError. */
   parse(flags: Flags): I;
   run(ctx: AdminContext, input: I): Promise<object>;

@@ -1,5 +1,6 @@
 // The full command table of `pnpm admin` and of the management API's /v1/ routes, in the order usage lists it.
 
+import { auditCommands } from './audit';
 import { emailDomainCommands } from './email-domains';
 import { eventCommands } from './events';
 import { listingCommands } from './listing';
@@ -19,4 +20,5 @@ export const COMMANDS: readonly Command[] = [
   ...oidcClientCommands,
   ...eventCommands,
   ...operatorKeyCommands,
+  ...auditCommands,
 ];
