@@ -177,6 +177,12 @@ const steps: Step[] = [
   { command: 'keys rotate', change: true, args: () => ['--oidc', '--now'] },
   { command: 'keys list', change: false, args: () => ['--app', s.app!] },
   { command: 'keys revoke', change: true, args: () => ['--app', s.app!, '--kid', s.kid!] },
+  {
+    command: 'app events set',
+    change: true,
+    args: () => ['--app', s.app!, '--url', 'https://hooks.walk.example/events'],
+  },
+  { command: 'app events show', change: false, args: () => ['--app', s.app!] },
   { command: 'sessions list', change: false, args: () => ['--app', s.app!, '--subject', 'nobody'] },
   {
     command: 'sessions suspend',
@@ -184,6 +190,14 @@ const steps: Step[] = [
     args: async () => ['--sid', await sessionOf(s.app!, s.account!)],
   },
   { command: 'sessions resume', change: true, args: () => ['--sid', s.sid!] },
+  {
+    command: 'events list',
+    change: false,
+    args: () => ['--app', s.app!],
+    then: (o) => void (s.event = o.events[0]?.id),
+  },
+  { command: 'events redeliver', change: true, args: () => ['--id', s.event!] },
+  { command: 'app events clear', change: true, args: () => ['--app', s.app!] },
   // Something sealed under the previous key, for the reseal to rewrite.
   {
     command: 'app create',
