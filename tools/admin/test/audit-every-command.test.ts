@@ -36,7 +36,7 @@ interface Step {
   change: boolean;
   args: () => Promise<string[]> | string[];
   env?: Record<string, string>;
-  then?: (out: Out) => void | Promise<void>;
+  keep?: (out: Out) => void;
 }
 
 const s: Record<string, string> = {};
@@ -45,7 +45,9 @@ const steps: Step[] = [
     command: 'org create',
     change: true,
     args: () => ['--name', uniqueName('walkOrg')],
-    then: (o) => void (s.org = o.id),
+    keep: (o) => {
+      s.org = o.id;
+    },
   },
   { command: 'org set-status', change: true, args: () => ['--org', s.org!, '--status', 'ACTIVE'] },
   { command: 'org show', change: false, args: () => ['--org', s.org!] },
@@ -54,7 +56,9 @@ const steps: Step[] = [
     command: 'sector create',
     change: true,
     args: () => ['--org', s.org!, '--name', uniqueName('walkSector')],
-    then: (o) => void (s.sector = o.id),
+    keep: (o) => {
+      s.sector = o.id;
+    },
   },
   { command: 'sector set-status', change: true, args: () => ['--sector', s.sector!, '--status', 'ACTIVE'] },
   { command: 'sector show', change: false, args: () => ['--sector', s.sector!] },
@@ -62,7 +66,10 @@ const steps: Step[] = [
   {
     command: 'app create',
     change: true,
-    args: () => ['--sector', s.sector!, '--anchor', (s.app = uniqueName('walk')), '--name', 'en-US=Walk'],
+    args: () => {
+      s.app = uniqueName('walk');
+      return ['--sector', s.sector!, '--anchor', s.app, '--name', 'en-US=Walk'];
+    },
   },
   { command: 'app set-status', change: true, args: () => ['--app', s.app!, '--status', 'ACTIVE'] },
   { command: 'app add-rule', change: true, args: () => ['--app', s.app!, '--method', 'OIDC'] },
@@ -70,14 +77,18 @@ const steps: Step[] = [
     command: 'app add-rule',
     change: true,
     args: () => ['--app', s.app!, '--method', 'PASSKEY_USERNAMELESS'],
-    then: (o) => void (s.rule = o.ruleId),
+    keep: (o) => {
+      s.rule = o.ruleId;
+    },
   },
   { command: 'app remove-rule', change: true, args: () => ['--app', s.app!, '--rule', s.rule!] },
   {
     command: 'app add-return-rule',
     change: true,
     args: () => ['--app', s.app!, '--method', 'CALLBACK'],
-    then: (o) => void (s.returnRule = o.ruleId),
+    keep: (o) => {
+      s.returnRule = o.ruleId;
+    },
   },
   { command: 'app remove-return-rule', change: true, args: () => ['--app', s.app!, '--rule', s.returnRule!] },
   { command: 'app set-claims', change: true, args: () => ['--app', s.app!, '--email', 'OPTIONAL'] },
@@ -92,7 +103,9 @@ const steps: Step[] = [
     command: 'oidc-client create',
     change: true,
     args: () => ['--app', s.app!, '--redirect-uri', 'https://walk.example/cb'],
-    then: (o) => void (s.client = o.clientId),
+    keep: (o) => {
+      s.client = o.clientId;
+    },
   },
   { command: 'oidc-client list', change: false, args: () => [] },
   { command: 'oidc-client show', change: false, args: () => ['--client', s.client!] },
@@ -106,7 +119,9 @@ const steps: Step[] = [
     command: 'oidc-client registration-token create',
     change: true,
     args: () => ['--app', s.app!],
-    then: (o) => void (s.token = o.registrationToken.id),
+    keep: (o) => {
+      s.token = o.registrationToken.id;
+    },
   },
   { command: 'oidc-client registration-token list', change: false, args: () => [] },
   { command: 'oidc-client registration-token revoke', change: true, args: () => ['--id', s.token!] },
@@ -114,8 +129,13 @@ const steps: Step[] = [
   {
     command: 'account create',
     change: true,
-    args: () => ['--email', (s.email = `${uniqueName('walker')}@example.test`)],
-    then: (o) => void (s.account = o.id),
+    args: () => {
+      s.email = `${uniqueName('walker')}@example.test`;
+      return ['--email', s.email];
+    },
+    keep: (o) => {
+      s.account = o.id;
+    },
   },
   { command: 'account show', change: false, args: () => ['--email', s.email!] },
   {
@@ -139,7 +159,9 @@ const steps: Step[] = [
       command: `${kind} create`,
       change: true,
       args: () => ['--account', s.account!, '--name', 'bot'],
-      then: (o) => void (s[kind] = o.id),
+      keep: (o) => {
+        s[kind] = o.id;
+      },
     },
     { command: `${kind} regenerate`, change: true, args: () => ['--id', s[kind]!] },
     { command: `${kind} revoke`, change: true, args: () => ['--id', s[kind]!] },
@@ -148,14 +170,18 @@ const steps: Step[] = [
     command: 'access-key create',
     change: true,
     args: () => ['--app', s.app!, '--account', s.account!],
-    then: (o) => void (s.accessKey = o.accessKeyIdentifier),
+    keep: (o) => {
+      s.accessKey = o.accessKeyIdentifier;
+    },
   },
   { command: 'access-key revoke', change: true, args: () => ['--id', s.accessKey!] },
   {
     command: 'public-key register',
     change: true,
     args: async () => ['--app', s.app!, '--account', s.account!, '--jwk-file', await publicJwkFile()],
-    then: (o) => void (s.publicKey = o.kid),
+    keep: (o) => {
+      s.publicKey = o.kid;
+    },
   },
   { command: 'public-key revoke', change: true, args: () => ['--kid', s.publicKey!] },
   {
@@ -172,7 +198,9 @@ const steps: Step[] = [
     command: 'keys rotate',
     change: true,
     args: () => ['--app', s.app!],
-    then: (o) => void (s.kid = o.kids[0]),
+    keep: (o) => {
+      s.kid = o.kids[0];
+    },
   },
   { command: 'keys rotate', change: true, args: () => ['--oidc', '--now'] },
   { command: 'keys list', change: false, args: () => ['--app', s.app!] },
@@ -194,7 +222,9 @@ const steps: Step[] = [
     command: 'events list',
     change: false,
     args: () => ['--app', s.app!],
-    then: (o) => void (s.event = o.events[0]?.id),
+    keep: (o) => {
+      s.event = o.events[0]?.id;
+    },
   },
   { command: 'events redeliver', change: true, args: () => ['--id', s.event!] },
   { command: 'app events clear', change: true, args: () => ['--app', s.app!] },
@@ -248,7 +278,7 @@ test('every changing command writes its audit row as the CLI user; every read wr
       throw err;
     });
     expect([step.command, r.code, r.code === 0 ? '' : JSON.stringify(r.json)]).toEqual([step.command, 0, '']);
-    await step.then?.(r.json);
+    step.keep?.(r.json);
     const rows = await pdb.db.auditEvent.findMany({ where: { seq: { gt: BigInt(before) } } });
     if (step.change) {
       expect([step.command, rows.length > 0]).toEqual([step.command, true]);
