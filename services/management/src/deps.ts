@@ -1,5 +1,7 @@
 // Everything the management host needs, opened once per process: PostgreSQL and Redis, the KEK, the provisioning
 // ports the commands run over, the operator-key lookup, the Idempotency-Key records and the per-key rate limit.
+import type { AuditTrailStore } from '@svc/audit';
+import { createAuditTrailStore } from '@svc/audit/stores';
 import { createPrisma, type Db } from '@svc/db';
 import { SESSION_CHANGE_CHANNEL } from '@svc/issuance/shared-sql';
 import { publishKeyChange } from '@svc/keyring';
@@ -34,6 +36,8 @@ export interface ManagementDeps {
   kek: Kek;
   /** The provisioning ports every command runs over (bound per request to its operator key for the audit trail). */
   provisioning: ProvisioningPorts;
+  /** The audit trail's reads (GET /v1/audit-events, verify, export). */
+  auditTrail: AuditTrailStore;
   operatorKeys: OperatorKeysPort;
   idempotency: IdempotencyPort;
   rateLimit: RateLimiter;
@@ -80,6 +84,7 @@ export function openManagementDeps(config: ManagementConfig, clock: Clock): Open
     clock,
     kek: kekFromBytes(config.kekBytes, config.previousKekBytes),
     provisioning,
+    auditTrail: createAuditTrailStore(db),
     operatorKeys: createOperatorKeyLookup(provisioning, { ttlMs: config.operatorKeyCacheMs, clock }),
     idempotency: createIdempotencyStore(db),
     rateLimit: createRateLimiter(redis, {

@@ -236,6 +236,16 @@ const steps: Step[] = [
     args: () => ['--sector', s.sector!, '--anchor', uniqueName('walkold'), '--name', 'en-US=Old'],
   },
   { command: 'secrets reseal', change: true, env: { KEY_ENCRYPTION_KEYS_PREVIOUS: OLD }, args: () => [] },
+  {
+    command: 'operator-key create',
+    change: true,
+    args: () => ['--name', 'walk-ci', '--role', 'editor'],
+    keep: (o) => {
+      s.operatorKey = o.operatorKey.id;
+    },
+  },
+  { command: 'operator-key list', change: false, args: () => [] },
+  { command: 'operator-key revoke', change: true, args: () => ['--id', s.operatorKey!] },
   { command: 'audit list', change: false, args: () => [] },
   { command: 'audit verify', change: false, args: () => [] },
   { command: 'audit export', change: false, args: () => [] },
@@ -285,7 +295,9 @@ test('every changing command writes its audit row as the CLI user; every read wr
       for (const row of rows)
         expect([step.command, row.actorKind, row.actorId]).toEqual([step.command, 'cli', 'walker']);
       // Never a secret: the printed secrets and hashes are absent from the row.
-      for (const secret of [r.json.clientSecret, r.json.accessKeySecret, r.json.token].filter(Boolean))
+      for (const secret of [r.json.clientSecret, r.json.accessKeySecret, r.json.token, r.json.secret].filter(
+        Boolean,
+      ))
         expect(JSON.stringify(rows.map((row) => row.changes))).not.toContain(secret);
     } else {
       expect([step.command, rows.length]).toEqual([step.command, 0]);

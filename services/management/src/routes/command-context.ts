@@ -21,6 +21,7 @@ export function contextFor(deps: ManagementDeps, operator: Operator): AdminConte
   return {
     clock: deps.clock,
     provisioning: () => ports,
+    audit: () => ({ auditTrail: deps.auditTrail }),
     kek: () => deps.kek,
     connectUrl: () => deps.config.urls.connect,
     keyRotation: () => deps.config.keyRotation,
