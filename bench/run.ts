@@ -15,6 +15,7 @@ import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp } from '
 import autocannon from 'autocannon';
 import { benchDevice } from './device';
 import { type BenchHost, startBenchProcess, startHostProcess } from './hosts';
+import { benchManagement } from './management';
 import { memoryScenario } from './memory';
 import { benchOidcRefresh, compareOidcRefresh } from './oidc';
 import { benchOidcDeviceToken } from './oidc-device';
@@ -37,7 +38,7 @@ const P99_LIMIT_MS = 50;
 const PROCESSES = process.env.BENCH_PROCESSES ?? '1';
 /**
  * Comma-separated scenarios to run (refresh, oidc-provider, introspect, jwks, access-key, device-token,
- * device-authorize, oidc-refresh, oidc-refresh-dpop, oidc-device-token, memory, sdk-verify); all when unset.
+ * device-authorize, oidc-refresh, oidc-refresh-dpop, oidc-device-token, management, memory, sdk-verify); all when unset.
  */
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (scenario: string) => !ONLY || ONLY.includes(scenario);
@@ -374,6 +375,8 @@ async function main(): Promise<void> {
     }
 
     Object.assign(results, await benchDevice(infra, hosts, repeated, wanted, PROCESSES));
+    if (wanted('management'))
+      Object.assign(results, await benchManagement(infra, hosts, repeated, PROCESSES));
     if (wanted('oidc-device-token')) {
       Object.assign(results, await benchOidcDeviceToken(infra, hosts, repeated, PROCESSES));
     }

@@ -53,6 +53,7 @@ function hostEnv(): NodeJS.ProcessEnv {
     SESSION_URL: 'https://session.example.test',
     DEVICE_URL: 'https://device.example.test',
     OIDC_URL: 'https://oidc.example.test',
+    MANAGEMENT_URL: 'https://management.example.test',
   };
 }
 

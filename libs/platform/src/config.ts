@@ -471,6 +471,12 @@ export function hostVars(name: HostName, production: boolean) {
   return {
     ...processVars(production),
     ...urls,
+    // Only the management host itself needs its public URL in production: no other host links to it, so adding the
+    // management host asks nothing new of the others' deployments.
+    MANAGEMENT_URL:
+      name === 'management'
+        ? publicUrlVar(production, DEFAULT_PORTS.management)
+        : urlVar(`http://localhost:${DEFAULT_PORTS.management}`),
     // The OpenID Provider's issuer too: https in production.
     OIDC_URL: publicUrlVar(production, DEFAULT_PORTS.oidc, issuerUrlVar('', production)),
     PORT: intVar(DEFAULT_PORTS[name], { max: 65_535 }),
