@@ -38,12 +38,16 @@ export async function benchManagement(
   let k = 0;
   results.managementWrite = await repeated('management PATCH .../claims (+ audit row)', () => ({
     url: `${host.url}/v1/applications/${app.anchor}/claims`,
-    method: 'PATCH',
-    headers: { ...auth, 'content-type': 'application/json' },
-    setupRequest: (req: autocannon.Request) => ({
-      ...req,
-      body: JSON.stringify({ email: REQUIREMENTS[k++ % 2] }),
-    }),
+    requests: [
+      {
+        method: 'PATCH',
+        headers: { ...auth, 'content-type': 'application/json' },
+        setupRequest: (req: autocannon.Request) => ({
+          ...req,
+          body: JSON.stringify({ email: REQUIREMENTS[k++ % 2] }),
+        }),
+      },
+    ],
   }));
   results.managementAuditRows = (await infra.db.auditEvent.count()) - before;
   console.log(`  (${results.managementAuditRows} audit rows written by the write runs)`);
