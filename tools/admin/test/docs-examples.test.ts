@@ -31,3 +31,14 @@ test("docs/admin.md's account show answer is what the CLI answers for an account
     expect({ field, value: documented[field] }).toEqual({ field, value: real[field] });
   }
 });
+
+test("docs/admin.md's audit list and verify answers are what the CLI answers", async () => {
+  const documented = documentedOutput('audit list --action org.create --limit 1');
+  await ok(['org', 'create', '--name', uniqueName('docsAudit')]);
+  const real = await ok(['audit', 'list', '--action', 'org.create', '--limit', '1']);
+  expect(Object.keys(documented)).toEqual(Object.keys(real));
+  const [shown] = documented.auditEvents as Record<string, unknown>[];
+  const [answered] = real.auditEvents as Record<string, unknown>[];
+  expect(Object.keys(shown!)).toEqual(Object.keys(answered!));
+  expect(Object.keys(documentedOutput('audit verify'))).toEqual(['verified']);
+});
