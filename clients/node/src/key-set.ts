@@ -2,7 +2,9 @@
 // origin only, kept for its Cache-Control max-age and never beyond 300 s, refetched at once when a token names an
 // unknown kid (at most once per `minRefetchMs`, so a flood of forged kids cannot turn into a flood of fetches),
 // and, when a refetch fails, the last good set kept for at most 300 s after its fetch (the spec's bound on
-// accepting a key after an emergency revocation).
+// accepting a key after an emergency revocation). After a failed fetch no fetch is made for a back-off (1 s by
+// default, doubling to 30 s, reset by a success), so a failing host costs at most one request per back-off
+// however many tokens arrive.
 import { call, type Transport, trimBase } from './http.ts';
 import { importRsaKey, type VerificationKey } from './rsa.ts';
 
@@ -17,6 +19,8 @@ export interface KeySetOptions {
   now: () => number;
   /** Floor between two fetches triggered by unknown kids (default 1000 ms). */
   minRefetchMs?: number;
+  /** Ceiling on the back-off after failed fetches (default 30000 ms); the first back-off is `minRefetchMs`. */
+  maxBackoffMs?: number;
   /** Ceiling on the cache lifetime, at most 300 (default 300). */
   maxAgeSeconds?: number;
 }
@@ -56,13 +60,19 @@ export class KeySet {
   private loaded: Loaded | undefined;
   private inflight: Promise<Loaded> | undefined;
   private lastAttempt = Number.NEGATIVE_INFINITY;
+  /** Consecutive failed fetches, and the instant before which no fetch is made after the last one. */
+  private failures = 0;
+  private retryAt = Number.NEGATIVE_INFINITY;
+  private lastError: unknown;
   private readonly url: string;
   private readonly minRefetchMs: number;
+  private readonly maxBackoffMs: number;
   private readonly capSeconds: number;
 
   constructor(private readonly opts: KeySetOptions) {
     this.url = `${trimBase(opts.sessionUrl)}/applications/${encodeURIComponent(opts.applicationAnchor)}/jwks.json`;
     this.minRefetchMs = opts.minRefetchMs ?? 1000;
+    this.maxBackoffMs = Math.max(opts.maxBackoffMs ?? 30_000, this.minRefetchMs);
     this.capSeconds = Math.min(opts.maxAgeSeconds ?? MAX_KEY_SET_AGE_SECONDS, MAX_KEY_SET_AGE_SECONDS);
   }
 
@@ -92,17 +102,22 @@ export class KeySet {
   private async refresh(now: number, force = false): Promise<Loaded> {
     if (this.inflight) return this.inflight;
     if (!force && this.loaded && now < this.loaded.freshUntil) return this.loaded;
+    if (now < this.retryAt) return this.fallback(now, this.lastError);
     this.lastAttempt = now;
     this.inflight = this.fetchSet().then(
       (loaded) => {
         this.loaded = loaded;
+        this.failures = 0;
+        this.retryAt = Number.NEGATIVE_INFINITY;
         return loaded;
       },
       (err: unknown) => {
-        // A set fetched within the last 300 s may still be used (spec, Key set rules); older is refused.
-        const kept = this.loaded;
-        if (kept && this.opts.now() - kept.fetchedAt < MAX_KEY_SET_AGE_SECONDS * 1000) return kept;
-        throw err;
+        const failedAt = this.opts.now();
+        this.failures += 1;
+        this.lastError = err;
+        const backoff = Math.min(this.minRefetchMs * 2 ** Math.min(this.failures - 1, 30), this.maxBackoffMs);
+        this.retryAt = failedAt + backoff;
+        return this.fallback(failedAt, err);
       },
     );
     try {
@@ -110,6 +125,13 @@ export class KeySet {
     } finally {
       this.inflight = undefined;
     }
+  }
+
+  /** A set fetched within the last 300 s may still be used (spec, Key set rules); older is refused. */
+  private fallback(now: number, err: unknown): Loaded {
+    const kept = this.loaded;
+    if (kept && now - kept.fetchedAt < MAX_KEY_SET_AGE_SECONDS * 1000) return kept;
+    throw err;
   }
 
   private async fetchSet(): Promise<Loaded> {
