@@ -16,6 +16,7 @@ export {
   memoryReplayCheck,
 } from './dpop.ts';
 export * from './errors.ts';
+export * from './events.ts';
 export * from './express.ts';
 export type { FetchLike } from './http.ts';
 export { MAX_KEY_SET_AGE_SECONDS } from './key-set.ts';
