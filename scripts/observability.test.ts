@@ -34,6 +34,7 @@ function exportedNames(): Set<string> {
     queue: { getJobCounts: async () => ({}) },
     db: undefined as never,
     clock: systemClock,
+    outbox: { pending: async () => ({ count: 0, oldest: undefined }) },
   });
   const names = new Set<string>();
   for (const registry of [host.registry, worker.base.registry]) {
