@@ -6,6 +6,8 @@ import type { JWK } from '@signin-service/node';
 
 export interface ExampleConfig {
   port: number;
+  /** The interface to listen on: loopback unless HOST says otherwise. */
+  host: string;
   applicationAnchor: string;
   connectUrl: string;
   sessionUrl: string;
@@ -35,6 +37,7 @@ export function exampleConfigFromEnv(env: Record<string, string | undefined>): E
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('PORT must be a port number');
   return {
     port,
+    host: env.HOST || '127.0.0.1',
     applicationAnchor: env.APP_ANCHOR || 'demo-app',
     connectUrl: env.CONNECT_URL || 'http://localhost:4101',
     sessionUrl: env.SESSION_URL || 'http://localhost:4103',

@@ -3,7 +3,7 @@ import { exampleConfigFromEnv } from './config.ts';
 import { createWebApp } from './web-app.ts';
 
 const config = exampleConfigFromEnv(process.env);
-createWebApp(config).listen(config.port, () => {
+createWebApp(config).listen(config.port, config.host, () => {
   process.stdout.write(
     `example web app at http://localhost:${config.port}/ (application ${config.applicationAnchor})\n`,
   );

@@ -13,6 +13,7 @@ import {
 import express, { type Request, type Response } from 'express';
 import type { ExampleConfig } from './config.ts';
 import { homePage, mePage, messagePage } from './pages.ts';
+import { PendingStore } from './pending.ts';
 
 interface Signed {
   via: 'connect' | 'oidc';
@@ -58,8 +59,9 @@ export function createWebApp(config: ExampleConfig) {
     : undefined;
   // Server-side state: a real application keeps these in its own session store.
   const sessions = new Map<string, Signed>();
-  const pendingLogins = new Map<string, { hiddenKey: string; browser: string }>();
-  const pendingOidc = new Map<string, PendingAuthorization>();
+  // Pending sign-ins expire after 10 minutes and at most 100 of each are kept (the oldest dropped).
+  const pendingLogins = new PendingStore<{ hiddenKey: string; browser: string }>();
+  const pendingOidc = new PendingStore<PendingAuthorization>();
 
   const startSession = (res: Response, signed: Signed) => {
     const id = randomBytes(32).toString('base64url');
