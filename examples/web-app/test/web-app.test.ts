@@ -46,6 +46,7 @@ beforeAll(async () => {
   });
   const app = createWebApp({
     port,
+    host: '127.0.0.1',
     applicationAnchor: anchor,
     connectUrl: fleet.urls.connect,
     sessionUrl: fleet.urls.session,
