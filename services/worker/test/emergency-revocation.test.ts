@@ -32,8 +32,13 @@ const jwksKids = async (anchor: string) => {
   return ((await res.json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
 };
 
+/** `pnpm admin ...args` as a developer runs it: the development KEK asked for by name (the tool never falls back). */
 async function admin(args: string[]): Promise<{ code: number | null; out: Record<string, unknown> }> {
-  const child = spawnTsx('tools/admin/src/main.ts', { LOG_LEVEL: 'silent' }, args);
+  const child = spawnTsx(
+    'tools/admin/src/main.ts',
+    { KEY_ENCRYPTION_KEY: 'development', LOG_LEVEL: 'silent' },
+    args,
+  );
   const code = await child.exited;
   return { code, out: child.lines[0] as Record<string, unknown> };
 }
