@@ -176,7 +176,11 @@ export function createOidcClient(opts: OidcClientOptions) {
         audience: opts.clientId,
         algorithms: ['RS256'],
       });
-      if (payload.nonce !== pending.nonce || typeof payload.sub !== 'string') {
+      if (
+        payload.nonce !== pending.nonce ||
+        typeof payload.sub !== 'string' ||
+        !audienceAccepted(payload, opts.clientId)
+      ) {
         throw new SigninApiError('POST /token', 502, { error: 'invalid_id_token' });
       }
       if (typeof payload.at_hash === 'string') {
@@ -214,7 +218,7 @@ export function createOidcClient(opts: OidcClientOptions) {
         audience: opts.clientId,
         algorithms: ['RS256'],
       });
-      if (typeof payload.sub !== 'string')
+      if (typeof payload.sub !== 'string' || !audienceAccepted(payload, opts.clientId))
         throw new SigninApiError('POST /token', 502, { error: 'invalid_id_token' });
       return {
         idToken: tokens.id_token,
@@ -256,3 +260,14 @@ export function createOidcClient(opts: OidcClientOptions) {
 }
 
 export type OidcClient = ReturnType<typeof createOidcClient>;
+
+/**
+ * OIDC Core 3.1.3.7, steps 3 to 5: every `aud` member is this client (no other audience is trusted), and an ID
+ * token with several audiences, or any `azp`, names this client as `azp`.
+ */
+export function audienceAccepted(payload: JWTPayload, clientId: string): boolean {
+  const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+  if (aud.length === 0 || aud.some((a) => a !== clientId)) return false;
+  if ((aud.length > 1 || payload.azp !== undefined) && payload.azp !== clientId) return false;
+  return true;
+}
