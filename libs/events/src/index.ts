@@ -4,6 +4,7 @@
 export * from './domain/backoff';
 export * from './domain/delivery';
 export * from './domain/event-types';
+export * from './domain/logout-token-body';
 export * from './domain/outbox-views';
 export * from './domain/ports';
 export * from './domain/set-body';

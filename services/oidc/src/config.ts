@@ -8,7 +8,7 @@ import {
 } from '@svc/device-grant';
 import { type IssuingHostConfig, issuingConfigOf, issuingVars } from '@svc/host';
 import { ID_TOKEN_TTL_MAX_SECONDS, jwksMaxAge } from '@svc/keyring';
-import { type Env, intVar, isProduction, keyPrefixVar, oneOfVar, readConfig } from '@svc/platform';
+import { boolVar, type Env, intVar, isProduction, keyPrefixVar, oneOfVar, readConfig } from '@svc/platform';
 import { type SigninSettings, type SmtpTarget, signinSettingsOf, signinVars } from '@svc/signin';
 
 export interface OidcSettings {
@@ -42,6 +42,11 @@ export interface OidcSettings {
    * in discovery) or `initial-access-token` (a token from `oidc-client registration-token create`).
    */
   registration: 'off' | 'initial-access-token';
+  /**
+   * Where a backchannel_logout_uri at POST /register may point: production's rules (https, no private address)
+   * unless EVENTS_ALLOW_PRIVATE_TARGETS, as for event subscriptions and the worker's delivery.
+   */
+  backchannelTargets: { production: boolean; allowPrivate: boolean };
   /** POST /register per client address per 60 s (OIDC_REGISTRATION_RATE_PER_MINUTE, default 10). */
   registrationRatePerMinute: number;
 }
@@ -91,6 +96,7 @@ function oidcVars(production: boolean) {
     // An agent registers itself once; a flood of registrations from one address with a stolen token with many
     // uses would write a client row each.
     OIDC_REGISTRATION_RATE_PER_MINUTE: intVar(10, { min: 1 }),
+    EVENTS_ALLOW_PRIVATE_TARGETS: boolVar(false),
     ...deviceGrantVars(),
   };
 }
@@ -116,6 +122,7 @@ export function oidcConfigFromEnv(env: Env): OidcConfig {
           deviceGrant: { ...deviceGrantSettingsOf(v), deviceUrl: base.urls.device },
           registration: v.OIDC_REGISTRATION,
           registrationRatePerMinute: v.OIDC_REGISTRATION_RATE_PER_MINUTE,
+          backchannelTargets: { production, allowPrivate: v.EVENTS_ALLOW_PRIVATE_TARGETS },
         },
         pages: {
           ...shared,

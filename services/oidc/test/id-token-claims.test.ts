@@ -1,8 +1,8 @@
 // ID tokens carry exactly the spec table's claims (iss, sub, aud, exp, iat, nonce, auth_time, at_hash, c_hash, amr,
-// acr; profile claims only for response_type=id_token): no sid, jti or azp. Checked for the five response types at
-// /authorize, the code exchange and the refresh grant; amr and acr are those of the sign-in (an email-code
-// sign-up is not a passkey) and stay across refresh grants with auth_time; end-session finds the sessions a hint
-// stands for without a sid.
+// acr; profile claims only for response_type=id_token) and the sign-in session's sid (OIDC Back-Channel Logout):
+// no jti or azp. Checked for the five response types at /authorize, the code exchange and the refresh grant; amr,
+// acr and sid are those of the sign-in (an email-code sign-up is not a passkey) and stay across refresh grants with
+// auth_time; end-session finds the sessions a hint stands for.
 import { OIDC_SCOPE } from '@svc/keyring';
 import { emailCodeReferences, passkeySignInReferences } from '@svc/signin';
 import { CLAIM_VIEW_KEYS } from '@svc/testkit';
@@ -23,7 +23,7 @@ import {
 
 const h = useOidcHost();
 
-const BASE = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'acr'];
+const BASE = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'acr', 'sid'];
 const keys = (claims: object) => Object.keys(claims).sort();
 const sorted = (list: string[]) => [...list].sort();
 
@@ -61,21 +61,25 @@ describe('the claim set of every ID token', () => {
     expect(keys(decodeJwt(hybrid.id_token as string))).toEqual(sorted([...BASE, 'nonce', 'c_hash']));
   });
 
-  test('code exchange and refresh grant: the table, no sid; an email-code sign-in keeps otp and no acr', async () => {
+  test('code exchange and refresh grant: the table with the sign-in sid; an email-code sign-in keeps otp and no acr', async () => {
     const rp = await provisionRp(h);
     const grant = grantFor(rp, { ...emailCodeReferences(), acr: undefined });
     const first = await exchange(h, rp, await codeFor(h, grant));
     expect(first.status).toBe(200);
     const id = await verifyIdToken(h, first.body.id_token, rp.client.clientId);
     expect(keys(id)).toEqual(
-      sorted(['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'nonce', 'at_hash']),
+      sorted(['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'nonce', 'at_hash', 'sid']),
     );
     expect(id.amr).toEqual(['otp']);
     const renewed = await refresh(h, rp, first.body.refresh_token);
     expect(renewed.status).toBe(200);
     const again = await verifyIdToken(h, renewed.body.id_token, rp.client.clientId);
-    expect(keys(again)).toEqual(sorted(['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'at_hash']));
-    expect(again).toMatchObject({ amr: ['otp'], auth_time: id.auth_time });
+    expect(keys(again)).toEqual(sorted(['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'at_hash', 'sid']));
+    expect(again).toMatchObject({ amr: ['otp'], auth_time: id.auth_time, sid: id.sid });
+    // The sign-in's sid: not the session row's id (the access token's sid), nor the sign-in's handle.
+    expect(id.sid).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(id.sid).not.toBe(decodeJwt(first.body.access_token).sid);
+    expect(id.sid).not.toContain(grant.browserSessionId ?? '-');
     expect(again.at_hash).toBe(halfHash(renewed.body.access_token));
   });
 
@@ -143,6 +147,7 @@ test("mintIdToken: the token jose's CompactSign made from the same key and claim
     acr: 'phr',
     nonce: 'n-0S6_WzA2Mj',
     accessToken: 'access-token-value',
+    sid: 'sid-of-the-sign-in',
   };
   const token = await mintIdToken(deps, input);
   expect(await mintIdToken(deps, input)).toBe(token);
@@ -164,7 +169,7 @@ test("mintIdToken: the token jose's CompactSign made from the same key and claim
   });
 });
 
-test('discovery names exactly the claims ID tokens and userinfo carry (no sid), and every acr a sign-in states', async () => {
+test('discovery names exactly the claims ID tokens and userinfo carry (sid among them), and every acr a sign-in states', async () => {
   const meta = (await (await fetch(`${h.url}/.well-known/openid-configuration`)).json()) as Record<
     string,
     string[]
@@ -192,7 +197,7 @@ test('discovery names exactly the claims ID tokens and userinfo carry (no sid), 
   note((await info.json()) as object);
   // The profile claims all came through (picture_animated among them), so the set is complete.
   expect(carried).toContain('picture_animated');
-  expect(carried).not.toContain('sid');
+  expect(carried).toContain('sid');
   expect(sorted(meta.claims_supported as string[])).toEqual(sorted([...carried]));
   const stated = [passkeySignInReferences(true).acr, passkeySignInReferences(false).acr];
   expect(sorted(meta.acr_values_supported as string[])).toEqual(sorted(stated as string[]));
@@ -210,6 +215,8 @@ test('discovery: exactly the metadata of what the host serves', async () => {
     acr_values_supported: ['phrh', 'phr'],
     authorization_endpoint: `${h.url}/authorize`,
     authorization_response_iss_parameter_supported: true,
+    backchannel_logout_session_supported: true,
+    backchannel_logout_supported: true,
     claim_state_endpoint: `${h.url}/claim-state`,
     claims_parameter_supported: false,
     claims_supported: expect.any(Array),
@@ -246,7 +253,7 @@ test('discovery: exactly the metadata of what the host serves', async () => {
   expect(meta).not.toHaveProperty('userinfo_signing_alg_values_supported');
 });
 
-describe('/end-session with an ID token that has no sid', () => {
+describe('/end-session with an ID token', () => {
   test('revokes the sessions of the sign-in the hint states, for its client only', async () => {
     const rp = await provisionRp(h);
     const other = await provisionRp(h);

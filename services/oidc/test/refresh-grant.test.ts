@@ -54,11 +54,12 @@ describe('refresh_token grant: statements', () => {
     });
     expect(third?.status).toBe(200);
     const onSessions = statements.filter((s) => /sessions/.test(s));
-    expect(onSessions.map((s) => s.split(' ')[0])).toEqual(['rotation_read_v12', 'rotation_consume_v8']);
+    expect(onSessions.map((s) => s.split(' ')[0])).toEqual(['rotation_read_v13', 'rotation_consume_v8']);
     const id = await verifyIdToken(h, third!.body.id_token, rp.client.clientId);
     expect(id.amr).toEqual([...PASSKEY_AMR]);
     expect(id.acr).toBe(PASSKEY_ACR);
-    expect(id).not.toHaveProperty('sid');
+    // The sign-in's sid came with the rotation read, as the first ID token stated it.
+    expect(id.sid).toBe((await verifyIdToken(h, first.body.id_token, rp.client.clientId)).sid);
   });
 });
 

@@ -141,6 +141,17 @@ test('dpop_bound_access_tokens: the client is registered --require-dpop; the reg
   expect(JSON.stringify(changes)).not.toMatch(/oidcs_/);
 });
 
+test('backchannel_logout_uri: registered (OIDC Back-Channel Logout), answered with session_required, listed', async () => {
+  const { token: iat } = await token();
+  const uri = 'http://127.0.0.1:9/backchannel';
+  const res = await register({ redirect_uris: [REDIRECT], backchannel_logout_uri: uri }, `Bearer ${iat}`);
+  expect(res.status).toBe(201);
+  const body = (await res.json()) as Record<string, unknown>;
+  expect(body).toMatchObject({ backchannel_logout_uri: uri, backchannel_logout_session_required: true });
+  const { clients } = await listOidcClients(first.infra.provisioning, anchor);
+  expect(clients.find((c) => c.clientId === body.client_id)).toMatchObject({ backchannelLogoutUri: uri });
+});
+
 test('openid-client 6: a public client registers and gets a Configuration; no secret', async () => {
   const { token: iat } = await token();
   const config = await client.dynamicClientRegistration(
@@ -261,10 +272,11 @@ describe('bad metadata: 400 with RFC 7591 errors, nothing spent', () => {
       'invalid_client_metadata',
     ],
     [
-      'backchannel_logout_uri (not yet served)',
-      { backchannel_logout_uri: 'https://a.example/bc' },
+      'an http backchannel_logout_uri off loopback',
+      { backchannel_logout_uri: 'http://a.example/bc' },
       'invalid_client_metadata',
     ],
+    ['a backchannel_logout_uri that is not a URL', { backchannel_logout_uri: 'bc' }, 'invalid_client_metadata'],
   ])('%s: %s', async (_name, over, error) => {
     const { token: iat, registrationToken } = await token();
     const res = await register({ redirect_uris: [REDIRECT], ...over }, `Bearer ${iat}`);

@@ -154,7 +154,7 @@ function expectIdToken(idToken: string, opts: { nonce?: string; accessToken?: st
   // A passkey sign-in with user verification; the virtual authenticator's keys are device-bound.
   expect(claims.amr).toEqual(['hwk', 'user', 'mfa']);
   expect(claims.acr).toBe('phrh');
-  expect(claims).not.toHaveProperty('sid');
+  expect(claims.sid).toMatch(/^[A-Za-z0-9_-]{43}$/);
   expect(typeof claims.auth_time).toBe('number');
   if (opts.nonce) expect(claims.nonce).toBe(opts.nonce);
   if (opts.accessToken) expect(claims.at_hash).toBe(idTokenHash(opts.accessToken));

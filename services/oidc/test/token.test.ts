@@ -38,7 +38,8 @@ describe('authorization_code grant', () => {
     expect(id.iss).toBe(h.url);
     expect(id.aud).toBe(rp.client.clientId);
     expect(id.sub).toBe(access.sub);
-    expect(id).not.toHaveProperty('sid');
+    expect(id.sid).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(id.sid).not.toBe(access.sid);
     expect(id.nonce).toBe(grant.nonce);
     expect(id.auth_time).toBe(grant.authTime.getTime() / 1000);
     expect(id.at_hash).toBe(halfHash(res.body.access_token));

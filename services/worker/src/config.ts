@@ -7,6 +7,7 @@ import {
 } from '@svc/keyring';
 import {
   boolVar,
+  DEFAULT_PORTS,
   type Env,
   intVar,
   isProduction,
@@ -15,6 +16,7 @@ import {
   type ProcessConfig,
   processConfigOf,
   processVars,
+  publicUrlVar,
   readConfig,
   textVar,
   type VarValues,
@@ -37,6 +39,8 @@ export interface RetentionConfig {
 export interface EventsConfig {
   /** ISSUER_URL: every SET's iss. */
   issuer: string;
+  /** OIDC_URL: every logout token's iss (OIDC Back-Channel Logout), the ID tokens' issuer. */
+  oidcIssuer: string;
   /** EVENTS_ALLOW_PRIVATE_TARGETS: production may push to loopback, private, link-local and unique-local targets. */
   allowPrivateTargets: boolean;
   /** Rows one delivery pass claims, and passes running at once. */
@@ -99,6 +103,7 @@ function workerVars(production: boolean) {
     JOB_LOCK_DURATION_MS: intVar(30_000, { min: 1 }),
     JOB_STALLED_INTERVAL_MS: intVar(30_000, { min: 1 }),
     ISSUER_URL: issuerUrlVar('https://issuer.local.test', production),
+    OIDC_URL: publicUrlVar(production, DEFAULT_PORTS.oidc, issuerUrlVar('', production)),
     EVENTS_ALLOW_PRIVATE_TARGETS: boolVar(false),
     EVENTS_BATCH_SIZE: intVar(100, { min: 1, max: 1000 }),
     EVENTS_LANES: intVar(4, { min: 1, max: 64 }),
@@ -133,6 +138,7 @@ export function workerConfigFromEnv(env: Env): WorkerConfig {
       ...processConfigOf(production, v),
       events: {
         issuer: v.ISSUER_URL,
+        oidcIssuer: v.OIDC_URL,
         allowPrivateTargets: v.EVENTS_ALLOW_PRIVATE_TARGETS,
         batchSize: v.EVENTS_BATCH_SIZE,
         lanes: v.EVENTS_LANES,

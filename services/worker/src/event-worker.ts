@@ -1,10 +1,17 @@
 // The worker's event delivery: the outbox drain (jobs/event-delivery.ts) over the outbox store, the SET body builder
-// (the applications' keys from the key ring) and the SSRF-checked push, woken by the outbox's notifications.
+// (the applications' keys from the key ring), the logout token builder (the OIDC platform key) and the SSRF-checked push, woken by the outbox's notifications.
 import type { Db } from '@svc/db';
-import { type DeliveryDeps, deliverDue, SECURITY_EVENT_KIND, securityEventBody } from '@svc/events';
+import {
+  BACKCHANNEL_LOGOUT_KIND,
+  type DeliveryDeps,
+  deliverDue,
+  logoutTokenBody,
+  SECURITY_EVENT_KIND,
+  securityEventBody,
+} from '@svc/events';
 import { createPush } from '@svc/events/push';
 import { createOutboxStore, resolveHost } from '@svc/events/stores';
-import { createKeyRing } from '@svc/keyring';
+import { createKeyRing, OIDC_SCOPE } from '@svc/keyring';
 import type { Clock, Logger } from '@svc/platform';
 import type { Kek } from '@svc/token-core';
 import type { EventsConfig } from './config';
@@ -44,6 +51,11 @@ export function createEventWorker(c: {
       [SECURITY_EVENT_KIND]: securityEventBody({
         issuer: c.config.issuer,
         signerOf: (applicationId) => keyRing.signer(applicationId),
+      }),
+      [BACKCHANNEL_LOGOUT_KIND]: logoutTokenBody({
+        issuer: c.config.oidcIssuer,
+        signer: () => keyRing.signer(OIDC_SCOPE),
+        clock: c.clock,
       }),
     },
     push: pusher.push,

@@ -57,3 +57,11 @@ export function isEventName(value: string): value is EventName {
 export const SECURITY_EVENT_KIND = 'security-event';
 export const SET_CONTENT_TYPE = 'application/secevent+jwt';
 export const SET_TYP = 'secevent+jwt';
+
+/** The outbox row kind of an OIDC Back-Channel Logout 1.0 logout token to a client's backchannel_logout_uri. */
+export const BACKCHANNEL_LOGOUT_KIND = 'backchannel-logout';
+export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+export const LOGOUT_TOKEN_TYP = 'logout+jwt';
+export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+/** How long a logout token is valid from its signing (at each delivery attempt). */
+export const LOGOUT_TOKEN_TTL_SECONDS = 120;

@@ -1,7 +1,13 @@
 // The SQL other stores embed to write outbox rows in the statement (or transaction) of the change that causes them
 // (`@svc/events/shared-sql`): only subscribed applications get rows, one per (application, event), and a change
 // that touches no subscribed application costs one index probe of event_subscriptions per changed row.
-import { type EventName, SECURITY_EVENT_KIND, SET_CONTENT_TYPE } from '../domain/event-types';
+import {
+  BACKCHANNEL_LOGOUT_KIND,
+  type EventName,
+  FORM_CONTENT_TYPE,
+  SECURITY_EVENT_KIND,
+  SET_CONTENT_TYPE,
+} from '../domain/event-types';
 
 /**
  * The txn of rows an audited change writes (libs/provisioning's stores, inside `changes.run`): a placeholder naming
@@ -34,11 +40,26 @@ export function outboxInsertSql(o: OutboxSelect): string {
 }
 
 /**
+ * The back-channel logout rows (OIDC Back-Channel Logout 1.0) of the OIDC sessions among `from` (alias r): one per
+ * (client, sign-in sid) for each active client that registered a backchannel_logout_uri.
+ */
+function backchannelLogoutSelect(from: string, reason: string, txn: string): string {
+  return `SELECT DISTINCT r.application_id, '${BACKCHANNEL_LOGOUT_KIND}', c.backchannel_logout_uri,
+      '${FORM_CONTENT_TYPE}', jsonb_build_object('clientId', c.client_id, 'subject', r.subject, 'sid', o.id_token_sid),
+      ${txn}
+    FROM ${from} r JOIN oidc_sessions o ON o.sid = r.id JOIN oidc_clients c ON c.id = o.oidc_client_id
+    WHERE c.backchannel_logout_uri IS NOT NULL AND c.status = 'ACTIVE' AND o.id_token_sid IS NOT NULL
+      AND ${reason} IS NOT NULL`;
+}
+
+/**
  * session-revoked for each row of `from` (a CTE of revoked sessions with id, application_id, subject; alias r),
- * with the event reason and txn expressions given.
+ * with the event reason and txn expressions given; and, in the same INSERT, a logout token for each OIDC session
+ * among them whose client registered a back-channel logout URI (every way a session ends with a reason: logout,
+ * revoke-all, reuse, a removed passkey, an identifier reset, a suspension, an operator).
  */
 export function sessionRevokedOutboxSql(from: string, reason: string, txn: string): string {
-  return outboxInsertSql({
+  return `${outboxInsertSql({
     event: 'session-revoked',
     from: `${from} r`,
     application: 'r.application_id',
@@ -46,7 +67,8 @@ export function sessionRevokedOutboxSql(from: string, reason: string, txn: strin
     payload: `'sid', r.id, 'reason', ${reason}`,
     txn,
     where: `${reason} IS NOT NULL`,
-  });
+  })}
+    UNION ALL ${backchannelLogoutSelect(from, reason, txn)}`;
 }
 
 /**

@@ -59,6 +59,8 @@ export interface OidcRotationView {
   acr: string | null;
   /** The DPoP key a public client's refresh token is bound to (RFC 7638 thumbprint), or null when unbound. */
   dpopJkt: string | null;
+  /** The ID tokens' `sid` (the sign-in session's, OIDC Back-Channel Logout); null for a row from before it. */
+  idTokenSid: string | null;
 }
 
 export interface RotationRead {

@@ -147,7 +147,7 @@ interface RotationRow extends SnapshotColumns {
   session_authority_version: number | null;
   auth_time: Date;
   scope: string | null;
-  /** `[oidc_client_id, acr, dpop_jkt, ...amr]` of an OIDC session's oidc_sessions row; null otherwise. */
+  /** `[oidc_client_id, acr, dpop_jkt, id_token_sid, ...amr]` of an OIDC session's oidc_sessions row; null otherwise. */
   oidc: (string | null)[] | null;
   read_at: Date;
   workload_ok: boolean;
@@ -161,11 +161,11 @@ interface RotationRow extends SnapshotColumns {
  * under CASE, not a join, so that no other session probes that table (a join filter would probe, then discard).
  */
 const READ_ROTATIONS: Statement = {
-  name: 'rotation_read_v12',
+  name: 'rotation_read_v13',
   text: `SELECT s.id, s.application_id, s.protocol, s.auth_method, s.subject, s.actor_subject,
       s.status, s.revoked_reason, s.current_version, s.current_jti, s.access_ttl, s.refresh_ttl, s.expires_at,
       s.rotated_at, s.retry_until, s.authority_version AS session_authority_version, s.auth_time, s.scope,
-      CASE WHEN s.protocol = 'OIDC' THEN (SELECT ARRAY[o.oidc_client_id::text, o.acr, o.dpop_jkt] || o.amr
+      CASE WHEN s.protocol = 'OIDC' THEN (SELECT ARRAY[o.oidc_client_id::text, o.acr, o.dpop_jkt, o.id_token_sid] || o.amr
         FROM oidc_sessions o WHERE o.sid = s.id) END AS oidc,
       statement_timestamp() AS read_at,
       ${SESSION_WORKLOAD_AUTHORITY_SQL} AS workload_ok,
@@ -188,7 +188,8 @@ function toOidcView(oidc: (string | null)[] | null): OidcRotationView | null {
     oidcClientId: oidc[0],
     acr: oidc[1] ?? null,
     dpopJkt: oidc[2] ?? null,
-    amr: oidc.slice(3) as string[],
+    idTokenSid: oidc[3] ?? null,
+    amr: oidc.slice(4) as string[],
   };
 }
 

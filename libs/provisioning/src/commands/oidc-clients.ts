@@ -1,6 +1,7 @@
 // Commands for OpenID Connect clients: `oidc-client create` prints {clientId, clientSecret} (the secret once), and
 // show, set, rotate-secret (a new secret, once) and delete for a client that exists.
 
+import type { TargetPolicy } from '@svc/events';
 import { OIDC_RESPONSE_TYPES } from '@svc/token-core';
 import {
   createOidcClient,
@@ -17,6 +18,7 @@ import {
   setOidcClient,
   showOidcClient,
 } from '../index';
+import type { AdminContext } from './context';
 import { type Flags, UsageError } from './flags';
 import { defineCommand, oneFlagCommand } from './registry';
 
@@ -35,10 +37,14 @@ const SETTABLE = {
 type Settable = keyof typeof SETTABLE;
 const SETTABLE_FLAGS = Object.keys(SETTABLE) as Settable[];
 
+/** The event targets' policy of the admin's adapter (EVENTS_ALLOW_PRIVATE_TARGETS); the strictest without one. */
+const targetPolicyOf = (ctx: AdminContext): TargetPolicy =>
+  ctx.eventTargets?.() ?? { production: true, allowPrivate: false };
+
 export const oidcClientCommands = [
   defineCommand({
     name: 'oidc-client create',
-    synopsis: `--app A --redirect-uri URI [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--auth-method ${OIDC_AUTH_METHODS.join('|')}] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...] [--require-par] [--require-dpop]   (the secret is shown once and absent for none; the application needs an OIDC authentication rule; response types default to code, the others opt-in: ${OIDC_RESPONSE_TYPES.join(', ')}; grants default to authorization_code, and a client with only device_code has no redirect URI; web origins may read /token, /userinfo and revocation answers from a browser; --require-par refuses /authorize without a request_uri pushed at /par; --require-dpop: /token issues nothing without a DPoP proof, dpop_bound_access_tokens)`,
+    synopsis: `--app A --redirect-uri URI [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--auth-method ${OIDC_AUTH_METHODS.join('|')}] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...] [--require-par] [--require-dpop] [--backchannel-logout-uri URL]   (the secret is shown once and absent for none; the application needs an OIDC authentication rule; response types default to code, the others opt-in: ${OIDC_RESPONSE_TYPES.join(', ')}; grants default to authorization_code, and a client with only device_code has no redirect URI; web origins may read /token, /userinfo and revocation answers from a browser; --require-par refuses /authorize without a request_uri pushed at /par; --require-dpop: /token issues nothing without a DPoP proof, dpop_bound_access_tokens; --backchannel-logout-uri: where OIDC Back-Channel Logout tokens are posted when a sign-in session ends, https (http only for a loopback host outside production), checked as event subscription URLs are)`,
     http: { method: 'POST', path: '/v1/oidc-clients', created: '/v1/oidc-clients/{clientId}' },
     flags: {
       app: {},
@@ -50,6 +56,7 @@ export const oidcClientCommands = [
       'web-origin': { list: true },
       'require-par': { switch: true },
       'require-dpop': { switch: true },
+      'backchannel-logout-uri': {},
     },
     parse: (f) => {
       const redirectUris = f.list('redirect-uri');
@@ -66,9 +73,10 @@ export const oidcClientCommands = [
         webOrigins: f.list('web-origin'),
         requirePar: f.switch('require-par'),
         requireDpop: f.switch('require-dpop'),
+        backchannelLogoutUri: f.optional('backchannel-logout-uri')?.trim() || undefined,
       };
     },
-    run: (ctx, i) => createOidcClient(ctx.provisioning(), i),
+    run: (ctx, i) => createOidcClient(ctx.provisioning(), i, targetPolicyOf(ctx)),
   }),
   oneFlagCommand({
     name: 'oidc-client show',
@@ -80,7 +88,7 @@ export const oidcClientCommands = [
   }),
   defineCommand({
     name: 'oidc-client set',
-    synopsis: `--client ID [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...] [--clear ${SETTABLE_FLAGS.join('|')} ...] [--require-par true|false] [--require-dpop true|false]   (each list given replaces the registered one, --clear empties one; --require-par true refuses /authorize without a request_uri pushed at /par; --require-dpop true issues no token without a DPoP proof; the result must be what create accepts; the auth method is fixed at creation; prints {client})`,
+    synopsis: `--client ID [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--response-type TYPE ...] [--grant ${OIDC_GRANTS.join('|')} ...] [--web-origin ORIGIN ...] [--clear ${SETTABLE_FLAGS.join('|')} ...] [--require-par true|false] [--require-dpop true|false] [--backchannel-logout-uri URL|--clear-backchannel-logout-uri]   (each list given replaces the registered one, --clear empties one; --require-par true refuses /authorize without a request_uri pushed at /par; --require-dpop true issues no token without a DPoP proof; the result must be what create accepts; the auth method is fixed at creation; prints {client})`,
     http: { method: 'PATCH', path: '/v1/oidc-clients/:client' },
     flags: {
       client: {},
@@ -89,6 +97,8 @@ export const oidcClientCommands = [
       'auth-method': {},
       'require-par': {},
       'require-dpop': {},
+      'backchannel-logout-uri': {},
+      'clear-backchannel-logout-uri': { switch: true },
     },
     parse: (f) => {
       const client = clientId(f);
@@ -107,6 +117,11 @@ export const oidcClientCommands = [
       if (requirePar !== undefined) settings.requirePar = requirePar === 'true';
       const requireDpop = f.oneOf('require-dpop', ['true', 'false'] as const);
       if (requireDpop !== undefined) settings.requireDpop = requireDpop === 'true';
+      const backchannel = f.optional('backchannel-logout-uri')?.trim();
+      if (backchannel && f.switch('clear-backchannel-logout-uri'))
+        throw new UsageError('give --backchannel-logout-uri or --clear-backchannel-logout-uri, not both');
+      if (backchannel) settings.backchannelLogoutUri = backchannel;
+      if (f.switch('clear-backchannel-logout-uri')) settings.backchannelLogoutUri = null;
       for (const flag of SETTABLE_FLAGS) {
         const values = f.list(flag);
         if (values.length && cleared.includes(flag))
@@ -115,12 +130,12 @@ export const oidcClientCommands = [
       }
       if (Object.keys(settings).length === 0) {
         throw new UsageError(
-          `nothing to change: give --${SETTABLE_FLAGS.join(', --')}, --require-par, --require-dpop or --clear (oidc-client show --client ${client} shows the current settings)`,
+          `nothing to change: give --${SETTABLE_FLAGS.join(', --')}, --require-par, --require-dpop, --backchannel-logout-uri, --clear-backchannel-logout-uri or --clear (oidc-client show --client ${client} shows the current settings)`,
         );
       }
       return { client, settings };
     },
-    run: (ctx, i) => setOidcClient(ctx.provisioning(), i.client, i.settings),
+    run: (ctx, i) => setOidcClient(ctx.provisioning(), i.client, i.settings, targetPolicyOf(ctx)),
   }),
   oneFlagCommand({
     name: 'oidc-client rotate-secret',

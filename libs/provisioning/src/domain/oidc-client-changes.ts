@@ -4,8 +4,15 @@
 // refer to it, and the host already refuses an inactive client at /authorize, /token (so its refresh tokens stop)
 // and revocation, and in CORS.
 import { type AuditChanges, changed, secretChanged } from '@svc/audit';
+import type { TargetPolicy } from '@svc/events';
 import { ProvisioningError } from '../errors';
-import { checkRegistration, grantsOf, hashClientSecret, newClientSecret } from './oidc-clients';
+import {
+  checkBackchannelLogoutUri,
+  checkRegistration,
+  grantsOf,
+  hashClientSecret,
+  newClientSecret,
+} from './oidc-clients';
 import type { OidcClientChange, OidcClientRecord, Uses } from './ports';
 
 const CLIENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -86,9 +93,17 @@ export interface OidcClientSettings {
   webOrigins?: string[];
   requirePar?: boolean;
   requireDpop?: boolean;
+  /** OIDC Back-Channel Logout 1.0: a URI replaces the registered one, null clears it. */
+  backchannelLogoutUri?: string | null;
 }
 
-export async function setOidcClient(ports: Uses<'changes'>, clientId: string, settings: OidcClientSettings) {
+export async function setOidcClient(
+  ports: Uses<'changes' | 'events'>,
+  clientId: string,
+  settings: OidcClientSettings,
+  policy?: TargetPolicy,
+) {
+  await checkBackchannelLogoutUri(ports, settings.backchannelLogoutUri, policy);
   return ports.changes.run(async (tx, audit) => {
     let before: OidcClientRecord | undefined;
     const after = await changeActive(tx, clientId, (current) => {
@@ -117,6 +132,7 @@ const SETTINGS = [
   'webOrigins',
   'requirePar',
   'requireDpop',
+  'backchannelLogoutUri',
 ] as const;
 
 function settingsChange(current: OidcClientRecord, settings: OidcClientSettings): OidcClientChange {
@@ -137,6 +153,8 @@ function settingsChange(current: OidcClientRecord, settings: OidcClientSettings)
       webOrigins: settings.webOrigins ?? current.webOrigins,
       requirePar: settings.requirePar ?? current.requirePar,
       requireDpop: settings.requireDpop ?? current.requireDpop,
+      backchannelLogoutUri:
+        settings.backchannelLogoutUri === undefined ? current.backchannelLogoutUri : settings.backchannelLogoutUri,
     },
     current.authMethod,
   );

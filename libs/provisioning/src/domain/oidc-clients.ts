@@ -3,6 +3,7 @@
 // authentication method. The secret is a 256-bit random value shown once; only its SHA-256 is stored.
 import { createHash, randomBytes } from 'node:crypto';
 import { created, secretChanged } from '@svc/audit';
+import { checkTarget, EventsError, type TargetPolicy } from '@svc/events';
 import { isHttpsOrLoopback } from '@svc/platform';
 import { OIDC_RESPONSE_TYPES, parseResponseType } from '@svc/token-core';
 import { ProvisioningError } from '../errors';
@@ -90,6 +91,11 @@ export interface OidcRegistration {
   requirePar?: boolean;
   /** dpop_bound_access_tokens (RFC 9449 5.2): the OIDC host's /token issues nothing without a DPoP proof. */
   requireDpop?: boolean;
+  /**
+   * OIDC Back-Channel Logout 1.0 backchannel_logout_uri: checked by checkBackchannelLogoutUri (the event targets'
+   * rules and address check) before the change; null or absent for none.
+   */
+  backchannelLogoutUri?: string | null;
 }
 
 /**
@@ -192,7 +198,33 @@ export function checkRegistration(input: OidcRegistration, authMethod: string, l
     webOrigins,
     requirePar,
     requireDpop: input.requireDpop ?? false,
+    backchannelLogoutUri: input.backchannelLogoutUri || null,
   };
+}
+
+/** Without a policy from its caller a back-channel logout URI is checked by the strictest one (production's). */
+const STRICT_TARGETS: TargetPolicy = { production: true, allowPrivate: false };
+
+/**
+ * A back-channel logout URI checked as an event subscription's URL is (CONTRACTS "Events to applications"): https
+ * (http only for a loopback host outside production), and in production a host that resolves to no loopback,
+ * private, link-local or unique-local address unless EVENTS_ALLOW_PRIVATE_TARGETS. The worker checks again at each
+ * delivery. Refusals name `label` (the CLI's flag or the RFC 7591 member).
+ */
+export async function checkBackchannelLogoutUri(
+  ports: Uses<'events'>,
+  uri: string | null | undefined,
+  policy: TargetPolicy = STRICT_TARGETS,
+  label = '--backchannel-logout-uri',
+): Promise<void> {
+  if (!uri) return;
+  try {
+    await checkTarget({ resolveHost: ports.events.resolveHost, policy }, uri);
+  } catch (err) {
+    if (err instanceof EventsError)
+      throw new ProvisioningError(`${label}: ${err.message}`, { field: 'backchannelLogoutUri' });
+    throw err;
+  }
 }
 
 /** A new client secret: 256 random bits, shown once; only hashClientSecret of it is stored. */
@@ -230,7 +262,12 @@ export async function requireOidcRule(ports: Uses<'tenancy'>, app: { id: string;
   }
 }
 
-export async function createOidcClient(ports: Uses<'changes'>, input: CreateOidcClientInput) {
+export async function createOidcClient(
+  ports: Uses<'changes' | 'events'>,
+  input: CreateOidcClientInput,
+  policy?: TargetPolicy,
+) {
+  await checkBackchannelLogoutUri(ports, input.backchannelLogoutUri, policy);
   return ports.changes.run(async (tx, audit) => {
     const app = await appByAnchor(tx, input.anchor);
     await requireOidcRule(tx, { id: app.id, anchor: input.anchor });

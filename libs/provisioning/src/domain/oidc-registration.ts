@@ -5,8 +5,10 @@
 // ordinary client: listed, shown, changed and deleted like any other.
 import { createHash, randomBytes } from 'node:crypto';
 import { created, registrationTokenActor, secretChanged } from '@svc/audit';
+import type { TargetPolicy } from '@svc/events';
 import { ProvisioningError } from '../errors';
 import {
+  checkBackchannelLogoutUri,
   checkRegistration,
   newOidcClient,
   type OidcRegistration,
@@ -169,14 +171,17 @@ export async function usableRegistrationToken(
  * client inserted with its audit row.
  */
 export async function registerOidcClient(
-  ports: Uses<'changes'>,
+  ports: Uses<'changes' | 'events'>,
   token: RegistrationTokenRecord,
   metadata: DynamicRegistration,
   now: Date,
   request: { requestId?: string | null; sourceAddress?: string | null; userAgent?: string | null } = {},
+  /** Where backchannel_logout_uri may point (the event targets' policy); the strictest without one. */
+  targets?: TargetPolicy,
 ) {
   let registration: ReturnType<typeof checkRegistration>;
   try {
+    await checkBackchannelLogoutUri(ports, metadata.backchannelLogoutUri, targets, 'backchannel_logout_uri');
     registration = checkRegistration(metadata, metadata.authMethod, METADATA_LABELS);
   } catch (err) {
     if (!(err instanceof ProvisioningError)) throw err;

@@ -71,6 +71,8 @@ export interface NewOidcClient {
   /** RFC 9126: /authorize only with a request_uri from /par. */
   requirePar: boolean;
   requireDpop: boolean;
+  /** OIDC Back-Channel Logout 1.0: where logout tokens are posted (checked as event targets are); null for none. */
+  backchannelLogoutUri: string | null;
   /** RFC 7591 client_name (dynamically registered clients). */
   clientName?: string | null;
   /** The initial access token that registered the client (POST /register). */
@@ -158,6 +160,7 @@ export interface OidcClientRecord {
   webOrigins: string[];
   requirePar: boolean;
   requireDpop: boolean;
+  backchannelLogoutUri: string | null;
   clientName: string | null;
   createdAt: Date;
 }
@@ -173,6 +176,7 @@ export interface OidcClientChange {
   webOrigins?: string[];
   requirePar?: boolean;
   requireDpop?: boolean;
+  backchannelLogoutUri?: string | null;
 }
 
 export interface OrganizationRow {

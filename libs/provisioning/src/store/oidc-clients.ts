@@ -16,6 +16,7 @@ export const CLIENT_VIEW = {
   webOrigins: true,
   requirePar: true,
   requireDpop: true,
+  backchannelLogoutUri: true,
   clientName: true,
   createdAt: true,
 } as const;

@@ -2,11 +2,11 @@
 // response types an ID token and the application's access token, following the spec's authorization-response
 // rules (id_token: no hash; id_token token: at_hash; code id_token: c_hash; code id_token token: both; profile
 // claims only for response_type=id_token).
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { profileClaims, runIssuanceChecks } from '@svc/issuance';
 import { ServiceError } from '@svc/platform';
 import type { OidcResponseType } from '@svc/token-core';
-import { mintIdToken } from './id-token';
+import { mintIdToken, signInSid } from './id-token';
 import { type AuthorizationGrant, clientApplication, issueOidcSession } from './issue-oidc';
 import type { OidcDomainDeps } from './ports';
 import { parseScope } from './scopes';
@@ -76,11 +76,13 @@ export async function issueAuthorizationResponse(
   if (!words.has('id_token')) return out;
 
   let subject: string;
+  let sid: string;
   let profile: Record<string, unknown> | undefined;
   if (words.has('token')) {
     // A front-channel token is never DPoP-bound (RFC 9449 covers the token endpoint); the key binds the code only.
     const issued = await issueOidcSession(deps, { ...grant, dpopJkt: undefined });
     subject = issued.subject;
+    sid = issued.idTokenSid;
     out.access_token = issued.accessToken;
     out.token_type = 'Bearer';
     out.expires_in = issued.accessTtl;
@@ -95,12 +97,14 @@ export async function issueAuthorizationResponse(
       kind: 'ACCOUNT',
       id: grant.accountId,
     });
+    sid = signInSid(grant.browserSessionId, randomUUID());
     if (responseType === 'id_token')
       profile = profileClaims(account, claims, subject, parseScope(grant.scope));
   }
   out.id_token = await mintIdToken(deps, {
     clientId: grant.client.clientId,
     subject,
+    sid,
     authTime: grant.authTime,
     amr: grant.amr,
     acr: grant.acr,

@@ -39,6 +39,9 @@ export function providerMetadata(
     code_challenge_methods_supported: ['S256'],
     // RFC 9449 5.1: /token takes DPoP proofs signed with these (libs/token-core dpop.ts).
     dpop_signing_alg_values_supported: [...DPOP_ALGS],
+    // OIDC Back-Channel Logout 1.0: logout tokens to a client's backchannel_logout_uri, naming the ID tokens' sid.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     claims_supported: [
       'sub',
       'iss',
@@ -51,6 +54,7 @@ export function providerMetadata(
       'amr',
       'at_hash',
       'c_hash',
+      'sid',
       'email',
       'email_verified',
       'name',

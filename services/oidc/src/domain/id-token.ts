@@ -1,8 +1,8 @@
 // ID tokens (spec "OIDC ID token" and its authorization-response rules), signed with the platform-wide OIDC key,
 // never an application key: iss OIDC_URL, aud the client_id, sub the pairwise sector subject (the access token's),
-// nonce on initial issuance only, auth_time, at_hash beside an access token, c_hash beside a code, amr and acr.
-// Exactly the spec table's claims (plus profile claims for response_type=id_token): no `sid`, `jti` or `azp`
-// (one audience; OIDC Core 2 needs azp only for several). end-session finds sessions by sub, aud and auth_time.
+// nonce on initial issuance only, auth_time, at_hash beside an access token, c_hash beside a code, amr and acr, and
+// the sign-in session's `sid` (OIDC Back-Channel Logout 1.0: its logout tokens name the same value). No `jti` or
+// `azp` (one audience; OIDC Core 2 needs azp only for several).
 import { createHash } from 'node:crypto';
 import { OIDC_SCOPE } from '@svc/keyring';
 import { signJws } from '@svc/token-core';
@@ -13,6 +13,8 @@ export interface IdTokenInput {
   clientId: string;
   /** The pairwise sector subject: the same value as the accompanying access token's `sub`. */
   subject: string;
+  /** The sign-in session's `sid` (signInSid): the same for every client and every ID token of one sign-in. */
+  sid: string;
   authTime: Date;
   amr: readonly string[];
   acr?: string | null;
@@ -31,6 +33,17 @@ export function leftHalfHash(value: string): string {
   return createHash('sha256').update(value, 'ascii').digest().subarray(0, 16).toString('base64url');
 }
 
+/**
+ * The `sid` of a sign-in session: base64url SHA-256 of the OIDC host's sign-in handle (random, never shown), or of
+ * the session row's id for a session without a browser sign-in (device grant). Stable per sign-in, shared by every
+ * client it signed into, not guessable, and neither value it is made from. The migration that added
+ * oidc_sessions.id_token_sid computes the same for earlier rows.
+ */
+export function signInSid(browserSessionId: string | null | undefined, sessionSid: string): string {
+  const source = browserSessionId ? `oidc-sid:${browserSessionId}` : `oidc-sid:session:${sessionSid}`;
+  return createHash('sha256').update(source, 'utf8').digest('base64url');
+}
+
 export async function mintIdToken(deps: OidcDomainDeps, input: IdTokenInput): Promise<string> {
   const signer = await deps.keyRing.signer(OIDC_SCOPE);
   if (!signer) throw new TemporarilyUnavailable();
@@ -43,6 +56,7 @@ export async function mintIdToken(deps: OidcDomainDeps, input: IdTokenInput): Pr
     iat,
     exp: iat + deps.oidc.idTokenTtlSeconds,
     auth_time: Math.floor(input.authTime.getTime() / 1000),
+    sid: input.sid,
   };
   if (input.nonce) claims.nonce = input.nonce;
   if (input.accessToken) claims.at_hash = leftHalfHash(input.accessToken);

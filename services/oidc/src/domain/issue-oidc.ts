@@ -2,6 +2,7 @@
 // own access token (typ application-access, aud the anchor, iss ISSUER_URL, sid), plus the OIDC session row that
 // binds it to its client and keeps the authentication references for later ID tokens.
 import { type ApplicationContext, issueSession } from '@svc/issuance';
+import { signInSid } from './id-token';
 import { UnauthorizedClient } from './oauth-errors';
 import type { OidcClient, OidcDomainDeps } from './ports';
 
@@ -47,6 +48,8 @@ export async function clientApplication(
 
 export interface IssuedOidcSession {
   sid: string;
+  /** The ID tokens' `sid`: the sign-in session's (id-token.ts signInSid), stored with the OIDC session. */
+  idTokenSid: string;
   subject: string;
   accessToken: string;
   refreshToken: string;
@@ -74,6 +77,7 @@ export async function issueOidcSession(
     redeemsDeviceAuthorization: grant.redeemsDeviceAuthorization,
     dpopJkt: grant.dpopJkt,
   });
+  const idTokenSid = signInSid(grant.browserSessionId, issued.sid);
   await deps.ports.oidcSessions.insert({
     sid: issued.sid,
     oidcClientId: grant.client.id,
@@ -81,12 +85,14 @@ export async function issueOidcSession(
     amr: [...grant.amr],
     acr: grant.acr ?? null,
     browserSessionId: grant.browserSessionId ?? null,
+    idTokenSid,
     // RFC 9449 5: a public client's refresh token is bound to the key (a confidential client's is bound to its
     // authentication already); every refresh must then prove that key.
     dpopJkt: grant.dpopJkt && grant.client.authMethod === 'none' ? grant.dpopJkt : null,
   });
   return {
     sid: issued.sid,
+    idTokenSid,
     subject: issued.subject,
     accessToken: issued.accessToken,
     refreshToken: issued.refreshToken,

@@ -180,6 +180,8 @@ export interface NewOidcSession {
   amr: string[];
   acr: string | null;
   browserSessionId: string | null;
+  /** The ID tokens' `sid` (id-token.ts signInSid). */
+  idTokenSid: string;
   /** A public client's refresh token is bound to this DPoP key (RFC 7638 thumbprint); null when unbound. */
   dpopJkt: string | null;
 }
@@ -270,7 +272,7 @@ export interface OidcPorts extends IssuancePorts {
    * Dynamic client registration's stores (libs/provisioning's, so that POST /register inserts exactly the client
    * `oidc-client create` would): the applications' rules and the initial access tokens.
    */
-  registration: Uses<'tenancy' | 'registrationTokens' | 'changes'>;
+  registration: Uses<'tenancy' | 'registrationTokens' | 'changes' | 'events'>;
   /** POST /register per client address (OIDC_REGISTRATION_RATE_PER_MINUTE). */
   registerLimit: RateLimiter;
 }

@@ -9,7 +9,7 @@ import {
   type RotationRefusal,
   unverifiedAs,
 } from '@svc/issuance';
-import { mintIdToken } from './id-token';
+import { mintIdToken, signInSid } from './id-token';
 import { InvalidGrant, InvalidRequest, InvalidScope } from './oauth-errors';
 import type { OidcClient, OidcDomainDeps } from './ports';
 import { parseScope, type Scope } from './scopes';
@@ -118,6 +118,7 @@ export async function refreshGrant(
     idToken = await mintIdToken(deps, {
       clientId: client.clientId,
       subject: session.subject,
+      sid: oidc?.idTokenSid ?? signInSid(undefined, session.id),
       authTime: session.authTime,
       amr: oidc?.amr ?? [],
       acr: oidc?.acr,

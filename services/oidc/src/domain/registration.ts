@@ -68,9 +68,6 @@ function toRegistration(m: ClientMetadata): DynamicRegistration {
       );
     }
   }
-  if (m.backchannel_logout_uri !== undefined) {
-    throw refuse('invalid_client_metadata', 'backchannel_logout_uri is not supported by this server yet');
-  }
   return {
     authMethod: method,
     redirectUris: m.redirect_uris ?? [],
@@ -80,6 +77,7 @@ function toRegistration(m: ClientMetadata): DynamicRegistration {
     requirePar: m.require_pushed_authorization_requests,
     requireDpop: m.dpop_bound_access_tokens,
     clientName: m.client_name,
+    backchannelLogoutUri: m.backchannel_logout_uri,
   };
 }
 
@@ -112,10 +110,14 @@ export async function registerClient(
   const metadata = toRegistration(parsed.data);
   let made: Awaited<ReturnType<typeof registerOidcClient>>;
   try {
-    made = await registerOidcClient(deps.ports.registration, token, metadata, new Date(deps.clock()), {
-      sourceAddress: request.sourceAddress,
-      userAgent: request.userAgent ?? null,
-    });
+    made = await registerOidcClient(
+      deps.ports.registration,
+      token,
+      metadata,
+      new Date(deps.clock()),
+      { sourceAddress: request.sourceAddress, userAgent: request.userAgent ?? null },
+      deps.oidc.backchannelTargets,
+    );
   } catch (err) {
     if (!(err instanceof RegistrationRefusal)) throw err;
     if (err.code === 'invalid_token') throw new InvalidToken(err.message);
@@ -134,5 +136,9 @@ export async function registerClient(
     ...(r.postLogoutRedirectUris.length ? { post_logout_redirect_uris: r.postLogoutRedirectUris } : {}),
     require_pushed_authorization_requests: r.requirePar,
     dpop_bound_access_tokens: r.requireDpop,
+    // OIDC Back-Channel Logout 1.0: every logout token names the sign-in's sid.
+    ...(r.backchannelLogoutUri
+      ? { backchannel_logout_uri: r.backchannelLogoutUri, backchannel_logout_session_required: true }
+      : {}),
   };
 }

@@ -118,6 +118,7 @@ export async function initialTokenResponse(
   const idToken = await mintIdToken(deps, {
     clientId: client.clientId,
     subject: issued.subject,
+    sid: issued.idTokenSid,
     authTime: signIn.authTime,
     amr: signIn.amr,
     acr: signIn.acr,
