@@ -186,6 +186,48 @@ describe('oidc-client show and set', () => {
     expect(stored.requireDpop).toBe(true);
   });
 
+  it('--backchannel-logout-uri at create and set (event target rules), shown, and cleared', async () => {
+    const anchor = await oidcApp();
+    const made = await createClient(anchor, '--backchannel-logout-uri', 'https://rp.example/backchannel');
+    expect((await ok(['oidc-client', 'show', '--client', made.clientId])).client).toMatchObject({
+      backchannelLogoutUri: 'https://rp.example/backchannel',
+    });
+    const loopback = await ok(setArgs(made.clientId, '--backchannel-logout-uri', 'http://127.0.0.1:8080/bc'));
+    expect(loopback.client).toMatchObject({ backchannelLogoutUri: 'http://127.0.0.1:8080/bc' });
+    const listed = await ok(['oidc-client', 'list', '--app', anchor]);
+    expect(JSON.stringify(listed)).toContain('http://127.0.0.1:8080/bc');
+    for (const uri of ['http://rp.example/bc', 'not a url']) {
+      const refused = await admin(setArgs(made.clientId, '--backchannel-logout-uri', uri));
+      expect(refused.code).toBe(1);
+      expect(refused.json.error).toMatch(/^--backchannel-logout-uri: /);
+      const created = await admin([
+        'oidc-client',
+        'create',
+        '--app',
+        anchor,
+        '--redirect-uri',
+        'https://a.example/cb',
+        '--backchannel-logout-uri',
+        uri,
+      ]);
+      expect(created.code).toBe(1);
+    }
+    const both = await admin(
+      setArgs(
+        made.clientId,
+        '--backchannel-logout-uri',
+        'https://a.example/bc',
+        '--clear-backchannel-logout-uri',
+      ),
+    );
+    expect([both.code, both.json.error]).toEqual([2, expect.stringMatching(/not both/)]);
+    expect((await ok(['oidc-client', 'show', '--client', made.clientId])).client.backchannelLogoutUri).toBe(
+      'http://127.0.0.1:8080/bc',
+    );
+    const cleared = await ok(setArgs(made.clientId, '--clear-backchannel-logout-uri'));
+    expect(cleared.client.backchannelLogoutUri).toBeNull();
+  });
+
   it('refuses every bad input with a clear error and changes nothing', async () => {
     const anchor = await oidcApp();
     const { clientId } = await createClient(anchor);
