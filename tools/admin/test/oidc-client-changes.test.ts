@@ -60,6 +60,7 @@ describe('oidc-client show and set', () => {
         webOrigins: [],
         requirePar: false,
         requireDpop: false,
+        backchannelLogoutUri: null,
         clientName: null,
         createdAt: expect.any(String),
       },
