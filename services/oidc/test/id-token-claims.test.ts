@@ -74,7 +74,9 @@ describe('the claim set of every ID token', () => {
     const renewed = await refresh(h, rp, first.body.refresh_token);
     expect(renewed.status).toBe(200);
     const again = await verifyIdToken(h, renewed.body.id_token, rp.client.clientId);
-    expect(keys(again)).toEqual(sorted(['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'at_hash', 'sid']));
+    expect(keys(again)).toEqual(
+      sorted(['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'at_hash', 'sid']),
+    );
     expect(again).toMatchObject({ amr: ['otp'], auth_time: id.auth_time, sid: id.sid });
     // The sign-in's sid: not the session row's id (the access token's sid), nor the sign-in's handle.
     expect(id.sid).toMatch(/^[A-Za-z0-9_-]{43}$/);

@@ -276,7 +276,11 @@ describe('bad metadata: 400 with RFC 7591 errors, nothing spent', () => {
       { backchannel_logout_uri: 'http://a.example/bc' },
       'invalid_client_metadata',
     ],
-    ['a backchannel_logout_uri that is not a URL', { backchannel_logout_uri: 'bc' }, 'invalid_client_metadata'],
+    [
+      'a backchannel_logout_uri that is not a URL',
+      { backchannel_logout_uri: 'bc' },
+      'invalid_client_metadata',
+    ],
   ])('%s: %s', async (_name, over, error) => {
     const { token: iat, registrationToken } = await token();
     const res = await register({ redirect_uris: [REDIRECT], ...over }, `Bearer ${iat}`);

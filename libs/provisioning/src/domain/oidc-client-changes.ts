@@ -154,7 +154,9 @@ function settingsChange(current: OidcClientRecord, settings: OidcClientSettings)
       requirePar: settings.requirePar ?? current.requirePar,
       requireDpop: settings.requireDpop ?? current.requireDpop,
       backchannelLogoutUri:
-        settings.backchannelLogoutUri === undefined ? current.backchannelLogoutUri : settings.backchannelLogoutUri,
+        settings.backchannelLogoutUri === undefined
+          ? current.backchannelLogoutUri
+          : settings.backchannelLogoutUri,
     },
     current.authMethod,
   );
