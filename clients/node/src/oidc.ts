@@ -30,6 +30,7 @@ interface Discovery {
   userinfo_endpoint: string;
   end_session_endpoint?: string;
   jwks_uri: string;
+  authorization_response_iss_parameter_supported?: boolean;
 }
 
 /** What to keep (server-side, or in a signed cookie) between the redirect and the callback. */
@@ -150,7 +151,9 @@ export function createOidcClient(opts: OidcClientOptions) {
       const q = query instanceof URLSearchParams ? query : new URLSearchParams(query);
       if (q.get('state') !== pending.state)
         throw new SigninApiError('GET callback', 400, { error: 'invalid_state' });
-      if (q.has('iss') && q.get('iss') !== doc.issuer) {
+      // RFC 9207: when discovery says iss is sent, a callback without it is refused too.
+      const issRequired = doc.authorization_response_iss_parameter_supported === true;
+      if ((issRequired || q.has('iss')) && q.get('iss') !== doc.issuer) {
         throw new SigninApiError('GET callback', 400, { error: 'invalid_issuer' });
       }
       const error = q.get('error');
