@@ -31,6 +31,8 @@ type Page = Awaited<ReturnType<BrowserContext['newPage']>>;
 const ROOT = path.resolve(__dirname, '..');
 const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'first-hour');
 const HOSTS: HostName[] = ['connect', 'native', 'session', 'device', 'oidc'];
+/** Every host `pnpm start` starts: the sign-in hosts and the management host (an API, no landing page). */
+const FLEET: HostName[] = [...HOSTS, 'management'];
 
 /** A child process started in its own process group, with every output line kept (and waited on). */
 interface Running {
@@ -79,7 +81,7 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   priv = await openPrivateDb({ prefix: 'firsthour' });
   demoDir = mkdtempSync(path.join(os.tmpdir(), 'first-hour-'));
-  for (const host of HOSTS) urls[host] = `http://localhost:${await freePort()}`;
+  for (const host of FLEET) urls[host] = `http://localhost:${await freePort()}`;
   const examplePort = await freePort();
   const mailboxPort = await freePort();
   let smtpPort = await freePort();
@@ -92,7 +94,7 @@ beforeAll(async () => {
     ...testEnv({
       DATABASE_URL: priv.url,
       LOG_LEVEL: 'info',
-      ...Object.fromEntries(HOSTS.map((h) => [`${h.toUpperCase()}_URL`, urls[h]])),
+      ...Object.fromEntries(FLEET.map((h) => [`${h.toUpperCase()}_URL`, urls[h]])),
       DEV_MAILBOX_PORT: String(mailboxPort),
       DEV_MAILBOX_SMTP_PORT: String(smtpPort),
       DEMO_DIR: demoDir,
@@ -173,7 +175,7 @@ test('pnpm demo, pnpm start, then a person signs up in Chromium through connect,
   const listening = (h: HostName) => fleet!.lines.some((l) => l.includes(`${h} listening at ${urls[h]}/`));
   await until(
     'every host listening',
-    () => HOSTS.every(listening) || fleet!.child.exitCode !== null,
+    () => FLEET.every(listening) || fleet!.child.exitCode !== null,
     fleet.lines,
   );
   expect(fleet.child.exitCode).toBeNull();
@@ -187,7 +189,9 @@ test('pnpm demo, pnpm start, then a person signs up in Chromium through connect,
   expect(fleet.lines.filter((l) => /"level":(4|5|6)\d/.test(l))).toEqual([]);
   // Every line names who says it (the migration result on an up-to-date database says nothing).
   expect(
-    fleet.lines.filter((l) => !/^\[(fleet|mailbox|worker|connect|native|session|device|oidc)\] /.test(l)),
+    fleet.lines.filter(
+      (l) => !/^\[(fleet|mailbox|worker|connect|native|session|device|oidc|management)\] /.test(l),
+    ),
   ).toEqual([]);
 
   // The demo's curls, as printed: a token pair by direct issue, introspected, refreshed; the JWK Set. One answer a line.
