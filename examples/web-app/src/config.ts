@@ -8,6 +8,8 @@ export interface ExampleConfig {
   port: number;
   /** The interface to listen on: loopback unless HOST says otherwise. */
   host: string;
+  /** Where browsers reach this site (PUBLIC_URL): https gives `__Host-` Secure cookies; default http://localhost:PORT. */
+  publicUrl: string;
   applicationAnchor: string;
   connectUrl: string;
   sessionUrl: string;
@@ -38,6 +40,7 @@ export function exampleConfigFromEnv(env: Record<string, string | undefined>): E
   return {
     port,
     host: env.HOST || '127.0.0.1',
+    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     applicationAnchor: env.APP_ANCHOR || 'demo-app',
     connectUrl: env.CONNECT_URL || 'http://localhost:4101',
     sessionUrl: env.SESSION_URL || 'http://localhost:4103',

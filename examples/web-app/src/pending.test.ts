@@ -31,3 +31,12 @@ test('the example listens on loopback unless told otherwise', () => {
   expect(exampleConfigFromEnv({ DEMO_DIR: '/nonexistent' }).host).toBe('127.0.0.1');
   expect(exampleConfigFromEnv({ DEMO_DIR: '/nonexistent', HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
 });
+
+test('the public URL defaults to http://localhost:PORT and decides the cookie names', () => {
+  expect(exampleConfigFromEnv({ DEMO_DIR: '/nonexistent', PORT: '4181' }).publicUrl).toBe(
+    'http://localhost:4181',
+  );
+  expect(
+    exampleConfigFromEnv({ DEMO_DIR: '/nonexistent', PUBLIC_URL: 'https://app.example.test/' }).publicUrl,
+  ).toBe('https://app.example.test');
+});

@@ -12,31 +12,47 @@ import {
 } from '@signin-service/node';
 import express, { type Request, type Response } from 'express';
 import type { ExampleConfig } from './config.ts';
-import { homePage, mePage, messagePage } from './pages.ts';
+import { FAVICON, homePage, mePage, messagePage } from './pages.ts';
 import { PendingStore } from './pending.ts';
 
-interface Signed {
+export interface Signed {
   via: 'connect' | 'oidc';
   accessToken: string;
   refreshToken?: string;
   idToken?: string;
 }
 
-const COOKIE = 'example_session';
-const cookieOptions = { httpOnly: true, sameSite: 'lax', path: '/' } as const;
-
 /** A short HTML page with a status: the example's every refusal. */
 const answerPage = (res: Response, status: number, title: string, text: string) => {
   res.status(status).type('html').send(messagePage(title, text));
 };
 
+/** Every value the browser sent under `name` (a sibling origin may have planted more than one). */
+const cookiesOf = (req: Request, name: string): string[] =>
+  (req.headers.cookie ?? '')
+    .split(/; */)
+    .filter((c) => c.startsWith(`${name}=`))
+    .map((c) => c.slice(name.length + 1));
+
+/** The one value sent under `name`; two values are ambiguous (one was planted) and count as none. */
 const cookieOf = (req: Request, name: string): string | undefined => {
-  const pair = (req.headers.cookie ?? '').split(/; */).find((c) => c.startsWith(`${name}=`));
-  return pair?.slice(name.length + 1);
+  const values = cookiesOf(req, name);
+  return values.length === 1 ? values[0] : undefined;
 };
 
-export function createWebApp(config: ExampleConfig) {
-  const self = `http://localhost:${config.port}`;
+/**
+ * `sessions` lets a test hold the server-side session map (a real application keeps it in its own store).
+ */
+export function createWebApp(config: ExampleConfig, opts: { sessions?: Map<string, Signed> } = {}) {
+  const self = config.publicUrl;
+  // On https the cookies are `__Host-` and Secure: no other origin on the same host (another port, a sibling
+  // subdomain, plain http) can set or shadow them. Plain names are only for http://localhost development.
+  const secure = self.startsWith('https:');
+  const prefix = secure ? '__Host-' : '';
+  const COOKIE = `${prefix}example_session`;
+  const LOGIN_COOKIE = `${prefix}example_login`;
+  const OIDC_COOKIE = `${prefix}example_oidc`;
+  const cookieOptions = { httpOnly: true, sameSite: 'lax', path: '/', secure } as const;
   const client = createSigninClient({
     applicationAnchor: config.applicationAnchor,
     connectUrl: config.connectUrl,
@@ -58,12 +74,14 @@ export function createWebApp(config: ExampleConfig) {
       })
     : undefined;
   // Server-side state: a real application keeps these in its own session store.
-  const sessions = new Map<string, Signed>();
+  const sessions = opts.sessions ?? new Map<string, Signed>();
   // Pending sign-ins expire after 10 minutes and at most 100 of each are kept (the oldest dropped).
   const pendingLogins = new PendingStore<{ hiddenKey: string; browser: string }>();
   const pendingOidc = new PendingStore<PendingAuthorization>();
 
-  const startSession = (res: Response, signed: Signed) => {
+  const startSession = (req: Request, res: Response, signed: Signed) => {
+    // Whatever session the browser brought (its own, or one planted for it) ends here: a fresh id, no fixation.
+    for (const old of cookiesOf(req, COOKIE)) sessions.delete(old);
     const id = randomBytes(32).toString('base64url');
     sessions.set(id, signed);
     res.cookie(COOKIE, id, cookieOptions).redirect(303, '/me');
@@ -72,19 +90,23 @@ export function createWebApp(config: ExampleConfig) {
   const app = express();
   app.disable('x-powered-by');
 
+  app.get('/favicon.svg', (_req, res) => {
+    res.type('image/svg+xml').set('cache-control', 'public, max-age=86400').send(FAVICON);
+  });
+
   app.get('/', (_req, res) => {
     res.type('html').send(homePage(config.problems));
   });
 
   app.get('/login', async (req, res, next) => {
     try {
-      const browser = cookieOf(req, 'example_login') ?? randomBytes(16).toString('base64url');
-      const inquiry = await client.establish({
+      const browser = cookieOf(req, LOGIN_COOKIE) ?? randomBytes(16).toString('base64url');
+      const started = await client.establish({
         returnMethods: [{ type: 'CALLBACK', payload: { callbackUrl: `${self}/callback` } }],
       });
       // The hidden key stays here, bound to this browser, so a callback from another browser redeems nothing.
-      pendingLogins.set(inquiry.exposureKey, { hiddenKey: inquiry.hiddenKey, browser });
-      res.cookie('example_login', browser, cookieOptions).redirect(303, inquiry.url);
+      pendingLogins.set(started.exposureKey, { hiddenKey: started.hiddenKey, browser });
+      res.cookie(LOGIN_COOKIE, browser, cookieOptions).redirect(303, started.url);
     } catch (err) {
       next(err);
     }
@@ -93,7 +115,7 @@ export function createWebApp(config: ExampleConfig) {
   app.get('/callback', async (req, res, next) => {
     const exposureKey = String(req.query.exposureKey ?? '');
     const pending = pendingLogins.get(exposureKey);
-    if (!pending || pending.browser !== cookieOf(req, 'example_login')) {
+    if (!pending || pending.browser !== cookieOf(req, LOGIN_COOKIE)) {
       answerPage(res, 400, 'Sign-in not recognised', 'Start again from the home page.');
       return;
     }
@@ -105,7 +127,7 @@ export function createWebApp(config: ExampleConfig) {
         hiddenKey,
         confirmationKey: String(req.query.confirmationKey),
       });
-      startSession(res, {
+      startSession(req, res, {
         via: 'connect',
         accessToken: tokens.accessToken,
         refreshToken: tokens.refreshToken,
@@ -151,7 +173,7 @@ export function createWebApp(config: ExampleConfig) {
       else
         res
           .type('html')
-          .send(mePage(signed.via === 'oidc' ? 'OpenID Connect' : 'the connect inquiry', profile));
+          .send(mePage(signed.via === 'oidc' ? 'OpenID Connect' : 'the sign-in service', profile));
     } catch (err) {
       next(err);
     }
@@ -187,14 +209,14 @@ export function createWebApp(config: ExampleConfig) {
     try {
       const { url, pending } = await oidc.authorizationRequest({ scope: 'openid profile email' });
       pendingOidc.set(pending.state, pending);
-      res.cookie('example_oidc', pending.state, cookieOptions).redirect(303, url);
+      res.cookie(OIDC_COOKIE, pending.state, cookieOptions).redirect(303, url);
     } catch (err) {
       next(err);
     }
   });
 
   app.get('/oidc/callback', async (req, res, next) => {
-    const state = cookieOf(req, 'example_oidc');
+    const state = cookieOf(req, OIDC_COOKIE);
     const pending = state ? pendingOidc.get(state) : undefined;
     if (!oidc || !state || !pending) {
       answerPage(res, 400, 'Sign-in not recognised', 'Start again from the home page.');
@@ -204,8 +226,8 @@ export function createWebApp(config: ExampleConfig) {
       pendingOidc.delete(state);
       const query = new URLSearchParams(req.url.slice(req.url.indexOf('?') + 1));
       const tokens = await oidc.callback(query, pending);
-      res.clearCookie('example_oidc', cookieOptions);
-      startSession(res, {
+      res.clearCookie(OIDC_COOKIE, cookieOptions);
+      startSession(req, res, {
         via: 'oidc',
         accessToken: tokens.accessToken,
         refreshToken: undefined,

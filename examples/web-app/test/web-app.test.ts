@@ -8,6 +8,7 @@ import { addClientKey, createAccessKey, createOidcClient, setClaims } from '@svc
 import {
   addAuthenticator,
   launchChromium,
+  provisionAccount,
   provisionApp,
   signUpByEmailCode,
   uniqueName,
@@ -15,11 +16,34 @@ import {
 } from '@svc/testkit';
 import { exportJWK, generateKeyPair } from 'jose';
 import { startFleet } from '../../../clients/node/test/fleet';
-import { createWebApp } from '../src/web-app';
+import { createWebApp, type Signed } from '../src/web-app';
 
 const fleet = useStarted(() => startFleet());
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let site: { url: string; close(): void };
+// The https-configured site (PUBLIC_URL https://...), served here over http so a test can send raw cookies.
+let secureSite: { url: string; close(): void };
+const sessions = new Map<string, Signed>();
+const secureSessions = new Map<string, Signed>();
+
+/** A session of another person (the attacker), as the attacker would mint by signing in on the site themselves. */
+async function attackerSession(into: Map<string, Signed>): Promise<{ id: string; sub: string }> {
+  const anchor = (globalThis as { exampleAnchor?: string }).exampleAnchor!;
+  const account = await provisionAccount(fleet.infra);
+  const key = await createAccessKey(fleet.infra.provisioning, { anchor, accountId: account.id });
+  const issued = await fetch(`${fleet.urls.native}/direct-issue/access-key`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ applicationAnchor: anchor, ...key }),
+  }).then((r) => r.json() as Promise<{ accessToken: string }>);
+  if (!issued.accessToken) throw new Error(`direct issue failed: ${JSON.stringify(issued)}`);
+  const id = uniqueName('attacker-session');
+  into.set(id, { via: 'connect', accessToken: issued.accessToken });
+  const me = await fetch(`${site.url}/api/whoami`, {
+    headers: { authorization: `Bearer ${issued.accessToken}` },
+  });
+  return { id, sub: ((await me.json()) as { sub: string }).sub };
+}
 
 beforeAll(async () => {
   browser = await launchChromium(path.resolve(__dirname, '../../../test-artifacts/example'));
@@ -44,9 +68,10 @@ beforeAll(async () => {
     redirectUris: [`${url}/oidc/callback`],
     authMethod: 'none',
   });
-  const app = createWebApp({
+  const settings = {
     port,
     host: '127.0.0.1',
+    publicUrl: url,
     applicationAnchor: anchor,
     connectUrl: fleet.urls.connect,
     sessionUrl: fleet.urls.session,
@@ -55,14 +80,26 @@ beforeAll(async () => {
     clientKey: { ...(await exportJWK(privateKey)), kid },
     oidcClient: { clientId: oidcClient.clientId, redirectUris: [`${url}/oidc/callback`] },
     problems: [],
-  });
-  server.on('request', app);
+  };
+  server.on('request', createWebApp(settings, { sessions }));
   site = { url, close: () => server.close() };
+  const secureServer = http.createServer();
+  await new Promise<void>((r) => secureServer.listen(0, '127.0.0.1', () => r()));
+  const securePort = (secureServer.address() as AddressInfo).port;
+  secureServer.on(
+    'request',
+    createWebApp(
+      { ...settings, port: securePort, publicUrl: `https://localhost:${securePort}` },
+      { sessions: secureSessions },
+    ),
+  );
+  secureSite = { url: `http://localhost:${securePort}`, close: () => secureServer.close() };
   (globalThis as { exampleAnchor?: string }).exampleAnchor = anchor;
 });
 
 afterAll(async () => {
   site?.close();
+  secureSite?.close();
   await browser?.close();
 });
 
@@ -73,7 +110,12 @@ test('sign up, passkey, consent, callback, /me, /api/whoami, sign out; then the 
   await addAuthenticator(context, page);
   const email = `${uniqueName('person')}@example.test`;
 
+  // A sibling origin on the same host (another port) plants the attacker's session cookie in the victim's browser.
+  const attacker = await attackerSession(sessions);
+  await context.addCookies([{ name: 'example_session', value: attacker.id, url: site.url }]);
+
   await page.goto(`${site.url}/`);
+  expect(await page.locator('link[rel="icon"]').getAttribute('href')).toBe('/favicon.svg');
   await page.getByRole('link', { name: 'Sign in', exact: true }).click();
   await page.waitForURL((u: URL) => u.href.startsWith(`${fleet.urls.connect}/inquiries/`));
   await signUpByEmailCode(page, email, fleet.mailbox.codeFor);
@@ -85,11 +127,15 @@ test('sign up, passkey, consent, callback, /me, /api/whoami, sign out; then the 
   await page.waitForURL(`${site.url}/me`);
   await page.getByRole('heading', { name: 'You are signed in' }).waitFor();
   expect(await page.content()).toContain(email);
+  expect(await page.locator('body').innerText()).not.toMatch(/inquiry|errand|exposure/i);
+  // The victim's own sign-in ended the planted session: a fresh id, and the attacker's id is gone.
+  expect(sessions.has(attacker.id)).toBe(false);
 
   const me = await context.request.get(`${site.url}/me`, { headers: { accept: 'application/json' } });
   expect(me.status()).toBe(200);
   const person = (await me.json()) as { sub: string; email: string };
   expect(person.email).toBe(email);
+  expect(person.sub).not.toBe(attacker.sub);
 
   // /api/whoami: a bearer token of the same person (issued directly for the account) names the same subject.
   const account = await fleet.infra.db.account.findUniqueOrThrow({ where: { email } });
@@ -132,4 +178,39 @@ test('sign up, passkey, consent, callback, /me, /api/whoami, sign out; then the 
   const viaOidc = await context.request.get(`${site.url}/me`, { headers: { accept: 'application/json' } });
   expect(((await viaOidc.json()) as { sub: string }).sub).toBe(person.sub);
   await context.close();
+});
+
+test('on https the session cookie is __Host- and Secure: a planted plain or duplicated cookie is no session', async () => {
+  const attacker = await attackerSession(secureSessions);
+  const me = (cookie: string) =>
+    fetch(`${secureSite.url}/me`, { headers: { accept: 'application/json', cookie } });
+  // A sibling origin can set `example_session` (any port, http, Domain=) but never `__Host-example_session`.
+  expect((await me(`example_session=${attacker.id}`)).status).toBe(401);
+  // The same id under the host-only name is a session (so the refusal above is the name, not the id).
+  const own = await me(`__Host-example_session=${attacker.id}`);
+  expect([own.status, ((await own.json()) as { sub: string }).sub]).toEqual([200, attacker.sub]);
+  // Two values under the one name mean one was planted (e.g. with a longer Path): neither counts.
+  expect((await me(`__Host-example_session=${attacker.id}; __Host-example_session=other`)).status).toBe(401);
+
+  const login = await fetch(`${secureSite.url}/login`, { redirect: 'manual' });
+  expect(login.status).toBe(303);
+  const set = login.headers.get('set-cookie') ?? '';
+  expect(set).toMatch(/^__Host-example_login=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
+});
+
+test('on http://localhost (development) the cookies keep plain names; the pages show no spec words; favicon', async () => {
+  const attacker = await attackerSession(sessions);
+  const me = await fetch(`${site.url}/me`, {
+    headers: { accept: 'application/json', cookie: `example_session=${attacker.id}; example_session=x` },
+  });
+  expect(me.status).toBe(401);
+  const home = await fetch(`${site.url}/`);
+  const text = await home.text();
+  expect(text).toContain('<link rel="icon" href="/favicon.svg"');
+  expect(text).not.toMatch(/inquiry|errand|exposure/i);
+  const icon = await fetch(`${site.url}/favicon.svg`);
+  expect([icon.status, icon.headers.get('content-type')]).toEqual([200, 'image/svg+xml; charset=utf-8']);
+  expect(await icon.text()).toMatch(/^<svg /);
+  const refused = await fetch(`${site.url}/callback?exposureKey=nope`);
+  expect(await refused.text()).not.toMatch(/inquiry|errand|exposure/i);
 });
