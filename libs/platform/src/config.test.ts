@@ -61,6 +61,7 @@ test('the defaults serve a local run', () => {
     session: 'http://localhost:4103',
     device: 'http://localhost:4104',
     oidc: 'http://localhost:4105',
+    management: 'http://localhost:4106',
   });
   expect(c.kekBytes).toHaveLength(32);
 });
