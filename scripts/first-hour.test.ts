@@ -235,7 +235,7 @@ test('pnpm demo, pnpm start, then a person signs up in Chromium through connect,
         await page.goto(`${urls.example}/`);
         await page.getByRole('link', { name: 'Sign in', exact: true }).click();
       },
-      says: 'Signed in through the connect inquiry.',
+      says: 'Signed in through the sign-in service.',
     },
     {
       name: 'oidc',
