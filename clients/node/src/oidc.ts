@@ -1,10 +1,11 @@
 // A small OpenID Connect relying party for the OIDC host: discovery, the authorization-code flow with PKCE (S256),
 // state and nonce, and the ID token verified with jose against the discovered platform key set (iss, aud =
 // client_id, nonce, at_hash). Any stock OIDC library works as well; this one keeps an application on one package.
-import { base64url, createRemoteJWKSet, customFetch, type JWTPayload, jwtVerify } from 'jose';
+import { base64url, type JWTPayload, jwtVerify } from 'jose';
 import { createDpopSigner, type DpopSigner } from './dpop.ts';
 import { SigninApiError } from './errors.ts';
 import { call, type FetchLike, type Transport, trimBase } from './http.ts';
+import { OidcKeySet } from './oidc-key-set.ts';
 
 export interface OidcClientOptions {
   /** OIDC_URL: the issuer, whose discovery document names every endpoint. */
@@ -15,6 +16,8 @@ export interface OidcClientOptions {
   redirectUri: string;
   fetch?: FetchLike;
   timeoutMs?: number;
+  /** Milliseconds since the epoch (default Date.now): the clock for the JWK Set's cache and removed-key grace. */
+  now?: () => number;
   /**
    * DPoP (RFC 9449): `true` makes a new ES256 key pair (non-extractable) for this client, or pass your own signer
    * (createDpopSigner) to keep tokens usable across restarts. Every /token and /userinfo call then carries a proof;
@@ -98,7 +101,7 @@ export function createOidcClient(opts: OidcClientOptions) {
   };
   const tokenTypeOf = (tokens: TokenAnswer): 'Bearer' | 'DPoP' =>
     tokens.token_type?.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
-  let discovered: Promise<{ doc: Discovery; jwks: ReturnType<typeof createRemoteJWKSet> }> | undefined;
+  let discovered: Promise<{ doc: Discovery; jwks: OidcKeySet['getKey'] }> | undefined;
 
   const discover = () => {
     discovered ??= call<Discovery>(transport, `${issuer}/.well-known/openid-configuration`, {
@@ -107,9 +110,8 @@ export function createOidcClient(opts: OidcClientOptions) {
     }).then((doc) => {
       if (doc.issuer !== issuer)
         throw new TypeError(`discovery names issuer ${doc.issuer}, expected ${issuer}`);
-      const jwks = createRemoteJWKSet(new URL(doc.jwks_uri), {
-        [customFetch]: (url: string, init: RequestInit) => transport.fetch(url, init),
-      });
+      const keySet = new OidcKeySet(doc.jwks_uri, { transport, now: opts.now });
+      const jwks: OidcKeySet['getKey'] = (header) => keySet.getKey(header);
       return { doc, jwks };
     });
     discovered.catch(() => {
