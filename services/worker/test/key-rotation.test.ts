@@ -176,9 +176,11 @@ test('the OIDC set: active, next and the most recently retired key only; one ret
   });
   expect(await retiring()).toBeGreaterThanOrEqual(4);
   // One scheduled step cuts it to the most recently retired key, whatever the history.
+  // The four activations above share one instant, so "most recently retired" breaks the tie as the key store
+  // does (then by creation): ordering by retiredAt alone picked one of equals at random (a chance failure in CI).
   const newestRetired = await pdb.db.signingKey.findFirstOrThrow({
     where: { scope: 'OIDC', status: 'RETIRING' },
-    orderBy: { retiredAt: 'desc' },
+    orderBy: [{ retiredAt: 'desc' }, { createdAt: 'desc' }],
   });
   const cut = await rotate();
   expect(cut.expired).toBeGreaterThanOrEqual(3);
