@@ -96,7 +96,7 @@ class SetRefusal extends Error {
 interface RequestLike {
   headers: Record<string, string | string[] | undefined>;
   body?: unknown;
-  on(event: 'data', cb: (chunk: Buffer) => void): unknown;
+  on(event: 'data', cb: (chunk: Uint8Array) => void): unknown;
   on(event: 'end' | 'error', cb: (err?: Error) => void): unknown;
 }
 interface ResponseLike {
@@ -106,20 +106,33 @@ interface ResponseLike {
   end(): unknown;
 }
 
+// Web-standard bytes (Uint8Array, TextDecoder), not Node's Buffer: the package builds with no Node type definitions.
+const utf8 = new TextDecoder();
+
+function joinChunks(chunks: Uint8Array[], size: number): Uint8Array {
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  return all;
+}
+
 function readBody(req: RequestLike, max: number): Promise<string> {
   if (typeof req.body === 'string') return Promise.resolve(req.body);
-  if (req.body instanceof Uint8Array) return Promise.resolve(Buffer.from(req.body).toString('utf8'));
+  if (req.body instanceof Uint8Array) return Promise.resolve(utf8.decode(req.body));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    const chunks: Uint8Array[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    req.on('data', (c: Uint8Array) => {
       size += c.length;
       if (size <= max) chunks.push(c);
     });
     req.on('end', () =>
       size > max
         ? reject(new SetRefusal('invalid_request', 'the body is too large'))
-        : resolve(Buffer.concat(chunks).toString('utf8')),
+        : resolve(utf8.decode(joinChunks(chunks, size))),
     );
     req.on('error', (err) => reject(err));
   });
