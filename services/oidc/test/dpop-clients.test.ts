@@ -62,7 +62,19 @@ async function signIn(
   const page = await keychain.page(context);
   await page.goto(url.href);
   await during?.(page);
-  const received = await arrived;
+  // Bounded, and naming the page the browser shows, so a sign-in that never reaches the callback fails at once
+  // with what stopped it instead of at the test's ceiling.
+  const received = await Promise.race([
+    arrived,
+    new Promise<never>((_, reject) =>
+      setTimeout(async () => {
+        const shown = await page.evaluate(
+          () => `${document.title} | ${location.pathname} | ${document.body.innerText}`,
+        );
+        reject(new Error(`no callback within 30 s; the page shows: ${shown.slice(0, 600)}`));
+      }, 30_000).unref(),
+    ),
+  ]);
   await page.close();
   return new URL(received.url);
 }
