@@ -22,6 +22,7 @@ export type { FetchLike } from './http.ts';
 export { MAX_KEY_SET_AGE_SECONDS } from './key-set.ts';
 export type { PublicKeyCredential } from './native.ts';
 export * from './oidc.ts';
+export * from './oidc-logout.ts';
 export type { SessionCallOptions } from './session.ts';
 export { AUDIENCE, CLIENT_AUTH_TYP, PUBLIC_KEY_ASSERTION_TYP, type SigningKeyInput } from './signing.ts';
 export type * from './types.ts';

@@ -4,8 +4,10 @@
 import { base64url, type JWTPayload, jwtVerify } from 'jose';
 import { createDpopSigner, type DpopSigner } from './dpop.ts';
 import { SigninApiError } from './errors.ts';
+import { memoryJtiStore, type SeenJtiStore } from './events.ts';
 import { call, type FetchLike, type Transport, trimBase } from './http.ts';
 import { OidcKeySet } from './oidc-key-set.ts';
+import { type LogoutToken, verifyLogoutToken } from './oidc-logout.ts';
 
 export interface OidcClientOptions {
   /** OIDC_URL: the issuer, whose discovery document names every endpoint. */
@@ -24,6 +26,8 @@ export interface OidcClientOptions {
    * the access token (and a public client's refresh token) is bound to the key.
    */
   dpop?: boolean | DpopSigner;
+  /** Where back-channel logout tokens' jtis are kept (default: this process's memory; replicas pass a shared one). */
+  logoutSeen?: SeenJtiStore;
 }
 
 interface Discovery {
@@ -101,6 +105,7 @@ export function createOidcClient(opts: OidcClientOptions) {
   };
   const tokenTypeOf = (tokens: TokenAnswer): 'Bearer' | 'DPoP' =>
     tokens.token_type?.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
+  const logoutSeen = opts.logoutSeen ?? memoryJtiStore();
   let discovered: Promise<{ doc: Discovery; jwks: OidcKeySet['getKey'] }> | undefined;
 
   const discover = () => {
@@ -251,6 +256,21 @@ export function createOidcClient(opts: OidcClientOptions) {
 
     /** This client's DPoP signer (its key's thumbprint is the tokens' cnf.jkt), when it uses DPoP. */
     dpop: () => dpopSigner(),
+
+    /**
+     * OIDC Back-Channel Logout 1.0: verifies the `logout_token` the OP posted to your backchannel_logout_uri
+     * (oidc-logout.ts). Throws LogoutTokenError (answer 400) when it does not verify; end the sessions it names.
+     */
+    async verifyLogoutToken(logoutToken: string): Promise<LogoutToken> {
+      const { doc, jwks } = await discover();
+      return verifyLogoutToken(logoutToken, {
+        issuer: doc.issuer,
+        clientId: opts.clientId,
+        getKey: jwks,
+        seen: logoutSeen,
+        now: opts.now ?? Date.now,
+      });
+    },
 
     /** Where to send the person to end their OIDC sign-in (`id_token_hint`), returning to `postLogoutRedirectUri`. */
     async endSessionUrl(idToken: string, postLogoutRedirectUri?: string): Promise<string | undefined> {
