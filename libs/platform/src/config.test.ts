@@ -50,6 +50,7 @@ test('the defaults serve a local run', () => {
     issuer: 'https://issuer.local.test',
     redis: { connectTimeoutMs: 2000, commandTimeoutMs: 1000 },
     db: { poolMax: 10, connectTimeoutMs: 2000, statementTimeoutMs: 2000 },
+    auditChainWait: { waitMs: 15_000, writersPerProcess: 4 },
     metricsPort: undefined,
     metricsBindHost: '127.0.0.1',
     production: false,

@@ -292,6 +292,10 @@ export function processVars(production: boolean) {
     DB_CONNECT_TIMEOUT_MS: intVar(2000, { min: 1 }),
     DB_STATEMENT_TIMEOUT_MS: intVar(2000, { min: 1 }),
     DATABASE_POOL_MODE: oneOfVar(['session', 'transaction'] as const, 'session'),
+    // Audited changes wait for the audit chain's one lock under their own limit, not DB_STATEMENT_TIMEOUT_MS (a
+    // stalled database's bound): below the audited transaction's 30 s (libs/audit chain-wait.ts).
+    AUDIT_CHAIN_WAIT_MS: intVar(15_000, { min: 100, max: 25_000 }),
+    AUDIT_WRITERS_PER_PROCESS: intVar(4, { min: 1, max: 64 }),
     REDIS_URL: urlVar(DEFAULT_REDIS_URL, ['redis:', 'rediss:']),
     REDIS_SENTINELS: nodesVar(),
     REDIS_SENTINEL_MASTER: variable<string | undefined>(undefined, (raw) =>
@@ -377,6 +381,12 @@ export interface ProcessConfig {
     /** DATABASE_POOL_MODE: `transaction` behind PgBouncer's transaction pooling. */
     poolMode: 'session' | 'transaction';
   };
+  /**
+   * How an audited change waits for the audit chain (the shape of @svc/audit's ChainWaitBounds): for its turn among
+   * the process's `writersPerProcess` (AUDIT_WRITERS_PER_PROCESS, default 4) and then for the chain head's lock,
+   * `waitMs` in all (AUDIT_CHAIN_WAIT_MS, default 15000), before it is refused (503, nothing changed).
+   */
+  auditChainWait: { waitMs: number; writersPerProcess: number };
   /** REDIS_URL (single server); `redisTarget` is where Redis really is. */
   redisUrl: string;
   /** Single server, Sentinel or Cluster, with credentials: what `createRedis` connects to. */
@@ -409,6 +419,7 @@ export function processConfigOf(production: boolean, v: VarValues<ProcessVars>):
       statementTimeoutMs: v.DB_STATEMENT_TIMEOUT_MS,
       poolMode: v.DATABASE_POOL_MODE,
     },
+    auditChainWait: { waitMs: v.AUDIT_CHAIN_WAIT_MS, writersPerProcess: v.AUDIT_WRITERS_PER_PROCESS },
     redisUrl: v.REDIS_URL,
     redisTarget: redisTargetOf(v),
     redis: { connectTimeoutMs: v.REDIS_CONNECT_TIMEOUT_MS, commandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS },

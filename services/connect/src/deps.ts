@@ -54,7 +54,7 @@ export function connectPorts(parts: Unbound): ConnectPorts {
       perAddress: false,
     }),
     // Bound to no one: the domain names the person of each change (`as(personActor(accountId, request))`).
-    accountChanges: createAccountChanges(db, clock),
+    accountChanges: createAccountChanges(db, clock, config.auditChainWait),
   };
 }
 

@@ -69,6 +69,7 @@ export function openManagementDeps(config: ManagementConfig, clock: Clock): Open
   const provisioning = createProvisioningPorts(db, {
     actor: { actor: { kind: 'operator_key', id: 'unbound', name: null } },
     clock,
+    chainWait: config.auditChainWait,
   });
   const dependencies = createDependencyWatch({
     logger,

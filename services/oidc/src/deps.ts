@@ -97,6 +97,7 @@ export function openOidcDeps(config: OidcConfig, clock: Clock): OpenedOidcDeps {
       registration: createProvisioningPorts(core.db, {
         actor: { actor: { kind: 'registration_token', id: 'unbound', name: null } },
         clock,
+        chainWait: config.auditChainWait,
       }),
       registerLimit: createRateLimiter(core.redis, {
         perAddress: true,

@@ -1,7 +1,7 @@
 // The worker's ports, bound once over its connections (the only worker file besides store/ and the process entry
 // that holds the database and Redis handles): the jobs take these, never a handle.
 import { workerActor } from '@svc/audit';
-import { createAuditedChanges, createAuditTrailStore } from '@svc/audit/stores';
+import { type ChainWaitBounds, createAuditedChanges, createAuditTrailStore } from '@svc/audit/stores';
 import type { Db } from '@svc/db';
 import { createSessionEventsStore } from '@svc/issuance/stores';
 import { dueApplicationScopes, OIDC_SCOPE, publishKeyChange, runScheduledRotation } from '@svc/keyring';
@@ -28,7 +28,14 @@ function txPorts(db: Db, kek: Kek): WorkerTxPorts {
   };
 }
 
-export function createWorkerPorts(c: { db: Db; redis: Redis; kek: Kek; clock?: Clock }): WorkerPorts {
+export function createWorkerPorts(c: {
+  db: Db;
+  redis: Redis;
+  kek: Kek;
+  clock?: Clock;
+  /** The worker's AUDIT_CHAIN_WAIT_MS and AUDIT_WRITERS_PER_PROCESS. */
+  chainWait?: ChainWaitBounds;
+}): WorkerPorts {
   const inTx = txPorts(c.db, c.kek);
   return {
     sweeps: inTx.sweeps,
@@ -41,6 +48,7 @@ export function createWorkerPorts(c: { db: Db; redis: Redis; kek: Kek; clock?: C
     changes: createAuditedChanges(c.db, {
       context: workerActor('worker'),
       clock: c.clock ?? systemClock,
+      chainWait: c.chainWait,
       bind: (tx) => txPorts(tx, c.kek),
     }),
     auditTrail: createAuditTrailStore(c.db),

@@ -75,7 +75,7 @@ function reportErrors(
 export function createJobWorker(deps: JobWorkerDeps, config: WorkerConfig): JobWorker {
   const { clock } = deps;
   // The jobs' stores and lifecycle steps, bound once over the worker's connections.
-  const ports = createWorkerPorts(deps);
+  const ports = createWorkerPorts({ ...deps, chainWait: config.auditChainWait });
   // BullMQ's connections come from the one factory (so Sentinel and Cluster work), without a command timeout:
   // the worker duplicates this one for its blocking pops. A shared connection is closed here, not by BullMQ.
   const connection = createRedis(deps.redisTarget, {

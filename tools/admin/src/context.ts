@@ -153,7 +153,11 @@ export function createAdminContext(env: Env, clock: Clock): AdminContext {
     clock,
     provisioning: () => {
       db ??= createPrisma(config().databaseUrl, config().db);
-      ports ??= createProvisioningPorts(db, { actor: cliActor(env), clock });
+      ports ??= createProvisioningPorts(db, {
+        actor: cliActor(env),
+        clock,
+        chainWait: config().auditChainWait,
+      });
       return ports;
     },
     audit: () => {

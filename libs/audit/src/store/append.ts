@@ -6,9 +6,16 @@ import { sealEvents } from '../domain/chain';
 import { AuditUnavailableError } from '../domain/errors';
 import type { AuditedChanges, ChainHead } from '../domain/ports';
 import type { AuditContext, AuditEntry, AuditEvent, AuditRecorder } from '../domain/types';
+import {
+  type ChainWaitBounds,
+  DEFAULT_CHAIN_WAIT,
+  enterWriters,
+  lockChainHeadWithin,
+  statementTimeoutOf,
+  type Tx,
+} from './chain-wait';
 
-/** An interactive transaction's client (what `db.$transaction(async (tx) => ...)` hands its callback). */
-export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+export type { ChainWaitBounds, Tx };
 
 /**
  * Audited changes may generate RSA keys (app create, key rotation) inside their transaction: as the key lifecycle's
@@ -58,21 +65,34 @@ export async function insertSealed(tx: Tx, rows: AuditEvent[]): Promise<void> {
   await tx.$executeRaw`UPDATE audit_chain_head SET seq = ${BigInt(last.seq)}, hash = ${last.hash} WHERE id = 1`;
 }
 
+/** How long `appendAuditEvents` may wait for the chain head's lock: until `deadline` (epoch ms), in slices below
+ * `statementTimeoutMs`; `waitMs` is the limit it reports when it gives up. */
+export interface ChainLockWait {
+  deadline: number;
+  statementTimeoutMs: number;
+  waitMs: number;
+}
+
 /**
  * THE append: writes `entries` as rows of the chain inside the caller's transaction `tx`, stamped `at`, under the
  * chain head's row lock (held until `tx` ends, so appends from every process serialize and seq never repeats or
- * skips). Call it last in the transaction, after the change's own statements, so the lock is held briefly. Any
- * failure is AuditUnavailableError; the caller lets it propagate so the transaction rolls back.
+ * skips). Call it last in the transaction, after the change's own statements, so the lock is held briefly. With
+ * `wait`, the lock is waited for until its deadline rather than within one statement timeout. Any failure is
+ * AuditUnavailableError; the caller lets it propagate so the transaction rolls back.
  */
 export async function appendAuditEvents(
   tx: Tx,
   context: AuditContext,
   entries: readonly AuditEntry[],
   at: Date,
+  wait?: ChainLockWait,
 ): Promise<AuditEvent[]> {
   if (entries.length === 0) return [];
   try {
-    const rows = sealEvents(await lockChainHead(tx), context, entries, at);
+    const head = wait
+      ? await lockChainHeadWithin(tx, wait.statementTimeoutMs, wait.deadline, wait.waitMs)
+      : await lockChainHead(tx);
+    const rows = sealEvents(head, context, entries, at);
     await insertSealed(tx, rows);
     return rows;
   } catch (err) {
@@ -107,49 +127,68 @@ export interface AuditScope<P> {
   /** Runs `hook` once the transaction has committed (a key-change notice); never when it rolled back. */
   afterCommit(hook: () => Promise<void>): void;
   /**
-   * A runner for the ports inside the transaction: a nested `changes.run` joins this transaction and records into
-   * the same entries (an operation that calls another).
+   * A runner for ports inside the transaction (by default the change's own): a nested `changes.run` joins this
+   * transaction and records into the same entries (an operation that calls another).
    */
-  joined(ports: () => P): AuditedChanges<P>;
+  joined<Q = P>(ports: () => Q): AuditedChanges<Q>;
+}
+
+/** What an audited-change runner is made with. */
+export interface AuditedRunOptions<P> {
+  context: AuditContext;
+  clock: Clock;
+  bind: (tx: Db, scope: AuditScope<P>) => P;
+  /** How long a change waits for its turn and the chain head's lock (default DEFAULT_CHAIN_WAIT). */
+  chainWait?: ChainWaitBounds;
 }
 
 /**
  * Runs `work` in one transaction over `bind(joined tx)`, then appends what it recorded (stamped by `clock`, for
  * `context`) before commit: the change and its rows commit together or not at all. Hooks registered through the
- * scope's afterCommit run after the commit.
+ * scope's afterCommit run after the commit. The change first waits for a place among the process's audited
+ * writers, and then for the chain head's lock, both within `chainWait.waitMs` in all (chain-wait.ts); past it the
+ * change is refused (AuditUnavailableError) and nothing changed.
  */
 export async function runAudited<P, T>(
   db: Db,
-  opts: { context: AuditContext; clock: Clock; bind: (tx: Db, scope: AuditScope<P>) => P },
+  opts: AuditedRunOptions<P>,
   work: (ports: P, audit: AuditRecorder) => Promise<T>,
 ): Promise<T> {
   const hooks: (() => Promise<void>)[] = [];
-  const result = await db.$transaction(async (tx) => {
-    const entries: AuditEntry[] = [];
-    const recorder: AuditRecorder = { record: (e) => entries.push(e) };
-    const joined = (ports: () => P): AuditedChanges<P> => ({
-      context: opts.context,
-      as: () => {
-        throw new Error('a change inside a transaction cannot switch actors');
-      },
-      run: (inner) => inner(ports(), recorder),
-    });
-    const ports = opts.bind(joinTransaction(tx), { afterCommit: (h) => hooks.push(h), joined });
-    const out = await work(ports, recorder);
-    const [first] = await appendAuditEvents(tx, opts.context, entries, new Date(opts.clock()));
-    // Events the change wrote to the outbox (libs/events) carry its audit row id as their SET's txn.
-    if (first) await tx.$executeRawUnsafe(AUDITED_EVENTS_TXN, first.id);
-    return out;
-  }, AUDITED_TX);
+  const bounds = opts.chainWait ?? DEFAULT_CHAIN_WAIT;
+  const deadline = Date.now() + bounds.waitMs;
+  const wait: ChainLockWait = { deadline, statementTimeoutMs: statementTimeoutOf(db), waitMs: bounds.waitMs };
+  const leave = await enterWriters(db, bounds, deadline).catch((err: unknown) => {
+    throw new AuditUnavailableError(err);
+  });
+  let result: T;
+  try {
+    result = await db.$transaction(async (tx) => {
+      const entries: AuditEntry[] = [];
+      const recorder: AuditRecorder = { record: (e) => entries.push(e) };
+      const joined = <Q>(ports: () => Q): AuditedChanges<Q> => ({
+        context: opts.context,
+        as: () => {
+          throw new Error('a change inside a transaction cannot switch actors');
+        },
+        run: (inner) => inner(ports(), recorder),
+      });
+      const ports = opts.bind(joinTransaction(tx), { afterCommit: (h) => hooks.push(h), joined });
+      const out = await work(ports, recorder);
+      const [first] = await appendAuditEvents(tx, opts.context, entries, new Date(opts.clock()), wait);
+      // Events the change wrote to the outbox (libs/events) carry its audit row id as their SET's txn.
+      if (first) await tx.$executeRawUnsafe(AUDITED_EVENTS_TXN, first.id);
+      return out;
+    }, AUDITED_TX);
+  } finally {
+    leave();
+  }
   for (const hook of hooks) await hook();
   return result;
 }
 
 /** An AuditedChanges runner over `db` for the ports `bind` makes of each change's transaction. */
-export function createAuditedChanges<P>(
-  db: Db,
-  opts: { context: AuditContext; clock: Clock; bind: (tx: Db, scope: AuditScope<P>) => P },
-): AuditedChanges<P> {
+export function createAuditedChanges<P>(db: Db, opts: AuditedRunOptions<P>): AuditedChanges<P> {
   return {
     context: opts.context,
     as: (context) => createAuditedChanges(db, { ...opts, context }),

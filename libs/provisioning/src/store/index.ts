@@ -3,7 +3,7 @@
 // in @svc/testkit's infrastructure, scripts and bench where they open their database; rules never import this
 // module (`@svc/provisioning/stores`).
 import type { AuditContext } from '@svc/audit';
-import { createAuditedChanges } from '@svc/audit/stores';
+import { type ChainWaitBounds, createAuditedChanges } from '@svc/audit/stores';
 import type { Db } from '@svc/db';
 import { createOutboxStore, createSubscriptionsStore, resolveHost } from '@svc/events/stores';
 import { createAccountsStore, createAgreementsStore, createSectorSubjectsStore } from '@svc/issuance/stores';
@@ -43,6 +43,8 @@ export interface ProvisioningBinding {
   actor: AuditContext;
   /** Stamps the audit rows (default: the system clock). */
   clock?: Clock;
+  /** How changes wait for the audit chain (the process's AUDIT_CHAIN_WAIT_MS, AUDIT_WRITERS_PER_PROCESS). */
+  chainWait?: ChainWaitBounds;
 }
 
 function storesOver(db: Db) {
@@ -76,6 +78,7 @@ export function createProvisioningPorts(db: Db, opts: ProvisioningBinding): Prov
   const changes = createAuditedChanges<ProvisioningPorts>(db, {
     context: opts.actor,
     clock: opts.clock ?? systemClock,
+    chainWait: opts.chainWait,
     bind: (tx, scope) => {
       const inTx: ProvisioningPorts = {
         ...storesOver(tx),

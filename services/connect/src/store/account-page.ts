@@ -1,7 +1,7 @@
 // What the account page reads and writes in PostgreSQL (Prisma only): the applications an account has used with
 // their sectors and its consent, its passkeys (add, rename, remove but never the last), and its sector sessions.
 import { personActor } from '@svc/audit';
-import { createAuditedChanges } from '@svc/audit/stores';
+import { type ChainWaitBounds, createAuditedChanges } from '@svc/audit/stores';
 import type { Db } from '@svc/db';
 import {
   accountEventOutboxSql,
@@ -17,12 +17,14 @@ import type { AccountChangePorts, AccountPageStore, RemoveResult, UsedApplicatio
 /**
  * A person's account-page changes over `db`: the account-page and sector-subject stores bound to each change's
  * transaction, its audit row appended before commit. Bound to no one: the domain names the person of each change
- * (`as(personActor(accountId, request))`).
+ * (`as(personActor(accountId, request))`). `chainWait`: the process's AUDIT_CHAIN_WAIT_MS and
+ * AUDIT_WRITERS_PER_PROCESS.
  */
-export function createAccountChanges(db: Db, clock: Clock) {
+export function createAccountChanges(db: Db, clock: Clock, chainWait?: ChainWaitBounds) {
   return createAuditedChanges<AccountChangePorts>(db, {
     context: personActor('(unbound)'),
     clock,
+    chainWait,
     bind: (tx) => ({
       accountPage: createAccountPageStore(tx),
       sectorSubjects: createSectorSubjectsStore(tx),
