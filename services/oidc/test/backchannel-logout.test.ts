@@ -1,9 +1,12 @@
 // OIDC Back-Channel Logout 1.0 from outside: an OIDC host, a session host and the real worker as processes over a
 // private database, a relying party (openid-client 6) that registered a back-channel logout URI on loopback. After
-// end-session, a revoke-all and an account suspension the RP's receiver gets, within 5 s, a form POST whose
+// end-session (hinted, or confirmed without a hint: every RP the sign-in session signed into, section 2.7), a
+// revoke-all and an account suspension the RP's receiver gets, within 5 s, a form POST whose
 // logout_token verifies as the spec says (jose against the discovery's jwks_uri: RS256, typ logout+jwt, iss, aud,
 // iat, exp, jti, the ID token's sub and sid, the back-channel logout event, no nonce); a client without a URI gets
 // nothing; a redirecting receiver is not followed.
+
+import { createAccountsStore } from '@svc/issuance/stores';
 import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { createOidcClient, setAccountStatus } from '@svc/provisioning';
 import { passkeySignInReferences } from '@svc/signin';
@@ -22,12 +25,13 @@ import {
   useInfra,
   waitUntil,
 } from '@svc/testkit';
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { startSessionChild, startWorkerChild } from '../../worker/test/events-support';
 import { type Child, freePort } from '../../worker/test/processes';
 import { createAuthorizationCode } from '../src/domain/authorization';
 import { createCodeStore } from '../src/store/codes';
+import { createSignInSessionStore } from '../src/store/sign-in-sessions';
 
 jest.setTimeout(120_000);
 
@@ -36,18 +40,20 @@ let pdb: PrivateDb;
 let oidc: ChildHost;
 let session: ChildHost;
 let worker: Child;
+let oidcRedisPrefix: string;
 const receivers: EventReceiver[] = [];
 
 beforeAll(async () => {
   pdb = await openPrivateDb({ prefix: 'bcl', terms: true });
   const port = await freePort();
   const oidcUrl = `http://127.0.0.1:${port}`;
+  oidcRedisPrefix = `bcl-${port}`;
   [oidc, session, worker] = await Promise.all([
     spawnHost('services/oidc/src/main.ts', {
       DATABASE_URL: pdb.url,
       PORT: String(port),
       OIDC_URL: oidcUrl,
-      OIDC_REDIS_PREFIX: `bcl-${port}`,
+      OIDC_REDIS_PREFIX: oidcRedisPrefix,
     }),
     startSessionChild(pdb.url),
     startWorkerChild(pdb.url, { OIDC_URL: oidcUrl }),
@@ -69,10 +75,13 @@ async function receiver() {
   return r;
 }
 
-/** An application with an OIDC rule, an account, and a client registered with `backchannelLogoutUri`. */
-async function relyingParty(backchannelLogoutUri?: string) {
+/**
+ * An application with an OIDC rule, an account (`account`, else a new one), and a client registered with
+ * `backchannelLogoutUri`.
+ */
+async function relyingParty(backchannelLogoutUri?: string, account?: { id: string }) {
   const app = await provisionApp(infra, { methods: ['OIDC'] });
-  const account = await provisionAccount(infra, { givenName: 'Ada', familyName: 'Lovelace' });
+  account ??= await provisionAccount(infra, { givenName: 'Ada', familyName: 'Lovelace' });
   const redirectUri = `https://rp-${Math.random().toString(36).slice(2, 10)}.example/cb`;
   const made = await createOidcClient(
     infra.provisioning,
@@ -97,8 +106,11 @@ async function relyingParty(backchannelLogoutUri?: string) {
 
 type Rp = Awaited<ReturnType<typeof relyingParty>>;
 
-/** A sign-in's code (as /authorize hands it over), exchanged by openid-client: its tokens and ID token claims. */
-async function signIn(rp: Rp) {
+/**
+ * A sign-in's code (as /authorize hands it over for the browser sign-in whose handle is `browserSessionId`, else a
+ * new one), exchanged by openid-client: its tokens and ID token claims.
+ */
+async function signIn(rp: Rp, browserSessionId = Math.random().toString(36).slice(2)) {
   const nonce = client.randomNonce();
   const state = client.randomState();
   const code = await createAuthorizationCode(
@@ -111,7 +123,7 @@ async function signIn(rp: Rp) {
       nonce,
       authTime: new Date(Math.floor(Date.now() / 1000 - 5) * 1000),
       ...passkeySignInReferences(true),
-      browserSessionId: Math.random().toString(36).slice(2),
+      browserSessionId,
     },
   );
   const tokens = await client.authorizationCodeGrant(
@@ -190,6 +202,99 @@ test('end-session: the RP gets a valid logout token naming the ID token sub and 
     }),
   ).toBe(0);
   expect(r.received).toHaveLength(1);
+});
+
+/** The status of the session an access token belongs to. */
+const statusOf = async (tokens: { access_token: string }) =>
+  (
+    await pdb.db.session.findUniqueOrThrow({
+      where: { id: decodeJwt(tokens.access_token).sid as string },
+    })
+  ).status;
+
+/** Two RPs of one person, each with its receiver, both signed in through one sign-in session (handle `handle`). */
+async function twoRpsOfOneSignIn(handle = Math.random().toString(36).slice(2)) {
+  const [ra, rb] = [await receiver(), await receiver()];
+  const a = await relyingParty(ra.url);
+  const b = await relyingParty(rb.url, a.account);
+  const [inA, inB] = [await signIn(a, handle), await signIn(b, handle)];
+  // One sign-in session: one sid, each client its own pairwise sub.
+  expect(inB.claims.sid).toBe(inA.claims.sid);
+  expect(inB.claims.sub).not.toBe(inA.claims.sub);
+  return { ra, rb, a, b, inA, inB };
+}
+
+/** Each RP's receiver got one logout token, for its own aud and sub, naming the sign-in session's sid. */
+async function expectEachLoggedOut(...each: [EventReceiver, Rp, Awaited<ReturnType<typeof signIn>>][]) {
+  for (const [r, rp, signedIn] of each) {
+    const [push] = await r.waitFor(1, 5_000);
+    const logout = await verifyLogoutToken(rp, push!.body);
+    expect([logout.aud, logout.sub, logout.sid]).toEqual([
+      rp.clientId,
+      signedIn.claims.sub,
+      signedIn.claims.sid,
+    ]);
+    expect(await statusOf(signedIn.tokens)).toBe('REVOKED');
+    expect(
+      await pdb.db.eventOutbox.count({
+        where: { kind: 'backchannel-logout', applicationId: rp.app.applicationId },
+      }),
+    ).toBe(1);
+  }
+}
+
+test('end-session with a hint ends its sign-in session at every RP it signed into, not only the hinted one', async () => {
+  const { ra, rb, a, b, inA, inB } = await twoRpsOfOneSignIn();
+  // The same person at b through another sign-in session: that one goes on.
+  const elsewhere = await signIn(b);
+  const url = new URL(`${oidc.url}/end-session`);
+  url.searchParams.set('id_token_hint', inA.tokens.id_token!);
+  expect((await fetch(url, { redirect: 'manual' })).status).toBeLessThan(400);
+  await expectEachLoggedOut([ra, a, inA], [rb, b, inB]);
+  expect(await statusOf(elsewhere.tokens)).toBe('ACTIVE');
+  // The logout tokens of one end-session are one change: their rows share a txn.
+  const txns = await pdb.db.eventOutbox.findMany({
+    where: { kind: 'backchannel-logout', applicationId: { in: [a.app.applicationId, b.app.applicationId] } },
+    select: { txn: true },
+  });
+  expect(new Set(txns.map((t) => t.txn)).size).toBe(1);
+});
+
+test('end-session confirmed without a hint ends the browser sign-in at every RP it signed into', async () => {
+  const signIns = createSignInSessionStore(infra.redis, createAccountsStore(pdb.db), {
+    redisPrefix: oidcRedisPrefix,
+    ttlSeconds: 600,
+    clock: Date.now,
+  });
+  const account = await provisionAccount(infra, { givenName: 'Ada', familyName: 'Lovelace' });
+  const held = await signIns.start(undefined, {
+    accountId: account.id,
+    authority: (await createAccountsStore(pdb.db).currentAuthority(account.id))!,
+    authTime: Math.floor(Date.now() / 1000),
+    amr: ['hwk', 'user'],
+  });
+  const [ra, rb] = [await receiver(), await receiver()];
+  const a = await relyingParty(ra.url, account);
+  const b = await relyingParty(rb.url, account);
+  const [inA, inB] = [await signIn(a, held.session.handle), await signIn(b, held.session.handle)];
+  const page = await fetch(`${oidc.url}/end-session?client_id=${a.clientId}`, {
+    headers: { cookie: `oidc_session=${held.id}` },
+  });
+  expect(page.status).toBe(200);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+  const csrfCookie = page.headers.get('set-cookie')!.split(';')[0]!;
+  const res = await fetch(`${oidc.url}/end-session`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: `oidc_session=${held.id}; ${csrfCookie}`,
+    },
+    body: new URLSearchParams({ client_id: a.clientId, confirm: 'yes', csrf }).toString(),
+  });
+  expect(res.status).toBe(200);
+  expect(await signIns.read(held.id)).toBeUndefined();
+  await expectEachLoggedOut([ra, a, inA], [rb, b, inB]);
 });
 
 test('suspension: the account disabled sends the RP a logout token for its sign-in', async () => {

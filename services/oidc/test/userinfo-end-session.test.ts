@@ -172,7 +172,7 @@ describe('/end-session', () => {
     expect((await fetch(url, { redirect: 'manual' })).status).toBe(303);
   });
 
-  it('finds the hinted sessions in one read, by the hint’s subject (no separate subject-to-account lookup)', async () => {
+  it('ends the hinted sign-in session in one statement, by the hint’s sid (no separate lookup)', async () => {
     const rp = await provisionRp(h);
     const tokens = (await exchange(h, rp, await codeFor(h, grantFor(rp)))).body;
     const url = new URL(`${h.url}/end-session`);
@@ -184,10 +184,10 @@ describe('/end-session', () => {
     });
     expect(status).toBe(303);
     expect(statements.filter((s) => /sector_subjects/.test(s))).toEqual([]);
-    // One read finds the hinted sessions; the revocation that follows joins oidc_sessions only to queue each
-    // client's back-channel logout token (#39), and is no lookup.
-    const revocation = /UPDATE sessions SET status = 'REVOKED'/;
-    expect(statements.filter((s) => /oidc_sessions/.test(s) && !revocation.test(s))).toHaveLength(1);
+    // The revocation finds the sign-in session's sessions at every client by the hint's sid (oidc_sessions, indexed)
+    // and queues each client's back-channel logout token (#39) in the same statement: no read before it.
+    const revocation = /UPDATE sessions s SET status = 'REVOKED'/;
+    expect(statements.filter((s) => /oidc_sessions/.test(s) && !revocation.test(s))).toEqual([]);
     expect(statements.filter((s) => revocation.test(s))).toHaveLength(1);
     const sid = decodeJwt(tokens.access_token).sid as string;
     expect((await h.infra.db.session.findUniqueOrThrow({ where: { id: sid } })).status).toBe('REVOKED');

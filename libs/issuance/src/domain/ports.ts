@@ -252,6 +252,11 @@ export interface SessionsPort {
   consumeVersion(input: ConsumeInput): Promise<boolean>;
   consumeVersions(inputs: ConsumeInput[]): Promise<boolean[]>;
   revokeSession(sid: string, reason: string, at: Date): Promise<void>;
+  /**
+   * Revokes the live OIDC sessions of the sign-in sessions named by their ID tokens' `sid` (every client each signed
+   * into), with their events under one txn; returns the ids revoked.
+   */
+  revokeSignIns(idTokenSids: string[], reason: string, at: Date): Promise<string[]>;
   revokeAccountSessions(
     applicationId: string,
     accountId: string,

@@ -248,6 +248,23 @@ const REVOKE_ACCOUNT_SESSIONS: Statement = {
     SELECT id FROM revoked`,
 };
 
+/**
+ * Every live OIDC session of the sign-in sessions named by their ID tokens' `sid` ($1, oidc_sessions.id_token_sid),
+ * whichever client it was issued to, revoked with their events (session-revoked, and each client's back-channel
+ * logout token) under one txn ($5): ending a sign-in session logs out every relying party it signed into.
+ */
+const REVOKE_SIGN_IN_SESSIONS: Statement = {
+  name: 'revoke_sign_in_sessions_v1',
+  text: `WITH revoked AS (
+      UPDATE sessions s SET status = 'REVOKED', revoked_reason = $2, revoked_at = $3
+      FROM oidc_sessions o
+      WHERE o.sid = s.id AND o.id_token_sid = ANY($1::text[])
+        AND s.protocol = 'OIDC' AND s.status IN ('ACTIVE', 'SUSPENDED')
+      RETURNING s.id, s.application_id, s.subject),
+    events AS (${sessionRevokedOutboxSql('revoked', '$4::text', '$5::text')})
+    SELECT id FROM revoked`,
+};
+
 /** The session-revoked reason of a revocation, or null when its reason causes no event. */
 const eventReasonOf = (reason: string) => REVOCATION_EVENT_REASONS[reason] ?? null;
 
@@ -267,6 +284,19 @@ async function revokeAccountSessions(
   const rows = await runPrepared<{ id: string }>(db, REVOKE_ACCOUNT_SESSIONS, [
     applicationId,
     accountId,
+    reason,
+    at,
+    eventReasonOf(reason),
+    randomUUID(),
+  ]);
+  return rows.map((r) => r.id);
+}
+
+/** Revokes the live OIDC sessions of the sign-in sessions `idTokenSids`; returns the ids revoked. */
+async function revokeSignIns(db: Db, idTokenSids: string[], reason: string, at: Date): Promise<string[]> {
+  if (idTokenSids.length === 0) return [];
+  const rows = await runPrepared<{ id: string }>(db, REVOKE_SIGN_IN_SESSIONS, [
+    idTokenSids,
     reason,
     at,
     eventReasonOf(reason),
@@ -299,6 +329,7 @@ export function createSessionsStore(db: Db): SessionsPort {
     revokeSession: (sid, reason, at) => revokeSession(db, sid, reason, at),
     revokeAccountSessions: (applicationId, accountId, reason, at) =>
       revokeAccountSessions(db, applicationId, accountId, reason, at),
+    revokeSignIns: (idTokenSids, reason, at) => revokeSignIns(db, idTokenSids, reason, at),
     findSessionVersion: (sid) => findSessionVersion(db, sid),
     get statementTimeoutMs() {
       return dbBoundsOf(db).statementTimeoutMs;

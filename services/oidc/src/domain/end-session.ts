@@ -1,12 +1,15 @@
 // RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0; CONTRACTS "OIDC host"): an id_token_hint the host
-// signed names the client and the session; that session is revoked as session /logout revokes one, the person's
+// signed names the client and its sign-in session (the ID token's `sid`); ending a sign-in session revokes the
+// sessions it issued to every client, as session /logout revokes one, each client with a back-channel logout URI
+// getting its logout token (Back-Channel Logout 1.0 section 2.7; CONTRACTS "Events to applications"). The person's
 // sign-in on the OIDC host ends, and the browser goes to a post_logout_redirect_uri registered for that client,
 // with `state`. Without a hint nothing is revoked before the person confirms on a page.
 import { timingSafeEqual } from 'node:crypto';
 import { revokeFamily } from '@svc/issuance';
 import { OIDC_SCOPE } from '@svc/keyring';
 import { compactVerify, type JWSHeaderParameters } from 'jose';
-import type { OidcClient, OidcDomainDeps } from './ports';
+import { signInSid } from './id-token';
+import type { OidcClient, OidcDomainDeps, SignInSession } from './ports';
 
 export class EndSessionRefused extends Error {
   constructor(readonly description: string) {
@@ -25,8 +28,10 @@ export interface EndSessionRequest {
 export interface HintClaims {
   sub: string;
   aud: string;
-  /** Seconds since the epoch: the sign-in the ID token states (ID tokens carry no `sid`, spec table). */
+  /** Seconds since the epoch: the sign-in the ID token states. */
   authTime?: number;
+  /** The sign-in session the ID token names (absent from ID tokens issued before they carried one). */
+  sid?: string;
 }
 
 /**
@@ -46,11 +51,16 @@ export async function verifyIdTokenHint(deps: OidcDomainDeps, hint: string): Pro
   } catch {
     throw new EndSessionRefused('id_token_hint is not an ID token this provider issued');
   }
-  const { iss, aud, sub, auth_time } = payload;
+  const { iss, aud, sub, auth_time, sid } = payload;
   if (iss !== deps.oidc.oidcUrl || typeof aud !== 'string' || typeof sub !== 'string') {
     throw new EndSessionRefused('id_token_hint is not an ID token this provider issued');
   }
-  return { sub, aud, authTime: Number.isSafeInteger(auth_time) ? (auth_time as number) : undefined };
+  return {
+    sub,
+    aud,
+    authTime: Number.isSafeInteger(auth_time) ? (auth_time as number) : undefined,
+    ...(typeof sid === 'string' && sid ? { sid } : {}),
+  };
 }
 
 /** Where to send the browser after logout, or undefined for the host's own signed-out page. */
@@ -92,13 +102,26 @@ async function planEndSession(deps: OidcDomainDeps, req: EndSessionRequest): Pro
 }
 
 /**
- * Revokes the OIDC sessions the hint stands for: those issued to the hint's client, for its subject, from the
- * sign-in its auth_time states (every code and refresh of that sign-in shares it; ID tokens carry no `sid`, as
- * the spec's table has none). Idempotent: sessions already revoked or expired stay so. Returns how many.
+ * Ends sign-in sessions by their ID tokens' `sid`: the live sessions each issued, to every client, revoked in one
+ * statement (their events, logout tokens included, share one txn), then announced to every replica.
  */
-async function revokeHintedSession(deps: OidcDomainDeps, plan: EndSessionPlan): Promise<number> {
+async function endSignIns(deps: OidcDomainDeps, sids: string[]): Promise<void> {
+  if (sids.length === 0) return;
+  const revoked = await deps.ports.sessions.revokeSignIns(
+    [...new Set(sids)],
+    'logout',
+    new Date(deps.clock()),
+  );
+  if (revoked.length > 0) await deps.ports.sessionEvents.publishSessionChanges(revoked);
+}
+
+/**
+ * The hint's own client's sessions, for a hint issued before ID tokens carried `sid`: those of its subject from the
+ * sign-in its auth_time states (every code and refresh of that sign-in shares it). Idempotent.
+ */
+async function revokeHintedSessionsWithoutSid(deps: OidcDomainDeps, plan: EndSessionPlan): Promise<void> {
   const hint = plan.hint;
-  if (!hint || hint.authTime === undefined || !plan.client) return 0;
+  if (!hint || hint.authTime === undefined || !plan.client) return;
   const sids = await deps.ports.oidcSessions.liveOfSignIn({
     oidcClientId: plan.client.id,
     applicationId: plan.client.applicationId,
@@ -106,7 +129,6 @@ async function revokeHintedSession(deps: OidcDomainDeps, plan: EndSessionPlan): 
     authTime: hint.authTime,
   });
   for (const sid of sids) await revokeFamily(deps, sid, 'logout');
-  return sids.length;
 }
 
 /** Whether the plan's verified hint names `accountId` (its subject, under its client's application). */
@@ -145,27 +167,35 @@ function sameSecret(a: string | undefined, b: string | undefined): boolean {
 }
 
 /**
- * One logout request. With a verified hint: the hinted sessions are revoked, and the browser's sign-in ends only when
- * the hint names the person signed in there (RP-Initiated Logout 1.0 section 2: a hint that does not belong to the
- * current End-User must not log them out unasked; otherwise any site could sign a victim out with its own, genuine
- * ID token). Without one, only a confirmed POST (CSRF double-submit) ends the sign-in. Throws EndSessionRefused.
+ * One logout request. With a verified hint: the sign-in session it names ends for every client (its sessions
+ * revoked, each back-channel client told), and the browser's sign-in ends too only when the hint names the person
+ * signed in there (RP-Initiated Logout 1.0 section 2: a hint that does not belong to the current End-User must not
+ * log them out unasked; otherwise any site could sign a victim out with its own, genuine ID token). Without one,
+ * only a confirmed POST (CSRF double-submit) ends the browser's sign-in, and with it its sessions at every client.
+ * Throws EndSessionRefused.
  */
 export async function endSession(deps: OidcDomainDeps, call: EndSessionCall): Promise<EndSessionOutcome> {
   const plan = await planEndSession(deps, call);
-  const endSignIn = async () => {
+  const held = () => deps.ports.signInSessions.read(call.signInId);
+  /** Ends the browser's sign-in (`signIn`, when it holds one) and, with `also`, every session either issued. */
+  const endWithBrowserSignIn = async (signIn: SignInSession | undefined, also: string[]) => {
+    // The sign-in's handle is what its sessions' `sid` is made from (browserSessionId: the second value is unused).
+    await endSignIns(deps, signIn ? [...also, signInSid(signIn.handle, '')] : also);
     if (call.signInId) await deps.ports.signInSessions.end(call.signInId);
   };
   if (plan.hinted) {
-    await revokeHintedSession(deps, plan);
-    const held = await deps.ports.signInSessions.read(call.signInId);
-    if (held && !(await hintNamesAccount(deps, plan, held.accountId))) {
+    const hinted = plan.hint?.sid ? [plan.hint.sid] : [];
+    if (hinted.length === 0) await revokeHintedSessionsWithoutSid(deps, plan);
+    const signIn = await held();
+    if (signIn && !(await hintNamesAccount(deps, plan, signIn.accountId))) {
+      await endSignIns(deps, hinted);
       return { kind: 'ended', plan, signInEnded: false, confirmed: false };
     }
-    await endSignIn();
+    await endWithBrowserSignIn(signIn, hinted);
     return { kind: 'ended', plan, signInEnded: true, confirmed: false };
   }
   if (call.confirmPost && sameSecret(call.csrf.cookie, call.csrf.form)) {
-    await endSignIn();
+    await endWithBrowserSignIn(await held(), []);
     return { kind: 'ended', plan, signInEnded: true, confirmed: true };
   }
   return { kind: 'confirm', plan };
