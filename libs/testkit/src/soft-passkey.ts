@@ -88,3 +88,66 @@ export async function softPasskey(infra: TestInfra, accountId: string): Promise<
     },
   };
 }
+
+/**
+ * A registration response for `challenge` (the registration options' challenge) as an authenticator with attestation
+ * `none` makes it: a new ES256 key, user present and verified, for the account page's (or a sign-up's) add step.
+ */
+export function softRegistration(o: { challenge: string; origin: string; rpId: string }) {
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = publicKey.export({ format: 'jwk' });
+  const cose = Buffer.concat([
+    Buffer.from([0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20]),
+    Buffer.from(jwk.x!, 'base64url'),
+    Buffer.from([0x22, 0x58, 0x20]),
+    Buffer.from(jwk.y!, 'base64url'),
+  ]);
+  const credentialId = randomBytes(16);
+  const idLength = Buffer.alloc(2);
+  idLength.writeUInt16BE(credentialId.length);
+  // rpIdHash, flags UP|UV|AT, counter 0, AAGUID (zeros), credential id length, id, COSE key.
+  const authData = Buffer.concat([
+    sha256(o.rpId),
+    Buffer.from([0x45]),
+    Buffer.alloc(4),
+    Buffer.alloc(16),
+    idLength,
+    credentialId,
+    cose,
+  ]);
+  const authDataLength = Buffer.alloc(2);
+  authDataLength.writeUInt16BE(authData.length);
+  // CBOR {"fmt": "none", "attStmt": {}, "authData": bytes}.
+  const attestationObject = Buffer.concat([
+    Buffer.from([0xa3, 0x63]),
+    Buffer.from('fmt'),
+    Buffer.from([0x64]),
+    Buffer.from('none'),
+    Buffer.from([0x67]),
+    Buffer.from('attStmt'),
+    Buffer.from([0xa0, 0x68]),
+    Buffer.from('authData'),
+    Buffer.from([0x59]),
+    authDataLength,
+    authData,
+  ]);
+  const clientDataJSON = Buffer.from(
+    JSON.stringify({ type: 'webauthn.create', challenge: o.challenge, origin: o.origin, crossOrigin: false }),
+  );
+  const id = credentialId.toString('base64url');
+  return {
+    credentialId: id,
+    body: {
+      id,
+      rawId: id,
+      type: 'public-key',
+      authenticatorAttachment: 'platform',
+      clientExtensionResults: {},
+      response: {
+        clientDataJSON: clientDataJSON.toString('base64url'),
+        attestationObject: attestationObject.toString('base64url'),
+        transports: ['internal'],
+      },
+    },
+  };
+}
