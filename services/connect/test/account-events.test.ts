@@ -114,7 +114,7 @@ async function rowsOf(p: Person) {
         ? ['backchannel-logout', BACKCHANNEL, 'PENDING']
         : ['security-event', RECEIVER, 'PENDING'],
     );
-  return sorted(rows.map((r) => [byId.get(r.applicationId)!, r.payload, r.txn] as const));
+  return sorted(rows.map((r) => [byId.get(r.applicationId ?? '')!, r.payload, r.txn] as const));
 }
 
 /** JSON with object keys in order: PostgreSQL's jsonb reorders them. */
