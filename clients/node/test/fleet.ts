@@ -7,6 +7,7 @@ import { ensureActiveKey, OIDC_SCOPE } from '@svc/keyring';
 import { type Env, systemClock } from '@svc/platform';
 import {
   contractChecked,
+  type InfraOptions,
   type Mailbox,
   openInfra,
   startMailbox,
@@ -73,10 +74,15 @@ const OPEN: Record<HostName, (env: Env) => Opened> = {
 
 const ALL: HostName[] = ['session', 'connect', 'native', 'device', 'oidc'];
 
-/** Starts `hosts` (default all five) configured from testEnv plus `env`. */
-export async function startFleet(opts: { hosts?: HostName[]; env?: Env } = {}): Promise<Fleet> {
+/**
+ * Starts `hosts` (default all five) configured from testEnv plus `env`; the test's fixtures go through `infra`
+ * (over a private database, say, with DATABASE_URL naming it in `env`).
+ */
+export async function startFleet(
+  opts: { hosts?: HostName[]; env?: Env; infra?: InfraOptions } = {},
+): Promise<Fleet> {
   const hosts = opts.hosts ?? ALL;
-  const infra = openInfra();
+  const infra = openInfra(opts.infra);
   const mailbox = await startMailbox();
   const servers = new Map<HostName, http.Server>();
   const urls = {} as Record<HostName, string>;

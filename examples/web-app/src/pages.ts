@@ -1,4 +1,5 @@
 // The example's few HTML pages: plain, escaped, no scripts.
+import type { ReceivedEvent } from './event-log.ts';
 
 const escapeHtml = (value: unknown) => String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -20,7 +21,8 @@ export function homePage(problems: string[]): string {
   return layout(
     'Example app',
     `<h1>Example app</h1><p>An Express site that signs people in through the sign-in service.</p>
-<p><a href="/login">Sign in</a></p><p><a href="/oidc/login">Sign in with OpenID Connect</a></p>${notes}`,
+<p><a href="/login">Sign in</a></p><p><a href="/oidc/login">Sign in with OpenID Connect</a></p>
+<p><a href="/events">Events received</a></p>${notes}`,
   );
 }
 
@@ -31,10 +33,31 @@ export function mePage(via: string, profile: object): string {
   return layout(
     'Signed in',
     `<h1>You are signed in</h1><p>Signed in through ${escapeHtml(via)}.</p><table>${rows}</table>
-<form method="post" action="/logout"><button type="submit">Sign out</button></form>`,
+<form method="post" action="/logout"><button type="submit">Sign out</button></form>
+<p><a href="/events">Events received</a></p>`,
   );
 }
 
 export function messagePage(title: string, text: string): string {
   return layout(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p><p><a href="/">Back</a></p>`);
+}
+
+/** The events the service sent this site, newest first: what each said and how many sessions it signed out. */
+export function eventsPage(events: readonly ReceivedEvent[]): string {
+  const cell = (v: unknown) => `<td>${v === undefined ? '' : escapeHtml(v)}</td>`;
+  const rows = events
+    .map(
+      (e) =>
+        `<tr>${cell(e.receivedAt.toISOString())}${cell(e.name)}${cell(e.subject)}${cell(e.sid)}${cell(e.reason)}${cell(e.signedOut)}</tr>`,
+    )
+    .join('');
+  const table = events.length
+    ? `<table><thead><tr><th scope="col">Received</th><th scope="col">Event</th><th scope="col">Subject</th>
+<th scope="col">Session</th><th scope="col">Reason</th><th scope="col">Signed out</th></tr></thead><tbody>${rows}</tbody></table>`
+    : '<p>No events yet.</p>';
+  return layout(
+    'Events received',
+    `<h1>Events received</h1><p>What the sign-in service told this site (the last 50), newest first.</p>${table}
+<p><a href="/">Back</a></p>`,
+  );
 }

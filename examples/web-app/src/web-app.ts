@@ -12,11 +12,12 @@ import {
 } from '@signin-service/node';
 import express, { type Request, type Response } from 'express';
 import type { ExampleConfig } from './config.ts';
+import { EventLog } from './event-log.ts';
+import { mountEvents, type SessionFacts } from './events.ts';
 import { FAVICON, homePage, mePage, messagePage } from './pages.ts';
 import { PendingStore } from './pending.ts';
 
-export interface Signed {
-  via: 'connect' | 'oidc';
+export interface Signed extends SessionFacts {
   accessToken: string;
   refreshToken?: string;
   idToken?: string;
@@ -41,9 +42,13 @@ const cookieOf = (req: Request, name: string): string | undefined => {
 };
 
 /**
- * `sessions` lets a test hold the server-side session map (a real application keeps it in its own store).
+ * `sessions` lets a test hold the server-side session map (a real application keeps it in its own store), `events`
+ * the log /events shows.
  */
-export function createWebApp(config: ExampleConfig, opts: { sessions?: Map<string, Signed> } = {}) {
+export function createWebApp(
+  config: ExampleConfig,
+  opts: { sessions?: Map<string, Signed>; events?: EventLog } = {},
+) {
   const self = config.publicUrl;
   // On https the cookies are `__Host-` and Secure: no other origin on the same host (another port, a sibling
   // subdomain, plain http) can set or shadow them. Plain names are only for http://localhost development.
@@ -89,6 +94,7 @@ export function createWebApp(config: ExampleConfig, opts: { sessions?: Map<strin
 
   const app = express();
   app.disable('x-powered-by');
+  mountEvents(app, { config, sessions, oidc, log: opts.events ?? new EventLog() });
 
   app.get('/favicon.svg', (_req, res) => {
     res.type('image/svg+xml').set('cache-control', 'public, max-age=86400').send(FAVICON);
@@ -127,8 +133,12 @@ export function createWebApp(config: ExampleConfig, opts: { sessions?: Map<strin
         hiddenKey,
         confirmationKey: String(req.query.confirmationKey),
       });
+      // The token's sid and sub are what a security event names to end this session.
+      const { sid, sub } = await verifier.verify(tokens.accessToken);
       startSession(req, res, {
         via: 'connect',
+        sid,
+        sub,
         accessToken: tokens.accessToken,
         refreshToken: tokens.refreshToken,
       });
@@ -226,9 +236,15 @@ export function createWebApp(config: ExampleConfig, opts: { sessions?: Map<strin
       pendingOidc.delete(state);
       const query = new URLSearchParams(req.url.slice(req.url.indexOf('?') + 1));
       const tokens = await oidc.callback(query, pending);
+      const { sid, sub } = await verifier.verify(tokens.accessToken);
       res.clearCookie(OIDC_COOKIE, cookieOptions);
+      // A back-channel logout token names the ID token's sid, kept beside the access token's.
+      const idTokenSid = typeof tokens.claims.sid === 'string' ? tokens.claims.sid : undefined;
       startSession(req, res, {
         via: 'oidc',
+        sid,
+        sub,
+        idTokenSid,
         accessToken: tokens.accessToken,
         refreshToken: undefined,
         idToken: tokens.idToken,

@@ -14,7 +14,7 @@ import {
   uniqueName,
   useStarted,
 } from '@svc/testkit';
-import { exportJWK, generateKeyPair } from 'jose';
+import { decodeJwt, exportJWK, generateKeyPair } from 'jose';
 import { startFleet } from '../../../clients/node/test/fleet';
 import { createWebApp, type Signed } from '../src/web-app';
 
@@ -38,7 +38,8 @@ async function attackerSession(into: Map<string, Signed>): Promise<{ id: string;
   }).then((r) => r.json() as Promise<{ accessToken: string }>);
   if (!issued.accessToken) throw new Error(`direct issue failed: ${JSON.stringify(issued)}`);
   const id = uniqueName('attacker-session');
-  into.set(id, { via: 'connect', accessToken: issued.accessToken });
+  const { sid, sub } = decodeJwt(issued.accessToken) as { sid: string; sub: string };
+  into.set(id, { via: 'connect', sid, sub, accessToken: issued.accessToken });
   const me = await fetch(`${site.url}/api/whoami`, {
     headers: { authorization: `Bearer ${issued.accessToken}` },
   });
