@@ -62,3 +62,56 @@ export async function startBenchProcess(
       }),
   };
 }
+
+/**
+ * The worker (`pnpm start:worker`: services/worker/src/main.ts) with its real configuration plus `env`. It has no
+ * HTTP port of its own, so it is ready at its `worker started` line (stdout, JSON); its warnings and errors are
+ * passed on to stderr, the rest is dropped.
+ */
+export async function startWorkerProcess(env: Record<string, string> = {}): Promise<BenchHost> {
+  const child: ChildProcess = spawn(
+    benchNode,
+    [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      'services/worker/src/main.ts',
+    ],
+    { cwd: root, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let started = false;
+  const ready = new Promise<void>((resolve, reject) => {
+    let buf = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buf += chunk.toString('utf8');
+      for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        let parsed: { msg?: string; level?: number } = {};
+        try {
+          parsed = JSON.parse(line);
+        } catch {
+          // not a log line
+        }
+        if (parsed.msg === 'worker started') {
+          started = true;
+          resolve();
+        } else if ((parsed.level ?? 50) >= 40) console.error(`worker: ${line}`);
+      }
+    });
+    child.once('exit', (code) => {
+      if (!started) reject(new Error(`worker exited with ${code}`));
+    });
+    setTimeout(() => reject(new Error('worker did not start')), 60_000).unref();
+  });
+  await ready;
+  return {
+    url: '',
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

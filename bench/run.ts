@@ -14,6 +14,7 @@ import { createAccessKey } from '@svc/provisioning';
 import { ensureBaselineTerms, openInfra, provisionAccount, provisionApp } from '@svc/testkit';
 import autocannon from 'autocannon';
 import { benchDevice } from './device';
+import { benchEvents } from './events';
 import { type BenchHost, startBenchProcess, startHostProcess } from './hosts';
 import { benchManagement } from './management';
 import { memoryScenario } from './memory';
@@ -38,7 +39,8 @@ const P99_LIMIT_MS = 50;
 const PROCESSES = process.env.BENCH_PROCESSES ?? '1';
 /**
  * Comma-separated scenarios to run (refresh, oidc-provider, introspect, jwks, access-key, device-token,
- * device-authorize, oidc-refresh, oidc-refresh-dpop, oidc-device-token, management, memory, sdk-verify); all when unset.
+ * device-authorize, oidc-refresh, oidc-refresh-dpop, oidc-device-token, management, memory, sdk-verify, events); all
+ * when unset.
  */
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (scenario: string) => !ONLY || ONLY.includes(scenario);
@@ -236,8 +238,33 @@ async function memoryOnly(): Promise<void> {
   writeFileSync(path.join(dir, 'latest-memory.json'), `${JSON.stringify({ memory }, null, 2)}\n`);
 }
 
+/**
+ * The events scenario alone (`BENCH_ONLY=events`): no session host; the signing rate first, as each event is one
+ * RS256 signature in the worker.
+ */
+async function eventsOnly(): Promise<void> {
+  const signing = await measureSigningRate(2);
+  console.log(
+    `RSA-2048 signing: ${signing.servicePerSec.toFixed(0)}/s (token-core, node:crypto async, all cores)`,
+  );
+  const infra = openInfra();
+  await ensureBaselineTerms(infra.db);
+  const hosts: BenchHost[] = [];
+  let results: Record<string, unknown> = {};
+  try {
+    results = { signing, ...(await benchEvents(infra, hosts)) };
+  } finally {
+    for (const h of hosts) await h.stop();
+    await infra.close();
+  }
+  const dir = path.join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'latest-events.json'), `${JSON.stringify(results, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
   if (ONLY?.length === 1 && ONLY[0] === 'memory') return memoryOnly();
+  if (ONLY?.length === 1 && ONLY[0] === 'events') return eventsOnly();
   // The SDK's verify needs no host: alone, it runs without the signing bound and the fleet.
   if (ONLY?.length === 1 && ONLY[0] === 'sdk-verify') return void (await benchSdkVerify());
   console.log(
@@ -377,6 +404,7 @@ async function main(): Promise<void> {
     Object.assign(results, await benchDevice(infra, hosts, repeated, wanted, PROCESSES));
     if (wanted('management'))
       Object.assign(results, await benchManagement(infra, hosts, repeated, PROCESSES));
+    if (wanted('events')) Object.assign(results, await benchEvents(infra, hosts));
     if (wanted('oidc-device-token')) {
       Object.assign(results, await benchOidcDeviceToken(infra, hosts, repeated, PROCESSES));
     }
