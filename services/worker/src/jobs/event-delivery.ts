@@ -1,8 +1,10 @@
 // The outbox drain: `lanes` delivery passes run side by side, each claiming a batch (leased, FOR UPDATE SKIP LOCKED)
-// and going again at once while batches come back full. Between batches a lane sleeps until the outbox notifies
-// (a row was committed: PostgreSQL NOTIFY, no Redis on the path) or `pollMs` passes, which also brings due retries
-// and any row whose notification was lost (a listener reconnecting). Nothing here holds delivery state: the outbox
-// rows are the truth, so a stopped or killed worker loses nothing (its leased rows are due again at lease expiry).
+// and going again at once while batches come back full (a full batch also wakes the sleeping lanes: more is due).
+// Between batches a lane sleeps `pollMs`, which is how new rows and due retries are found: the changes that write
+// rows do not NOTIFY (a notifying transaction holds PostgreSQL's one notification lock through its commit, so
+// every such change would commit one at a time); only an operator's redelivery does, and wakes the lanes at once.
+// Nothing here holds delivery state: the outbox rows are the truth, so a stopped or killed worker loses nothing
+// (its leased rows are due again at lease expiry).
 import type { Logger } from '@svc/platform';
 import { describeDependencyError, isDependencyFailure } from '@svc/platform';
 
@@ -53,7 +55,8 @@ export function startEventDrain(o: EventDrainOptions): EventDrain {
         else o.logger.error({ err: { message: (err as Error).message } }, 'event delivery pass failed');
       }
       if (stopped) return;
-      if (claimed < o.batchSize) await sleep(o.pollMs);
+      if (claimed >= o.batchSize) wakeAll();
+      else await sleep(o.pollMs);
     }
   }
 

@@ -1,6 +1,6 @@
-// The outbox's wake-ups: a dedicated PostgreSQL connection LISTENing on `event_outbox` (the migration's trigger
-// NOTIFYs at commit of every transaction that wrote a row). A lost connection is reopened after a pause; wake-ups
-// missed meanwhile are caught by the drain's poll.
+// The outbox's wake-ups: a dedicated PostgreSQL connection LISTENing on `event_outbox`, which an operator's
+// redelivery notifies (the changes that write rows do not: the drain's poll finds those, see
+// jobs/event-delivery.ts). A lost connection is reopened after a pause; wake-ups missed meanwhile are caught by the poll.
 import type { Logger } from '@svc/platform';
 import { Client } from 'pg';
 
