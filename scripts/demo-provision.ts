@@ -1,12 +1,14 @@
 // What `pnpm demo` does (CONTRACTS, "Local development defaults"): provisions `demo-app` idempotently for the three
 // browser flows (connect through the example app, OIDC through its /oidc/login, device through device-login),
-// writes the example's files under DEMO_DIR and returns the instructions with every value filled in.
+// subscribes the example to the service's events (its /security-events, and its OIDC client's back-channel logout
+// URI), writes the example's files under DEMO_DIR and returns the instructions with every value filled in.
 import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createPrisma, type Db } from '@svc/db';
+import type { TargetPolicy } from '@svc/events';
 import { issuingConfigFromEnv } from '@svc/host';
-import { systemClock } from '@svc/platform';
+import { isProduction, systemClock } from '@svc/platform';
 import {
   acceptTerms,
   addClientKey,
@@ -21,6 +23,9 @@ import {
   type ProvisioningPorts,
   publishTerms,
   setClaims,
+  setEventSubscription,
+  setOidcClient,
+  showEventSubscription,
 } from '@svc/provisioning';
 import { createProvisioningPorts } from '@svc/provisioning/stores';
 import { BASELINE_TERMS } from '@svc/testkit';
@@ -108,24 +113,45 @@ async function ensureClientKey(
   return kid;
 }
 
+/** The demo OIDC client, its back-channel logout URI on the example (set again when it names another). */
 async function ensureOidcClient(
   db: Db,
   ports: ProvisioningPorts,
-  applicationId: string,
-  anchor: string,
-  redirectUri: string,
+  c: { applicationId: string; anchor: string; redirectUri: string; backchannelLogoutUri: string },
+  policy: TargetPolicy,
   file: string,
 ) {
+  const { applicationId, anchor, redirectUri, backchannelLogoutUri } = c;
   const found = await db.oidcClient.findFirst({
     where: { applicationId, authMethod: 'none', status: 'ACTIVE', redirectUris: { has: redirectUri } },
     orderBy: { createdAt: 'asc' },
   });
+  if (found && found.backchannelLogoutUri !== backchannelLogoutUri)
+    await setOidcClient(ports, found.clientId, { backchannelLogoutUri }, policy);
   const clientId =
     found?.clientId ??
-    (await createOidcClient(ports, { anchor, redirectUris: [redirectUri], authMethod: 'none' })).clientId;
+    (
+      await createOidcClient(
+        ports,
+        { anchor, redirectUris: [redirectUri], authMethod: 'none', backchannelLogoutUri },
+        policy,
+      )
+    ).clientId;
   const value = { clientId, redirectUris: [redirectUri] };
   if (JSON.stringify(readJson(file)) !== JSON.stringify(value)) writeSecretJson(file, value);
   return clientId;
+}
+
+/** Every event to the example's receiver (docs/events.md), unless the subscription already says so. */
+async function ensureSubscription(
+  ports: ProvisioningPorts,
+  anchor: string,
+  url: string,
+  policy: TargetPolicy,
+) {
+  const current = await showEventSubscription(ports, anchor);
+  if (current.subscribed && current.url === url && current.allEvents) return;
+  await setEventSubscription(ports, policy, anchor, { url, events: [] }, systemClock);
 }
 
 /** The demo account's access key, kept in DEMO_DIR so a re-run prints the same working curl. */
@@ -213,14 +239,24 @@ export async function runDemo(
       anchor,
       path.join(demoDir, 'client-key.jwk.json'),
     );
+    // The example is on loopback: outside production (CONTRACTS "Events to applications") http:// is allowed there.
+    const targets = {
+      production: isProduction(env),
+      allowPrivate: env.EVENTS_ALLOW_PRIVATE_TARGETS === 'true',
+    };
     const oidcClientId = await ensureOidcClient(
       db,
       ports,
-      app.id,
-      anchor,
-      `${example}/oidc/callback`,
+      {
+        applicationId: app.id,
+        anchor,
+        redirectUri: `${example}/oidc/callback`,
+        backchannelLogoutUri: `${example}/oidc/backchannel-logout`,
+      },
+      targets,
       path.join(demoDir, 'oidc-client.json'),
     );
+    await ensureSubscription(ports, anchor, `${example}/security-events`, targets);
     if (!(await ports.agreements.currentTerms())) {
       const file = path.join(__dirname, '..', 'tools', 'admin', 'src', 'example-terms.json');
       await publishTerms(
@@ -253,6 +289,9 @@ terminal in ${ROOT}:${shellHint()}`
 
   # OpenID Connect (code + PKCE, public client ${oidcClientId}) through the example application: open
   ${example}/oidc/login
+
+  # what the service told the example (a sign-out everywhere, a suspension, ...), and who it signed out: open
+  ${example}/events
 
   # device sign-in from a terminal
   pnpm device-login --app ${anchor}

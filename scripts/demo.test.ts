@@ -1,6 +1,7 @@
 // `pnpm demo` against a private fresh database and a temporary DEMO_DIR: the example's files and the rules its three
-// flows need, idempotence (a second run changes nothing and prints the same), no placeholders, and the example app
-// starting on the written files with /login sending the browser to the connect inquiry page.
+// flows need, the example subscribed to every event at its /security-events and its OIDC client's back-channel
+// logout URI, idempotence (a second run changes nothing and prints the same), no placeholders, and the example app
+// starting on the written files with /login sending the browser to the connect inquiry page and /events answering.
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -34,9 +35,14 @@ async function snapshot() {
     rules: app.authRules.map((r) => r.method).sort(),
     returnRules: app.returnRules.map((r) => r.method).sort(),
     clientKeys: app.clientKeys.map((k) => k.kid),
-    oidcClients: (await priv.db.oidcClient.findMany({ where: { applicationId: app.id } })).map(
-      (c) => c.clientId,
-    ),
+    oidcClients: (await priv.db.oidcClient.findMany({ where: { applicationId: app.id } })).map((c) => [
+      c.clientId,
+      c.backchannelLogoutUri,
+    ]),
+    subscription: await priv.db.eventSubscription.findUnique({
+      where: { applicationId: app.id },
+      select: { url: true, events: true },
+    }),
     accessKeys: await priv.db.accessKey.count({ where: { applicationId: app.id } }),
     apps: await priv.db.application.count(),
     files: ['client-key.jwk.json', 'oidc-client.json', 'access-key.json'].map((f) =>
@@ -65,6 +71,9 @@ test('pnpm demo provisions demo-app for the three flows, idempotently, and the e
   });
   const client = await priv.db.oidcClient.findUniqueOrThrow({ where: { clientId: oidc.clientId } });
   expect(client.authMethod).toBe('none');
+  expect(client.backchannelLogoutUri).toBe('http://localhost:4180/oidc/backchannel-logout');
+  // Every event (an empty list), pushed to the example on loopback: allowed outside production.
+  expect(before.subscription).toMatchObject({ url: 'http://localhost:4180/security-events', events: [] });
 
   expect(first.output).not.toMatch(/<[a-zA-Z]+>/);
   for (const line of [
@@ -73,12 +82,21 @@ test('pnpm demo provisions demo-app for the three flows, idempotently, and the e
     'http://localhost:4180/oidc/login',
     'pnpm device-login --app demo-app',
     'http://localhost:4199/',
+    'http://localhost:4180/events',
   ]) {
     expect(first.output).toContain(line);
   }
 
   const second = await runDemo(env);
   expect(second.output).toBe(first.output);
+  expect(await snapshot()).toEqual(before);
+  // A demo provisioned before events (no back-channel URI, no subscription) is brought up to date, same client.
+  await priv.db.oidcClient.update({
+    where: { clientId: oidc.clientId },
+    data: { backchannelLogoutUri: null },
+  });
+  await priv.db.eventSubscription.deleteMany({});
+  await runDemo(env);
   expect(await snapshot()).toEqual(before);
 
   // The example application on exactly what the demo wrote, against a connect host on the same database.
@@ -93,6 +111,8 @@ test('pnpm demo provisions demo-app for the three flows, idempotently, and the e
     const res = await fetch(`http://127.0.0.1:${port}/login`, { redirect: 'manual' });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toMatch(new RegExp(`^${fleet.urls.connect}/`));
+    const events = await fetch(`http://127.0.0.1:${port}/events`);
+    expect([events.status, await events.text()]).toEqual([200, expect.stringContaining('No events yet.')]);
   } finally {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
