@@ -1,7 +1,7 @@
 // Everything the management host needs, opened once per process: PostgreSQL and Redis, the KEK, the provisioning
 // ports the commands run over, the operator-key lookup, the Idempotency-Key records and the per-key rate limit.
-import type { AuditTrailStore } from '@svc/audit';
-import { createAuditTrailStore } from '@svc/audit/stores';
+import type { AuditedChanges, AuditTrailStore } from '@svc/audit';
+import { createAuditedChanges, createAuditTrailStore } from '@svc/audit/stores';
 import { createPrisma, type Db } from '@svc/db';
 import { SESSION_CHANGE_CHANNEL } from '@svc/issuance/shared-sql';
 import { publishKeyChange } from '@svc/keyring';
@@ -20,12 +20,13 @@ import {
   type Redis,
 } from '@svc/platform';
 import type { ProvisioningPorts } from '@svc/provisioning';
-import { createProvisioningPorts } from '@svc/provisioning/stores';
+import { createProvisioningPorts, provisioningPortsInChange } from '@svc/provisioning/stores';
 import { type Kek, kekFromBytes } from '@svc/token-core';
 import type { ManagementConfig } from './config';
-import type { IdempotencyPort, OperatorKeysPort } from './domain/ports';
+import type { ChangePorts, IdempotencyPort, OperatorKeysPort } from './domain/ports';
 import { createIdempotencyStore } from './store/idempotency';
 import { createOperatorKeyLookup } from './store/operator-keys';
+import { createResourceLocks } from './store/resource-locks';
 
 export interface ManagementDeps {
   db: Db;
@@ -36,6 +37,12 @@ export interface ManagementDeps {
   kek: Kek;
   /** The provisioning ports every command runs over (bound per request to its operator key for the audit trail). */
   provisioning: ProvisioningPorts;
+  /**
+   * One API change (POST, PATCH, DELETE) as one audited transaction over ChangePorts (bound per request to its
+   * operator key with `as`): the If-Match check, the command's changes, their audit rows and the Idempotency-Key
+   * answer commit together or not at all.
+   */
+  changes: AuditedChanges<ChangePorts>;
   /** The audit trail's reads (GET /v1/audit-events, verify, export). */
   auditTrail: AuditTrailStore;
   operatorKeys: OperatorKeysPort;
@@ -71,6 +78,17 @@ export function openManagementDeps(config: ManagementConfig, clock: Clock): Open
     clock,
     chainWait: config.auditChainWait,
   });
+  const changes = createAuditedChanges<ChangePorts>(db, {
+    context: { actor: { kind: 'operator_key', id: 'unbound', name: null } },
+    clock,
+    chainWait: config.auditChainWait,
+    bind: (tx, scope) => ({
+      provisioning: provisioningPortsInChange(tx, scope),
+      idempotency: createIdempotencyStore(tx),
+      resources: createResourceLocks(tx),
+      afterCommit: scope.afterCommit,
+    }),
+  });
   const dependencies = createDependencyWatch({
     logger,
     metrics,
@@ -85,6 +103,7 @@ export function openManagementDeps(config: ManagementConfig, clock: Clock): Open
     clock,
     kek: kekFromBytes(config.kekBytes, config.previousKekBytes),
     provisioning,
+    changes,
     auditTrail: createAuditTrailStore(db),
     operatorKeys: createOperatorKeyLookup(provisioning, { ttlMs: config.operatorKeyCacheMs, clock }),
     idempotency: createIdempotencyStore(db),

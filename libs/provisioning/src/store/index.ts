@@ -3,7 +3,7 @@
 // in @svc/testkit's infrastructure, scripts and bench where they open their database; rules never import this
 // module (`@svc/provisioning/stores`).
 import type { AuditContext } from '@svc/audit';
-import { type ChainWaitBounds, createAuditedChanges } from '@svc/audit/stores';
+import { type AuditScope, type ChainWaitBounds, createAuditedChanges } from '@svc/audit/stores';
 import type { Db } from '@svc/db';
 import { createOutboxStore, createSubscriptionsStore, resolveHost } from '@svc/events/stores';
 import { createAccountsStore, createAgreementsStore, createSectorSubjectsStore } from '@svc/issuance/stores';
@@ -68,6 +68,26 @@ function storesOver(db: Db) {
 }
 
 /**
+ * Provisioning's ports over an audited change's transaction `tx` (what `changes.run` hands its work; also for a host
+ * that runs a whole request as one change, with ports of its own beside these): a nested `changes.run` joins `tx`,
+ * and key changes are published once it has committed.
+ */
+export function provisioningPortsInChange(
+  tx: Db,
+  scope: Pick<AuditScope<unknown>, 'afterCommit' | 'joined'>,
+  publish?: (scopeId: string) => Promise<void>,
+): ProvisioningPorts {
+  const inTx: ProvisioningPorts = {
+    ...storesOver(tx),
+    keyChanges: publish
+      ? { publish: async (scopeId) => scope.afterCommit(() => publish(scopeId)) }
+      : undefined,
+    changes: scope.joined(() => inTx),
+  };
+  return inTx;
+}
+
+/**
  * Every provisioning store over one database, acting for `actor`. With `redis`, key rotations and revocations also
  * tell the hosts' key rings (keyChanges, sent once the change has committed); without it the caller announces
  * changes itself, as the admin tool does. `changes.run` binds the same stores to one transaction per change.
@@ -79,16 +99,7 @@ export function createProvisioningPorts(db: Db, opts: ProvisioningBinding): Prov
     context: opts.actor,
     clock: opts.clock ?? systemClock,
     chainWait: opts.chainWait,
-    bind: (tx, scope) => {
-      const inTx: ProvisioningPorts = {
-        ...storesOver(tx),
-        keyChanges: publish
-          ? { publish: async (scopeId) => scope.afterCommit(() => publish(scopeId)) }
-          : undefined,
-        changes: scope.joined(() => inTx),
-      };
-      return inTx;
-    },
+    bind: (tx, scope) => provisioningPortsInChange(tx, scope, publish),
   });
   return { ...storesOver(db), keyChanges: publish ? { publish } : undefined, changes };
 }

@@ -1,6 +1,7 @@
 // Idempotency-Key on POST (Stripe's model): the first request with a key runs and its answer is kept for 24 hours;
 // the same key with the same request answers that answer again and changes nothing; with another request it is
-// refused (422); while the first still runs, a second is told so (409) rather than running it twice.
+// refused (422); while the first still runs, a second is told so (409) rather than running it twice. A change's answer
+// is stored in the change's own transaction (routes/command-routes.ts), so the change and its replay commit together.
 import { createHash } from 'node:crypto';
 import { type Clock, ProblemError } from '@svc/platform';
 import type { IdempotencyPort, StoredAnswer } from './ports';
@@ -24,14 +25,16 @@ export function checkIdempotencyKey(key: string): string {
 
 /**
  * Runs `execute` once per (operator key, Idempotency-Key) within the window: the stored answer for a repeat, 422 for
- * a repeat with another request, 409 while the first is still running. An answer of 500 or more is not kept (the
- * change did not happen; a retry runs again).
+ * a repeat with another request, 409 while the first is still running. `execute` says whether it stored the answer
+ * itself (in the change's transaction: `stored`); a refusal it did not store is stored here (nothing changed). An
+ * answer of 500 or more is not kept and the key is released: a key whose change committed has its answer and is
+ * not released (IdempotencyPort.release), so a retry runs again only when nothing happened.
  */
 export async function onceForKey(
   port: IdempotencyPort,
   clock: Clock,
   who: { operatorKeyId: string; key: string; requestHash: string },
-  execute: () => Promise<StoredAnswer>,
+  execute: () => Promise<{ answer: StoredAnswer; stored: boolean }>,
 ): Promise<{ answer: StoredAnswer; replayed: boolean }> {
   const now = clock();
   const claim = await port.claim(
@@ -53,14 +56,15 @@ export async function onceForKey(
       });
     return { answer: claim.answer, replayed: true };
   }
-  let answer: StoredAnswer;
+  let outcome: { answer: StoredAnswer; stored: boolean };
   try {
-    answer = await execute();
+    outcome = await execute();
   } catch (err) {
     await port.release(who.operatorKeyId, who.key).catch(() => undefined);
     throw err;
   }
+  const { answer } = outcome;
   if (answer.status >= 500) await port.release(who.operatorKeyId, who.key);
-  else await port.complete(who.operatorKeyId, who.key, answer, new Date(clock()));
+  else if (!outcome.stored) await port.complete(who.operatorKeyId, who.key, answer, new Date(clock()));
   return { answer, replayed: false };
 }

@@ -2,15 +2,16 @@
 // declaring its route), so a command cannot ship without its route. Each endpoint authenticates the operator key,
 // reads the command's flags from the path and the JSON body (or query), parses them with the command's own rules,
 // runs it as the CLI would and answers the CLI's JSON, with the REST conventions on top: 201 + Location for a
-// creation, ETag on single-resource reads, If-Match on PATCH and DELETE, Idempotency-Key on POST, pagination.
+// creation, ETag on single-resource reads, If-Match on PATCH and DELETE, Idempotency-Key on POST, pagination. A change
+// is one audited transaction with its resource's lock, its If-Match check and its Idempotency-Key answer.
 import { createHash, randomUUID } from 'node:crypto';
 import { type Answer, type Endpoint, type EndpointRequest, endpoint, ProblemError } from '@svc/platform';
-import { COMMANDS, type Command, type Route } from '@svc/provisioning/commands';
+import { type AdminContext, COMMANDS, type Command, type Route } from '@svc/provisioning/commands';
 import { z } from 'zod';
 import type { ManagementDeps } from '../deps';
 import { checkIdempotencyKey, onceForKey, requestHashOf } from '../domain/idempotency';
 import type { StoredAnswer } from '../domain/ports';
-import { contextFor } from './command-context';
+import { changeContext, contextFor, operatorContext } from './command-context';
 import { flagsOf, parseInput } from './command-input';
 import { authenticateOperator, type Operator } from './operator-auth';
 import { PAGE_PARAMS, pageOf, pageRequestOf } from './pagination';
@@ -65,6 +66,11 @@ function locationOf(template: string, ...sources: Record<string, unknown>[]): st
   });
 }
 
+/** The path of the resource `read` shows, its parameters filled in from `params` (the name of its lock). */
+function resourcePathOf(read: Command, params: Record<string, string>): string {
+  return read.http.path.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
+}
+
 function paramsFor(read: Command, params: Record<string, string>): Record<string, string> {
   const names = new Set(
     read.http.path
@@ -78,40 +84,42 @@ function paramsFor(read: Command, params: Record<string, string>): Record<string
 function commandEndpoint(deps: ManagementDeps, command: Command, commands: readonly Command[]): Endpoint {
   const route = command.http;
   const reads = route.method === 'GET';
-  const read =
-    route.method === 'PATCH' || route.method === 'DELETE' ? resourceReadOf(route, commands) : undefined;
+  // The resource a change is made to (its lock), and the one If-Match is checked against (PATCH and DELETE).
+  const resource = reads ? undefined : resourceReadOf(route, commands);
+  const read = route.method === 'PATCH' || route.method === 'DELETE' ? resource : undefined;
 
   async function run(
     c: Command,
-    operator: Operator,
+    ctx: AdminContext,
     params: Record<string, string>,
     members: Record<string, unknown>,
   ) {
     const input = parseInput(c, flagsOf(c, params, members, c.http.page ? PAGE_PARAMS : undefined));
     try {
-      return (await c.run(contextFor(deps, operator), input)) as Record<string, unknown>;
+      return (await c.run(ctx, input)) as Record<string, unknown>;
     } catch (err) {
       throw toProblem(err, deps.logger, c);
     }
   }
 
-  /** 412 unless the resource's current ETag is one If-Match names. */
-  async function checkPrecondition(req: EndpointRequest<unknown, Operator, unknown>) {
+  /** 412 unless the resource's current ETag is one If-Match names (read in the change's transaction, locked). */
+  async function checkPrecondition(req: EndpointRequest<unknown, Operator, unknown>, ctx: AdminContext) {
     const header = req.headers['if-match'];
     if (header === undefined) return;
-    const current = read
-      ? etagOf(toJson(await run(read, req.auth, paramsFor(read, req.params), {})))
-      : undefined;
+    const current = read ? etagOf(toJson(await run(read, ctx, paramsFor(read, req.params), {}))) : undefined;
     if (!current || !matches(String(header), current))
       throw new ProblemError('precondition-failed', {
         detail: 'the resource changed since the ETag named in If-Match was read; read it again',
       });
   }
 
-  async function answer(req: EndpointRequest<unknown, Operator, unknown>): Promise<StoredAnswer> {
+  async function answer(
+    req: EndpointRequest<unknown, Operator, unknown>,
+    ctx: AdminContext,
+  ): Promise<StoredAnswer> {
     const members = (reads ? req.query : req.body) as Record<string, unknown>;
-    await checkPrecondition(req);
-    let result = await run(command, req.auth, req.params, members ?? {});
+    await checkPrecondition(req, ctx);
+    let result = await run(command, ctx, req.params, members ?? {});
     if (route.page) result = pageOf(result, route.page, pageRequestOf(members ?? {}));
     const body = toJson(result);
     const headers: Record<string, string> = {};
@@ -122,6 +130,24 @@ function commandEndpoint(deps: ManagementDeps, command: Command, commands: reado
     }
     if (reads && !route.page) headers.ETag = etagOf(body);
     return { status, headers, body };
+  }
+
+  /**
+   * A change as one audited transaction: the resource's lock (the API's changes to one resource run one at a time,
+   * so no other change lands between an If-Match check and the change it guards), the check, the command's own
+   * changes and their audit rows, and, with an Idempotency-Key, its answer: all commit together or not at all.
+   */
+  function change(
+    req: EndpointRequest<unknown, Operator, unknown>,
+    claim?: { operatorKeyId: string; key: string },
+  ): Promise<StoredAnswer> {
+    return deps.changes.as(operatorContext(req.auth)).run(async (ports) => {
+      if (resource) await ports.resources.lock(resourcePathOf(resource, req.params));
+      const stored = await answer(req, changeContext(deps, req.auth, ports));
+      if (claim)
+        await ports.idempotency.complete(claim.operatorKeyId, claim.key, stored, new Date(deps.clock()));
+      return stored;
+    });
   }
 
   return endpoint<
@@ -148,17 +174,29 @@ function commandEndpoint(deps: ManagementDeps, command: Command, commands: reado
       const key = req.headers['idempotency-key'];
       let outcome: { answer: StoredAnswer; replayed: boolean };
       if (route.method === 'POST' && key !== undefined) {
+        const claim = { operatorKeyId: req.auth.key.id, key: checkIdempotencyKey(String(key)) };
         outcome = await onceForKey(
           deps.idempotency,
           deps.clock,
           {
-            operatorKeyId: req.auth.key.id,
-            key: checkIdempotencyKey(String(key)),
+            ...claim,
             requestHash: requestHashOf(route.method, route.path + JSON.stringify(req.params), req.rawBody),
           },
-          () => answer(req).catch((err: unknown) => problemAnswer(toProblem(err, deps.logger, command))),
+          // A refusal rolled the change back: its answer is stored apart (nothing changed); a 5xx is not kept.
+          () =>
+            change(req, claim).then(
+              (answer) => ({ answer, stored: true }),
+              (err: unknown) => ({
+                answer: problemAnswer(toProblem(err, deps.logger, command)),
+                stored: false,
+              }),
+            ),
         );
-      } else outcome = { answer: await answer(req), replayed: false };
+      } else
+        outcome = {
+          answer: reads ? await answer(req, contextFor(deps, req.auth)) : await change(req),
+          replayed: false,
+        };
       const { status, headers, body } = outcome.answer;
       const etag = headers.ETag;
       const inm = req.headers['if-none-match'];

@@ -37,10 +37,12 @@ export function createIdempotencyStore(db: Db): IdempotencyPort {
       return { kind: 'existing', requestHash: row.request_hash, answer };
     },
     async complete(operatorKeyId, key, answer, at) {
-      await db.idempotencyRecord.update({
-        where: { operatorKeyId_key: { operatorKeyId, key } },
+      const { count } = await db.idempotencyRecord.updateMany({
+        where: { operatorKeyId, key, completedAt: null },
         data: { status: answer.status, headers: answer.headers, body: answer.body, completedAt: at },
       });
+      // Released or answered meanwhile: storing this answer would hide the other; the change (if any) rolls back.
+      if (count !== 1) throw new Error('the Idempotency-Key claim was lost before its answer was stored');
     },
     async release(operatorKeyId, key) {
       await db.idempotencyRecord.deleteMany({ where: { operatorKeyId, key, completedAt: null } });
