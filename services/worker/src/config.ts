@@ -33,7 +33,15 @@ export interface RetentionConfig {
   receiptSeconds: number;
   /** Audit rows older than this many days are cut from the trail's old end (AUDIT_RETENTION_DAYS, default 365). */
   auditDays: number;
+  /**
+   * Idempotency-Key records of the management API are deleted this long after their key was first used: the 24 hours
+   * within which the contract replays an answer (CONTRACTS "Management API and audit trail"), not a setting.
+   */
+  idempotencySeconds: number;
 }
+
+/** The management API's Idempotency-Key window (24 hours), after which its records are swept. */
+export const IDEMPOTENCY_RECORD_SECONDS = 24 * 60 * 60;
 
 /** Delivery of events to applications (CONTRACTS "Events to applications"). */
 export interface EventsConfig {
@@ -166,6 +174,7 @@ export function workerConfigFromEnv(env: Env): WorkerConfig {
         errandSeconds: v.ERRAND_RETENTION_SECONDS,
         receiptSeconds: v.RECEIPT_RETENTION_SECONDS,
         auditDays: v.AUDIT_RETENTION_DAYS,
+        idempotencySeconds: IDEMPOTENCY_RECORD_SECONDS,
       },
       attempts: v.JOB_ATTEMPTS,
       backoffMs: v.JOB_BACKOFF_MS,

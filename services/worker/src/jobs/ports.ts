@@ -22,6 +22,8 @@ export interface SweepStore {
   sweepSessionsBatch(at: Date, retentionSeconds: number, limit: number): Promise<SessionSweep>;
   purgeExpiredBatch(table: ExpiringTable, cutoff: Date, limit: number): Promise<number>;
   purgeReceiptsBatch(cutoff: Date, limit: number): Promise<number>;
+  /** Deletes one batch of Idempotency-Key records created at or before the cutoff. */
+  purgeIdempotencyBatch(cutoff: Date, limit: number): Promise<number>;
 }
 
 /** The signing-key lifecycle steps the rotation tick runs, over the database with the KEK bound. */

@@ -13,6 +13,7 @@ export const SWEEP_TARGETS = [
   'errands',
   'agreement_receipts',
   'audit_events',
+  'idempotency_records',
 ] as const;
 export type SweepTarget = (typeof SWEEP_TARGETS)[number];
 
@@ -75,6 +76,9 @@ function batchOf(deps: SweepDeps, target: SweepTarget, at: Date): () => Promise<
             limit: n,
           })
         ).deleted;
+    case 'idempotency_records':
+      // The management API's Idempotency-Key records: replayed for 24 hours, then nothing reads them.
+      return () => store.purgeIdempotencyBatch(before(at, r.idempotencySeconds), n);
   }
 }
 

@@ -72,11 +72,23 @@ function purgeReceiptsBatch(db: Db, cutoff: Date, limit: number): Promise<number
       LIMIT ${limit} FOR UPDATE OF r SKIP LOCKED)`;
 }
 
+/**
+ * Idempotency-Key records past their window (the management API replays an answer for 24 hours after its key was
+ * first used, `created_at`); a claim still without an answer that old belongs to no running request either.
+ */
+function purgeIdempotencyBatch(db: Db, cutoff: Date, limit: number): Promise<number> {
+  return db.$executeRaw`
+    DELETE FROM idempotency_records WHERE (operator_key_id, key) IN (
+      SELECT operator_key_id, key FROM idempotency_records WHERE created_at <= ${cutoff}
+      LIMIT ${limit} FOR UPDATE SKIP LOCKED)`;
+}
+
 /** The sweep statements over a database, as the sweep job's port. */
 export function createSweepStore(db: Db): SweepStore {
   return {
     sweepSessionsBatch: (at, retentionSeconds, limit) => sweepSessionsBatch(db, at, retentionSeconds, limit),
     purgeExpiredBatch: (table, cutoff, limit) => purgeExpiredBatch(db, table, cutoff, limit),
     purgeReceiptsBatch: (cutoff, limit) => purgeReceiptsBatch(db, cutoff, limit),
+    purgeIdempotencyBatch: (cutoff, limit) => purgeIdempotencyBatch(db, cutoff, limit),
   };
 }
