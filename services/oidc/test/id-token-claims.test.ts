@@ -256,12 +256,54 @@ test('discovery: exactly the metadata of what the host serves', async () => {
 });
 
 describe('/end-session with an ID token', () => {
-  test('revokes the sessions of the sign-in the hint states, for its client only', async () => {
+  const status = async (accessToken: string) =>
+    (
+      await h.infra.db.session.findUniqueOrThrow({
+        where: { id: decodeJwt(accessToken).sid as string },
+      })
+    ).status;
+  const endSession = async (rp: Awaited<ReturnType<typeof provisionRp>>, idToken: string) => {
+    const url = new URL(`${h.url}/end-session`);
+    url.searchParams.set('id_token_hint', idToken);
+    url.searchParams.set('post_logout_redirect_uri', rp.postLogoutRedirectUri);
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(303);
+  };
+
+  test("revokes the sessions of the sign-in session the hint's sid names, at every client it signed into", async () => {
+    const rp = await provisionRp(h);
+    const other = await provisionRp(h);
+    const authTime = new Date(Math.floor(Date.now() / 1000 - 30) * 1000);
+    const browserSessionId = `sign-in-${Math.random().toString(36).slice(2)}`;
+    const inSignIn = (extra: Parameters<typeof grantFor>[1] = {}) => ({
+      authTime,
+      browserSessionId,
+      ...extra,
+    });
+    const hinted = await exchange(h, rp, await codeFor(h, grantFor(rp, inSignIn())));
+    const sameSignIn = await exchange(h, rp, await codeFor(h, grantFor(rp, inSignIn())));
+    const otherClient = await exchange(
+      h,
+      other,
+      await codeFor(h, grantFor(other, inSignIn({ accountId: rp.accountId }))),
+    );
+    // Another sign-in session of the same person at the same second, and an older one: not this one.
+    const otherSignIn = await exchange(h, rp, await codeFor(h, grantFor(rp, { authTime })));
+    const earlier = new Date(authTime.getTime() - 10_000);
+    const olderSignIn = await exchange(h, rp, await codeFor(h, grantFor(rp, { authTime: earlier })));
+    await endSession(rp, hinted.body.id_token);
+    expect(await status(hinted.body.access_token)).toBe('REVOKED');
+    expect(await status(sameSignIn.body.access_token)).toBe('REVOKED');
+    expect(await status(otherClient.body.access_token)).toBe('REVOKED');
+    expect(await status(otherSignIn.body.access_token)).toBe('ACTIVE');
+    expect(await status(olderSignIn.body.access_token)).toBe('ACTIVE');
+  });
+
+  test('a hint without sid (issued before ID tokens carried one): the sign-in its auth_time states, its client only', async () => {
     const rp = await provisionRp(h);
     const other = await provisionRp(h);
     const authTime = new Date(Math.floor(Date.now() / 1000 - 30) * 1000);
     const hinted = await exchange(h, rp, await codeFor(h, grantFor(rp, { authTime })));
-    const sameSignIn = await exchange(h, rp, await codeFor(h, grantFor(rp, { authTime })));
+    const sameSecond = await exchange(h, rp, await codeFor(h, grantFor(rp, { authTime })));
     const earlier = new Date(authTime.getTime() - 10_000);
     const olderSignIn = await exchange(h, rp, await codeFor(h, grantFor(rp, { authTime: earlier })));
     const otherClient = await exchange(
@@ -269,18 +311,16 @@ describe('/end-session with an ID token', () => {
       other,
       await codeFor(h, grantFor(other, { authTime, accountId: rp.accountId })),
     );
-    const status = async (accessToken: string) =>
-      (
-        await h.infra.db.session.findUniqueOrThrow({
-          where: { id: decodeJwt(accessToken).sid as string },
-        })
-      ).status;
-    const url = new URL(`${h.url}/end-session`);
-    url.searchParams.set('id_token_hint', hinted.body.id_token);
-    url.searchParams.set('post_logout_redirect_uri', rp.postLogoutRedirectUri);
-    expect((await fetch(url, { redirect: 'manual' })).status).toBe(303);
+    // The same ID token as the host signed it, less its sid.
+    const { sid: _sid, ...claims } = decodeJwt(hinted.body.id_token);
+    const signer = (await h.deps.keyRing.signer(OIDC_SCOPE))!;
+    const key = await importPKCS8(signer.key.export({ format: 'pem', type: 'pkcs8' }).toString(), 'RS256');
+    const legacy = await new CompactSign(Buffer.from(JSON.stringify(claims)))
+      .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'JWT' })
+      .sign(key);
+    await endSession(rp, legacy);
     expect(await status(hinted.body.access_token)).toBe('REVOKED');
-    expect(await status(sameSignIn.body.access_token)).toBe('REVOKED');
+    expect(await status(sameSecond.body.access_token)).toBe('REVOKED');
     expect(await status(olderSignIn.body.access_token)).toBe('ACTIVE');
     expect(await status(otherClient.body.access_token)).toBe('ACTIVE');
   });
