@@ -26,7 +26,8 @@ export function homePage(problems: string[]): string {
   );
 }
 
-export function mePage(via: string, profile: object): string {
+/** `sid` is the access token's session: what an operator names to end it (and a session-revoked event names). */
+export function mePage(via: string, profile: object, sid: string): string {
   const rows = Object.entries(profile)
     .map(([k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
     .join('');
@@ -34,6 +35,8 @@ export function mePage(via: string, profile: object): string {
     'Signed in',
     `<h1>You are signed in</h1><p>Signed in through ${escapeHtml(via)}.</p><table>${rows}</table>
 <form method="post" action="/logout"><button type="submit">Sign out</button></form>
+<p>This sign-in's session is <code>${escapeHtml(sid)}</code>: <code>pnpm admin sessions suspend --sid ${escapeHtml(sid)}</code>
+ends it, and this site hears of it.</p>
 <p><a href="/events">Events received</a></p>`,
   );
 }

@@ -183,7 +183,9 @@ export function createWebApp(
       else
         res
           .type('html')
-          .send(mePage(signed.via === 'oidc' ? 'OpenID Connect' : 'the sign-in service', profile));
+          .send(
+            mePage(signed.via === 'oidc' ? 'OpenID Connect' : 'the sign-in service', profile, signed.sid),
+          );
     } catch (err) {
       next(err);
     }
