@@ -51,6 +51,6 @@ export function createWorkerPorts(c: {
       chainWait: c.chainWait,
       bind: (tx) => txPorts(tx, c.kek),
     }),
-    auditTrail: createAuditTrailStore(c.db),
+    auditTrail: createAuditTrailStore(c.db, c.chainWait),
   };
 }

@@ -4,7 +4,7 @@
 import { createPrisma, type Db } from '@svc/db';
 import { openPrivateDb, type PrivateDb, waitFor } from '@svc/testkit';
 import { AuditUnavailableError } from '../domain/errors';
-import { verifyAuditTrail } from '../domain/trail';
+import { sweepAuditRetention, verifyAuditTrail } from '../domain/trail';
 import type { AuditContext } from '../domain/types';
 import { type ChainWaitBounds, runAudited } from './append';
 import { createAuditTrailStore } from './trail';
@@ -115,4 +115,29 @@ test('a chain lock held past the chain wait limit refuses the change (AuditUnava
   } finally {
     await db.$disconnect();
   }
+});
+
+test('the retention cut waits out a chain lock held 3 statement timeouts as a change does, and verify still holds', async () => {
+  for (let i = 0; i < 3; i++) await createOrg(pdb.db, { waitMs: 20_000, writersPerProcess: 4 });
+  const db = openPool();
+  const since = Date.now();
+  let settled = false;
+  const holder = holdChainHead(
+    async () => settled || ((await lockWaiters()) > 0 && Date.now() - since > 3 * STATEMENT_MS),
+  );
+  await holder.held;
+  try {
+    // Four hundred days on, every row is past a one-day retention: the cut takes the oldest two.
+    const cut = sweepAuditRetention(
+      { auditTrail: createAuditTrailStore(db) },
+      { days: 1, clock: () => since + 400 * 86_400_000, context: cli, limit: 2 },
+    ).finally(() => {
+      settled = true;
+    });
+    await holder.done;
+    expect(await cut).toEqual({ deleted: 2 });
+  } finally {
+    await db.$disconnect();
+  }
+  expect(await verifyAuditTrail({ auditTrail: createAuditTrailStore(pdb.db) })).toMatchObject({ ok: true });
 });

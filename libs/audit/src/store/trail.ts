@@ -3,7 +3,13 @@ import type { Db } from '@svc/db';
 import { sealEvents } from '../domain/chain';
 import type { AuditFilter, AuditTrailStore, LockedChain } from '../domain/ports';
 import type { AuditChanges, AuditEntry, AuditEvent } from '../domain/types';
-import { AUDITED_TX, insertSealed, lockChainHead } from './append';
+import { AUDITED_TX, insertSealed } from './append';
+import {
+  type ChainWaitBounds,
+  DEFAULT_CHAIN_WAIT,
+  lockChainHeadWithin,
+  statementTimeoutOf,
+} from './chain-wait';
 
 interface Row {
   seq: bigint;
@@ -56,7 +62,10 @@ function whereOf(f: AuditFilter & { beforeSeq?: bigint }) {
   };
 }
 
-export function createAuditTrailStore(db: Db): AuditTrailStore {
+export function createAuditTrailStore(
+  db: Db,
+  chainWait: ChainWaitBounds = DEFAULT_CHAIN_WAIT,
+): AuditTrailStore {
   return {
     async head() {
       const head = await db.auditChainHead.findUnique({ where: { id: 1 } });
@@ -83,8 +92,10 @@ export function createAuditTrailStore(db: Db): AuditTrailStore {
       return rows.map(eventOf);
     },
     locked(context, at, work) {
+      // The cut waits for the chain head as a change does (chain-wait.ts), within AUDIT_CHAIN_WAIT_MS.
+      const deadline = Date.now() + chainWait.waitMs;
       return db.$transaction(async (tx) => {
-        const head = await lockChainHead(tx);
+        const head = await lockChainHeadWithin(tx, statementTimeoutOf(db), deadline, chainWait.waitMs);
         const entries: AuditEntry[] = [];
         const chain: LockedChain = {
           head,
