@@ -2,6 +2,7 @@
 // resource locked (two PATCHes naming one ETag: one applies, the other is 412), and an Idempotency-Key's answer is
 // stored in it (an answer that cannot be stored undoes the change, so a retry applies it exactly once).
 import { uniqueName } from '@svc/testkit';
+import { requestHashOf } from '../src/domain/idempotency';
 import { call, type ManagementHost, operatorKey, startManagement } from './kit';
 
 let host: ManagementHost;
@@ -84,4 +85,34 @@ test('an Idempotency-Key answer that cannot be stored undoes its change; the ret
     'true',
   ]);
   expect(await orgs(name)).toBe(1);
+});
+
+test('a claim left without an answer (its request crashed before its change committed) is taken over after 2 minutes', async () => {
+  const op = await operatorKey(host, 'editor');
+  const name = uniqueName('abandoned');
+  const stale = uniqueName('key');
+  const fresh = uniqueName('key');
+  // The claims the same requests made, as the host hashes them (method, path and its parameters, body bytes).
+  const hashOf = (n: string) =>
+    requestHashOf('POST', `/v1/organizations${JSON.stringify({})}`, Buffer.from(JSON.stringify({ name: n })));
+  const claimAt = (key: string, n: string, ageMs: number) =>
+    host.deps.db.idempotencyRecord.create({
+      data: { operatorKeyId: op.id, key, requestHash: hashOf(n), createdAt: new Date(Date.now() - ageMs) },
+    });
+  await claimAt(stale, name, 3 * 60_000);
+  await claimAt(fresh, `${name}-2`, 30_000);
+  const post = (key: string, n: string) =>
+    call(host.url, 'POST', '/v1/organizations', {
+      key: op.secret,
+      body: { name: n },
+      headers: { 'idempotency-key': key },
+    });
+  // Its change never committed (it would have stored the answer with it), so the key runs anew.
+  const taken = await post(stale, name);
+  expect(taken.status).toBe(201);
+  expect(await orgs(name)).toBe(1);
+  // A younger claim may still belong to a running request: 409 as before.
+  const running = await post(fresh, `${name}-2`);
+  expect(running.status).toBe(409);
+  expect(await orgs(`${name}-2`)).toBe(0);
 });

@@ -7,6 +7,12 @@ import { type Clock, ProblemError } from '@svc/platform';
 import type { IdempotencyPort, StoredAnswer } from './ports';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/**
+ * A claim still without an answer this long after it was made belongs to a request that died before its change
+ * committed (the answer commits with the change, and no change outlives its transaction: at most AUDIT_CHAIN_WAIT_MS
+ * queued, 10 s to start, 30 s to run), so the key may run anew instead of answering 409 for the rest of its 24 hours.
+ */
+export const ABANDONED_CLAIM_MS = 2 * 60 * 1000;
 /** Visible ASCII, 1 to 255 characters (a UUID is the usual choice). */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -43,6 +49,7 @@ export async function onceForKey(
     who.requestHash,
     new Date(now),
     new Date(now - IDEMPOTENCY_WINDOW_MS),
+    new Date(now - ABANDONED_CLAIM_MS),
   );
   if (claim.kind === 'existing') {
     if (claim.requestHash !== who.requestHash)

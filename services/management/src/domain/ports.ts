@@ -16,8 +16,9 @@ export type Claim =
 
 export interface IdempotencyPort {
   /**
-   * Claims (operatorKeyId, key) for a request atomically: a record older than `staleBefore` is claimed anew; one
-   * younger is returned as it stands. Of concurrent claims of one key, exactly one is `claimed`.
+   * Claims (operatorKeyId, key) for a request atomically: a record older than `staleBefore`, or one without an
+   * answer older than `abandonedBefore`, is claimed anew; any other is returned as it stands. Of concurrent claims
+   * of one key, exactly one is `claimed`.
    */
   claim(
     operatorKeyId: string,
@@ -25,6 +26,7 @@ export interface IdempotencyPort {
     requestHash: string,
     now: Date,
     staleBefore: Date,
+    abandonedBefore: Date,
   ): Promise<Claim>;
   /**
    * Stores the first answer of a claimed key. Bound to a change's transaction, it commits with the change (a crash

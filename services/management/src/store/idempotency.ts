@@ -13,7 +13,7 @@ interface Row {
 
 export function createIdempotencyStore(db: Db): IdempotencyPort {
   return {
-    async claim(operatorKeyId, key, requestHash, now, staleBefore): Promise<Claim> {
+    async claim(operatorKeyId, key, requestHash, now, staleBefore, abandonedBefore): Promise<Claim> {
       // A fresh row, or a stale one taken over, is ours (xmax = 0 on an insert; the update sets it).
       const claimed = await db.$queryRaw<Row[]>`
         INSERT INTO idempotency_records (operator_key_id, key, request_hash, created_at)
@@ -22,6 +22,7 @@ export function createIdempotencyStore(db: Db): IdempotencyPort {
           SET request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at,
               status = NULL, headers = NULL, body = NULL, completed_at = NULL
           WHERE idempotency_records.created_at < ${staleBefore}
+             OR (idempotency_records.completed_at IS NULL AND idempotency_records.created_at < ${abandonedBefore})
         RETURNING request_hash, status, headers, body, true AS claimed`;
       if (claimed.length) return { kind: 'claimed' };
       const rows = await db.$queryRaw<Row[]>`
