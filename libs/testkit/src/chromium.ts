@@ -4,6 +4,13 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
+/**
+ * The wait a page step (a click and its navigation, a heading appearing) may take before the test fails: a ceiling,
+ * never a claim about speed. At load 15-20 on 2 cores (the suite's two workers beside other work) a code mail's
+ * send-and-redirect took over 15 s, the old per-file ceilings (10-15 s) failed sign-ins that were only slow.
+ */
+export const PAGE_STEP_CEILING_MS = 60_000;
+
 export async function launchChromium(artifacts?: string): Promise<Browser> {
   if (artifacts) mkdirSync(artifacts, { recursive: true });
   const { chromium } = await import('playwright-core');

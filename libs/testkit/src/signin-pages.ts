@@ -5,7 +5,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { addAuthenticator, type Credential, type VirtualAuthenticator } from './chromium';
+import {
+  addAuthenticator,
+  type Credential,
+  PAGE_STEP_CEILING_MS,
+  type VirtualAuthenticator,
+} from './chromium';
 import { type Mailbox, mailBodyText } from './mailbox';
 import { waitUntil } from './wait';
 
@@ -231,7 +236,7 @@ export interface SigninPagesEnv extends SigninPages {
 export function signinPageTests(get: () => SigninPagesEnv): void {
   const newContext = async (locale: 'en-US' | 'zh-CN' = 'en-US') => {
     const context = await get().browser.newContext({ locale });
-    context.setDefaultTimeout(15_000);
+    context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
     return context;
   };
   const address = (what: string) =>

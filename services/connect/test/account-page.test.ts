@@ -10,6 +10,7 @@ import { createOrg, createSector } from '@svc/provisioning';
 import {
   addAuthenticator,
   type Backend,
+  PAGE_STEP_CEILING_MS,
   postJson,
   provisionBackend,
   signUpByEmailCode,
@@ -71,7 +72,7 @@ async function openPage(locale: 'en-US' | 'zh-CN' = 'en-US'): Promise<{
   authenticator: VirtualAuthenticator;
 }> {
   const context = await browser.newContext({ locale });
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
   const page = await context.newPage();
   const authenticator = await addAuthenticator(context, page);
   for (const c of held) await authenticator.add(c);

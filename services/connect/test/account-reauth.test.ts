@@ -7,6 +7,7 @@ import {
   type Agent,
   addAuthenticator,
   makeAgent,
+  PAGE_STEP_CEILING_MS,
   provisionAccount,
   type SoftPasskey,
   settableClock,
@@ -135,7 +136,7 @@ describe('in Chromium', () => {
     const account = await provisionAccount(cx.infra);
     const passkey = await softPasskey(cx.infra, account.id);
     const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
     try {
       const page = await context.newPage();
       const authenticator = await addAuthenticator(context, page, [passkey.credential('localhost')]);

@@ -7,7 +7,14 @@ import type { AddressInfo } from 'node:net';
 import { issueSession } from '@svc/issuance';
 import { createAgreementsStore, createApplicationsStore } from '@svc/issuance/stores';
 import { publishTerms } from '@svc/provisioning';
-import { type Backend, makeAgent, postJson, provisionBackend, uniqueName } from '@svc/testkit';
+import {
+  type Backend,
+  makeAgent,
+  PAGE_STEP_CEILING_MS,
+  postJson,
+  provisionBackend,
+  uniqueName,
+} from '@svc/testkit';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addAuthenticator, type Credential, launchChromium, shootBothLocales } from './browser-kit';
@@ -48,7 +55,7 @@ beforeAll(async () => {
   callbackPort = (callbackServer.address() as AddressInfo).port;
   browser = await launchChromium();
   context = await browser.newContext({ locale: 'en-US' });
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
 });
 
 afterAll(async () => {
@@ -250,7 +257,7 @@ describe('browser sign-in, end to end', () => {
     expect(kept).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // ...and plants it in the victim's browser (as a sibling subdomain or a plain-HTTP hop could).
     const victim = await browser.newContext({ locale: 'en-US' });
-    victim.setDefaultTimeout(10_000);
+    victim.setDefaultTimeout(PAGE_STEP_CEILING_MS);
     await victim.addCookies([{ name: 'connect_flow', value: kept, url: cx.host.url }]);
     const page = await victim.newPage();
     const authenticator = await addAuthenticator(victim, page, credentials);

@@ -6,6 +6,7 @@ import { linkSsoAuthority, setEmailDomainPolicy } from '@svc/provisioning';
 import {
   type Backend,
   makeAgent,
+  PAGE_STEP_CEILING_MS,
   postJson,
   provisionAccount,
   provisionBackend,
@@ -145,7 +146,7 @@ describe('sign-up in Chromium', () => {
     const browser = await launchChromium();
     try {
       const context = await browser.newContext({ locale: 'en-US' });
-      context.setDefaultTimeout(15_000);
+      context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
       for (const [lang, words] of [
         ['en-US', 'are blocked by policy, so they cannot be used to sign up'],
         ['zh-CN', '域名的电子邮箱地址已被禁止，不能用于注册'],

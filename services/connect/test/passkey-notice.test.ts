@@ -1,7 +1,13 @@
 // Issue 17.3 in Chromium: a passkey added to an existing account through an emailed code mails its owner (in the
 // owner's language, or both when unknown) when, from which browser, and the account page link; a first sign-up
 // sends no notice; a notice the mail server refuses leaves the account without the new passkey.
-import { type Backend, provisionAccount, provisionBackend, uniqueName } from '@svc/testkit';
+import {
+  type Backend,
+  PAGE_STEP_CEILING_MS,
+  provisionAccount,
+  provisionBackend,
+  uniqueName,
+} from '@svc/testkit';
 import type { Browser, Page } from 'playwright-core';
 import { addAuthenticator, launchChromium } from './browser-kit';
 import { type ConnectHost, startConnect, useConnectHost } from './helpers';
@@ -36,7 +42,7 @@ async function passkeyByCode(
   const est = await backend.establish({ returnMethods: [{ type: 'REVEAL' }] }, { url: h.url });
   expect(est.status).toBe(200);
   const context = await browser.newContext({ locale });
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
   const page = await context.newPage();
   await addAuthenticator(context, page);
   await page.goto(`${h.url}/inquiries/${est.body.exposureKey}?lang=${locale}`);
@@ -98,7 +104,7 @@ test('when the notice cannot be sent, the passkey is not added', async () => {
   try {
     const est = await backend.establish({ returnMethods: [{ type: 'REVEAL' }] });
     const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
     const page = await context.newPage();
     await addAuthenticator(context, page);
     await page.goto(`${cx.host.url}/inquiries/${est.body.exposureKey}`);

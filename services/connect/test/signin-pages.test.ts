@@ -11,6 +11,7 @@ import {
   mailsTo,
   makeAgent,
   nthCode,
+  PAGE_STEP_CEILING_MS,
   pageWithAuthenticator,
   provisionBackend,
   shootAndCheck,
@@ -130,7 +131,7 @@ test('recovery: a lost passkey replaced through the email code ("Welcome back", 
   const email = `${uniqueName('lost')}@example.test`;
   // The person signs up on a device they later lose.
   const first = await browser.newContext({ locale: 'en-US' });
-  first.setDefaultTimeout(15_000);
+  first.setDefaultTimeout(PAGE_STEP_CEILING_MS);
   const lost = await pageWithAuthenticator(first);
   await openInquiry(lost.page);
   await askForCode(lost.page, email);
@@ -141,7 +142,7 @@ test('recovery: a lost passkey replaced through the email code ("Welcome back", 
   await first.close();
   // On a new device: "I am new here" with their address, the code, then a new passkey.
   const second = await browser.newContext({ locale: 'en-US' });
-  second.setDefaultTimeout(15_000);
+  second.setDefaultTimeout(PAGE_STEP_CEILING_MS);
   try {
     const { page, authenticator } = await pageWithAuthenticator(second);
     await openInquiry(page);
@@ -172,7 +173,7 @@ test('recovery: a lost passkey replaced through the email code ("Welcome back", 
   }
   // The lost passkey no longer signs in.
   const found = await browser.newContext({ locale: 'en-US' });
-  found.setDefaultTimeout(15_000);
+  found.setDefaultTimeout(PAGE_STEP_CEILING_MS);
   try {
     const { page } = await pageWithAuthenticator(found, lostKey ? [lostKey] : []);
     await openInquiry(page);
@@ -188,7 +189,7 @@ test('recovery: a lost passkey replaced through the email code ("Welcome back", 
 
 test('a passkey prompt that timed out says so (not "cancelled"), focused, and the button tries again', async () => {
   const context = await browser.newContext({ locale: 'en-US' });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
   try {
     const { page } = await pageWithAuthenticator(context);
     // The service's options ask for a short timeout, and the browser's prompt outlives it (as an unanswered

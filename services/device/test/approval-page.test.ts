@@ -9,6 +9,7 @@ import {
   addAuthenticator,
   expectForgedCallsRefusedFirst,
   makeAgent,
+  PAGE_STEP_CEILING_MS,
   postJson,
   provisionBackend,
   signUpByEmailCode,
@@ -46,7 +47,7 @@ const poll = (harness: PageHarness, deviceCode: string) =>
 
 async function newPage(locale: 'en-US' | 'zh-CN'): Promise<{ context: BrowserContext; page: Page }> {
   const context = await ui.browser.newContext({ locale });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
   const page = await context.newPage();
   return { context, page };
 }

@@ -8,6 +8,7 @@ import {
   addAuthenticator,
   type ChildHost,
   freePort,
+  PAGE_STEP_CEILING_MS,
   provisionApp,
   spawnHost,
   testEnv,
@@ -83,7 +84,7 @@ test('openid-client: device authorization at the OIDC host, a newcomer approves 
   const polling = client.pollDeviceAuthorizationGrant(config, started);
 
   const context = await ui.browser.newContext({ locale: 'en-US' });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
   const page = await context.newPage();
   const authenticator = await addAuthenticator(context, page);
   await page.goto(started.verification_uri_complete as string);

@@ -4,6 +4,7 @@
 import {
   addAuthenticator,
   expectOnePasskeyNotice,
+  PAGE_STEP_CEILING_MS,
   postJson,
   provisionAccount,
   signUpByEmailCode,
@@ -21,7 +22,7 @@ test('a passkey added to an existing account on the approval page mails its owne
   const started = await postJson(`${ui.h.url}/device-authorize`, { applicationAnchor: app.anchor });
   expect(started.status).toBe(200);
   const context = await ui.browser.newContext({ locale: 'en-US' });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
   try {
     const page = await context.newPage();
     await addAuthenticator(context, page);

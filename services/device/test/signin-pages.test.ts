@@ -7,6 +7,7 @@ import {
   enterCode,
   launchChromium,
   nthCode,
+  PAGE_STEP_CEILING_MS,
   pageWithAuthenticator,
   postJson,
   seriousAxeViolations,
@@ -75,7 +76,7 @@ signinPageTests(() => ({
 test('"Did you start this sign-in yourself?" shows once per flow; the approved page names the application, in both languages', async () => {
   const WARNING = 'Did you start this sign-in yourself?';
   const context = await browser.newContext({ locale: 'en-US' });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
   try {
     const { page } = await pageWithAuthenticator(context);
     // Every page of the flow passes axe in both languages (screenshots under test-artifacts/device/issue40-*).

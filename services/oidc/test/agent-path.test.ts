@@ -4,7 +4,14 @@
 // pages, and the agent exchanges the code, reads /userinfo and refreshes, each with a proof by its key; an
 // oauth4webapi 3 client registered the same way signs the same person in.
 import { createRegistrationToken, listOidcClients } from '@svc/provisioning';
-import { type Mailbox, provisionApp, signUpByEmailCode, startMailbox, uniqueName } from '@svc/testkit';
+import {
+  type Mailbox,
+  PAGE_STEP_CEILING_MS,
+  provisionApp,
+  signUpByEmailCode,
+  startMailbox,
+  uniqueName,
+} from '@svc/testkit';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -38,7 +45,7 @@ beforeAll(async () => {
   ).anchor;
   browser = await launchChromium();
   context = await browser.newContext({ locale: 'en-US' });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
 });
 
 afterAll(async () => {

@@ -3,7 +3,13 @@
 // all carry proofs (token_type DPoP, cnf.jkt); the bound refresh token is refused without a proof and with another
 // key's. Then oauth4webapi 3 for a second public client without PAR: the held sign-in answers, and the same holds.
 import { createOidcClient } from '@svc/provisioning';
-import { type Mailbox, signUpByEmailCode, startMailbox, uniqueName } from '@svc/testkit';
+import {
+  type Mailbox,
+  PAGE_STEP_CEILING_MS,
+  signUpByEmailCode,
+  startMailbox,
+  uniqueName,
+} from '@svc/testkit';
 import { calculateJwkThumbprint, decodeJwt, type JWK } from 'jose';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
@@ -45,7 +51,7 @@ beforeAll(async () => {
   });
   browser = await launchChromium();
   context = await browser.newContext({ locale: 'en-US' });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
 });
 
 afterAll(async () => {
@@ -66,17 +72,19 @@ async function signIn(
   await during?.(page);
   // Bounded, and naming the page the browser shows, so a sign-in that never reaches the callback fails at once
   // with what stopped it instead of at the test's ceiling.
-  const received = await Promise.race([
-    arrived,
-    new Promise<never>((_, reject) =>
-      setTimeout(async () => {
-        const shown = await page.evaluate(
-          () => `${document.title} | ${location.pathname} | ${document.body.innerText}`,
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      page
+        .evaluate(() => `${document.title} | ${location.pathname} | ${document.body.textContent}`)
+        .catch((err: Error) => `(the page cannot be read: ${err.message})`)
+        .then((shown) =>
+          reject(new Error(`no callback within 30 s; the page shows: ${shown.slice(0, 600)}`)),
         );
-        reject(new Error(`no callback within 30 s; the page shows: ${shown.slice(0, 600)}`));
-      }, 30_000).unref(),
-    ),
-  ]);
+    }, 30_000);
+  });
+  // The timer is cleared once the callback arrives: left running, it fired 30 s later into the next test.
+  const received = await Promise.race([arrived, stalled]).finally(() => clearTimeout(timer));
   await page.close();
   return new URL(received.url);
 }

@@ -4,7 +4,7 @@
 // post is refused; a client deleted, revoked or without the redirect URI since is never redirected to; a day past
 // the expiry nothing is left; two concurrent posts answer once. In Chromium: the page in both languages and the
 // button taking the person back to the relying party.
-import { settableClock, uniqueName } from '@svc/testkit';
+import { PAGE_STEP_CEILING_MS, settableClock, uniqueName } from '@svc/testkit';
 import type { Browser } from 'playwright-core';
 import { launchChromium, shootBothLocales } from './chromium-kit';
 import {
@@ -297,7 +297,7 @@ describe('in Chromium', () => {
       names: { 'en-US': 'Tide Notes', 'zh-CN': '潮汐笔记' },
     });
     const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(15_000);
+    context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
     const page = await context.newPage();
     const first = await page.goto(authorizeRequestUrl(host.url, rp, { state: 'st-chromium' }));
     expect(first?.status()).toBe(200);

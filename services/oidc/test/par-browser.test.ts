@@ -4,7 +4,13 @@
 // (the browser's sign-in answers it without a page). Each exchanges its code and reads the email from /userinfo;
 // the browser's URL carries client_id and request_uri only.
 import { createOidcClient } from '@svc/provisioning';
-import { type Mailbox, signUpByEmailCode, startMailbox, uniqueName } from '@svc/testkit';
+import {
+  type Mailbox,
+  PAGE_STEP_CEILING_MS,
+  signUpByEmailCode,
+  startMailbox,
+  uniqueName,
+} from '@svc/testkit';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import type { Browser, BrowserContext } from 'playwright-core';
@@ -44,7 +50,7 @@ beforeAll(async () => {
   });
   browser = await launchChromium();
   context = await browser.newContext({ locale: 'en-US' });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
 });
 
 afterAll(async () => {

@@ -6,6 +6,7 @@ import {
   expectOnePasskeyNotice,
   launchChromium,
   type Mailbox,
+  PAGE_STEP_CEILING_MS,
   provisionAccount,
   signUpByEmailCode,
   startMailbox,
@@ -35,7 +36,7 @@ test('a passkey added to an existing account on the interaction pages mails its 
   const { id, email } = await provisionAccount(oidc.infra);
   const rp = await provisionRelyingParty(oidc, { redirectUris: [`https://${uniqueName('rp')}.example/cb`] });
   const context = await browser.newContext({ locale: 'en-US' });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
   try {
     const page = await context.newPage();
     await addAuthenticator(context, page);

@@ -5,7 +5,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ExpressAuth, getSession } from '@auth/express';
-import { type Mailbox, signUpByEmailCode, startMailbox, uniqueName } from '@svc/testkit';
+import {
+  type Mailbox,
+  PAGE_STEP_CEILING_MS,
+  signUpByEmailCode,
+  startMailbox,
+  uniqueName,
+} from '@svc/testkit';
 import express from 'express';
 import session from 'express-session';
 import * as oauth from 'oauth4webapi';
@@ -34,7 +40,7 @@ beforeAll(async () => {
 beforeEach(async () => {
   // A fresh browser per recipe: each signs its own newcomer up, so no sign-in session carries over.
   context = await browser.newContext({ locale: 'en-US' });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
 });
 
 afterEach(async () => {

@@ -10,6 +10,7 @@ import {
   type Backend,
   type ConnectProcess,
   type Mailbox,
+  PAGE_STEP_CEILING_MS,
   provisionBackend,
   signUpByEmailCode,
   startConnectProcess,
@@ -72,7 +73,7 @@ beforeAll(async () => {
   config = await discover(rp);
   browser = await launchChromium();
   context = await browser.newContext({ locale: 'en-US' });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
 });
 
 afterAll(async () => {
@@ -430,7 +431,7 @@ describe('a newcomer signs up on the OIDC pages', () => {
     const newcomer = `${uniqueName('newcomer')}@example.test`;
     const own = new Keychain();
     const fresh = await browser.newContext({ locale: 'zh-CN' });
-    fresh.setDefaultTimeout(15_000);
+    fresh.setDefaultTimeout(PAGE_STEP_CEILING_MS);
     const { url, state, nonce, verifier } = await authorizationRequest(
       config,
       { scope: 'openid email', ui_locales: 'en' },

@@ -60,8 +60,9 @@ export async function startRelyingParty(hostname = 'localhost'): Promise<Relying
         consumed.add(already);
         return Promise.resolve(already);
       }
-      return new Promise((resolve, reject) => {
+      const waiting = new Promise<Received>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no request to ${path}`)), timeoutMs);
+        timer.unref();
         waiters.push({
           path,
           resolve: (r) => {
@@ -71,6 +72,10 @@ export async function startRelyingParty(hostname = 'localhost'): Promise<Relying
           },
         });
       });
+      // A test that fails before awaiting this (a page step timing out) must not leave a rejection nobody handles:
+      // it surfaced seconds later in the next test, crashed it, and hung the file until its ceiling in CI.
+      waiting.catch(() => {});
+      return waiting;
     },
     close: () =>
       new Promise((r) => {

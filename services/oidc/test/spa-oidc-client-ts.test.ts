@@ -7,7 +7,13 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type Mailbox, signUpByEmailCode, startMailbox, uniqueName } from '@svc/testkit';
+import {
+  type Mailbox,
+  PAGE_STEP_CEILING_MS,
+  signUpByEmailCode,
+  startMailbox,
+  uniqueName,
+} from '@svc/testkit';
 import { decodeJwt } from 'jose';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Keychain, launchChromium } from './chromium-kit';
@@ -54,7 +60,7 @@ beforeAll(async () => {
   await ensureTerms(oidc);
   browser = await launchChromium();
   context = await browser.newContext({ locale: 'en-US' });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
 });
 
 afterAll(async () => {
