@@ -67,13 +67,31 @@ export async function spawnHost(entry: string, env: Record<string, string> = {})
   };
 }
 
-/** A port free on 127.0.0.1 a moment ago. */
+/**
+ * Ports handed out by freePort: below the kernel's ephemeral range (32768-60999), so no outgoing connection and no
+ * listen(0) can take one between the choice and the child's listen (in CI one did, and a fleet failed to start
+ * with EADDRINUSE). Each jest worker has its own block of 1,500 and walks it from a random start, so workers of one
+ * run never hand out the same port, and a port is bound once here before it is handed out.
+ */
+const PORT_BLOCK = 1_500;
+const PORT_BASE = 20_000;
+const worker = (Number(process.env.JEST_WORKER_ID ?? '1') - 1) % 8;
+let nextOffset = Math.floor(Math.random() * PORT_BLOCK);
+
+const canListen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+
+/** A port free on 127.0.0.1 a moment ago, from this worker's block (never one it handed out recently). */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
+  for (let tried = 0; tried < PORT_BLOCK; tried++) {
+    const port = PORT_BASE + worker * PORT_BLOCK + (nextOffset++ % PORT_BLOCK);
+    if (await canListen(port)) return port;
+  }
+  throw new Error("no free port in this worker's block");
 }
 
 export interface ConnectProcess {
