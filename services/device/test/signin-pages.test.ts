@@ -28,7 +28,7 @@ let browser: Browser;
 beforeAll(async () => {
   h = await startPages({ perAddress: 1000, perAccount: 1000 }, 1000, {
     EMAIL_CODE_TTL_SECONDS: '420',
-    EMAIL_CODE_RESEND_SECONDS: '10',
+    EMAIL_CODE_RESEND_SECONDS: '40',
     RL_SIGN_IN_PER_IP: '1000',
     RL_CODE_SEND_PER_IP: '1000',
     RL_CODE_VERIFY_PER_IP: '1000',

@@ -17,7 +17,7 @@ beforeAll(async () => {
   mailbox = await startMailbox();
   oidc = await startOidcPages({
     smtpPort: mailbox.port,
-    env: { EMAIL_CODE_TTL_SECONDS: '420', EMAIL_CODE_RESEND_SECONDS: '10', RL_SIGN_IN_PER_IP: '1000' },
+    env: { EMAIL_CODE_TTL_SECONDS: '420', EMAIL_CODE_RESEND_SECONDS: '40', RL_SIGN_IN_PER_IP: '1000' },
   });
   rp = await provisionRelyingParty(oidc, {
     redirectUris: [`https://${uniqueName('rp')}.example/cb`],
