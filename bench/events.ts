@@ -6,6 +6,7 @@
 // Target (#39): p95 commit -> first attempt <= 2 s and 1,000 events/s delivered on this machine.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { issueSession, revokeFamily } from '@svc/issuance';
 import { createApplicationsStore } from '@svc/issuance/stores';
 import { systemClock } from '@svc/platform';
@@ -17,6 +18,11 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 /** Logouts committed per second, and for how long: more events than one delivery batch many times over. */
 const RATE = Number(process.env.BENCH_EVENTS_RATE ?? 1000);
 const SECONDS = Number(process.env.BENCH_EVENTS_SECONDS ?? 10);
+/**
+ * Sessions one change ends: 1, a logout (revokeFamily, as /logout); more, a revoke-all of an account holding that
+ * many sessions (revokeAccountSessions and its cache message, as /revoke-all): one commit, that many events.
+ */
+const PER_CHANGE = Math.max(1, Number(process.env.BENCH_EVENTS_PER_CHANGE ?? 1));
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 /** Logouts are started in a batch every TICK_MS (RATE * TICK_MS / 1000 of them), the schedule kept in absolute time. */
 const TICK_MS = 20;
@@ -79,10 +85,15 @@ async function startReceiver() {
   };
 }
 
-/** The worker's failed attempts by reason, from its metrics port (events_delivery_failures_total). */
+/**
+ * The worker's failed attempts by reason (events_delivery_failures_total) and its CPU seconds, every thread
+ * (process_cpu_seconds_total: signing runs on libuv's pool), from its metrics port.
+ */
 async function workerFailures(): Promise<Map<string, number>> {
   const text = await (await fetch(`http://127.0.0.1:${METRICS_PORT}/metrics`)).text();
   const byReason = new Map<string, number>();
+  const cpu = /^process_cpu_seconds_total(?:\{[^}]*\})? (\S+)$/m.exec(text);
+  byReason.set('cpu', Number(cpu?.[1] ?? Number.NaN));
   for (const l of text.split('\n')) {
     if (!l.startsWith('events_delivery_failures_total{')) continue;
     const reason = /reason="([^"]*)"/.exec(l)?.[1] ?? '?';
@@ -107,6 +118,10 @@ export interface EventsRun {
   /** Failed attempts the worker counted during the run (any application), by reason; this run's rows not delivered. */
   failures: number;
   failureReasons: Record<string, number>;
+  /** The worker's CPU time (all threads) per event committed in the run. */
+  workerCpuMsPerEvent: number;
+  /** p99 event-loop delay of this process (producer and receiver) during the run. */
+  benchLoopDelayP99Ms: number;
   undelivered: number;
   /** Pending outbox rows (every application) when the last logout committed, and when the run ended. */
   depthAtLastCommit: number;
@@ -128,26 +143,52 @@ export async function benchEvents(infra: TestInfra, hosts: BenchHost[]): Promise
   const worker = await startWorkerProcess({ METRICS_PORT: String(METRICS_PORT) });
   hosts.push(worker, { url: receiver.url, stop: receiver.close });
 
-  // The sessions a run logs out: issued once through the issuance core, outside the measured time, and made live
-  // again before each run (a fixture's UPDATE), so each run's logouts are real revocations with real events.
+  // The sessions a run ends: issued once through the issuance core, outside the measured time, and made live
+  // again before each run (a fixture's UPDATE), so each run's changes are real revocations with real events.
   const perRun = Math.round(RATE * SECONDS);
-  const accounts = await Promise.all(Array.from({ length: 20 }, () => provisionAccount(infra)));
-  const sids: string[] = [];
+  // Provisioned a few at a time: each is an audited change, and the audit chain takes them one by one.
+  const accounts: { id: string }[] = [];
+  for (let n = PER_CHANGE > 1 ? Math.ceil(perRun / PER_CHANGE) : 20; accounts.length < n; )
+    accounts.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(10, n - accounts.length) }, () => provisionAccount(infra)),
+      )),
+    );
+  const accountOf = (i: number) =>
+    accounts[PER_CHANGE > 1 ? Math.floor(i / PER_CHANGE) : i % accounts.length]!.id;
+  const changes: { accountId: string; sids: string[] }[] = [];
   const issueStart = now();
-  while (sids.length < perRun) {
+  for (let issued = 0; issued < perRun; ) {
     const batch = await Promise.all(
-      Array.from({ length: Math.min(100, perRun - sids.length) }, (_, j) =>
+      Array.from({ length: Math.min(100, perRun - issued) }, (_, j) =>
         issueSession(infra.issuance, {
           application,
-          principal: { kind: 'ACCOUNT', accountId: accounts[(sids.length + j) % accounts.length]!.id },
+          principal: { kind: 'ACCOUNT', accountId: accountOf(issued + j) },
           authMethod: 'ACCESS_KEY_DIRECT',
         }),
       ),
     );
-    sids.push(...batch.map((c) => c.sid));
+    for (const [j, c] of batch.entries()) {
+      const accountId = accountOf(issued + j);
+      const last = changes.at(-1);
+      if (PER_CHANGE > 1 && last?.accountId === accountId) last.sids.push(c.sid);
+      else changes.push({ accountId, sids: [c.sid] });
+    }
+    issued += batch.length;
   }
+  const sessions = infra.issuance.ports;
+  const commitChange = async (c: { accountId: string; sids: string[] }) => {
+    if (PER_CHANGE === 1) return revokeFamily(infra.issuance, c.sids[0]!, 'logout');
+    const sids = await sessions.sessions.revokeAccountSessions(
+      application.id,
+      c.accountId,
+      'revoke_all',
+      new Date(),
+    );
+    await sessions.sessionEvents.publishSessionChanges(sids);
+  };
   console.log(
-    `events: ${sids.length} sessions issued in ${((now() - issueStart) / 1000).toFixed(1)} s; logouts at ${RATE}/s for ${SECONDS} s per run (${WARMUP_SECONDS} s warm-up), receiver ${receiver.url}`,
+    `events: ${perRun} sessions issued in ${((now() - issueStart) / 1000).toFixed(1)} s; ${PER_CHANGE === 1 ? 'logouts' : `revoke-alls of ${PER_CHANGE} sessions`} at ${RATE} events/s for ${SECONDS} s per run (${WARMUP_SECONDS} s warm-up), receiver ${receiver.url}`,
   );
 
   const pending = async () =>
@@ -164,23 +205,30 @@ export async function benchEvents(infra: TestInfra, hosts: BenchHost[]): Promise
     );
     receiver.reset();
     const before = await workerFailures();
+    // The receiver shares this process with the producer: its event-loop delay says whether it answered at once.
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     const since = new Date(Date.now() - 1000);
     const commits = new Map<string, number>();
     let producerErrors = 0;
     const inFlight: Promise<void>[] = [];
     const start = now();
     let next = 0;
-    for (let tick = 0; next < count; tick++) {
+    for (let tick = 0, c = 0; next < count && c < changes.length; tick++) {
       const wait = start + tick * TICK_MS - now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const due = Math.min(count, Math.round(((tick + 1) * TICK_MS * RATE) / 1000));
-      for (; next < due; next++) {
-        const sid = sids[next]!;
+      for (; next < due && c < changes.length; c++) {
+        const change = changes[c]!;
+        next += change.sids.length;
         inFlight.push(
-          revokeFamily(infra.issuance, sid, 'logout').then(
-            () => void commits.set(sid, now()),
+          commitChange(change).then(
+            () => {
+              const at = now();
+              for (const sid of change.sids) commits.set(sid, at);
+            },
             (err: unknown) => {
-              if (producerErrors++ === 0) console.error(`  a logout failed: ${(err as Error).message}`);
+              if (producerErrors++ === 0) console.error(`  a change failed: ${(err as Error).message}`);
             },
           ),
         );
@@ -190,9 +238,25 @@ export async function benchEvents(infra: TestInfra, hosts: BenchHost[]): Promise
     const lastCommit = now();
     const depthAtLastCommit = await pending();
     const firstCommit = Math.min(...commits.values());
-    while (receiver.arrivals.size < commits.size && now() - lastCommit < DRAIN_LIMIT_MS)
+    // Every event arrived, and its outcome recorded (a batch's outcomes are written after its last push).
+    const pendingHere = async () =>
+      (
+        await infra.db.$queryRawUnsafe<{ n: number }[]>(
+          `SELECT count(*)::int AS n FROM event_outbox
+            WHERE application_id = $1::uuid AND created_at >= $2 AND status = 'PENDING'`,
+          application.id,
+          since,
+        )
+      )[0]!.n;
+    while (
+      (receiver.arrivals.size < commits.size || (await pendingHere()) > 0) &&
+      now() - lastCommit < DRAIN_LIMIT_MS
+    )
       await new Promise((r) => setTimeout(r, 50));
+    loopDelay.disable();
     const after = await workerFailures();
+    const workerCpuMsPerEvent = ((after.get('cpu')! - before.get('cpu')!) * 1000) / commits.size;
+    after.delete('cpu');
     const failureReasons = Object.fromEntries(
       [...after].flatMap(([k, v]) => (v > (before.get(k) ?? 0) ? [[k, v - (before.get(k) ?? 0)]] : [])),
     );
@@ -227,6 +291,8 @@ export async function benchEvents(infra: TestInfra, hosts: BenchHost[]): Promise
       arrival: figures(arrivalLatency),
       failures: Object.values(failureReasons).reduce((a: number, n) => a + (n as number), 0),
       failureReasons,
+      workerCpuMsPerEvent,
+      benchLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
       undelivered: rows.filter((r) => !r.delivered).length,
       depthAtLastCommit,
       depthAtEnd: await pending(),
@@ -236,7 +302,7 @@ export async function benchEvents(infra: TestInfra, hosts: BenchHost[]): Promise
 
   const line = (label: string, r: EventsRun) =>
     console.log(
-      `${label.padEnd(10)} committed ${r.committedPerSec.toFixed(0)}/s, delivered ${r.deliveredPerSec.toFixed(0)}/s (${r.arrived}/${r.produced}, ${r.repeats} repeated)   commit->first attempt p50 ${r.attempt.p50.toFixed(0)} p95 ${r.attempt.p95.toFixed(0)} p99 ${r.attempt.p99.toFixed(0)} max ${r.attempt.max.toFixed(0)} ms   commit->arrival p95 ${r.arrival.p95.toFixed(0)} ms   failed attempts ${r.failures} ${JSON.stringify(r.failureReasons)} (${r.undelivered} rows not delivered at the first attempt)   outbox depth ${r.depthAtLastCommit} at last commit, ${r.depthAtEnd} at end${r.producerErrors ? `   ${r.producerErrors} LOGOUTS FAILED` : ''}`,
+      `${label.padEnd(10)} committed ${r.committedPerSec.toFixed(0)}/s, delivered ${r.deliveredPerSec.toFixed(0)}/s (${r.arrived}/${r.produced}, ${r.repeats} repeated)   commit->first attempt p50 ${r.attempt.p50.toFixed(0)} p95 ${r.attempt.p95.toFixed(0)} p99 ${r.attempt.p99.toFixed(0)} max ${r.attempt.max.toFixed(0)} ms   commit->arrival p95 ${r.arrival.p95.toFixed(0)} ms   failed attempts ${r.failures} ${JSON.stringify(r.failureReasons)} (${r.undelivered} rows not delivered at the first attempt)   outbox depth ${r.depthAtLastCommit} at last commit, ${r.depthAtEnd} at end   worker CPU ${r.workerCpuMsPerEvent.toFixed(2)} ms/event   bench loop delay p99 ${r.benchLoopDelayP99Ms.toFixed(0)} ms${r.producerErrors ? `   ${r.producerErrors} CHANGES FAILED` : ''}`,
     );
 
   if (WARMUP_SECONDS > 0) line('warm-up', await run(Math.min(perRun, Math.round(RATE * WARMUP_SECONDS))));
@@ -255,6 +321,7 @@ export async function benchEvents(infra: TestInfra, hosts: BenchHost[]): Promise
     attemptP95: m((r) => r.attempt.p95),
     attemptP99: m((r) => r.attempt.p99),
     arrivalP95: m((r) => r.arrival.p95),
+    workerCpuMsPerEvent: m((r) => r.workerCpuMsPerEvent),
     failures: runs.reduce((a, r) => a + r.failures, 0),
     missing: runs.reduce((a, r) => a + r.missing, 0),
     depthAtEnd: runs.at(-1)!.depthAtEnd,
@@ -262,7 +329,7 @@ export async function benchEvents(infra: TestInfra, hosts: BenchHost[]): Promise
   };
   const met = summary.deliveredPerSec >= TARGET_PER_SEC && summary.attemptP95 <= TARGET_P95_MS;
   console.log(
-    `  => events: ${summary.deliveredPerSec.toFixed(0)} delivered/s (committed ${summary.committedPerSec.toFixed(0)}/s), commit->first attempt p50 ${summary.attemptP50.toFixed(0)} p95 ${summary.attemptP95.toFixed(0)} p99 ${summary.attemptP99.toFixed(0)} ms, ${summary.failures} failed attempts, ${summary.missing} missing, outbox depth ${summary.depthAtEnd} at end (medians of ${RUNS}); target >= ${TARGET_PER_SEC}/s and p95 <= ${TARGET_P95_MS} ms: ${met ? 'met' : 'NOT met'}`,
+    `  => events: ${summary.deliveredPerSec.toFixed(0)} delivered/s (committed ${summary.committedPerSec.toFixed(0)}/s), commit->first attempt p50 ${summary.attemptP50.toFixed(0)} p95 ${summary.attemptP95.toFixed(0)} p99 ${summary.attemptP99.toFixed(0)} ms, ${summary.failures} failed attempts, ${summary.missing} missing, outbox depth ${summary.depthAtEnd} at end, worker CPU ${summary.workerCpuMsPerEvent.toFixed(2)} ms/event (medians of ${RUNS}); target >= ${TARGET_PER_SEC}/s and p95 <= ${TARGET_P95_MS} ms: ${met ? 'met' : 'NOT met'}`,
   );
   return { events: summary };
 }
