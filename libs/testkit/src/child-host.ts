@@ -34,7 +34,12 @@ export async function spawnHost(entry: string, env: Record<string, string> = {})
   });
   const port = await new Promise<number>((resolve, reject) => {
     let buf = '';
-    const timer = setTimeout(() => reject(new Error(`${entry} did not listen: ${stderr}`)), 60_000);
+    // A ceiling (tsx compiles the host at start: at load 20 that took most of a minute). A host that has not
+    // listened by then is killed, not left running after the test (one outlived its CI run by 40 minutes).
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`${entry} did not listen within 120 s: ${stderr}`));
+    }, 120_000);
     proc.stdout?.on('data', (c: Buffer) => {
       buf += c.toString('utf8');
       for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
