@@ -33,6 +33,8 @@ import { startWorkerChild } from '../../../services/worker/test/events-support';
 import type { Child } from '../../../services/worker/test/processes';
 import { createWebApp } from '../src/web-app';
 
+const ARTIFACTS = path.resolve(__dirname, '../../../test-artifacts/example-events');
+
 const LOCAL_TARGETS = { production: false, allowPrivate: false };
 let pdb: PrivateDb;
 let fleet: Fleet;
@@ -50,7 +52,7 @@ beforeAll(async () => {
     infra: { over: pdb.db },
   });
   worker = await startWorkerChild(pdb.url, { OIDC_URL: fleet.urls.oidc, ISSUER_URL: fleet.issuer });
-  browser = await launchChromium(path.resolve(__dirname, '../../../test-artifacts/example-events'));
+  browser = await launchChromium(ARTIFACTS);
   server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as AddressInfo).port;
@@ -222,5 +224,9 @@ test('a revoke-all signs the person out of the example; the back-channel logout 
   expect(logout).toMatch(/^\S+ \| backchannel-logout \| \S+ \| [\w-]+ \| {2}\| 1$/);
   expect((await me()).status()).toBe(401);
   expect(await eventRows()).toHaveLength(2);
+  // What a person sees after both sign-outs: the /events page with its two rows.
+  await page.goto(`${site}/events`);
+  await page.getByRole('heading', { name: 'Events received' }).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'events.png'), fullPage: true });
   await context.close();
 });
