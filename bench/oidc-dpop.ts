@@ -7,22 +7,7 @@ import { dpopKey, dpopProof } from '@svc/testkit';
 import { verifyDpopProof } from '@svc/token-core';
 import type autocannon from 'autocannon';
 import { type BenchHost, startHostProcess } from './hosts';
-import { oidcRefreshSeeder } from './oidc';
-
-interface LevelFigures {
-  connections: number;
-  requestsPerSec: number;
-  p99: number;
-  ratioToBound?: number;
-}
-
-type AtLevels = (
-  name: string,
-  label: string,
-  target: string,
-  make: () => autocannon.Options | Promise<autocannon.Options>,
-  signatures?: number,
-) => Promise<{ levels: LevelFigures[]; reported?: LevelFigures }>;
+import { type AtLevels, oidcRefreshSeeder } from './oidc';
 
 const PORT = 24111;
 /** Proofs signed before each run: more than a run at this machine's rate presents (warm-up 3 s + 5 s). */

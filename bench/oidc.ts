@@ -11,14 +11,16 @@ import { createClientStore } from '../services/oidc/src/store/clients';
 import { createCodeStore } from '../services/oidc/src/store/codes';
 import { type BenchHost, startHostProcess } from './hosts';
 
-interface LevelFigures {
+/** One load level's figures as bench/run.ts's atLevels reports them. */
+export interface LevelFigures {
   connections: number;
   requestsPerSec: number;
   p99: number;
   ratioToBound?: number;
 }
 
-type AtLevels = (
+/** bench/run.ts's runner of a scenario at each issuing load level. */
+export type AtLevels = (
   name: string,
   label: string,
   target: string,
