@@ -1,6 +1,6 @@
 // A software passkey for HTTP attack tests: an ES256 key stored on an account as a discoverable credential,
 // and assertions built and signed the way an authenticator does, with the knobs an attacker turns.
-import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 import type { Credential } from './chromium';
 import type { TestInfra } from './infra';
 
@@ -24,17 +24,21 @@ export interface SoftPasskey {
   credential(rpId: string): Credential;
 }
 
-/** Creates the key and registers it on the account (as registration would have stored it). */
-export async function softPasskey(infra: TestInfra, accountId: string): Promise<SoftPasskey> {
-  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+/** A P-256 public key as a COSE_Key {1: 2 (EC2), 3: -7 (ES256), -1: 1 (P-256), -2: x, -3: y}, CBOR-encoded. */
+function coseKeyOf(publicKey: KeyObject) {
   const jwk = publicKey.export({ format: 'jwk' });
-  // COSE_Key {1: 2 (EC2), 3: -7 (ES256), -1: 1 (P-256), -2: x, -3: y}, CBOR-encoded.
-  const cose = Buffer.concat([
+  return Buffer.concat([
     Buffer.from([0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20]),
     Buffer.from(jwk.x!, 'base64url'),
     Buffer.from([0x22, 0x58, 0x20]),
     Buffer.from(jwk.y!, 'base64url'),
   ]);
+}
+
+/** Creates the key and registers it on the account (as registration would have stored it). */
+export async function softPasskey(infra: TestInfra, accountId: string): Promise<SoftPasskey> {
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const cose = coseKeyOf(publicKey);
   const credentialId = randomBytes(16).toString('base64url');
   const userHandle = randomBytes(32).toString('base64url');
   await infra.db.passkey.create({
@@ -95,13 +99,7 @@ export async function softPasskey(infra: TestInfra, accountId: string): Promise<
  */
 export function softRegistration(o: { challenge: string; origin: string; rpId: string }) {
   const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = publicKey.export({ format: 'jwk' });
-  const cose = Buffer.concat([
-    Buffer.from([0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20]),
-    Buffer.from(jwk.x!, 'base64url'),
-    Buffer.from([0x22, 0x58, 0x20]),
-    Buffer.from(jwk.y!, 'base64url'),
-  ]);
+  const cose = coseKeyOf(publicKey);
   const credentialId = randomBytes(16);
   const idLength = Buffer.alloc(2);
   idLength.writeUInt16BE(credentialId.length);
