@@ -8,7 +8,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { revokeFamily } from '@svc/issuance';
 import { OIDC_SCOPE } from '@svc/keyring';
 import { compactVerify, type JWSHeaderParameters } from 'jose';
-import { signInSid } from './id-token';
+import { browserSignInSid } from './id-token';
 import type { OidcClient, OidcDomainDeps, SignInSession } from './ports';
 
 export class EndSessionRefused extends Error {
@@ -179,8 +179,7 @@ export async function endSession(deps: OidcDomainDeps, call: EndSessionCall): Pr
   const held = () => deps.ports.signInSessions.read(call.signInId);
   /** Ends the browser's sign-in (`signIn`, when it holds one) and, with `also`, every session either issued. */
   const endWithBrowserSignIn = async (signIn: SignInSession | undefined, also: string[]) => {
-    // The sign-in's handle is what its sessions' `sid` is made from (browserSessionId: the second value is unused).
-    await endSignIns(deps, signIn ? [...also, signInSid(signIn.handle, '')] : also);
+    await endSignIns(deps, signIn ? [...also, browserSignInSid(signIn.handle)] : also);
     if (call.signInId) await deps.ports.signInSessions.end(call.signInId);
   };
   if (plan.hinted) {

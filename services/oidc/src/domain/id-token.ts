@@ -40,9 +40,17 @@ export function leftHalfHash(value: string): string {
  * oidc_sessions.id_token_sid computes the same for earlier rows.
  */
 export function signInSid(browserSessionId: string | null | undefined, sessionSid: string): string {
-  const source = browserSessionId ? `oidc-sid:${browserSessionId}` : `oidc-sid:session:${sessionSid}`;
-  return createHash('sha256').update(source, 'utf8').digest('base64url');
+  return browserSessionId
+    ? browserSignInSid(browserSessionId)
+    : sha256Base64url(`oidc-sid:session:${sessionSid}`);
 }
+
+/** The `sid` of a browser sign-in, from its handle (signInSid with a browser sign-in). */
+export function browserSignInSid(handle: string): string {
+  return sha256Base64url(`oidc-sid:${handle}`);
+}
+
+const sha256Base64url = (source: string) => createHash('sha256').update(source, 'utf8').digest('base64url');
 
 export async function mintIdToken(deps: OidcDomainDeps, input: IdTokenInput): Promise<string> {
   const signer = await deps.keyRing.signer(OIDC_SCOPE);
