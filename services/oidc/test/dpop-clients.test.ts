@@ -62,12 +62,25 @@ afterAll(async () => {
   await mailbox?.close();
 });
 
+/**
+ * `work`, or a failure naming `label` after `ms`: in one full CI run in three the first test hung to its 180 s
+ * ceiling with no step failing (the second test, which needs the first's sign-in, then passed), so every call
+ * without a timeout of its own is bounded here, and the next failure names the step that hung.
+ */
+async function step<T>(label: string, work: Promise<T>, ms = 60_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${label}: no answer within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 async function signIn(
   url: URL,
   during?: (page: import('playwright-core').Page) => Promise<void>,
 ): Promise<URL> {
   const arrived = rpServer.next('/cb');
-  const page = await keychain.page(context);
+  const page = await step('a new page with the authenticator', keychain.page(context));
   await page.goto(url.href);
   await during?.(page);
   // Bounded, and naming the page the browser shows, so a sign-in that never reaches the callback fails at once
@@ -85,7 +98,7 @@ async function signIn(
   });
   // The timer is cleared once the callback arrives: left running, it fired 30 s later into the next test.
   const received = await Promise.race([arrived, stalled]).finally(() => clearTimeout(timer));
-  await page.close();
+  await step('closing the page (and reading its passkeys)', page.close());
   return new URL(received.url);
 }
 
@@ -101,12 +114,15 @@ async function publicClient(): Promise<string> {
 
 test('openid-client 6: PAR and code exchange with DPoP, /userinfo and refresh bound to the key', async () => {
   const clientId = await publicClient();
-  const config = await client.discovery(
-    new URL(oidc.url),
-    clientId,
-    { redirect_uris: [rp.redirectUri], token_endpoint_auth_method: 'none' },
-    client.None(),
-    { execute: [client.allowInsecureRequests] },
+  const config = await step(
+    'discovery',
+    client.discovery(
+      new URL(oidc.url),
+      clientId,
+      { redirect_uris: [rp.redirectUri], token_endpoint_auth_method: 'none' },
+      client.None(),
+      { execute: [client.allowInsecureRequests] },
+    ),
   );
   expect(config.serverMetadata().dpop_signing_alg_values_supported).toEqual(['ES256', 'EdDSA', 'RS256']);
   const keyPair = await client.randomDPoPKeyPair('ES256');
@@ -140,12 +156,15 @@ test('openid-client 6: PAR and code exchange with DPoP, /userinfo and refresh bo
     await page.waitForFunction((n) => document.title === `Review what ${n} can see`, name);
     await page.getByRole('button', { name: 'Save and continue' }).click();
   });
-  const tokens = await client.authorizationCodeGrant(
-    config,
-    callback,
-    { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true },
-    undefined,
-    { DPoP },
+  const tokens = await step(
+    'the code exchange',
+    client.authorizationCodeGrant(
+      config,
+      callback,
+      { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true },
+      undefined,
+      { DPoP },
+    ),
   );
   expect(tokens.token_type).toBe('dpop');
   const { kty, crv, x, y } = await crypto.subtle.exportKey('jwk', keyPair.publicKey);
